@@ -1,0 +1,75 @@
+/*
+ * utvm error codes: one enum for every layer.
+ *
+ * Values follow TVM's tvm_crt_error_t numbering (category << 8 | code) where TVM
+ * defines the same condition, so a code seen in a log means the same thing in
+ * both implementations. utvm-only conditions use free codes in the same categories.
+ */
+#ifndef UTVM_ERROR_H
+#define UTVM_ERROR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  UTVM_OK = 0,
+
+  /* Function registry (0x1xx). */
+  UTVM_ERR_FUNC_NAME_NOT_FOUND = 0x100,
+  UTVM_ERR_FUNC_INDEX_INVALID = 0x101,
+  UTVM_ERR_REGISTRY_FULL = 0x102,
+  UTVM_ERR_FUNC_ALREADY_DEFINED = 0x103,
+  UTVM_ERR_BUFFER_TOO_SMALL = 0x104,
+
+  /* Framing (0x2xx). */
+  UTVM_ERR_FRAMING_INVALID_STATE = 0x200,
+  UTVM_ERR_FRAMING_SHORT_PACKET = 0x201,
+  UTVM_ERR_FRAMING_INVALID_ESCAPE = 0x202,
+  UTVM_ERR_FRAMING_PAYLOAD_OVERFLOW = 0x203,
+  UTVM_ERR_FRAMING_PAYLOAD_INCOMPLETE = 0x204,
+  UTVM_ERR_FRAMING_LENGTH_TOO_LARGE = 0x2F0,  /* utvm: length above the configured maximum */
+  UTVM_ERR_FRAMING_BAD_CRC = 0x2F1,           /* utvm: packet CRC mismatch */
+
+  /* Write stream (0x3xx). */
+  UTVM_ERR_WRITE_SHORT = 0x300,
+  UTVM_ERR_WRITE_LONG = 0x301,
+  UTVM_ERR_WRITE_FAILED = 0x3F0, /* utvm: the transport's write callback failed */
+
+  /* Session (0x4xx). */
+  UTVM_ERR_SESSION_INVALID_STATE = 0x400,
+  UTVM_ERR_SESSION_RX_BUSY = 0x401,
+  UTVM_ERR_SESSION_RX_SHORT_WRITE = 0x402,
+  UTVM_ERR_SESSION_BAD_ARGUMENT = 0x4F0,   /* utvm: e.g. a Log length outside 1..1023 */
+  UTVM_ERR_SESSION_TOO_LARGE = 0x4F1,      /* utvm: message above the transmit limit */
+  UTVM_ERR_SESSION_NO_RANDOM = 0x4F2,      /* utvm: the random hook failed */
+
+  /* Platform (0x5xx). */
+  UTVM_ERR_PLATFORM_CHECK_FAILURE = 0x500,
+  UTVM_ERR_PLATFORM_MEMORY_MANAGER_INITIALIZED = 0x501,
+  UTVM_ERR_PLATFORM_SHUTDOWN = 0x502,
+  UTVM_ERR_PLATFORM_NO_MEMORY = 0x503,
+  UTVM_ERR_PLATFORM_TIMER_BAD_STATE = 0x504,
+  UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE = 0x505,
+
+  /* Function calls (0x8xx). */
+  UTVM_ERR_FUNC_CALL_NUM_ARGS = 0x800,
+  UTVM_ERR_FUNC_CALL_WRONG_ARG_TYPE = 0x801,
+  UTVM_ERR_FUNC_CALL_NOT_IMPLEMENTED = 0x802,
+  UTVM_ERR_FUNC_CALL_INVALID_ARG = 0x803,
+
+  /* Time evaluator (0x9xx). */
+  UTVM_ERR_TIME_EVAL_BAD_HANDLE = 0x900,
+  UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW = 0x9F0 /* utvm: the measurement overflowed the timer */
+} utvm_err_t;
+
+/* Returns a short, static, human-readable name for an error code; never NULL. */
+const char *utvm_strerror(utvm_err_t err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_ERROR_H */

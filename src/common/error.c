@@ -1,0 +1,41 @@
+#include "utvm/error.h"
+
+const char *utvm_strerror(utvm_err_t err) {
+  switch (err) {
+    case UTVM_OK: return "ok";
+    case UTVM_ERR_FUNC_NAME_NOT_FOUND: return "function name not found";
+    case UTVM_ERR_FUNC_INDEX_INVALID: return "function index invalid";
+    case UTVM_ERR_REGISTRY_FULL: return "function registry full";
+    case UTVM_ERR_FUNC_ALREADY_DEFINED: return "function already defined";
+    case UTVM_ERR_BUFFER_TOO_SMALL: return "buffer too small";
+    case UTVM_ERR_FRAMING_INVALID_STATE: return "framing: invalid state";
+    case UTVM_ERR_FRAMING_SHORT_PACKET: return "framing: packet start inside a packet";
+    case UTVM_ERR_FRAMING_INVALID_ESCAPE: return "framing: invalid escape";
+    case UTVM_ERR_FRAMING_PAYLOAD_OVERFLOW: return "framing: more payload than declared";
+    case UTVM_ERR_FRAMING_PAYLOAD_INCOMPLETE: return "framing: less payload than declared";
+    case UTVM_ERR_FRAMING_LENGTH_TOO_LARGE: return "framing: length above the maximum";
+    case UTVM_ERR_FRAMING_BAD_CRC: return "framing: CRC mismatch";
+    case UTVM_ERR_WRITE_SHORT: return "write stream: short write";
+    case UTVM_ERR_WRITE_LONG: return "write stream: long write";
+    case UTVM_ERR_WRITE_FAILED: return "transport write failed";
+    case UTVM_ERR_SESSION_INVALID_STATE: return "session: invalid state";
+    case UTVM_ERR_SESSION_RX_BUSY: return "session: receive buffer busy";
+    case UTVM_ERR_SESSION_RX_SHORT_WRITE: return "session: receive buffer short write";
+    case UTVM_ERR_SESSION_BAD_ARGUMENT: return "session: bad argument";
+    case UTVM_ERR_SESSION_TOO_LARGE: return "session: message above the transmit limit";
+    case UTVM_ERR_SESSION_NO_RANDOM: return "session: random source failed";
+    case UTVM_ERR_PLATFORM_CHECK_FAILURE: return "platform: check failure";
+    case UTVM_ERR_PLATFORM_MEMORY_MANAGER_INITIALIZED: return "platform: memory manager already initialised";
+    case UTVM_ERR_PLATFORM_SHUTDOWN: return "platform: shut down";
+    case UTVM_ERR_PLATFORM_NO_MEMORY: return "platform: out of memory";
+    case UTVM_ERR_PLATFORM_TIMER_BAD_STATE: return "platform: timer in wrong state";
+    case UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE: return "platform: workspace freed out of order";
+    case UTVM_ERR_FUNC_CALL_NUM_ARGS: return "call: wrong number of arguments";
+    case UTVM_ERR_FUNC_CALL_WRONG_ARG_TYPE: return "call: wrong argument type";
+    case UTVM_ERR_FUNC_CALL_NOT_IMPLEMENTED: return "call: not implemented";
+    case UTVM_ERR_FUNC_CALL_INVALID_ARG: return "call: invalid argument";
+    case UTVM_ERR_TIME_EVAL_BAD_HANDLE: return "time evaluator: bad handle";
+    case UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW: return "time evaluator: timer overflow";
+    default: return "unknown error";
+  }
+}

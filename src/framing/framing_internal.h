@@ -1,0 +1,16 @@
+/* Constants shared by the framing encoder and decoder (not part of the public API). */
+#ifndef UTVM_FRAMING_INTERNAL_H
+#define UTVM_FRAMING_INTERNAL_H
+
+#include "utvm/framing.h"
+
+#define UTVM_FRAMING_ESCAPE 0xFFu     /* escape introducer; ff ff is one data byte 0xff */
+#define UTVM_FRAMING_START 0xFDu      /* ff fd: packet start */
+#define UTVM_FRAMING_NOP 0xFEu        /* ff fe: no-op */
+#define UTVM_FRAMING_NOP_PREFIX 0xFEu /* bare byte sent before a framer's first packet */
+
+/* Bytes of 0xff used to send escaped runs and to deliver unescaped runs of 0xff. */
+#define UTVM_FRAMING_FF_RUN_SIZE 32u
+extern const uint8_t utvm_framing_ff_run[UTVM_FRAMING_FF_RUN_SIZE];
+
+#endif /* UTVM_FRAMING_INTERNAL_H */
