@@ -67,7 +67,7 @@ static void unframer_field_byte(utvm_unframer_t *u, uint8_t b) {
       }
     }
   } else {
-    u->rx_crc = (u->remaining == 2u) ? (uint16_t)b : (uint16_t)(u->rx_crc | ((uint16_t)b << 8));
+    u->rx_crc = (uint16_t)((u->remaining == 2u) ? (uint32_t)b : (u->rx_crc | ((uint32_t)b << 8)));
     u->remaining--;
     if (u->remaining == 0u) {
       bool ok = (u->rx_crc == u->crc);
@@ -122,8 +122,8 @@ static size_t unframer_payload(utvm_unframer_t *u, const uint8_t *data, size_t n
   }
   /* data[0] is an escape introducer: take as many complete ff ff pairs as possible. */
   size_t pairs = 0u;
-  while (((2u * pairs) + 1u < n) && (pairs < limit) && (pairs < UTVM_FRAMING_FF_RUN_SIZE) &&
-         (data[2u * pairs] == UTVM_FRAMING_ESCAPE) &&
+  while (((2u * pairs) + 1u < n) && (pairs < limit) &&
+         (pairs < (UTVM_FRAMING_FF_RUN_SIZE / 2u)) && (data[2u * pairs] == UTVM_FRAMING_ESCAPE) &&
          (data[(2u * pairs) + 1u] == UTVM_FRAMING_ESCAPE)) {
     pairs++;
   }

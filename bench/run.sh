@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Benchmarks of the framing and session layers. Prints markdown tables on stdout, and how
+# each number was measured; build output goes to build/bench/build.log.
+#
+#   bash bench/run.sh
+#
+# Needs: cmake, gcc, valgrind, arm-none-eabi-gcc with newlib, python3. Builds the presets
+# host, cortex-m3, cortex-m4, cortex-m55 and cortex-m4-crc-bitwise (targets it needs only).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+OUT=build/bench
+LOG=$OUT/build.log
+PAYLOAD_BYTES=65536
+CORTEX_PRESETS=(cortex-m3 cortex-m4 cortex-m55 cortex-m4-crc-bitwise)
+mkdir -p "$OUT"
+: >"$LOG"
+
+fail() {
+  echo "bench/run.sh: $*" >&2
+  exit 1
+}
+
+# build <preset> <target>...: configure and build the targets of one preset.
+build() {
+  local preset=$1
+  shift
+  { cmake --preset "$preset" && cmake --build --preset "$preset" -j 2 --target "$@"; } \
+    >>"$LOG" 2>&1 || fail "building $* for preset $preset failed, see $LOG"
+}
+
+for tool in valgrind arm-none-eabi-gcc arm-none-eabi-nm python3; do
+  command -v "$tool" >/dev/null || fail "$tool not found"
+done
+
+# ------------------------------------------------------------------ host: instructions
+build host bench_framing
+BENCH=build/host/bench/bench_framing
+
+# callgrind_ir <encode|decode> <random|ff> <bytes>: instructions executed inside
+# utvm_framer_send (encode) or utvm_unframer_feed (decode), callees included.
+callgrind_ir() {
+  local fn=utvm_unframer_feed
+  [[ $1 == encode ]] && fn=utvm_framer_send
+  valgrind --tool=callgrind --toggle-collect="$fn" --callgrind-out-file="$OUT/callgrind.out" \
+    "$BENCH" "$1" "$2" "$3" >"$OUT/bench.stdout" 2>>"$LOG" || fail "$BENCH $* failed, see $LOG"
+  sed -n 's/^summary: //p' "$OUT/callgrind.out"
+}
+
+# wire_bytes <random|ff> <bytes>: bytes the encoder emits for one packet.
+wire_bytes() {
+  "$BENCH" encode "$1" "$2" | sed -n 's/.*, \([0-9]*\) wire bytes/\1/p'
+}
+
+echo "## Framing throughput (host)"
+echo
+echo "| operation | payload | instructions per payload byte | instructions per packet (fixed) | wire bytes per payload byte |"
+echo "|---|---|---:|---:|---:|"
+for op in decode encode; do
+  for content in random ff; do
+    fixed=$(callgrind_ir "$op" "$content" 0)
+    total=$(callgrind_ir "$op" "$content" "$PAYLOAD_BYTES")
+    wire0=$(wire_bytes "$content" 0)
+    wire=$(wire_bytes "$content" "$PAYLOAD_BYTES")
+    label=$([[ $content == ff ]] && echo "all 0xFF" || echo "random")
+    awk -v op="$op" -v label="$label" -v f="$fixed" -v t="$total" -v w0="$wire0" -v w="$wire" \
+      -v n="$PAYLOAD_BYTES" \
+      'BEGIN { printf "| %s | %s | %.2f | %d | %.3f |\n", op, label, (t - f) / n, f, (w - w0) / n }'
+  done
+done
+cat <<EOF
+
+Measured with \`valgrind --tool=callgrind --toggle-collect=<function>\` on \`bench/bench_framing\`
+(preset host: gcc $(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion), $(uname -m), RelWithDebInfo = -O2, table CRC).
+Only instructions inside \`utvm_unframer_feed\` (decode, fed in 256-byte chunks, trivial
+callbacks) or \`utvm_framer_send\` (encode, into a byte-counting write callback) are counted.
+Per-byte cost = (instructions for one ${PAYLOAD_BYTES}-byte packet - instructions for one empty
+packet) / ${PAYLOAD_BYTES}; the fixed column is the empty packet. These are host (x86-64)
+instruction counts, a relative measure: Cortex-M cycle counts differ.
+
+EOF
+
+# ------------------------------------------------------------------ cortex-m: sizes
+# Size programs are compiled with the preset's own C flags and linked with
+# --gc-sections; map_sizes.py then sums the sections kept from each utvm archive.
+declare -A ROW
+EXTERNALS=""
+for preset in "${CORTEX_PRESETS[@]}"; do
+  build "$preset" utvm_framing utvm_session
+  dir=build/$preset
+  cache=$dir/CMakeCache.txt
+  read -r -a cflags <<<"$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$cache") -Os"
+  read -r -a ldflags <<<"$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$cache")"
+  bitwise=$(sed -n 's/^UTVM_CRC16_BITWISE:BOOL=//p' "$cache")
+  libs=("$dir/src/session/libutvm_session.a" "$dir/src/framing/libutvm_framing.a"
+        "$dir/src/common/libutvm_common.a")
+  work=$OUT/$preset
+  mkdir -p "$work"
+  for layer in framing session; do
+    arm-none-eabi-gcc "${cflags[@]}" -Iinclude "bench/size/size_$layer.c" -o "$work/size_$layer.elf" \
+      "${ldflags[@]}" --specs=nosys.specs -Wl,-Map="$work/size_$layer.map" "${libs[@]}" \
+      >>"$LOG" 2>&1 || fail "linking bench/size/size_$layer.c for $preset failed, see $LOG"
+  done
+  arm-none-eabi-gcc "${cflags[@]}" -Iinclude -c bench/size/state_sizes.c -o "$work/state_sizes.o" \
+    >>"$LOG" 2>&1 || fail "compiling bench/size/state_sizes.c for $preset failed, see $LOG"
+
+  # framing: framing objects in the framing program; session: session objects in the
+  # session program; stack: session + framing + common objects in the session program.
+  read -r _ ft fr fd fb < <(python3 bench/size/map_sizes.py "$work/size_framing.map" libutvm_framing.a)
+  mapfile -t s < <(python3 bench/size/map_sizes.py "$work/size_session.map" \
+    libutvm_session.a libutvm_framing.a libutvm_common.a)
+  read -r _ st sr sd sb <<<"${s[0]}"
+  stack_flash=0
+  for line in "${s[@]}"; do
+    read -r _ t r _ _ <<<"$line"
+    stack_flash=$((stack_flash + t + r))
+  done
+  state=""
+  for type in utvm_framer_t utvm_unframer_t utvm_session_t; do
+    hex=$(arm-none-eabi-nm -S "$work/state_sizes.o" | awk -v s="sizeof_$type" '$4 == s { print $2 }')
+    state+=" $((16#$hex)) |"
+  done
+  crc=$([[ $bitwise == ON ]] && echo "bitwise" || echo "table")
+  ROW[$preset]="| $preset | $crc | $((ft + fr)) | $((fd + fb)) | $((st + sr)) | $((sd + sb)) | $stack_flash |$state"
+
+  undefined=$(arm-none-eabi-nm -u "${libs[@]}" 2>/dev/null | awk 'NF == 2 { print $2 }' | sort -u)
+  defined=$(arm-none-eabi-nm --defined-only "${libs[@]}" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u)
+  EXTERNALS=$(comm -23 <(echo "$undefined") <(echo "$defined") | paste -sd, -)
+done
+
+echo "## Code size and static RAM (Cortex-M, arm-none-eabi-gcc -Os)"
+echo
+echo "| preset | CRC | framing flash | framing static RAM | session flash | session static RAM | session + framing flash | sizeof utvm_framer_t | sizeof utvm_unframer_t | sizeof utvm_session_t |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for preset in "${CORTEX_PRESETS[@]}"; do
+  echo "${ROW[$preset]}"
+done
+cat <<EOF
+
+All sizes in bytes; compiler: arm-none-eabi-gcc $(arm-none-eabi-gcc -dumpversion), each preset's own
+flags (MinSizeRel, -Os, -ffunction-sections -fdata-sections). Measured by linking
+\`bench/size/size_framing.c\` and \`bench/size/size_session.c\` (bare-metal programs that call
+every public function of their layer) against the preset's libraries with newlib-nano and
+\`-Wl,--gc-sections\`, then summing from the linker map the input sections kept from each
+archive (\`bench/size/map_sizes.py\`): flash = .text + .rodata, static RAM = .data + .bss.
+"framing" counts libutvm_framing objects in the framing program; "session" counts
+libutvm_session objects in the session program; "session + framing" counts all utvm objects
+in the session program (what a firmware using sessions links). Startup code, the C library
+and the programs' own code are excluded. The state structs (sizeof columns, from
+\`bench/size/state_sizes.c\`) live in caller-owned memory: one framer + one unframer per
+framing endpoint; utvm_session_t contains both. C library symbols the layers reference:
+${EXTERNALS:-none}.
+EOF

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Sums the linked input sections of chosen archives in a GNU ld map file.
+
+usage: map_sizes.py <map file> <archive>...
+
+Prints one line per archive, "<archive> <text> <rodata> <data> <bss>" (bytes of the
+sections that survived --gc-sections, read from the "Linker script and memory map" part of
+the map). .ARM.exidx/.ARM.extab count as rodata.
+"""
+import re
+import sys
+
+INPUT_SECTION = re.compile(r"^ (\S+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)")
+INPUT_CONTINUED = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)")
+ARCHIVE_MEMBER = re.compile(r"^(\S+)\((\S+)\)$")
+
+
+def kind_of(section):
+    if section.startswith(".text"):
+        return "text"
+    if section.startswith((".rodata", ".ARM.exidx", ".ARM.extab")):
+        return "rodata"
+    if section.startswith(".data"):
+        return "data"
+    if section.startswith(".bss") or section == "COMMON":
+        return "bss"
+    return None
+
+
+def archive_of(path):
+    match = ARCHIVE_MEMBER.match(path)
+    return (match.group(1).rsplit("/", 1)[-1], match.group(2)) if match else (None, None)
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.stderr.write(__doc__)
+        return 2
+    wanted = argv[2:]
+    totals = {name: {"text": 0, "rodata": 0, "data": 0, "bss": 0} for name in wanted}
+    lines = open(argv[1], encoding="utf-8", errors="replace").read().splitlines()
+
+    start = next(i for i, line in enumerate(lines) if line.startswith("Linker script and memory map"))
+    pending_section = None
+    for line in lines[start:]:
+        match = INPUT_SECTION.match(line)
+        if match:
+            section, size, path = match.group(1), int(match.group(2), 16), match.group(3)
+            pending_section = None
+        else:
+            cont = INPUT_CONTINUED.match(line)
+            if cont and pending_section:
+                section, size, path = pending_section, int(cont.group(1), 16), cont.group(2)
+                pending_section = None
+            else:
+                stripped = line.strip()
+                pending_section = stripped if (line.startswith(" ") and " " not in stripped
+                                               and stripped.startswith((".", "COMMON"))) else None
+                continue
+        archive, _ = archive_of(path)
+        kind = kind_of(section)
+        if archive in totals and kind:
+            totals[archive][kind] += size
+
+    for name in wanted:
+        t = totals[name]
+        print(f"{name} {t['text']} {t['rodata']} {t['data']} {t['bss']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

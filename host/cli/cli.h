@@ -1,0 +1,48 @@
+/* Internal interfaces of the utvm command-line tool. */
+#ifndef UTVM_CLI_H
+#define UTVM_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "utvm/host.h"
+
+/* Exit codes. */
+enum {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_USAGE = 2,
+  CLI_EXIT_CONNECTION = 3,
+  CLI_EXIT_DEVICE_ERROR = 4,
+  CLI_EXIT_DEVICE_RESET = 5
+};
+
+/* One command-line argument for a device function. Tensors keep their host copy. */
+typedef struct {
+  utvm_host_value_t value;
+  bool is_tensor;
+  void *host_data; /* tensor contents (malloc'd) */
+  size_t nbytes;
+  bool uploaded;   /* device memory allocated (value.v.tensor.data) */
+} cli_arg_t;
+
+/* Parses a typed argument (i:3, u:3, f:2.5, b:1, s:text, x:hex, n:, t:DTYPE:[..],
+ * t:DTYPE:#2x3, npy:PATH). Returns false with a message in err. */
+bool cli_parse_arg(const char *text, cli_arg_t *out, char *err, size_t err_size);
+
+/* Frees the host memory of an argument. */
+void cli_arg_free(cli_arg_t *arg);
+
+/* Writes text as a JSON string literal. */
+void cli_json_string(FILE *out, const char *text, size_t len);
+
+/* Prints tensor contents as a JSON/text array (same syntax): [1, 2, 3] or nested. */
+void cli_print_tensor_data(FILE *out, const utvm_host_tensor_t *t, const void *data);
+
+/* Prints a returned value: as JSON ({"type": ..., "value": ...}) or as text ("int 42"). */
+void cli_print_value(FILE *out, const utvm_host_value_t *v, bool json);
+
+/* Exit code of a host library error. */
+int cli_exit_code(utvm_host_err_t err);
+
+#endif /* UTVM_CLI_H */

@@ -1,0 +1,772 @@
+/* utvm: command-line client for a utvm (or TVM microTVM) device. */
+#define _DEFAULT_SOURCE
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define CLI_MAX_ARGS 32
+#define CLI_LATENCY_CALLS 200
+#define CLI_BENCH_MAX_SIZE (1024u * 1024u)
+#define CLI_BENCH_MIN_SIZE 1024u
+#define CLI_BENCH_SECONDS 0.3
+#define CLI_BENCH_MAX_ROUNDS 50
+
+typedef struct {
+  const char *connect;
+  bool json;
+  double timeout_s;
+  double start_timeout_s;
+  double retry_s;
+  int number;
+  int repeat;
+  int min_repeat_ms;
+  size_t bench_max;
+  const char *command;
+  const char *positional[CLI_MAX_ARGS];
+  int num_positional;
+} cli_options_t;
+
+static volatile sig_atomic_t interrupted;
+
+static const char usage_text[] =
+    "usage: utvm [--connect TRANSPORT] [--json] [--timeout S] COMMAND [ARGS...]\n"
+    "\n"
+    "Talks to a utvm or TVM microTVM device over the microTVM RPC protocol.\n"
+    "\n"
+    "commands:\n"
+    "  info                  session, packet limits, device functions and link statistics\n"
+    "  call FUNC [ARG...]    call FUNC (system library first, then globals) and print the\n"
+    "                        result and every tensor argument after the call\n"
+    "  time FUNC [ARG...]    time FUNC with the device's time evaluator\n"
+    "                        (--number N --repeat R --min-repeat-ms M)\n"
+    "  bench                 round-trip latency and transfer throughput (--max-size BYTES)\n"
+    "  logs                  stay connected and print device logs until EOF or Ctrl-C\n"
+    "\n"
+    "arguments: i:INT u:UINT f:FLOAT b:0|1 s:TEXT x:HEXBYTES n: (null)\n"
+    "           t:DTYPE:[1,2,3] (inline tensor, nested lists for more dimensions)\n"
+    "           t:DTYPE:#2x3 (zero-filled tensor)   npy:PATH.npy\n"
+    "\n"
+    "options:\n"
+    "  --connect T       exec:CMD | serial:PATH[@BAUD] | tcp:HOST:PORT | qemu:BOARD[:ELF]\n"
+    "                    (default: environment variable UTVM_CONNECT)\n"
+    "  --json            machine-readable output on stdout\n"
+    "  --timeout S       reply timeout in seconds (default 10)\n"
+    "  --start-timeout S handshake timeout in seconds (default 5)\n"
+    "  --retry S         handshake retry interval in seconds (default 0.5)\n"
+    "  --help            this text\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage, 3 connection failure, 4 device error, 5 device reset\n";
+
+static int usage_error(const cli_options_t *o, const char *fmt, const char *detail) {
+  (void)fprintf(stderr, "utvm: ");
+  (void)fprintf(stderr, fmt, detail);
+  (void)fprintf(stderr, "\n(run 'utvm --help' for usage)\n");
+  if ((o != NULL) && o->json) {
+    (void)printf("{\"ok\": false, \"exit_code\": %d, \"kind\": \"usage\", \"error\": ",
+                 CLI_EXIT_USAGE);
+    char msg[512];
+    (void)snprintf(msg, sizeof(msg), fmt, detail);
+    cli_json_string(stdout, msg, strlen(msg));
+    (void)printf("}\n");
+  }
+  return CLI_EXIT_USAGE;
+}
+
+/* Reports a host library failure; returns the exit code. */
+static int report(const cli_options_t *o, utvm_host_err_t err, const char *detail) {
+  int code = cli_exit_code(err);
+  const char *hint = "";
+  if (code == CLI_EXIT_CONNECTION) {
+    hint = "check --connect (or UTVM_CONNECT), that the device runs the utvm server, and the "
+           "timeouts";
+  } else if (code == CLI_EXIT_DEVICE_RESET) {
+    hint = "the device rebooted; the last device log above shows why";
+  } else if (err == UTVM_HOST_ERR_NOT_FOUND) {
+    hint = "check the function name (system library functions and globals are searched)";
+  } else {
+    hint = "";
+  }
+  (void)fprintf(stderr, "utvm: %s: %s\n", utvm_host_strerror(err), detail);
+  if (hint[0] != '\0') {
+    (void)fprintf(stderr, "utvm: hint: %s\n", hint);
+  }
+  if (o->json) {
+    (void)printf("{\"ok\": false, \"exit_code\": %d, \"kind\": \"%s\", \"error\": ", code,
+                 utvm_host_strerror(err));
+    cli_json_string(stdout, detail, strlen(detail));
+    (void)printf("}\n");
+  }
+  return code;
+}
+
+static bool parse_double(const char *text, double *out) {
+  char *end = NULL;
+  *out = strtod(text, &end);
+  return (end != text) && (*end == '\0') && (*out >= 0.0);
+}
+
+static bool parse_int(const char *text, int *out) {
+  char *end = NULL;
+  long v = strtol(text, &end, 10);
+  if ((end == text) || (*end != '\0') || (v < 0) || (v > 0x7FFFFFFF)) {
+    return false;
+  }
+  *out = (int)v;
+  return true;
+}
+
+/* Parses argv; returns -1 to continue, else an exit code. */
+static int parse_options(int argc, char **argv, cli_options_t *o) {
+  (void)memset(o, 0, sizeof(*o));
+  o->connect = getenv("UTVM_CONNECT");
+  o->timeout_s = 10.0;
+  o->start_timeout_s = 5.0;
+  o->retry_s = 0.5;
+  o->number = 1;
+  o->repeat = 3;
+  o->min_repeat_ms = 0;
+  o->bench_max = CLI_BENCH_MAX_SIZE;
+  bool options_done = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!options_done && (strcmp(a, "--") == 0)) {
+      options_done = true;
+      continue;
+    }
+    if (!options_done && (strncmp(a, "--", 2u) == 0)) {
+      if ((strcmp(a, "--help") == 0) || (strcmp(a, "-h") == 0)) {
+        (void)fputs(usage_text, stdout);
+        return CLI_EXIT_OK;
+      }
+      if (strcmp(a, "--json") == 0) {
+        o->json = true;
+        continue;
+      }
+      if (i + 1 >= argc) {
+        return usage_error(o, "option %s needs a value", a);
+      }
+      const char *v = argv[++i];
+      bool ok = true;
+      int bench_max = 0;
+      if (strcmp(a, "--connect") == 0) {
+        o->connect = v;
+      } else if (strcmp(a, "--timeout") == 0) {
+        ok = parse_double(v, &o->timeout_s) && (o->timeout_s > 0.0);
+      } else if (strcmp(a, "--start-timeout") == 0) {
+        ok = parse_double(v, &o->start_timeout_s) && (o->start_timeout_s > 0.0);
+      } else if (strcmp(a, "--retry") == 0) {
+        ok = parse_double(v, &o->retry_s);
+      } else if (strcmp(a, "--number") == 0) {
+        ok = parse_int(v, &o->number) && (o->number > 0);
+      } else if (strcmp(a, "--repeat") == 0) {
+        ok = parse_int(v, &o->repeat) && (o->repeat > 0);
+      } else if (strcmp(a, "--min-repeat-ms") == 0) {
+        ok = parse_int(v, &o->min_repeat_ms);
+      } else if (strcmp(a, "--max-size") == 0) {
+        ok = parse_int(v, &bench_max) && (bench_max >= (int)CLI_BENCH_MIN_SIZE);
+        o->bench_max = (size_t)bench_max;
+      } else {
+        return usage_error(o, "unknown option %s", a);
+      }
+      if (!ok) {
+        return usage_error(o, "bad value '%s'", v);
+      }
+    } else if (o->command == NULL) {
+      o->command = a;
+    } else if (o->num_positional < CLI_MAX_ARGS) {
+      o->positional[o->num_positional++] = a;
+    } else {
+      return usage_error(o, "too many arguments (at most %s)", "32");
+    }
+  }
+  if (o->command == NULL) {
+    (void)fputs(usage_text, stderr);
+    return CLI_EXIT_USAGE;
+  }
+  return -1;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void log_to_stderr(void *ctx, const char *text, size_t len) {
+  (void)ctx;
+  (void)fprintf(stderr, "device: %.*s\n", (int)len, text);
+}
+
+static void log_as_json(void *ctx, const char *text, size_t len) {
+  (void)ctx;
+  (void)printf("{\"log\": ");
+  cli_json_string(stdout, text, len);
+  (void)printf("}\n");
+  (void)fflush(stdout);
+}
+
+static int connect_device(const cli_options_t *o, utvm_host_log_fn log, utvm_host_t **host) {
+  if ((o->connect == NULL) || (o->connect[0] == '\0')) {
+    return usage_error(o, "no device given: use --connect TRANSPORT or set UTVM_CONNECT%s", "");
+  }
+  utvm_host_options_t opts;
+  utvm_host_options_default(&opts);
+  opts.call_timeout_ms = (int32_t)(o->timeout_s * 1000.0);
+  opts.start_timeout_ms = (int32_t)(o->start_timeout_s * 1000.0);
+  opts.retry_ms = (int32_t)(o->retry_s * 1000.0);
+  opts.log = log;
+  char err[1024];
+  utvm_host_err_t rc = utvm_host_open(o->connect, &opts, host, err, sizeof(err));
+  if (rc != UTVM_HOST_OK) {
+    return report(o, (rc == UTVM_HOST_ERR_ARGUMENT) ? rc : UTVM_HOST_ERR_CONNECT, err);
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------ progress bar */
+
+typedef struct {
+  double start;
+  bool shown;
+  const char *label;
+} progress_t;
+
+static void progress_update(void *ctx, size_t done, size_t total) {
+  progress_t *p = (progress_t *)ctx;
+  if ((now_s() - p->start) < 1.0) {
+    return;
+  }
+  int width = 30;
+  int filled = (int)((double)width * (double)done / (double)total);
+  (void)fprintf(stderr, "\r%s [", p->label);
+  for (int i = 0; i < width; i++) {
+    (void)fputc((i < filled) ? '=' : ' ', stderr);
+  }
+  (void)fprintf(stderr, "] %3d%%", (int)(100.0 * (double)done / (double)total));
+  p->shown = true;
+}
+
+static void progress_begin(utvm_host_t *host, progress_t *p, const char *label) {
+  p->start = now_s();
+  p->shown = false;
+  p->label = label;
+  if (isatty(STDERR_FILENO)) {
+    utvm_host_set_progress(host, progress_update, p);
+  }
+}
+
+static void progress_end(utvm_host_t *host, progress_t *p) {
+  if (p->shown) {
+    (void)fputc('\n', stderr);
+  }
+  utvm_host_set_progress(host, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ arguments on the device */
+
+static void free_device_args(utvm_host_t *host, cli_arg_t *args, int n) {
+  for (int i = 0; i < n; i++) {
+    if (args[i].uploaded) {
+      (void)utvm_host_dev_free_data(host, args[i].value.v.tensor.device,
+                                    args[i].value.v.tensor.data);
+    }
+    cli_arg_free(&args[i]);
+  }
+}
+
+/* Parses the positional arguments from index first and uploads tensors. */
+static int prepare_args(const cli_options_t *o, utvm_host_t *host, int first, cli_arg_t *args,
+                        utvm_host_value_t *values, int *count) {
+  *count = 0;
+  for (int i = first; i < o->num_positional; i++) {
+    char err[512];
+    cli_arg_t *a = &args[*count];
+    if (!cli_parse_arg(o->positional[i], a, err, sizeof(err))) {
+      return usage_error(o, "%s", err);
+    }
+    (*count)++;
+    if (a->is_tensor) {
+      utvm_host_tensor_t *t = &a->value.v.tensor;
+      utvm_host_err_t rc = utvm_host_dev_alloc_data_with_scope(host, t, NULL, &t->data);
+      if (rc == UTVM_HOST_OK) {
+        a->uploaded = true;
+        progress_t p;
+        progress_begin(host, &p, "upload");
+        rc = utvm_host_copy_to_device(host, t, a->host_data, a->nbytes);
+        progress_end(host, &p);
+      }
+      if (rc != UTVM_HOST_OK) {
+        return report(o, rc, utvm_host_last_error(host));
+      }
+    }
+    values[*count - 1] = a->value;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------ commands */
+
+static int cmd_call(const cli_options_t *o, utvm_host_t *host) {
+  if (o->num_positional < 1) {
+    return usage_error(o, "call needs a function name%s", "");
+  }
+  const char *name = o->positional[0];
+  uint64_t function = 0u;
+  bool in_syslib = false;
+  utvm_host_err_t rc = utvm_host_find_function(host, name, &function, &in_syslib);
+  if (rc != UTVM_HOST_OK) {
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  cli_arg_t args[CLI_MAX_ARGS];
+  utvm_host_value_t values[CLI_MAX_ARGS];
+  int n = 0;
+  int exit_code = prepare_args(o, host, 1, args, values, &n);
+  utvm_host_value_t ret;
+  if (exit_code < 0) {
+    rc = utvm_host_call(host, function, values, (size_t)n, &ret);
+    if (rc != UTVM_HOST_OK) {
+      exit_code = report(o, rc, utvm_host_last_error(host));
+    }
+  }
+  void *nd_data = NULL;
+  if ((exit_code < 0) && (ret.type_code == UTVM_TC_NDARRAY)) {
+    size_t nbytes = utvm_host_tensor_nbytes(&ret.v.tensor);
+    nd_data = malloc((nbytes > 0u) ? nbytes : 1u);
+    utvm_host_tensor_t t = ret.v.tensor;
+    uint64_t nd = ret.ndarray_handle;
+    rc = (nd_data != NULL) ? utvm_host_copy_from_device(host, &t, nd_data, nbytes)
+                           : UTVM_HOST_ERR_NO_MEMORY;
+    utvm_host_err_t free_rc = utvm_host_free_handle(host, nd, UTVM_TC_NDARRAY);
+    rc = (rc != UTVM_HOST_OK) ? rc : free_rc;
+    ret.type_code = UTVM_TC_NDARRAY;
+    ret.v.tensor = t;
+    ret.ndarray_handle = nd;
+    if (rc != UTVM_HOST_OK) {
+      exit_code = report(o, rc, utvm_host_last_error(host));
+    }
+  }
+  /* Download the tensors (the call may have written them) before printing. */
+  void *outputs[CLI_MAX_ARGS];
+  (void)memset(outputs, 0, sizeof(outputs));
+  for (int i = 0; (exit_code < 0) && (i < n); i++) {
+    if (args[i].is_tensor) {
+      outputs[i] = malloc((args[i].nbytes > 0u) ? args[i].nbytes : 1u);
+      rc = (outputs[i] != NULL) ? utvm_host_copy_from_device(host, &args[i].value.v.tensor,
+                                                             outputs[i], args[i].nbytes)
+                                : UTVM_HOST_ERR_NO_MEMORY;
+      if (rc != UTVM_HOST_OK) {
+        exit_code = report(o, rc, utvm_host_last_error(host));
+      }
+    }
+  }
+  if (exit_code < 0) {
+    FILE *out = stdout;
+    char dtype[32];
+    if (o->json) {
+      (void)fprintf(out, "{\"ok\": true, \"function\": ");
+      cli_json_string(out, name, strlen(name));
+      (void)fprintf(out, ", \"system_lib\": %s, \"return\": ", in_syslib ? "true" : "false");
+      cli_print_value(out, &ret, true);
+      if (ret.type_code == UTVM_TC_NDARRAY) {
+        (void)fprintf(out, ", \"return_data\": ");
+        cli_print_tensor_data(out, &ret.v.tensor, nd_data);
+      }
+      (void)fprintf(out, ", \"tensors\": [");
+      bool first = true;
+      for (int i = 0; i < n; i++) {
+        if (!args[i].is_tensor) {
+          continue;
+        }
+        const utvm_host_tensor_t *t = &args[i].value.v.tensor;
+        utvm_host_dtype_name(t->dtype, dtype, sizeof(dtype));
+        (void)fprintf(out, "%s{\"arg\": %d, \"dtype\": \"%s\", \"shape\": [", first ? "" : ", ",
+                      i, dtype);
+        for (int32_t d = 0; d < t->ndim; d++) {
+          (void)fprintf(out, "%s%lld", (d > 0) ? ", " : "", (long long)t->shape[d]);
+        }
+        (void)fprintf(out, "], \"data\": ");
+        cli_print_tensor_data(out, t, outputs[i]);
+        (void)fprintf(out, "}");
+        first = false;
+      }
+      (void)fprintf(out, "]}\n");
+    } else {
+      (void)fprintf(out, "return: ");
+      cli_print_value(out, &ret, false);
+      if (ret.type_code == UTVM_TC_NDARRAY) {
+        (void)fprintf(out, " ");
+        cli_print_tensor_data(out, &ret.v.tensor, nd_data);
+      }
+      (void)fprintf(out, "\n");
+      for (int i = 0; i < n; i++) {
+        if (args[i].is_tensor) {
+          utvm_host_dtype_name(args[i].value.v.tensor.dtype, dtype, sizeof(dtype));
+          (void)fprintf(out, "arg %d (%s): ", i, dtype);
+          cli_print_tensor_data(out, &args[i].value.v.tensor, outputs[i]);
+          (void)fprintf(out, "\n");
+        }
+      }
+    }
+    exit_code = CLI_EXIT_OK;
+  }
+  for (int i = 0; i < n; i++) {
+    free(outputs[i]);
+  }
+  free(nd_data);
+  free_device_args(host, args, n);
+  return exit_code;
+}
+
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a;
+  double y = *(const double *)b;
+  return (x < y) ? -1 : ((x > y) ? 1 : 0);
+}
+
+static int cmd_time(const cli_options_t *o, utvm_host_t *host) {
+  if (o->num_positional < 1) {
+    return usage_error(o, "time needs a function name%s", "");
+  }
+  const char *name = o->positional[0];
+  uint64_t module = 0u;
+  uint64_t function = 0u;
+  utvm_host_err_t rc = utvm_host_system_lib(host, &module);
+  if (rc == UTVM_HOST_OK) {
+    rc = utvm_host_module_get_function(host, module, name, &function);
+  }
+  if (rc != UTVM_HOST_OK) {
+    char detail[1200];
+    (void)snprintf(detail, sizeof(detail), "%s (only system library functions can be timed)",
+                   utvm_host_last_error(host));
+    return report(o, rc, detail);
+  }
+  (void)utvm_host_free_handle(host, function, UTVM_TC_FUNCTION);
+  cli_arg_t args[CLI_MAX_ARGS];
+  utvm_host_value_t values[CLI_MAX_ARGS];
+  int n = 0;
+  int exit_code = prepare_args(o, host, 1, args, values, &n);
+  double *seconds = NULL;
+  size_t count = 0u;
+  if (exit_code < 0) {
+    utvm_host_time_params_t params;
+    utvm_host_time_params_default(&params);
+    params.number = o->number;
+    params.repeat = o->repeat;
+    params.min_repeat_ms = o->min_repeat_ms;
+    rc = utvm_host_time(host, module, name, &params, values, (size_t)n, &seconds, &count);
+    if (rc != UTVM_HOST_OK) {
+      exit_code = report(o, rc, utvm_host_last_error(host));
+    } else if (count == 0u) {
+      exit_code = report(o, UTVM_HOST_ERR_PROTOCOL, "the time evaluator returned no results");
+    } else {
+      exit_code = -1;
+    }
+  }
+  if (exit_code < 0) {
+    double sum = 0.0;
+    for (size_t i = 0u; i < count; i++) {
+      sum += seconds[i];
+    }
+    double mean = sum / (double)count;
+    double var = 0.0;
+    for (size_t i = 0u; i < count; i++) {
+      var += (seconds[i] - mean) * (seconds[i] - mean);
+    }
+    double stddev = sqrt(var / (double)count);
+    double *sorted = (double *)malloc(count * sizeof(double));
+    double median = mean;
+    if (sorted != NULL) {
+      (void)memcpy(sorted, seconds, count * sizeof(double));
+      qsort(sorted, count, sizeof(double), compare_double);
+      median = ((count % 2u) == 1u) ? sorted[count / 2u]
+                                    : 0.5 * (sorted[count / 2u - 1u] + sorted[count / 2u]);
+    }
+    double min = (sorted != NULL) ? sorted[0] : mean;
+    double max = (sorted != NULL) ? sorted[count - 1u] : mean;
+    free(sorted);
+    if (o->json) {
+      (void)printf("{\"ok\": true, \"function\": ");
+      cli_json_string(stdout, name, strlen(name));
+      (void)printf(", \"number\": %d, \"repeat\": %d, \"min_repeat_ms\": %d, \"results_s\": [",
+                   o->number, o->repeat, o->min_repeat_ms);
+      for (size_t i = 0u; i < count; i++) {
+        (void)printf("%s%.9g", (i > 0u) ? ", " : "", seconds[i]);
+      }
+      (void)printf("], \"mean_s\": %.9g, \"median_s\": %.9g, \"min_s\": %.9g, \"max_s\": %.9g, "
+                   "\"stddev_s\": %.9g}\n", mean, median, min, max, stddev);
+    } else {
+      (void)printf("%s: %zu measurements (number %d, min_repeat_ms %d), per call:\n", name,
+                   count, o->number, o->min_repeat_ms);
+      (void)printf("  mean   %12.3f us\n  median %12.3f us\n  min    %12.3f us\n"
+                   "  max    %12.3f us\n  stddev %12.3f us\n", mean * 1e6, median * 1e6,
+                   min * 1e6, max * 1e6, stddev * 1e6);
+    }
+    exit_code = CLI_EXIT_OK;
+  }
+  free(seconds);
+  free_device_args(host, args, n);
+  return exit_code;
+}
+
+static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
+  static const char *const globals[] = {
+      "runtime.SystemLib", "tvm.rpc.server.ModuleGetFunction",
+      "tvm.rpc.server.GetCRTMaxPacketSize", "utvm.rpc.server.GetMaxTransferSize",
+      "runtime.RPCTimeEvaluator", "tvm.aot_executor.create", "tvm.graph_executor.create"};
+  bool present[sizeof(globals) / sizeof(globals[0])];
+  int64_t sizes[2] = {0, 0};
+  for (size_t i = 0u; i < sizeof(globals) / sizeof(globals[0]); i++) {
+    uint64_t handle = 0u;
+    utvm_host_err_t rc = utvm_host_get_global(host, globals[i], &handle);
+    if (rc != UTVM_HOST_OK) {
+      return report(o, rc, utvm_host_last_error(host));
+    }
+    present[i] = (handle != 0u);
+    if (present[i] && ((i == 2u) || (i == 3u))) {
+      utvm_host_value_t ret;
+      rc = utvm_host_call(host, handle, NULL, 0u, &ret);
+      if (rc != UTVM_HOST_OK) {
+        return report(o, rc, utvm_host_last_error(host));
+      }
+      sizes[i - 2u] = ret.v.i;
+    }
+  }
+  uint64_t max_packet = 0u;
+  utvm_host_err_t rc = utvm_host_max_packet(host, &max_packet);
+  if (rc != UTVM_HOST_OK) {
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  utvm_host_stats_t s;
+  utvm_host_get_stats(host, &s);
+  if (o->json) {
+    (void)printf("{\"ok\": true, \"transport\": ");
+    cli_json_string(stdout, o->connect, strlen(o->connect));
+    (void)printf(", \"session_id\": %u, \"crt_max_packet_size\": %lld, "
+                 "\"max_transfer_size\": %lld, \"copy_packet_size\": %llu, \"globals\": {",
+                 (unsigned)s.session_id, (long long)sizes[0], (long long)sizes[1],
+                 (unsigned long long)max_packet);
+    for (size_t i = 0u; i < sizeof(globals) / sizeof(globals[0]); i++) {
+      (void)printf("%s\"%s\": %s", (i > 0u) ? ", " : "", globals[i],
+                   present[i] ? "true" : "false");
+    }
+    (void)printf("}, \"stats\": {\"bytes_sent\": %llu, \"bytes_received\": %llu, "
+                 "\"requests\": %u, \"exceptions\": %u, \"logs\": %u, "
+                 "\"handshake_attempts\": %u, \"packets_ok\": %u, \"crc_errors\": %u, "
+                 "\"short_packets\": %u, \"invalid_escapes\": %u, \"dropped_wrong_sid\": %u}}\n",
+                 (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
+                 s.requests, s.exceptions, s.logs, s.handshake_attempts, s.framing.packets_ok,
+                 s.framing.crc_errors, s.framing.short_packets, s.framing.invalid_escapes,
+                 s.session.dropped_wrong_sid);
+  } else {
+    (void)printf("transport          %s\n", o->connect);
+    (void)printf("session id         0x%04x (%u handshake attempt(s))\n", (unsigned)s.session_id,
+                 s.handshake_attempts);
+    (void)printf("crt max packet     %lld bytes\n", (long long)sizes[0]);
+    (void)printf("max transfer       %lld bytes%s\n", (long long)sizes[1],
+                 present[3] ? "" : " (not offered: TVM-compatible chunking)");
+    (void)printf("copy packet used   %llu bytes\n", (unsigned long long)max_packet);
+    (void)printf("globals:\n");
+    for (size_t i = 0u; i < sizeof(globals) / sizeof(globals[0]); i++) {
+      (void)printf("  %-36s %s\n", globals[i], present[i] ? "yes" : "no");
+    }
+    (void)printf("link: %llu bytes sent, %llu received, %u requests, %u exceptions, %u logs\n",
+                 (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
+                 s.requests, s.exceptions, s.logs);
+    (void)printf("framing: %u packets ok, %u CRC errors, %u short packets, %u invalid escapes\n",
+                 s.framing.packets_ok, s.framing.crc_errors, s.framing.short_packets,
+                 s.framing.invalid_escapes);
+  }
+  return CLI_EXIT_OK;
+}
+
+/* Moves size bytes to or from device memory at data repeatedly; returns MB/s or -1. */
+static double measure_transfer(utvm_host_t *host, uint64_t data, uint8_t *buf, size_t size,
+                               bool upload, utvm_host_err_t *rc) {
+  utvm_host_tensor_t t;
+  (void)memset(&t, 0, sizeof(t));
+  t.data = data;
+  t.device.device_type = 1;
+  t.ndim = 1;
+  t.dtype.code = 1u;
+  t.dtype.bits = 8u;
+  t.dtype.lanes = 1u;
+  t.shape[0] = (int64_t)size;
+  double start = now_s();
+  int rounds = 0;
+  progress_t p;
+  progress_begin(host, &p, upload ? "upload  " : "download");
+  while ((rounds < CLI_BENCH_MAX_ROUNDS) && ((now_s() - start) < CLI_BENCH_SECONDS)) {
+    *rc = upload ? utvm_host_copy_to_device(host, &t, buf, size)
+                 : utvm_host_copy_from_device(host, &t, buf, size);
+    if (*rc != UTVM_HOST_OK) {
+      progress_end(host, &p);
+      return -1.0;
+    }
+    rounds++;
+  }
+  progress_end(host, &p);
+  double elapsed = now_s() - start;
+  return ((double)size * (double)rounds) / elapsed / 1e6;
+}
+
+static int cmd_bench(const cli_options_t *o, utvm_host_t *host) {
+  uint64_t f = 0u;
+  utvm_host_err_t rc = utvm_host_get_global(host, "tvm.rpc.server.GetCRTMaxPacketSize", &f);
+  if ((rc == UTVM_HOST_OK) && (f == 0u)) {
+    rc = utvm_host_get_global(host, "runtime.SystemLib", &f);
+  }
+  double lat_min = 1e9;
+  double lat_max = 0.0;
+  double lat_sum = 0.0;
+  for (int i = 0; (rc == UTVM_HOST_OK) && (i < CLI_LATENCY_CALLS); i++) {
+    double t0 = now_s();
+    rc = utvm_host_call(host, f, NULL, 0u, NULL);
+    double dt = now_s() - t0;
+    lat_sum += dt;
+    lat_min = (dt < lat_min) ? dt : lat_min;
+    lat_max = (dt > lat_max) ? dt : lat_max;
+  }
+  if (rc != UTVM_HOST_OK) {
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  uint64_t max_packet = 0u;
+  rc = utvm_host_max_packet(host, &max_packet);
+  if (rc != UTVM_HOST_OK) {
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  /* Largest buffer the device grants, up to the requested maximum. */
+  utvm_host_device_t cpu = {1, 0};
+  utvm_host_dtype_t u8 = {1u, 8u, 1u};
+  size_t largest = o->bench_max;
+  uint64_t data = 0u;
+  for (; largest >= CLI_BENCH_MIN_SIZE; largest /= 2u) {
+    rc = utvm_host_dev_alloc_data(host, cpu, (int64_t)largest, 64, u8, &data);
+    if (rc == UTVM_HOST_OK) {
+      break;
+    }
+    if (rc != UTVM_HOST_ERR_DEVICE_EXCEPTION) {
+      return report(o, rc, utvm_host_last_error(host));
+    }
+  }
+  if (largest < CLI_BENCH_MIN_SIZE) {
+    return report(o, UTVM_HOST_ERR_DEVICE_EXCEPTION, "the device cannot allocate 1 KiB");
+  }
+  uint8_t *buf = (uint8_t *)malloc(largest);
+  if (buf == NULL) {
+    (void)utvm_host_dev_free_data(host, cpu, data);
+    return report(o, UTVM_HOST_ERR_NO_MEMORY, "out of host memory");
+  }
+  for (size_t i = 0u; i < largest; i++) {
+    buf[i] = (uint8_t)(i * 7u);
+  }
+  double mean_us = lat_sum / CLI_LATENCY_CALLS * 1e6;
+  if (o->json) {
+    (void)printf("{\"ok\": true, \"latency_us\": {\"calls\": %d, \"mean\": %.3f, \"min\": %.3f, "
+                 "\"max\": %.3f}, \"copy_packet_size\": %llu, \"transfers\": [",
+                 CLI_LATENCY_CALLS, mean_us, lat_min * 1e6, lat_max * 1e6,
+                 (unsigned long long)max_packet);
+  } else {
+    (void)printf("null call round trip: mean %.1f us, min %.1f us, max %.1f us (%d calls)\n",
+                 mean_us, lat_min * 1e6, lat_max * 1e6, CLI_LATENCY_CALLS);
+    (void)printf("copy packet size: %llu bytes\n\n", (unsigned long long)max_packet);
+    (void)printf("%12s %14s %14s\n", "bytes", "upload MB/s", "download MB/s");
+  }
+  bool first = true;
+  for (size_t size = CLI_BENCH_MIN_SIZE; (rc == UTVM_HOST_OK) && (size <= largest); size *= 4u) {
+    double up = measure_transfer(host, data, buf, size, true, &rc);
+    double down = (rc == UTVM_HOST_OK) ? measure_transfer(host, data, buf, size, false, &rc)
+                                       : -1.0;
+    if (rc != UTVM_HOST_OK) {
+      break;
+    }
+    if (o->json) {
+      (void)printf("%s{\"bytes\": %zu, \"upload_MBps\": %.3f, \"download_MBps\": %.3f}",
+                   first ? "" : ", ", size, up, down);
+    } else {
+      (void)printf("%12zu %14.3f %14.3f\n", size, up, down);
+    }
+    (void)fflush(stdout);
+    first = false;
+  }
+  free(buf);
+  if (rc != UTVM_HOST_OK) {
+    if (o->json) {
+      (void)printf("]}\n");
+    }
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  rc = utvm_host_dev_free_data(host, cpu, data);
+  if (o->json) {
+    (void)printf("]}\n");
+  }
+  return (rc == UTVM_HOST_OK) ? CLI_EXIT_OK : report(o, rc, utvm_host_last_error(host));
+}
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static int cmd_logs(const cli_options_t *o, utvm_host_t *host) {
+  struct sigaction sa;
+  (void)memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_sigint;
+  (void)sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
+  if (!o->json) {
+    (void)fprintf(stderr, "utvm: connected; printing device logs (Ctrl-C to stop)\n");
+  }
+  while (interrupted == 0) {
+    utvm_host_err_t rc = utvm_host_poll(host, 200);
+    if (rc == UTVM_HOST_ERR_IO) {
+      return CLI_EXIT_OK;
+    }
+    if (rc == UTVM_HOST_ERR_DEVICE_RESET) {
+      (void)fprintf(stderr, "utvm: the device reset; reconnecting\n");
+      rc = utvm_host_reconnect(host);
+      if (rc != UTVM_HOST_OK) {
+        return report(o, rc, utvm_host_last_error(host));
+      }
+    }
+  }
+  return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+  cli_options_t o;
+  int exit_code = parse_options(argc, argv, &o);
+  if (exit_code >= 0) {
+    return exit_code;
+  }
+  int (*command)(const cli_options_t *, utvm_host_t *) = NULL;
+  if (strcmp(o.command, "info") == 0) {
+    command = cmd_info;
+  } else if (strcmp(o.command, "call") == 0) {
+    command = cmd_call;
+  } else if (strcmp(o.command, "time") == 0) {
+    command = cmd_time;
+  } else if (strcmp(o.command, "bench") == 0) {
+    command = cmd_bench;
+  } else if (strcmp(o.command, "logs") == 0) {
+    command = cmd_logs;
+  } else {
+    return usage_error(&o, "unknown command '%s'", o.command);
+  }
+  utvm_host_t *host = NULL;
+  utvm_host_log_fn log = ((command == cmd_logs) && o.json) ? log_as_json : log_to_stderr;
+  exit_code = connect_device(&o, log, &host);
+  if (exit_code >= 0) {
+    return exit_code;
+  }
+  exit_code = command(&o, host);
+  utvm_host_close(host);
+  return exit_code;
+}

@@ -1,0 +1,253 @@
+/*
+ * utvm_crt: the on-device C runtime under the RPC server and TVM-generated code.
+ *
+ * It implements the TVM C API of <tvm/runtime/c_runtime_api.h>, <tvm/runtime/c_backend_api.h>,
+ * <tvm/runtime/crt/module.h> and the memory hooks of <tvm/runtime/crt/platform.h> on top of
+ * two caller-provided arenas:
+ *   - the tensor arena (page allocator): tensors, TVMPlatformMemoryAllocate, returned bytes;
+ *   - the workspace arena (stack allocator): TVMBackendAllocWorkspace scratch memory.
+ * No malloc, no recursion, every loop bounded.
+ *
+ * The single deliberate global: because the TVM C API has no context argument (generated code
+ * calls TVMBackendAllocWorkspace(...) directly), utvm_crt_init() records its utvm_crt_t as the
+ * process-wide "active runtime" and every TVM API call works on that one. All other state lives
+ * in the utvm_crt_t owned by the application.
+ *
+ * Contract relied on by the RPC server (src/minrpc):
+ *   - TVMFuncGetGlobal(name, &h): 0 and h on success; -1 when not found (reply handle 0).
+ *   - TVMFuncCall(h, args, codes, n, &ret, &ret_code): 0, or -1 with TVMGetLastError() text.
+ *     *ret_code is kTVMNullptr when the callee returns nothing. A kTVMBytes result (code 12)
+ *     points to a TVMByteArray whose data and struct were allocated with
+ *     TVMPlatformMemoryAllocate; the caller releases them with TVMPlatformMemoryFree (data, then
+ *     struct) or TVMByteArrayFree. A kTVMStr result points to static or argument memory valid
+ *     until the next call. Module results are kTVMModuleHandle (9), functions
+ *     kTVMPackedFuncHandle (10).
+ *   - Every function taking a module or function handle decodes and validates it (the values
+ *     come from the wire): an invalid one returns -1 with "invalid function handle 0x...".
+ *   - TVMFuncFree(h), TVMModFree(h): validate and release (no-op for static module/global
+ *     functions and for the system library).
+ *   - TVMDeviceAllocDataSpace(dev, nbytes, alignment, type_hint, &ptr) /
+ *     TVMDeviceFreeDataSpace(dev, ptr): tensors on the page allocator; non-CPU device -> -1.
+ *   - utvm_crt_data_range(ptr, &base, &size): extent of the live tensor allocation holding ptr.
+ *   - utvm_crt_register_global(name, func, resource_handle).
+ *
+ * Handles (informative; TVM-like): module = 0x8000 | index (index 0 = system library);
+ * function = ((0x8000 | module_index) << 16) | (0x8000 | function_index), where globals use
+ * module index UTVM_CRT_MAX_MODULES and time evaluators module index 0x7FFF.
+ */
+#ifndef UTVM_CRT_H
+#define UTVM_CRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tvm/runtime/c_backend_api.h"
+#include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/crt/module.h"
+#include "utvm/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tensor arena page size in bytes: the allocation granule and alignment (TVM's
+ * kAllocAlignment is 64). Must be a power of two >= 8. */
+#ifndef UTVM_CRT_PAGE_SIZE
+#define UTVM_CRT_PAGE_SIZE 64u
+#endif
+
+/* Most pages one tensor arena can manage (2 bytes of bookkeeping per page, kept in the arena):
+ * 32767 pages = about 2 MiB with 64-byte pages. Larger arenas use only this many pages. */
+#define UTVM_CRT_MAX_PAGES 0x7FFFu
+
+/* Workspace allocation alignment in bytes (TVM's kTempAllocaAlignment). Power of two >= 8. */
+#ifndef UTVM_CRT_WORKSPACE_ALIGNMENT
+#define UTVM_CRT_WORKSPACE_ALIGNMENT 64u
+#endif
+
+/* Capacity of the global function table (3 entries are taken by the built-ins). */
+#ifndef UTVM_CRT_MAX_GLOBAL_FUNCS
+#define UTVM_CRT_MAX_GLOBAL_FUNCS 16u
+#endif
+
+/* Module slots; slot 0 is the system library, the others serve TVMModCreateFromCModule. */
+#ifndef UTVM_CRT_MAX_MODULES
+#define UTVM_CRT_MAX_MODULES 2u
+#endif
+
+/* Simultaneously live time-evaluator functions (runtime.RPCTimeEvaluator results). */
+#ifndef UTVM_CRT_MAX_TIME_EVALUATORS
+#define UTVM_CRT_MAX_TIME_EVALUATORS 2u
+#endif
+
+/* Size of the last-error buffer, NUL included; longer messages are truncated. */
+#ifndef UTVM_CRT_LAST_ERROR_SIZE
+#define UTVM_CRT_LAST_ERROR_SIZE 128u
+#endif
+
+/* Bound on the bytes scanned in a registry names blob (count + names + terminators). */
+#ifndef UTVM_CRT_MAX_NAMES_BLOB_BYTES
+#define UTVM_CRT_MAX_NAMES_BLOB_BYTES 16384u
+#endif
+
+/* Time evaluator bounds: most measurement rounds per repeat (zero readings included), largest
+ * calls-per-measurement `number`, largest `repeat`. Exceeding one is an error, never a hang. */
+#ifndef UTVM_CRT_TIME_EVAL_MAX_ROUNDS
+#define UTVM_CRT_TIME_EVAL_MAX_ROUNDS 1000u
+#endif
+#ifndef UTVM_CRT_TIME_EVAL_MAX_NUMBER
+#define UTVM_CRT_TIME_EVAL_MAX_NUMBER 0x7FFFFFFFu
+#endif
+#ifndef UTVM_CRT_TIME_EVAL_MAX_REPEAT
+#define UTVM_CRT_TIME_EVAL_MAX_REPEAT 1024u
+#endif
+
+/* ---- Page allocator (tensor arena) ------------------------------------------------------- */
+
+/* First-fit allocator over fixed-size pages. Bookkeeping: one 16-bit entry per page at the
+ * start of the arena; the first page of each block (free or allocated) holds its length in
+ * pages, with bit 15 set when allocated. Treat the fields as private. */
+typedef struct {
+  uint8_t *table;     /* 2 bytes per page, little-endian */
+  uint8_t *pages;     /* first page, UTVM_CRT_PAGE_SIZE aligned */
+  uint32_t num_pages;
+} utvm_page_allocator_t;
+
+/* Lays the allocator over buffer[0, size) (which it then owns). UTVM_ERR_BUFFER_TOO_SMALL if
+ * not even one page fits; UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL arguments. */
+utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, size_t size);
+
+/* Frees every allocation at once. */
+void utvm_page_allocator_reset(utvm_page_allocator_t *pa);
+
+/* Allocates whole pages for nbytes (0 counts as 1 byte) at an address aligned to alignment
+ * (a power of two; values below the page size mean the page size). Returns
+ * UTVM_ERR_PLATFORM_NO_MEMORY when no free run fits, UTVM_ERR_FUNC_CALL_INVALID_ARG for a
+ * bad alignment. */
+utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alignment,
+                           void **out);
+
+/* Frees the allocation starting at ptr. UTVM_ERR_FUNC_CALL_INVALID_ARG if ptr does not start
+ * a live allocation (double free, interior or foreign pointer); nothing is changed then. */
+utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr);
+
+/* Finds the live allocation containing ptr: *base and *size (whole pages) describe it.
+ * UTVM_ERR_FUNC_CALL_INVALID_ARG if ptr is in no live allocation. */
+utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint8_t **base,
+                          size_t *size);
+
+/* Diagnostics: total free bytes, and the largest contiguous free run in bytes. */
+size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa);
+size_t utvm_page_largest_free_block(const utvm_page_allocator_t *pa);
+
+/* ---- Stack allocator (workspace arena) --------------------------------------------------- */
+
+/* LIFO allocator; each allocation has an 8-byte header just below its aligned start that
+ * records the previous state. Treat the fields as private. */
+typedef struct {
+  uint8_t *base;
+  uint32_t size;
+  uint32_t top;  /* bytes in use from base */
+  uint32_t last; /* offset of the most recent allocation, 0 when empty */
+} utvm_stack_allocator_t;
+
+/* Lays the allocator over buffer[0, size) (size capped at 4 GiB - 1); buffer may be NULL
+ * with size 0 (every allocation then fails). UTVM_ERR_FUNC_CALL_INVALID_ARG for a NULL
+ * allocator or a NULL buffer with non-zero size. */
+utvm_err_t utvm_stack_allocator_init(utvm_stack_allocator_t *sa, uint8_t *buffer, size_t size);
+
+/* Frees every allocation at once. */
+void utvm_stack_allocator_reset(utvm_stack_allocator_t *sa);
+
+/* Allocates nbytes aligned to UTVM_CRT_WORKSPACE_ALIGNMENT. UTVM_ERR_PLATFORM_NO_MEMORY when
+ * it does not fit. */
+utvm_err_t utvm_stack_alloc(utvm_stack_allocator_t *sa, size_t nbytes, void **out);
+
+/* Frees the most recent allocation. UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE for any other
+ * pointer (out of order, double free, foreign); nothing is changed then. */
+utvm_err_t utvm_stack_free(utvm_stack_allocator_t *sa, void *ptr);
+
+/* Diagnostics: bytes currently in use (headers and alignment padding included). */
+size_t utvm_stack_used_bytes(const utvm_stack_allocator_t *sa);
+
+/* ---- Registry ---------------------------------------------------------------------------- */
+
+/* Finds name in a TVMFuncRegistry names blob (section 5.5 of PROTOCOL.md): scans at most N
+ * names from offset 2, stops at the empty name and after UTVM_CRT_MAX_NAMES_BLOB_BYTES bytes.
+ * UTVM_ERR_FUNC_NAME_NOT_FOUND when absent (or the blob is NULL). */
+utvm_err_t utvm_crt_registry_lookup(const TVMFuncRegistry *registry, const char *name,
+                                    tvm_function_index_t *index);
+
+/* Number of functions of a registry: N, reduced to the names actually present in the blob
+ * (within the same bounds as the lookup). 0 for a NULL registry or blob. */
+tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry);
+
+/* One global function. */
+typedef struct {
+  const char *name; /* not copied: must outlive the runtime */
+  TVMBackendPackedCFunc func;
+  void *resource_handle; /* passed to func on each call */
+} utvm_crt_global_t;
+
+/* Registers a global function in the active runtime's table. UTVM_ERR_FUNC_ALREADY_DEFINED if
+ * the name exists, UTVM_ERR_REGISTRY_FULL after UTVM_CRT_MAX_GLOBAL_FUNCS entries,
+ * UTVM_ERR_PLATFORM_CHECK_FAILURE before utvm_crt_init, UTVM_ERR_FUNC_CALL_INVALID_ARG for
+ * NULL name or func. name is not copied and must outlive the runtime. */
+utvm_err_t utvm_crt_register_global(const char *name, TVMBackendPackedCFunc func,
+                                    void *resource_handle);
+
+/* ---- Runtime ------------------------------------------------------------------------------ */
+
+/* One live runtime.RPCTimeEvaluator function. Treat as private. */
+typedef struct {
+  TVMBackendPackedCFunc func; /* timed function, NULL when the slot is free */
+  uint32_t number;            /* calls per measurement; grows and persists across calls */
+  uint32_t repeat;
+  uint32_t min_repeat_ms;
+  uint32_t limit_zero_time_iterations;
+} utvm_crt_time_evaluator_t;
+
+/* Runtime state, owned by the application (typically a static object). Treat as private. */
+typedef struct {
+  utvm_page_allocator_t tensors;
+  utvm_stack_allocator_t workspace;
+  const TVMModule *modules[UTVM_CRT_MAX_MODULES]; /* [0] = system library, may be NULL */
+  utvm_crt_global_t globals[UTVM_CRT_MAX_GLOBAL_FUNCS];
+  uint32_t num_globals;
+  utvm_crt_time_evaluator_t time_evaluators[UTVM_CRT_MAX_TIME_EVALUATORS];
+  char last_error[UTVM_CRT_LAST_ERROR_SIZE];
+} utvm_crt_t;
+
+/* What utvm_crt_init needs; the arenas stay owned by the caller but are used by the runtime
+ * until utvm_crt_shutdown. */
+typedef struct {
+  uint8_t *tensor_arena;     /* tensors, returned bytes; at least 2 pages + bookkeeping */
+  size_t tensor_arena_size;
+  uint8_t *workspace_arena;  /* generated-code scratch memory; may be NULL with size 0 */
+  size_t workspace_arena_size;
+  const TVMModule *system_lib; /* e.g. TVMSystemLibEntryPoint(); may be NULL */
+} utvm_crt_config_t;
+
+/* Initialises crt, registers the built-in globals (runtime.SystemLib,
+ * tvm.rpc.server.ModuleGetFunction, runtime.RPCTimeEvaluator) and makes crt the active
+ * runtime. UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL arguments, UTVM_ERR_BUFFER_TOO_SMALL if
+ * the tensor arena holds no page; the active runtime is unchanged on error. */
+utvm_err_t utvm_crt_init(utvm_crt_t *crt, const utvm_crt_config_t *config);
+
+/* Releases every tensor, workspace block, time evaluator and non-system module (e.g. when a
+ * new RPC session starts); keeps the registered globals. */
+void utvm_crt_reset_memory(utvm_crt_t *crt);
+
+/* Stops using crt: if it is the active runtime, there is none afterwards (TVM API calls then
+ * fail with -1 / NULL). */
+void utvm_crt_shutdown(utvm_crt_t *crt);
+
+/* Returns UTVM_OK and the extent [*base, *base + *size) of the live tensor allocation that
+ * contains ptr; UTVM_ERR_FUNC_CALL_INVALID_ARG if there is none (or no active runtime). */
+utvm_err_t utvm_crt_data_range(const void *ptr, uint8_t **base, size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_CRT_H */

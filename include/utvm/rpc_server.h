@@ -1,0 +1,123 @@
+/*
+ * utvm MinRPC server: TVM's RPC protocol (PROTOCOL.md sections 3 and 4) over a utvm
+ * session, event-driven and streaming.
+ *
+ * The application feeds whatever bytes its UART delivered with utvm_rpc_server_feed();
+ * the server never waits for input. Requests are executed synchronously inside feed and
+ * replies are written through the config's write callback. CopyToRemote payloads are
+ * written straight into tensor memory as they are unframed and CopyFromRemote replies are
+ * framed straight out of it, so copies are not limited by the receive buffer: only
+ * request headers and call arguments are buffered.
+ *
+ * Every value from the wire is checked: function and module handles against what the
+ * runtime issued, data pointers and copy ranges against live tensor allocations, every
+ * length against what remains. A violation produces an exception reply whose text is the
+ * runtime's last error; the server stays usable.
+ */
+#ifndef UTVM_RPC_SERVER_H
+#define UTVM_RPC_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/crt.h"
+#include "utvm/error.h"
+#include "utvm/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* RPC protocol version this server speaks (TVM v0.18). */
+#define UTVM_RPC_PROTOCOL_VERSION "0.8.0"
+
+/* Largest packet_nbytes reported through tvm.rpc.server.GetCRTMaxPacketSize: what a TVM
+ * host's 2048-byte receive buffer allows (PROTOCOL.md 3.9). */
+#define UTVM_RPC_TVM_MAX_PACKET 2037u
+
+/* Smallest argument buffer accepted by utvm_rpc_server_init (a DLTensor argument of
+ * 6 dimensions plus the parsed-argument tables fit in it). */
+#define UTVM_RPC_MIN_BUFFER_SIZE 256u
+
+/* Most arguments in one CallFunc or syscall. */
+#ifndef UTVM_RPC_MAX_ARGS
+#define UTVM_RPC_MAX_ARGS 16u
+#endif
+
+/* Most dimensions of a DLTensor argument or copy. */
+#ifndef UTVM_RPC_MAX_NDIM
+#define UTVM_RPC_MAX_NDIM 6u
+#endif
+
+/* Name of the utvm-specific global function that returns the largest copy packet
+ * (packet_nbytes) a utvm host may use in either direction. Calling it lifts the
+ * session's reply limit from the TVM host's 2048 bytes to that size. */
+#define UTVM_RPC_GET_MAX_TRANSFER_NAME "utvm.rpc.server.GetMaxTransferSize"
+
+/* Everything the server needs, supplied by the application. */
+typedef struct {
+  utvm_write_fn write;      /* transport output (e.g. UART transmit) */
+  void *write_ctx;
+  utvm_random_fn random;    /* session nonces */
+  void *random_ctx;
+  /* Request buffer: holds one request except copy payloads (headers and CallFunc
+   * arguments, including strings and bytes). 8-byte aligned, at least
+   * UTVM_RPC_MIN_BUFFER_SIZE; larger requests get an exception reply. */
+  uint8_t *buffer;
+  size_t buffer_size;
+  /* Largest copy packet (packet_nbytes) offered to a utvm host through
+   * UTVM_RPC_GET_MAX_TRANSFER_NAME; 0 disables the function. TVM hosts never call it
+   * and are always served within UTVM_RPC_TVM_MAX_PACKET. */
+  uint32_t max_transfer_size;
+  utvm_crt_config_t crt;    /* arenas and system library of the runtime */
+} utvm_rpc_server_config_t;
+
+/* Request and error counters, cumulative since init. */
+typedef struct {
+  uint32_t requests;        /* RPC packets executed (including those answered by exception) */
+  uint32_t exceptions;      /* exception replies sent */
+  uint32_t copy_crc_errors; /* CopyToRemote whose payload failed its CRC */
+  uint32_t discarded;       /* requests dropped without reply (truncated frames, empty packets) */
+  uint32_t write_errors;    /* transport write failures while replying */
+} utvm_rpc_server_stats_t;
+
+/* A server instance. Fields are private; initialise with utvm_rpc_server_init(). */
+typedef struct {
+  utvm_session_t session;
+  utvm_crt_t crt;
+  utvm_rpc_server_stats_t stats;
+  uint8_t *buffer;
+  uint32_t buffer_size;
+  uint32_t max_transfer_size;
+  uint32_t body_len;        /* RPC body bytes (u64 prefix included) of the current request */
+  uint32_t received;        /* body bytes received so far */
+  uint32_t collect;         /* body bytes to gather in buffer before the next decision */
+  uint8_t *copy_dst;        /* CopyToRemote: where the next payload byte goes */
+  const char *pending_error;/* request already rejected: reply with this at its end */
+  uint8_t rx_state;
+} utvm_rpc_server_t;
+
+/* Initialises the runtime and the session and sends the boot TerminateSession. Returns
+ * UTVM_ERR_SESSION_BAD_ARGUMENT for a missing callback or a buffer below
+ * UTVM_RPC_MIN_BUFFER_SIZE, the runtime's init error, or the write error. The server keeps
+ * pointers to the buffers and arenas (owned by the application, which must keep them). */
+utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server_config_t *config);
+
+/* Consumes n received bytes of any chunking; executes complete requests and writes their
+ * replies before returning. Never fails: bad input is answered or discarded and counted. */
+void utvm_rpc_server_feed(utvm_rpc_server_t *server, const uint8_t *data, size_t n);
+
+/* Sends a Log message to the host (1..UTVM_SESSION_LOG_MAX bytes, no terminator needed);
+ * allowed at any time except while a reply is being written. Errors as
+ * utvm_session_send_log. */
+utvm_err_t utvm_rpc_server_log(utvm_rpc_server_t *server, const char *text, size_t len);
+
+/* Counters of the server, its session and its framing decoder; any pointer may be NULL. */
+void utvm_rpc_server_get_stats(const utvm_rpc_server_t *server, utvm_rpc_server_stats_t *rpc,
+                               utvm_session_stats_t *session, utvm_unframer_stats_t *framing);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_RPC_SERVER_H */

@@ -1,0 +1,110 @@
+/*
+ * utvm-server firmware: the RPC server with the test system library on the board's UART.
+ *
+ * Boot: report a crash record left by the previous run (Log message, then Terminate), start
+ * the timer, the UART and the watchdog, initialise the server (which sends the boot
+ * Terminate). Main loop: move received bytes from the ring into the server; when idle,
+ * report receive losses and sleep until the next interrupt (UART RX or SysTick).
+ */
+#include "cortex_m.h"
+#include "port.h"
+#include "tvm/runtime/crt/module.h"
+#include "tvm/runtime/crt/platform.h"
+#include "utvm/rpc_server.h"
+
+/* Request buffer: one request's header and arguments (copy payloads go straight to tensor
+ * memory). 2048 B holds anything a TVM host sends in one packet. */
+#define REQUEST_BUFFER_SIZE 2048u
+/* Copy packets offered to utvm hosts through UTVM_RPC_GET_MAX_TRANSFER_NAME. */
+#ifndef UTVM_PORT_MAX_TRANSFER_SIZE
+#define UTVM_PORT_MAX_TRANSFER_SIZE 16384u
+#endif
+/* Bytes moved from the ring to the server per step of the main loop. */
+#define FEED_CHUNK_SIZE 64u
+
+/* Application-owned server memory (see board.h for the arena sizes). The tensor arena sits
+ * in its own NOLOAD section, which the board's linker script places in its largest RAM. */
+static uint8_t tensor_arena[UTVM_BOARD_TENSOR_ARENA_SIZE]
+    __attribute__((aligned(64), section(".utvm_arena")));
+static uint8_t workspace_arena[UTVM_BOARD_WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
+static uint8_t request_buffer[REQUEST_BUFFER_SIZE] __attribute__((aligned(8)));
+static utvm_rpc_server_t server;
+
+static utvm_err_t uart_write(void *ctx, const uint8_t *data, size_t n) {
+  (void)ctx;
+  utvm_port_uart_write(data, n);
+  return UTVM_OK;
+}
+
+static utvm_err_t random_bytes(void *ctx, uint8_t *buf, size_t n) {
+  (void)ctx;
+  return (TVMPlatformGenerateRandom(buf, n) == kTvmErrorNoError) ? UTVM_OK
+                                                                  : UTVM_ERR_SESSION_NO_RANDOM;
+}
+
+static utvm_err_t server_start(void) {
+  const utvm_rpc_server_config_t config = {
+      uart_write,
+      NULL,
+      random_bytes,
+      NULL,
+      request_buffer,
+      sizeof(request_buffer),
+      UTVM_PORT_MAX_TRANSFER_SIZE,
+      {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
+       TVMSystemLibEntryPoint()}};
+  return utvm_rpc_server_init(&server, &config);
+}
+
+/* Logs receive losses (ring full, UART overrun) that happened since the last report. */
+static void report_rx_losses(uint32_t *reported) {
+  uint32_t lost = utvm_port_rx_dropped() + utvm_port_uart_hw_overruns();
+  if (lost == *reported) {
+    return;
+  }
+  char text[96];
+  size_t len = 0u;
+  utvm_port_append_str(text, sizeof(text), &len, "uart rx overflow: ");
+  utvm_port_append_dec(text, sizeof(text), &len, lost - *reported);
+  utvm_port_append_str(text, sizeof(text), &len, " bytes dropped (total ");
+  utvm_port_append_dec(text, sizeof(text), &len, lost);
+  utvm_port_append_str(text, sizeof(text), &len, ")");
+  (void)utvm_rpc_server_log(&server, text, len);
+  *reported = lost;
+}
+
+int main(void) {
+  char crash_text[UTVM_PORT_CRASH_TEXT_MAX];
+  size_t crash_len = utvm_port_take_crash_report(crash_text, sizeof(crash_text));
+  (void)TVMPlatformInitialize();
+  utvm_port_uart_init();
+#if defined(UTVM_BOARD_WATCHDOG_BASE)
+  utvm_port_watchdog_init();
+#endif
+  if (server_start() != UTVM_OK) {
+    utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);
+  }
+  if (crash_len > 0u) {
+    (void)utvm_rpc_server_log(&server, crash_text, crash_len);
+    /* A second init sends the Terminate that tells the host the Log was the reset cause. */
+    (void)server_start();
+  }
+  uint32_t reported_losses = 0u;
+  uint8_t chunk[FEED_CHUNK_SIZE];
+  for (;;) {
+#if defined(UTVM_BOARD_WATCHDOG_BASE)
+    utvm_port_watchdog_kick();
+#endif
+    size_t n = utvm_port_rx_take(chunk, sizeof(chunk));
+    if (n > 0u) {
+      utvm_rpc_server_feed(&server, chunk, n);
+      continue;
+    }
+    report_rx_losses(&reported_losses);
+    utvm_irq_disable();
+    if (utvm_port_rx_empty()) {
+      utvm_wfi(); /* wakes on a pending interrupt even with interrupts masked */
+    }
+    utvm_irq_enable();
+  }
+}

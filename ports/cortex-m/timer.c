@@ -1,0 +1,120 @@
+/*
+ * SysTick timer: a 64-bit tick count built from the 24-bit down-counter (running on the CPU
+ * clock, reload 2^24 - 1) plus a wrap counter kept by the SysTick interrupt; the TVM
+ * platform timer hooks and the (non-cryptographic) random hook on top of it.
+ *
+ * Port state (statics): the wrap counter is shared with the SysTick interrupt, and the TVM
+ * timer hooks have no context argument.
+ */
+#include "cortex_m.h"
+#include "port.h"
+#include "tvm/runtime/crt/platform.h"
+#include "utvm/error.h"
+
+#define TICKS_PER_WRAP (UTVM_SYST_MAX_RELOAD + 1u)
+
+static volatile uint32_t systick_wraps;  /* counter wraps since init (low 32 bits) */
+static volatile uint32_t systick_epochs; /* times systick_wraps itself wrapped */
+static uint64_t timer_start_ticks;
+static uint32_t timer_start_epoch;
+static bool timer_running;
+static uint32_t random_state;
+
+void utvm_port_timer_init(void) {
+  UTVM_SYST_CSR = 0u;
+  UTVM_SYST_RVR = UTVM_SYST_MAX_RELOAD;
+  UTVM_SYST_CVR = 0u;
+  UTVM_SYST_CSR = UTVM_SYST_CSR_ENABLE | UTVM_SYST_CSR_TICKINT | UTVM_SYST_CSR_CLKSOURCE_CPU;
+}
+
+void utvm_port_systick_isr(void) {
+  uint32_t wraps = systick_wraps + 1u;
+  systick_wraps = wraps;
+  if (wraps == 0u) {
+    systick_epochs = systick_epochs + 1u;
+  }
+}
+
+static uint32_t irq_save(void) {
+  uint32_t primask;
+  __asm__ volatile("mrs %0, primask" : "=r"(primask));
+  utvm_irq_disable();
+  return primask;
+}
+
+static void irq_restore(uint32_t primask) {
+  __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
+/* Reads wraps and the counter consistently; *epoch receives the epoch of the reading. */
+static uint64_t read_ticks(uint32_t *epoch) {
+  uint32_t primask = irq_save();
+  uint32_t wraps = systick_wraps;
+  uint32_t ep = systick_epochs;
+  uint32_t count = UTVM_SYST_CVR;
+  if ((UTVM_SCB_ICSR & UTVM_SCB_ICSR_PENDSTSET) != 0u) {
+    /* A wrap the interrupt has not counted yet: count it and re-read the counter, which
+     * has certainly restarted from the reload value. */
+    count = UTVM_SYST_CVR;
+    wraps++;
+    if (wraps == 0u) {
+      ep++;
+    }
+  }
+  irq_restore(primask);
+  *epoch = ep;
+  return ((uint64_t)wraps * TICKS_PER_WRAP) + (uint64_t)(UTVM_SYST_MAX_RELOAD - count);
+}
+
+uint64_t utvm_port_ticks(void) {
+  uint32_t epoch;
+  return read_ticks(&epoch);
+}
+
+tvm_crt_error_t TVMPlatformTimerStart(void) {
+  if (timer_running) {
+    return kTvmErrorPlatformTimerBadState;
+  }
+  timer_start_ticks = read_ticks(&timer_start_epoch);
+  timer_running = true;
+  return kTvmErrorNoError;
+}
+
+tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+  uint32_t epoch;
+  if (!timer_running) {
+    return kTvmErrorPlatformTimerBadState;
+  }
+  uint64_t now = read_ticks(&epoch);
+  timer_running = false;
+  if (epoch != timer_start_epoch) {
+    /* The extended counter itself wrapped (2^56 ticks): the difference is meaningless. */
+    return (tvm_crt_error_t)UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
+  }
+  *elapsed_time_seconds = (double)(now - timer_start_ticks) / (double)UTVM_BOARD_CPU_HZ;
+  return kTvmErrorNoError;
+}
+
+tvm_crt_error_t TVMPlatformBeforeMeasurement(void) { return kTvmErrorNoError; }
+
+tvm_crt_error_t TVMPlatformAfterMeasurement(void) { return kTvmErrorNoError; }
+
+/* Not cryptographic: a xorshift generator stirred with the tick count at every call, so the
+ * session nonces vary with the host's timing. Enough for session ids, nothing else. */
+tvm_crt_error_t TVMPlatformGenerateRandom(uint8_t *buffer, size_t num_bytes) {
+  uint32_t x = random_state ^ (uint32_t)utvm_port_ticks() ^ 0x9E3779B9u;
+  for (size_t i = 0u; i < num_bytes; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    x ^= (uint32_t)utvm_port_ticks();
+    buffer[i] = (uint8_t)(x >> 24);
+  }
+  random_state = x;
+  return kTvmErrorNoError;
+}
+
+tvm_crt_error_t TVMPlatformInitialize(void) {
+  utvm_port_timer_init();
+  return kTvmErrorNoError;
+}

@@ -1,0 +1,85 @@
+/* TVM platform hooks for a POSIX process: monotonic timer, OS randomness, abort = reboot. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "posix_port.h"
+#include "tvm/runtime/crt/platform.h"
+
+static struct timespec timer_start;
+static bool timer_running;
+
+tvm_crt_error_t TVMPlatformTimerStart(void) {
+  if (timer_running) {
+    return kTvmErrorPlatformTimerBadState;
+  }
+  if (clock_gettime(CLOCK_MONOTONIC, &timer_start) != 0) {
+    return kTvmErrorPlatformTimerBadState;
+  }
+  timer_running = true;
+  return kTvmErrorNoError;
+}
+
+tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+  struct timespec now;
+  if (!timer_running) {
+    return kTvmErrorPlatformTimerBadState;
+  }
+  timer_running = false;
+  if (clock_gettime(CLOCK_MONOTONIC, &now) != 0) {
+    return kTvmErrorPlatformTimerBadState;
+  }
+  *elapsed_time_seconds = (double)(now.tv_sec - timer_start.tv_sec) +
+                          ((double)(now.tv_nsec - timer_start.tv_nsec) * 1e-9);
+  return kTvmErrorNoError;
+}
+
+tvm_crt_error_t TVMPlatformBeforeMeasurement(void) { return kTvmErrorNoError; }
+
+tvm_crt_error_t TVMPlatformAfterMeasurement(void) { return kTvmErrorNoError; }
+
+tvm_crt_error_t TVMPlatformGenerateRandom(uint8_t *buffer, size_t num_bytes) {
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  size_t done = 0u;
+  while ((fd >= 0) && (done < num_bytes)) {
+    ssize_t n = read(fd, &buffer[done], num_bytes - done);
+    if (n > 0) {
+      done += (size_t)n;
+    } else if ((n < 0) && (errno == EINTR)) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  if (fd >= 0) {
+    (void)close(fd);
+  }
+  return (done == num_bytes) ? kTvmErrorNoError : kTvmErrorPlatformCheckFailure;
+}
+
+tvm_crt_error_t TVMPlatformInitialize(void) { return kTvmErrorNoError; }
+
+size_t TVMPlatformFormatMessage(char *out_buf, size_t out_buf_size_bytes, const char *fmt,
+                                va_list args) {
+  int n = vsnprintf(out_buf, out_buf_size_bytes, fmt, args);
+  if (n < 0) {
+    return 0u;
+  }
+  return ((size_t)n < out_buf_size_bytes) ? (size_t)n : out_buf_size_bytes - 1u;
+}
+
+void TVMPlatformAbort(tvm_crt_error_t code) {
+  char text[64];
+  int n = snprintf(text, sizeof(text), "device abort: TVMPlatformAbort(0x%x)", (unsigned)code);
+  (void)fprintf(stderr, "utvm-posix-server: %s, rebooting\n", text);
+  if (n > 0) {
+    posix_port_log(text, (size_t)n);
+  }
+  posix_port_reboot();
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The test command of utvm: installs missing Debian packages (when root), then builds and
+# tests every configuration and prints a summary. Exits non-zero if any step failed.
+#
+#   bash scripts/test.sh
+#
+# Steps: every cross preset of CMakePresets.json (warning-free build; first, so that host tests
+# can use the firmware images), host build + ctest, host-asan build + ctest, the libFuzzer
+# targets for UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
+# Logs: build/test-logs/<step>.log. Fuzzer crash inputs: fuzz-artifacts/<target>/.
+# Environment: UTVM_FUZZ_SECONDS (per fuzz target), UTVM_SKIP_APT=1 (never run apt-get),
+# UTVM_SHARED_DIR (the shared/ folder with the protocol vectors; default ../shared).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+
+FUZZ_SECONDS=${UTVM_FUZZ_SECONDS:-60}
+JOBS=2
+LOGS=build/test-logs
+# make: the presets use the "Unix Makefiles" generator, and cmake only recommends make.
+PACKAGES=(cmake make gcc clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi
+          libcmocka-dev libdlpack-dev python3 python3-numpy qemu-system-arm valgrind cppcheck)
+
+mkdir -p "$LOGS"
+SUMMARY=()
+FAILED=0
+START=$SECONDS
+
+# ------------------------------------------------------------------ helpers
+say() { printf '==> %s\n' "$*"; }
+
+# record <step> <PASS|FAIL> <detail>
+record() {
+  SUMMARY+=("$(printf '%-4s  %-28s %s' "$2" "$1" "$3")")
+  if [[ $2 == FAIL ]]; then
+    FAILED=1
+    say "$1: FAILED ($3)"
+  else
+    say "$1: ok ($3)"
+  fi
+}
+
+# step <name> <command...>: runs the command (stdin from /dev/null, output to
+# $LOGS/<name>.log) and records the outcome; on failure prints the log's last lines.
+step() {
+  local name=$1
+  shift
+  local log=$LOGS/$name.log t0=$SECONDS
+  say "$name"
+  if "$@" </dev/null >"$log" 2>&1; then
+    record "$name" PASS "$((SECONDS - t0)) s"
+    return 0
+  fi
+  record "$name" FAIL "$((SECONDS - t0)) s, log $log"
+  tail -n 40 "$log" | sed 's/^/    /'
+  return 1
+}
+
+# ------------------------------------------------------------------ packages
+install_packages() {
+  local missing=()
+  for pkg in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then
+    say "packages: all present"
+    return 0
+  fi
+  if [[ ${UTVM_SKIP_APT:-0} == 1 || $(id -u) != 0 ]]; then
+    say "packages: missing ${missing[*]} (not root or UTVM_SKIP_APT=1: not installing)"
+    return 0
+  fi
+  say "packages: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  step apt-install bash -c "apt-get update && apt-get install -y ${missing[*]}"
+}
+
+# ------------------------------------------------------------------ steps
+configure_build() {
+  cmake --preset "$1" && cmake --build --preset "$1" -j "$JOBS"
+}
+
+# Cross (Cortex-M) build from scratch: -Werror already rejects compiler warnings; this also
+# rejects any other "warning:" line (linker, archiver).
+cortex_build() {
+  rm -rf "build/$1"
+  local out
+  out=$(configure_build "$1" 2>&1)
+  local rc=$?
+  printf '%s\n' "$out"
+  ((rc == 0)) || return "$rc"
+  if grep -qi 'warning:' <<<"$out"; then
+    echo "test.sh: warnings in the $1 build"
+    return 1
+  fi
+}
+
+# run_fuzzer <executable>: runs fuzz_<x> for FUZZ_SECONDS on its working corpus (new inputs
+# go there), the seeds generated from the vectors and the committed inputs in
+# tests/fuzz/corpus/<x>/ (past crashes).
+run_fuzzer() {
+  local exe=$1 name
+  name=$(basename "$exe")
+  local corpus=build/host-fuzz/corpus/$name artifacts=fuzz-artifacts/$name
+  mkdir -p "$corpus" "$artifacts"
+  local dirs=("$corpus" build/host-fuzz/tests/fuzz/seeds)
+  [[ -d tests/fuzz/corpus/${name#fuzz_} ]] && dirs+=("tests/fuzz/corpus/${name#fuzz_}")
+  "$exe" -max_total_time="$FUZZ_SECONDS" -timeout=10 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "${dirs[@]}"
+}
+
+# ------------------------------------------------------------------ main
+say "utvm test run in $ROOT (fuzz ${FUZZ_SECONDS} s per target)"
+install_packages
+
+cross_presets=$(cmake --list-presets=build 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p' | grep -v '^host')
+if [[ -z $cross_presets ]]; then
+  record cross-presets FAIL "no cross build presets found (cmake --list-presets=build)"
+fi
+for preset in $cross_presets; do
+  step "$preset-build" cortex_build "$preset"
+done
+
+for preset in host host-asan; do
+  if step "$preset-build" configure_build "$preset"; then
+    step "$preset-ctest" ctest --preset "$preset"
+  else
+    record "$preset-ctest" FAIL "not run: build failed"
+  fi
+done
+
+if step host-fuzz-build configure_build host-fuzz; then
+  fuzzers=$(find build/host-fuzz/tests/fuzz -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x | sort)
+  if [[ -z $fuzzers ]]; then
+    record fuzz FAIL "no fuzz_* executables in build/host-fuzz/tests/fuzz"
+  fi
+  for exe in $fuzzers; do
+    name=$(basename "$exe")
+    if step "$name" run_fuzzer "$exe"; then
+      runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGS/$name.log")
+      SUMMARY[-1]+=", ${runs:-?} inputs, no crash"
+    fi
+  done
+fi
+
+step misra bash scripts/misra.sh
+
+echo
+echo "==================== utvm test summary ($((SECONDS - START)) s) ===================="
+printf '%s\n' "${SUMMARY[@]}"
+if ((FAILED)); then
+  echo "RESULT: FAIL"
+  exit 1
+fi
+echo "RESULT: PASS"

@@ -1,0 +1,48 @@
+/*
+ * Built-in global functions: runtime.SystemLib and tvm.rpc.server.ModuleGetFunction
+ * (PROTOCOL.md section 4). runtime.RPCTimeEvaluator lives in time_evaluator.c.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crt_internal.h"
+
+int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                               int *ret_type_code, void *resource_handle) {
+  utvm_crt_t *crt = utvm_crt_active();
+  (void)args;
+  (void)type_codes;
+  (void)num_args; /* ignored, as TVM does */
+  (void)resource_handle;
+  if (crt == NULL || crt->modules[0] == NULL) {
+    utvm_crt_error_set("runtime.SystemLib: no system library");
+    return -1;
+  }
+  ret->v_handle = utvm_crt_module_handle(0u);
+  *ret_type_code = kTVMModuleHandle;
+  return 0;
+}
+
+int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num_args,
+                                        TVMValue *ret, int *ret_type_code, void *resource_handle) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint16_t module_index;
+  TVMFunctionHandle function;
+  (void)resource_handle;
+  if (num_args != 3 || type_codes[0] != kTVMModuleHandle || type_codes[1] != kTVMStr ||
+      (type_codes[2] != kTVMArgInt && type_codes[2] != kTVMArgBool) || args[1].v_str == NULL) {
+    utvm_crt_error_set("ModuleGetFunction: expected (Module, Str, Int|Bool)");
+    return -1;
+  }
+  if (crt == NULL || utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
+    return -1;
+  }
+  if (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &function) == UTVM_OK) {
+    ret->v_handle = function;
+    *ret_type_code = kTVMPackedFuncHandle;
+  } else {
+    ret->v_handle = NULL;
+    *ret_type_code = kTVMNullptr;
+  }
+  return 0;
+}

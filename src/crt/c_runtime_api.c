@@ -1,0 +1,489 @@
+/*
+ * The TVM C API (c_runtime_api.h, c_backend_api.h, crt/module.h) and the memory hooks of
+ * crt/platform.h, on the active runtime. int functions: 0 on success, -1 with the last error
+ * set on failure.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "crt_internal.h"
+#include "tvm/runtime/crt/platform.h"
+
+static const char kNullArgument[] = "NULL argument";
+static const char kInvalidShape[] = "invalid tensor shape";
+static const char kNotFound[] = "function not found: ";
+
+/* Tensor allocations made from a shape are rounded up to this (TVM's kAllocAlignment). */
+#define TENSOR_ALIGNMENT 64u
+
+static void error_with_name(const char *text, const char *name) {
+  utvm_crt_error_set(text);
+  utvm_crt_error_append(name);
+}
+
+static void error_with_hex(const char *text, uint64_t value) {
+  utvm_crt_error_set(text);
+  utvm_crt_error_append_hex(value);
+}
+
+static int check_cpu(DLDevice dev) {
+  if (dev.device_type != kDLCPU) {
+    error_with_hex("unsupported device type ", (uint64_t)(uint32_t)dev.device_type);
+    return -1;
+  }
+  return 0;
+}
+
+/* Byte size of a compact tensor: prod(shape) * ceil(bits * lanes / 8). */
+static int tensor_nbytes(int ndim, const int64_t *shape, DLDataType dtype, size_t *out) {
+  size_t total = ((size_t)dtype.bits * dtype.lanes + 7u) / 8u;
+  int i;
+  if (ndim < 0 || (ndim > 0 && shape == NULL)) {
+    utvm_crt_error_set(kInvalidShape);
+    return -1;
+  }
+  for (i = 0; i < ndim; i++) {
+    size_t extent = (size_t)shape[i];
+    if (shape[i] < 0 || (int64_t)extent != shape[i] ||
+        (extent != 0u && total > SIZE_MAX / extent)) {
+      utvm_crt_error_set(kInvalidShape);
+      return -1;
+    }
+    total *= extent;
+  }
+  *out = total;
+  return 0;
+}
+
+static int allocate_tensor_memory(utvm_crt_t *crt, size_t nbytes, size_t alignment, void **out) {
+  if (utvm_page_alloc(&crt->tensors, nbytes, alignment, out) != UTVM_OK) {
+    error_with_hex("tensor arena full, bytes ", (uint64_t)nbytes);
+    utvm_crt_error_append(", largest free ");
+    utvm_crt_error_append_hex((uint64_t)utvm_page_largest_free_block(&crt->tensors));
+    return -1;
+  }
+  return 0;
+}
+
+/* Checks that [data + byte_offset, + nbytes) lies in one live tensor allocation. */
+static int tensor_span(const DLTensor *tensor, size_t nbytes, uint8_t **start) {
+  uint8_t *base;
+  size_t size;
+  size_t position;
+  if (utvm_crt_data_range(tensor->data, &base, &size) != UTVM_OK) {
+    error_with_hex("tensor data not in arena: ", (uint64_t)(uintptr_t)tensor->data);
+    return -1;
+  }
+  position = (size_t)((uintptr_t)tensor->data - (uintptr_t)base);
+  if (tensor->byte_offset > size - position || nbytes > size - position - tensor->byte_offset) {
+    error_with_hex("copy out of bounds: ", (uint64_t)(uintptr_t)tensor->data);
+    return -1;
+  }
+  *start = (uint8_t *)tensor->data + (size_t)tensor->byte_offset;
+  return 0;
+}
+
+/* ---- Functions and modules --------------------------------------------------------------- */
+
+int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint16_t index;
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (crt == NULL || name == NULL || out == NULL) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  if (utvm_crt_global_lookup(crt, name, &index) != UTVM_OK) {
+    error_with_name(kNotFound, name);
+    return -1;
+  }
+  *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, index);
+  return 0;
+}
+
+int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, int num_args,
+                TVMValue *ret_val, int *ret_type_code) {
+  utvm_crt_t *crt = utvm_crt_active();
+  utvm_crt_function_t function;
+  int result;
+  if (crt == NULL || ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
+      (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+    return -1;
+  }
+  ret_val->v_int64 = 0;
+  *ret_type_code = kTVMNullptr;
+  crt->last_error[0] = '\0';
+  if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
+    return utvm_crt_time_evaluator_call(crt, function.index, arg_values, type_codes, num_args,
+                                        ret_val, ret_type_code);
+  }
+  result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
+                         function.resource_handle);
+  if (result != 0) {
+    if (utvm_crt_error_is_empty()) {
+      error_with_hex("function failed, code ", (uint64_t)(uint32_t)result);
+    }
+    return -1;
+  }
+  return 0;
+}
+
+int TVMFuncFree(TVMFunctionHandle func) {
+  utvm_crt_t *crt = utvm_crt_active();
+  utvm_crt_function_t function;
+  if (crt == NULL || utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+    return -1;
+  }
+  if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
+    crt->time_evaluators[function.index].func = NULL;
+  }
+  return 0;
+}
+
+int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int override) {
+  utvm_crt_t *crt = utvm_crt_active();
+  utvm_err_t err;
+  if (crt == NULL) {
+    return -1;
+  }
+  err = utvm_crt_global_set(crt, name, f, NULL, override != 0);
+  if (err == UTVM_ERR_FUNC_ALREADY_DEFINED) {
+    error_with_name("function already defined: ", name);
+  } else if (err == UTVM_ERR_REGISTRY_FULL) {
+    utvm_crt_error_set("global function table full");
+  } else if (err != UTVM_OK) {
+    utvm_crt_error_set(kNullArgument);
+  }
+  return (err == UTVM_OK) ? 0 : -1;
+}
+
+int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_imports,
+                      TVMFunctionHandle *out) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint16_t module_index;
+  (void)query_imports;
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (crt == NULL || func_name == NULL || out == NULL) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+    return -1;
+  }
+  if (utvm_crt_module_lookup(crt, module_index, func_name, out) != UTVM_OK) {
+    error_with_name(kNotFound, func_name);
+    return -1;
+  }
+  return 0;
+}
+
+int TVMModFree(TVMModuleHandle mod) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint16_t module_index;
+  if (crt == NULL || utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+    return -1;
+  }
+  if (module_index != 0u) {
+    crt->modules[module_index] = NULL;
+  }
+  return 0;
+}
+
+int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint16_t i;
+  if (crt == NULL || mod == NULL || mod->registry == NULL || out_handle == NULL) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
+    if (crt->modules[i] == NULL) {
+      crt->modules[i] = mod;
+      *out_handle = utvm_crt_module_handle(i);
+      return 0;
+    }
+  }
+  utvm_crt_error_set("module table full");
+  return -1;
+}
+
+/* ---- Device memory ----------------------------------------------------------------------- */
+
+int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDataType type_hint,
+                            void **out_data) {
+  utvm_crt_t *crt = utvm_crt_active();
+  (void)type_hint;
+  if (crt == NULL || out_data == NULL) {
+    return -1;
+  }
+  *out_data = NULL;
+  if (check_cpu(dev) != 0) {
+    return -1;
+  }
+  if (alignment == 0u) {
+    alignment = 1u;
+  }
+  if ((alignment & (alignment - 1u)) != 0u) {
+    error_with_hex("bad alignment ", (uint64_t)alignment);
+    return -1;
+  }
+  if (nbytes > SIZE_MAX - (alignment - 1u)) {
+    error_with_hex("tensor arena full, bytes ", (uint64_t)nbytes);
+    return -1;
+  }
+  nbytes = (nbytes + alignment - 1u) & ~(alignment - 1u);
+  return allocate_tensor_memory(crt, nbytes, alignment, out_data);
+}
+
+int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t *shape, DLDataType dtype,
+                                     const char *mem_scope, void **out_data) {
+  utvm_crt_t *crt = utvm_crt_active();
+  size_t nbytes;
+  (void)mem_scope;
+  if (crt == NULL || out_data == NULL) {
+    return -1;
+  }
+  *out_data = NULL;
+  if (check_cpu(dev) != 0 ||
+      tensor_nbytes(ndim, shape, dtype, &nbytes) != 0) {
+    return -1;
+  }
+  if (nbytes > SIZE_MAX - (TENSOR_ALIGNMENT - 1u)) {
+    utvm_crt_error_set(kInvalidShape);
+    return -1;
+  }
+  nbytes = (nbytes + TENSOR_ALIGNMENT - 1u) & ~(size_t)(TENSOR_ALIGNMENT - 1u);
+  return allocate_tensor_memory(crt, nbytes, TENSOR_ALIGNMENT, out_data);
+}
+
+int TVMDeviceFreeDataSpace(DLDevice dev, void *ptr) {
+  utvm_crt_t *crt = utvm_crt_active();
+  if (crt == NULL || check_cpu(dev) != 0) {
+    return -1;
+  }
+  if (utvm_page_free(&crt->tensors, ptr) != UTVM_OK) {
+    error_with_hex("free of unallocated ", (uint64_t)(uintptr_t)ptr);
+    return -1;
+  }
+  return 0;
+}
+
+int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream) {
+  size_t nbytes;
+  size_t to_nbytes;
+  uint8_t *source;
+  uint8_t *destination;
+  (void)stream;
+  if (utvm_crt_active() == NULL) {
+    return -1;
+  }
+  if (from == NULL || to == NULL) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  if (check_cpu(from->device) != 0 ||
+      check_cpu(to->device) != 0) {
+    return -1;
+  }
+  if (from->strides != NULL || to->strides != NULL) {
+    utvm_crt_error_set("copy: strided tensors unsupported");
+    return -1;
+  }
+  if (tensor_nbytes(from->ndim, from->shape, from->dtype, &nbytes) != 0 ||
+      tensor_nbytes(to->ndim, to->shape, to->dtype, &to_nbytes) != 0) {
+    return -1;
+  }
+  if (nbytes != to_nbytes) {
+    utvm_crt_error_set("copy: tensor sizes differ");
+    return -1;
+  }
+  if (tensor_span(from, nbytes, &source) != 0 || tensor_span(to, nbytes, &destination) != 0) {
+    return -1;
+  }
+  memmove(destination, source, nbytes);
+  return 0;
+}
+
+int TVMArrayAlloc(const tvm_index_t *shape, int ndim, int dtype_code, int dtype_bits,
+                  int dtype_lanes, int device_type, int device_id, TVMArrayHandle *out) {
+  utvm_crt_t *crt = utvm_crt_active();
+  DLTensor *tensor;
+  int64_t *shape_copy;
+  void *header;
+  DLDevice dev;
+  DLDataType dtype;
+  int i;
+  if (crt == NULL || out == NULL) {
+    return -1;
+  }
+  *out = NULL;
+  if (ndim < 0 || (ndim > 0 && shape == NULL) || (size_t)ndim > SIZE_MAX / 16u ||
+      dtype_code < 0 || dtype_code > 0xFF || dtype_bits < 0 || dtype_bits > 0xFF ||
+      dtype_lanes < 0 || dtype_lanes > 0xFFFF) {
+    utvm_crt_error_set(kInvalidShape);
+    return -1;
+  }
+  dev.device_type = (DLDeviceType)device_type;
+  dev.device_id = device_id;
+  dtype.code = (uint8_t)dtype_code;
+  dtype.bits = (uint8_t)dtype_bits;
+  dtype.lanes = (uint16_t)dtype_lanes;
+  if (check_cpu(dev) != 0 ||
+      allocate_tensor_memory(crt, sizeof(DLTensor) + (size_t)ndim * sizeof(int64_t), 0u,
+                             &header) != 0) {
+    return -1;
+  }
+  tensor = (DLTensor *)header;
+  shape_copy = (int64_t *)(void *)((uint8_t *)header + sizeof(DLTensor));
+  for (i = 0; i < ndim; i++) {
+    shape_copy[i] = shape[i];
+  }
+  if (TVMDeviceAllocDataSpaceWithScope(dev, ndim, shape_copy, dtype, NULL, &tensor->data) != 0) {
+    (void)utvm_page_free(&crt->tensors, header);
+    return -1;
+  }
+  tensor->device = dev;
+  tensor->ndim = ndim;
+  tensor->dtype = dtype;
+  tensor->shape = shape_copy;
+  tensor->strides = NULL;
+  tensor->byte_offset = 0u;
+  *out = tensor;
+  return 0;
+}
+
+/* Checks that ptr starts a live tensor-arena allocation before it is dereferenced. */
+static int starts_allocation(utvm_crt_t *crt, const void *ptr) {
+  uint8_t *base;
+  size_t size;
+  if (utvm_page_find(&crt->tensors, ptr, &base, &size) != UTVM_OK || (const void *)base != ptr) {
+    error_with_hex("free of unallocated ", (uint64_t)(uintptr_t)ptr);
+    return 0;
+  }
+  return 1;
+}
+
+int TVMArrayFree(TVMArrayHandle handle) {
+  utvm_crt_t *crt = utvm_crt_active();
+  if (crt == NULL || !starts_allocation(crt, handle) ||
+      TVMDeviceFreeDataSpace(handle->device, handle->data) != 0) {
+    return -1;
+  }
+  (void)utvm_page_free(&crt->tensors, handle);
+  return 0;
+}
+
+int TVMByteArrayFree(TVMByteArray *arr) {
+  utvm_crt_t *crt = utvm_crt_active();
+  if (crt == NULL || !starts_allocation(crt, arr) ||
+      !starts_allocation(crt, arr->data)) {
+    return -1;
+  }
+  (void)utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data);
+  (void)utvm_page_free(&crt->tensors, arr);
+  return 0;
+}
+
+/* ---- Backend API ---------------------------------------------------------------------------- */
+
+int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint16_t index;
+  (void)mod_node;
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (crt == NULL || func_name == NULL || out == NULL) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL &&
+      utvm_crt_module_lookup(crt, 0u, func_name, out) == UTVM_OK) {
+    return 0;
+  }
+  if (utvm_crt_global_lookup(crt, func_name, &index) == UTVM_OK) {
+    *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, index);
+    return 0;
+  }
+  error_with_name(kNotFound, func_name);
+  return -1;
+}
+
+void *TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
+                               int dtype_code_hint, int dtype_bits_hint) {
+  utvm_crt_t *crt = utvm_crt_active();
+  void *ptr = NULL;
+  (void)device_type;
+  (void)device_id;
+  (void)dtype_code_hint;
+  (void)dtype_bits_hint;
+  if (crt == NULL) {
+    return NULL;
+  }
+  if ((uint64_t)(size_t)nbytes != nbytes ||
+      utvm_stack_alloc(&crt->workspace, (size_t)nbytes, &ptr) != UTVM_OK) {
+    error_with_hex("workspace arena full, bytes ", nbytes);
+    return NULL;
+  }
+  return ptr;
+}
+
+int TVMBackendFreeWorkspace(int device_type, int device_id, void *ptr) {
+  utvm_crt_t *crt = utvm_crt_active();
+  (void)device_type;
+  (void)device_id;
+  if (crt == NULL) {
+    return -1;
+  }
+  if (utvm_stack_free(&crt->workspace, ptr) != UTVM_OK) {
+    error_with_hex("workspace free out of order: ",
+                   (uint64_t)(uintptr_t)ptr);
+    return -1;
+  }
+  return 0;
+}
+
+int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void *cdata, int num_task) {
+  TVMParallelGroupEnv env;
+  (void)num_task;
+  if (flambda == NULL) {
+    utvm_crt_error_set(kNullArgument);
+    return -1;
+  }
+  env.sync_handle = NULL;
+  env.num_task = 1;
+  return flambda(0, &env, cdata);
+}
+
+/* ---- Platform memory hooks ---------------------------------------------------------------- */
+
+tvm_crt_error_t TVMPlatformMemoryAllocate(size_t num_bytes, DLDevice dev, void **out_ptr) {
+  utvm_crt_t *crt = utvm_crt_active();
+  (void)dev;
+  if (out_ptr == NULL) {
+    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+  }
+  *out_ptr = NULL;
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
+  return utvm_page_alloc(&crt->tensors, num_bytes, 0u, out_ptr);
+}
+
+tvm_crt_error_t TVMPlatformMemoryFree(void *ptr, DLDevice dev) {
+  utvm_crt_t *crt = utvm_crt_active();
+  (void)dev;
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
+  return utvm_page_free(&crt->tensors, ptr);
+}

@@ -1,0 +1,69 @@
+/* Internal interfaces shared by the files of utvm_crt. Not installed. */
+#ifndef UTVM_CRT_INTERNAL_H
+#define UTVM_CRT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "utvm/crt.h"
+
+/* Handle encoding (see utvm/crt.h). */
+#define UTVM_CRT_HANDLE_TAG 0x8000u
+#define UTVM_CRT_GLOBALS_MODULE_INDEX ((uint16_t)UTVM_CRT_MAX_MODULES)
+#define UTVM_CRT_TIME_EVAL_MODULE_INDEX 0x7FFFu
+
+typedef char utvm_crt_check_max_modules[(UTVM_CRT_MAX_MODULES >= 1u && UTVM_CRT_MAX_MODULES < 0x7FFFu) ? 1 : -1];
+typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= 3u && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
+typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -1];
+
+/* A decoded, validated function handle. */
+typedef struct {
+  TVMBackendPackedCFunc func; /* NULL for a time evaluator */
+  void *resource_handle;
+  uint16_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
+  uint16_t index;             /* function index, global index or time-evaluator slot */
+} utvm_crt_function_t;
+
+/* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
+utvm_crt_t *utvm_crt_active(void);
+
+/* Last-error text of the active runtime: replace it, or append to it (truncating). */
+void utvm_crt_error_set(const char *text);
+void utvm_crt_error_append(const char *text);
+void utvm_crt_error_append_hex(uint64_t value);
+/* True when the last-error text is empty. */
+int utvm_crt_error_is_empty(void);
+
+/* Handle encoding and validation; the decoders set the last error and return
+ * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle. */
+TVMModuleHandle utvm_crt_module_handle(uint16_t module_index);
+TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, uint16_t index);
+utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
+                                  uint16_t *module_index);
+utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
+                                    utvm_crt_function_t *out);
+
+/* Looks name up in module slot module_index (which must be live). UTVM_ERR_FUNC_NAME_NOT_FOUND
+ * when absent; does not touch the last error. */
+utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
+                                  TVMFunctionHandle *out);
+
+/* Index of a global function by name; UTVM_ERR_FUNC_NAME_NOT_FOUND when absent. */
+utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index);
+
+/* Adds or replaces a global in crt's table (replace only when allow_override != 0). */
+utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPackedCFunc func,
+                               void *resource_handle, int allow_override);
+
+/* Built-in global functions (packed-function signature). */
+int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                               int *ret_type_code, void *resource_handle);
+int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num_args,
+                                        TVMValue *ret, int *ret_type_code, void *resource_handle);
+int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                                   int *ret_type_code, void *resource_handle);
+
+/* Runs time-evaluator slot `slot` with the timed function's arguments (4.1 of PROTOCOL.md). */
+int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
+                                 int num_args, TVMValue *ret, int *ret_type_code);
+
+#endif /* UTVM_CRT_INTERNAL_H */

@@ -1,0 +1,128 @@
+/*
+ * Function registries: lookups in a system-library names blob and the fixed-capacity table of
+ * global functions.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crt_internal.h"
+
+/* Walks the names blob: at most N names from offset 2, stopping at the empty name or at
+ * UTVM_CRT_MAX_NAMES_BLOB_BYTES. With name != NULL, stops at the first match (returns
+ * UTVM_OK, *index set). *count receives the number of complete names visited. */
+static utvm_err_t scan_names(const TVMFuncRegistry *registry, const char *name,
+                             tvm_function_index_t *index, tvm_function_index_t *count) {
+  const char *blob;
+  uint32_t declared;
+  uint32_t position = 2u;
+  uint32_t visited = 0u;
+  *count = 0u;
+  if (registry == NULL || registry->names == NULL) {
+    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+  }
+  blob = registry->names;
+  declared = (uint32_t)(uint8_t)blob[0] | ((uint32_t)(uint8_t)blob[1] << 8);
+  while (visited < declared && position < UTVM_CRT_MAX_NAMES_BLOB_BYTES &&
+         blob[position] != '\0') {
+    uint32_t k = 0u;
+    int matching = (name != NULL);
+    /* Compare while matching; in every case move to this name's terminator. */
+    while (position + k < UTVM_CRT_MAX_NAMES_BLOB_BYTES && blob[position + k] != '\0') {
+      if (matching && blob[position + k] != name[k]) {
+        matching = 0;
+      }
+      k++;
+    }
+    if (position + k >= UTVM_CRT_MAX_NAMES_BLOB_BYTES) {
+      break; /* unterminated within the bound: ignore this name */
+    }
+    if (matching && name[k] == '\0') {
+      *index = (tvm_function_index_t)visited;
+      *count = (tvm_function_index_t)(visited + 1u);
+      return UTVM_OK;
+    }
+    visited++;
+    position += k + 1u;
+  }
+  *count = (tvm_function_index_t)visited;
+  return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+}
+
+utvm_err_t utvm_crt_registry_lookup(const TVMFuncRegistry *registry, const char *name,
+                                    tvm_function_index_t *index) {
+  tvm_function_index_t count;
+  tvm_function_index_t found = 0u;
+  utvm_err_t err;
+  if (name == NULL || index == NULL) {
+    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+  }
+  err = scan_names(registry, name, &found, &count);
+  if (err == UTVM_OK) {
+    *index = found;
+  }
+  return err;
+}
+
+tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry) {
+  tvm_function_index_t count;
+  tvm_function_index_t unused;
+  (void)scan_names(registry, NULL, &unused, &count);
+  return count;
+}
+
+/* Equality of two NUL-terminated strings (no strcmp: newlib's costs 700 bytes of flash). */
+static int same_string(const char *a, const char *b) {
+  size_t i = 0u;
+  while (a[i] == b[i]) {
+    if (a[i] == '\0') {
+      return 1;
+    }
+    i++;
+  }
+  return 0;
+}
+
+utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index) {
+  uint32_t i;
+  for (i = 0u; i < crt->num_globals && i < UTVM_CRT_MAX_GLOBAL_FUNCS; i++) {
+    if (same_string(crt->globals[i].name, name)) {
+      *index = (uint16_t)i;
+      return UTVM_OK;
+    }
+  }
+  return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+}
+
+utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPackedCFunc func,
+                               void *resource_handle, int allow_override) {
+  uint16_t index;
+  utvm_crt_global_t *entry;
+  if (name == NULL || func == NULL) {
+    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+  }
+  if (utvm_crt_global_lookup(crt, name, &index) == UTVM_OK) {
+    if (!allow_override) {
+      return UTVM_ERR_FUNC_ALREADY_DEFINED;
+    }
+    entry = &crt->globals[index];
+  } else {
+    if (crt->num_globals >= UTVM_CRT_MAX_GLOBAL_FUNCS) {
+      return UTVM_ERR_REGISTRY_FULL;
+    }
+    entry = &crt->globals[crt->num_globals];
+    crt->num_globals++;
+  }
+  entry->name = name;
+  entry->func = func;
+  entry->resource_handle = resource_handle;
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_crt_register_global(const char *name, TVMBackendPackedCFunc func,
+                                    void *resource_handle) {
+  utvm_crt_t *crt = utvm_crt_active();
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
+  return utvm_crt_global_set(crt, name, func, resource_handle, 0);
+}

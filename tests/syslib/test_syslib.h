@@ -1,0 +1,51 @@
+/*
+ * The test system library: packed functions with the signature TVM's C code generator emits,
+ * reachable through TVMSystemLibEntryPoint() (defined in test_syslib_registry.c).
+ * Each returns 0 on success, or -1 after TVMAPISetLastError() on failure.
+ */
+#ifndef UTVM_TEST_SYSLIB_H
+#define UTVM_TEST_SYSLIB_H
+
+#include <stdint.h>
+
+#include "tvm/runtime/c_backend_api.h"
+#include "tvm/runtime/c_runtime_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Code passed to TVMPlatformAbort by test_abort. */
+#define TEST_SYSLIB_ABORT_CODE 0x7E57
+
+/* Largest wait test_busy_wait_us accepts, and its bound on timer polls. */
+#define TEST_SYSLIB_BUSY_WAIT_MAX_US 10000000
+#define TEST_SYSLIB_BUSY_WAIT_MAX_POLLS 100000000u
+
+/* test_add_f32(a, b, out): out = a + b elementwise; three 1-D float32 CPU tensors (type code
+ * 7 or 13) of equal shape, compact, byte_offset 0, non-NULL data. */
+TVM_DLL int32_t test_add_f32(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
+                             int *out_type_code, void *resource_handle);
+
+/* test_echo(x): returns x with its type code, for Int (0), UInt (1), Float (2), Bool (15),
+ * Str (11, same pointer), Null (4) and Bytes (12: a copy in a TVMByteArray whose struct and
+ * data come from TVMPlatformMemoryAllocate, for the caller to free). */
+TVM_DLL int32_t test_echo(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
+                          int *out_type_code, void *resource_handle);
+
+/* test_busy_wait_us(n): spins on TVMPlatformTimerStart/Stop until n microseconds
+ * (Int, 0..TEST_SYSLIB_BUSY_WAIT_MAX_US) have elapsed; error on a timer error or if the timer
+ * has not advanced enough after TEST_SYSLIB_BUSY_WAIT_MAX_POLLS polls. Uses the single
+ * platform timer, so it cannot run under the time evaluator. */
+TVM_DLL int32_t test_busy_wait_us(TVMValue *args, int *type_code, int num_args,
+                                  TVMValue *out_value, int *out_type_code, void *resource_handle);
+
+/* test_abort(): calls TVMPlatformAbort(TEST_SYSLIB_ABORT_CODE); never returns. */
+TVM_DLL int32_t test_abort(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
+                           int *out_type_code, void *resource_handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_TEST_SYSLIB_H */

@@ -1,0 +1,107 @@
+#include "crt_test_support.h"
+
+#include <string.h>
+
+double fake_clock_seconds;
+double fake_timer_stop_advance;
+utvm_err_t fake_timer_stop_error;
+uint32_t fake_timer_stop_fail_from;
+utvm_err_t fake_timer_start_error;
+utvm_err_t fake_before_measurement_error;
+utvm_err_t fake_after_measurement_error;
+int fake_timer_running;
+uint32_t fake_timer_starts;
+uint32_t fake_timer_stops;
+uint32_t fake_before_measurement_calls;
+uint32_t fake_after_measurement_calls;
+jmp_buf fake_abort_jump;
+int fake_abort_code;
+
+static double g_timer_start_seconds;
+static utvm_crt_t g_runtime;
+static uint8_t g_tensor_arena[TEST_TENSOR_ARENA_SIZE] __attribute__((aligned(64)));
+static uint8_t g_workspace_arena[TEST_WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
+
+void fake_platform_reset(void) {
+  fake_clock_seconds = 0.0;
+  fake_timer_stop_advance = 0.0;
+  fake_timer_stop_error = UTVM_OK;
+  fake_timer_stop_fail_from = 0u;
+  fake_timer_start_error = UTVM_OK;
+  fake_before_measurement_error = UTVM_OK;
+  fake_after_measurement_error = UTVM_OK;
+  fake_timer_running = 0;
+  fake_timer_starts = 0u;
+  fake_timer_stops = 0u;
+  fake_before_measurement_calls = 0u;
+  fake_after_measurement_calls = 0u;
+  fake_abort_code = 0;
+  g_timer_start_seconds = 0.0;
+}
+
+tvm_crt_error_t TVMPlatformTimerStart(void) {
+  if (fake_timer_start_error != UTVM_OK) {
+    return fake_timer_start_error;
+  }
+  if (fake_timer_running) {
+    return UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
+  }
+  fake_timer_running = 1;
+  fake_timer_starts++;
+  g_timer_start_seconds = fake_clock_seconds;
+  return UTVM_OK;
+}
+
+tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+  if (!fake_timer_running) {
+    return UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
+  }
+  fake_timer_running = 0;
+  fake_timer_stops++;
+  if (fake_timer_stop_fail_from != 0u && fake_timer_stops >= fake_timer_stop_fail_from) {
+    return fake_timer_stop_error;
+  }
+  fake_clock_seconds += fake_timer_stop_advance;
+  *elapsed_time_seconds = fake_clock_seconds - g_timer_start_seconds;
+  return UTVM_OK;
+}
+
+tvm_crt_error_t TVMPlatformBeforeMeasurement(void) {
+  fake_before_measurement_calls++;
+  return fake_before_measurement_error;
+}
+
+tvm_crt_error_t TVMPlatformAfterMeasurement(void) {
+  fake_after_measurement_calls++;
+  return fake_after_measurement_error;
+}
+
+void TVMPlatformAbort(tvm_crt_error_t code) {
+  fake_abort_code = (int)code;
+  longjmp(fake_abort_jump, 1);
+}
+
+utvm_crt_t *test_runtime_start(const TVMModule *system_lib) {
+  utvm_crt_config_t config;
+  fake_platform_reset();
+  memset(g_tensor_arena, 0xA5, sizeof(g_tensor_arena));
+  memset(g_workspace_arena, 0x5A, sizeof(g_workspace_arena));
+  config.tensor_arena = g_tensor_arena;
+  config.tensor_arena_size = sizeof(g_tensor_arena);
+  config.workspace_arena = g_workspace_arena;
+  config.workspace_arena_size = sizeof(g_workspace_arena);
+  config.system_lib = system_lib;
+  return (utvm_crt_init(&g_runtime, &config) == UTVM_OK) ? &g_runtime : NULL;
+}
+
+utvm_crt_t *test_runtime(void) { return &g_runtime; }
+
+void test_runtime_stop(void) { utvm_crt_shutdown(&g_runtime); }
+
+int starts_with(const char *text, const char *prefix) {
+  return text != NULL && strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+int contains(const char *text, const char *needle) {
+  return text != NULL && strstr(text, needle) != NULL;
+}
