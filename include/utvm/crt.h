@@ -29,7 +29,8 @@
  *   - TVMDeviceAllocDataSpace(dev, nbytes, alignment, type_hint, &ptr) /
  *     TVMDeviceFreeDataSpace(dev, ptr): tensors on the page allocator; non-CPU device -> -1.
  *   - utvm_crt_data_range(ptr, &base, &size): extent of the live tensor allocation holding ptr.
- *   - utvm_crt_register_global(name, func, resource_handle).
+ *   - utvm_crt_register_global(name, func, resource_handle): func later receives
+ *     resource_handle; system-library functions receive NULL.
  *
  * Handles (informative; TVM-like): module = 0x8000 | index (index 0 = system library);
  * function = ((0x8000 | module_index) << 16) | (0x8000 | function_index), where globals use
@@ -221,7 +222,7 @@ typedef struct {
 /* What utvm_crt_init needs; the arenas stay owned by the caller but are used by the runtime
  * until utvm_crt_shutdown. */
 typedef struct {
-  uint8_t *tensor_arena;     /* tensors, returned bytes; at least 2 pages + bookkeeping */
+  uint8_t *tensor_arena;     /* tensors, returned bytes; at least one page + 2 bytes + alignment */
   size_t tensor_arena_size;
   uint8_t *workspace_arena;  /* generated-code scratch memory; may be NULL with size 0 */
   size_t workspace_arena_size;

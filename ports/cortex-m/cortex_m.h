@@ -20,8 +20,9 @@
 #define UTVM_SYST_CSR_CLKSOURCE_CPU (1u << 2)
 #define UTVM_SYST_MAX_RELOAD 0x00FFFFFFu
 
-/* NVIC: interrupt set-enable registers, 32 interrupts per register. */
+/* NVIC: interrupt set-enable and set-pending registers, 32 interrupts per register. */
 #define UTVM_NVIC_ISER(n) UTVM_REG32(0xE000E100u + (4u * (uint32_t)(n)))
+#define UTVM_NVIC_ISPR(n) UTVM_REG32(0xE000E200u + (4u * (uint32_t)(n)))
 
 /* System Control Block. */
 #define UTVM_SCB_ICSR UTVM_REG32(0xE000ED04u)
@@ -61,6 +62,11 @@ static inline void utvm_isb(void) { __asm__ volatile("isb 0xF" ::: "memory"); }
  * exceptions) in the NVIC. */
 static inline void utvm_nvic_enable(uint32_t irq) {
   UTVM_NVIC_ISER(irq / 32u) = 1u << (irq % 32u);
+}
+
+/* Marks external interrupt irq pending, so that its handler runs again. */
+static inline void utvm_nvic_set_pending(uint32_t irq) {
+  UTVM_NVIC_ISPR(irq / 32u) = 1u << (irq % 32u);
 }
 
 #endif /* UTVM_CORTEX_M_H */

@@ -8,6 +8,7 @@
  */
 #include "cortex_m.h"
 #include "port.h"
+#include "test_syslib.h"
 #include "tvm/runtime/crt/module.h"
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/rpc_server.h"
@@ -55,6 +56,10 @@ static utvm_err_t server_start(void) {
        TVMSystemLibEntryPoint()}};
   return utvm_rpc_server_init(&server, &config);
 }
+
+/* The test library's clock (independent of the TVM platform timer): SysTick ticks in
+ * microseconds. */
+uint64_t test_syslib_time_us(void) { return utvm_port_ticks() / (UTVM_BOARD_CPU_HZ / 1000000u); }
 
 /* Logs receive losses (ring full, UART overrun) that happened since the last report. */
 static void report_rx_losses(uint32_t *reported) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "posix_port.h"
+#include "test_syslib.h"
 #include "tvm/runtime/crt/platform.h"
 
 static struct timespec timer_start;
@@ -38,6 +39,12 @@ tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
   *elapsed_time_seconds = (double)(now.tv_sec - timer_start.tv_sec) +
                           ((double)(now.tv_nsec - timer_start.tv_nsec) * 1e-9);
   return kTvmErrorNoError;
+}
+
+uint64_t test_syslib_time_us(void) {
+  struct timespec now;
+  (void)clock_gettime(CLOCK_MONOTONIC, &now);
+  return ((uint64_t)now.tv_sec * 1000000u) + ((uint64_t)now.tv_nsec / 1000u);
 }
 
 tvm_crt_error_t TVMPlatformBeforeMeasurement(void) { return kTvmErrorNoError; }

@@ -443,7 +443,7 @@ static void do_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t
       reply_value(server, kTVMOpaqueHandle, 0u);
       return;
     default:
-      rpc_set_error_u64("Syscall not recognized: ", (uint64_t)(uint32_t)code);
+      /* RPC_DEV_ALLOC_DATA_WITH_SCOPE is dispatched before the arguments are decoded. */
       break;
   }
   reply_exception(server);
@@ -513,6 +513,9 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
   }
   if (code < RPC_GET_GLOBAL_FUNC) {
     rpc_set_error_u64("unexpected RPC code ", (uint64_t)(uint32_t)code);
+    reply_exception(server);
+  } else if (code > RPC_DEV_GET_CURRENT_STREAM) {
+    rpc_set_error_u64("Syscall not recognized: ", (uint64_t)(uint32_t)code);
     reply_exception(server);
   } else if (rpc_decode_args(&r, &scratch, &args)) {
     do_syscall(server, code, &args);

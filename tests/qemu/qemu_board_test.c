@@ -191,6 +191,8 @@ typedef struct {
   utvm_msg_type_t rx_type;
   uint8_t rx_body[RX_BODY_MAX];
   size_t rx_len;
+  uint8_t log_body[UTVM_SESSION_LOG_MAX];
+  size_t log_len;
   int have_normal;
   int have_log;
   char last_log[1024];
@@ -224,15 +226,21 @@ static void on_start(void *ctx, utvm_msg_type_t type, uint32_t body_len) {
   driver_t *d = ctx;
   (void)body_len;
   d->rx_type = type;
-  d->rx_len = 0u;
+  if (type == UTVM_MSG_NORMAL) {
+    d->rx_len = 0u;
+  } else {
+    d->log_len = 0u;
+  }
 }
 
 static void on_data(void *ctx, const uint8_t *data, size_t n) {
   driver_t *d = ctx;
-  size_t room = sizeof(d->rx_body) - d->rx_len;
-  size_t take = (n < room) ? n : room;
-  memcpy(&d->rx_body[d->rx_len], data, take);
-  d->rx_len += take;
+  uint8_t *dst = (d->rx_type == UTVM_MSG_NORMAL) ? d->rx_body : d->log_body;
+  size_t cap = (d->rx_type == UTVM_MSG_NORMAL) ? sizeof(d->rx_body) : sizeof(d->log_body);
+  size_t *len = (d->rx_type == UTVM_MSG_NORMAL) ? &d->rx_len : &d->log_len;
+  size_t take = (n < (cap - *len)) ? n : (cap - *len);
+  memcpy(&dst[*len], data, take);
+  *len += take;
 }
 
 static void on_end(void *ctx, utvm_frame_status_t status) {
@@ -243,10 +251,11 @@ static void on_end(void *ctx, utvm_frame_status_t status) {
   if (d->rx_type == UTVM_MSG_NORMAL) {
     d->have_normal = 1;
   } else if (d->rx_type == UTVM_MSG_LOG) {
-    size_t n = (d->rx_len < sizeof(d->last_log) - 1u) ? d->rx_len : sizeof(d->last_log) - 1u;
-    memcpy(d->last_log, d->rx_body, n);
+    size_t n = (d->log_len < sizeof(d->last_log) - 1u) ? d->log_len : sizeof(d->last_log) - 1u;
+    memcpy(d->last_log, d->log_body, n);
     d->last_log[n] = '\0';
     d->have_log = 1;
+    (void)fprintf(stderr, "device log: %s\n", d->last_log);
   }
 }
 
@@ -357,6 +366,45 @@ static uint64_t driver_get_global(driver_t *d, const char *name) {
   return driver_expect_handle(d);
 }
 
+/* CallFunc(runtime.SystemLib getter) -> the system library module handle. */
+static uint64_t driver_system_lib(driver_t *d, uint64_t getter) {
+  uint8_t req[12];
+  put_u64(req, getter);
+  put_u32(&req[8], 0u); /* no arguments */
+  driver_send_rpc(d, 3u, req, sizeof(req));
+  uint64_t module = driver_expect_handle(d);
+  assert_true(module != 0u);
+  return module;
+}
+
+/* ModuleGetFunction(module, name, true) -> function handle (must exist). */
+static uint64_t driver_syslib_function(driver_t *d, uint64_t module, const char *name) {
+  uint64_t mgf = driver_get_global(d, "tvm.rpc.server.ModuleGetFunction");
+  assert_true(mgf != 0u);
+  uint8_t req[128];
+  size_t len = strlen(name);
+  assert_true(len + 48u <= sizeof(req));
+  size_t off = 0u;
+  put_u64(&req[off], mgf);
+  off += 8u;
+  put_u32(&req[off], 3u);
+  put_u32(&req[off + 4u], 9u);   /* Module */
+  put_u32(&req[off + 8u], 11u);  /* Str */
+  put_u32(&req[off + 12u], 15u); /* Bool */
+  off += 16u;
+  put_u64(&req[off], module);
+  off += 8u;
+  put_u64(&req[off], len);
+  memcpy(&req[off + 8u], name, len);
+  off += 8u + len;
+  put_u64(&req[off], 1u);
+  off += 8u;
+  driver_send_rpc(d, 3u, req, off);
+  uint64_t fn = driver_expect_handle(d);
+  assert_true(fn != 0u);
+  return fn;
+}
+
 static void test_session(void **state) {
   (void)state;
   static const uint8_t boot_terminate[] = {0xfe, 0xff, 0xfd, 0x03, 0x00, 0x00,
@@ -375,34 +423,10 @@ static void test_session(void **state) {
   assert_true(syslib_getter != 0u);
   assert_int_equal(driver_get_global(d, "no.such.function"), 0u);
 
-  /* CallFunc(runtime.SystemLib) -> module; ModuleGetFunction(module, "test_abort", true). */
-  uint8_t req[128];
-  put_u64(req, syslib_getter);
-  put_u32(&req[8], 0u); /* no arguments */
-  driver_send_rpc(d, 3u, req, 12u);
-  uint64_t module = driver_expect_handle(d);
-  assert_true(module != 0u);
-  uint64_t mgf = driver_get_global(d, "tvm.rpc.server.ModuleGetFunction");
-  assert_true(mgf != 0u);
-  static const char fname[] = "test_abort";
-  size_t off = 0u;
-  put_u64(&req[off], mgf);
-  off += 8u;
-  put_u32(&req[off], 3u);
-  put_u32(&req[off + 4u], 9u);  /* Module */
-  put_u32(&req[off + 8u], 11u); /* Str */
-  put_u32(&req[off + 12u], 15u); /* Bool */
-  off += 16u;
-  put_u64(&req[off], module);
-  off += 8u;
-  put_u64(&req[off], sizeof(fname) - 1u);
-  memcpy(&req[off + 8u], fname, sizeof(fname) - 1u);
-  off += 8u + sizeof(fname) - 1u;
-  put_u64(&req[off], 1u);
-  off += 8u;
-  driver_send_rpc(d, 3u, req, off);
-  uint64_t abort_fn = driver_expect_handle(d);
-  assert_true(abort_fn != 0u);
+  uint64_t module = driver_system_lib(d, syslib_getter);
+  uint8_t req[64];
+
+  uint64_t abort_fn = driver_syslib_function(d, module, "test_abort");
 
   /* test_abort(): the device resets and reports why (Log, then Terminate). */
   put_u64(req, abort_fn);

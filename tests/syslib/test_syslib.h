@@ -33,10 +33,13 @@ TVM_DLL int32_t test_add_f32(TVMValue *args, int *type_code, int num_args, TVMVa
 TVM_DLL int32_t test_echo(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
                           int *out_type_code, void *resource_handle);
 
-/* test_busy_wait_us(n): spins on TVMPlatformTimerStart/Stop until n microseconds
- * (Int, 0..TEST_SYSLIB_BUSY_WAIT_MAX_US) have elapsed; error on a timer error or if the timer
- * has not advanced enough after TEST_SYSLIB_BUSY_WAIT_MAX_POLLS polls. Uses the single
- * platform timer, so it cannot run under the time evaluator. */
+/* Port hook used only by the test library: a monotonic microsecond clock that is
+ * independent of the single TVM platform timer (which the time evaluator owns). */
+uint64_t test_syslib_time_us(void);
+
+/* test_busy_wait_us(n): spins on test_syslib_time_us() until n microseconds
+ * (Int, 0..TEST_SYSLIB_BUSY_WAIT_MAX_US) have elapsed; error if the clock has not advanced
+ * enough after TEST_SYSLIB_BUSY_WAIT_MAX_POLLS polls. Can be timed by the time evaluator. */
 TVM_DLL int32_t test_busy_wait_us(TVMValue *args, int *type_code, int num_args,
                                   TVMValue *out_value, int *out_type_code, void *resource_handle);
 

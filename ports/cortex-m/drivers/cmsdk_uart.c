@@ -50,10 +50,16 @@ void utvm_port_uart_isr(void) {
     uart_overruns = uart_overruns + 1u;
     UART_STATE = STATE_RX_OVERRUN; /* write one to clear */
   }
-  for (uint32_t i = 0u; (i < UTVM_PORT_RX_RING_SIZE) && ((UART_STATE & STATE_RX_FULL) != 0u);
-       i++) {
+  for (uint32_t i = 0u; i < UTVM_PORT_RX_RING_SIZE; i++) {
+    if ((UART_STATE & STATE_RX_FULL) == 0u) {
+      return;
+    }
     utvm_port_rx_push((uint8_t)UART_DATA);
   }
+  /* Bound reached with data still arriving (QEMU refills the holding register as soon as it
+   * is read): come back after letting the interrupted code run, since the RX interrupt
+   * status was already cleared. */
+  utvm_nvic_set_pending(UTVM_BOARD_UART_IRQ);
 }
 
 uint32_t utvm_port_uart_hw_overruns(void) { return uart_overruns; }

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "test_syslib.h"
+
 double fake_clock_seconds;
 double fake_timer_stop_advance;
 utvm_err_t fake_timer_stop_error;
@@ -14,6 +16,8 @@ uint32_t fake_timer_starts;
 uint32_t fake_timer_stops;
 uint32_t fake_before_measurement_calls;
 uint32_t fake_after_measurement_calls;
+uint64_t fake_time_us_step;
+uint32_t fake_time_us_reads;
 jmp_buf fake_abort_jump;
 int fake_abort_code;
 
@@ -35,6 +39,8 @@ void fake_platform_reset(void) {
   fake_timer_stops = 0u;
   fake_before_measurement_calls = 0u;
   fake_after_measurement_calls = 0u;
+  fake_time_us_step = 0u;
+  fake_time_us_reads = 0u;
   fake_abort_code = 0;
   g_timer_start_seconds = 0.0;
 }
@@ -74,6 +80,13 @@ tvm_crt_error_t TVMPlatformBeforeMeasurement(void) {
 tvm_crt_error_t TVMPlatformAfterMeasurement(void) {
   fake_after_measurement_calls++;
   return fake_after_measurement_error;
+}
+
+uint64_t test_syslib_time_us(void) {
+  uint64_t now = (uint64_t)(fake_clock_seconds * 1e6 + 0.5);
+  fake_time_us_reads++;
+  fake_clock_seconds += (double)fake_time_us_step * 1e-6;
+  return now;
 }
 
 void TVMPlatformAbort(tvm_crt_error_t code) {

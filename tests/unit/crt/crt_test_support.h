@@ -32,6 +32,10 @@ extern uint32_t fake_timer_starts;
 extern uint32_t fake_timer_stops;
 extern uint32_t fake_before_measurement_calls;
 extern uint32_t fake_after_measurement_calls;
+/* test_syslib_time_us() (the test library's clock hook) returns the fake clock in whole
+ * microseconds, then advances it by fake_time_us_step microseconds and counts the read. */
+extern uint64_t fake_time_us_step;
+extern uint32_t fake_time_us_reads;
 /* TVMPlatformAbort stores its code here and longjmps to fake_abort_jump. */
 extern jmp_buf fake_abort_jump;
 extern int fake_abort_code;

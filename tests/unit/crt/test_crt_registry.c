@@ -128,6 +128,11 @@ static void test_missing_terminator_within_bound(void **state) {
   assert_found(&registry, "x", 0);
   assert_missing(&registry, "aaa");
   assert_int_equal(utvm_crt_registry_count(&registry), 1);
+  /* A name whose terminator is the last byte within the bound; N claims more names. */
+  blob[3] = 'x';
+  blob[UTVM_CRT_MAX_NAMES_BLOB_BYTES - 1u] = '\0';
+  assert_missing(&registry, "b");
+  assert_int_equal(utvm_crt_registry_count(&registry), 1);
   free(blob);
 }
 

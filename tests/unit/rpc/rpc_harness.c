@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "rpc_harness.h"
+#include "test_syslib.h"
 #include "tvm/runtime/crt/platform.h"
 
 const TVMModule *TVMSystemLibEntryPoint(void);
@@ -29,9 +30,9 @@ void rpc_h_set_nonces(uint8_t host, uint8_t device) {
 
 /* ---------------------------------------------------------------- fake platform */
 
-/* Virtual clock in nanoseconds; every TimerStop advances it by the next scripted tick. The
- * timer may be nested (the time evaluator times test_busy_wait_us, which polls the timer). */
-#define FAKE_TIMER_DEPTH 4u
+/* Virtual clock in nanoseconds; every TimerStop advances it by the next scripted tick and
+ * every read of test_syslib_time_us() by 1 us. Like a real port, the timer does not nest. */
+#define FAKE_TIMER_DEPTH 1u
 static uint64_t timer_ticks[16];
 static size_t timer_ticks_len;
 static size_t timer_stops;
@@ -50,6 +51,11 @@ void fake_timer_script(const uint64_t *ticks_ns, size_t n) {
 }
 
 size_t fake_timer_starts(void) { return timer_start_calls; }
+
+uint64_t test_syslib_time_us(void) {
+  clock_ns += 1000u;
+  return clock_ns / 1000u;
+}
 
 tvm_crt_error_t TVMPlatformTimerStart(void) {
   if (timer_depth == FAKE_TIMER_DEPTH) {

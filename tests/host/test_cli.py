@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""End-to-end tests of the utvm CLI against utvm-posix-server.
+
+Usage: test_cli.py <utvm binary> <utvm-posix-server binary>
+Runs every case, prints one line per case and exits non-zero if any failed.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+UTVM = sys.argv[1]
+SERVER = sys.argv[2]
+CONNECT = "exec:" + SERVER
+
+
+def run(*args, connect=CONNECT, timeout=60, env_connect=None):
+    env = dict(os.environ)
+    env.pop("UTVM_CONNECT", None)
+    if env_connect is not None:
+        env["UTVM_CONNECT"] = env_connect
+    cmd = [UTVM]
+    if connect is not None:
+        cmd += ["--connect", connect]
+    cmd += list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def check(cond, what, proc=None):
+    if not cond:
+        detail = ""
+        if proc is not None:
+            detail = "\n  rc=%d\n  stdout=%r\n  stderr=%r" % (proc.returncode, proc.stdout,
+                                                            proc.stderr)
+        raise AssertionError(what + detail)
+
+
+def run_json(*args, expect_rc=0, **kw):
+    p = run("--json", *args, **kw)
+    check(p.returncode == expect_rc, "exit code %d expected" % expect_rc, p)
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        check(False, "stdout is not JSON", p)
+    return None
+
+
+def case_help():
+    p = run("--help", connect=None)
+    check(p.returncode == 0 and "usage: utvm" in p.stdout, "--help prints usage", p)
+    p = run(connect=None)
+    check(p.returncode == 2, "no command is a usage error", p)
+    p = run("frobnicate")
+    check(p.returncode == 2 and "unknown command" in p.stderr, "unknown command", p)
+    p = run("call", "--bogus", "x")
+    check(p.returncode == 2 and "unknown option" in p.stderr, "unknown option", p)
+    p = run("info", connect=None)
+    check(p.returncode == 2 and "UTVM_CONNECT" in p.stderr, "missing --connect explained", p)
+    p = run("call", "test_echo", "q:1")
+    check(p.returncode == 2 and "unknown argument type" in p.stderr, "bad typed argument", p)
+    d = run_json("call", "test_echo", "i:zz", expect_rc=2)
+    check(d["ok"] is False and d["exit_code"] == 2, "usage error as JSON")
+
+
+def case_info():
+    p = run("info")
+    check(p.returncode == 0 and "session id" in p.stdout and "CRC errors" in p.stdout,
+          "info text", p)
+    d = run_json("info")
+    check(d["ok"] and d["crt_max_packet_size"] == 2037, "info reports GetCRTMaxPacketSize")
+    check(d["globals"]["runtime.SystemLib"] is True, "info lists runtime.SystemLib")
+    check(d["stats"]["crc_errors"] == 0 and d["stats"]["packets_ok"] > 0, "info stats")
+    p = run("info", connect=None, env_connect=CONNECT)
+    check(p.returncode == 0, "UTVM_CONNECT is honoured", p)
+
+
+def case_call_scalars():
+    for arg, kind, value in [("i:-7", "int", -7), ("f:2.5", "float", 2.5), ("b:1", "bool", True),
+                             ("s:hi there", "str", "hi there"), ("x:00ff10", "bytes", "00ff10"),
+                             ("n:", "null", None)]:
+        d = run_json("call", "test_echo", arg)
+        check(d["return"] == {"type": kind, "value": value},
+              "echo %s -> %r" % (arg, d["return"]))
+    p = run("call", "test_echo", "i:42")
+    check(p.returncode == 0 and p.stdout.strip() == "return: int 42", "text output", p)
+
+
+def case_call_tensors():
+    d = run_json("call", "test_add_f32", "t:float32:[1,2,3]", "t:float32:[10,20,30]",
+                 "t:float32:#3")
+    check(d["tensors"][2]["data"] == [11, 22, 33], "add result %r" % d["tensors"])
+    check(d["tensors"][2]["shape"] == [3] and d["tensors"][2]["dtype"] == "float32", "shape")
+    with tempfile.TemporaryDirectory() as tmp:
+        a = np.arange(5000, dtype=np.float32)
+        b = np.full(5000, 0.5, dtype=np.float32)
+        np.save(os.path.join(tmp, "a.npy"), a)
+        np.save(os.path.join(tmp, "b.npy"), b)
+        d = run_json("call", "test_add_f32", "npy:" + os.path.join(tmp, "a.npy"),
+                     "npy:" + os.path.join(tmp, "b.npy"), "t:float32:#5000")
+        check(np.allclose(np.array(d["tensors"][2]["data"]), a + b), "npy add result")
+        np.save(os.path.join(tmp, "bad.npy"), np.array([1j]))
+        p = run("call", "test_echo", "npy:" + os.path.join(tmp, "bad.npy"))
+        check(p.returncode == 2 and "unsupported dtype" in p.stderr, "bad npy rejected", p)
+
+
+def case_errors():
+    p = run("call", "no_such_function")
+    check(p.returncode == 4 and "no_such_function" in p.stderr, "missing function -> 4", p)
+    d = run_json("call", "test_add_f32", "i:1", expect_rc=4)
+    check("test_add_f32" in d["error"] and d["kind"] == "device exception",
+          "exception text in JSON: %r" % d)
+    p = run("call", "test_abort")
+    check(p.returncode == 5 and "abort" in p.stderr, "device reset -> 5 with cause", p)
+    d = run_json("call", "test_abort", expect_rc=5)
+    check("abort" in d["error"], "reset cause in JSON")
+    t0 = time.monotonic()
+    p = run("--start-timeout", "1", "--retry", "0.3", "info", connect="exec:cat > /dev/null")
+    check(p.returncode == 3 and "handshake" in p.stderr, "silent peer -> 3", p)
+    check(time.monotonic() - t0 < 5, "silent peer fails within bounds")
+    p = run("--timeout", "0.3", "call", "test_busy_wait_us", "i:3000000")
+    check(p.returncode == 3 and "no reply" in p.stderr, "call timeout -> 3", p)
+    p = run("info", connect="tcp:127.0.0.1:1")
+    check(p.returncode == 3, "refused tcp -> 3", p)
+    p = run("info", connect="nonsense")
+    check(p.returncode == 2, "bad transport -> 2", p)
+
+
+def case_time():
+    d = run_json("time", "test_echo", "i:1", "--number", "20", "--repeat", "4")
+    check(len(d["results_s"]) == 4, "4 measurements")
+    check(d["min_s"] <= d["median_s"] <= d["max_s"] and d["stddev_s"] >= 0, "statistics")
+    p = run("time", "test_echo", "i:1")
+    check(p.returncode == 0 and "median" in p.stdout and "stddev" in p.stdout, "time text", p)
+    p = run("time", "runtime.SystemLib")
+    check(p.returncode == 4 and "system library" in p.stderr, "globals cannot be timed", p)
+
+
+def case_bench():
+    d = run_json("bench", "--max-size", "65536", timeout=120)
+    check(d["latency_us"]["mean"] > 0, "latency measured")
+    sizes = [t["bytes"] for t in d["transfers"]]
+    check(sizes == [1024, 4096, 16384, 65536], "transfer sizes %r" % sizes)
+    check(all(t["upload_MBps"] > 0 and t["download_MBps"] > 0 for t in d["transfers"]),
+          "throughput measured")
+    p = run("bench", "--max-size", "4096")
+    check(p.returncode == 0 and "upload MB/s" in p.stdout, "bench table", p)
+
+
+def case_logs():
+    # A Log frame "hi" (vectors/session.json) ahead of the server, then the server itself,
+    # killed after 2 s: the log is printed and end of stream ends the command.
+    log_hi = "\\377\\375\\005\\000\\000\\000\\000\\000\\003hi\\032\\217"
+    script = "printf '%s'; exec timeout 2 %s" % (log_hi, SERVER)
+    p = run("--json", "logs", connect="exec:" + script, timeout=20)
+    check(p.returncode == 0, "logs ends at end of stream", p)
+    lines = [json.loads(line) for line in p.stdout.splitlines()]
+    check({"log": "hi"} in lines, "log printed as JSON: %r" % lines)
+    p = run("logs", connect="exec:" + script, timeout=20)
+    check(p.returncode == 0 and "device: hi" in p.stderr, "log printed as text", p)
+    proc = subprocess.Popen([UTVM, "--connect", CONNECT, "logs"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    proc.send_signal(2)
+    out, err = proc.communicate(timeout=10)
+    check(proc.returncode == 0, "logs ends cleanly on SIGINT: rc=%d %s" % (proc.returncode, err))
+
+
+def case_tcp():
+    """tcp: transport through a one-connection bridge to a server process."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def bridge():
+        conn, _ = listener.accept()
+        srv = subprocess.Popen([SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+        def pump_out():
+            while True:
+                data = os.read(srv.stdout.fileno(), 4096)
+                if not data:
+                    break
+                try:
+                    conn.sendall(data)
+                except OSError:
+                    break
+
+        t = threading.Thread(target=pump_out, daemon=True)
+        t.start()
+        while True:
+            data = conn.recv(4096)
+            if not data:
+                break
+            srv.stdin.write(data)
+            srv.stdin.flush()
+        srv.stdin.close()
+        srv.wait(timeout=5)
+        conn.close()
+
+    th = threading.Thread(target=bridge, daemon=True)
+    th.start()
+    d = run_json("call", "test_echo", "i:99", connect="tcp:127.0.0.1:%d" % port)
+    check(d["return"]["value"] == 99, "echo over tcp")
+    th.join(timeout=10)
+    listener.close()
+
+
+CASES = [case_help, case_info, case_call_scalars, case_call_tensors, case_errors, case_time,
+         case_bench, case_logs, case_tcp]
+
+
+def main():
+    failed = 0
+    for case in CASES:
+        try:
+            case()
+            print("PASS", case.__name__)
+        except Exception as e:  # report every failure, not just the first
+            failed += 1
+            print("FAIL", case.__name__, e)
+    print("%d of %d cases failed" % (failed, len(CASES)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
