@@ -179,9 +179,8 @@ static int run_repeat(utvm_crt_time_evaluator_t *te, TVMBackendPackedCFunc func,
   uint32_t round;
   for (round = 0u; round < UTVM_CRT_TIME_EVAL_MAX_ROUNDS; round++) {
     if (seconds > 0.0) {
-      /* number = max(min_repeat / (seconds / number) + 1, number * 1.618), truncated. Only
-       * double division is used (soft-float code size); the other steps are exact integer
-       * forms of the same expression. */
+      /* number = max(min_repeat / (seconds / number) + 1, number * 1.618), truncated; the
+       * "+ 1" and the golden-ratio product are done exactly in integers. */
       double calls_for_min = min_repeat_seconds / (seconds / (double)te->number);
       uint32_t scaled = golden_scale(te->number);
       uint32_t next;
