@@ -151,3 +151,114 @@ and the programs' own code are excluded. The state structs (sizeof columns, from
 framing endpoint; utvm_session_t contains both. C library symbols the layers reference:
 ${EXTERNALS:-none}.
 EOF
+
+# ------------------------------------------------------------------ whole stack (issue 3)
+# Framing + session + MinRPC server + C runtime: host instructions per request and per copied
+# byte (bench/bench_rpc.c), and flash / static RAM per Cortex-M preset (bench/size/stack_size.sh).
+STACK_PRESETS=(cortex-m3 cortex-m4 cortex-m55)
+RPC_CALLS=100
+build host bench_rpc
+RPC_BENCH=build/host/bench/bench_rpc
+
+# rpc_ir <workload> <amount>: instructions inside measured_feed() (the server handling the
+# prepared requests, replies included) for one bench_rpc run.
+rpc_ir() {
+  valgrind --tool=callgrind --toggle-collect=measured_feed \
+    --callgrind-out-file="$OUT/callgrind_rpc.out" "$RPC_BENCH" "$1" "$2" \
+    >"$OUT/bench_rpc.stdout" 2>>"$LOG" || fail "$RPC_BENCH $* failed, see $LOG"
+  sed -n 's/^summary: //p' "$OUT/callgrind_rpc.out"
+}
+
+echo
+echo "## Whole stack: host instructions per RPC request"
+echo
+echo "| request | instructions per payload byte | instructions per request (fixed) |"
+echo "|---|---:|---:|"
+one=$(rpc_ir call 1)
+many=$(rpc_ir call $((RPC_CALLS + 1)))
+awk -v a="$one" -v b="$many" -v n="$RPC_CALLS" \
+  'BEGIN { printf "| null CallFunc (GetCRTMaxPacketSize, Int result) | - | %.0f |\n", (b - a) / n }'
+for op in copy_to copy_from; do
+  small=$(rpc_ir "$op" 64)
+  large=$(rpc_ir "$op" $((PAYLOAD_BYTES + 64)))
+  label=$([[ $op == copy_to ]] && echo "CopyToRemote" || echo "CopyFromRemote")
+  awk -v op="$label" -v s="$small" -v l="$large" -v n="$PAYLOAD_BYTES" \
+    'BEGIN { p = (l - s) / n; printf "| %s | %.2f | %.0f |\n", op, p, s - 64 * p }'
+done
+cat <<EOF
+
+Measured with \`valgrind --tool=callgrind --toggle-collect=measured_feed\` on \`bench/bench_rpc\`
+(preset host, gcc -O2, $(uname -m)): an in-process server (table CRC, 2048-byte request buffer,
+test system library) after handshake and setup; only the server's handling of the prepared
+request frames (fed in 256-byte chunks) is counted, including unframing, CRC, dispatch and
+framing the reply into a byte-counting write callback. Null call = (${RPC_CALLS} + 1 calls - 1
+call) / ${RPC_CALLS}. Copies: per byte = (copy of $((PAYLOAD_BYTES + 64)) bytes - copy of 64 bytes) /
+${PAYLOAD_BYTES}, fixed = the 64-byte copy minus 64 x per byte. CopyToRemote streams the payload
+into the tensor as it is unframed; CopyFromRemote frames its CopyAck (one message, allowed after
+utvm.rpc.server.GetMaxTransferSize) straight from the tensor.
+
+EOF
+
+declare -A STACK_ROW
+STACK_LIBS=""
+STACK_SYMBOLS=""
+STACK_FORBIDDEN=""
+for preset in "${STACK_PRESETS[@]}"; do
+  build "$preset" utvm_minrpc utvm_test_syslib
+  stack_out=$(bash bench/size/stack_size.sh "build/$preset" "$OUT/$preset/stack" 2>>"$LOG") ||
+    fail "bench/size/stack_size.sh failed for $preset, see $LOG"
+  libs_row=""
+  symbols=""
+  forbidden=""
+  while read -r kind a b c d; do
+    case $kind in
+      stack) STACK_ROW[$preset]="| $preset | $a | $b | $c | $((b + c)) | $d |" ;;
+      lib) libs_row+=" ${a#lib} $b B flash / $c B RAM," ;;
+      libgcc) libs_row+=" (libgcc pulled in: $a B flash, not counted)," ;;
+      symbol) symbols+=" \`$b\` $a B," ;;
+      forbidden) forbidden+=" $a" ;;
+    esac
+  done <<<"$stack_out"
+  STACK_LIBS+="- $preset:${libs_row%,}"$'\n'
+  if [[ $preset == cortex-m4 ]]; then
+    STACK_SYMBOLS=${symbols%,}
+    read -r _ m4_flash m4_ram m4_state _ <<<"$(grep '^stack ' <<<"$stack_out")"
+  fi
+  STACK_FORBIDDEN+="- $preset:${forbidden:- none}"$'\n'
+done
+
+echo "## Whole stack: code size and static RAM (Cortex-M, arm-none-eabi-gcc -Os)"
+echo
+echo "| preset | flash (.text + .rodata) | static RAM (.data + .bss) | sizeof utvm_rpc_server_t | RAM beyond buffers (static + server state) | buffers of the size program (not counted) |"
+echo "|---|---:|---:|---:|---:|---:|"
+for preset in "${STACK_PRESETS[@]}"; do
+  echo "${STACK_ROW[$preset]}"
+done
+verdict() { (($1 <= $2)) && echo "meets" || echo "does NOT meet"; }
+cat <<EOF
+
+Issue 3 target on cortex-m4 -Os: at most 6144 B of flash and 1024 B of static RAM beyond the
+configured buffers. Measured on cortex-m4: ${m4_flash} B of flash ($(verdict "$m4_flash" 6144) the
+flash target) and $((m4_ram + m4_state)) B of RAM counting the server state, ${m4_ram} B without it
+($(verdict $((m4_ram + m4_state)) 1024) the RAM target).
+
+Per library (flash = .text + .rodata, RAM = .data + .bss):
+${STACK_LIBS}
+Biggest symbols on cortex-m4:${STACK_SYMBOLS}.
+
+Measured by \`bench/size/stack_size.sh\`: \`bench/size/size_stack.c\` (a bare-metal firmware
+that calls utvm_rpc_server_init, utvm_rpc_server_log and utvm_rpc_server_feed in its main
+loop) is linked with each preset's flags, newlib-nano and \`-Wl,--gc-sections\` against the
+utvm libraries and the test system library; \`bench/size/map_sizes.py\` sums from the map the
+input sections kept from libutvm_minrpc, libutvm_crt (allocators, registry, time evaluator),
+libutvm_session, libutvm_framing and libutvm_common. Excluded: the application's request
+buffer and arenas, its platform hooks, the test system library, the C library and libgcc
+(the soft-float double helpers the time evaluator needs are listed separately). The server
+state (utvm_rpc_server_t: session, runtime tables, last-error text) is application memory and
+has its own column.
+
+No printf family and no allocator in the image: \`arm-none-eabi-nm size_stack.elf\` searched for
+printf, sprintf, snprintf, vsnprintf, fprintf, puts, putchar, malloc, free, calloc, realloc,
+memalign and their _r variants; symbols found:
+${STACK_FORBIDDEN}
+EOF

@@ -54,6 +54,10 @@ extern "C" {
  * session's reply limit from the TVM host's 2048 bytes to that size. */
 #define UTVM_RPC_GET_MAX_TRANSFER_NAME "utvm.rpc.server.GetMaxTransferSize"
 
+/* Name of the utvm-specific global function Sync(Int token) -> token: a host that lost a
+ * reply sends it and discards replies until its token comes back (docs/RECOVERY.md). */
+#define UTVM_RPC_SYNC_NAME "utvm.rpc.server.Sync"
+
 /* Everything the server needs, supplied by the application. */
 typedef struct {
   utvm_write_fn write;      /* transport output (e.g. UART transmit) */

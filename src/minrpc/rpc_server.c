@@ -696,6 +696,20 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
   return 0;
 }
 
+/* utvm.rpc.server.Sync(token): returns token, so a host can tell its reply from late replies
+ * to requests it gave up on (docs/RECOVERY.md). */
+static int rpc_sync(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
+                    void *resource) {
+  (void)resource;
+  if ((num_args != 1) || (codes[0] != kTVMArgInt)) {
+    TVMAPISetLastError("Sync takes one Int token");
+    return -1;
+  }
+  ret->v_int64 = args[0].v_int64;
+  *ret_tc = kTVMArgInt;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- public API */
 
 utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server_config_t *config) {
@@ -713,6 +727,9 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
   if (err == UTVM_OK) {
     err = utvm_crt_register_global("tvm.rpc.server.GetCRTMaxPacketSize",
                                    rpc_get_crt_max_packet_size, server);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_crt_register_global(UTVM_RPC_SYNC_NAME, rpc_sync, server);
   }
   if ((err == UTVM_OK) && (config->max_transfer_size > 0u)) {
     err = utvm_crt_register_global(UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size,

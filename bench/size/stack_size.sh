@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Flash and static RAM of the whole device stack for one Cortex-M build (used by bench/run.sh).
+#
+#   bash bench/size/stack_size.sh <cmake build dir of a cortex-m preset> <work dir>
+#
+# Links bench/size/size_stack.c (init + feed + log of the RPC server) with the build's flags,
+# newlib-nano and --gc-sections against the utvm libraries and the test system library, then
+# prints on stdout:
+#   stack <flash> <static RAM> <sizeof utvm_rpc_server_t> <bytes of the application's buffers>
+#   lib <archive> <flash> <static RAM>           (one line per utvm library)
+#   libgcc <flash> <static RAM>                  (compiler runtime the stack pulls in, e.g.
+#                                                 soft double division; not in the total)
+#   symbol <bytes> <name>                        (the 8 biggest utvm symbols in the image)
+#   forbidden <symbol>                           (printf-family / allocator symbols, if any)
+# flash = .text + .rodata (+ .ARM.exidx), static RAM = .data + .bss, counted from the linker
+# map for the utvm archives only (framing, session, minrpc, crt, common).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+dir=$1
+work=$2
+mkdir -p "$work"
+cache=$dir/CMakeCache.txt
+read -r -a cflags <<<"$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$cache") -Os"
+read -r -a ldflags <<<"$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$cache")"
+dlpack=$dir/generated/dlpack-include
+archives=(libutvm_minrpc.a libutvm_crt.a libutvm_session.a libutvm_framing.a libutvm_common.a)
+libs=("$dir/src/minrpc/libutvm_minrpc.a" "$dir/tests/syslib/libutvm_test_syslib.a"
+      "$dir/src/crt/libutvm_crt.a" "$dir/src/session/libutvm_session.a"
+      "$dir/src/framing/libutvm_framing.a" "$dir/src/common/libutvm_common.a")
+elf=$work/size_stack.elf
+
+arm-none-eabi-gcc "${cflags[@]}" -Iinclude -I"$dlpack" -Itests/syslib bench/size/size_stack.c \
+  -o "$elf" "${ldflags[@]}" --specs=nosys.specs -Wl,-Map="$work/size_stack.map" \
+  -Wl,--start-group "${libs[@]}" -Wl,--end-group
+
+flash=0
+ram=0
+while read -r name text rodata data bss; do
+  echo "lib $name $((text + rodata)) $((data + bss))"
+  flash=$((flash + text + rodata))
+  ram=$((ram + data + bss))
+done < <(python3 bench/size/map_sizes.py "$work/size_stack.map" "${archives[@]}")
+read -r _ text rodata data bss < <(python3 bench/size/map_sizes.py "$work/size_stack.map" libgcc.a)
+echo "libgcc $((text + rodata)) $((data + bss))"
+
+# Application-owned memory: the server state and the buffers/arenas of size_stack.c.
+server=$(arm-none-eabi-nm -S "$elf" | awk '$4 == "server" { print $2 }')
+buffers=0
+for sym in request_buffer tensor_arena workspace_arena; do
+  hex=$(arm-none-eabi-nm -S "$elf" | awk -v s="$sym" '$4 == s { print $2 }')
+  buffers=$((buffers + 16#$hex))
+done
+echo "stack $flash $ram $((16#$server)) $buffers"
+
+# Biggest utvm symbols: defined in the image and in one of the utvm archives.
+ours=$(arm-none-eabi-nm --defined-only "${libs[0]}" "${libs[@]:2}" 2>/dev/null |
+  awk 'NF == 3 { print $3 }' | sort -u)
+arm-none-eabi-nm -S --size-sort "$elf" | awk 'NF == 4 { print $2, $4 }' |
+  while read -r size name; do
+    grep -qxF "$name" <<<"$ours" && echo "symbol $((16#$size)) $name"
+  done | sort -k2,2nr | head -n 8
+
+arm-none-eabi-nm "$elf" | awk '{ print $NF }' |
+  grep -E '^_*(v?[sf]?n?printf|v?asprintf|v?dprintf|puts|putchar|malloc|free|calloc|realloc|memalign|posix_memalign)(_r)?$' |
+  sed 's/^/forbidden /' || true
