@@ -30,6 +30,14 @@ enum {
 
 /* Largest message the host accepts or sends (header + body). */
 #define HOST_MAX_MESSAGE (64u * 1024u * 1024u)
+/* Sync exchanges tried before the link is declared unusable. */
+#define HOST_SYNC_ATTEMPTS 3
+/* Sessions opened while looking up Sync before going on without recovery. */
+#define HOST_SYNC_LOOKUP_ATTEMPTS 2
+/* Exception texts of a utvm device for a request it received with a bad CRC: the first never
+ * ran, the second is a copy whose destination was partly written (docs/RECOVERY.md). */
+#define HOST_NOT_EXECUTED_TEXT "was not executed"
+#define HOST_BAD_CRC_TEXT "failed its CRC"
 /* Largest argument count of a request. */
 #define HOST_MAX_ARGS 64u
 /* Bytes read from the transport at once. */
@@ -52,6 +60,8 @@ struct utvm_host {
   host_buffer_t tx;      /* framed bytes not yet written to the transport */
   host_buffer_t request; /* RPC packet being built */
   host_buffer_t reply;   /* body of the last Normal message */
+  host_buffer_t sync_request; /* Sync packet (host->request is kept for a retry) */
+  uint64_t sync_function;     /* handle of UTVM_RPC_SYNC_NAME, 0 if the device lacks it */
   size_t reply_expected;
   bool reply_receiving;
   bool reply_ready;
@@ -101,6 +111,8 @@ const char *utvm_host_strerror(utvm_host_err_t err) {
       return "out of memory";
     case UTVM_HOST_ERR_BROKEN:
       return "link unusable";
+    case UTVM_HOST_ERR_LINK:
+      return "request or reply lost on the link";
     default:
       return "unknown error";
   }
@@ -485,9 +497,9 @@ static void describe_last_log(const utvm_host_t *host, char *buf, size_t size) {
   }
 }
 
-/* Waits for the reply to the request just sent. */
-static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what) {
-  int64_t deadline = host_now_ms() + host->opts.call_timeout_ms;
+/* Waits until deadline for the next reply. UTVM_HOST_ERR_TIMEOUT (link not marked broken, no
+ * message) if none arrived; reset, end of stream and oversize replies break the link. */
+static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what, int64_t deadline) {
   char cause[UTVM_SESSION_LOG_MAX + 64u];
   for (;;) {
     if (host->reset) {
@@ -515,38 +527,19 @@ static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what) {
     }
     int64_t left = deadline - host_now_ms();
     if (left <= 0) {
-      host->broken = true;
-      host_format(host->error, sizeof(host->error),
-                  "no reply to %s within %d ms (raise the timeout, or check that the device "
-                  "is running the utvm server)", what, (int)host->opts.call_timeout_ms);
+      host->stats.lost_replies++;
       return UTVM_HOST_ERR_TIMEOUT;
     }
     (void)pump(host, (int32_t)left);
   }
 }
 
-/* Sends host->request (filling in its length) as one Normal message and waits for the
- * reply. On success r reads the reply after its code, *code is the RPC code. Exceptions are
- * turned into UTVM_HOST_ERR_DEVICE_EXCEPTION with the text in host->error. */
-static utvm_host_err_t transact(utvm_host_t *host, bool built, const char *what, reader_t *r,
-                                uint32_t *code) {
-  if (!built) {
-    host_format(host->error, sizeof(host->error), "cannot encode %s (unsupported argument or "
-                "too large)", what);
-    return UTVM_HOST_ERR_ARGUMENT;
-  }
-  if (host->broken) {
-    host_format(host->error, sizeof(host->error),
-                "the link is unusable after an earlier failure; reconnect");
-    return UTVM_HOST_ERR_BROKEN;
-  }
-  host->error[0] = '\0';
-  host->last_log[0] = '\0';
-  put_le(host->request.data, host->request.len - 8u, 8u);
-  host->reply_ready = false;
-  utvm_err_t err = utvm_session_message_begin(&host->session, (uint32_t)host->request.len);
+/* Sends the RPC packet in packet (its length prefix filled in) as one Normal message. */
+static utvm_host_err_t send_packet(utvm_host_t *host, host_buffer_t *packet, const char *what) {
+  put_le(packet->data, packet->len - 8u, 8u);
+  utvm_err_t err = utvm_session_message_begin(&host->session, (uint32_t)packet->len);
   if (err == UTVM_OK) {
-    err = utvm_session_message_write(&host->session, host->request.data, host->request.len);
+    err = utvm_session_message_write(&host->session, packet->data, packet->len);
   }
   if (err == UTVM_OK) {
     err = utvm_session_message_end(&host->session);
@@ -558,13 +551,13 @@ static utvm_host_err_t transact(utvm_host_t *host, bool built, const char *what,
     return UTVM_HOST_ERR_IO;
   }
   host->stats.requests++;
-  utvm_host_err_t rc = flush_tx(host);
-  if (rc == UTVM_HOST_OK) {
-    rc = wait_reply(host, what);
-  }
-  if (rc != UTVM_HOST_OK) {
-    return rc;
-  }
+  return flush_tx(host);
+}
+
+/* Checks the reply in host->reply: r reads it after its code, *code is the RPC code.
+ * Exceptions become UTVM_HOST_ERR_DEVICE_EXCEPTION with the text in host->error. */
+static utvm_host_err_t parse_reply(utvm_host_t *host, const char *what, reader_t *r,
+                                   uint32_t *code) {
   r->p = host->reply.data;
   r->len = host->reply.len;
   r->pos = 0u;
@@ -591,6 +584,153 @@ static utvm_host_err_t transact(utvm_host_t *host, bool built, const char *what,
   return UTVM_HOST_OK;
 }
 
+/* True if the reply in host->reply is the Return of Sync(token). */
+static bool is_sync_reply(utvm_host_t *host, uint64_t token) {
+  reader_t r;
+  uint32_t code = 0u;
+  char saved[sizeof(host->error)];
+  (void)memcpy(saved, host->error, sizeof(saved));
+  utvm_host_err_t rc = parse_reply(host, "Sync", &r, &code);
+  (void)memcpy(host->error, saved, sizeof(saved));
+  if ((rc != UTVM_HOST_OK) || (code != RPC_RETURN)) {
+    return false;
+  }
+  uint32_t num = (uint32_t)r_u(&r, 4u);
+  uint32_t tc0 = (uint32_t)r_u(&r, 4u);
+  uint32_t tc1 = (uint32_t)r_u(&r, 4u);
+  uint64_t original = r_u(&r, 8u);
+  uint64_t value = r_u(&r, 8u);
+  return r.ok && (r.pos == r.len) && (num == 2u) && (tc0 == UTVM_TC_INT) &&
+         (tc1 == UTVM_TC_INT) && (original == UTVM_TC_INT) && (value == token);
+}
+
+/* Resynchronises after a lost request or reply: sends Sync(token) and discards every reply
+ * until the one carrying token, so no late reply can be taken for a later request's. On
+ * failure the link is broken. */
+static utvm_host_err_t resync(utvm_host_t *host, const char *what) {
+  for (int32_t attempt = 0; attempt < HOST_SYNC_ATTEMPTS; attempt++) {
+    uint64_t token = 0u;
+    (void)session_random(host, (uint8_t *)&token, sizeof(token));
+    token &= 0x7FFFFFFFFFFFFFFFULL;
+    host->sync_request.len = 0u;
+    writer_t w = {&host->sync_request, true};
+    w_u64(&w, 0u);
+    w_u32(&w, RPC_CALL_FUNC);
+    w_u64(&w, host->sync_function);
+    utvm_host_value_t arg;
+    arg.type_code = UTVM_TC_INT;
+    arg.v.u = token;
+    w.ok = w.ok && w_args(&w, &arg, 1u);
+    if (!w.ok) {
+      host->broken = true;
+      host_format(host->error, sizeof(host->error), "out of memory");
+      return UTVM_HOST_ERR_NO_MEMORY;
+    }
+    host->stats.resyncs++;
+    host->reply_ready = false;
+    utvm_host_err_t rc = send_packet(host, &host->sync_request, "Sync");
+    int64_t deadline = host_now_ms() + host->opts.call_timeout_ms;
+    while (rc == UTVM_HOST_OK) {
+      rc = wait_reply(host, "Sync", deadline);
+      if (rc != UTVM_HOST_OK) {
+        break;
+      }
+      if (is_sync_reply(host, token)) {
+        return UTVM_HOST_OK;
+      }
+      host->stats.stale_replies++;
+      if (strstr(host->error, HOST_NOT_EXECUTED_TEXT) != NULL) {
+        /* Possibly the Sync itself arrived damaged: send another one now. */
+        rc = UTVM_HOST_ERR_TIMEOUT;
+      }
+    }
+    if (rc != UTVM_HOST_ERR_TIMEOUT) {
+      return rc;
+    }
+  }
+  host->broken = true;
+  host_format(host->error, sizeof(host->error),
+              "no reply to %s, and %d Sync requests got no answer within %d ms each: the link "
+              "is unusable; reconnect", what, HOST_SYNC_ATTEMPTS, (int)host->opts.call_timeout_ms);
+  return UTVM_HOST_ERR_TIMEOUT;
+}
+
+/* Sends host->request and waits for its reply, recovering from losses (docs/RECOVERY.md):
+ * after a timeout the link is resynchronised with Sync and an idempotent request is sent
+ * again; a request the device reports as not executed (bad CRC) is sent again whatever it
+ * is. On success r reads the reply after its code and *code is the RPC code. */
+static utvm_host_err_t transact(utvm_host_t *host, bool built, const char *what, bool idempotent,
+                                reader_t *r, uint32_t *code) {
+  if (!built) {
+    host_format(host->error, sizeof(host->error), "cannot encode %s (unsupported argument or "
+                "too large)", what);
+    return UTVM_HOST_ERR_ARGUMENT;
+  }
+  if (host->broken) {
+    host_format(host->error, sizeof(host->error),
+                "the link is unusable after an earlier failure; reconnect");
+    return UTVM_HOST_ERR_BROKEN;
+  }
+  int32_t max_retries = (host->opts.max_retries > 0) ? host->opts.max_retries : 0;
+  for (int32_t attempt = 0;; attempt++) {
+    host->error[0] = '\0';
+    host->last_log[0] = '\0';
+    host->reply_ready = false;
+    utvm_host_err_t rc = send_packet(host, &host->request, what);
+    if (rc == UTVM_HOST_OK) {
+      rc = wait_reply(host, what, host_now_ms() + host->opts.call_timeout_ms);
+    }
+    bool timed_out = (rc == UTVM_HOST_ERR_TIMEOUT);
+    bool retry_any = false;
+    if (rc == UTVM_HOST_OK) {
+      rc = parse_reply(host, what, r, code);
+      if (rc != UTVM_HOST_ERR_DEVICE_EXCEPTION) {
+        return rc;
+      }
+      retry_any = (strstr(host->error, HOST_NOT_EXECUTED_TEXT) != NULL);
+      if (!retry_any && (!idempotent || (strstr(host->error, HOST_BAD_CRC_TEXT) == NULL))) {
+        return rc;
+      }
+      host->stats.not_executed++;
+    } else if (!timed_out) {
+      return rc;
+    } else {
+      /* Lost request or reply. */
+    }
+    if (host->sync_function != 0u) {
+      utvm_host_err_t sync_rc = resync(host, what);
+      if (sync_rc != UTVM_HOST_OK) {
+        return sync_rc;
+      }
+    } else if (timed_out) {
+      host->broken = true;
+      host_format(host->error, sizeof(host->error),
+                  "no reply to %s within %d ms (raise the timeout, or check that the device "
+                  "is running the utvm server)", what, (int)host->opts.call_timeout_ms);
+      return UTVM_HOST_ERR_TIMEOUT;
+    } else {
+      /* The device answered "not executed": nothing of this request is still in flight. */
+    }
+    if (!retry_any && !idempotent) {
+      host_format(host->error, sizeof(host->error),
+                  "no reply to %s within %d ms: the request or its reply was lost, so it may "
+                  "or may not have run (the link is resynchronised)", what,
+                  (int)host->opts.call_timeout_ms);
+      return UTVM_HOST_ERR_LINK;
+    }
+    if (attempt >= max_retries) {
+      if (timed_out) {
+        host_format(host->error, sizeof(host->error),
+                    "%s lost on the link %d times; giving up (the link is resynchronised)",
+                    what, (int)attempt + 1);
+        return UTVM_HOST_ERR_LINK;
+      }
+      return UTVM_HOST_ERR_DEVICE_EXCEPTION;
+    }
+    host->stats.retries++;
+  }
+}
+
 /* Reads a Return packet's packed sequence header: count and type codes. */
 static bool r_seq_header(reader_t *r, uint32_t *num, int32_t *codes, uint32_t max) {
   *num = (uint32_t)r_u(r, 4u);
@@ -605,10 +745,10 @@ static bool r_seq_header(reader_t *r, uint32_t *num, int32_t *codes, uint32_t ma
 
 /* Syscall exchange: one return value (PROTOCOL.md 3.5). */
 static utvm_host_err_t rpc_syscall(utvm_host_t *host, writer_t *w, const char *what,
-                               utvm_host_value_t *result) {
+                                   bool idempotent, utvm_host_value_t *result) {
   reader_t r;
   uint32_t code = 0u;
-  utvm_host_err_t rc = transact(host, w->ok, what, &r, &code);
+  utvm_host_err_t rc = transact(host, w->ok, what, idempotent, &r, &code);
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
@@ -634,6 +774,8 @@ void utvm_host_options_default(utvm_host_options_t *opts) {
   opts->start_timeout_ms = 5000;
   opts->call_timeout_ms = 10000;
   opts->use_max_transfer = true;
+  opts->recover = true;
+  opts->max_retries = 4;
 }
 
 static void forget_session_state(utvm_host_t *host) {
@@ -641,6 +783,7 @@ static void forget_session_state(utvm_host_t *host) {
   host->module_get_function = 0u;
   host->max_packet = 0u;
   host->max_packet_known = false;
+  host->sync_function = 0u;
   host->reset = false;
   host->established = false;
   host->broken = false;
@@ -650,7 +793,7 @@ static void forget_session_state(utvm_host_t *host) {
   host->tx.len = 0u;
 }
 
-static utvm_host_err_t handshake(utvm_host_t *host) {
+static utvm_host_err_t handshake_once(utvm_host_t *host) {
   int64_t start = host_now_ms();
   int64_t give_up = start + host->opts.start_timeout_ms;
   forget_session_state(host);
@@ -698,6 +841,38 @@ static utvm_host_err_t handshake(utvm_host_t *host) {
                   (double)(host_now_ms() - start) / 1000.0,
                   (unsigned)host->stats.handshake_attempts);
       return UTVM_HOST_ERR_HANDSHAKE;
+    }
+  }
+}
+
+/* Looks up UTVM_RPC_SYNC_NAME (host->sync_function stays 0 if the device lacks it). */
+static utvm_host_err_t lookup_sync(utvm_host_t *host) {
+  writer_t w = request_begin(host, RPC_GET_GLOBAL_FUNC);
+  utvm_host_value_t arg;
+  arg.type_code = UTVM_TC_STR;
+  arg.v.bytes.data = (const uint8_t *)UTVM_RPC_SYNC_NAME;
+  arg.v.bytes.len = SIZE_MAX;
+  w.ok = w.ok && w_args(&w, &arg, 1u);
+  utvm_host_value_t value;
+  utvm_host_err_t rc = rpc_syscall(host, &w, "GetGlobalFunc(Sync)", true, &value);
+  if ((rc == UTVM_HOST_OK) && (value.type_code == UTVM_TC_HANDLE)) {
+    host->sync_function = value.v.handle;
+  }
+  return rc;
+}
+
+/* Opens a session and, with opts.recover, looks up Sync. A lookup that fails (lost on the
+ * link) is retried in a new session, whose id makes the device's late reply unrecognisable;
+ * after HOST_SYNC_LOOKUP_ATTEMPTS the session goes on without recovery. */
+static utvm_host_err_t handshake(utvm_host_t *host) {
+  for (int32_t round = 0;; round++) {
+    utvm_host_err_t rc = handshake_once(host);
+    if ((rc != UTVM_HOST_OK) || !host->opts.recover || (round >= HOST_SYNC_LOOKUP_ATTEMPTS)) {
+      return rc;
+    }
+    rc = lookup_sync(host);
+    if ((rc == UTVM_HOST_OK) || (rc == UTVM_HOST_ERR_IO) || (rc == UTVM_HOST_ERR_NO_MEMORY)) {
+      return rc;
     }
   }
 }
@@ -776,14 +951,20 @@ void utvm_host_close(utvm_host_t *host) {
   buffer_free(&host->tx);
   buffer_free(&host->request);
   buffer_free(&host->reply);
+  buffer_free(&host->sync_request);
   free(host);
 }
 
 const char *utvm_host_last_error(const utvm_host_t *host) { return host->error; }
 
+const utvm_host_transport_t *utvm_host_get_transport(const utvm_host_t *host) {
+  return &host->transport;
+}
+
 void utvm_host_get_stats(const utvm_host_t *host, utvm_host_stats_t *stats) {
   *stats = host->stats;
   stats->session_id = utvm_session_id(&host->session);
+  stats->can_recover = (host->sync_function != 0u);
   utvm_session_get_stats(&host->session, &stats->session, &stats->framing);
 }
 
@@ -822,7 +1003,7 @@ utvm_host_err_t utvm_host_get_global(utvm_host_t *host, const char *name, uint64
   arg.v.bytes.len = SIZE_MAX;
   w.ok = w.ok && w_args(&w, &arg, 1u);
   utvm_host_value_t value;
-  utvm_host_err_t rc = rpc_syscall(host, &w, "GetGlobalFunc", &value);
+  utvm_host_err_t rc = rpc_syscall(host, &w, "GetGlobalFunc", true, &value);
   if (rc == UTVM_HOST_OK) {
     if ((value.type_code != UTVM_TC_HANDLE) && (value.type_code != UTVM_TC_NULL)) {
       host_format(host->error, sizeof(host->error), "GetGlobalFunc returned type %d",
@@ -889,15 +1070,15 @@ static utvm_host_err_t decode_call_reply(utvm_host_t *host, reader_t *r, utvm_ho
   return UTVM_HOST_OK;
 }
 
-utvm_host_err_t utvm_host_call(utvm_host_t *host, uint64_t function,
-                               const utvm_host_value_t *args, size_t num_args,
-                               utvm_host_value_t *ret) {
+static utvm_host_err_t host_call(utvm_host_t *host, uint64_t function,
+                                 const utvm_host_value_t *args, size_t num_args,
+                                 bool idempotent, utvm_host_value_t *ret) {
   writer_t w = request_begin(host, RPC_CALL_FUNC);
   w_u64(&w, function);
   w.ok = w.ok && w_args(&w, args, num_args);
   reader_t r;
   uint32_t code = 0u;
-  utvm_host_err_t rc = transact(host, w.ok, "CallFunc", &r, &code);
+  utvm_host_err_t rc = transact(host, w.ok, "CallFunc", idempotent, &r, &code);
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
@@ -908,13 +1089,25 @@ utvm_host_err_t utvm_host_call(utvm_host_t *host, uint64_t function,
   return decode_call_reply(host, &r, ret);
 }
 
+utvm_host_err_t utvm_host_call(utvm_host_t *host, uint64_t function,
+                               const utvm_host_value_t *args, size_t num_args,
+                               utvm_host_value_t *ret) {
+  return host_call(host, function, args, num_args, false, ret);
+}
+
+utvm_host_err_t utvm_host_call_idempotent(utvm_host_t *host, uint64_t function,
+                                          const utvm_host_value_t *args, size_t num_args,
+                                          utvm_host_value_t *ret) {
+  return host_call(host, function, args, num_args, true, ret);
+}
+
 utvm_host_err_t utvm_host_system_lib(utvm_host_t *host, uint64_t *module) {
   if (host->system_lib == 0u) {
     uint64_t f = 0u;
     utvm_host_err_t rc = require_global(host, "runtime.SystemLib", &f);
     utvm_host_value_t ret;
     if (rc == UTVM_HOST_OK) {
-      rc = utvm_host_call(host, f, NULL, 0u, &ret);
+      rc = host_call(host, f, NULL, 0u, true, &ret);
     }
     if (rc != UTVM_HOST_OK) {
       return rc;
@@ -948,7 +1141,7 @@ utvm_host_err_t utvm_host_module_get_function(utvm_host_t *host, uint64_t module
   args[2].type_code = UTVM_TC_BOOL;
   args[2].v.i = 1;
   utvm_host_value_t ret;
-  utvm_host_err_t rc = utvm_host_call(host, host->module_get_function, args, 3u, &ret);
+  utvm_host_err_t rc = host_call(host, host->module_get_function, args, 3u, true, &ret);
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
@@ -1002,7 +1195,7 @@ utvm_host_err_t utvm_host_free_handle(utvm_host_t *host, uint64_t handle, int32_
   args[1].type_code = UTVM_TC_INT;
   args[1].v.i = type_code;
   w.ok = w.ok && w_args(&w, args, 2u);
-  return rpc_syscall(host, &w, "FreeHandle", NULL);
+  return rpc_syscall(host, &w, "FreeHandle", false, NULL);
 }
 
 static utvm_host_err_t handle_result(utvm_host_t *host, utvm_host_err_t rc,
@@ -1035,7 +1228,7 @@ utvm_host_err_t utvm_host_dev_alloc_data(utvm_host_t *host, utvm_host_device_t d
   args[3].v.dtype = dtype;
   w.ok = w.ok && w_args(&w, args, 4u);
   utvm_host_value_t value;
-  utvm_host_err_t rc = rpc_syscall(host, &w, "DevAllocData", &value);
+  utvm_host_err_t rc = rpc_syscall(host, &w, "DevAllocData", false, &value);
   return handle_result(host, rc, &value, "DevAllocData", data);
 }
 
@@ -1055,13 +1248,14 @@ utvm_host_err_t utvm_host_dev_alloc_data_with_scope(utvm_host_t *host,
   }
   w.ok = w.ok && w_args(&w, args, 2u);
   utvm_host_value_t value;
-  utvm_host_err_t rc = rpc_syscall(host, &w, "DevAllocDataWithScope", &value);
+  utvm_host_err_t rc = rpc_syscall(host, &w, "DevAllocDataWithScope", false, &value);
   return handle_result(host, rc, &value, "DevAllocDataWithScope", data);
 }
 
 /* Syscalls taking [Device, Opaque] and returning void. */
 static utvm_host_err_t device_handle_syscall(utvm_host_t *host, uint32_t code, const char *what,
-                                             utvm_host_device_t device, uint64_t handle) {
+                                             bool idempotent, utvm_host_device_t device,
+                                             uint64_t handle) {
   writer_t w = request_begin(host, code);
   utvm_host_value_t args[2];
   args[0].type_code = UTVM_TC_DEVICE;
@@ -1069,17 +1263,18 @@ static utvm_host_err_t device_handle_syscall(utvm_host_t *host, uint32_t code, c
   args[1].type_code = UTVM_TC_HANDLE;
   args[1].v.handle = handle;
   w.ok = w.ok && w_args(&w, args, 2u);
-  return rpc_syscall(host, &w, what, NULL);
+  return rpc_syscall(host, &w, what, idempotent, NULL);
 }
 
 utvm_host_err_t utvm_host_dev_free_data(utvm_host_t *host, utvm_host_device_t device,
                                         uint64_t data) {
-  return device_handle_syscall(host, RPC_DEV_FREE_DATA, "DevFreeData", device, data);
+  return device_handle_syscall(host, RPC_DEV_FREE_DATA, "DevFreeData", false, device, data);
 }
 
 utvm_host_err_t utvm_host_dev_stream_sync(utvm_host_t *host, utvm_host_device_t device,
                                           uint64_t stream) {
-  return device_handle_syscall(host, RPC_DEV_STREAM_SYNC, "DevStreamSync", device, stream);
+  return device_handle_syscall(host, RPC_DEV_STREAM_SYNC, "DevStreamSync", true, device,
+                               stream);
 }
 
 utvm_host_err_t utvm_host_dev_get_attr(utvm_host_t *host, utvm_host_device_t device,
@@ -1091,7 +1286,7 @@ utvm_host_err_t utvm_host_dev_get_attr(utvm_host_t *host, utvm_host_device_t dev
   args[1].type_code = UTVM_TC_INT;
   args[1].v.i = kind;
   w.ok = w.ok && w_args(&w, args, 2u);
-  return rpc_syscall(host, &w, "DevGetAttr", value);
+  return rpc_syscall(host, &w, "DevGetAttr", true, value);
 }
 
 /* Calls a no-argument global returning an Int; *value = 0 if the global is absent. */
@@ -1103,7 +1298,7 @@ static utvm_host_err_t call_size_global(utvm_host_t *host, const char *name, uin
     return rc;
   }
   utvm_host_value_t ret;
-  rc = utvm_host_call(host, f, NULL, 0u, &ret);
+  rc = host_call(host, f, NULL, 0u, true, &ret);
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
@@ -1172,7 +1367,7 @@ utvm_host_err_t utvm_host_copy_to_device(utvm_host_t *host, const utvm_host_tens
     w_tensor(&w, tensor, tensor->byte_offset + done);
     w_u64(&w, n);
     w_bytes(&w, &src[done], n);
-    rc = rpc_syscall(host, &w, "CopyToRemote", NULL);
+    rc = rpc_syscall(host, &w, "CopyToRemote", true, NULL);
     if ((host->progress != NULL) && (nbytes > block)) {
       host->progress(host->progress_ctx, done + n, nbytes);
     }
@@ -1192,7 +1387,7 @@ utvm_host_err_t utvm_host_copy_from_device(utvm_host_t *host, const utvm_host_te
     w_u64(&w, n);
     reader_t r;
     uint32_t code = 0u;
-    rc = transact(host, w.ok, "CopyFromRemote", &r, &code);
+    rc = transact(host, w.ok, "CopyFromRemote", true, &r, &code);
     if (rc != UTVM_HOST_OK) {
       break;
     }

@@ -14,4 +14,8 @@ void host_format(char *buf, size_t size, const char *fmt, ...)
 /* Monotonic clock in milliseconds. */
 int64_t host_now_ms(void);
 
+/* Opens a fault-injecting transport from "OPTIONS/INNER" (the text after "fault:"). */
+utvm_host_err_t host_fault_open(const char *arg, utvm_host_transport_t *out, char *errbuf,
+                                size_t errbuf_size);
+
 #endif /* UTVM_HOST_INTERNAL_H */

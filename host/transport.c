@@ -27,9 +27,10 @@
 #define TCP_CONNECT_TIMEOUT_MS 5000
 
 typedef struct {
-  int in_fd;  /* we read from it */
-  int out_fd; /* we write to it */
-  pid_t pid;  /* child process (group leader), or -1 */
+  int in_fd;   /* we read from it */
+  int out_fd;  /* we write to it */
+  pid_t pid;   /* child process (group leader), or -1 */
+  char **argv; /* malloc'd copy of the child's command line (for restart), or NULL */
 } fd_transport_t;
 
 void host_format(char *buf, size_t size, const char *fmt, ...) {
@@ -120,17 +121,33 @@ static void reap_child(pid_t pid) {
   (void)waitpid(pid, &status, 0);
 }
 
-static void fd_close(void *ctx) {
-  fd_transport_t *t = (fd_transport_t *)ctx;
+static void fd_close_descriptors(fd_transport_t *t) {
   if (t->out_fd >= 0) {
     (void)close(t->out_fd);
   }
   if ((t->in_fd >= 0) && (t->in_fd != t->out_fd)) {
     (void)close(t->in_fd);
   }
+  t->in_fd = -1;
+  t->out_fd = -1;
+}
+
+static void free_argv(char **argv) {
+  if (argv != NULL) {
+    for (size_t i = 0u; argv[i] != NULL; i++) {
+      free(argv[i]);
+    }
+    free(argv);
+  }
+}
+
+static void fd_close(void *ctx) {
+  fd_transport_t *t = (fd_transport_t *)ctx;
+  fd_close_descriptors(t);
   if (t->pid > 0) {
     reap_child(t->pid);
   }
+  free_argv(t->argv);
   free(t);
 }
 
@@ -167,9 +184,10 @@ static void ignore_sigpipe(void) {
   }
 }
 
-/* Spawns argv[0] with stdin/stdout connected to pipes; stderr is inherited. */
-static utvm_host_err_t spawn_child(char *const argv[], utvm_host_transport_t *out, char *errbuf,
-                                   size_t errbuf_size) {
+/* Starts argv[0] with stdin/stdout connected to pipes (stderr inherited) and stores its
+ * descriptors and pid in t. */
+static utvm_host_err_t spawn_process(char *const argv[], fd_transport_t *t, char *errbuf,
+                                     size_t errbuf_size) {
   int to_child[2];
   int from_child[2];
   if (pipe(to_child) != 0) {
@@ -211,20 +229,76 @@ static utvm_host_err_t spawn_child(char *const argv[], utvm_host_transport_t *ou
   (void)setpgid(pid, pid);
   (void)close(to_child[0]);
   (void)close(from_child[1]);
-  fd_transport_t *t = fd_transport_new(out);
-  if (t == NULL) {
-    (void)close(to_child[1]);
-    (void)close(from_child[0]);
-    reap_child(pid);
-    host_format(errbuf, errbuf_size, "out of memory");
-    return UTVM_HOST_ERR_NO_MEMORY;
-  }
   t->in_fd = from_child[0];
   t->out_fd = to_child[1];
   t->pid = pid;
   set_nonblocking_cloexec(t->in_fd);
   set_nonblocking_cloexec(t->out_fd);
   return UTVM_HOST_OK;
+}
+
+/* malloc'd deep copy of a NULL-terminated argument vector, or NULL. */
+static char **copy_argv(char *const argv[]) {
+  size_t n = 0u;
+  while (argv[n] != NULL) {
+    n++;
+  }
+  char **copy = (char **)calloc(n + 1u, sizeof(char *));
+  if (copy == NULL) {
+    return NULL;
+  }
+  for (size_t i = 0u; i < n; i++) {
+    size_t len = strlen(argv[i]) + 1u;
+    copy[i] = (char *)malloc(len);
+    if (copy[i] == NULL) {
+      free_argv(copy);
+      return NULL;
+    }
+    (void)memcpy(copy[i], argv[i], len);
+  }
+  return copy;
+}
+
+/* Spawns argv[0] as a child transport; the command line is kept for restarts. */
+static utvm_host_err_t spawn_child(char *const argv[], utvm_host_transport_t *out, char *errbuf,
+                                   size_t errbuf_size) {
+  fd_transport_t *t = fd_transport_new(out);
+  char **saved = copy_argv(argv);
+  if ((t == NULL) || (saved == NULL)) {
+    free(t);
+    free_argv(saved);
+    host_format(errbuf, errbuf_size, "out of memory");
+    return UTVM_HOST_ERR_NO_MEMORY;
+  }
+  t->argv = saved;
+  utvm_host_err_t rc = spawn_process(argv, t, errbuf, errbuf_size);
+  if (rc != UTVM_HOST_OK) {
+    fd_close(t);
+  }
+  return rc;
+}
+
+utvm_host_err_t utvm_host_transport_restart(const utvm_host_transport_t *transport,
+                                            char *errbuf, size_t errbuf_size) {
+  if ((transport == NULL) || (transport->close != fd_close)) {
+    host_format(errbuf, errbuf_size, "restart: not a child-process transport");
+    return UTVM_HOST_ERR_ARGUMENT;
+  }
+  fd_transport_t *t = (fd_transport_t *)transport->ctx;
+  if (t->argv == NULL) {
+    host_format(errbuf, errbuf_size, "restart: not a child-process transport");
+    return UTVM_HOST_ERR_ARGUMENT;
+  }
+  fd_close_descriptors(t);
+  if (t->pid > 0) {
+    (void)kill(-t->pid, SIGKILL);
+    (void)kill(t->pid, SIGKILL);
+    int status = 0;
+    while ((waitpid(t->pid, &status, 0) < 0) && (errno == EINTR)) {
+    }
+    t->pid = -1;
+  }
+  return spawn_process(t->argv, t, errbuf, errbuf_size);
 }
 
 static speed_t baud_constant(unsigned long baud) {
@@ -450,8 +524,11 @@ utvm_host_err_t utvm_host_transport_open(const char *spec, utvm_host_transport_t
   if (strncmp(spec, "qemu:", 5u) == 0) {
     return open_qemu(spec + 5, out, errbuf, errbuf_size);
   }
+  if (strncmp(spec, "fault:", 6u) == 0) {
+    return host_fault_open(spec + 6, out, errbuf, errbuf_size);
+  }
   host_format(errbuf, errbuf_size,
               "unknown transport '%s' (use exec:CMD, serial:PATH[@BAUD], tcp:HOST:PORT or "
-              "qemu:BOARD[:ELF])", spec);
+              "qemu:BOARD[:ELF] or fault:OPTIONS/SPEC)", spec);
   return UTVM_HOST_ERR_ARGUMENT;
 }

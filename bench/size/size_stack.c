@@ -59,7 +59,8 @@ int main(void) {
   const utvm_rpc_server_config_t config = {
       uart_write, NULL, hw_random, NULL, request_buffer, sizeof(request_buffer), 0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()}};
+       TVMSystemLibEntryPoint()},
+      NULL};
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {
     return 1;
   }

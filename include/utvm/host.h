@@ -35,13 +35,18 @@ typedef enum {
   UTVM_HOST_ERR_CONNECT,          /* the transport could not be opened */
   UTVM_HOST_ERR_IO,               /* read/write failure or end of stream */
   UTVM_HOST_ERR_HANDSHAKE,        /* no StartSessionReply within the start timeout */
-  UTVM_HOST_ERR_TIMEOUT,          /* no reply within the call timeout; the client is unusable */
+  UTVM_HOST_ERR_TIMEOUT,          /* no reply within the call timeout and no resynchronisation
+                                   * possible; the client is unusable */
   UTVM_HOST_ERR_DEVICE_EXCEPTION, /* the device answered with an exception (text kept) */
   UTVM_HOST_ERR_DEVICE_RESET,     /* the device terminated the session during a request */
   UTVM_HOST_ERR_NOT_FOUND,        /* a function is not on the device */
   UTVM_HOST_ERR_PROTOCOL,         /* a malformed or unexpected reply */
   UTVM_HOST_ERR_NO_MEMORY,        /* malloc failed or a size limit was exceeded */
-  UTVM_HOST_ERR_BROKEN            /* an earlier timeout or I/O error left the link unusable */
+  UTVM_HOST_ERR_BROKEN,           /* an earlier timeout or I/O error left the link unusable */
+  UTVM_HOST_ERR_LINK              /* a request or its reply was lost and the request was not
+                                   * retried (side effects) or retries ran out; the link was
+                                   * resynchronised and stays usable; a call may or may not have
+                                   * run (docs/RECOVERY.md) */
 } utvm_host_err_t;
 
 /* Static name of an error code ("device exception", ...); never NULL. */
@@ -67,11 +72,63 @@ typedef struct {
  *   qemu:BOARD[:ELF]     qemu-system-arm -M <machine of BOARD> ... -kernel ELF; BOARD is a
  *                        preset (cortex-m3, cortex-m4, cortex-m55) or a QEMU machine name;
  *                        ELF defaults to build/BOARD/bin/utvm-server.elf
+ *   fault:OPTIONS/SPEC   the transport SPEC behind a fault injector (test links, see below)
  * Child processes run in their own process group; the first child transport sets SIGPIPE to
  * SIG_IGN if it was SIG_DFL (a dead child must not kill the host). On failure returns
  * UTVM_HOST_ERR_ARGUMENT or UTVM_HOST_ERR_CONNECT and writes a reason into errbuf. */
 utvm_host_err_t utvm_host_transport_open(const char *spec, utvm_host_transport_t *out,
                                          char *errbuf, size_t errbuf_size);
+
+/* Kills the device behind an exec: or qemu: transport (SIGKILL to its process group) and
+ * starts it again with the same command: a power cycle (the new device sends its boot
+ * Terminate). UTVM_HOST_ERR_ARGUMENT for other transports, UTVM_HOST_ERR_CONNECT (reason in
+ * errbuf) if the restart fails. */
+utvm_host_err_t utvm_host_transport_restart(const utvm_host_transport_t *transport,
+                                            char *errbuf, size_t errbuf_size);
+
+/* Fault injection (tests of recovery). fault:OPTIONS/SPEC wraps the transport SPEC; OPTIONS
+ * is a comma-separated list of key=value:
+ *   seed=N         PRNG seed (default 1); the same seed and traffic give the same faults
+ *   ber=P          probability that a bit is flipped
+ *   drop=P         probability that a byte is dropped
+ *   insert=P       probability that a random byte is inserted before a byte
+ *   dup=P          probability that a byte is sent twice
+ *   split=0|1      deliver writes and reads in random pieces
+ *   delay_us=N     sleep before every delivered piece
+ *   reset_at=N     when N bytes (both directions together) have passed, stop forwarding and
+ *                  restart the device (utvm_host_transport_restart); the rest of that write
+ *                  or read is lost. Once.
+ * ber, drop, insert and dup apply to both directions; prefix them with "tx." (host to device)
+ * or "rx." (device to host) for one direction. Example:
+ *   fault:seed=7,ber=1e-4,rx.drop=1e-4,split=1/exec:./utvm-posix-server */
+
+/* Faults injected in one direction. */
+typedef struct {
+  uint64_t bytes;      /* bytes that entered the injector */
+  uint64_t bit_flips;
+  uint64_t drops;
+  uint64_t inserts;
+  uint64_t duplicates;
+} utvm_host_fault_counts_t;
+
+typedef struct {
+  utvm_host_fault_counts_t to_device;
+  utvm_host_fault_counts_t from_device;
+  uint64_t split_pieces; /* extra pieces created by split=1 */
+  uint32_t resets;       /* device restarts done for reset_at */
+  uint64_t traffic;      /* bytes counted for reset_at so far (both directions) */
+} utvm_host_fault_stats_t;
+
+/* Copies the counters of a fault transport into *stats; false if transport is not one. */
+bool utvm_host_fault_get_stats(const utvm_host_transport_t *transport,
+                               utvm_host_fault_stats_t *stats);
+
+/* Sum of injected faults (flips, drops, inserts, duplicates, resets; not split pieces). */
+uint64_t utvm_host_fault_total(const utvm_host_fault_stats_t *stats);
+
+/* Arms the device reset at absolute traffic byte `byte` (compare stats.traffic), or disarms
+ * it when byte < 0. False if transport is not a fault transport. */
+bool utvm_host_fault_set_reset_at(const utvm_host_transport_t *transport, int64_t byte);
 
 /* ------------------------------------------------------------------------- values */
 
@@ -169,6 +226,9 @@ typedef struct {
   utvm_host_log_fn log;     /* NULL: print "device: <text>" on stderr */
   void *log_ctx;
   bool use_max_transfer;    /* ask for UTVM_RPC_GET_MAX_TRANSFER_NAME (default true) */
+  bool recover;             /* look up UTVM_RPC_SYNC_NAME at session start and recover from
+                             * lost requests and replies (default true, docs/RECOVERY.md) */
+  int32_t max_retries;      /* retries of one request after a loss (default 4) */
 } utvm_host_options_t;
 
 /* Fills opts with the defaults above. */
@@ -187,6 +247,12 @@ typedef struct {
   uint16_t session_id;
   utvm_session_stats_t session;
   utvm_unframer_stats_t framing; /* packets_ok, crc_errors, ... */
+  uint32_t lost_replies;         /* reply waits that timed out */
+  uint32_t not_executed;         /* "failed its CRC" exceptions from the device */
+  uint32_t resyncs;              /* Sync exchanges sent */
+  uint32_t stale_replies;        /* replies discarded while resynchronising */
+  uint32_t retries;              /* requests sent again after a loss */
+  bool can_recover;              /* the device has UTVM_RPC_SYNC_NAME */
 } utvm_host_stats_t;
 
 /* Opens the transport of spec (see utvm_host_transport_open), then the session. opts may be
@@ -204,6 +270,9 @@ utvm_host_err_t utvm_host_open_transport(const utvm_host_transport_t *transport,
 /* Runs the handshake again on the same transport (after a device reset). Forgets every
  * cached handle. */
 utvm_host_err_t utvm_host_reconnect(utvm_host_t *host);
+
+/* The client's transport (for utvm_host_fault_get_stats and friends); owned by the client. */
+const utvm_host_transport_t *utvm_host_get_transport(const utvm_host_t *host);
 
 /* Closes the transport and frees the client (NULL is ignored). */
 void utvm_host_close(utvm_host_t *host);
@@ -236,10 +305,17 @@ utvm_host_err_t utvm_host_module_get_function(utvm_host_t *host, uint64_t module
 utvm_host_err_t utvm_host_find_function(utvm_host_t *host, const char *name, uint64_t *function,
                                         bool *from_system_lib);
 
-/* CallFunc: calls function with args and decodes the return into *ret (may be NULL). */
+/* CallFunc: calls function with args and decodes the return into *ret (may be NULL). A call
+ * may have side effects, so after a lost reply it is not repeated: UTVM_HOST_ERR_LINK. */
 utvm_host_err_t utvm_host_call(utvm_host_t *host, uint64_t function,
                                const utvm_host_value_t *args, size_t num_args,
                                utvm_host_value_t *ret);
+
+/* Like utvm_host_call for a function the caller knows to be idempotent (same result, no side
+ * effects when run twice): it is repeated after a lost request or reply. */
+utvm_host_err_t utvm_host_call_idempotent(utvm_host_t *host, uint64_t function,
+                                          const utvm_host_value_t *args, size_t num_args,
+                                          utvm_host_value_t *ret);
 
 /* FreeHandle(handle, type_code): type_code is UTVM_TC_FUNCTION, MODULE, NDARRAY or OBJECT. */
 utvm_host_err_t utvm_host_free_handle(utvm_host_t *host, uint64_t handle, int32_t type_code);

@@ -74,6 +74,10 @@ typedef struct {
    * and are always served within UTVM_RPC_TVM_MAX_PACKET. */
   uint32_t max_transfer_size;
   utvm_crt_config_t crt;    /* arenas and system library of the runtime */
+  /* Optional NUL-terminated text sent as a Log message just before the boot
+   * TerminateSession, e.g. the cause of the previous reset, so that a host seeing the
+   * Terminate already holds the cause. NULL for none; truncated to UTVM_SESSION_LOG_MAX. */
+  const char *boot_log;
 } utvm_rpc_server_config_t;
 
 /* Request and error counters, cumulative since init. */
@@ -101,7 +105,8 @@ typedef struct {
   uint8_t rx_state;
 } utvm_rpc_server_t;
 
-/* Initialises the runtime and the session and sends the boot TerminateSession. Returns
+/* Initialises the runtime and the session, sends config->boot_log (if any) and the boot
+ * TerminateSession. Returns
  * UTVM_ERR_SESSION_BAD_ARGUMENT for a missing callback or a buffer below
  * UTVM_RPC_MIN_BUFFER_SIZE, the runtime's init error, or the write error. The server keeps
  * pointers to the buffers and arenas (owned by the application, which must keep them). */

@@ -43,7 +43,8 @@ static utvm_err_t random_bytes(void *ctx, uint8_t *buf, size_t n) {
                                                                   : UTVM_ERR_SESSION_NO_RANDOM;
 }
 
-static utvm_err_t server_start(void) {
+/* Starts the server; boot_log (NULL for none) reaches the host before the boot Terminate. */
+static utvm_err_t server_start(const char *boot_log) {
   const utvm_rpc_server_config_t config = {
       uart_write,
       NULL,
@@ -53,7 +54,8 @@ static utvm_err_t server_start(void) {
       sizeof(request_buffer),
       UTVM_PORT_MAX_TRANSFER_SIZE,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()}};
+       TVMSystemLibEntryPoint()},
+      boot_log};
   return utvm_rpc_server_init(&server, &config);
 }
 
@@ -79,20 +81,16 @@ static void report_rx_losses(uint32_t *reported) {
 }
 
 int main(void) {
-  char crash_text[UTVM_PORT_CRASH_TEXT_MAX];
-  size_t crash_len = utvm_port_take_crash_report(crash_text, sizeof(crash_text));
+  char crash_text[UTVM_PORT_CRASH_TEXT_MAX + 1u];
+  size_t crash_len = utvm_port_take_crash_report(crash_text, UTVM_PORT_CRASH_TEXT_MAX);
+  crash_text[crash_len] = '\0';
   (void)TVMPlatformInitialize();
   utvm_port_uart_init();
 #if defined(UTVM_BOARD_WATCHDOG_BASE)
   utvm_port_watchdog_init();
 #endif
-  if (server_start() != UTVM_OK) {
+  if (server_start((crash_len > 0u) ? crash_text : NULL) != UTVM_OK) {
     utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);
-  }
-  if (crash_len > 0u) {
-    (void)utvm_rpc_server_log(&server, crash_text, crash_len);
-    /* A second init sends the Terminate that tells the host the Log was the reset cause. */
-    (void)server_start();
   }
   uint32_t reported_losses = 0u;
   uint8_t chunk[FEED_CHUNK_SIZE];

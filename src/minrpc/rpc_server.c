@@ -744,6 +744,13 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
         0u, 0u};
     err = utvm_session_init(&server->session, &session_config);
   }
+  if ((err == UTVM_OK) && (config->boot_log != NULL) && (config->boot_log[0] != '\0')) {
+    size_t len = 0u;
+    while ((len < UTVM_SESSION_LOG_MAX) && (config->boot_log[len] != '\0')) {
+      len++;
+    }
+    err = utvm_session_send_log(&server->session, config->boot_log, len);
+  }
   if (err == UTVM_OK) {
     err = utvm_session_send_terminate(&server->session);
   }
