@@ -116,7 +116,7 @@ run_fuzzer() {
   mkdir -p "$corpus" "$artifacts"
   local dirs=("$corpus" build/host-fuzz/tests/fuzz/seeds)
   [[ -d tests/fuzz/corpus/${name#fuzz_} ]] && dirs+=("tests/fuzz/corpus/${name#fuzz_}")
-  "$exe" -max_total_time="$FUZZ_SECONDS" -timeout=10 -print_final_stats=1 \
+  "$exe" -max_total_time="$FUZZ_SECONDS" -timeout=60 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "${dirs[@]}"
 }
 

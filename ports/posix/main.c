@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
   size_t buffer = REQUEST_BUFFER_MAX;
   size_t max_transfer = 256u * 1024u;
   saved_argv = argv;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) {
     size_t *target = NULL;
     size_t max = 0u;
     if (strcmp(argv[i], "--arena") == 0) {
@@ -131,7 +131,6 @@ int main(int argc, char **argv) {
       usage();
       return 2;
     }
-    i++;
   }
   (void)signal(SIGPIPE, SIG_IGN);
   (void)TVMPlatformInitialize();

@@ -240,7 +240,7 @@ int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args,
       (void)TVMPlatformMemoryFree(array_memory, cpu);
       return -1;
     }
-    memcpy((uint8_t *)data + (size_t)r * sizeof(double), &mean, sizeof(double));
+    (void)memcpy((uint8_t *)data + (size_t)r * sizeof(double), &mean, sizeof(double));
   }
   result = (TVMByteArray *)array_memory;
   result->data = (const char *)data;

@@ -82,7 +82,10 @@ static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
   rpc_write_u32(&body[4], 1u);
   rpc_write_u32(&body[8], (uint32_t)tc);
   rpc_write_u64(&body[12], value);
-  uint32_t n = (tc == kTVMNullptr) ? 12u : 20u;
+  uint32_t n = 20u;
+  if (tc == kTVMNullptr) {
+    n = 12u;
+  }
   rpc_writer_t w = reply_begin(server, n);
   writer_put(&w, body, n);
   reply_end(&w);
