@@ -6,6 +6,8 @@
 #
 # Needs: cmake, gcc, valgrind, arm-none-eabi-gcc with newlib, python3. Builds the presets
 # host, cortex-m3, cortex-m4, cortex-m55 and cortex-m4-crc-bitwise (targets it needs only).
+# With qemu-system-arm: also the board presets mps2-an385, mps2-an386, mps3-an547, netduinoplus2
+# (firmware images, measured under QEMU by bench/qemu/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -262,3 +264,67 @@ printf, sprintf, snprintf, vsnprintf, fprintf, puts, putchar, malloc, free, call
 memalign and their _r variants; symbols found:
 ${STACK_FORBIDDEN}
 EOF
+
+# ------------------------------------------------------------------ boards under QEMU (issue 4)
+# Per board: flash / RAM of the firmware image split by origin (bench/qemu/image_split.py), and
+# guest instructions per request under qemu-system-arm -icount shift=0 (bench/qemu/bench_qemu.c).
+QEMU_BOARDS=(mps2-an385 mps2-an386 mps3-an547 netduinoplus2)
+if ! command -v qemu-system-arm >/dev/null; then
+  echo
+  echo "## Boards under QEMU: skipped (qemu-system-arm not found)"
+else
+  split_args=()
+  for board in "${QEMU_BOARDS[@]}"; do
+    build "$board" utvm-server
+    split_args+=("$board=build/$board/bin/utvm-server.elf")
+  done
+  build host bench_qemu
+  echo
+  echo "## Boards: firmware image size by origin (utvm-server.elf)"
+  echo
+  python3 bench/qemu/image_split.py "${split_args[@]}" 2>>"$LOG" ||
+    fail "bench/qemu/image_split.py failed, see $LOG"
+  cat <<EOF
+
+Bytes, from each board's linker map \`build/<board>/bin/utvm-server.map\` and section headers
+(\`bench/qemu/image_split.py\`), preset MinSizeRel (-Os, --gc-sections, newlib-nano). Flash =
+sections loaded into flash (code, constants, .data initial values), RAM = allocated sections in
+RAM. library = the utvm_* archives (framing, session, crt, minrpc, common); port =
+ports/cortex-m objects (startup, timer, crash record, RX ring, UART/watchdog drivers, main.c:
+its RAM holds the server state, the 2048-byte request buffer, the workspace arena and the RX
+ring); test library = libutvm_test_syslib; C runtime = newlib and libgcc; other = linker fill.
+The tensor arena and the stack reserve are sized per board (board.h, linker.ld).
+EOF
+  echo
+  echo "## Boards: guest instructions per request under QEMU"
+  echo
+  echo "| board | null call (instructions) | CopyToRemote (instructions per payload byte) | CopyFromRemote (instructions per payload byte) | 64-byte CopyToRemote | 64-byte CopyFromRemote | copy chunk (bytes) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for board in "${QEMU_BOARDS[@]}"; do
+    result=$(build/host/bench/bench_qemu "$board" "build/$board/bin/utvm-server.elf" 200 \
+      2>>"$LOG") || fail "build/host/bench/bench_qemu $board failed, see $LOG"
+    read -r _ null up down up64 down64 chunk <<<"$result"
+    echo "| $board | $null | $up | $down | $up64 | $down64 | $chunk |"
+  done
+  cat <<EOF
+
+Measured by \`build/host/bench/bench_qemu BOARD ELF 200\` (bench/qemu/bench_qemu.c, host library,
+transport qemu:BOARD:ELF = \`qemu-system-arm -M BOARD -nographic -monitor none -serial stdio
+-icount shift=0\`, $(qemu-system-arm --version | head -n 1)). With \`-icount shift=0\` the guest
+clock advances 1 ns per executed instruction. The firmware counts its busy time: the main loop
+reads the SysTick counter (utvm_port_ticks) around its wfi and accumulates the ticks asleep; the
+global function utvm.port.GetBusyNs returns (ticks since boot - ticks asleep) x 1e9 /
+UTVM_BOARD_CPU_HZ, i.e. guest instructions executed outside wfi, at SysTick resolution (one tick
+= 1e9 / CPU_HZ instructions: 40 at 25 MHz, 6 at 168 MHz). The host reads it before and after each
+measurement and subtracts the cost of one read (the smallest difference of back-to-back reads).
+Null call = (200 CallFunc of tvm.rpc.server.GetCRTMaxPacketSize) / 200. Copies: (one 65536-byte
+copy - one 64-byte copy) / 65472, into one device tensor, chunked by the device's max transfer
+size (last column); the downloaded data is checked against the uploaded. The 64-byte columns are
+whole requests (fixed cost included). Everything the device executes outside wfi is counted:
+the UART RX interrupt (one per received byte under QEMU), the main loop, unframing and CRC,
+dispatch, framing the reply and the polled UART transmit. Caveats: QEMU counts guest
+instructions, not cycles (no wait states, pipeline or bus timing), so a real board needs more
+cycles; and the receive cost per byte depends on how many bytes each wake-up finds in the ring:
+QEMU hands the UART one byte at a time, so every byte costs an interrupt and a main-loop pass.
+EOF
+fi

@@ -47,12 +47,6 @@ enum {
 /* Object type index of RPCObjectRef (PROTOCOL.md 3.3). */
 #define RPC_OBJECT_TYPE_INDEX 9u
 
-typedef struct {
-  uint8_t *data;
-  size_t len;
-  size_t cap;
-} host_buffer_t;
-
 struct utvm_host {
   utvm_host_transport_t transport;
   utvm_host_options_t opts;
@@ -120,43 +114,15 @@ const char *utvm_host_strerror(utvm_host_err_t err) {
 
 /* ------------------------------------------------------------------------- buffers */
 
+/* Largest message body the client buffers (a reply, a request, a transmit burst). */
+#define HOST_BUFFER_LIMIT (HOST_MAX_MESSAGE + 64u)
+
 static bool buffer_reserve(host_buffer_t *b, size_t extra) {
-  if (extra > (HOST_MAX_MESSAGE + 64u - b->len)) {
-    return false;
-  }
-  size_t need = b->len + extra;
-  if (need <= b->cap) {
-    return true;
-  }
-  size_t cap = (b->cap < 256u) ? 256u : b->cap;
-  while (cap < need) {
-    cap *= 2u;
-  }
-  uint8_t *grown = (uint8_t *)realloc(b->data, cap);
-  if (grown == NULL) {
-    return false;
-  }
-  b->data = grown;
-  b->cap = cap;
-  return true;
+  return host_buffer_reserve(b, extra, HOST_BUFFER_LIMIT);
 }
 
 static bool buffer_append(host_buffer_t *b, const void *data, size_t n) {
-  if (!buffer_reserve(b, n)) {
-    return false;
-  }
-  if (n > 0u) {
-    (void)memcpy(&b->data[b->len], data, n);
-  }
-  b->len += n;
-  return true;
-}
-
-static void buffer_free(host_buffer_t *b) {
-  free(b->data);
-  b->data = NULL;
-  b->len = 0u;
-  b->cap = 0u;
+  return host_buffer_append(b, data, n, HOST_BUFFER_LIMIT);
 }
 
 static void put_le(uint8_t *out, uint64_t v, size_t n) {
@@ -948,10 +914,10 @@ void utvm_host_close(utvm_host_t *host) {
     return;
   }
   host->transport.close(host->transport.ctx);
-  buffer_free(&host->tx);
-  buffer_free(&host->request);
-  buffer_free(&host->reply);
-  buffer_free(&host->sync_request);
+  host_buffer_free(&host->tx);
+  host_buffer_free(&host->request);
+  host_buffer_free(&host->reply);
+  host_buffer_free(&host->sync_request);
   free(host);
 }
 

@@ -22,12 +22,6 @@ typedef struct {
   double dup;
 } fault_rates_t;
 
-typedef struct {
-  uint8_t *data;
-  size_t len;
-  size_t pos;
-  size_t cap;
-} fault_buffer_t;
 
 typedef struct {
   utvm_host_transport_t inner;
@@ -38,8 +32,9 @@ typedef struct {
   bool dead;        /* a restart failed: the device is gone */
   uint64_t rng;
   utvm_host_fault_stats_t stats;
-  fault_buffer_t rx;  /* faulted bytes from the device not yet delivered */
-  fault_buffer_t out; /* faulted bytes of the write in progress */
+  host_buffer_t rx;   /* faulted bytes from the device not yet delivered */
+  size_t rx_pos;      /* next byte of rx to deliver */
+  host_buffer_t out;  /* faulted bytes of the write in progress */
 } fault_transport_t;
 
 /* splitmix64 */
@@ -59,28 +54,10 @@ static bool fault_hit(fault_transport_t *f, double p) {
   return ((double)(fault_next(f) >> 11) * (1.0 / 9007199254740992.0)) < p;
 }
 
-static bool fault_reserve(fault_buffer_t *b, size_t extra) {
-  size_t need = b->len + extra;
-  if (need <= b->cap) {
-    return true;
-  }
-  size_t cap = (b->cap < 1024u) ? 1024u : b->cap;
-  while (cap < need) {
-    cap *= 2u;
-  }
-  uint8_t *grown = (uint8_t *)realloc(b->data, cap);
-  if (grown == NULL) {
-    return false;
-  }
-  b->data = grown;
-  b->cap = cap;
-  return true;
-}
-
 /* Appends data to b with the faults of direction dir applied; false if out of memory. */
 static bool fault_apply(fault_transport_t *f, uint32_t dir, const uint8_t *data, size_t n,
-                        fault_buffer_t *b) {
-  if (!fault_reserve(b, 3u * n)) {
+                        host_buffer_t *b) {
+  if (!host_buffer_reserve(b, 3u * n, SIZE_MAX)) {
     return false;
   }
   const fault_rates_t *r = &f->rates[dir];
@@ -163,8 +140,8 @@ static long fault_read(void *ctx, uint8_t *buf, size_t n, int32_t timeout_ms) {
   if (f->dead) {
     return -1;
   }
-  if (f->rx.pos == f->rx.len) {
-    f->rx.pos = 0u;
+  if (f->rx_pos == f->rx.len) {
+    f->rx_pos = 0u;
     f->rx.len = 0u;
     uint8_t chunk[FAULT_READ_CHUNK];
     size_t want = (n < sizeof(chunk)) ? n : sizeof(chunk);
@@ -184,11 +161,11 @@ static long fault_read(void *ctx, uint8_t *buf, size_t n, int32_t timeout_ms) {
       return 0;
     }
   }
-  size_t avail = f->rx.len - f->rx.pos;
+  size_t avail = f->rx.len - f->rx_pos;
   size_t take = fault_piece(f, (avail < n) ? avail : n);
   fault_delay(f);
-  (void)memcpy(buf, &f->rx.data[f->rx.pos], take);
-  f->rx.pos += take;
+  (void)memcpy(buf, &f->rx.data[f->rx_pos], take);
+  f->rx_pos += take;
   return (long)take;
 }
 
@@ -222,8 +199,8 @@ static int fault_write(void *ctx, const uint8_t *data, size_t n, int32_t timeout
 static void fault_close(void *ctx) {
   fault_transport_t *f = (fault_transport_t *)ctx;
   f->inner.close(f->inner.ctx);
-  free(f->rx.data);
-  free(f->out.data);
+  host_buffer_free(&f->rx);
+  host_buffer_free(&f->out);
   free(f);
 }
 

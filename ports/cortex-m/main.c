@@ -5,12 +5,17 @@
  * the timer, the UART and the watchdog, initialise the server (which sends the boot
  * Terminate). Main loop: move received bytes from the ring into the server; when idle,
  * report receive losses and sleep until the next interrupt (UART RX or SysTick).
+ *
+ * Busy-time accounting (for bench/qemu): the main loop adds the ticks it spends asleep in
+ * wfi to sleep_ticks; the global function UTVM_PORT_BUSY_NS_NAME (registered after the
+ * server) returns the ticks outside wfi since the timer started, in nanoseconds.
  */
 #include "cortex_m.h"
 #include "port.h"
 #include "test_syslib.h"
 #include "tvm/runtime/crt/module.h"
 #include "tvm/runtime/crt/platform.h"
+#include "utvm/crt.h"
 #include "utvm/rpc_server.h"
 
 /* Request buffer: one request's header and arguments (copy payloads go straight to tensor
@@ -30,6 +35,9 @@ static uint8_t tensor_arena[UTVM_BOARD_TENSOR_ARENA_SIZE]
 static uint8_t workspace_arena[UTVM_BOARD_WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t request_buffer[REQUEST_BUFFER_SIZE] __attribute__((aligned(8)));
 static utvm_rpc_server_t server;
+/* Ticks spent in wfi since boot; main-loop state, a static because UTVM_PORT_BUSY_NS_NAME
+ * reads it. */
+static uint64_t sleep_ticks;
 
 static utvm_err_t uart_write(void *ctx, const uint8_t *data, size_t n) {
   (void)ctx;
@@ -63,6 +71,22 @@ static utvm_err_t server_start(const char *boot_log) {
  * microseconds. */
 uint64_t test_syslib_time_us(void) { return utvm_port_ticks() / (UTVM_BOARD_CPU_HZ / 1000000u); }
 
+/* UTVM_PORT_BUSY_NS_NAME: busy ticks (ticks - sleep_ticks) as nanoseconds, an Int. */
+static int get_busy_ns(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
+                       void *resource) {
+  (void)args;
+  (void)codes;
+  (void)num_args;
+  (void)resource;
+  uint64_t busy = utvm_port_ticks() - sleep_ticks;
+  /* Split in seconds and the rest so that the product cannot overflow. */
+  uint64_t ns = ((busy / UTVM_BOARD_CPU_HZ) * 1000000000u) +
+                (((busy % UTVM_BOARD_CPU_HZ) * 1000000000u) / UTVM_BOARD_CPU_HZ);
+  ret->v_int64 = (int64_t)ns;
+  *ret_tc = kTVMArgInt;
+  return 0;
+}
+
 /* Logs receive losses (ring full, UART overrun) that happened since the last report. */
 static void report_rx_losses(uint32_t *reported) {
   uint32_t lost = utvm_port_rx_dropped() + utvm_port_uart_hw_overruns();
@@ -92,6 +116,10 @@ int main(void) {
   if (server_start((crash_len > 0u) ? crash_text : NULL) != UTVM_OK) {
     utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);
   }
+  if (utvm_crt_register_global(UTVM_PORT_BUSY_NS_NAME, get_busy_ns, NULL) != UTVM_OK) {
+    static const char no_busy_ns[] = "cannot register " UTVM_PORT_BUSY_NS_NAME;
+    (void)utvm_rpc_server_log(&server, no_busy_ns, sizeof(no_busy_ns) - 1u);
+  }
   uint32_t reported_losses = 0u;
   uint8_t chunk[FEED_CHUNK_SIZE];
   for (;;) {
@@ -106,7 +134,9 @@ int main(void) {
     report_rx_losses(&reported_losses);
     utvm_irq_disable();
     if (utvm_port_rx_empty()) {
+      uint64_t sleep_start = utvm_port_ticks();
       utvm_wfi(); /* wakes on a pending interrupt even with interrupts masked */
+      sleep_ticks += utvm_port_ticks() - sleep_start;
     }
     utvm_irq_enable();
   }

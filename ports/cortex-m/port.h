@@ -33,6 +33,12 @@
 #define UTVM_PORT_WATCHDOG_MS 10000u
 #endif
 
+/* Global function registered by the firmware (main.c) after the server: takes no
+ * arguments and returns an Int, the nanoseconds the CPU spent outside wfi (busy) since the
+ * timer started: busy ticks * 1e9 / UTVM_BOARD_CPU_HZ. Under qemu-system-arm -icount shift=0
+ * one nanosecond is one guest instruction (bench/qemu). */
+#define UTVM_PORT_BUSY_NS_NAME "utvm.port.GetBusyNs"
+
 /* ---- Provided by the UART driver (drivers/cmsdk_uart.c, drivers/stm32_usart.c) ---------------------------------- */
 
 /* Configures the board's console UART (UTVM_BOARD_UART_*): receiver with its RX interrupt
