@@ -318,7 +318,10 @@ UTVM_BOARD_CPU_HZ, i.e. guest instructions executed outside wfi, at SysTick reso
 = 1e9 / CPU_HZ instructions: 40 at 25 MHz, 6 at 168 MHz). The host reads it before and after each
 measurement and subtracts the cost of one read (the smallest difference of back-to-back reads).
 Null call = (200 CallFunc of tvm.rpc.server.GetCRTMaxPacketSize) / 200. Copies: (one 65536-byte
-copy - one 64-byte copy) / 65472, into one device tensor, chunked by the device's max transfer
+copy - one 64-byte copy) / 65472. Each figure is the cheapest of 3 rounds: the count depends on
+how QEMU's I/O thread happens to batch the host's bytes into the receive ring (each wake-up and
+main-loop pass costs instructions), so runs differ by up to about 10-20 % for the null call and
+the fixed costs and about 5-10 % for upload per byte. Copies go into one device tensor, chunked by the device's max transfer
 size (last column); the downloaded data is checked against the uploaded. The 64-byte columns are
 whole requests (fixed cost included). Everything the device executes outside wfi is counted:
 the UART RX interrupt (one per received byte under QEMU), the main loop, unframing and CRC,

@@ -10,7 +10,7 @@ table row per board. Categories (by the input file of each linked input section)
   port          ports/cortex-m objects: core port, drivers, board, main.c with its buffers
   test library  libutvm_test_syslib.a
   C runtime     libc / libc_nano / libm / libnosys / libgcc and the compiler's crt objects
-  other         linker fill and linker-generated sections (alignment padding, stack reserve)
+  other         linker fill (alignment padding)
 Flash = sections loaded into a read-only memory region (code, constants, .data initial
 values); RAM = allocated sections in a writable region (.data, .bss, .noinit, arenas, stack).
 The tensor arena (.utvm_arena) and the stack reserve (.stack_reserve) get their own columns.

@@ -436,7 +436,8 @@ static void test_session(void **state) {
   driver_send_rpc(d, 3u, req, 12u);
   assert_true(driver_wait(d, &d->have_log, 2000));
   assert_non_null(strstr(d->last_log, "device reset: abort code=0x00007e57"));
-  assert_true(d->terminated); /* the boot Terminate ended the session */
+  /* The boot Terminate follows the Log and ends the session. */
+  assert_true(driver_wait(d, &d->terminated, 2000));
   assert_int_not_equal(utvm_session_state(&d->session), UTVM_SESSION_STATE_ESTABLISHED);
 
   /* A new session works after the reset. */
