@@ -162,6 +162,18 @@ step misra bash scripts/misra.sh
 echo
 echo "==================== utvm test summary ($((SECONDS - START)) s) ===================="
 printf '%s\n' "${SUMMARY[@]}"
+# Test totals of every ctest run ("N% tests passed, F tests failed out of T"), as one line.
+total=0
+failed=0
+for log in "$LOGS"/*-ctest.log; do
+  [[ -f $log ]] || continue
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+  [[ -n $line ]] || continue
+  read -r f t <<<"$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/' <<<"$line")"
+  failed=$((failed + f))
+  total=$((total + t))
+done
+echo "ctest: $((total - failed)) passed, $failed failed"
 if ((FAILED)); then
   echo "RESULT: FAIL"
   exit 1
