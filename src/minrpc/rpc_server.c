@@ -271,33 +271,30 @@ static void do_alloc_with_scope(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_
 }
 
 /* Signature of a syscall whose arguments are one packed sequence: its name and the expected
- * argument type codes, 4 bits each with the first argument in the lowest bits. */
+ * argument type codes, SIG_END after the last. */
 typedef struct {
   const char *name;
-  uint16_t codes;
-  uint8_t num;
+  uint8_t codes[4];
 } rpc_syscall_sig_t;
 
-#define SIG1(a) ((uint16_t)(a))
-#define SIG2(a, b) ((uint16_t)((a) | ((b) << 4)))
-#define SIG3(a, b, c) ((uint16_t)((a) | ((b) << 4) | ((c) << 8)))
-#define SIG4(a, b, c, d) ((uint16_t)((a) | ((b) << 4) | ((c) << 8) | ((d) << 12)))
+#define SIG_END 0xFFu
+#define TC(code) ((uint8_t)(code))
 
 /* Indexed by code - RPC_GET_GLOBAL_FUNC; DevAllocDataWithScope is decoded by its own code. */
 static const rpc_syscall_sig_t kSyscalls[RPC_DEV_GET_CURRENT_STREAM - RPC_GET_GLOBAL_FUNC + 1] = {
-    {"GetGlobalFunc", SIG1(kTVMStr), 1u},
-    {"FreeHandle", SIG2(kTVMOpaqueHandle, kTVMArgInt), 2u},
-    {"DevSetDevice", SIG1(kDLDevice), 1u},
-    {"DevGetAttr", SIG2(kDLDevice, kTVMArgInt), 2u},
-    {"DevAllocData", SIG4(kDLDevice, kTVMArgInt, kTVMArgInt, kTVMDataType), 4u},
-    {"DevFreeData", SIG2(kDLDevice, kTVMOpaqueHandle), 2u},
-    {"DevStreamSync", SIG2(kDLDevice, kTVMOpaqueHandle), 2u},
-    {"CopyAmongRemote", SIG3(kTVMDLTensorHandle, kTVMDLTensorHandle, kTVMOpaqueHandle), 3u},
-    {NULL, 0u, 0u}, /* DevAllocDataWithScope */
-    {"DevCreateStream", SIG1(kDLDevice), 1u},
-    {"DevFreeStream", SIG2(kDLDevice, kTVMOpaqueHandle), 2u},
-    {"DevSetStream", SIG2(kDLDevice, kTVMOpaqueHandle), 2u},
-    {"DevGetCurrentStream", SIG1(kDLDevice), 1u},
+    {"GetGlobalFunc", {TC(kTVMStr), SIG_END, SIG_END, SIG_END}},
+    {"FreeHandle", {TC(kTVMOpaqueHandle), TC(kTVMArgInt), SIG_END, SIG_END}},
+    {"DevSetDevice", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
+    {"DevGetAttr", {TC(kDLDevice), TC(kTVMArgInt), SIG_END, SIG_END}},
+    {"DevAllocData", {TC(kDLDevice), TC(kTVMArgInt), TC(kTVMArgInt), TC(kTVMDataType)}},
+    {"DevFreeData", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"DevStreamSync", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"CopyAmongRemote", {TC(kTVMDLTensorHandle), TC(kTVMDLTensorHandle), TC(kTVMOpaqueHandle), SIG_END}},
+    {NULL, {SIG_END, SIG_END, SIG_END, SIG_END}}, /* DevAllocDataWithScope */
+    {"DevCreateStream", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
+    {"DevFreeStream", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"DevSetStream", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"DevGetCurrentStream", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
 };
 
 /* Runs a syscall whose arguments matched its signature; stores a handle or Int result in
@@ -394,9 +391,10 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
 /* Syscalls whose arguments are one plain packed sequence (code 9..21 except 17). */
 static void do_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
   const rpc_syscall_sig_t *sig = &kSyscalls[code - RPC_GET_GLOBAL_FUNC];
-  bool ok = (args->num == (int)sig->num);
-  for (int i = 0; ok && (i < args->num); i++) {
-    ok = (args->codes[i] == (int)((sig->codes >> (4 * i)) & 0xFu));
+  bool ok = (args->num <= 4);
+  for (int i = 0; ok && (i < 4); i++) {
+    ok = (sig->codes[i] == SIG_END) ? (i >= args->num) :
+                                      ((i < args->num) && (args->codes[i] == (int)sig->codes[i]));
   }
   int tc = kTVMNullptr;
   uint64_t value = 0u;
