@@ -247,6 +247,11 @@ void utvm_crt_shutdown(utvm_crt_t *crt);
  * contains ptr; UTVM_ERR_FUNC_CALL_INVALID_ARG if there is none (or no active runtime). */
 utvm_err_t utvm_crt_data_range(const void *ptr, uint8_t **base, size_t *size);
 
+/* Append text, or "0x" and value in 8 hex digits (16 above 32 bits), to the active runtime's
+ * last error (truncating at UTVM_CRT_LAST_ERROR_SIZE); no effect without an active runtime. */
+void utvm_crt_error_append(const char *text);
+void utvm_crt_error_append_hex(uint64_t value);
+
 #ifdef __cplusplus
 }
 #endif

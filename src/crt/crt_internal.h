@@ -26,10 +26,8 @@ typedef struct {
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
 utvm_crt_t *utvm_crt_active(void);
 
-/* Last-error text of the active runtime: replace it, or append to it (truncating). */
+/* Replaces the last-error text of the active runtime (truncating); appending is in utvm/crt.h. */
 void utvm_crt_error_set(const char *text);
-void utvm_crt_error_append(const char *text);
-void utvm_crt_error_append_hex(uint64_t value);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
 

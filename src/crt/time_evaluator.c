@@ -124,39 +124,40 @@ static int call_timed(TVMBackendPackedCFunc func, TVMValue *args, int *type_code
   return 0;
 }
 
-/* One measurement: `number` calls between TimerStart and TimerStop. */
+/* One measurement: `number` calls between TimerStart and TimerStop; AfterMeasurement runs
+ * whenever the timer was started. */
 static int measure(TVMBackendPackedCFunc func, uint32_t number, TVMValue *args, int *type_codes,
                    int num_args, double *seconds) {
-  uint32_t i;
+  const char *what = "measurement hook error ";
   utvm_err_t err = TVMPlatformBeforeMeasurement();
-  if (err != UTVM_OK) {
-    return fail_code("measurement hook error ", err);
-  }
-  err = TVMPlatformTimerStart();
-  if (err != UTVM_OK) {
-    return fail_code("timer error ", err);
-  }
-  for (i = 0u; i < number; i++) {
-    if (call_timed(func, args, type_codes, num_args) != 0) {
-      double ignored;
-      (void)TVMPlatformTimerStop(&ignored);
-      (void)TVMPlatformAfterMeasurement();
+  if (err == UTVM_OK) {
+    double ignored;
+    int failed = 0;
+    uint32_t i;
+    what = "timer error ";
+    err = TVMPlatformTimerStart();
+    if (err != UTVM_OK) {
+      return fail_code(what, err);
+    }
+    for (i = 0u; i < number && failed == 0; i++) {
+      failed = call_timed(func, args, type_codes, num_args);
+    }
+    err = TVMPlatformTimerStop((failed == 0) ? seconds : &ignored);
+    utvm_err_t after = TVMPlatformAfterMeasurement();
+    if (failed != 0) {
       return -1;
     }
-  }
-  err = TVMPlatformTimerStop(seconds);
-  if (err == UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW) {
-    utvm_crt_error_set("time evaluator: timer overflow");
-    (void)TVMPlatformAfterMeasurement();
-    return -1;
+    if (err == UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW) {
+      utvm_crt_error_set("time evaluator: timer overflow");
+      return -1;
+    }
+    if (err == UTVM_OK) {
+      what = "measurement hook error ";
+      err = after;
+    }
   }
   if (err != UTVM_OK) {
-    (void)TVMPlatformAfterMeasurement();
-    return fail_code("timer error ", err);
-  }
-  err = TVMPlatformAfterMeasurement();
-  if (err != UTVM_OK) {
-    return fail_code("measurement hook error ", err);
+    return fail_code(what, err);
   }
   if (!(*seconds >= 0.0) || *seconds > DBL_MAX) {
     utvm_crt_error_set("time evaluator: invalid timer reading");

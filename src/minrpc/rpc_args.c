@@ -4,7 +4,8 @@
 #include "rpc_internal.h"
 #include "utvm/crt.h"
 
-#define RPC_ERROR_TEXT_MAX 96u
+/* Shared text: the scratch area (request buffer tail) cannot hold the parsed arguments. */
+static const char kNoScratch[] = "request buffer too small for arguments";
 
 uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n) {
   if (n > reader->left) {
@@ -27,28 +28,9 @@ static void *scratch_alloc(rpc_scratch_t *scratch, uint32_t n) {
   return (void *)addr;
 }
 
-void rpc_set_error_u64(const char *prefix, uint64_t value) {
-  char text[RPC_ERROR_TEXT_MAX];
-  char digits[20];
-  size_t len = strlen(prefix);
-  if (len > (RPC_ERROR_TEXT_MAX - sizeof(digits) - 1u)) {
-    len = RPC_ERROR_TEXT_MAX - sizeof(digits) - 1u;
-  }
-  (void)memcpy(text, prefix, len);
-  size_t ndigits = 0u;
-  uint64_t v = value;
-  do {
-    digits[ndigits] = (char)('0' + (char)(v % 10u));
-    ndigits++;
-    v /= 10u;
-  } while ((v != 0u) && (ndigits < sizeof(digits)));
-  while (ndigits > 0u) {
-    ndigits--;
-    text[len] = digits[ndigits];
-    len++;
-  }
-  text[len] = '\0';
-  TVMAPISetLastError(text);
+void rpc_set_error_hex(const char *prefix, uint64_t value) {
+  TVMAPISetLastError(prefix);
+  utvm_crt_error_append_hex(value);
 }
 
 static bool reader_take_u64(rpc_reader_t *reader, uint64_t *value) {
@@ -63,7 +45,7 @@ static bool reader_take_u64(rpc_reader_t *reader, uint64_t *value) {
 /* A u64 handle from the wire as a pointer; false if it does not fit this device. */
 static bool handle_from_wire(uint64_t wire, void **handle) {
   if (wire > (uint64_t)UINTPTR_MAX) {
-    TVMAPISetLastError("handle does not fit a device pointer");
+    TVMAPISetLastError("handle wider than a pointer");
     return false;
   }
   *handle = (void *)(uintptr_t)wire;
@@ -87,7 +69,7 @@ bool rpc_decode_tensor(rpc_reader_t *reader, rpc_scratch_t *scratch, DLTensor *t
   tensor->dtype.bits = h[21];
   tensor->dtype.lanes = (uint16_t)((uint16_t)h[22] | ((uint16_t)h[23] << 8));
   if ((ndim < 0) || ((uint32_t)ndim > UTVM_RPC_MAX_NDIM)) {
-    rpc_set_error_u64("DLTensor ndim out of range, max ", UTVM_RPC_MAX_NDIM);
+    rpc_set_error_hex("DLTensor ndim over ", UTVM_RPC_MAX_NDIM);
     return false;
   }
   tensor->ndim = ndim;
@@ -99,7 +81,7 @@ bool rpc_decode_tensor(rpc_reader_t *reader, rpc_scratch_t *scratch, DLTensor *t
   if (ndim > 0) {
     int64_t *shape = (int64_t *)scratch_alloc(scratch, 8u * (uint32_t)ndim);
     if (shape == NULL) {
-      TVMAPISetLastError("request buffer too small for the arguments");
+      TVMAPISetLastError(kNoScratch);
       return false;
     }
     for (int32_t i = 0; i < ndim; i++) {
@@ -124,14 +106,14 @@ bool rpc_tensor_nbytes(const DLTensor *tensor, uint32_t *nbytes) {
     }
     count *= (uint64_t)dim;
     if (count > UINT32_MAX) {
-      TVMAPISetLastError("DLTensor larger than 4 GiB");
+      TVMAPISetLastError("DLTensor over 4 GiB");
       return false;
     }
   }
   uint64_t elem = (((uint64_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
   uint64_t total = count * elem;
   if (total > UINT32_MAX) {
-    TVMAPISetLastError("DLTensor larger than 4 GiB");
+    TVMAPISetLastError("DLTensor over 4 GiB");
     return false;
   }
   *nbytes = (uint32_t)total;
@@ -156,11 +138,11 @@ uint8_t *rpc_check_range(uint64_t data, uint64_t offset, uint64_t nbytes, const 
 
 bool rpc_check_tensor(const DLTensor *tensor) {
   if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
-    TVMAPISetLastError("DLTensor argument is not on device cpu(0)");
+    TVMAPISetLastError("DLTensor not on device cpu(0)");
     return false;
   }
   if ((tensor->dtype.bits == 0u) || (tensor->dtype.lanes == 0u)) {
-    TVMAPISetLastError("DLTensor argument has an empty dtype");
+    TVMAPISetLastError("DLTensor dtype empty");
     return false;
   }
   uint32_t nbytes = 0u;
@@ -171,7 +153,7 @@ bool rpc_check_tensor(const DLTensor *tensor) {
     return true;
   }
   return rpc_check_range((uint64_t)(uintptr_t)tensor->data, tensor->byte_offset, nbytes,
-                         "DLTensor argument data is outside every tensor allocation") != NULL;
+                         "DLTensor data outside tensors") != NULL;
 }
 
 /* Decodes the value of one argument of type code tc into value. */
@@ -221,7 +203,7 @@ static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, T
       }
       /* A raw pointer from the host is only passed on if it points into a tensor. */
       return (u == 0u) || !tensor_opaque_handles ||
-             (rpc_check_range(u, 0u, 0u, "opaque handle is not a tensor pointer") != NULL);
+             (rpc_check_range(u, 0u, 0u, "opaque handle not in a tensor") != NULL);
     case kTVMModuleHandle:
     case kTVMPackedFuncHandle:
       /* Checked by the runtime when used. */
@@ -229,7 +211,7 @@ static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, T
     case kTVMDLTensorHandle: {
       DLTensor *tensor = (DLTensor *)scratch_alloc(scratch, (uint32_t)sizeof(DLTensor));
       if (tensor == NULL) {
-        TVMAPISetLastError("request buffer too small for the arguments");
+        TVMAPISetLastError(kNoScratch);
         return false;
       }
       if (!rpc_decode_tensor(reader, scratch, tensor) || !rpc_check_tensor(tensor)) {
@@ -259,7 +241,7 @@ static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, T
       }
       TVMByteArray *array = (TVMByteArray *)scratch_alloc(scratch, (uint32_t)sizeof(TVMByteArray));
       if (array == NULL) {
-        TVMAPISetLastError("request buffer too small for the arguments");
+        TVMAPISetLastError(kNoScratch);
         return false;
       }
       array->data = (const char *)text;
@@ -268,7 +250,7 @@ static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, T
       return true;
     }
     default:
-      rpc_set_error_u64("argument type code not supported on the wire: ", (uint64_t)(uint32_t)tc);
+      rpc_set_error_hex("unsupported argument type code ", (uint64_t)(uint32_t)tc);
       return false;
   }
   TVMAPISetLastError("argument value truncated");
@@ -283,13 +265,13 @@ bool rpc_decode_args(rpc_reader_t *reader, rpc_scratch_t *scratch, rpc_args_t *a
   }
   int32_t num = (int32_t)rpc_read_u32(p);
   if ((num < 0) || ((uint32_t)num > UTVM_RPC_MAX_ARGS)) {
-    rpc_set_error_u64("too many arguments, max ", UTVM_RPC_MAX_ARGS);
+    rpc_set_error_hex("argument count over ", UTVM_RPC_MAX_ARGS);
     return false;
   }
   args->num = num;
   const uint8_t *codes = rpc_reader_take(reader, 4u * (uint32_t)num);
   if (codes == NULL) {
-    TVMAPISetLastError("argument type codes truncated");
+    TVMAPISetLastError("type codes truncated");
     return false;
   }
   for (int32_t i = 0; i < num; i++) {

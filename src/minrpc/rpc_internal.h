@@ -106,7 +106,7 @@ uint8_t *rpc_check_range(uint64_t data, uint64_t offset, uint64_t nbytes, const 
  * allocation. Returns false with the last error set otherwise. */
 bool rpc_check_tensor(const DLTensor *tensor);
 
-/* Sets the last error to prefix followed by the decimal value. */
-void rpc_set_error_u64(const char *prefix, uint64_t value);
+/* Sets the last error to prefix followed by value in hex (utvm_crt_error_append_hex). */
+void rpc_set_error_hex(const char *prefix, uint64_t value);
 
 #endif /* UTVM_RPC_INTERNAL_H */

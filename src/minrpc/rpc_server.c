@@ -145,7 +145,7 @@ static bool encode_return(int tc, const TVMValue *v, uint8_t *out, uint32_t *len
       const TVMByteArray *b = (const TVMByteArray *)v->v_handle;
       uint64_t size = (b != NULL) ? b->size : 0u;
       if ((b == NULL) || (size > UINT32_MAX)) {
-        TVMAPISetLastError("function returned an invalid byte array");
+        TVMAPISetLastError("invalid returned byte array");
         return false;
       }
       *extra = (const uint8_t *)b->data;
@@ -154,7 +154,7 @@ static bool encode_return(int tc, const TVMValue *v, uint8_t *out, uint32_t *len
       return true;
     }
     default:
-      rpc_set_error_u64("function returned an unsupported type code ", (uint64_t)(uint32_t)tc);
+      rpc_set_error_hex("unsupported return type code ", (uint64_t)(uint32_t)tc);
       return false;
   }
 }
@@ -184,7 +184,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, TVMValue *v) {
   }
   uint32_t fixed = 24u + value_len;
   if (extra_len > (reply_limit(server) - fixed)) {
-    rpc_set_error_u64("return value exceeds the reply limit of bytes: ", reply_limit(server));
+    rpc_set_error_hex("return value over reply limit ", reply_limit(server));
     reply_exception(server);
     return;
   }
@@ -201,18 +201,6 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, TVMValue *v) {
 
 /* ---------------------------------------------------------------- requests */
 
-/* Checks that args has exactly the given type codes; sets the last error otherwise. */
-static bool expect_args(const rpc_args_t *args, const int *codes, int num, const char *usage) {
-  bool ok = (args->num == num);
-  for (int i = 0; ok && (i < num); i++) {
-    ok = (args->codes[i] == codes[i]);
-  }
-  if (!ok) {
-    TVMAPISetLastError(usage);
-  }
-  return ok;
-}
-
 static bool device_is_cpu0(DLDevice dev) {
   return (dev.device_type == kDLCPU) && (dev.device_id == 0);
 }
@@ -221,10 +209,8 @@ static void do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch
                          rpc_args_t *args) {
   const uint8_t *h = rpc_reader_take(r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
-  if (h == NULL) {
-    TVMAPISetLastError("CallFunc: function handle truncated");
-  } else if (handle > (uint64_t)UINTPTR_MAX) {
-    TVMAPISetLastError("CallFunc: invalid function handle");
+  if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
+    TVMAPISetLastError("CallFunc: bad function handle");
   } else if (rpc_decode_args(r, scratch, args)) {
     TVMValue ret;
     int ret_tc = kTVMNullptr;
@@ -248,90 +234,16 @@ static void do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scrat
   uint64_t len = (len_bytes != NULL) ? rpc_read_u64(len_bytes) : 0u;
   const uint8_t *text = ((len_bytes != NULL) && (len <= r->left)) ?
                             rpc_reader_take(r, (uint32_t)len) : NULL;
-  if (text == NULL) {
-    TVMAPISetLastError("InitServer: protocol version truncated");
-  } else if ((len != (sizeof(version) - 1u)) || (memcmp(text, version, sizeof(version) - 1u) != 0)) {
-    TVMAPISetLastError("InitServer: RPC protocol version mismatch, server speaks " UTVM_RPC_PROTOCOL_VERSION);
+  if ((text == NULL) || (len != (sizeof(version) - 1u)) ||
+      (memcmp(text, version, sizeof(version) - 1u) != 0)) {
+    TVMAPISetLastError("InitServer: protocol version is not " UTVM_RPC_PROTOCOL_VERSION);
   } else if (!rpc_decode_args(r, scratch, args)) {
     /* error set */
   } else if (args->num != 0) {
-    TVMAPISetLastError("InitServer: arguments are not supported");
+    TVMAPISetLastError("InitServer: takes no arguments");
   } else {
     reply_void(server);
     return;
-  }
-  reply_exception(server);
-}
-
-static void do_free_handle(utvm_rpc_server_t *server, const rpc_args_t *args) {
-  static const int codes[2] = {kTVMOpaqueHandle, kTVMArgInt};
-  if (!expect_args(args, codes, 2, "FreeHandle expects (handle, Int type_code)")) {
-    reply_exception(server);
-    return;
-  }
-  int rc = 0;
-  switch (args->values[1].v_int64) {
-    case kTVMPackedFuncHandle:
-      rc = TVMFuncFree(args->values[0].v_handle);
-      break;
-    case kTVMModuleHandle:
-      rc = TVMModFree(args->values[0].v_handle);
-      break;
-    default:
-      TVMAPISetLastError("FreeHandle: only function (10) and module (9) handles are issued");
-      rc = -1;
-      break;
-  }
-  if (rc == 0) {
-    reply_void(server);
-  } else {
-    reply_exception(server);
-  }
-}
-
-static void do_get_attr(utvm_rpc_server_t *server, const rpc_args_t *args) {
-  static const int codes[2] = {kDLDevice, kTVMArgInt};
-  if (!expect_args(args, codes, 2, "DevGetAttr expects (Device, Int kind)")) {
-    reply_exception(server);
-    return;
-  }
-  const utvm_page_allocator_t *tensors = &server->crt.tensors;
-  switch (args->values[1].v_int64) {
-    case 0: /* kExist */
-      reply_value(server, kTVMArgInt, device_is_cpu0(args->values[0].v_device) ? 1u : 0u);
-      return;
-    case 14: /* kTotalGlobalMemory */
-      reply_value(server, kTVMArgInt, (uint64_t)tensors->num_pages * UTVM_CRT_PAGE_SIZE);
-      return;
-    case 15: /* kAvailableGlobalMemory */
-      reply_value(server, kTVMArgInt, utvm_page_free_bytes(tensors));
-      return;
-    default:
-      rpc_set_error_u64("DevGetAttr: attribute kind not supported: ",
-                        (uint64_t)args->values[1].v_int64);
-      reply_exception(server);
-      return;
-  }
-}
-
-static void do_alloc_data(utvm_rpc_server_t *server, const rpc_args_t *args) {
-  static const int codes[4] = {kDLDevice, kTVMArgInt, kTVMArgInt, kTVMDataType};
-  if (!expect_args(args, codes, 4, "DevAllocData expects (Device, Int nbytes, Int alignment, DataType)")) {
-    reply_exception(server);
-    return;
-  }
-  int64_t nbytes = args->values[1].v_int64;
-  int64_t alignment = args->values[2].v_int64;
-  void *ptr = NULL;
-  if ((nbytes < 0) || ((uint64_t)nbytes > (uint64_t)SIZE_MAX) || (alignment <= 0) ||
-      (alignment > (int64_t)UTVM_CRT_PAGE_SIZE) || ((alignment & (alignment - 1)) != 0)) {
-    TVMAPISetLastError("DevAllocData: size or alignment out of range");
-  } else if (TVMDeviceAllocDataSpace(args->values[0].v_device, (size_t)nbytes, (size_t)alignment,
-                                     args->values[3].v_type, &ptr) == 0) {
-    reply_value(server, kTVMOpaqueHandle, (uint64_t)(uintptr_t)ptr);
-    return;
-  } else {
-    /* runtime set the error */
   }
   reply_exception(server);
 }
@@ -344,11 +256,11 @@ static void do_alloc_with_scope(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_
   void *ptr = NULL;
   if ((codes == NULL) || (rpc_read_u32(p) != 2u) || (rpc_read_u32(codes) != kTVMDLTensorHandle) ||
       ((rpc_read_u32(&codes[4]) != kTVMNullptr) && (rpc_read_u32(&codes[4]) != kTVMStr))) {
-    TVMAPISetLastError("DevAllocDataWithScope expects (DLTensor, Null or Str scope)");
+    TVMAPISetLastError("DevAllocDataWithScope: bad arguments");
   } else if (!rpc_decode_tensor(r, scratch, &tensor) || !rpc_tensor_nbytes(&tensor, &nbytes)) {
     /* error set */
   } else if (!device_is_cpu0(tensor.device)) {
-    TVMAPISetLastError("DevAllocDataWithScope: only device cpu(0) exists");
+    TVMAPISetLastError("DevAllocDataWithScope: not device cpu(0)");
   } else if (TVMDeviceAllocDataSpace(tensor.device, nbytes, UTVM_CRT_PAGE_SIZE, tensor.dtype, &ptr) == 0) {
     reply_value(server, kTVMOpaqueHandle, (uint64_t)(uintptr_t)ptr);
     return;
@@ -358,96 +270,142 @@ static void do_alloc_with_scope(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_
   reply_exception(server);
 }
 
-static void do_copy_among(utvm_rpc_server_t *server, const rpc_args_t *args) {
-  static const int codes[3] = {kTVMDLTensorHandle, kTVMDLTensorHandle, kTVMOpaqueHandle};
-  if (!expect_args(args, codes, 3, "CopyAmongRemote expects (DLTensor, DLTensor, stream)")) {
-    reply_exception(server);
-    return;
-  }
-  const DLTensor *from = (const DLTensor *)args->values[0].v_handle;
-  const DLTensor *to = (const DLTensor *)args->values[1].v_handle;
-  uint32_t from_bytes = 0u;
-  uint32_t to_bytes = 0u;
-  (void)rpc_tensor_nbytes(from, &from_bytes); /* both already validated by the decoder */
-  (void)rpc_tensor_nbytes(to, &to_bytes);
-  if (from_bytes != to_bytes) {
-    TVMAPISetLastError("CopyAmongRemote: tensors differ in size");
-    reply_exception(server);
-    return;
-  }
-  if (from_bytes > 0u) {
-    (void)memmove(&((uint8_t *)to->data)[to->byte_offset],
-                  &((const uint8_t *)from->data)[from->byte_offset], from_bytes);
-  }
-  reply_void(server);
-}
+/* Signature of a syscall whose arguments are one packed sequence: its name and the expected
+ * argument type codes, SIG_END after the last. */
+typedef struct {
+  const char *name;
+  uint8_t codes[4];
+} rpc_syscall_sig_t;
 
-/* Syscalls whose arguments are one plain packed sequence. */
-static void do_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
-  static const int str_arg[1] = {kTVMStr};
-  static const int dev_arg[1] = {kDLDevice};
-  static const int dev_ptr_args[2] = {kDLDevice, kTVMOpaqueHandle};
+#define SIG_END 0xFFu
+#define TC(code) ((uint8_t)(code))
+
+/* Indexed by code - RPC_GET_GLOBAL_FUNC; DevAllocDataWithScope is decoded by its own code. */
+static const rpc_syscall_sig_t kSyscalls[RPC_DEV_GET_CURRENT_STREAM - RPC_GET_GLOBAL_FUNC + 1] = {
+    {"GetGlobalFunc", {TC(kTVMStr), SIG_END, SIG_END, SIG_END}},
+    {"FreeHandle", {TC(kTVMOpaqueHandle), TC(kTVMArgInt), SIG_END, SIG_END}},
+    {"DevSetDevice", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
+    {"DevGetAttr", {TC(kDLDevice), TC(kTVMArgInt), SIG_END, SIG_END}},
+    {"DevAllocData", {TC(kDLDevice), TC(kTVMArgInt), TC(kTVMArgInt), TC(kTVMDataType)}},
+    {"DevFreeData", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"DevStreamSync", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"CopyAmongRemote", {TC(kTVMDLTensorHandle), TC(kTVMDLTensorHandle), TC(kTVMOpaqueHandle), SIG_END}},
+    {NULL, {SIG_END, SIG_END, SIG_END, SIG_END}}, /* DevAllocDataWithScope */
+    {"DevCreateStream", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
+    {"DevFreeStream", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"DevSetStream", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
+    {"DevGetCurrentStream", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
+};
+
+/* Runs a syscall whose arguments matched its signature; stores a handle or Int result in
+ * *tc and *value (left kTVMNullptr for void). False with the last error set on failure. */
+static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args,
+                        int *tc, uint64_t *value) {
+  const TVMValue *v = args->values;
   switch (code) {
     case RPC_GET_GLOBAL_FUNC: {
       TVMFunctionHandle f = NULL;
-      if (!expect_args(args, str_arg, 1, "GetGlobalFunc expects (Str name)")) {
-        break;
-      }
-      if (TVMFuncGetGlobal(args->values[0].v_str, &f) != 0) {
+      if (TVMFuncGetGlobal(v[0].v_str, &f) != 0) {
         f = NULL;
       }
-      reply_value(server, kTVMOpaqueHandle, (uint64_t)(uintptr_t)f);
-      return;
+      *tc = kTVMOpaqueHandle;
+      *value = (uint64_t)(uintptr_t)f;
+      return true;
     }
     case RPC_FREE_HANDLE:
-      do_free_handle(server, args);
-      return;
+      if (v[1].v_int64 == kTVMPackedFuncHandle) {
+        return TVMFuncFree(v[0].v_handle) == 0;
+      }
+      if (v[1].v_int64 == kTVMModuleHandle) {
+        return TVMModFree(v[0].v_handle) == 0;
+      }
+      TVMAPISetLastError("FreeHandle: only type codes 9 and 10 are issued");
+      return false;
     case RPC_DEV_SET_DEVICE:
-      if (!expect_args(args, dev_arg, 1, "DevSetDevice expects (Device)")) {
-        break;
+      if (!device_is_cpu0(v[0].v_device)) {
+        TVMAPISetLastError("DevSetDevice: not device cpu(0)");
+        return false;
       }
-      if (!device_is_cpu0(args->values[0].v_device)) {
-        TVMAPISetLastError("DevSetDevice: only device cpu(0) exists");
-        break;
+      return true;
+    case RPC_DEV_GET_ATTR: {
+      const utvm_page_allocator_t *tensors = &server->crt.tensors;
+      *tc = kTVMArgInt;
+      if (v[1].v_int64 == 0) { /* kExist */
+        *value = device_is_cpu0(v[0].v_device) ? 1u : 0u;
+      } else if (v[1].v_int64 == 14) { /* kTotalGlobalMemory */
+        *value = (uint64_t)tensors->num_pages * UTVM_CRT_PAGE_SIZE;
+      } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
+        *value = utvm_page_free_bytes(tensors);
+      } else {
+        rpc_set_error_hex("DevGetAttr: unsupported kind ", (uint64_t)v[1].v_int64);
+        return false;
       }
-      reply_void(server);
-      return;
-    case RPC_DEV_GET_ATTR:
-      do_get_attr(server, args);
-      return;
-    case RPC_DEV_ALLOC_DATA:
-      do_alloc_data(server, args);
-      return;
+      return true;
+    }
+    case RPC_DEV_ALLOC_DATA: {
+      int64_t nbytes = v[1].v_int64;
+      int64_t alignment = v[2].v_int64;
+      void *ptr = NULL;
+      if ((nbytes < 0) || ((uint64_t)nbytes > (uint64_t)SIZE_MAX) || (alignment <= 0) ||
+          (alignment > (int64_t)UTVM_CRT_PAGE_SIZE) || ((alignment & (alignment - 1)) != 0)) {
+        TVMAPISetLastError("DevAllocData: bad size or alignment");
+        return false;
+      }
+      if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, (size_t)alignment, v[3].v_type,
+                                  &ptr) != 0) {
+        return false;
+      }
+      *tc = kTVMOpaqueHandle;
+      *value = (uint64_t)(uintptr_t)ptr;
+      return true;
+    }
     case RPC_DEV_FREE_DATA:
-      if (!expect_args(args, dev_ptr_args, 2, "DevFreeData expects (Device, handle)")) {
-        break;
+      return TVMDeviceFreeDataSpace(v[0].v_device, v[1].v_handle) == 0;
+    case RPC_COPY_AMONG_REMOTE: {
+      const DLTensor *from = (const DLTensor *)v[0].v_handle;
+      const DLTensor *to = (const DLTensor *)v[1].v_handle;
+      uint32_t from_bytes = 0u;
+      uint32_t to_bytes = 0u;
+      (void)rpc_tensor_nbytes(from, &from_bytes); /* both already validated by the decoder */
+      (void)rpc_tensor_nbytes(to, &to_bytes);
+      if (from_bytes != to_bytes) {
+        TVMAPISetLastError("CopyAmongRemote: tensor sizes differ");
+        return false;
       }
-      if (TVMDeviceFreeDataSpace(args->values[0].v_device, args->values[1].v_handle) != 0) {
-        break;
+      if (from_bytes > 0u) {
+        (void)memmove(&((uint8_t *)to->data)[to->byte_offset],
+                      &((const uint8_t *)from->data)[from->byte_offset], from_bytes);
       }
-      reply_void(server);
-      return;
-    case RPC_DEV_STREAM_SYNC:
-    case RPC_DEV_FREE_STREAM:
-    case RPC_DEV_SET_STREAM:
-      if (!expect_args(args, dev_ptr_args, 2, "stream syscall expects (Device, stream)")) {
-        break;
-      }
-      reply_void(server);
-      return;
-    case RPC_COPY_AMONG_REMOTE:
-      do_copy_among(server, args);
-      return;
+      return true;
+    }
     case RPC_DEV_CREATE_STREAM:
     case RPC_DEV_GET_CURRENT_STREAM:
-      if (!expect_args(args, dev_arg, 1, "stream syscall expects (Device)")) {
-        break;
-      }
-      reply_value(server, kTVMOpaqueHandle, 0u);
-      return;
+      *tc = kTVMOpaqueHandle;
+      return true;
     default:
-      /* RPC_DEV_ALLOC_DATA_WITH_SCOPE is dispatched before the arguments are decoded. */
-      break;
+      /* DevStreamSync, DevFreeStream, DevSetStream: nothing to do on a CPU. */
+      return true;
+  }
+}
+
+/* Syscalls whose arguments are one plain packed sequence (code 9..21 except 17). */
+static void do_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
+  const rpc_syscall_sig_t *sig = &kSyscalls[code - RPC_GET_GLOBAL_FUNC];
+  bool ok = (args->num <= 4);
+  for (int i = 0; ok && (i < 4); i++) {
+    ok = (sig->codes[i] == SIG_END) ? (i >= args->num) :
+                                      ((i < args->num) && (args->codes[i] == (int)sig->codes[i]));
+  }
+  int tc = kTVMNullptr;
+  uint64_t value = 0u;
+  if (!ok) {
+    TVMAPISetLastError(sig->name);
+    utvm_crt_error_append(": wrong argument types");
+  } else if (run_syscall(server, code, args, &tc, &value)) {
+    reply_value(server, tc, value);
+    return;
+  } else {
+    /* run_syscall or the runtime set the error */
   }
   reply_exception(server);
 }
@@ -459,19 +417,19 @@ static void do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_
     n_bytes = rpc_reader_take(r, 8u);
   }
   if (n_bytes == NULL) {
-    TVMAPISetLastError("CopyFromRemote: request truncated");
+    TVMAPISetLastError("CopyFromRemote: truncated");
     reply_exception(server);
     return;
   }
   uint64_t nbytes = rpc_read_u64(n_bytes);
-  if (nbytes > (uint64_t)(reply_limit(server) - 4u)) {
-    rpc_set_error_u64("CopyFromRemote: chunk exceeds the reply limit of bytes: ",
-                      reply_limit(server) - 4u);
-    reply_exception(server);
-    return;
+  uint32_t limit = reply_limit(server) - 4u;
+  const uint8_t *src = NULL;
+  if (nbytes > (uint64_t)limit) {
+    rpc_set_error_hex("CopyFromRemote: over reply limit ", limit);
+  } else {
+    src = rpc_check_range((uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, nbytes,
+                          "CopyFromRemote: range outside tensors");
   }
-  const uint8_t *src = rpc_check_range((uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, nbytes,
-                                       "CopyFromRemote: range outside every tensor allocation");
   if (src == NULL) {
     reply_exception(server);
     return;
@@ -515,10 +473,10 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
       break;
   }
   if (code < RPC_GET_GLOBAL_FUNC) {
-    rpc_set_error_u64("unexpected RPC code ", (uint64_t)(uint32_t)code);
+    rpc_set_error_hex("unexpected RPC code ", (uint64_t)(uint32_t)code);
     reply_exception(server);
   } else if (code > RPC_DEV_GET_CURRENT_STREAM) {
-    rpc_set_error_u64("Syscall not recognized: ", (uint64_t)(uint32_t)code);
+    rpc_set_error_hex("Syscall not recognized: ", (uint64_t)(uint32_t)code);
     reply_exception(server);
   } else if (rpc_decode_args(&r, &scratch, &args)) {
     do_syscall(server, code, &args);
@@ -534,7 +492,7 @@ static void rpc_reject(utvm_rpc_server_t *server, const char *reason) {
   server->rx_state = RX_DISCARD;
 }
 
-static const char copy_to_range_error[] = "CopyToRemote: range outside every tensor allocation";
+static const char copy_to_range_error[] = "CopyToRemote: range outside tensors";
 
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
@@ -542,11 +500,11 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
   bool copy_to = (rpc_read_u32(&buf[8]) == RPC_COPY_TO_REMOTE);
   if (server->received == RPC_PREFIX_SIZE) {
     if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
-      rpc_reject(server, "RPC packet length disagrees with its message length");
+      rpc_reject(server, "RPC packet length != message length");
     } else if (copy_to) {
       server->collect = RPC_COPY_FIXED_HEADER;
     } else if (server->body_len > server->buffer_size) {
-      rpc_reject(server, "request larger than the server's request buffer");
+      rpc_reject(server, "request larger than request buffer");
     } else {
       server->collect = server->body_len;
     }
@@ -555,7 +513,7 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
   } else if (server->received == RPC_COPY_FIXED_HEADER) {
     int32_t ndim = (int32_t)rpc_read_u32(&buf[28]);
     if ((ndim < 0) || ((uint32_t)ndim > UTVM_RPC_MAX_NDIM)) {
-      rpc_reject(server, "CopyToRemote: ndim out of range");
+      rpc_reject(server, "CopyToRemote: bad ndim");
     } else {
       server->collect = RPC_COPY_FIXED_HEADER + (8u * (uint32_t)ndim) + 16u;
     }
@@ -564,9 +522,9 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     uint64_t offset = rpc_read_u64(&buf[header - 16u]);
     uint64_t nbytes = rpc_read_u64(&buf[header - 8u]);
     if (nbytes != (uint64_t)(server->body_len - header)) {
-      rpc_reject(server, "CopyToRemote: nbytes disagrees with the message length");
+      rpc_reject(server, "CopyToRemote: nbytes != message length");
     } else if ((rpc_read_u32(&buf[20]) != (uint32_t)kDLCPU) || (rpc_read_u32(&buf[24]) != 0u)) {
-      rpc_reject(server, "CopyToRemote: only device cpu(0) exists");
+      rpc_reject(server, "CopyToRemote: not device cpu(0)");
     } else {
       server->copy_dst = rpc_check_range(rpc_read_u64(&buf[12]), offset, nbytes,
                                          copy_to_range_error);
@@ -578,7 +536,7 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     }
   }
   if ((server->rx_state == RX_COLLECT) && (server->collect > server->body_len)) {
-    rpc_reject(server, "RPC request shorter than its header");
+    rpc_reject(server, "RPC request shorter than header");
   }
 }
 
@@ -618,7 +576,7 @@ static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
       }
     } else {
       /* More bytes than the request needs cannot happen: the session bounds the body. */
-      rpc_reject(server, "RPC message longer than its request");
+      rpc_reject(server, "RPC message longer than request");
     }
   }
 }
@@ -673,7 +631,7 @@ static int rpc_get_crt_max_packet_size(TVMValue *args, int *codes, int num_args,
   (void)codes;
   (void)resource;
   if (num_args != 0) {
-    TVMAPISetLastError("GetCRTMaxPacketSize takes no arguments");
+    TVMAPISetLastError("GetCRTMaxPacketSize: takes no arguments");
     return -1;
   }
   ret->v_int64 = UTVM_RPC_TVM_MAX_PACKET;
@@ -687,7 +645,7 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
   (void)args;
   (void)codes;
   if (num_args != 0) {
-    TVMAPISetLastError("GetMaxTransferSize takes no arguments");
+    TVMAPISetLastError("GetMaxTransferSize: takes no arguments");
     return -1;
   }
   uint32_t limit = server->max_transfer_size + UTVM_SESSION_HEADER_SIZE + 8u;
