@@ -9,24 +9,8 @@
 #include <unistd.h>
 
 #include "host_internal.h"
+#include "utvm/rpc_codes.h"
 #include "utvm/rpc_server.h"
-
-/* RPC codes (PROTOCOL.md 3.2). */
-enum {
-  RPC_CALL_FUNC = 3,
-  RPC_RETURN = 4,
-  RPC_EXCEPTION = 5,
-  RPC_COPY_FROM_REMOTE = 6,
-  RPC_COPY_TO_REMOTE = 7,
-  RPC_COPY_ACK = 8,
-  RPC_GET_GLOBAL_FUNC = 9,
-  RPC_FREE_HANDLE = 10,
-  RPC_DEV_GET_ATTR = 12,
-  RPC_DEV_ALLOC_DATA = 13,
-  RPC_DEV_FREE_DATA = 14,
-  RPC_DEV_STREAM_SYNC = 15,
-  RPC_DEV_ALLOC_DATA_WITH_SCOPE = 17
-};
 
 /* Largest message the host accepts or sends (header + body). */
 #define HOST_MAX_MESSAGE (64u * 1024u * 1024u)
@@ -534,7 +518,7 @@ static utvm_host_err_t parse_reply(utvm_host_t *host, const char *what, reader_t
     host_format(host->error, sizeof(host->error), "malformed reply to %s", what);
     return UTVM_HOST_ERR_PROTOCOL;
   }
-  if (*code == RPC_EXCEPTION) {
+  if (*code == UTVM_RPC_EXCEPTION) {
     host->stats.exceptions++;
     utvm_host_value_t text;
     uint32_t num = (uint32_t)r_u(r, 4u);
@@ -558,7 +542,7 @@ static bool is_sync_reply(utvm_host_t *host, uint64_t token) {
   (void)memcpy(saved, host->error, sizeof(saved));
   utvm_host_err_t rc = parse_reply(host, "Sync", &r, &code);
   (void)memcpy(host->error, saved, sizeof(saved));
-  if ((rc != UTVM_HOST_OK) || (code != RPC_RETURN)) {
+  if ((rc != UTVM_HOST_OK) || (code != UTVM_RPC_RETURN)) {
     return false;
   }
   uint32_t num = (uint32_t)r_u(&r, 4u);
@@ -581,7 +565,7 @@ static utvm_host_err_t resync(utvm_host_t *host, const char *what) {
     host->sync_request.len = 0u;
     writer_t w = {&host->sync_request, true};
     w_u64(&w, 0u);
-    w_u32(&w, RPC_CALL_FUNC);
+    w_u32(&w, UTVM_RPC_CALL_FUNC);
     w_u64(&w, host->sync_function);
     utvm_host_value_t arg;
     arg.type_code = UTVM_TC_INT;
@@ -721,7 +705,7 @@ static utvm_host_err_t rpc_syscall(utvm_host_t *host, writer_t *w, const char *w
   uint32_t num = 0u;
   int32_t codes[1];
   utvm_host_value_t value;
-  if ((code != RPC_RETURN) || !r_seq_header(&r, &num, codes, 1u) || (num != 1u) ||
+  if ((code != UTVM_RPC_RETURN) || !r_seq_header(&r, &num, codes, 1u) || (num != 1u) ||
       !r_value(&r, codes[0], &value)) {
     host_format(host->error, sizeof(host->error), "unexpected reply to %s", what);
     return UTVM_HOST_ERR_PROTOCOL;
@@ -813,7 +797,7 @@ static utvm_host_err_t handshake_once(utvm_host_t *host) {
 
 /* Looks up UTVM_RPC_SYNC_NAME (host->sync_function stays 0 if the device lacks it). */
 static utvm_host_err_t lookup_sync(utvm_host_t *host) {
-  writer_t w = request_begin(host, RPC_GET_GLOBAL_FUNC);
+  writer_t w = request_begin(host, UTVM_RPC_GET_GLOBAL_FUNC);
   utvm_host_value_t arg;
   arg.type_code = UTVM_TC_STR;
   arg.v.bytes.data = (const uint8_t *)UTVM_RPC_SYNC_NAME;
@@ -962,7 +946,7 @@ void utvm_host_set_progress(utvm_host_t *host, utvm_host_progress_fn fn, void *c
 /* ------------------------------------------------------------------------- requests */
 
 utvm_host_err_t utvm_host_get_global(utvm_host_t *host, const char *name, uint64_t *handle) {
-  writer_t w = request_begin(host, RPC_GET_GLOBAL_FUNC);
+  writer_t w = request_begin(host, UTVM_RPC_GET_GLOBAL_FUNC);
   utvm_host_value_t arg;
   arg.type_code = UTVM_TC_STR;
   arg.v.bytes.data = (const uint8_t *)name;
@@ -1039,7 +1023,7 @@ static utvm_host_err_t decode_call_reply(utvm_host_t *host, reader_t *r, utvm_ho
 static utvm_host_err_t host_call(utvm_host_t *host, uint64_t function,
                                  const utvm_host_value_t *args, size_t num_args,
                                  bool idempotent, utvm_host_value_t *ret) {
-  writer_t w = request_begin(host, RPC_CALL_FUNC);
+  writer_t w = request_begin(host, UTVM_RPC_CALL_FUNC);
   w_u64(&w, function);
   w.ok = w.ok && w_args(&w, args, num_args);
   reader_t r;
@@ -1048,7 +1032,7 @@ static utvm_host_err_t host_call(utvm_host_t *host, uint64_t function,
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
-  if (code != RPC_RETURN) {
+  if (code != UTVM_RPC_RETURN) {
     host_format(host->error, sizeof(host->error), "CallFunc answered with code %u", code);
     return UTVM_HOST_ERR_PROTOCOL;
   }
@@ -1154,7 +1138,7 @@ utvm_host_err_t utvm_host_find_function(utvm_host_t *host, const char *name, uin
 }
 
 utvm_host_err_t utvm_host_free_handle(utvm_host_t *host, uint64_t handle, int32_t type_code) {
-  writer_t w = request_begin(host, RPC_FREE_HANDLE);
+  writer_t w = request_begin(host, UTVM_RPC_FREE_HANDLE);
   utvm_host_value_t args[2];
   args[0].type_code = UTVM_TC_HANDLE;
   args[0].v.handle = handle;
@@ -1182,7 +1166,7 @@ static utvm_host_err_t handle_result(utvm_host_t *host, utvm_host_err_t rc,
 utvm_host_err_t utvm_host_dev_alloc_data(utvm_host_t *host, utvm_host_device_t device,
                                          int64_t nbytes, int64_t alignment,
                                          utvm_host_dtype_t dtype, uint64_t *data) {
-  writer_t w = request_begin(host, RPC_DEV_ALLOC_DATA);
+  writer_t w = request_begin(host, UTVM_RPC_DEV_ALLOC_DATA);
   utvm_host_value_t args[4];
   args[0].type_code = UTVM_TC_DEVICE;
   args[0].v.device = device;
@@ -1201,7 +1185,7 @@ utvm_host_err_t utvm_host_dev_alloc_data(utvm_host_t *host, utvm_host_device_t d
 utvm_host_err_t utvm_host_dev_alloc_data_with_scope(utvm_host_t *host,
                                                     const utvm_host_tensor_t *tensor,
                                                     const char *scope, uint64_t *data) {
-  writer_t w = request_begin(host, RPC_DEV_ALLOC_DATA_WITH_SCOPE);
+  writer_t w = request_begin(host, UTVM_RPC_DEV_ALLOC_DATA_WITH_SCOPE);
   utvm_host_value_t args[2];
   args[0].type_code = UTVM_TC_DLTENSOR;
   args[0].v.tensor = *tensor;
@@ -1234,18 +1218,18 @@ static utvm_host_err_t device_handle_syscall(utvm_host_t *host, uint32_t code, c
 
 utvm_host_err_t utvm_host_dev_free_data(utvm_host_t *host, utvm_host_device_t device,
                                         uint64_t data) {
-  return device_handle_syscall(host, RPC_DEV_FREE_DATA, "DevFreeData", false, device, data);
+  return device_handle_syscall(host, UTVM_RPC_DEV_FREE_DATA, "DevFreeData", false, device, data);
 }
 
 utvm_host_err_t utvm_host_dev_stream_sync(utvm_host_t *host, utvm_host_device_t device,
                                           uint64_t stream) {
-  return device_handle_syscall(host, RPC_DEV_STREAM_SYNC, "DevStreamSync", true, device,
+  return device_handle_syscall(host, UTVM_RPC_DEV_STREAM_SYNC, "DevStreamSync", true, device,
                                stream);
 }
 
 utvm_host_err_t utvm_host_dev_get_attr(utvm_host_t *host, utvm_host_device_t device,
                                        int32_t kind, utvm_host_value_t *value) {
-  writer_t w = request_begin(host, RPC_DEV_GET_ATTR);
+  writer_t w = request_begin(host, UTVM_RPC_DEV_GET_ATTR);
   utvm_host_value_t args[2];
   args[0].type_code = UTVM_TC_DEVICE;
   args[0].v.device = device;
@@ -1329,7 +1313,7 @@ utvm_host_err_t utvm_host_copy_to_device(utvm_host_t *host, const utvm_host_tens
   const uint8_t *src = (const uint8_t *)data;
   for (size_t done = 0u; (rc == UTVM_HOST_OK) && (done < nbytes); done += block) {
     size_t n = ((nbytes - done) < block) ? (nbytes - done) : block;
-    writer_t w = request_begin(host, RPC_COPY_TO_REMOTE);
+    writer_t w = request_begin(host, UTVM_RPC_COPY_TO_REMOTE);
     w_tensor(&w, tensor, tensor->byte_offset + done);
     w_u64(&w, n);
     w_bytes(&w, &src[done], n);
@@ -1348,7 +1332,7 @@ utvm_host_err_t utvm_host_copy_from_device(utvm_host_t *host, const utvm_host_te
   uint8_t *dst = (uint8_t *)data;
   for (size_t done = 0u; (rc == UTVM_HOST_OK) && (done < nbytes); done += block) {
     size_t n = ((nbytes - done) < block) ? (nbytes - done) : block;
-    writer_t w = request_begin(host, RPC_COPY_FROM_REMOTE);
+    writer_t w = request_begin(host, UTVM_RPC_COPY_FROM_REMOTE);
     w_tensor(&w, tensor, tensor->byte_offset + done);
     w_u64(&w, n);
     reader_t r;
@@ -1358,7 +1342,7 @@ utvm_host_err_t utvm_host_copy_from_device(utvm_host_t *host, const utvm_host_te
       break;
     }
     const uint8_t *bytes = r_take(&r, n);
-    if ((code != RPC_COPY_ACK) || (bytes == NULL) || (r.pos != r.len)) {
+    if ((code != UTVM_RPC_COPY_ACK) || (bytes == NULL) || (r.pos != r.len)) {
       host_format(host->error, sizeof(host->error), "malformed CopyAck (%zu bytes expected)",
                   n);
       rc = UTVM_HOST_ERR_PROTOCOL;

@@ -6,33 +6,8 @@
 #include <stdint.h>
 
 #include "tvm/runtime/c_runtime_api.h"
+#include "utvm/rpc_codes.h"
 #include "utvm/rpc_server.h"
-
-/* RPC codes (PROTOCOL.md 3.2). */
-enum {
-  RPC_NONE = 0,
-  RPC_SHUTDOWN = 1,
-  RPC_INIT_SERVER = 2,
-  RPC_CALL_FUNC = 3,
-  RPC_RETURN = 4,
-  RPC_EXCEPTION = 5,
-  RPC_COPY_FROM_REMOTE = 6,
-  RPC_COPY_TO_REMOTE = 7,
-  RPC_COPY_ACK = 8,
-  RPC_GET_GLOBAL_FUNC = 9,
-  RPC_FREE_HANDLE = 10,
-  RPC_DEV_SET_DEVICE = 11,
-  RPC_DEV_GET_ATTR = 12,
-  RPC_DEV_ALLOC_DATA = 13,
-  RPC_DEV_FREE_DATA = 14,
-  RPC_DEV_STREAM_SYNC = 15,
-  RPC_COPY_AMONG_REMOTE = 16,
-  RPC_DEV_ALLOC_DATA_WITH_SCOPE = 17,
-  RPC_DEV_CREATE_STREAM = 18,
-  RPC_DEV_FREE_STREAM = 19,
-  RPC_DEV_SET_STREAM = 20,
-  RPC_DEV_GET_CURRENT_STREAM = 21
-};
 
 /* Bytes of the packet prefix: u64 packet_nbytes + i32 code. */
 #define RPC_PREFIX_SIZE 12u

@@ -62,7 +62,7 @@ static void reply_exception(utvm_rpc_server_t *server) {
     len = reply_limit(server) - 16u;
   }
   uint8_t head[16];
-  rpc_write_u32(head, RPC_EXCEPTION);
+  rpc_write_u32(head, UTVM_RPC_EXCEPTION);
   rpc_write_u32(&head[4], 1u);
   rpc_write_u32(&head[8], kTVMStr);
   rpc_write_u32(&head[12], len);
@@ -78,7 +78,7 @@ static void reply_exception(utvm_rpc_server_t *server) {
 /* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int). */
 static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
   uint8_t body[20];
-  rpc_write_u32(body, RPC_RETURN);
+  rpc_write_u32(body, UTVM_RPC_RETURN);
   rpc_write_u32(&body[4], 1u);
   rpc_write_u32(&body[8], (uint32_t)tc);
   rpc_write_u64(&body[12], value);
@@ -188,7 +188,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, TVMValue *v) {
     reply_exception(server);
     return;
   }
-  rpc_write_u32(body, RPC_RETURN);
+  rpc_write_u32(body, UTVM_RPC_RETURN);
   rpc_write_u32(&body[4], 2u);
   rpc_write_u32(&body[8], kTVMArgInt);
   rpc_write_u32(&body[12], (uint32_t)wire_tc);
@@ -280,8 +280,8 @@ typedef struct {
 #define SIG_END 0xFFu
 #define TC(code) ((uint8_t)(code))
 
-/* Indexed by code - RPC_GET_GLOBAL_FUNC; DevAllocDataWithScope is decoded by its own code. */
-static const rpc_syscall_sig_t kSyscalls[RPC_DEV_GET_CURRENT_STREAM - RPC_GET_GLOBAL_FUNC + 1] = {
+/* Indexed by code - UTVM_RPC_GET_GLOBAL_FUNC; DevAllocDataWithScope is decoded by its own code. */
+static const rpc_syscall_sig_t kSyscalls[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET_GLOBAL_FUNC + 1] = {
     {"GetGlobalFunc", {TC(kTVMStr), SIG_END, SIG_END, SIG_END}},
     {"FreeHandle", {TC(kTVMOpaqueHandle), TC(kTVMArgInt), SIG_END, SIG_END}},
     {"DevSetDevice", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
@@ -303,7 +303,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
                         int *tc, uint64_t *value) {
   const TVMValue *v = args->values;
   switch (code) {
-    case RPC_GET_GLOBAL_FUNC: {
+    case UTVM_RPC_GET_GLOBAL_FUNC: {
       TVMFunctionHandle f = NULL;
       if (TVMFuncGetGlobal(v[0].v_str, &f) != 0) {
         f = NULL;
@@ -312,7 +312,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       *value = (uint64_t)(uintptr_t)f;
       return true;
     }
-    case RPC_FREE_HANDLE:
+    case UTVM_RPC_FREE_HANDLE:
       if (v[1].v_int64 == kTVMPackedFuncHandle) {
         return TVMFuncFree(v[0].v_handle) == 0;
       }
@@ -321,13 +321,13 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       }
       TVMAPISetLastError("FreeHandle: only type codes 9 and 10 are issued");
       return false;
-    case RPC_DEV_SET_DEVICE:
+    case UTVM_RPC_DEV_SET_DEVICE:
       if (!device_is_cpu0(v[0].v_device)) {
         TVMAPISetLastError("DevSetDevice: not device cpu(0)");
         return false;
       }
       return true;
-    case RPC_DEV_GET_ATTR: {
+    case UTVM_RPC_DEV_GET_ATTR: {
       const utvm_page_allocator_t *tensors = &server->crt.tensors;
       *tc = kTVMArgInt;
       if (v[1].v_int64 == 0) { /* kExist */
@@ -342,7 +342,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       }
       return true;
     }
-    case RPC_DEV_ALLOC_DATA: {
+    case UTVM_RPC_DEV_ALLOC_DATA: {
       int64_t nbytes = v[1].v_int64;
       int64_t alignment = v[2].v_int64;
       void *ptr = NULL;
@@ -359,9 +359,9 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       *value = (uint64_t)(uintptr_t)ptr;
       return true;
     }
-    case RPC_DEV_FREE_DATA:
+    case UTVM_RPC_DEV_FREE_DATA:
       return TVMDeviceFreeDataSpace(v[0].v_device, v[1].v_handle) == 0;
-    case RPC_COPY_AMONG_REMOTE: {
+    case UTVM_RPC_COPY_AMONG_REMOTE: {
       const DLTensor *from = (const DLTensor *)v[0].v_handle;
       const DLTensor *to = (const DLTensor *)v[1].v_handle;
       uint32_t from_bytes = 0u;
@@ -378,8 +378,8 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       }
       return true;
     }
-    case RPC_DEV_CREATE_STREAM:
-    case RPC_DEV_GET_CURRENT_STREAM:
+    case UTVM_RPC_DEV_CREATE_STREAM:
+    case UTVM_RPC_DEV_GET_CURRENT_STREAM:
       *tc = kTVMOpaqueHandle;
       return true;
     default:
@@ -390,7 +390,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
 
 /* Syscalls whose arguments are one plain packed sequence (code 9..21 except 17). */
 static void do_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
-  const rpc_syscall_sig_t *sig = &kSyscalls[code - RPC_GET_GLOBAL_FUNC];
+  const rpc_syscall_sig_t *sig = &kSyscalls[code - UTVM_RPC_GET_GLOBAL_FUNC];
   bool ok = (args->num <= 4);
   for (int i = 0; ok && (i < 4); i++) {
     ok = (sig->codes[i] == SIG_END) ? (i >= args->num) :
@@ -435,7 +435,7 @@ static void do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_
     return;
   }
   uint8_t code[4];
-  rpc_write_u32(code, RPC_COPY_ACK);
+  rpc_write_u32(code, UTVM_RPC_COPY_ACK);
   rpc_writer_t w = reply_begin(server, 4u + (uint32_t)nbytes);
   writer_put(&w, code, sizeof(code));
   writer_put(&w, src, (size_t)nbytes);
@@ -451,31 +451,31 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
   rpc_scratch_t scratch = {&buf[used], &buf[server->buffer_size]};
   rpc_args_t args;
   args.num = 0;
-  args.tensor_opaque_handles = (code != RPC_FREE_HANDLE);
+  args.tensor_opaque_handles = (code != UTVM_RPC_FREE_HANDLE);
   server->stats.requests++;
   switch (code) {
-    case RPC_SHUTDOWN:
+    case UTVM_RPC_SHUTDOWN:
       utvm_crt_reset_memory(&server->crt);
       return;
-    case RPC_INIT_SERVER:
+    case UTVM_RPC_INIT_SERVER:
       do_init_server(server, &r, &scratch, &args);
       return;
-    case RPC_CALL_FUNC:
+    case UTVM_RPC_CALL_FUNC:
       do_call_func(server, &r, &scratch, &args);
       return;
-    case RPC_COPY_FROM_REMOTE:
+    case UTVM_RPC_COPY_FROM_REMOTE:
       do_copy_from_remote(server, &r, &scratch);
       return;
-    case RPC_DEV_ALLOC_DATA_WITH_SCOPE:
+    case UTVM_RPC_DEV_ALLOC_DATA_WITH_SCOPE:
       do_alloc_with_scope(server, &r, &scratch);
       return;
     default:
       break;
   }
-  if (code < RPC_GET_GLOBAL_FUNC) {
+  if (code < UTVM_RPC_GET_GLOBAL_FUNC) {
     rpc_set_error_hex("unexpected RPC code ", (uint64_t)(uint32_t)code);
     reply_exception(server);
-  } else if (code > RPC_DEV_GET_CURRENT_STREAM) {
+  } else if (code > UTVM_RPC_DEV_GET_CURRENT_STREAM) {
     rpc_set_error_hex("Syscall not recognized: ", (uint64_t)(uint32_t)code);
     reply_exception(server);
   } else if (rpc_decode_args(&r, &scratch, &args)) {
@@ -497,7 +497,7 @@ static const char copy_to_range_error[] = "CopyToRemote: range outside tensors";
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
   const uint8_t *buf = server->buffer;
-  bool copy_to = (rpc_read_u32(&buf[8]) == RPC_COPY_TO_REMOTE);
+  bool copy_to = (rpc_read_u32(&buf[8]) == UTVM_RPC_COPY_TO_REMOTE);
   if (server->received == RPC_PREFIX_SIZE) {
     if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
       rpc_reject(server, "RPC packet length != message length");
