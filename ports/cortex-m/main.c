@@ -25,6 +25,10 @@
 #ifndef UTVM_PORT_MAX_TRANSFER_SIZE
 #define UTVM_PORT_MAX_TRANSFER_SIZE 16384u
 #endif
+#if defined(UTVM_BOARD_WATCHDOG_BASE) && \
+    ((UTVM_PORT_WATCHDOG_MS * (UTVM_BOARD_CPU_HZ / 1000u)) < ((UTVM_SYST_MAX_RELOAD + 1u) / 4u * 5u))
+#error "UTVM_PORT_WATCHDOG_MS: an idle device would be reset (shorter than 1.25 SysTick wraps)"
+#endif
 /* Bytes moved from the ring to the server per step of the main loop. */
 #define FEED_CHUNK_SIZE 64u
 
@@ -111,7 +115,7 @@ int main(void) {
   (void)TVMPlatformInitialize();
   utvm_port_uart_init();
 #if defined(UTVM_BOARD_WATCHDOG_BASE)
-  utvm_port_watchdog_init();
+  utvm_port_watchdog_init(UTVM_PORT_WATCHDOG_MS);
 #endif
   if (server_start((crash_len > 0u) ? crash_text : NULL) != UTVM_OK) {
     utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);

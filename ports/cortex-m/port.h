@@ -27,8 +27,10 @@
 #endif
 
 /* Watchdog timeout in milliseconds (boards with UTVM_BOARD_WATCHDOG_BASE): an operator that
- * keeps the main loop away longer than this is reset and reported as "watchdog". The SysTick
- * interrupt wakes the idle loop well within it. */
+ * keeps the main loop away longer than this is reset and reported as "watchdog". An idle
+ * device is woken (and kicks) at least once per SysTick wrap, 2^24 CPU clock ticks (671 ms at
+ * 25 MHz): main.c rejects a timeout shorter than 1.25 wraps at compile time. main.c passes it
+ * to utvm_port_watchdog_init; the utvm-server-wdt test image uses 1000 ms (CMakeLists.txt). */
 #ifndef UTVM_PORT_WATCHDOG_MS
 #define UTVM_PORT_WATCHDOG_MS 10000u
 #endif
@@ -83,8 +85,9 @@ void utvm_port_systick_isr(void);
 
 /* ---- Watchdog (drivers/cmsdk_watchdog.c, boards with UTVM_BOARD_WATCHDOG_BASE) ------- */
 
-/* Starts the watchdog with a UTVM_PORT_WATCHDOG_MS timeout; its first expiry raises NMI. */
-void utvm_port_watchdog_init(void);
+/* Starts the watchdog with a timeout of timeout_ms milliseconds (at most 2^32 watchdog clock
+ * ticks, 171 s at 25 MHz; longer is clamped); its first expiry raises NMI. */
+void utvm_port_watchdog_init(uint32_t timeout_ms);
 
 /* Restarts the watchdog countdown (called by the main loop). */
 void utvm_port_watchdog_kick(void);

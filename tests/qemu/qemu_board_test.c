@@ -11,6 +11,11 @@
  *       initiator); GetGlobalFunc("runtime.SystemLib") returns a non-zero handle; calling
  *       test_abort makes the device report "abort code=0x00007e57" in a Log message followed by
  *       a Terminate; a new session then works.
+ *   utvm_qemu_board_test watchdog RUNNER BOARD SERVER_WDT_ELF
+ *       (an image with a 1000 ms watchdog) the device stays up while idle for 1.5 s and while
+ *       an operator runs for 200 ms (test_busy_wait_us returns normally); an operator that
+ *       hangs (test_busy_wait_us of 10 s) is reset by the watchdog: a Log message
+ *       "device reset: watchdog", then a Terminate, and no reply; a new session then works.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -36,6 +41,9 @@
 #define BOOT_TIMEOUT_MS 10000
 #define REPLY_TIMEOUT_MS 10000
 #define RX_BODY_MAX 4096u
+/* Host time allowed for the watchdog to fire: 1 s of guest time is 1e9 instructions under
+ * -icount shift=0, about 7 s on an idle 2-core machine and over 20 s on a loaded one. */
+#define WATCHDOG_TIMEOUT_MS 60000
 
 static const char *runner;
 static const char *board;
@@ -405,20 +413,81 @@ static uint64_t driver_syslib_function(driver_t *d, uint64_t module, const char 
   return fn;
 }
 
-static void test_session(void **state) {
-  (void)state;
+/* Waits for the reply to a CallFunc and checks it is a kReturn (code 4). */
+static void driver_expect_return(driver_t *d) {
+  d->have_normal = 0;
+  assert_true(driver_wait(d, &d->have_normal, REPLY_TIMEOUT_MS));
+  assert_true(d->rx_len >= 12u);
+  assert_int_equal(get_u64(d->rx_body), d->rx_len - 8u);
+  assert_int_equal(get_u32(&d->rx_body[8]), 4u); /* kReturn */
+}
+
+/* Sends CallFunc(fn, Int us): test_busy_wait_us. */
+static void driver_send_busy_wait(driver_t *d, uint64_t fn, uint64_t us) {
+  uint8_t req[24];
+  put_u64(req, fn);
+  put_u32(&req[8], 1u);  /* num_args */
+  put_u32(&req[12], 0u); /* kTVMArgInt */
+  put_u64(&req[16], us);
+  driver_send_rpc(d, 3u, req, sizeof(req));
+}
+
+/* Boots the image, checks the boot Terminate and opens a session. */
+static driver_t *driver_boot(void) {
   static const uint8_t boot_terminate[] = {0xfe, 0xff, 0xfd, 0x03, 0x00, 0x00,
                                            0x00, 0x00, 0x00, 0x02, 0x66, 0x77};
   driver_t *d = calloc(1, sizeof(*d));
   assert_non_null(d);
   driver_init(d);
   child_start(&d->child);
-
   uint8_t boot[sizeof(boot_terminate)];
   child_read_exact(&d->child, boot, sizeof(boot), BOOT_TIMEOUT_MS);
   assert_memory_equal(boot, boot_terminate, sizeof(boot));
-
   driver_open_session(d);
+  return d;
+}
+
+static void test_watchdog(void **state) {
+  (void)state;
+  driver_t *d = driver_boot();
+  uint64_t syslib_getter = driver_get_global(d, "runtime.SystemLib");
+  assert_true(syslib_getter != 0u);
+  uint64_t module = driver_system_lib(d, syslib_getter);
+  uint64_t busy_fn = driver_syslib_function(d, module, "test_busy_wait_us");
+
+  /* Idle longer than the timeout: SysTick wakes the main loop, which kicks the watchdog. */
+  d->have_log = 0;
+  d->terminated = 0;
+  (void)driver_wait(d, &d->terminated, 1500);
+  assert_false(d->have_log);
+  assert_false(d->terminated);
+
+  /* An operator shorter than the timeout returns normally. */
+  driver_send_busy_wait(d, busy_fn, 200000u);
+  driver_expect_return(d);
+  assert_false(d->have_log);
+
+  /* A hung operator (10 s, far beyond the 1 s timeout): the watchdog resets the device, which
+   * reports it. */
+  d->have_normal = 0;
+  driver_send_busy_wait(d, busy_fn, 10000000u);
+  assert_true(driver_wait(d, &d->have_log, WATCHDOG_TIMEOUT_MS));
+  assert_non_null(strstr(d->last_log, "device reset: watchdog pc=0x"));
+  assert_true(driver_wait(d, &d->terminated, 2000));
+  assert_false(d->have_normal); /* the call never returned */
+  assert_int_not_equal(utvm_session_state(&d->session), UTVM_SESSION_STATE_ESTABLISHED);
+
+  /* A new session works after the reset. */
+  driver_open_session(d);
+  assert_true(driver_get_global(d, "runtime.SystemLib") != 0u);
+
+  child_stop(&d->child);
+  free(d);
+}
+
+static void test_session(void **state) {
+  (void)state;
+  driver_t *d = driver_boot();
   uint64_t syslib_getter = driver_get_global(d, "runtime.SystemLib");
   assert_true(syslib_getter != 0u);
   assert_int_equal(driver_get_global(d, "no.such.function"), 0u);
@@ -450,7 +519,7 @@ static void test_session(void **state) {
 
 int main(int argc, char **argv) {
   if (argc != 5) {
-    (void)fprintf(stderr, "usage: %s serial|session RUNNER BOARD ELF\n", argv[0]);
+    (void)fprintf(stderr, "usage: %s serial|session|watchdog RUNNER BOARD ELF\n", argv[0]);
     return 2;
   }
   runner = argv[2];
@@ -465,6 +534,10 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "session") == 0) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_session)};
     return cmocka_run_group_tests_name("qemu_session", tests, NULL, NULL);
+  }
+  if (strcmp(argv[1], "watchdog") == 0) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_watchdog)};
+    return cmocka_run_group_tests_name("qemu_watchdog", tests, NULL, NULL);
   }
   (void)fprintf(stderr, "unknown mode %s\n", argv[1]);
   return 2;

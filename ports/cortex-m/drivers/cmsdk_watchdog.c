@@ -16,11 +16,13 @@
 #define CTRL_RESEN (1u << 1)
 #define LOCK_UNLOCK 0x1ACCE551u
 
-#define WATCHDOG_LOAD ((uint32_t)((uint64_t)UTVM_BOARD_WATCHDOG_CLK_HZ * UTVM_PORT_WATCHDOG_MS / 1000u))
+#define LOAD_MAX 0xFFFFFFFFu
 
-void utvm_port_watchdog_init(void) {
+void utvm_port_watchdog_init(uint32_t timeout_ms) {
+  /* Ticks per millisecond is a compile-time constant: no 64-bit division at run time. */
+  uint64_t ticks = (uint64_t)(UTVM_BOARD_WATCHDOG_CLK_HZ / 1000u) * timeout_ms;
   WDOG_LOCK = LOCK_UNLOCK;
-  WDOG_LOAD = WATCHDOG_LOAD;
+  WDOG_LOAD = (ticks > LOAD_MAX) ? LOAD_MAX : (uint32_t)ticks;
   WDOG_INTCLR = 1u;
   WDOG_CTRL = CTRL_INTEN | CTRL_RESEN;
   WDOG_LOCK = 0u;
