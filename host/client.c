@@ -1239,6 +1239,21 @@ utvm_host_err_t utvm_host_dev_get_attr(utvm_host_t *host, utvm_host_device_t dev
   return rpc_syscall(host, &w, "DevGetAttr", true, value);
 }
 
+utvm_host_err_t utvm_host_init_server(utvm_host_t *host) {
+  static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
+  writer_t w = request_begin(host, UTVM_RPC_INIT_SERVER);
+  w_u64(&w, sizeof(version) - 1u);
+  w_bytes(&w, version, sizeof(version) - 1u);
+  w.ok = w.ok && w_args(&w, NULL, 0u);
+  utvm_host_value_t value;
+  utvm_host_err_t rc = rpc_syscall(host, &w, "InitServer", true, &value);
+  if ((rc == UTVM_HOST_OK) && (value.type_code != UTVM_TC_NULL)) {
+    host_format(host->error, sizeof(host->error), "unexpected reply to InitServer");
+    rc = UTVM_HOST_ERR_PROTOCOL;
+  }
+  return rc;
+}
+
 /* Calls a no-argument global returning an Int; *value = 0 if the global is absent. */
 static utvm_host_err_t call_size_global(utvm_host_t *host, const char *name, uint64_t *value) {
   uint64_t f = 0u;

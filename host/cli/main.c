@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "utvm/rpc_server.h"
 
 #define CLI_MAX_ARGS 32
 #define CLI_LATENCY_CALLS 200
@@ -543,10 +544,39 @@ static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
   if (rc != UTVM_HOST_OK) {
     return report(o, rc, utvm_host_last_error(host));
   }
+  /* RPC protocol: InitServer succeeds only if the device speaks this host's version. */
+  rc = utvm_host_init_server(host);
+  if ((rc != UTVM_HOST_OK) && (rc != UTVM_HOST_ERR_DEVICE_EXCEPTION)) {
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  bool protocol_ok = (rc == UTVM_HOST_OK);
+  /* Device attributes of cpu(0) the device answers (kExist, total and free tensor memory). */
+  static const int32_t attr_kinds[3] = {0, 14, 15};
+  static const char *const attr_names[3] = {"exist", "total_memory", "available_memory"};
+  int64_t attrs[3] = {-1, -1, -1};
+  const utvm_host_device_t cpu0 = {1, 0};
+  for (size_t i = 0u; i < 3u; i++) {
+    utvm_host_value_t v;
+    rc = utvm_host_dev_get_attr(host, cpu0, attr_kinds[i], &v);
+    if (rc == UTVM_HOST_OK) {
+      attrs[i] = (v.type_code == UTVM_TC_INT) ? v.v.i : -1;
+    } else if (rc != UTVM_HOST_ERR_DEVICE_EXCEPTION) {
+      return report(o, rc, utvm_host_last_error(host));
+    }
+  }
   utvm_host_stats_t s;
   utvm_host_get_stats(host, &s);
   if (o->json) {
-    (void)printf("{\"ok\": true, \"transport\": ");
+    (void)printf("{\"ok\": true, \"rpc_protocol\": \"%s\", \"protocol_accepted\": %s, "
+                 "\"attributes\": {", UTVM_RPC_PROTOCOL_VERSION, protocol_ok ? "true" : "false");
+    const char *separator = "";
+    for (size_t i = 0u; i < 3u; i++) {
+      if (attrs[i] >= 0) {
+        (void)printf("%s\"%s\": %lld", separator, attr_names[i], (long long)attrs[i]);
+        separator = ", ";
+      }
+    }
+    (void)printf("}, \"transport\": ");
     cli_json_string(stdout, o->connect, strlen(o->connect));
     (void)printf(", \"session_id\": %u, \"crt_max_packet_size\": %lld, "
                  "\"max_transfer_size\": %lld, \"copy_packet_size\": %llu, \"globals\": {",
@@ -566,6 +596,15 @@ static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
                  s.session.dropped_wrong_sid);
   } else {
     (void)printf("transport          %s\n", o->connect);
+    (void)printf("rpc protocol       %s (%s)\n", UTVM_RPC_PROTOCOL_VERSION,
+                 protocol_ok ? "InitServer accepted" : "InitServer refused by the device");
+    static const char *const attr_labels[3] = {"cpu(0) exists", "tensor memory", "free memory"};
+    for (size_t i = 0u; i < 3u; i++) {
+      if (attrs[i] >= 0) {
+        (void)printf("%-18s %lld%s\n", attr_labels[i], (long long)attrs[i],
+                     (i == 0u) ? "" : " bytes");
+      }
+    }
     (void)printf("session id         0x%04x (%u handshake attempt(s))\n", (unsigned)s.session_id,
                  s.handshake_attempts);
     (void)printf("crt max packet     %lld bytes\n", (long long)sizes[0]);

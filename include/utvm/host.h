@@ -334,6 +334,11 @@ utvm_host_err_t utvm_host_dev_alloc_data_with_scope(utvm_host_t *host,
 utvm_host_err_t utvm_host_dev_free_data(utvm_host_t *host, utvm_host_device_t device,
                                         uint64_t data);
 
+/* InitServer with this host's RPC protocol version (UTVM_RPC_PROTOCOL_VERSION, no
+ * arguments): UTVM_HOST_OK if the device speaks it; UTVM_HOST_ERR_DEVICE_EXCEPTION with the device's
+ * text on a mismatch (TVM hosts never send it; utvm and TVM devices both answer it). */
+utvm_host_err_t utvm_host_init_server(utvm_host_t *host);
+
 /* DevGetAttr(device, kind): the single return value in *value. */
 utvm_host_err_t utvm_host_dev_get_attr(utvm_host_t *host, utvm_host_device_t device,
                                        int32_t kind, utvm_host_value_t *value);

@@ -77,6 +77,11 @@ def case_info():
     check(d["ok"] and d["crt_max_packet_size"] == 2037, "info reports GetCRTMaxPacketSize")
     check(d["globals"]["runtime.SystemLib"] is True, "info lists runtime.SystemLib")
     check(d["stats"]["crc_errors"] == 0 and d["stats"]["packets_ok"] > 0, "info stats")
+    check(d["rpc_protocol"] == "0.8.0" and d["protocol_accepted"] is True,
+          "info reports the RPC protocol the device accepted")
+    attrs = d["attributes"]
+    check(attrs["exist"] == 1 and 0 < attrs["available_memory"] <= attrs["total_memory"],
+          "info reports the device's memory attributes")
     p = run("info", connect=None, env_connect=CONNECT)
     check(p.returncode == 0, "UTVM_CONNECT is honoured", p)
 
