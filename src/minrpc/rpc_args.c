@@ -157,8 +157,7 @@ bool rpc_check_tensor(const DLTensor *tensor) {
 }
 
 /* Decodes the value of one argument of type code tc into value. */
-static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, TVMValue *value,
-                         bool tensor_opaque_handles) {
+static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, TVMValue *value) {
   uint64_t u = 0u;
   switch (tc) {
     case kTVMArgInt:
@@ -198,16 +197,14 @@ static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, T
       return true;
     }
     case kTVMOpaqueHandle:
+    case kTVMModuleHandle:
+    case kTVMPackedFuncHandle:
+      /* Module and function handles are checked by the runtime when used; raw pointers by
+       * CallFunc before they reach a function (syscalls only hand them to the runtime). */
       if (!reader_take_u64(reader, &u) || !handle_from_wire(u, &value->v_handle)) {
         break;
       }
-      /* A raw pointer from the host is only passed on if it points into a tensor. */
-      return (u == 0u) || !tensor_opaque_handles ||
-             (rpc_check_range(u, 0u, 0u, "opaque handle not in a tensor") != NULL);
-    case kTVMModuleHandle:
-    case kTVMPackedFuncHandle:
-      /* Checked by the runtime when used. */
-      return reader_take_u64(reader, &u) && handle_from_wire(u, &value->v_handle);
+      return true;
     case kTVMDLTensorHandle: {
       DLTensor *tensor = (DLTensor *)scratch_alloc(scratch, (uint32_t)sizeof(DLTensor));
       if (tensor == NULL) {
@@ -278,8 +275,7 @@ bool rpc_decode_args(rpc_reader_t *reader, rpc_scratch_t *scratch, rpc_args_t *a
     args->codes[i] = (int)(int32_t)rpc_read_u32(&codes[4 * i]);
   }
   for (int32_t i = 0; i < num; i++) {
-    if (!decode_value(reader, scratch, args->codes[i], &args->values[i],
-                      args->tensor_opaque_handles)) {
+    if (!decode_value(reader, scratch, args->codes[i], &args->values[i])) {
       return false;
     }
   }

@@ -51,9 +51,6 @@ typedef struct {
   TVMValue values[UTVM_RPC_MAX_ARGS];
   int codes[UTVM_RPC_MAX_ARGS];
   int num;
-  /* Input: opaque handles (3) must point into a tensor allocation. False only for FreeHandle,
-   * whose function/module handles travel as type 3 and are validated by the runtime. */
-  bool tensor_opaque_handles;
 } rpc_args_t;
 
 /* Takes n bytes from the reader; NULL (and nothing taken) if fewer remain. */

@@ -205,13 +205,26 @@ static bool device_is_cpu0(DLDevice dev) {
   return (dev.device_type == kDLCPU) && (dev.device_id == 0);
 }
 
+/* A raw pointer from the host (type 3) reaches a function only if it is NULL or points into
+ * a live tensor allocation; false with the last error set otherwise. */
+static bool opaque_args_in_tensors(const rpc_args_t *args) {
+  for (int i = 0; i < args->num; i++) {
+    if ((args->codes[i] == kTVMOpaqueHandle) && (args->values[i].v_handle != NULL) &&
+        (rpc_check_range((uint64_t)(uintptr_t)args->values[i].v_handle, 0u, 0u,
+                         "CallFunc: opaque handle not in a tensor") == NULL)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 static void do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
                          rpc_args_t *args) {
   const uint8_t *h = rpc_reader_take(r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
     TVMAPISetLastError("CallFunc: bad function handle");
-  } else if (rpc_decode_args(r, scratch, args)) {
+  } else if (rpc_decode_args(r, scratch, args) && opaque_args_in_tensors(args)) {
     TVMValue ret;
     int ret_tc = kTVMNullptr;
     ret.v_int64 = 0;
@@ -222,7 +235,7 @@ static void do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch
       return;
     }
   } else {
-    /* rpc_decode_args set the error. */
+    /* the decoder or the pointer check set the error */
   }
   reply_exception(server);
 }
@@ -448,10 +461,12 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
   int32_t code = (int32_t)rpc_read_u32(&buf[8]);
   rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE};
   uint32_t used = (server->body_len + 7u) & ~7u;
+  if (used > server->buffer_size) {
+    used = server->buffer_size;
+  }
   rpc_scratch_t scratch = {&buf[used], &buf[server->buffer_size]};
   rpc_args_t args;
   args.num = 0;
-  args.tensor_opaque_handles = (code != UTVM_RPC_FREE_HANDLE);
   server->stats.requests++;
   switch (code) {
     case UTVM_RPC_SHUTDOWN:
