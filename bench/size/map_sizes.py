@@ -6,12 +6,17 @@ usage: map_sizes.py <map file> <archive>...
 Prints one line per archive, "<archive> <text> <rodata> <data> <bss>" (bytes of the
 sections that survived --gc-sections, read from the "Linker script and memory map" part of
 the map). .ARM.exidx/.ARM.extab count as rodata.
+
+Merged string sections (.rodata.*.str1.*) confuse the map: ld lists every input section
+that was merged into one blob at the blob's address, each with the blob's size, and a
+phantom entry can even share its address with the next real section. So at each address only
+the largest entry counts (the blob, or the real section after it); the others are empty.
 """
 import re
 import sys
 
-INPUT_SECTION = re.compile(r"^ (\S+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)")
-INPUT_CONTINUED = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)")
+INPUT_SECTION = re.compile(r"^ (\S+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)")
+INPUT_CONTINUED = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)")
 ARCHIVE_MEMBER = re.compile(r"^(\S+)\((\S+)\)$")
 
 
@@ -42,25 +47,31 @@ def main(argv):
 
     start = next(i for i, line in enumerate(lines) if line.startswith("Linker script and memory map"))
     pending_section = None
+    largest = {}  # address -> (size, section, path) of the largest entry there
     for line in lines[start:]:
         match = INPUT_SECTION.match(line)
         if match:
-            section, size, path = match.group(1), int(match.group(2), 16), match.group(3)
+            section, address, size, path = (match.group(1), int(match.group(2), 16),
+                                            int(match.group(3), 16), match.group(4))
             pending_section = None
         else:
             cont = INPUT_CONTINUED.match(line)
             if cont and pending_section:
-                section, size, path = pending_section, int(cont.group(1), 16), cont.group(2)
+                section, address, size, path = (pending_section, int(cont.group(1), 16),
+                                                int(cont.group(2), 16), cont.group(3))
                 pending_section = None
             else:
                 stripped = line.strip()
                 pending_section = stripped if (line.startswith(" ") and " " not in stripped
                                                and stripped.startswith((".", "COMMON"))) else None
                 continue
+        if kind_of(section) and size > 0 and size > largest.get(address, (0,))[0]:
+            largest[address] = (size, section, path)
+
+    for size, section, path in largest.values():
         archive, _ = archive_of(path)
-        kind = kind_of(section)
-        if archive in totals and kind:
-            totals[archive][kind] += size
+        if archive in totals:
+            totals[archive][kind_of(section)] += size
 
     for name in wanted:
         t = totals[name]

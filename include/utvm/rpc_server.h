@@ -101,7 +101,8 @@ typedef struct {
   uint32_t received;        /* body bytes received so far */
   uint32_t collect;         /* body bytes to gather in buffer before the next decision */
   uint8_t *copy_dst;        /* CopyToRemote: where the next payload byte goes */
-  const char *pending_error;/* request already rejected: reply with this at its end */
+  int32_t code;             /* RPC code of the current request */
+  uint8_t pending_problem;  /* request already rejected: why (reply at its end) */
   uint8_t rx_state;
 } utvm_rpc_server_t;
 

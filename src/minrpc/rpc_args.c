@@ -1,11 +1,56 @@
-/* Decoding and validation of RPC argument lists (PROTOCOL.md 3.3). */
+/* Decoding and validation of RPC argument lists (PROTOCOL.md 3.3) and the error texts. */
 #include <string.h>
 
 #include "rpc_internal.h"
 #include "utvm/crt.h"
 
-/* Shared text: the scratch area (request buffer tail) cannot hold the parsed arguments. */
-static const char kNoScratch[] = "request buffer too small for arguments";
+/* Type codes whose value is 8 bytes copied as they are, and the handles among them. */
+#define RPC_FIXED_CODES                                                                      \
+  ((1u << kTVMArgInt) | (1u << kDLUInt) | (1u << kTVMArgFloat) | (1u << kTVMOpaqueHandle) |  \
+   (1u << kTVMDataType) | (1u << kDLDevice) | (1u << kTVMModuleHandle) |                     \
+   (1u << kTVMPackedFuncHandle) | (1u << kTVMArgBool))
+#define RPC_HANDLE_CODES \
+  ((1u << kTVMOpaqueHandle) | (1u << kTVMModuleHandle) | (1u << kTVMPackedFuncHandle))
+
+/* Request names by RPC code (0 to 21), then the problem texts by rpc_problem_t: one list of
+ * NUL-terminated strings. Codes that are not requests, and unknown codes, say "RPC". */
+#define RPC_NAMES_COUNT 22u
+static const char kTexts[] =
+    "RPC\0Shutdown\0InitServer\0CallFunc\0RPC\0RPC\0CopyFromRemote\0CopyToRemote\0RPC\0"
+    "GetGlobalFunc\0FreeHandle\0DevSetDevice\0DevGetAttr\0DevAllocData\0DevFreeData\0"
+    "DevStreamSync\0CopyAmongRemote\0DevAllocDataWithScope\0DevCreateStream\0DevFreeStream\0"
+    "DevSetStream\0DevGetCurrentStream\0"
+    "truncated\0length mismatch\0over request buffer\0bad ndim\0not device cpu(0)\0"
+    "range outside tensors\0bad arguments\0unsupported type code\0bad handle\0"
+    "protocol version is not " UTVM_RPC_PROTOCOL_VERSION "\0tensor sizes differ\0"
+    "over reply limit\0unsupported attribute kind\0unknown code\0"
+    "failed its CRC and was not executed\0payload failed its CRC; destination undefined\0"
+    "bad dtype or shape\0bad size or alignment";
+
+/* The index-th string of kTexts (index below the number of strings). */
+static const char *text_at(uint32_t index) {
+  uint32_t pos = 0u;
+  for (uint32_t i = 0u; (i < sizeof(kTexts)) && (index > 0u); i++) {
+    if (kTexts[i] == '\0') {
+      index--;
+      pos = i + 1u;
+    }
+  }
+  return &kTexts[pos];
+}
+
+void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem) {
+  uint32_t code = (uint32_t)server->code;
+  TVMAPISetLastError(text_at((code < RPC_NAMES_COUNT) ? code : 0u));
+  utvm_crt_error_append(": ");
+  utvm_crt_error_append(text_at(RPC_NAMES_COUNT + (uint32_t)problem));
+}
+
+void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value) {
+  rpc_fail(server, problem);
+  utvm_crt_error_append(" ");
+  utvm_crt_error_append_hex(value);
+}
 
 uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n) {
   if (n > reader->left) {
@@ -17,265 +62,173 @@ uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n) {
   return p;
 }
 
-/* Reserves n bytes aligned to 8 in the scratch area; NULL if it is exhausted. */
-static void *scratch_alloc(rpc_scratch_t *scratch, uint32_t n) {
+/* Reserves n bytes aligned to 8 in the scratch area; NULL with the error set if it is full. */
+static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scratch, uint32_t n) {
   uintptr_t addr = ((uintptr_t)scratch->next + 7u) & ~(uintptr_t)7u;
   uintptr_t end = (uintptr_t)scratch->end;
   if ((addr > end) || ((end - addr) < n)) {
+    rpc_fail(server, RPC_E_BUFFER);
     return NULL;
   }
   scratch->next = (uint8_t *)(addr + n);
   return (void *)addr;
 }
 
-void rpc_set_error_hex(const char *prefix, uint64_t value) {
-  TVMAPISetLastError(prefix);
-  utvm_crt_error_append_hex(value);
-}
-
-static bool reader_take_u64(rpc_reader_t *reader, uint64_t *value) {
-  const uint8_t *p = rpc_reader_take(reader, 8u);
-  if (p == NULL) {
-    return false;
-  }
-  *value = rpc_read_u64(p);
-  return true;
-}
-
-/* A u64 handle from the wire as a pointer; false if it does not fit this device. */
-static bool handle_from_wire(uint64_t wire, void **handle) {
-  if (wire > (uint64_t)UINTPTR_MAX) {
-    TVMAPISetLastError("handle wider than a pointer");
-    return false;
-  }
-  *handle = (void *)(uintptr_t)wire;
-  return true;
-}
-
-bool rpc_decode_tensor(rpc_reader_t *reader, rpc_scratch_t *scratch, DLTensor *tensor) {
+bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
+                       rpc_scratch_t *scratch, DLTensor *tensor) {
   const uint8_t *h = rpc_reader_take(reader, RPC_TENSOR_HEADER_SIZE - 8u);
-  if (h == NULL) {
-    TVMAPISetLastError("DLTensor header truncated");
-    return false;
-  }
   (void)memset(tensor, 0, sizeof(*tensor));
-  if (!handle_from_wire(rpc_read_u64(h), &tensor->data)) {
+  if (h == NULL) {
+    rpc_fail(server, RPC_E_TRUNCATED);
     return false;
   }
-  tensor->device.device_type = (DLDeviceType)(int32_t)rpc_read_u32(&h[8]);
-  tensor->device.device_id = (int32_t)rpc_read_u32(&h[12]);
+  uint64_t data = rpc_read_u64(h);
+  if (data > (uint64_t)UINTPTR_MAX) {
+    rpc_fail(server, RPC_E_HANDLE);
+    return false;
+  }
+  tensor->data = (void *)(uintptr_t)data;
+  (void)memcpy(&tensor->device, &h[8], sizeof(tensor->device));
   int32_t ndim = (int32_t)rpc_read_u32(&h[16]);
-  tensor->dtype.code = h[20];
-  tensor->dtype.bits = h[21];
-  tensor->dtype.lanes = (uint16_t)((uint16_t)h[22] | ((uint16_t)h[23] << 8));
+  (void)memcpy(&tensor->dtype, &h[20], sizeof(tensor->dtype));
   if ((ndim < 0) || ((uint32_t)ndim > UTVM_RPC_MAX_NDIM)) {
-    rpc_set_error_hex("DLTensor ndim over ", UTVM_RPC_MAX_NDIM);
+    rpc_fail(server, RPC_E_NDIM);
     return false;
   }
   tensor->ndim = ndim;
   const uint8_t *shape_bytes = rpc_reader_take(reader, 8u * (uint32_t)ndim);
-  if (shape_bytes == NULL) {
-    TVMAPISetLastError("DLTensor shape truncated");
+  const uint8_t *offset_bytes = (shape_bytes != NULL) ? rpc_reader_take(reader, 8u) : NULL;
+  if (offset_bytes == NULL) {
+    rpc_fail(server, RPC_E_TRUNCATED);
     return false;
   }
-  if (ndim > 0) {
-    int64_t *shape = (int64_t *)scratch_alloc(scratch, 8u * (uint32_t)ndim);
-    if (shape == NULL) {
-      TVMAPISetLastError(kNoScratch);
-      return false;
-    }
-    for (int32_t i = 0; i < ndim; i++) {
-      shape[i] = (int64_t)rpc_read_u64(&shape_bytes[8 * i]);
-    }
-    tensor->shape = shape;
-  }
-  if (!reader_take_u64(reader, &tensor->byte_offset)) {
-    TVMAPISetLastError("DLTensor byte_offset truncated");
+  tensor->byte_offset = rpc_read_u64(offset_bytes);
+  int64_t *shape = (int64_t *)scratch_alloc(server, scratch, 8u * (uint32_t)ndim);
+  if (shape == NULL) {
     return false;
   }
+  (void)memcpy(shape, shape_bytes, 8u * (uint32_t)ndim);
+  tensor->shape = shape;
   return true;
 }
 
-bool rpc_tensor_nbytes(const DLTensor *tensor, uint32_t *nbytes) {
-  uint64_t count = 1u;
-  for (int32_t i = 0; i < tensor->ndim; i++) {
-    int64_t dim = tensor->shape[i];
-    if ((dim < 0) || ((uint64_t)dim > UINT32_MAX)) {
-      TVMAPISetLastError("DLTensor dimension out of range");
-      return false;
-    }
-    count *= (uint64_t)dim;
-    if (count > UINT32_MAX) {
-      TVMAPISetLastError("DLTensor over 4 GiB");
-      return false;
-    }
+bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
+                       uint32_t *nbytes) {
+  uint64_t total = (((uint64_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
+  for (int32_t i = 0; (i < tensor->ndim) && (total <= UINT32_MAX); i++) {
+    uint64_t dim = (uint64_t)tensor->shape[i];
+    total = (dim > UINT32_MAX) ? ((uint64_t)UINT32_MAX + 1u) : (total * dim);
   }
-  uint64_t elem = (((uint64_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
-  uint64_t total = count * elem;
-  if (total > UINT32_MAX) {
-    TVMAPISetLastError("DLTensor over 4 GiB");
+  if ((total > UINT32_MAX) || (tensor->dtype.bits == 0u) || (tensor->dtype.lanes == 0u)) {
+    rpc_fail(server, RPC_E_SHAPE);
     return false;
   }
   *nbytes = (uint32_t)total;
   return true;
 }
 
-uint8_t *rpc_check_range(uint64_t data, uint64_t offset, uint64_t nbytes, const char *what) {
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_t offset,
+                         uint64_t nbytes) {
   uint8_t *base = NULL;
   size_t size = 0u;
-  if ((data > (uint64_t)UINTPTR_MAX) ||
-      (utvm_crt_data_range((const void *)(uintptr_t)data, &base, &size) != UTVM_OK)) {
-    TVMAPISetLastError(what);
-    return NULL;
+  if ((data <= (uint64_t)UINTPTR_MAX) &&
+      (utvm_crt_data_range((const void *)(uintptr_t)data, &base, &size) == UTVM_OK)) {
+    uint64_t start = data - (uint64_t)(uintptr_t)base;
+    if ((offset <= size) && (start <= (size - offset)) && (nbytes <= (size - offset - start))) {
+      return &base[start + offset];
+    }
   }
-  uint64_t start = data - (uint64_t)(uintptr_t)base;
-  if ((offset > size) || (start > (size - offset)) || (nbytes > (size - offset - start))) {
-    TVMAPISetLastError(what);
-    return NULL;
-  }
-  return &base[start + offset];
+  rpc_fail(server, RPC_E_RANGE);
+  return NULL;
 }
 
-bool rpc_check_tensor(const DLTensor *tensor) {
-  if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
-    TVMAPISetLastError("DLTensor not on device cpu(0)");
-    return false;
-  }
-  if ((tensor->dtype.bits == 0u) || (tensor->dtype.lanes == 0u)) {
-    TVMAPISetLastError("DLTensor dtype empty");
-    return false;
-  }
+/* A tensor argument: CPU device 0, a dtype and shape of at most 4 GiB, data inside a live
+ * allocation (a tensor without elements may have NULL data). */
+static bool check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor) {
   uint32_t nbytes = 0u;
-  if (!rpc_tensor_nbytes(tensor, &nbytes)) {
+  if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
+    rpc_fail(server, RPC_E_DEVICE);
     return false;
   }
-  if ((nbytes == 0u) && (tensor->data == NULL)) {
-    return true;
+  if (!rpc_tensor_nbytes(server, tensor, &nbytes)) {
+    return false;
   }
-  return rpc_check_range((uint64_t)(uintptr_t)tensor->data, tensor->byte_offset, nbytes,
-                         "DLTensor data outside tensors") != NULL;
+  return ((nbytes == 0u) && (tensor->data == NULL)) ||
+         (rpc_check_range(server, (uint64_t)(uintptr_t)tensor->data, tensor->byte_offset,
+                          nbytes) != NULL);
 }
 
 /* Decodes the value of one argument of type code tc into value. */
-static bool decode_value(rpc_reader_t *reader, rpc_scratch_t *scratch, int tc, TVMValue *value) {
-  uint64_t u = 0u;
-  switch (tc) {
-    case kTVMArgInt:
-    case kDLUInt:
-    case kTVMArgBool:
-      if (!reader_take_u64(reader, &u)) {
-        break;
-      }
-      value->v_int64 = (int64_t)u;
-      return true;
-    case kTVMArgFloat:
-      if (!reader_take_u64(reader, &u)) {
-        break;
-      }
-      (void)memcpy(&value->v_float64, &u, sizeof(u));
-      return true;
-    case kTVMNullptr:
-      value->v_handle = NULL;
-      return true;
-    case kTVMDataType: {
-      const uint8_t *p = rpc_reader_take(reader, 8u);
-      if (p == NULL) {
-        break;
-      }
-      value->v_type.code = p[0];
-      value->v_type.bits = p[1];
-      value->v_type.lanes = (uint16_t)((uint16_t)p[2] | ((uint16_t)p[3] << 8));
-      return true;
-    }
-    case kDLDevice: {
-      const uint8_t *p = rpc_reader_take(reader, 8u);
-      if (p == NULL) {
-        break;
-      }
-      value->v_device.device_type = (DLDeviceType)(int32_t)rpc_read_u32(p);
-      value->v_device.device_id = (int32_t)rpc_read_u32(&p[4]);
-      return true;
-    }
-    case kTVMOpaqueHandle:
-    case kTVMModuleHandle:
-    case kTVMPackedFuncHandle:
-      /* Module and function handles are checked by the runtime when used; raw pointers by
-       * CallFunc before they reach a function (syscalls only hand them to the runtime). */
-      if (!reader_take_u64(reader, &u) || !handle_from_wire(u, &value->v_handle)) {
-        break;
-      }
-      return true;
-    case kTVMDLTensorHandle: {
-      DLTensor *tensor = (DLTensor *)scratch_alloc(scratch, (uint32_t)sizeof(DLTensor));
-      if (tensor == NULL) {
-        TVMAPISetLastError(kNoScratch);
-        return false;
-      }
-      if (!rpc_decode_tensor(reader, scratch, tensor) || !rpc_check_tensor(tensor)) {
-        return false;
-      }
-      value->v_handle = tensor;
-      return true;
-    }
-    case kTVMStr:
-    case kTVMBytes: {
-      uint8_t *len_bytes = rpc_reader_take(reader, 8u);
-      if (len_bytes == NULL) {
-        break;
-      }
-      uint64_t len = rpc_read_u64(len_bytes);
-      if (len > reader->left) {
-        break;
-      }
-      uint8_t *bytes = rpc_reader_take(reader, (uint32_t)len);
-      /* Move the text back over the last length byte to make room for a terminator. */
-      uint8_t *text = &len_bytes[7];
-      (void)memmove(text, bytes, (size_t)len);
-      text[len] = 0u;
-      if (tc == kTVMStr) {
-        value->v_str = (const char *)text;
-        return true;
-      }
-      TVMByteArray *array = (TVMByteArray *)scratch_alloc(scratch, (uint32_t)sizeof(TVMByteArray));
-      if (array == NULL) {
-        TVMAPISetLastError(kNoScratch);
-        return false;
-      }
-      array->data = (const char *)text;
-      array->size = (size_t)len;
-      value->v_handle = array;
-      return true;
-    }
-    default:
-      rpc_set_error_hex("unsupported argument type code ", (uint64_t)(uint32_t)tc);
-      return false;
+static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
+                         rpc_scratch_t *scratch, int tc, TVMValue *value) {
+  uint32_t bit = ((tc >= 0) && (tc < 32)) ? (1u << (uint32_t)tc) : 0u;
+  value->v_int64 = 0;
+  if (tc == kTVMNullptr) {
+    return true;
   }
-  TVMAPISetLastError("argument value truncated");
-  return false;
-}
-
-bool rpc_decode_args(rpc_reader_t *reader, rpc_scratch_t *scratch, rpc_args_t *args) {
-  const uint8_t *p = rpc_reader_take(reader, 4u);
-  if (p == NULL) {
-    TVMAPISetLastError("argument count truncated");
+  if (tc == kTVMDLTensorHandle) {
+    DLTensor *tensor = (DLTensor *)scratch_alloc(server, scratch, (uint32_t)sizeof(DLTensor));
+    value->v_handle = tensor;
+    return (tensor != NULL) && rpc_decode_tensor(server, reader, scratch, tensor) &&
+           check_tensor(server, tensor);
+  }
+  if ((tc != kTVMStr) && (tc != kTVMBytes) && ((bit & RPC_FIXED_CODES) == 0u)) {
+    rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
     return false;
   }
-  int32_t num = (int32_t)rpc_read_u32(p);
+  bool fixed = (bit & RPC_FIXED_CODES) != 0u;
+  uint8_t *p = rpc_reader_take(reader, 8u);
+  uint64_t u = (p != NULL) ? rpc_read_u64(p) : 0u;
+  if ((p == NULL) || (!fixed && (u > reader->left))) {
+    rpc_fail(server, RPC_E_TRUNCATED);
+    return false;
+  }
+  if (fixed) {
+    if (((bit & RPC_HANDLE_CODES) != 0u) && (u > (uint64_t)UINTPTR_MAX)) {
+      rpc_fail(server, RPC_E_HANDLE);
+      return false;
+    }
+    (void)memcpy(value, p, sizeof(*value));
+    return true;
+  }
+  /* Str or Bytes: move the text back over the last length byte to make room for a NUL. */
+  uint8_t *bytes = rpc_reader_take(reader, (uint32_t)u);
+  uint8_t *text = &p[7];
+  (void)memmove(text, bytes, (size_t)u);
+  text[u] = 0u;
+  value->v_str = (const char *)text;
+  if (tc == kTVMBytes) {
+    TVMByteArray *array =
+        (TVMByteArray *)scratch_alloc(server, scratch, (uint32_t)sizeof(TVMByteArray));
+    if (array == NULL) {
+      return false;
+    }
+    array->data = (const char *)text;
+    array->size = (size_t)u;
+    value->v_handle = array;
+  }
+  return true;
+}
+
+bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
+                     rpc_scratch_t *scratch, rpc_args_t *args) {
+  const uint8_t *p = rpc_reader_take(reader, 4u);
+  int32_t num = (p != NULL) ? (int32_t)rpc_read_u32(p) : 0;
   if ((num < 0) || ((uint32_t)num > UTVM_RPC_MAX_ARGS)) {
-    rpc_set_error_hex("argument count over ", UTVM_RPC_MAX_ARGS);
+    rpc_fail_hex(server, RPC_E_ARGUMENTS, (uint64_t)(uint32_t)num);
+    return false;
+  }
+  const uint8_t *codes = rpc_reader_take(reader, 4u * (uint32_t)num);
+  if ((p == NULL) || (codes == NULL)) {
+    rpc_fail(server, RPC_E_TRUNCATED);
     return false;
   }
   args->num = num;
-  const uint8_t *codes = rpc_reader_take(reader, 4u * (uint32_t)num);
-  if (codes == NULL) {
-    TVMAPISetLastError("type codes truncated");
-    return false;
-  }
   for (int32_t i = 0; i < num; i++) {
     args->codes[i] = (int)(int32_t)rpc_read_u32(&codes[4 * i]);
   }
   for (int32_t i = 0; i < num; i++) {
-    if (!decode_value(reader, scratch, args->codes[i], &args->values[i])) {
+    if (!decode_value(server, reader, scratch, args->codes[i], &args->values[i])) {
       return false;
     }
   }

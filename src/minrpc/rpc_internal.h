@@ -9,6 +9,12 @@
 #include "utvm/rpc_codes.h"
 #include "utvm/rpc_server.h"
 
+/* Values move between the wire and TVMValue by copying their 8 little-endian bytes. */
+#if defined(__BYTE_ORDER__) && (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+#error "the utvm RPC server needs a little-endian target"
+#endif
+typedef char rpc_check_value_size[(sizeof(TVMValue) == 8u) ? 1 : -1];
+
 /* Bytes of the packet prefix: u64 packet_nbytes + i32 code. */
 #define RPC_PREFIX_SIZE 12u
 /* Bytes of a DLTensor header on the wire without its shape. */
@@ -34,6 +40,34 @@ static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
   rpc_write_u32(&p[4], (uint32_t)(v >> 32));
 }
 
+/* What the server found wrong with a request. The last error then reads
+ * "<request name>: <problem text>" (plus " 0x<value>" for rpc_fail_hex). */
+typedef enum {
+  RPC_E_TRUNCATED = 0,
+  RPC_E_LENGTH,
+  RPC_E_BUFFER,
+  RPC_E_NDIM,
+  RPC_E_DEVICE,
+  RPC_E_RANGE,
+  RPC_E_ARGUMENTS,
+  RPC_E_TYPE_CODE,
+  RPC_E_HANDLE,
+  RPC_E_VERSION,
+  RPC_E_SIZES,
+  RPC_E_LIMIT,
+  RPC_E_KIND,
+  RPC_E_CODE,
+  RPC_E_CRC,
+  RPC_E_COPY_CRC,
+  RPC_E_SHAPE,
+  RPC_E_ALIGNMENT,
+  RPC_E_NONE = 0xFF /* no problem recorded */
+} rpc_problem_t;
+
+/* Sets the last error for problem in the request being handled. */
+void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem);
+void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value);
+
 /* Bounds-checked cursor over a received packet. */
 typedef struct {
   uint8_t *pos;
@@ -58,27 +92,23 @@ uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
 
 /* Decodes a packed sequence (PROTOCOL.md 3.3) into args; tensors, byte arrays and shapes
  * are placed in scratch; strings are NUL-terminated in place. Sets the last error and
- * returns false on malformed or unsupported input, or an unissued data pointer. */
-bool rpc_decode_args(rpc_reader_t *reader, rpc_scratch_t *scratch, rpc_args_t *args);
+ * returns false on malformed or unsupported input or a tensor outside live allocations. */
+bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
+                     rpc_scratch_t *scratch, rpc_args_t *args);
 
 /* Decodes one DLTensor header (3.3) into tensor, its shape into scratch. Only the wire
  * format and ndim are checked; false with the last error set on failure. */
-bool rpc_decode_tensor(rpc_reader_t *reader, rpc_scratch_t *scratch, DLTensor *tensor);
+bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
+                       rpc_scratch_t *scratch, DLTensor *tensor);
 
-/* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false on
- * overflow beyond 32 bits or a negative dimension. */
-bool rpc_tensor_nbytes(const DLTensor *tensor, uint32_t *nbytes);
+/* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false with the
+ * last error set on overflow beyond 32 bits or a negative dimension. */
+bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
+                       uint32_t *nbytes);
 
-/* Checks that [data + offset, + nbytes) lies inside one live tensor allocation of the CPU
- * device and returns the start; NULL with the last error set otherwise. what names the
- * request in the message. */
-uint8_t *rpc_check_range(uint64_t data, uint64_t offset, uint64_t nbytes, const char *what);
-
-/* Checks a decoded tensor argument: CPU device 0, sane dtype, data range inside a live
- * allocation. Returns false with the last error set otherwise. */
-bool rpc_check_tensor(const DLTensor *tensor);
-
-/* Sets the last error to prefix followed by value in hex (utvm_crt_error_append_hex). */
-void rpc_set_error_hex(const char *prefix, uint64_t value);
+/* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
+ * the start; NULL with RPC_E_RANGE set otherwise. */
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_t offset,
+                         uint64_t nbytes);
 
 #endif /* UTVM_RPC_INTERNAL_H */

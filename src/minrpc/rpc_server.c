@@ -9,45 +9,29 @@ enum {
   RX_IGNORE,    /* a message that is not a request: no reply whatever happens */
   RX_COLLECT,   /* gathering request bytes into the buffer */
   RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
-  RX_DISCARD    /* dropping the rest of the message (pending_error says whether to reply) */
+  RX_DISCARD    /* dropping the rest of a rejected request (pending_problem) */
 };
-
-/* Upper bound of a reply prefix, one value and its type codes (not counting str/bytes). */
-#define RPC_REPLY_SCRATCH 96u
 
 /* Bytes of a CopyToRemote/CopyFromRemote request before its shape. */
 #define RPC_COPY_FIXED_HEADER (RPC_PREFIX_SIZE + RPC_TENSOR_HEADER_SIZE - 8u)
 
+/* Return type codes sent as an opaque handle, and those whose 8 value bytes go out as they are. */
+#define RPC_RETURN_HANDLES                                                                    \
+  ((1u << kTVMOpaqueHandle) | (1u << kTVMObjectHandle) | (1u << kTVMModuleHandle) |           \
+   (1u << kTVMPackedFuncHandle))
+#define RPC_RETURN_SCALARS                                                                    \
+  ((1u << kTVMArgInt) | (1u << kDLUInt) | (1u << kTVMArgFloat) | (1u << kTVMDataType) |      \
+   (1u << kDLDevice) | (1u << kTVMArgBool))
+
 /* ---------------------------------------------------------------- replies */
 
-typedef struct {
-  utvm_rpc_server_t *server;
-  utvm_err_t err;
-} rpc_writer_t;
-
-static void writer_put(rpc_writer_t *w, const uint8_t *data, size_t n) {
-  if ((w->err == UTVM_OK) && (n > 0u)) {
-    w->err = utvm_session_message_write(&w->server->session, data, n);
+/* Length of s, at most max. */
+static uint32_t bounded_length(const char *s, uint32_t max) {
+  uint32_t n = 0u;
+  while ((n < max) && (s[n] != '\0')) {
+    n++;
   }
-}
-
-/* Starts a reply whose packet (after the u64 length) is nbytes long. */
-static rpc_writer_t reply_begin(utvm_rpc_server_t *server, uint32_t nbytes) {
-  rpc_writer_t w = {server, UTVM_OK};
-  uint8_t prefix[8];
-  rpc_write_u64(prefix, nbytes);
-  w.err = utvm_session_message_begin(&server->session, 8u + nbytes);
-  writer_put(&w, prefix, sizeof(prefix));
-  return w;
-}
-
-static void reply_end(rpc_writer_t *w) {
-  if (w->err == UTVM_OK) {
-    w->err = utvm_session_message_end(&w->server->session);
-  }
-  if (w->err != UTVM_OK) {
-    w->server->stats.write_errors++;
-  }
+  return n;
 }
 
 /* Largest packet_nbytes a reply may have in the current session. */
@@ -55,108 +39,99 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
   return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u;
 }
 
+/* Sends one reply message: u64 packet_nbytes, head (at least 1 byte), then tail. */
+static void reply(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_len,
+                  const void *tail, uint32_t tail_len) {
+  utvm_session_t *session = &server->session;
+  uint8_t prefix[8];
+  rpc_write_u64(prefix, (uint64_t)head_len + tail_len);
+  utvm_err_t err = utvm_session_message_begin(session, 8u + head_len + tail_len);
+  if (err == UTVM_OK) {
+    err = utvm_session_message_write(session, prefix, sizeof(prefix));
+  }
+  if (err == UTVM_OK) {
+    err = utvm_session_message_write(session, head, head_len);
+  }
+  if ((err == UTVM_OK) && (tail_len > 0u)) {
+    err = utvm_session_message_write(session, (const uint8_t *)tail, tail_len);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_session_message_end(session);
+  }
+  if (err != UTVM_OK) {
+    server->stats.write_errors++;
+  }
+}
+
+/* Exception reply carrying the last error: [Str tc][text] (PROTOCOL.md 3.5). */
 static void reply_exception(utvm_rpc_server_t *server) {
   const char *text = TVMGetLastError();
-  uint32_t len = (text != NULL) ? (uint32_t)strlen(text) : 0u;
-  if (len > (reply_limit(server) - 16u)) {
-    len = reply_limit(server) - 16u;
-  }
-  uint8_t head[16];
+  uint32_t len = bounded_length(text, reply_limit(server) - 20u);
+  uint8_t head[20];
   rpc_write_u32(head, UTVM_RPC_EXCEPTION);
   rpc_write_u32(&head[4], 1u);
   rpc_write_u32(&head[8], kTVMStr);
-  rpc_write_u32(&head[12], len);
-  uint8_t len_hi[4] = {0u, 0u, 0u, 0u};
-  rpc_writer_t w = reply_begin(server, 20u + len);
-  writer_put(&w, head, sizeof(head));
-  writer_put(&w, len_hi, sizeof(len_hi));
-  writer_put(&w, (const uint8_t *)text, len);
-  reply_end(&w);
+  rpc_write_u64(&head[12], len);
+  reply(server, head, sizeof(head), text, len);
   server->stats.exceptions++;
 }
 
 /* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int). */
 static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
-  uint8_t body[20];
-  rpc_write_u32(body, UTVM_RPC_RETURN);
-  rpc_write_u32(&body[4], 1u);
-  rpc_write_u32(&body[8], (uint32_t)tc);
-  rpc_write_u64(&body[12], value);
-  uint32_t n = 20u;
-  if (tc == kTVMNullptr) {
-    n = 12u;
-  }
-  rpc_writer_t w = reply_begin(server, n);
-  writer_put(&w, body, n);
-  reply_end(&w);
+  uint8_t head[20];
+  rpc_write_u32(head, UTVM_RPC_RETURN);
+  rpc_write_u32(&head[4], 1u);
+  rpc_write_u32(&head[8], (uint32_t)tc);
+  rpc_write_u64(&head[12], value);
+  reply(server, head, (tc == kTVMNullptr) ? 12u : 20u, NULL, 0u);
 }
 
-static void reply_void(utvm_rpc_server_t *server) { reply_value(server, kTVMNullptr, 0u); }
-
-/* Encodes the value part of a CallFunc result into out (no str/bytes payload); returns
- * the wire type code and sets *len, *extra and *extra_len for trailing payload bytes. */
-static bool encode_return(int tc, const TVMValue *v, uint8_t *out, uint32_t *len,
-                          int *wire_tc, const uint8_t **extra, uint32_t *extra_len) {
-  *extra = NULL;
-  *extra_len = 0u;
-  *wire_tc = tc;
-  *len = 8u;
-  switch (tc) {
-    case kTVMArgInt:
-    case kDLUInt:
-    case kTVMArgBool:
-      rpc_write_u64(out, (uint64_t)v->v_int64);
-      return true;
-    case kTVMArgFloat: {
-      uint64_t bits = 0u;
-      (void)memcpy(&bits, &v->v_float64, sizeof(bits));
-      rpc_write_u64(out, bits);
-      return true;
-    }
-    case kTVMNullptr:
-      *len = 0u;
-      return true;
-    case kTVMDataType:
-      out[0] = v->v_type.code;
-      out[1] = v->v_type.bits;
-      out[2] = (uint8_t)v->v_type.lanes;
-      out[3] = (uint8_t)(v->v_type.lanes >> 8);
-      rpc_write_u32(&out[4], 0u);
-      return true;
-    case kDLDevice:
-      rpc_write_u32(out, (uint32_t)v->v_device.device_type);
-      rpc_write_u32(&out[4], (uint32_t)v->v_device.device_id);
-      return true;
-    case kTVMOpaqueHandle:
-    case kTVMObjectHandle:
-    case kTVMModuleHandle:
-    case kTVMPackedFuncHandle:
-      *wire_tc = kTVMOpaqueHandle;
-      rpc_write_u64(out, (uint64_t)(uintptr_t)v->v_handle);
-      return true;
-    case kTVMStr: {
-      const char *s = (v->v_str != NULL) ? v->v_str : "";
-      *extra = (const uint8_t *)s;
-      *extra_len = (uint32_t)strlen(s);
-      rpc_write_u64(out, *extra_len);
-      return true;
-    }
-    case kTVMBytes: {
-      const TVMByteArray *b = (const TVMByteArray *)v->v_handle;
-      uint64_t size = (b != NULL) ? b->size : 0u;
-      if ((b == NULL) || (size > UINT32_MAX)) {
-        TVMAPISetLastError("invalid returned byte array");
-        return false;
-      }
-      *extra = (const uint8_t *)b->data;
-      *extra_len = (uint32_t)b->size;
-      rpc_write_u64(out, *extra_len);
-      return true;
-    }
-    default:
-      rpc_set_error_hex("unsupported return type code ", (uint64_t)(uint32_t)tc);
-      return false;
+/* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5); str and bytes results follow the
+ * header straight from the callee's memory. */
+static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue *v) {
+  uint32_t bit = ((tc >= 0) && (tc < 32)) ? (1u << (uint32_t)tc) : 0u;
+  uint32_t limit = reply_limit(server) - 32u;
+  uint32_t value_len = 8u;
+  uint32_t wire_tc = (uint32_t)tc;
+  const void *tail = NULL;
+  uint32_t tail_len = 0u;
+  uint64_t value = 0u;
+  (void)memcpy(&value, v, sizeof(value));
+  if ((bit & RPC_RETURN_HANDLES) != 0u) {
+    wire_tc = kTVMOpaqueHandle;
+    value = (uint64_t)(uintptr_t)v->v_handle;
+  } else if (tc == kTVMNullptr) {
+    value_len = 0u;
+  } else if (tc == kTVMStr) {
+    tail = (v->v_str != NULL) ? v->v_str : "";
+    tail_len = bounded_length((const char *)tail, limit + 1u);
+  } else if ((tc == kTVMBytes) && (v->v_handle != NULL)) {
+    const TVMByteArray *bytes = (const TVMByteArray *)v->v_handle;
+    tail = bytes->data;
+    tail_len = (bytes->size > limit) ? (limit + 1u) : (uint32_t)bytes->size;
+  } else if ((bit & RPC_RETURN_SCALARS) == 0u) {
+    rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
+    reply_exception(server);
+    return;
+  } else {
+    /* scalar: the 8 value bytes as they are */
   }
+  if (tail_len > limit) {
+    rpc_fail_hex(server, RPC_E_LIMIT, limit);
+    reply_exception(server);
+    return;
+  }
+  if (tail != NULL) {
+    value = tail_len;
+  }
+  uint8_t head[32];
+  rpc_write_u32(head, UTVM_RPC_RETURN);
+  rpc_write_u32(&head[4], 2u);
+  rpc_write_u32(&head[8], kTVMArgInt);
+  rpc_write_u32(&head[12], wire_tc);
+  rpc_write_u64(&head[16], (uint64_t)(int64_t)tc);
+  rpc_write_u64(&head[24], value);
+  reply(server, head, 24u + value_len, tail, tail_len);
 }
 
 /* Releases a kTVMBytes result, which the callee allocated for the caller (PROTOCOL.md 3.5). */
@@ -171,294 +146,264 @@ static void release_return(int tc, TVMValue *v) {
   }
 }
 
-/* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5). */
-static void reply_call_result(utvm_rpc_server_t *server, int tc, TVMValue *v) {
-  uint8_t body[RPC_REPLY_SCRATCH];
-  uint32_t value_len = 0u;
-  int wire_tc = tc;
-  const uint8_t *extra = NULL;
-  uint32_t extra_len = 0u;
-  if (!encode_return(tc, v, &body[24], &value_len, &wire_tc, &extra, &extra_len)) {
-    reply_exception(server);
-    return;
-  }
-  uint32_t fixed = 24u + value_len;
-  if (extra_len > (reply_limit(server) - fixed)) {
-    rpc_set_error_hex("return value over reply limit ", reply_limit(server));
-    reply_exception(server);
-    return;
-  }
-  rpc_write_u32(body, UTVM_RPC_RETURN);
-  rpc_write_u32(&body[4], 2u);
-  rpc_write_u32(&body[8], kTVMArgInt);
-  rpc_write_u32(&body[12], (uint32_t)wire_tc);
-  rpc_write_u64(&body[16], (uint64_t)(int64_t)tc);
-  rpc_writer_t w = reply_begin(server, fixed + extra_len);
-  writer_put(&w, body, fixed);
-  writer_put(&w, extra, extra_len);
-  reply_end(&w);
-}
-
 /* ---------------------------------------------------------------- requests */
 
 static bool device_is_cpu0(DLDevice dev) {
   return (dev.device_type == kDLCPU) && (dev.device_id == 0);
 }
 
-/* A raw pointer from the host (type 3) reaches a function only if it is NULL or points into
- * a live tensor allocation; false with the last error set otherwise. */
-static bool opaque_args_in_tensors(const rpc_args_t *args) {
-  for (int i = 0; i < args->num; i++) {
-    if ((args->codes[i] == kTVMOpaqueHandle) && (args->values[i].v_handle != NULL) &&
-        (rpc_check_range((uint64_t)(uintptr_t)args->values[i].v_handle, 0u, 0u,
-                         "CallFunc: opaque handle not in a tensor") == NULL)) {
-      return false;
-    }
-  }
-  return true;
-}
+/* Each do_ function returns true after a successful reply, false when the request is to be
+ * answered with the last error. */
 
-static void do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
+static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
                          rpc_args_t *args) {
   const uint8_t *h = rpc_reader_take(r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
-    TVMAPISetLastError("CallFunc: bad function handle");
-  } else if (rpc_decode_args(r, scratch, args) && opaque_args_in_tensors(args)) {
-    TVMValue ret;
-    int ret_tc = kTVMNullptr;
-    ret.v_int64 = 0;
-    if (TVMFuncCall((TVMFunctionHandle)(uintptr_t)handle, args->values, args->codes, args->num,
-                    &ret, &ret_tc) == 0) {
-      reply_call_result(server, ret_tc, &ret);
-      release_return(ret_tc, &ret);
-      return;
-    }
-  } else {
-    /* the decoder or the pointer check set the error */
+    rpc_fail(server, RPC_E_HANDLE);
+    return false;
   }
-  reply_exception(server);
+  if (!rpc_decode_args(server, r, scratch, args)) {
+    return false;
+  }
+  /* A raw pointer from the host reaches a function only if it is NULL or in a tensor. */
+  for (int i = 0; i < args->num; i++) {
+    if ((args->codes[i] == kTVMOpaqueHandle) && (args->values[i].v_handle != NULL) &&
+        (rpc_check_range(server, (uint64_t)(uintptr_t)args->values[i].v_handle, 0u, 0u) ==
+         NULL)) {
+      return false;
+    }
+  }
+  TVMValue ret;
+  int ret_tc = kTVMNullptr;
+  ret.v_int64 = 0;
+  if (TVMFuncCall((TVMFunctionHandle)(uintptr_t)handle, args->values, args->codes, args->num,
+                  &ret, &ret_tc) != 0) {
+    return false;
+  }
+  reply_call_result(server, ret_tc, &ret);
+  release_return(ret_tc, &ret);
+  return true;
 }
 
-static void do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
+static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
                            rpc_args_t *args) {
   static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
   const uint8_t *len_bytes = rpc_reader_take(r, 8u);
-  uint64_t len = (len_bytes != NULL) ? rpc_read_u64(len_bytes) : 0u;
-  const uint8_t *text = ((len_bytes != NULL) && (len <= r->left)) ?
-                            rpc_reader_take(r, (uint32_t)len) : NULL;
-  if ((text == NULL) || (len != (sizeof(version) - 1u)) ||
-      (memcmp(text, version, sizeof(version) - 1u) != 0)) {
-    TVMAPISetLastError("InitServer: protocol version is not " UTVM_RPC_PROTOCOL_VERSION);
-  } else if (!rpc_decode_args(r, scratch, args)) {
-    /* error set */
-  } else if (args->num != 0) {
-    TVMAPISetLastError("InitServer: takes no arguments");
-  } else {
-    reply_void(server);
-    return;
+  const uint8_t *text = NULL;
+  if ((len_bytes != NULL) && (rpc_read_u64(len_bytes) == (sizeof(version) - 1u))) {
+    text = rpc_reader_take(r, sizeof(version) - 1u);
   }
-  reply_exception(server);
+  if ((text == NULL) || (memcmp(text, version, sizeof(version) - 1u) != 0)) {
+    rpc_fail(server, RPC_E_VERSION);
+    return false;
+  }
+  if (!rpc_decode_args(server, r, scratch, args)) {
+    return false;
+  }
+  if (args->num != 0) {
+    rpc_fail(server, RPC_E_ARGUMENTS);
+    return false;
+  }
+  reply_value(server, kTVMNullptr, 0u);
+  return true;
 }
 
-static void do_alloc_with_scope(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch) {
-  const uint8_t *p = rpc_reader_take(r, 4u);
-  const uint8_t *codes = (p != NULL) ? rpc_reader_take(r, 8u) : NULL;
+static bool do_alloc_with_scope(utvm_rpc_server_t *server, rpc_reader_t *r,
+                                rpc_scratch_t *scratch) {
+  const uint8_t *p = rpc_reader_take(r, 12u);
   DLTensor tensor;
   uint32_t nbytes = 0u;
   void *ptr = NULL;
-  if ((codes == NULL) || (rpc_read_u32(p) != 2u) || (rpc_read_u32(codes) != kTVMDLTensorHandle) ||
-      ((rpc_read_u32(&codes[4]) != kTVMNullptr) && (rpc_read_u32(&codes[4]) != kTVMStr))) {
-    TVMAPISetLastError("DevAllocDataWithScope: bad arguments");
-  } else if (!rpc_decode_tensor(r, scratch, &tensor) || !rpc_tensor_nbytes(&tensor, &nbytes)) {
-    /* error set */
-  } else if (!device_is_cpu0(tensor.device)) {
-    TVMAPISetLastError("DevAllocDataWithScope: not device cpu(0)");
-  } else if (TVMDeviceAllocDataSpace(tensor.device, nbytes, UTVM_CRT_PAGE_SIZE, tensor.dtype, &ptr) == 0) {
-    reply_value(server, kTVMOpaqueHandle, (uint64_t)(uintptr_t)ptr);
-    return;
-  } else {
-    /* runtime set the error */
+  if ((p == NULL) || (rpc_read_u32(p) != 2u) || (rpc_read_u32(&p[4]) != kTVMDLTensorHandle) ||
+      ((rpc_read_u32(&p[8]) != kTVMNullptr) && (rpc_read_u32(&p[8]) != kTVMStr))) {
+    rpc_fail(server, RPC_E_ARGUMENTS);
+    return false;
   }
-  reply_exception(server);
+  if (!rpc_decode_tensor(server, r, scratch, &tensor) ||
+      !rpc_tensor_nbytes(server, &tensor, &nbytes)) {
+    return false;
+  }
+  if (!device_is_cpu0(tensor.device)) {
+    rpc_fail(server, RPC_E_DEVICE);
+    return false;
+  }
+  if (TVMDeviceAllocDataSpace(tensor.device, nbytes, UTVM_CRT_PAGE_SIZE, tensor.dtype, &ptr) != 0) {
+    return false;
+  }
+  reply_value(server, kTVMOpaqueHandle, (uint64_t)(uintptr_t)ptr);
+  return true;
 }
-
-/* Signature of a syscall whose arguments are one packed sequence: its name and the expected
- * argument type codes, SIG_END after the last. */
-typedef struct {
-  const char *name;
-  uint8_t codes[4];
-} rpc_syscall_sig_t;
 
 #define SIG_END 0xFFu
 #define TC(code) ((uint8_t)(code))
 
-/* Indexed by code - UTVM_RPC_GET_GLOBAL_FUNC; DevAllocDataWithScope is decoded by its own code. */
-static const rpc_syscall_sig_t kSyscalls[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET_GLOBAL_FUNC + 1] = {
-    {"GetGlobalFunc", {TC(kTVMStr), SIG_END, SIG_END, SIG_END}},
-    {"FreeHandle", {TC(kTVMOpaqueHandle), TC(kTVMArgInt), SIG_END, SIG_END}},
-    {"DevSetDevice", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
-    {"DevGetAttr", {TC(kDLDevice), TC(kTVMArgInt), SIG_END, SIG_END}},
-    {"DevAllocData", {TC(kDLDevice), TC(kTVMArgInt), TC(kTVMArgInt), TC(kTVMDataType)}},
-    {"DevFreeData", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
-    {"DevStreamSync", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
-    {"CopyAmongRemote", {TC(kTVMDLTensorHandle), TC(kTVMDLTensorHandle), TC(kTVMOpaqueHandle), SIG_END}},
-    {NULL, {SIG_END, SIG_END, SIG_END, SIG_END}}, /* DevAllocDataWithScope */
-    {"DevCreateStream", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
-    {"DevFreeStream", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
-    {"DevSetStream", {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END}},
-    {"DevGetCurrentStream", {TC(kDLDevice), SIG_END, SIG_END, SIG_END}},
+/* Argument type codes of the syscalls whose arguments are one packed sequence, indexed by
+ * code - UTVM_RPC_GET_GLOBAL_FUNC, SIG_END after the last; DevAllocDataWithScope has its own
+ * decoder. */
+static const uint8_t kSyscallArgs[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET_GLOBAL_FUNC + 1][4] = {
+    {TC(kTVMStr), SIG_END, SIG_END, SIG_END},                                  /* GetGlobalFunc */
+    {TC(kTVMOpaqueHandle), TC(kTVMArgInt), SIG_END, SIG_END},                  /* FreeHandle */
+    {TC(kDLDevice), SIG_END, SIG_END, SIG_END},                                /* DevSetDevice */
+    {TC(kDLDevice), TC(kTVMArgInt), SIG_END, SIG_END},                         /* DevGetAttr */
+    {TC(kDLDevice), TC(kTVMArgInt), TC(kTVMArgInt), TC(kTVMDataType)},         /* DevAllocData */
+    {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevFreeData */
+    {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevStreamSync */
+    {TC(kTVMDLTensorHandle), TC(kTVMDLTensorHandle), TC(kTVMOpaqueHandle), SIG_END},
+    {SIG_END, SIG_END, SIG_END, SIG_END},                                      /* (WithScope) */
+    {TC(kDLDevice), SIG_END, SIG_END, SIG_END},                                /* DevCreateStream */
+    {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevFreeStream */
+    {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevSetStream */
+    {TC(kDLDevice), SIG_END, SIG_END, SIG_END},                                /* DevGetCurrentStream */
 };
 
-/* Runs a syscall whose arguments matched its signature; stores a handle or Int result in
- * *tc and *value (left kTVMNullptr for void). False with the last error set on failure. */
-static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args,
-                        int *tc, uint64_t *value) {
+/* Runs a syscall whose arguments matched its signature and replies; false with the last
+ * error set on failure. */
+static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
   const TVMValue *v = args->values;
+  int tc = kTVMNullptr;
+  uint64_t value = 0u;
   switch (code) {
     case UTVM_RPC_GET_GLOBAL_FUNC: {
       TVMFunctionHandle f = NULL;
-      if (TVMFuncGetGlobal(v[0].v_str, &f) != 0) {
-        f = NULL;
-      }
-      *tc = kTVMOpaqueHandle;
-      *value = (uint64_t)(uintptr_t)f;
-      return true;
+      (void)TVMFuncGetGlobal(v[0].v_str, &f); /* not found: handle 0, as TVM answers */
+      tc = kTVMOpaqueHandle;
+      value = (uint64_t)(uintptr_t)f;
+      break;
     }
     case UTVM_RPC_FREE_HANDLE:
       if (v[1].v_int64 == kTVMPackedFuncHandle) {
-        return TVMFuncFree(v[0].v_handle) == 0;
+        if (TVMFuncFree(v[0].v_handle) != 0) {
+          return false;
+        }
+      } else if (v[1].v_int64 == kTVMModuleHandle) {
+        if (TVMModFree(v[0].v_handle) != 0) {
+          return false;
+        }
+      } else {
+        rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)v[1].v_int64);
+        return false;
       }
-      if (v[1].v_int64 == kTVMModuleHandle) {
-        return TVMModFree(v[0].v_handle) == 0;
-      }
-      TVMAPISetLastError("FreeHandle: only type codes 9 and 10 are issued");
-      return false;
+      break;
     case UTVM_RPC_DEV_SET_DEVICE:
       if (!device_is_cpu0(v[0].v_device)) {
-        TVMAPISetLastError("DevSetDevice: not device cpu(0)");
+        rpc_fail(server, RPC_E_DEVICE);
         return false;
       }
-      return true;
-    case UTVM_RPC_DEV_GET_ATTR: {
-      const utvm_page_allocator_t *tensors = &server->crt.tensors;
-      *tc = kTVMArgInt;
+      break;
+    case UTVM_RPC_DEV_GET_ATTR:
+      tc = kTVMArgInt;
       if (v[1].v_int64 == 0) { /* kExist */
-        *value = device_is_cpu0(v[0].v_device) ? 1u : 0u;
+        value = device_is_cpu0(v[0].v_device) ? 1u : 0u;
       } else if (v[1].v_int64 == 14) { /* kTotalGlobalMemory */
-        *value = (uint64_t)tensors->num_pages * UTVM_CRT_PAGE_SIZE;
+        value = (uint64_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
       } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
-        *value = utvm_page_free_bytes(tensors);
+        value = utvm_page_free_bytes(&server->crt.tensors);
       } else {
-        rpc_set_error_hex("DevGetAttr: unsupported kind ", (uint64_t)v[1].v_int64);
+        rpc_fail_hex(server, RPC_E_KIND, (uint64_t)v[1].v_int64);
         return false;
       }
-      return true;
-    }
+      break;
     case UTVM_RPC_DEV_ALLOC_DATA: {
-      int64_t nbytes = v[1].v_int64;
-      int64_t alignment = v[2].v_int64;
+      uint64_t nbytes = (uint64_t)v[1].v_int64;
+      uint64_t alignment = (uint64_t)v[2].v_int64;
       void *ptr = NULL;
-      if ((nbytes < 0) || ((uint64_t)nbytes > (uint64_t)SIZE_MAX) || (alignment <= 0) ||
-          (alignment > (int64_t)UTVM_CRT_PAGE_SIZE) || ((alignment & (alignment - 1)) != 0)) {
-        TVMAPISetLastError("DevAllocData: bad size or alignment");
+      if ((nbytes > (uint64_t)SIZE_MAX) || (alignment == 0u) ||
+          (alignment > UTVM_CRT_PAGE_SIZE) || ((alignment & (alignment - 1u)) != 0u)) {
+        rpc_fail(server, RPC_E_ALIGNMENT);
         return false;
       }
       if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, (size_t)alignment, v[3].v_type,
                                   &ptr) != 0) {
         return false;
       }
-      *tc = kTVMOpaqueHandle;
-      *value = (uint64_t)(uintptr_t)ptr;
-      return true;
+      tc = kTVMOpaqueHandle;
+      value = (uint64_t)(uintptr_t)ptr;
+      break;
     }
     case UTVM_RPC_DEV_FREE_DATA:
-      return TVMDeviceFreeDataSpace(v[0].v_device, v[1].v_handle) == 0;
+      if (TVMDeviceFreeDataSpace(v[0].v_device, v[1].v_handle) != 0) {
+        return false;
+      }
+      break;
     case UTVM_RPC_COPY_AMONG_REMOTE: {
       const DLTensor *from = (const DLTensor *)v[0].v_handle;
       const DLTensor *to = (const DLTensor *)v[1].v_handle;
       uint32_t from_bytes = 0u;
       uint32_t to_bytes = 0u;
-      (void)rpc_tensor_nbytes(from, &from_bytes); /* both already validated by the decoder */
-      (void)rpc_tensor_nbytes(to, &to_bytes);
+      (void)rpc_tensor_nbytes(server, from, &from_bytes); /* both checked by the decoder */
+      (void)rpc_tensor_nbytes(server, to, &to_bytes);
       if (from_bytes != to_bytes) {
-        TVMAPISetLastError("CopyAmongRemote: tensor sizes differ");
+        rpc_fail(server, RPC_E_SIZES);
         return false;
       }
-      if (from_bytes > 0u) {
-        (void)memmove(&((uint8_t *)to->data)[to->byte_offset],
-                      &((const uint8_t *)from->data)[from->byte_offset], from_bytes);
-      }
-      return true;
+      (void)memmove(&((uint8_t *)to->data)[to->byte_offset],
+                    &((const uint8_t *)from->data)[from->byte_offset], from_bytes);
+      break;
     }
     case UTVM_RPC_DEV_CREATE_STREAM:
     case UTVM_RPC_DEV_GET_CURRENT_STREAM:
-      *tc = kTVMOpaqueHandle;
-      return true;
+      tc = kTVMOpaqueHandle; /* the null stream */
+      break;
     default:
       /* DevStreamSync, DevFreeStream, DevSetStream: nothing to do on a CPU. */
-      return true;
+      break;
   }
+  reply_value(server, tc, value);
+  return true;
 }
 
 /* Syscalls whose arguments are one plain packed sequence (code 9..21 except 17). */
-static void do_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
-  const rpc_syscall_sig_t *sig = &kSyscalls[code - UTVM_RPC_GET_GLOBAL_FUNC];
+static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
+                       rpc_scratch_t *scratch, rpc_args_t *args) {
+  if (!rpc_decode_args(server, r, scratch, args)) {
+    return false;
+  }
+  const uint8_t *sig = kSyscallArgs[code - UTVM_RPC_GET_GLOBAL_FUNC];
   bool ok = (args->num <= 4);
   for (int i = 0; ok && (i < 4); i++) {
-    ok = (sig->codes[i] == SIG_END) ? (i >= args->num) :
-                                      ((i < args->num) && (args->codes[i] == (int)sig->codes[i]));
+    ok = (sig[i] == SIG_END) ? (i >= args->num)
+                             : ((i < args->num) && (args->codes[i] == (int)sig[i]));
   }
-  int tc = kTVMNullptr;
-  uint64_t value = 0u;
   if (!ok) {
-    TVMAPISetLastError(sig->name);
-    utvm_crt_error_append(": wrong argument types");
-  } else if (run_syscall(server, code, args, &tc, &value)) {
-    reply_value(server, tc, value);
-    return;
-  } else {
-    /* run_syscall or the runtime set the error */
+    rpc_fail(server, RPC_E_ARGUMENTS);
+    return false;
   }
-  reply_exception(server);
+  return run_syscall(server, code, args);
 }
 
-static void do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch) {
+static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
+                                rpc_scratch_t *scratch) {
   DLTensor tensor;
-  const uint8_t *n_bytes = NULL;
-  if (rpc_decode_tensor(r, scratch, &tensor)) {
-    n_bytes = rpc_reader_take(r, 8u);
+  if (!rpc_decode_tensor(server, r, scratch, &tensor)) {
+    return false;
   }
+  const uint8_t *n_bytes = rpc_reader_take(r, 8u);
   if (n_bytes == NULL) {
-    TVMAPISetLastError("CopyFromRemote: truncated");
-    reply_exception(server);
-    return;
+    rpc_fail(server, RPC_E_TRUNCATED);
+    return false;
   }
   uint64_t nbytes = rpc_read_u64(n_bytes);
   uint32_t limit = reply_limit(server) - 4u;
-  const uint8_t *src = NULL;
   if (nbytes > (uint64_t)limit) {
-    rpc_set_error_hex("CopyFromRemote: over reply limit ", limit);
-  } else {
-    src = rpc_check_range((uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, nbytes,
-                          "CopyFromRemote: range outside tensors");
+    rpc_fail_hex(server, RPC_E_LIMIT, limit);
+    return false;
   }
+  const uint8_t *src =
+      rpc_check_range(server, (uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, nbytes);
   if (src == NULL) {
-    reply_exception(server);
-    return;
+    return false;
   }
-  uint8_t code[4];
-  rpc_write_u32(code, UTVM_RPC_COPY_ACK);
-  rpc_writer_t w = reply_begin(server, 4u + (uint32_t)nbytes);
-  writer_put(&w, code, sizeof(code));
-  writer_put(&w, src, (size_t)nbytes);
-  reply_end(&w);
+  uint8_t head[4];
+  rpc_write_u32(head, UTVM_RPC_COPY_ACK);
+  reply(server, head, sizeof(head), src, (uint32_t)nbytes);
+  return true;
 }
 
-/* Executes a complete request held in the buffer. */
+/* Executes the complete request held in the buffer and replies. */
 static void rpc_dispatch(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
-  int32_t code = (int32_t)rpc_read_u32(&buf[8]);
+  int32_t code = server->code;
   rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE};
   uint32_t used = (server->body_len + 7u) & ~7u;
   if (used > server->buffer_size) {
@@ -466,92 +411,87 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
   }
   rpc_scratch_t scratch = {&buf[used], &buf[server->buffer_size]};
   rpc_args_t args;
+  bool replied;
   args.num = 0;
-  server->stats.requests++;
   switch (code) {
     case UTVM_RPC_SHUTDOWN:
       utvm_crt_reset_memory(&server->crt);
       return;
     case UTVM_RPC_INIT_SERVER:
-      do_init_server(server, &r, &scratch, &args);
-      return;
+      replied = do_init_server(server, &r, &scratch, &args);
+      break;
     case UTVM_RPC_CALL_FUNC:
-      do_call_func(server, &r, &scratch, &args);
-      return;
+      replied = do_call_func(server, &r, &scratch, &args);
+      break;
     case UTVM_RPC_COPY_FROM_REMOTE:
-      do_copy_from_remote(server, &r, &scratch);
-      return;
+      replied = do_copy_from_remote(server, &r, &scratch);
+      break;
     case UTVM_RPC_DEV_ALLOC_DATA_WITH_SCOPE:
-      do_alloc_with_scope(server, &r, &scratch);
-      return;
+      replied = do_alloc_with_scope(server, &r, &scratch);
+      break;
     default:
+      replied = false;
+      if ((code < UTVM_RPC_GET_GLOBAL_FUNC) || (code > UTVM_RPC_DEV_GET_CURRENT_STREAM)) {
+        rpc_fail_hex(server, RPC_E_CODE, (uint64_t)(uint32_t)code);
+      } else {
+        replied = do_syscall(server, code, &r, &scratch, &args);
+      }
       break;
   }
-  if (code < UTVM_RPC_GET_GLOBAL_FUNC) {
-    rpc_set_error_hex("unexpected RPC code ", (uint64_t)(uint32_t)code);
-    reply_exception(server);
-  } else if (code > UTVM_RPC_DEV_GET_CURRENT_STREAM) {
-    rpc_set_error_hex("Syscall not recognized: ", (uint64_t)(uint32_t)code);
-    reply_exception(server);
-  } else if (rpc_decode_args(&r, &scratch, &args)) {
-    do_syscall(server, code, &args);
-  } else {
+  if (!replied) {
     reply_exception(server);
   }
 }
 
 /* ---------------------------------------------------------------- receive path */
 
-static void rpc_reject(utvm_rpc_server_t *server, const char *reason) {
-  server->pending_error = reason;
+static void rpc_reject(utvm_rpc_server_t *server, rpc_problem_t problem) {
+  server->pending_problem = (uint8_t)problem;
   server->rx_state = RX_DISCARD;
 }
-
-static const char copy_to_range_error[] = "CopyToRemote: range outside tensors";
 
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
   const uint8_t *buf = server->buffer;
-  bool copy_to = (rpc_read_u32(&buf[8]) == UTVM_RPC_COPY_TO_REMOTE);
-  if (server->received == RPC_PREFIX_SIZE) {
+  uint32_t header = server->received;
+  if (header == RPC_PREFIX_SIZE) {
+    server->code = (int32_t)rpc_read_u32(&buf[8]);
     if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
-      rpc_reject(server, "RPC packet length != message length");
-    } else if (copy_to) {
+      rpc_reject(server, RPC_E_LENGTH);
+    } else if (server->code == UTVM_RPC_COPY_TO_REMOTE) {
       server->collect = RPC_COPY_FIXED_HEADER;
     } else if (server->body_len > server->buffer_size) {
-      rpc_reject(server, "request larger than request buffer");
+      rpc_reject(server, RPC_E_BUFFER);
     } else {
       server->collect = server->body_len;
     }
-  } else if (!copy_to) {
+  } else if (server->code != UTVM_RPC_COPY_TO_REMOTE) {
     /* The whole request is buffered; it runs when the message ends with a good CRC. */
-  } else if (server->received == RPC_COPY_FIXED_HEADER) {
-    int32_t ndim = (int32_t)rpc_read_u32(&buf[28]);
-    if ((ndim < 0) || ((uint32_t)ndim > UTVM_RPC_MAX_NDIM)) {
-      rpc_reject(server, "CopyToRemote: bad ndim");
+  } else if (header == RPC_COPY_FIXED_HEADER) {
+    uint32_t ndim = rpc_read_u32(&buf[28]);
+    if (ndim > UTVM_RPC_MAX_NDIM) {
+      rpc_reject(server, RPC_E_NDIM);
     } else {
-      server->collect = RPC_COPY_FIXED_HEADER + (8u * (uint32_t)ndim) + 16u;
+      server->collect = RPC_COPY_FIXED_HEADER + (8u * ndim) + 16u;
     }
   } else {
-    uint32_t header = server->received;
-    uint64_t offset = rpc_read_u64(&buf[header - 16u]);
     uint64_t nbytes = rpc_read_u64(&buf[header - 8u]);
     if (nbytes != (uint64_t)(server->body_len - header)) {
-      rpc_reject(server, "CopyToRemote: nbytes != message length");
+      rpc_reject(server, RPC_E_LENGTH);
     } else if ((rpc_read_u32(&buf[20]) != (uint32_t)kDLCPU) || (rpc_read_u32(&buf[24]) != 0u)) {
-      rpc_reject(server, "CopyToRemote: not device cpu(0)");
+      rpc_reject(server, RPC_E_DEVICE);
     } else {
-      server->copy_dst = rpc_check_range(rpc_read_u64(&buf[12]), offset, nbytes,
-                                         copy_to_range_error);
+      server->copy_dst =
+          rpc_check_range(server, rpc_read_u64(&buf[12]), rpc_read_u64(&buf[header - 16u]), nbytes);
       if (server->copy_dst == NULL) {
-        rpc_reject(server, copy_to_range_error);
+        rpc_reject(server, RPC_E_RANGE);
       } else {
         server->rx_state = RX_STREAM_IN;
       }
     }
   }
   if ((server->rx_state == RX_COLLECT) && (server->collect > server->body_len)) {
-    rpc_reject(server, "RPC request shorter than header");
+    rpc_reject(server, RPC_E_TRUNCATED);
   }
 }
 
@@ -559,15 +499,12 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   server->body_len = body_len;
   server->received = 0u;
-  server->pending_error = NULL;
-  server->copy_dst = NULL;
-  server->rx_state = RX_IGNORE;
-  if ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) {
-    /* A Log sent to the device, or no request: packet_nbytes 0 (ignored, as TVM does). */
-    return;
-  }
+  server->code = UTVM_RPC_NONE;
+  server->pending_problem = (uint8_t)RPC_E_NONE;
   server->collect = RPC_PREFIX_SIZE;
-  server->rx_state = RX_COLLECT;
+  /* A Log sent to the device, or no request (packet_nbytes 0): ignored, as TVM does. */
+  server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IGNORE
+                                                                                 : RX_COLLECT;
 }
 
 static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
@@ -578,7 +515,6 @@ static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
     if (server->rx_state == RX_STREAM_IN) {
       (void)memcpy(server->copy_dst, &data[used], left);
       server->copy_dst = &server->copy_dst[left];
-      server->received += (uint32_t)left;
       used = n;
     } else if (server->received < server->collect) {
       size_t take = server->collect - server->received;
@@ -591,7 +527,7 @@ static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
       }
     } else {
       /* More bytes than the request needs cannot happen: the session bounds the body. */
-      rpc_reject(server, "RPC message longer than request");
+      rpc_reject(server, RPC_E_LENGTH);
     }
   }
 }
@@ -608,22 +544,20 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
     server->stats.discarded++;
     return;
   }
+  server->stats.requests++;
   if (status == UTVM_FRAME_BAD_CRC) {
     if (rx_state == RX_STREAM_IN) {
       server->stats.copy_crc_errors++;
-      TVMAPISetLastError("CopyToRemote: payload failed its CRC; destination contents undefined");
+      server->pending_problem = (uint8_t)RPC_E_COPY_CRC;
     } else {
-      TVMAPISetLastError("request failed its CRC check and was not executed");
+      server->pending_problem = (uint8_t)RPC_E_CRC;
     }
-    server->stats.requests++;
-    reply_exception(server);
-  } else if (server->pending_error != NULL) {
-    server->stats.requests++;
-    TVMAPISetLastError(server->pending_error);
+  }
+  if (server->pending_problem != (uint8_t)RPC_E_NONE) {
+    rpc_fail(server, (rpc_problem_t)server->pending_problem);
     reply_exception(server);
   } else if (rx_state == RX_STREAM_IN) {
-    server->stats.requests++;
-    reply_void(server);
+    reply_value(server, kTVMNullptr, 0u);
   } else {
     rpc_dispatch(server);
   }
@@ -644,9 +578,8 @@ static int rpc_get_crt_max_packet_size(TVMValue *args, int *codes, int num_args,
                                        int *ret_tc, void *resource) {
   (void)args;
   (void)codes;
-  (void)resource;
   if (num_args != 0) {
-    TVMAPISetLastError("GetCRTMaxPacketSize: takes no arguments");
+    rpc_fail((const utvm_rpc_server_t *)resource, RPC_E_ARGUMENTS);
     return -1;
   }
   ret->v_int64 = UTVM_RPC_TVM_MAX_PACKET;
@@ -660,7 +593,7 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
   (void)args;
   (void)codes;
   if (num_args != 0) {
-    TVMAPISetLastError("GetMaxTransferSize: takes no arguments");
+    rpc_fail(server, RPC_E_ARGUMENTS);
     return -1;
   }
   uint32_t limit = server->max_transfer_size + UTVM_SESSION_HEADER_SIZE + 8u;
@@ -676,9 +609,8 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
  * to requests it gave up on (docs/RECOVERY.md). */
 static int rpc_sync(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
                     void *resource) {
-  (void)resource;
   if ((num_args != 1) || (codes[0] != kTVMArgInt)) {
-    TVMAPISetLastError("Sync takes one Int token");
+    rpc_fail((const utvm_rpc_server_t *)resource, RPC_E_ARGUMENTS);
     return -1;
   }
   ret->v_int64 = args[0].v_int64;
