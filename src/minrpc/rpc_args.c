@@ -142,9 +142,7 @@ uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_
   return NULL;
 }
 
-/* A tensor argument: CPU device 0, a dtype and shape of at most 4 GiB, data inside a live
- * allocation (a tensor without elements may have NULL data). */
-static bool check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor) {
+bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor) {
   uint32_t nbytes = 0u;
   if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
     rpc_fail(server, RPC_E_DEVICE);
@@ -169,8 +167,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   if (tc == kTVMDLTensorHandle) {
     DLTensor *tensor = (DLTensor *)scratch_alloc(server, scratch, (uint32_t)sizeof(DLTensor));
     value->v_handle = tensor;
-    return (tensor != NULL) && rpc_decode_tensor(server, reader, scratch, tensor) &&
-           check_tensor(server, tensor);
+    return (tensor != NULL) && rpc_decode_tensor(server, reader, scratch, tensor);
   }
   if ((tc != kTVMStr) && (tc != kTVMBytes) && ((bit & RPC_FIXED_CODES) == 0u)) {
     rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);

@@ -92,7 +92,8 @@ uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
 
 /* Decodes a packed sequence (PROTOCOL.md 3.3) into args; tensors, byte arrays and shapes
  * are placed in scratch; strings are NUL-terminated in place. Sets the last error and
- * returns false on malformed or unsupported input or a tensor outside live allocations. */
+ * returns false on malformed or unsupported input. Tensors and raw pointers are not checked
+ * against device memory here: the request that hands them on does that. */
 bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
                      rpc_scratch_t *scratch, rpc_args_t *args);
 
@@ -105,6 +106,11 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
  * last error set on overflow beyond 32 bits or a negative dimension. */
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes);
+
+/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB,
+ * data inside a live allocation (a tensor without elements may have NULL data). False with
+ * the last error set otherwise. */
+bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor);
 
 /* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
  * the start; NULL with RPC_E_RANGE set otherwise. */

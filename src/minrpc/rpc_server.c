@@ -166,11 +166,16 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch
   if (!rpc_decode_args(server, r, scratch, args)) {
     return false;
   }
-  /* A raw pointer from the host reaches a function only if it is NULL or in a tensor. */
+  /* Memory from the host reaches a function only inside live tensors: raw pointers (or
+   * NULL) and tensors. */
   for (int i = 0; i < args->num; i++) {
-    if ((args->codes[i] == kTVMOpaqueHandle) && (args->values[i].v_handle != NULL) &&
-        (rpc_check_range(server, (uint64_t)(uintptr_t)args->values[i].v_handle, 0u, 0u) ==
-         NULL)) {
+    const TVMValue *v = &args->values[i];
+    if ((args->codes[i] == kTVMOpaqueHandle) && (v->v_handle != NULL) &&
+        (rpc_check_range(server, (uint64_t)(uintptr_t)v->v_handle, 0u, 0u) == NULL)) {
+      return false;
+    }
+    if ((args->codes[i] == kTVMDLTensorHandle) &&
+        !rpc_check_tensor(server, (const DLTensor *)v->v_handle)) {
       return false;
     }
   }
@@ -209,38 +214,12 @@ static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scrat
   return true;
 }
 
-static bool do_alloc_with_scope(utvm_rpc_server_t *server, rpc_reader_t *r,
-                                rpc_scratch_t *scratch) {
-  const uint8_t *p = rpc_reader_take(r, 12u);
-  DLTensor tensor;
-  uint32_t nbytes = 0u;
-  void *ptr = NULL;
-  if ((p == NULL) || (rpc_read_u32(p) != 2u) || (rpc_read_u32(&p[4]) != kTVMDLTensorHandle) ||
-      ((rpc_read_u32(&p[8]) != kTVMNullptr) && (rpc_read_u32(&p[8]) != kTVMStr))) {
-    rpc_fail(server, RPC_E_ARGUMENTS);
-    return false;
-  }
-  if (!rpc_decode_tensor(server, r, scratch, &tensor) ||
-      !rpc_tensor_nbytes(server, &tensor, &nbytes)) {
-    return false;
-  }
-  if (!device_is_cpu0(tensor.device)) {
-    rpc_fail(server, RPC_E_DEVICE);
-    return false;
-  }
-  if (TVMDeviceAllocDataSpace(tensor.device, nbytes, UTVM_CRT_PAGE_SIZE, tensor.dtype, &ptr) != 0) {
-    return false;
-  }
-  reply_value(server, kTVMOpaqueHandle, (uint64_t)(uintptr_t)ptr);
-  return true;
-}
-
 #define SIG_END 0xFFu
+#define SIG_STR_OR_NULL 0xFEu
 #define TC(code) ((uint8_t)(code))
 
-/* Argument type codes of the syscalls whose arguments are one packed sequence, indexed by
- * code - UTVM_RPC_GET_GLOBAL_FUNC, SIG_END after the last; DevAllocDataWithScope has its own
- * decoder. */
+/* Argument type codes of the syscalls, indexed by code - UTVM_RPC_GET_GLOBAL_FUNC, SIG_END
+ * after the last. */
 static const uint8_t kSyscallArgs[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET_GLOBAL_FUNC + 1][4] = {
     {TC(kTVMStr), SIG_END, SIG_END, SIG_END},                                  /* GetGlobalFunc */
     {TC(kTVMOpaqueHandle), TC(kTVMArgInt), SIG_END, SIG_END},                  /* FreeHandle */
@@ -250,7 +229,7 @@ static const uint8_t kSyscallArgs[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET
     {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevFreeData */
     {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevStreamSync */
     {TC(kTVMDLTensorHandle), TC(kTVMDLTensorHandle), TC(kTVMOpaqueHandle), SIG_END},
-    {SIG_END, SIG_END, SIG_END, SIG_END},                                      /* (WithScope) */
+    {TC(kTVMDLTensorHandle), SIG_STR_OR_NULL, SIG_END, SIG_END},               /* ...WithScope */
     {TC(kDLDevice), SIG_END, SIG_END, SIG_END},                                /* DevCreateStream */
     {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevFreeStream */
     {TC(kDLDevice), TC(kTVMOpaqueHandle), SIG_END, SIG_END},                   /* DevSetStream */
@@ -304,6 +283,24 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
         return false;
       }
       break;
+    case UTVM_RPC_DEV_ALLOC_DATA_WITH_SCOPE: {
+      /* The tensor describes the allocation: its data pointer is not used. */
+      const DLTensor *tensor = (const DLTensor *)v[0].v_handle;
+      uint32_t nbytes = 0u;
+      void *ptr = NULL;
+      if (!device_is_cpu0(tensor->device)) {
+        rpc_fail(server, RPC_E_DEVICE);
+        return false;
+      }
+      if (!rpc_tensor_nbytes(server, tensor, &nbytes) ||
+          (TVMDeviceAllocDataSpace(tensor->device, nbytes, UTVM_CRT_PAGE_SIZE, tensor->dtype,
+                                   &ptr) != 0)) {
+        return false;
+      }
+      tc = kTVMOpaqueHandle;
+      value = (uint64_t)(uintptr_t)ptr;
+      break;
+    }
     case UTVM_RPC_DEV_ALLOC_DATA: {
       uint64_t nbytes = (uint64_t)v[1].v_int64;
       uint64_t alignment = (uint64_t)v[2].v_int64;
@@ -331,7 +328,10 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       const DLTensor *to = (const DLTensor *)v[1].v_handle;
       uint32_t from_bytes = 0u;
       uint32_t to_bytes = 0u;
-      (void)rpc_tensor_nbytes(server, from, &from_bytes); /* both checked by the decoder */
+      if (!rpc_check_tensor(server, from) || !rpc_check_tensor(server, to)) {
+        return false;
+      }
+      (void)rpc_tensor_nbytes(server, from, &from_bytes); /* checked just above */
       (void)rpc_tensor_nbytes(server, to, &to_bytes);
       if (from_bytes != to_bytes) {
         rpc_fail(server, RPC_E_SIZES);
@@ -353,7 +353,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
   return true;
 }
 
-/* Syscalls whose arguments are one plain packed sequence (code 9..21 except 17). */
+/* Syscalls (code 9..21): one packed argument sequence checked against kSyscallArgs. */
 static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
                        rpc_scratch_t *scratch, rpc_args_t *args) {
   if (!rpc_decode_args(server, r, scratch, args)) {
@@ -362,8 +362,15 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
   const uint8_t *sig = kSyscallArgs[code - UTVM_RPC_GET_GLOBAL_FUNC];
   bool ok = (args->num <= 4);
   for (int i = 0; ok && (i < 4); i++) {
-    ok = (sig[i] == SIG_END) ? (i >= args->num)
-                             : ((i < args->num) && (args->codes[i] == (int)sig[i]));
+    if (sig[i] == SIG_END) {
+      ok = (i >= args->num);
+    } else if (i >= args->num) {
+      ok = false;
+    } else if (sig[i] == SIG_STR_OR_NULL) {
+      ok = (args->codes[i] == kTVMStr) || (args->codes[i] == kTVMNullptr);
+    } else {
+      ok = (args->codes[i] == (int)sig[i]);
+    }
   }
   if (!ok) {
     rpc_fail(server, RPC_E_ARGUMENTS);
@@ -425,9 +432,6 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
       break;
     case UTVM_RPC_COPY_FROM_REMOTE:
       replied = do_copy_from_remote(server, &r, &scratch);
-      break;
-    case UTVM_RPC_DEV_ALLOC_DATA_WITH_SCOPE:
-      replied = do_alloc_with_scope(server, &r, &scratch);
       break;
     default:
       replied = false;
