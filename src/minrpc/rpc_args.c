@@ -4,35 +4,51 @@
 #include "rpc_internal.h"
 #include "utvm/crt.h"
 
-/* Type codes whose value is 8 bytes copied as they are, and the handles among them. */
-#define RPC_FIXED_CODES                                                                      \
-  ((1u << kTVMArgInt) | (1u << kDLUInt) | (1u << kTVMArgFloat) | (1u << kTVMOpaqueHandle) |  \
-   (1u << kTVMDataType) | (1u << kDLDevice) | (1u << kTVMModuleHandle) |                     \
-   (1u << kTVMPackedFuncHandle) | (1u << kTVMArgBool))
-#define RPC_HANDLE_CODES \
-  ((1u << kTVMOpaqueHandle) | (1u << kTVMModuleHandle) | (1u << kTVMPackedFuncHandle))
+/* rpc_code_kind of type codes 0 to 15 (kTVMArgInt ... kTVMArgBool). */
+static const uint8_t kCodeKinds[16] = {
+    RPC_KIND_ARG_FIXED | RPC_KIND_RETURN_SCALAR,                          /* Int */
+    RPC_KIND_ARG_FIXED | RPC_KIND_RETURN_SCALAR,                          /* UInt */
+    RPC_KIND_ARG_FIXED | RPC_KIND_RETURN_SCALAR,                          /* Float */
+    RPC_KIND_ARG_FIXED | RPC_KIND_ARG_HANDLE | RPC_KIND_RETURN_HANDLE,    /* OpaqueHandle */
+    0u,                                                                   /* Null */
+    RPC_KIND_ARG_FIXED | RPC_KIND_RETURN_SCALAR,                          /* DataType */
+    RPC_KIND_ARG_FIXED | RPC_KIND_RETURN_SCALAR,                          /* Device */
+    0u,                                                                   /* DLTensor */
+    RPC_KIND_RETURN_HANDLE,                                               /* Object */
+    RPC_KIND_ARG_FIXED | RPC_KIND_ARG_HANDLE | RPC_KIND_RETURN_HANDLE,    /* Module */
+    RPC_KIND_ARG_FIXED | RPC_KIND_ARG_HANDLE | RPC_KIND_RETURN_HANDLE,    /* PackedFunc */
+    0u, 0u, 0u, 0u,                                   /* Str, Bytes, NDArray, ObjectRValueRef */
+    RPC_KIND_ARG_FIXED | RPC_KIND_RETURN_SCALAR,                          /* Bool */
+};
+
+uint32_t rpc_code_kind(int tc) {
+  return ((tc >= 0) && (tc < 16)) ? kCodeKinds[tc] : 0u;
+}
 
 /* Request names by RPC code (0 to 21), then the problem texts by rpc_problem_t: one list of
  * NUL-terminated strings. Codes that are not requests, and unknown codes, say "RPC". */
 #define RPC_NAMES_COUNT 22u
 static const char kTexts[] =
-    "RPC\0Shutdown\0InitServer\0CallFunc\0RPC\0RPC\0CopyFromRemote\0CopyToRemote\0RPC\0"
-    "GetGlobalFunc\0FreeHandle\0DevSetDevice\0DevGetAttr\0DevAllocData\0DevFreeData\0"
-    "DevStreamSync\0CopyAmongRemote\0DevAllocDataWithScope\0DevCreateStream\0DevFreeStream\0"
-    "DevSetStream\0DevGetCurrentStream\0"
-    "truncated\0length mismatch\0over request buffer\0bad ndim\0not device cpu(0)\0"
-    "range outside tensors\0bad arguments\0unsupported type code\0bad handle\0"
-    "protocol version is not " UTVM_RPC_PROTOCOL_VERSION "\0tensor sizes differ\0"
-    "over reply limit\0unsupported attribute kind\0unknown code\0"
-    "failed its CRC and was not executed\0payload failed its CRC; destination undefined\0"
-    "bad dtype or shape\0bad size or alignment";
+    "RPC\0" "Shutdown\0" "InitServer\0" "CallFunc\0" "RPC\0" "RPC\0" "CopyFromRemote\0"
+    "CopyToRemote\0" "RPC\0" "GetGlobalFunc\0" "FreeHandle\0" "DevSetDevice\0" "DevGetAttr\0"
+    "DevAllocData\0" "DevFreeData\0" "DevStreamSync\0" "CopyAmongRemote\0"
+    "DevAllocDataWithScope\0" "DevCreateStream\0" "DevFreeStream\0" "DevSetStream\0"
+    "DevGetCurrentStream\0"
+    "truncated\0" "length mismatch\0" "over request buffer\0" "bad ndim\0"
+    "not device cpu(0)\0" "range outside tensors\0" "bad arguments\0"
+    "unsupported type code\0" "bad handle\0"
+    "protocol version is not " UTVM_RPC_PROTOCOL_VERSION "\0" "tensor sizes differ\0"
+    "over reply limit\0" "unsupported attribute kind\0" "unknown code\0"
+    "failed its CRC and was not executed\0" "payload failed its CRC; destination undefined\0"
+    "bad dtype or shape\0" "bad size or alignment";
 
 /* The index-th string of kTexts (index below the number of strings). */
 static const char *text_at(uint32_t index) {
   uint32_t pos = 0u;
-  for (uint32_t i = 0u; (i < sizeof(kTexts)) && (index > 0u); i++) {
+  uint32_t skipped = 0u;
+  for (uint32_t i = 0u; (i < sizeof(kTexts)) && (skipped < index); i++) {
     if (kTexts[i] == '\0') {
-      index--;
+      skipped++;
       pos = i + 1u;
     }
   }
@@ -159,7 +175,8 @@ bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor) {
 /* Decodes the value of one argument of type code tc into value. */
 static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
                          rpc_scratch_t *scratch, int tc, TVMValue *value) {
-  uint32_t bit = ((tc >= 0) && (tc < 32)) ? (1u << (uint32_t)tc) : 0u;
+  uint32_t kind = rpc_code_kind(tc);
+  bool fixed = (kind & RPC_KIND_ARG_FIXED) != 0u;
   value->v_int64 = 0;
   if (tc == kTVMNullptr) {
     return true;
@@ -169,11 +186,10 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     value->v_handle = tensor;
     return (tensor != NULL) && rpc_decode_tensor(server, reader, scratch, tensor);
   }
-  if ((tc != kTVMStr) && (tc != kTVMBytes) && ((bit & RPC_FIXED_CODES) == 0u)) {
+  if ((tc != kTVMStr) && (tc != kTVMBytes) && !fixed) {
     rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
     return false;
   }
-  bool fixed = (bit & RPC_FIXED_CODES) != 0u;
   uint8_t *p = rpc_reader_take(reader, 8u);
   uint64_t u = (p != NULL) ? rpc_read_u64(p) : 0u;
   if ((p == NULL) || (!fixed && (u > reader->left))) {
@@ -181,7 +197,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return false;
   }
   if (fixed) {
-    if (((bit & RPC_HANDLE_CODES) != 0u) && (u > (uint64_t)UINTPTR_MAX)) {
+    if (((kind & RPC_KIND_ARG_HANDLE) != 0u) && (u > (uint64_t)UINTPTR_MAX)) {
       rpc_fail(server, RPC_E_HANDLE);
       return false;
     }

@@ -40,6 +40,17 @@ static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
   rpc_write_u32(&p[4], (uint32_t)(v >> 32));
 }
 
+/* What the server does with a type code (rpc_code_kind): an argument whose value is its 8
+ * wire bytes, one of those that is a handle, a result sent as an opaque handle, a result
+ * sent as its 8 value bytes. */
+#define RPC_KIND_ARG_FIXED 0x01u
+#define RPC_KIND_ARG_HANDLE 0x02u
+#define RPC_KIND_RETURN_HANDLE 0x04u
+#define RPC_KIND_RETURN_SCALAR 0x08u
+
+/* The RPC_KIND_ flags of type code tc (0 for codes the server does not move as 8 bytes). */
+uint32_t rpc_code_kind(int tc);
+
 /* What the server found wrong with a request. The last error then reads
  * "<request name>: <problem text>" (plus " 0x<value>" for rpc_fail_hex). */
 typedef enum {

@@ -15,14 +15,6 @@ enum {
 /* Bytes of a CopyToRemote/CopyFromRemote request before its shape. */
 #define RPC_COPY_FIXED_HEADER (RPC_PREFIX_SIZE + RPC_TENSOR_HEADER_SIZE - 8u)
 
-/* Return type codes sent as an opaque handle, and those whose 8 value bytes go out as they are. */
-#define RPC_RETURN_HANDLES                                                                    \
-  ((1u << kTVMOpaqueHandle) | (1u << kTVMObjectHandle) | (1u << kTVMModuleHandle) |           \
-   (1u << kTVMPackedFuncHandle))
-#define RPC_RETURN_SCALARS                                                                    \
-  ((1u << kTVMArgInt) | (1u << kDLUInt) | (1u << kTVMArgFloat) | (1u << kTVMDataType) |      \
-   (1u << kDLDevice) | (1u << kTVMArgBool))
-
 /* ---------------------------------------------------------------- replies */
 
 /* Length of s, at most max. */
@@ -89,7 +81,7 @@ static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
 /* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5); str and bytes results follow the
  * header straight from the callee's memory. */
 static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue *v) {
-  uint32_t bit = ((tc >= 0) && (tc < 32)) ? (1u << (uint32_t)tc) : 0u;
+  uint32_t kind = rpc_code_kind(tc);
   uint32_t limit = reply_limit(server) - 32u;
   uint32_t value_len = 8u;
   uint32_t wire_tc = (uint32_t)tc;
@@ -97,7 +89,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
   uint32_t tail_len = 0u;
   uint64_t value = 0u;
   (void)memcpy(&value, v, sizeof(value));
-  if ((bit & RPC_RETURN_HANDLES) != 0u) {
+  if ((kind & RPC_KIND_RETURN_HANDLE) != 0u) {
     wire_tc = kTVMOpaqueHandle;
     value = (uint64_t)(uintptr_t)v->v_handle;
   } else if (tc == kTVMNullptr) {
@@ -109,7 +101,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
     const TVMByteArray *bytes = (const TVMByteArray *)v->v_handle;
     tail = bytes->data;
     tail_len = (bytes->size > limit) ? (limit + 1u) : (uint32_t)bytes->size;
-  } else if ((bit & RPC_RETURN_SCALARS) == 0u) {
+  } else if ((kind & RPC_KIND_RETURN_SCALAR) == 0u) {
     rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
     reply_exception(server);
     return;
