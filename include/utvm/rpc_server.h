@@ -102,7 +102,6 @@ typedef struct {
   uint32_t collect;         /* body bytes to gather in buffer before the next decision */
   uint8_t *copy_dst;        /* CopyToRemote: where the next payload byte goes */
   int32_t code;             /* RPC code of the current request */
-  uint8_t pending_problem;  /* request already rejected: why (reply at its end) */
   uint8_t rx_state;
 } utvm_rpc_server_t;
 

@@ -71,8 +71,7 @@ typedef enum {
   RPC_E_CRC,
   RPC_E_COPY_CRC,
   RPC_E_SHAPE,
-  RPC_E_ALIGNMENT,
-  RPC_E_NONE = 0xFF /* no problem recorded */
+  RPC_E_ALIGNMENT
 } rpc_problem_t;
 
 /* Sets the last error for problem in the request being handled. */

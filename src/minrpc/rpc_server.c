@@ -9,7 +9,7 @@ enum {
   RX_IGNORE,    /* a message that is not a request: no reply whatever happens */
   RX_COLLECT,   /* gathering request bytes into the buffer */
   RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
-  RX_DISCARD    /* dropping the rest of a rejected request (pending_problem) */
+  RX_DISCARD    /* dropping the rest of a rejected request (last error set) */
 };
 
 /* Bytes of a CopyToRemote/CopyFromRemote request before its shape. */
@@ -371,26 +371,37 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
   return run_syscall(server, code, args);
 }
 
-static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
-                                rpc_scratch_t *scratch) {
+/* The memory range of a CopyFromRemote or CopyToRemote request (DLTensor, u64 nbytes) at r:
+ * its start in a live tensor and *nbytes; NULL with the last error set otherwise. */
+static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r,
+                           rpc_scratch_t *scratch, uint64_t *nbytes) {
   DLTensor tensor;
   if (!rpc_decode_tensor(server, r, scratch, &tensor)) {
-    return false;
+    return NULL;
   }
-  const uint8_t *n_bytes = rpc_reader_take(r, 8u);
-  if (n_bytes == NULL) {
+  const uint8_t *n = rpc_reader_take(r, 8u);
+  if (n == NULL) {
     rpc_fail(server, RPC_E_TRUNCATED);
+    return NULL;
+  }
+  if (!device_is_cpu0(tensor.device)) {
+    rpc_fail(server, RPC_E_DEVICE);
+    return NULL;
+  }
+  *nbytes = rpc_read_u64(n);
+  return rpc_check_range(server, (uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, *nbytes);
+}
+
+static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
+                                rpc_scratch_t *scratch) {
+  uint64_t nbytes = 0u;
+  const uint8_t *src = copy_range(server, r, scratch, &nbytes);
+  uint32_t limit = reply_limit(server) - 4u;
+  if (src == NULL) {
     return false;
   }
-  uint64_t nbytes = rpc_read_u64(n_bytes);
-  uint32_t limit = reply_limit(server) - 4u;
   if (nbytes > (uint64_t)limit) {
     rpc_fail_hex(server, RPC_E_LIMIT, limit);
-    return false;
-  }
-  const uint8_t *src =
-      rpc_check_range(server, (uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, nbytes);
-  if (src == NULL) {
     return false;
   }
   uint8_t head[4];
@@ -441,14 +452,15 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
 
 /* ---------------------------------------------------------------- receive path */
 
+/* Drops the rest of the request; it is answered with the last error when it ends. */
 static void rpc_reject(utvm_rpc_server_t *server, rpc_problem_t problem) {
-  server->pending_problem = (uint8_t)problem;
+  rpc_fail(server, problem);
   server->rx_state = RX_DISCARD;
 }
 
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
-  const uint8_t *buf = server->buffer;
+  uint8_t *buf = server->buffer;
   uint32_t header = server->received;
   if (header == RPC_PREFIX_SIZE) {
     server->code = (int32_t)rpc_read_u32(&buf[8]);
@@ -464,26 +476,20 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
   } else if (server->code != UTVM_RPC_COPY_TO_REMOTE) {
     /* The whole request is buffered; it runs when the message ends with a good CRC. */
   } else if (header == RPC_COPY_FIXED_HEADER) {
+    /* ndim is known: collect the shape, byte_offset and nbytes (ndim is checked later). */
     uint32_t ndim = rpc_read_u32(&buf[28]);
-    if (ndim > UTVM_RPC_MAX_NDIM) {
-      rpc_reject(server, RPC_E_NDIM);
-    } else {
-      server->collect = RPC_COPY_FIXED_HEADER + (8u * ndim) + 16u;
-    }
+    server->collect = RPC_COPY_FIXED_HEADER + (8u * ((ndim <= UTVM_RPC_MAX_NDIM) ? ndim : 0u)) + 16u;
   } else {
-    uint64_t nbytes = rpc_read_u64(&buf[header - 8u]);
-    if (nbytes != (uint64_t)(server->body_len - header)) {
+    rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE};
+    rpc_scratch_t scratch = {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]};
+    uint64_t nbytes = 0u;
+    server->copy_dst = copy_range(server, &r, &scratch, &nbytes);
+    if (server->copy_dst == NULL) {
+      server->rx_state = RX_DISCARD;
+    } else if (nbytes != (uint64_t)(server->body_len - header)) {
       rpc_reject(server, RPC_E_LENGTH);
-    } else if ((rpc_read_u32(&buf[20]) != (uint32_t)kDLCPU) || (rpc_read_u32(&buf[24]) != 0u)) {
-      rpc_reject(server, RPC_E_DEVICE);
     } else {
-      server->copy_dst =
-          rpc_check_range(server, rpc_read_u64(&buf[12]), rpc_read_u64(&buf[header - 16u]), nbytes);
-      if (server->copy_dst == NULL) {
-        rpc_reject(server, RPC_E_RANGE);
-      } else {
-        server->rx_state = RX_STREAM_IN;
-      }
+      server->rx_state = RX_STREAM_IN;
     }
   }
   if ((server->rx_state == RX_COLLECT) && (server->collect > server->body_len)) {
@@ -496,7 +502,6 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
   server->body_len = body_len;
   server->received = 0u;
   server->code = UTVM_RPC_NONE;
-  server->pending_problem = (uint8_t)RPC_E_NONE;
   server->collect = RPC_PREFIX_SIZE;
   /* A Log sent to the device, or no request (packet_nbytes 0): ignored, as TVM does. */
   server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IGNORE
@@ -544,14 +549,13 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
   if (status == UTVM_FRAME_BAD_CRC) {
     if (rx_state == RX_STREAM_IN) {
       server->stats.copy_crc_errors++;
-      server->pending_problem = (uint8_t)RPC_E_COPY_CRC;
+      rpc_fail(server, RPC_E_COPY_CRC);
     } else {
-      server->pending_problem = (uint8_t)RPC_E_CRC;
+      rpc_fail(server, RPC_E_CRC);
     }
-  }
-  if (server->pending_problem != (uint8_t)RPC_E_NONE) {
-    rpc_fail(server, (rpc_problem_t)server->pending_problem);
     reply_exception(server);
+  } else if (rx_state == RX_DISCARD) {
+    reply_exception(server); /* rejected: the last error says why */
   } else if (rx_state == RX_STREAM_IN) {
     reply_value(server, kTVMNullptr, 0u);
   } else {
