@@ -104,9 +104,8 @@ typedef struct {
   utvm_unframer_stats_t stats;
   uint32_t max_payload_len;
   uint32_t remaining;  /* payload bytes left, or length/CRC bytes left in those states */
-  uint32_t length;
+  uint32_t field;      /* length or CRC field bytes received, the latest in the top byte */
   uint16_t crc;
-  uint16_t rx_crc;
   uint8_t state;
   bool pending_ff;     /* last byte seen was an unpaired 0xff */
 } utvm_unframer_t;
