@@ -3,6 +3,8 @@
 
 #include "utvm/session.h"
 
+/* RX_HEADER and RX_CONTROL, the states that collect rx_header bytes, are the first two after
+ * RX_IDLE (session_on_payload tests rx_state <= RX_CONTROL). */
 enum {
   RX_IDLE = 0, /* between packets */
   RX_HEADER,   /* collecting the 3-byte session header */
