@@ -5,7 +5,8 @@
 #   bash bench/run.sh
 #
 # Needs: cmake, gcc, valgrind, arm-none-eabi-gcc with newlib, python3. Builds the presets
-# host, cortex-m3, cortex-m4, cortex-m55 and cortex-m4-crc-bitwise (targets it needs only).
+# host, cortex-m3, cortex-m4, cortex-m55, cortex-m4-crc-table and cortex-m4-crc-bitwise
+# (targets it needs only), and the host preset once per CRC implementation in build/bench/.
 # With qemu-system-arm: also the board presets mps2-an385, mps2-an386, mps3-an547, netduinoplus2
 # (firmware images, measured under QEMU by bench/qemu/).
 set -euo pipefail
@@ -14,7 +15,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=build/bench
 LOG=$OUT/build.log
 PAYLOAD_BYTES=65536
-CORTEX_PRESETS=(cortex-m3 cortex-m4 cortex-m55 cortex-m4-crc-bitwise)
+CORTEX_PRESETS=(cortex-m3 cortex-m4 cortex-m55 cortex-m4-crc-table cortex-m4-crc-bitwise)
+CRC_VARIANTS=(table nibble bitwise)
 mkdir -p "$OUT"
 : >"$LOG"
 
@@ -36,8 +38,13 @@ for tool in valgrind arm-none-eabi-gcc arm-none-eabi-nm python3; do
 done
 
 # ------------------------------------------------------------------ host: instructions
-build host bench_framing
-BENCH=build/host/bench/bench_framing
+# build_crc_variant <table|nibble|bitwise>: bench_framing of the host preset with that CRC
+# implementation, in build/bench/host-crc-<variant>.
+build_crc_variant() {
+  local dir=$OUT/host-crc-$1
+  { cmake --preset host -B "$dir" -DUTVM_CRC16="$1" && cmake --build "$dir" -j 2 --target bench_framing; } \
+    >>"$LOG" 2>&1 || fail "building bench_framing with UTVM_CRC16=$1 failed, see $LOG"
+}
 
 # callgrind_ir <encode|decode> <random|ff> <bytes>: instructions executed inside
 # utvm_framer_send (encode) or utvm_unframer_feed (decode), callees included.
@@ -56,24 +63,30 @@ wire_bytes() {
 
 echo "## Framing throughput (host)"
 echo
-echo "| operation | payload | instructions per payload byte | instructions per packet (fixed) | wire bytes per payload byte |"
-echo "|---|---|---:|---:|---:|"
-for op in decode encode; do
-  for content in random ff; do
-    fixed=$(callgrind_ir "$op" "$content" 0)
-    total=$(callgrind_ir "$op" "$content" "$PAYLOAD_BYTES")
-    wire0=$(wire_bytes "$content" 0)
-    wire=$(wire_bytes "$content" "$PAYLOAD_BYTES")
-    label=$([[ $content == ff ]] && echo "all 0xFF" || echo "random")
-    awk -v op="$op" -v label="$label" -v f="$fixed" -v t="$total" -v w0="$wire0" -v w="$wire" \
-      -v n="$PAYLOAD_BYTES" \
-      'BEGIN { printf "| %s | %s | %.2f | %d | %.3f |\n", op, label, (t - f) / n, f, (w - w0) / n }'
+echo "| CRC | operation | payload | instructions per payload byte | instructions per packet (fixed) | wire bytes per payload byte |"
+echo "|---|---|---|---:|---:|---:|"
+for crc in "${CRC_VARIANTS[@]}"; do
+  build_crc_variant "$crc"
+  BENCH=$OUT/host-crc-$crc/bench/bench_framing
+  for op in decode encode; do
+    for content in random ff; do
+      fixed=$(callgrind_ir "$op" "$content" 0)
+      total=$(callgrind_ir "$op" "$content" "$PAYLOAD_BYTES")
+      wire0=$(wire_bytes "$content" 0)
+      wire=$(wire_bytes "$content" "$PAYLOAD_BYTES")
+      label=$([[ $content == ff ]] && echo "all 0xFF" || echo "random")
+      awk -v crc="$crc" -v op="$op" -v label="$label" -v f="$fixed" -v t="$total" -v w0="$wire0" \
+        -v w="$wire" -v n="$PAYLOAD_BYTES" \
+        'BEGIN { printf "| %s | %s | %s | %.2f | %d | %.3f |\n", crc, op, label, (t - f) / n, f, (w - w0) / n }'
+    done
   done
 done
 cat <<EOF
 
 Measured with \`valgrind --tool=callgrind --toggle-collect=<function>\` on \`bench/bench_framing\`
-(preset host: gcc $(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion), $(uname -m), RelWithDebInfo = -O2, table CRC).
+(preset host: gcc $(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion), $(uname -m), RelWithDebInfo = -O2, with each
+\`UTVM_CRC16\` implementation: table = 512-byte table, nibble = 32-byte table (the default),
+bitwise = no table).
 Only instructions inside \`utvm_unframer_feed\` (decode, fed in 256-byte chunks, trivial
 callbacks) or \`utvm_framer_send\` (encode, into a byte-counting write callback) are counted.
 Per-byte cost = (instructions for one ${PAYLOAD_BYTES}-byte packet - instructions for one empty
@@ -93,7 +106,7 @@ for preset in "${CORTEX_PRESETS[@]}"; do
   cache=$dir/CMakeCache.txt
   read -r -a cflags <<<"$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$cache") -Os"
   read -r -a ldflags <<<"$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$cache")"
-  bitwise=$(sed -n 's/^UTVM_CRC16_BITWISE:BOOL=//p' "$cache")
+  crc=$(sed -n 's/^UTVM_CRC16:STRING=//p' "$cache")
   libs=("$dir/src/session/libutvm_session.a" "$dir/src/framing/libutvm_framing.a"
         "$dir/src/common/libutvm_common.a")
   work=$OUT/$preset
@@ -122,7 +135,6 @@ for preset in "${CORTEX_PRESETS[@]}"; do
     hex=$(arm-none-eabi-nm -S "$work/state_sizes.o" | awk -v s="sizeof_$type" '$4 == s { print $2 }')
     state+=" $((16#$hex)) |"
   done
-  crc=$([[ $bitwise == ON ]] && echo "bitwise" || echo "table")
   ROW[$preset]="| $preset | $crc | $((ft + fr)) | $((fd + fb)) | $((st + sr)) | $((sd + sb)) | $stack_flash |$state"
 
   undefined=$(arm-none-eabi-nm -u "${libs[@]}" 2>/dev/null | awk 'NF == 2 { print $2 }' | sort -u)
@@ -190,7 +202,7 @@ done
 cat <<EOF
 
 Measured with \`valgrind --tool=callgrind --toggle-collect=measured_feed\` on \`bench/bench_rpc\`
-(preset host, gcc -O2, $(uname -m)): an in-process server (table CRC, 2048-byte request buffer,
+(preset host, gcc -O2, $(uname -m)): an in-process server ($(sed -n 's/^UTVM_CRC16:STRING=//p' build/host/CMakeCache.txt) CRC, 2048-byte request buffer,
 test system library) after handshake and setup; only the server's handling of the prepared
 request frames (fed in 256-byte chunks) is counted, including unframing, CRC, dispatch and
 framing the reply into a byte-counting write callback. Null call = (${RPC_CALLS} + 1 calls - 1

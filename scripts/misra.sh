@@ -43,7 +43,7 @@ mkdir -p "$out"
 printf '{"script": "misra.py", "args": ["--rule-texts=%s"]}\n' "$PWD/$out/rule-texts.txt" \
   >"$out/misra.json"
 
-# One preprocessor configuration (the default one: table CRC, default limits): checking
+# One preprocessor configuration (the default one: nibble CRC, default limits): checking
 # several makes the addon report declarations seen in two configurations as duplicates.
 args=(--addon="$out/misra.json" --max-configs=1 --std=c99 --platform=arm32-wchar_t4 --language=c
       "${includes[@]}" --suppress=missingIncludeSystem --suppress=toomanyconfigs --quiet

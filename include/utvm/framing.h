@@ -27,8 +27,9 @@ extern "C" {
 /* Initial value of a CRC-16/CCITT-FALSE computation. */
 #define UTVM_CRC16_INIT 0xFFFFu
 
-/* Extends crc over n bytes of data and returns the new value. Table-driven unless the
- * library is built with UTVM_CRC16_BITWISE=1 (smaller, slower). */
+/* Extends crc over n bytes of data and returns the new value. The build chooses the
+ * implementation (CMake UTVM_CRC16): table (512-byte table), nibble (32-byte table, the
+ * default) or bitwise (no table, slowest). */
 uint16_t utvm_crc16_update(uint16_t crc, const uint8_t *data, size_t n);
 
 /* Transport write callback: must accept all n bytes or return an error. */
@@ -103,9 +104,8 @@ typedef struct {
   utvm_unframer_stats_t stats;
   uint32_t max_payload_len;
   uint32_t remaining;  /* payload bytes left, or length/CRC bytes left in those states */
-  uint32_t length;
+  uint32_t field;      /* length or CRC field bytes received, the latest in the top byte */
   uint16_t crc;
-  uint16_t rx_crc;
   uint8_t state;
   bool pending_ff;     /* last byte seen was an unpaired 0xff */
 } utvm_unframer_t;

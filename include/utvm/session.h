@@ -115,10 +115,8 @@ typedef struct {
   uint8_t state;           /* utvm_session_state_t */
   uint8_t local_nonce;     /* the nonce this side sent last (init or reply) */
   uint8_t rx_state;
-  uint8_t rx_header[UTVM_SESSION_HEADER_SIZE];
+  uint8_t rx_header[UTVM_SESSION_HEADER_SIZE + 1u]; /* + version byte of a handshake */
   uint8_t rx_header_len;
-  uint8_t rx_version;      /* first body byte of a handshake message */
-  bool rx_has_version;
 } utvm_session_t;
 
 /* Prepares a session (no I/O). Returns UTVM_ERR_SESSION_BAD_ARGUMENT if write or random

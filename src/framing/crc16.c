@@ -1,7 +1,11 @@
-/* CRC-16/CCITT-FALSE (poly 0x1021, init 0xffff, no reflection, no final xor). */
+/* CRC-16/CCITT-FALSE (poly 0x1021, init 0xffff, no reflection, no final xor).
+ * One of three implementations, chosen by the build (CMake UTVM_CRC16, see framing.h):
+ * UTVM_CRC16_TABLE (one lookup per byte in a 512-byte table), UTVM_CRC16_BITWISE (eight
+ * shift steps per byte, no table) or, by default, UTVM_CRC16_NIBBLE (two lookups per byte
+ * in a 32-byte table). */
 #include "utvm/framing.h"
 
-#if defined(UTVM_CRC16_BITWISE) && UTVM_CRC16_BITWISE
+#if defined(UTVM_CRC16_BITWISE)
 
 uint16_t utvm_crc16_update(uint16_t crc, const uint8_t *data, size_t n) {
   uint32_t c = crc;
@@ -14,7 +18,7 @@ uint16_t utvm_crc16_update(uint16_t crc, const uint8_t *data, size_t n) {
   return (uint16_t)(c & 0xFFFFu);
 }
 
-#else
+#elif defined(UTVM_CRC16_TABLE)
 
 /* crc16_table[i] is the CRC register after shifting byte i through an all-zero register. */
 static const uint16_t crc16_table[256] = {
@@ -58,6 +62,25 @@ uint16_t utvm_crc16_update(uint16_t crc, const uint8_t *data, size_t n) {
     c = (uint16_t)((uint16_t)(c << 8) ^ crc16_table[(uint8_t)((c >> 8) ^ data[i])]);
   }
   return c;
+}
+
+#else
+
+/* crc16_nibble_table[i] is the CRC register after shifting nibble i through an all-zero
+ * register. */
+static const uint16_t crc16_nibble_table[16] = {
+  0x0000u, 0x1021u, 0x2042u, 0x3063u, 0x4084u, 0x50A5u, 0x60C6u, 0x70E7u,
+  0x8108u, 0x9129u, 0xA14Au, 0xB16Bu, 0xC18Cu, 0xD1ADu, 0xE1CEu, 0xF1EFu,
+};
+
+uint16_t utvm_crc16_update(uint16_t crc, const uint8_t *data, size_t n) {
+  uint32_t c = crc;
+  for (size_t i = 0u; i < n; i++) {
+    c ^= (uint32_t)data[i] << 8;
+    c = (c << 4) ^ crc16_nibble_table[(c >> 12) & 0xFu];
+    c = (c << 4) ^ crc16_nibble_table[(c >> 12) & 0xFu];
+  }
+  return (uint16_t)(c & 0xFFFFu);
 }
 
 #endif

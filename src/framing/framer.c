@@ -55,20 +55,17 @@ void utvm_framer_init(utvm_framer_t *framer, utvm_write_fn write, void *write_ct
 }
 
 utvm_err_t utvm_framer_start(utvm_framer_t *framer, uint32_t payload_len) {
-  static const uint8_t nop_prefix = UTVM_FRAMING_NOP_PREFIX;
-  static const uint8_t start[2] = {UTVM_FRAMING_ESCAPE, UTVM_FRAMING_START};
+  /* The optional bare 0xfe, then the start sequence, which the CRC covers. */
+  static const uint8_t prefix_and_start[3] = {UTVM_FRAMING_NOP_PREFIX, UTVM_FRAMING_ESCAPE,
+                                              UTVM_FRAMING_START};
   if (framer->in_packet) {
     return UTVM_ERR_FRAMING_INVALID_STATE;
   }
-  utvm_err_t err = UTVM_OK;
-  if (framer->send_prefix) {
-    err = framer_emit(framer, &nop_prefix, 1u, false);
-  }
-  if (err == UTVM_OK) {
-    framer->send_prefix = false;
-    framer->crc = UTVM_CRC16_INIT;
-    err = framer_emit(framer, start, sizeof(start), true);
-  }
+  size_t skip = framer->send_prefix ? 0u : 1u;
+  framer->send_prefix = false;
+  framer->crc = UTVM_FRAMING_START_CRC;
+  utvm_err_t err = framer_emit(framer, &prefix_and_start[skip], sizeof(prefix_and_start) - skip,
+                               false);
   if (err == UTVM_OK) {
     const uint8_t length[4] = {(uint8_t)payload_len, (uint8_t)(payload_len >> 8),
                                (uint8_t)(payload_len >> 16), (uint8_t)(payload_len >> 24)};

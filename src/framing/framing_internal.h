@@ -9,6 +9,10 @@
 #define UTVM_FRAMING_NOP 0xFEu        /* ff fe: no-op */
 #define UTVM_FRAMING_NOP_PREFIX 0xFEu /* bare byte sent before a framer's first packet */
 
+/* CRC-16/CCITT-FALSE of the start sequence ff fd, where every packet's CRC begins
+ * (test_crc16 checks the value). */
+#define UTVM_FRAMING_START_CRC 0x2042u
+
 /* Bytes of 0xff used to send escaped runs and to deliver unescaped runs of 0xff. */
 #define UTVM_FRAMING_FF_RUN_SIZE 32u
 extern const uint8_t utvm_framing_ff_run[UTVM_FRAMING_FF_RUN_SIZE];

@@ -3,13 +3,18 @@
 
 #include "utvm/session.h"
 
+/* RX_HEADER and RX_CONTROL, the states that collect rx_header bytes, are the first two after
+ * RX_IDLE (session_on_payload tests rx_state <= RX_CONTROL). */
 enum {
   RX_IDLE = 0, /* between packets */
   RX_HEADER,   /* collecting the 3-byte session header */
-  RX_DELIVER,  /* streaming an accepted Normal/Log body upward */
   RX_CONTROL,  /* handshake/terminate: keep the first body byte, act when the CRC is known */
+  RX_DELIVER,  /* streaming an accepted Normal/Log body upward */
   RX_DISCARD   /* a message this side does not accept */
 };
+
+/* rx_header bytes: the session header, then the version byte of a handshake message. */
+#define RX_HEADER_WITH_VERSION (UTVM_SESSION_HEADER_SIZE + 1u)
 
 /* Nonce draws before falling back to a derived value (the hook returned 0 or a repeat). */
 #define SESSION_NONCE_ATTEMPTS 4u
@@ -73,6 +78,14 @@ static void session_event(utvm_session_t *s, utvm_session_event_t event) {
   }
 }
 
+/* A handshake completed: session id sid (initiator nonce | responder nonce << 8) in force. */
+static void session_establish(utvm_session_t *s, uint16_t sid) {
+  s->session_id = sid;
+  s->state = UTVM_SESSION_STATE_ESTABLISHED;
+  s->stats.handshakes++;
+  session_event(s, UTVM_SESSION_EVENT_ESTABLISHED);
+}
+
 static utvm_err_t session_send_init(utvm_session_t *s) {
   static const uint8_t version = UTVM_SESSION_VERSION;
   uint8_t nonce = 0u;
@@ -97,46 +110,17 @@ static void session_reply(utvm_session_t *s, uint8_t nh) {
   s->local_nonce = nd;
   uint16_t sid = (uint16_t)((uint16_t)nh | ((uint16_t)nd << 8));
   if (session_send(s, UTVM_MSG_START_SESSION_REPLY, sid, &version, 1u) == UTVM_OK) {
-    s->session_id = sid;
-    s->state = UTVM_SESSION_STATE_ESTABLISHED;
-    s->stats.handshakes++;
-    session_event(s, UTVM_SESSION_EVENT_ESTABLISHED);
+    session_establish(s, sid);
   }
 }
 
-static void session_handle_init(utvm_session_t *s, uint8_t nh) {
-  if ((nh == 0u) || !s->rx_has_version) {
-    s->stats.dropped_bad_handshake++;
-  } else if (s->state != UTVM_SESSION_STATE_INIT_SENT) {
-    session_reply(s, nh);
-  } else if (nh < s->local_nonce) {
-    /* Collision: the lower initiator nonce wins; this side becomes the responder. */
-    if (s->rx_version == UTVM_SESSION_VERSION) {
-      session_reply(s, nh);
-    } else {
-      s->stats.dropped_bad_handshake++;
-    }
-  } else if (nh == s->local_nonce) {
-    (void)session_send_init(s);
-  } else {
-    /* Collision with a higher nonce: the peer will answer our init. */
-  }
-}
-
-static void session_handle_reply(utvm_session_t *s, uint8_t nh, uint8_t nd) {
-  if ((s->state == UTVM_SESSION_STATE_INIT_SENT) && s->rx_has_version &&
-      (s->rx_version == UTVM_SESSION_VERSION) && (nh == s->local_nonce) && (nd != 0u)) {
-    s->session_id = (uint16_t)((uint16_t)nh | ((uint16_t)nd << 8));
-    s->state = UTVM_SESSION_STATE_ESTABLISHED;
-    s->stats.handshakes++;
-    session_event(s, UTVM_SESSION_EVENT_ESTABLISHED);
-  } else {
-    s->stats.dropped_bad_handshake++;
-  }
-}
-
+/* Acts on a complete handshake or terminate message (rx_header holds it). */
 static void session_handle_control(utvm_session_t *s) {
   uint8_t type = s->rx_header[2];
+  uint8_t nh = s->rx_header[0];
+  bool has_version = (s->rx_header_len == RX_HEADER_WITH_VERSION);
+  bool version_ok = has_version && (s->rx_header[3] == UTVM_SESSION_VERSION);
+  bool bad = false;
   if (type == (uint8_t)UTVM_MSG_TERMINATE_SESSION) {
     s->stats.terminates_received++;
     if (s->state == UTVM_SESSION_STATE_ESTABLISHED) {
@@ -144,10 +128,28 @@ static void session_handle_control(utvm_session_t *s) {
       s->session_id = 0u;
       session_event(s, UTVM_SESSION_EVENT_TERMINATED);
     }
-  } else if (type == (uint8_t)UTVM_MSG_START_SESSION_INIT) {
-    session_handle_init(s, s->rx_header[0]);
+  } else if (type == (uint8_t)UTVM_MSG_START_SESSION_REPLY) {
+    bad = (s->state != UTVM_SESSION_STATE_INIT_SENT) || !version_ok ||
+          (nh != s->local_nonce) || (s->rx_header[1] == 0u);
+    if (!bad) {
+      session_establish(s, (uint16_t)((uint16_t)nh | ((uint16_t)s->rx_header[1] << 8)));
+    }
+  } else if ((nh == 0u) || !has_version) {
+    bad = true; /* StartSessionInit without a nonce or a version */
+  } else if ((s->state != UTVM_SESSION_STATE_INIT_SENT) || (nh < s->local_nonce)) {
+    /* Not initiating, or a collision that the lower initiator nonce (the peer's) wins: this
+     * side answers as the responder. In a collision the peer must speak our version. */
+    bad = (s->state == UTVM_SESSION_STATE_INIT_SENT) && !version_ok;
+    if (!bad) {
+      session_reply(s, nh);
+    }
+  } else if (nh == s->local_nonce) {
+    (void)session_send_init(s);
   } else {
-    session_handle_reply(s, s->rx_header[0], s->rx_header[1]);
+    /* Collision with a higher nonce: the peer will answer our init. */
+  }
+  if (bad) {
+    s->stats.dropped_bad_handshake++;
   }
 }
 
@@ -188,34 +190,25 @@ static void session_on_packet_start(void *ctx, uint32_t payload_len) {
   utvm_session_t *s = (utvm_session_t *)ctx;
   s->rx_payload_len = payload_len;
   s->rx_header_len = 0u;
-  s->rx_has_version = false;
   s->rx_state = RX_HEADER;
 }
 
 static void session_on_payload(void *ctx, const uint8_t *data, size_t n) {
   utvm_session_t *s = (utvm_session_t *)ctx;
   size_t used = 0u;
-  if (s->rx_state == RX_HEADER) {
-    while ((used < n) && (s->rx_header_len < UTVM_SESSION_HEADER_SIZE)) {
-      s->rx_header[s->rx_header_len] = data[used];
-      s->rx_header_len++;
-      used++;
-    }
+  /* Header bytes, and for a handshake message its version byte; other body bytes of a
+   * handshake message and of a discarded message are dropped. */
+  while ((used < n) && (s->rx_state <= RX_CONTROL) &&
+         (s->rx_header_len < RX_HEADER_WITH_VERSION)) {
+    s->rx_header[s->rx_header_len] = data[used];
+    s->rx_header_len++;
+    used++;
     if (s->rx_header_len == UTVM_SESSION_HEADER_SIZE) {
       session_classify(s);
     }
   }
-  if (used < n) {
-    if (s->rx_state == RX_DELIVER) {
-      if (s->config.handler.message_data != NULL) {
-        s->config.handler.message_data(s->config.handler.ctx, &data[used], n - used);
-      }
-    } else if ((s->rx_state == RX_CONTROL) && !s->rx_has_version) {
-      s->rx_version = data[used];
-      s->rx_has_version = true;
-    } else {
-      /* Discarded body bytes, or handshake bytes past the version. */
-    }
+  if ((used < n) && (s->rx_state == RX_DELIVER) && (s->config.handler.message_data != NULL)) {
+    s->config.handler.message_data(s->config.handler.ctx, &data[used], n - used);
   }
 }
 
@@ -247,7 +240,7 @@ utvm_err_t utvm_session_init(utvm_session_t *session, const utvm_session_config_
       ((config->max_tx_payload != 0u) && (config->max_tx_payload <= UTVM_SESSION_HEADER_SIZE))) {
     return UTVM_ERR_SESSION_BAD_ARGUMENT;
   }
-  (void)memset(session, 0, sizeof(*session));
+  (void)memset(session, 0, sizeof(*session)); /* UTVM_SESSION_STATE_RESET, RX_IDLE */
   session->config = *config;
   if (session->config.max_tx_payload == 0u) {
     session->config.max_tx_payload = UTVM_SESSION_TVM_HOST_MAX_MESSAGE;
@@ -259,8 +252,6 @@ utvm_err_t utvm_session_init(utvm_session_t *session, const utvm_session_config_
   const utvm_unframer_handler_t handler = {session_on_packet_start, session_on_payload,
                                            session_on_packet_end, session};
   utvm_unframer_init(&session->unframer, &handler, session->config.max_rx_payload);
-  session->state = UTVM_SESSION_STATE_RESET;
-  session->rx_state = RX_IDLE;
   return UTVM_OK;
 }
 
