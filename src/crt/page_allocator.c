@@ -2,83 +2,35 @@
  * Tensor arena: first-fit allocator over fixed-size pages.
  *
  * The arena holds the page-aligned pages followed by a table of one uint16_t entry per page
- * (the table starts where the pages end, so it is always 2-byte aligned). The pages form a
- * sequence of blocks (runs of pages); only the entry of a block's first page is meaningful:
- * bits 0..14 hold the block length in pages, bit 15 is set when the block is allocated.
+ * (the table starts where the pages end, so it is always 2-byte aligned). The entry of the
+ * first page of an allocation holds its length in pages; every other entry is 0, which marks
+ * a free page. Freeing zeroes one entry, so free pages next to each other always form one run
+ * (coalescing costs nothing).
  *
- * Coalescing is lazy: a free only clears bit 15, and every walk treats consecutive free
- * blocks as one free run; an allocation rewrites the entries of the run it takes pages from.
- * Every operation is one walk over the blocks in address order (walk_blocks), which clamps
- * each length to 1..(pages left): even a damaged table makes it advance at least one page per
- * step, stay inside the arena and stop after at most num_pages steps.
+ * Walks step from the first page on with next_page: one page over a free page, the whole
+ * allocation over an allocated one. The step is clamped to 1..(pages left), so even a damaged
+ * table makes a walk stay inside the arena and stop after at most num_pages steps.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "utvm/crt.h"
 
-#define ENTRY_ALLOCATED 0x8000u
-#define ENTRY_LENGTH_MASK 0x7FFFu
-/* A page count no run reaches: makes a walk look for no free run. */
-#define NEVER_FITS ((size_t)UTVM_CRT_MAX_PAGES + 1u)
-
 typedef char page_size_is_power_of_two[
     (UTVM_CRT_PAGE_SIZE >= 8u && (UTVM_CRT_PAGE_SIZE & (UTVM_CRT_PAGE_SIZE - 1u)) == 0u) ? 1 : -1];
 
-/* Where a walk stopped, and what it saw on the way. */
-typedef struct {
-  uint32_t first;        /* start of the block (or free run) it stopped at; num_pages if none */
-  uint32_t end;          /* page after that block (or free run) */
-  uint32_t pad;          /* free pages in front of the aligned start, when a run fits */
-  uint32_t free_pages;   /* free pages in the blocks visited */
-  uint32_t largest_free; /* longest free run visited */
-} block_walk_t;
-
-static int is_allocated(const utvm_page_allocator_t *pa, uint32_t page) {
-  return (pa->table[page] & ENTRY_ALLOCATED) != 0u;
-}
-
-/* Walks the blocks from the first page on. Stops at the block that contains page target, or
- * at the first free run that holds needed pages from an address aligned to alignment (a power
- * of two >= the page size). target = num_pages and needed = NEVER_FITS disable either. */
-static void walk_blocks(const utvm_page_allocator_t *pa, uint32_t target, size_t needed,
-                        uintptr_t alignment, block_walk_t *w) {
-  uint32_t page = 0u;
-  uint32_t run = 0u; /* start of the free run the current block belongs to */
-  uint32_t end = 0u;
-  w->free_pages = 0u;
-  w->largest_free = 0u;
-  while (page < pa->num_pages) {
-    uint32_t length = pa->table[page] & ENTRY_LENGTH_MASK;
-    uint32_t left = pa->num_pages - page;
-    end = page + ((length - 1u < left) ? length : left);
-    if (is_allocated(pa, page)) {
-      run = end;
-    } else {
-      uintptr_t address = (uintptr_t)(pa->pages + ((size_t)run * UTVM_CRT_PAGE_SIZE));
-      uint32_t pad = (uint32_t)(((0u - address) & (alignment - 1u)) / UTVM_CRT_PAGE_SIZE);
-      w->free_pages += end - page;
-      if (end - run > w->largest_free) {
-        w->largest_free = end - run;
-      }
-      if (pad + needed <= end - run) {
-        w->pad = pad;
-        page = run;
-        break;
-      }
-    }
-    if (target < end) {
-      break;
-    }
-    page = end;
+/* First page after the free page or allocation at page (< num_pages). */
+static uint32_t next_page(const utvm_page_allocator_t *pa, uint32_t page) {
+  uint32_t length = pa->table[page];
+  uint32_t left = pa->num_pages - page;
+  if (length == 0u) {
+    length = 1u;
   }
-  w->first = page;
-  w->end = end;
+  return page + ((length < left) ? length : left);
 }
 
-/* Page index of ptr inside the pages, or a value >= num_pages for any other pointer. */
-static size_t page_of(const utvm_page_allocator_t *pa, const void *ptr) {
-  return ((uintptr_t)ptr - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE;
+static uint8_t *page_address(const utvm_page_allocator_t *pa, uint32_t page) {
+  return pa->pages + ((size_t)page * UTVM_CRT_PAGE_SIZE);
 }
 
 utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, size_t size) {
@@ -95,23 +47,27 @@ utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, 
     num_pages = UTVM_CRT_MAX_PAGES;
   }
   pa->pages = buffer + skip;
-  pa->table = (uint16_t *)(void *)(pa->pages + (num_pages * UTVM_CRT_PAGE_SIZE));
+  pa->table = (uint16_t *)(void *)page_address(pa, (uint32_t)num_pages);
   pa->num_pages = (uint32_t)num_pages;
   utvm_page_allocator_reset(pa);
   return (num_pages == 0u) ? UTVM_ERR_BUFFER_TOO_SMALL : UTVM_OK;
 }
 
 void utvm_page_allocator_reset(utvm_page_allocator_t *pa) {
-  if (pa != NULL && pa->num_pages > 0u) {
-    pa->table[0] = (uint16_t)pa->num_pages;
+  if (pa != NULL) {
+    uint32_t page = pa->num_pages;
+    while (page > 0u) {
+      page--;
+      pa->table[page] = 0u;
+    }
   }
 }
 
 utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alignment,
                            void **out) {
-  block_walk_t w;
+  uint32_t page = 0u;
+  uint32_t run = 0u; /* first page of the run of free pages that ends at page */
   size_t needed;
-  uint32_t first;
   if (pa == NULL || out == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
@@ -122,80 +78,88 @@ utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alig
   if (alignment < UTVM_CRT_PAGE_SIZE) {
     alignment = UTVM_CRT_PAGE_SIZE;
   }
-  if (nbytes == 0u) {
-    nbytes = 1u;
+  needed = ((nbytes - (nbytes != 0u ? 1u : 0u)) / UTVM_CRT_PAGE_SIZE) + 1u;
+  while (page < pa->num_pages) {
+    uint32_t allocated = pa->table[page];
+    page = next_page(pa, page);
+    if (allocated != 0u) {
+      run = page;
+    } else {
+      /* Free pages to skip from the start of the run to an aligned address. */
+      uintptr_t pad =
+          ((0u - (uintptr_t)page_address(pa, run)) & (alignment - 1u)) / UTVM_CRT_PAGE_SIZE;
+      if (pad + needed <= page - run) {
+        run += (uint32_t)pad;
+        pa->table[run] = (uint16_t)needed;
+        *out = page_address(pa, run);
+        return UTVM_OK;
+      }
+    }
   }
-  needed = ((nbytes - 1u) / UTVM_CRT_PAGE_SIZE) + 1u;
-  walk_blocks(pa, pa->num_pages, needed, alignment, &w);
-  if (w.first >= pa->num_pages) {
-    return UTVM_ERR_PLATFORM_NO_MEMORY;
-  }
-  /* Split the run into [padding][allocation][rest]; without padding the second store wins. */
-  first = w.first + w.pad;
-  pa->table[w.first] = (uint16_t)w.pad;
-  pa->table[first] = (uint16_t)(needed | ENTRY_ALLOCATED);
-  first += (uint32_t)needed;
-  if (first < w.end) {
-    pa->table[first] = (uint16_t)(w.end - first);
-  }
-  *out = pa->pages + ((size_t)(first - needed) * UTVM_CRT_PAGE_SIZE);
-  return UTVM_OK;
-}
-
-utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr) {
-  block_walk_t w;
-  size_t target;
-  if (pa == NULL) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  target = page_of(pa, ptr);
-  if (target >= pa->num_pages) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  walk_blocks(pa, (uint32_t)target, NEVER_FITS, UTVM_CRT_PAGE_SIZE, &w);
-  /* Only the start of an allocated block may be freed (not interior, not free pages). */
-  if (ptr != (void *)(pa->pages + ((size_t)w.first * UTVM_CRT_PAGE_SIZE)) ||
-      !is_allocated(pa, w.first)) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  pa->table[w.first] = (uint16_t)(w.end - w.first);
-  return UTVM_OK;
+  return UTVM_ERR_PLATFORM_NO_MEMORY;
 }
 
 utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint8_t **base,
                           size_t *size) {
-  block_walk_t w;
+  uint32_t page = 0u;
   size_t target;
   if (pa == NULL || base == NULL || size == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  target = page_of(pa, ptr);
-  if (target >= pa->num_pages) {
+  /* Wraps to a huge value for pointers below the pages. */
+  target = ((uintptr_t)ptr - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE;
+  while (page < pa->num_pages) {
+    uint32_t first = page;
+    page = next_page(pa, page);
+    if (target < page) {
+      if (pa->table[first] == 0u) {
+        break;
+      }
+      *base = page_address(pa, first);
+      *size = (size_t)(page - first) * UTVM_CRT_PAGE_SIZE;
+      return UTVM_OK;
+    }
+  }
+  return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+}
+
+utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr) {
+  uint8_t *base;
+  size_t size;
+  /* Only the start of an allocation may be freed (not interior, not free pages). */
+  if (utvm_page_find(pa, ptr, &base, &size) != UTVM_OK || base != ptr) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  walk_blocks(pa, (uint32_t)target, NEVER_FITS, UTVM_CRT_PAGE_SIZE, &w);
-  if (!is_allocated(pa, w.first)) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  *base = pa->pages + ((size_t)w.first * UTVM_CRT_PAGE_SIZE);
-  *size = (size_t)(w.end - w.first) * UTVM_CRT_PAGE_SIZE;
+  pa->table[(size_t)(base - pa->pages) / UTVM_CRT_PAGE_SIZE] = 0u;
   return UTVM_OK;
 }
 
-size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa) {
-  block_walk_t w;
+/* Free pages (want_largest = 0) or longest run of free pages (1), in bytes; 0 for NULL. */
+static size_t free_summary(const utvm_page_allocator_t *pa, int want_largest) {
+  uint32_t total = 0u;
+  uint32_t largest = 0u;
+  uint32_t page = 0u;
+  uint32_t run = 0u;
   if (pa == NULL) {
     return 0u;
   }
-  walk_blocks(pa, pa->num_pages, NEVER_FITS, UTVM_CRT_PAGE_SIZE, &w);
-  return (size_t)w.free_pages * UTVM_CRT_PAGE_SIZE;
+  while (page < pa->num_pages) {
+    uint32_t allocated = pa->table[page];
+    page = next_page(pa, page);
+    if (allocated != 0u) {
+      run = page;
+    } else {
+      total++;
+      if (page - run > largest) {
+        largest = page - run;
+      }
+    }
+  }
+  return (size_t)((want_largest != 0) ? largest : total) * UTVM_CRT_PAGE_SIZE;
 }
 
+size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa) { return free_summary(pa, 0); }
+
 size_t utvm_page_largest_free_block(const utvm_page_allocator_t *pa) {
-  block_walk_t w;
-  if (pa == NULL) {
-    return 0u;
-  }
-  walk_blocks(pa, pa->num_pages, NEVER_FITS, UTVM_CRT_PAGE_SIZE, &w);
-  return (size_t)w.largest_free * UTVM_CRT_PAGE_SIZE;
+  return free_summary(pa, 1);
 }
