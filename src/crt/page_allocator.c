@@ -8,8 +8,9 @@
  * (coalescing costs nothing).
  *
  * Walks step from the first page on with next_page: one page over a free page, the whole
- * allocation over an allocated one. The step is clamped to 1..(pages left), so even a damaged
- * table makes a walk stay inside the arena and stop after at most num_pages steps.
+ * allocation over an allocated one, one page over an entry longer than the pages left. So a
+ * walk costs one step per free page and per allocation, and even a damaged table keeps it
+ * inside the arena and ends it after at most num_pages steps.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -19,14 +20,17 @@
 typedef char page_size_is_power_of_two[
     (UTVM_CRT_PAGE_SIZE >= 8u && (UTVM_CRT_PAGE_SIZE & (UTVM_CRT_PAGE_SIZE - 1u)) == 0u) ? 1 : -1];
 
-/* First page after the free page or allocation at page (< num_pages). */
+/* A page count no run reaches. */
+#define NEVER_FITS ((size_t)UTVM_CRT_MAX_PAGES + 1u)
+
+/* What scan_free_runs returns when no free run fits. */
+#define NO_FIT UINT32_MAX
+
+/* First page after the free page or allocation at page (< num_pages). A damaged entry, longer
+ * than the pages left, counts as one page. */
 static uint32_t next_page(const utvm_page_allocator_t *pa, uint32_t page) {
   uint32_t length = pa->table[page];
-  uint32_t left = pa->num_pages - page;
-  if (length == 0u) {
-    length = 1u;
-  }
-  return page + ((length < left) ? length : left);
+  return page + ((length - 1u < pa->num_pages - page) ? length : 1u);
 }
 
 static uint8_t *page_address(const utvm_page_allocator_t *pa, uint32_t page) {
@@ -35,14 +39,13 @@ static uint8_t *page_address(const utvm_page_allocator_t *pa, uint32_t page) {
 
 utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, size_t size) {
   size_t skip;
-  size_t num_pages = 0u;
+  size_t num_pages;
   if (pa == NULL || buffer == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
+  /* Pages from the first aligned byte on; each page also needs its 2-byte entry. */
   skip = (size_t)((0u - (uintptr_t)buffer) & (UTVM_CRT_PAGE_SIZE - 1u));
-  if (size > skip) {
-    num_pages = (size - skip) / (UTVM_CRT_PAGE_SIZE + 2u);
-  }
+  num_pages = ((size > skip) ? (size - skip) : 0u) / (UTVM_CRT_PAGE_SIZE + 2u);
   if (num_pages > UTVM_CRT_MAX_PAGES) {
     num_pages = UTVM_CRT_MAX_PAGES;
   }
@@ -63,22 +66,16 @@ void utvm_page_allocator_reset(utvm_page_allocator_t *pa) {
   }
 }
 
-utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alignment,
-                           void **out) {
+/* Walks all free runs (free pages next to each other). Returns the page where the first run
+ * that holds needed pages from an address aligned to alignment_mask + 1 would place them, or
+ * NO_FIT if none does; stats[0] counts the free pages and stats[1] is the longest run, both
+ * over the pages walked. */
+static uint32_t scan_free_runs(const utvm_page_allocator_t *pa, size_t needed,
+                               uintptr_t alignment_mask, uint32_t stats[2]) {
   uint32_t page = 0u;
   uint32_t run = 0u; /* first page of the run of free pages that ends at page */
-  size_t needed;
-  if (pa == NULL || out == NULL) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  *out = NULL;
-  if ((alignment & (alignment - 1u)) != 0u) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  if (alignment < UTVM_CRT_PAGE_SIZE) {
-    alignment = UTVM_CRT_PAGE_SIZE;
-  }
-  needed = ((nbytes - (nbytes != 0u ? 1u : 0u)) / UTVM_CRT_PAGE_SIZE) + 1u;
+  stats[0] = 0u;
+  stats[1] = 0u;
   while (page < pa->num_pages) {
     uint32_t allocated = pa->table[page];
     page = next_page(pa, page);
@@ -86,17 +83,42 @@ utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alig
       run = page;
     } else {
       /* Free pages to skip from the start of the run to an aligned address. */
-      uintptr_t pad =
-          ((0u - (uintptr_t)page_address(pa, run)) & (alignment - 1u)) / UTVM_CRT_PAGE_SIZE;
+      uintptr_t pad = ((0u - (uintptr_t)page_address(pa, run)) & alignment_mask) /
+                      UTVM_CRT_PAGE_SIZE;
+      stats[0]++;
+      if (page - run > stats[1]) {
+        stats[1] = page - run;
+      }
       if (pad + needed <= page - run) {
-        run += (uint32_t)pad;
-        pa->table[run] = (uint16_t)needed;
-        *out = page_address(pa, run);
-        return UTVM_OK;
+        return run + (uint32_t)pad;
       }
     }
   }
-  return UTVM_ERR_PLATFORM_NO_MEMORY;
+  return NO_FIT;
+}
+
+utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alignment,
+                           void **out) {
+  uint32_t stats[2];
+  uint32_t first;
+  /* Alignment 0 means 1; below the page size it changes nothing (pages are aligned). */
+  size_t alignment_mask = alignment - ((alignment != 0u) ? 1u : 0u);
+  /* Whole pages, at least one (nbytes = 0 counts as 1). */
+  size_t needed = ((nbytes - ((nbytes != 0u) ? 1u : 0u)) / UTVM_CRT_PAGE_SIZE) + 1u;
+  if (pa == NULL || out == NULL) {
+    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+  }
+  *out = NULL;
+  if ((alignment & alignment_mask) != 0u) {
+    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+  }
+  first = scan_free_runs(pa, needed, alignment_mask, stats);
+  if (first == NO_FIT) {
+    return UTVM_ERR_PLATFORM_NO_MEMORY;
+  }
+  pa->table[first] = (uint16_t)needed;
+  *out = page_address(pa, first);
+  return UTVM_OK;
 }
 
 utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint8_t **base,
@@ -130,32 +152,18 @@ utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr) {
   if (utvm_page_find(pa, ptr, &base, &size) != UTVM_OK || base != ptr) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  pa->table[(size_t)(base - pa->pages) / UTVM_CRT_PAGE_SIZE] = 0u;
+  pa->table[((uintptr_t)base - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE] = 0u;
   return UTVM_OK;
 }
 
 /* Free pages (want_largest = 0) or longest run of free pages (1), in bytes; 0 for NULL. */
 static size_t free_summary(const utvm_page_allocator_t *pa, int want_largest) {
-  uint32_t total = 0u;
-  uint32_t largest = 0u;
-  uint32_t page = 0u;
-  uint32_t run = 0u;
+  uint32_t stats[2];
   if (pa == NULL) {
     return 0u;
   }
-  while (page < pa->num_pages) {
-    uint32_t allocated = pa->table[page];
-    page = next_page(pa, page);
-    if (allocated != 0u) {
-      run = page;
-    } else {
-      total++;
-      if (page - run > largest) {
-        largest = page - run;
-      }
-    }
-  }
-  return (size_t)((want_largest != 0) ? largest : total) * UTVM_CRT_PAGE_SIZE;
+  (void)scan_free_runs(pa, NEVER_FITS, 0u, stats);
+  return (size_t)stats[(want_largest != 0) ? 1 : 0] * UTVM_CRT_PAGE_SIZE;
 }
 
 size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa) { return free_summary(pa, 0); }
