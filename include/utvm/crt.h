@@ -105,12 +105,12 @@ extern "C" {
 
 /* ---- Page allocator (tensor arena) ------------------------------------------------------- */
 
-/* First-fit allocator over fixed-size pages. Bookkeeping: one 16-bit entry per page at the
- * start of the arena; the first page of each block (free or allocated) holds its length in
- * pages, with bit 15 set when allocated. Treat the fields as private. */
+/* First-fit allocator over fixed-size pages. Bookkeeping: one 16-bit entry per page in the
+ * arena right after the last page; the entry of an allocation's first page holds its length
+ * in pages, every other entry is 0 (free page). Treat the fields as private. */
 typedef struct {
-  uint8_t *table;     /* 2 bytes per page, little-endian */
-  uint8_t *pages;     /* first page, UTVM_CRT_PAGE_SIZE aligned */
+  uint16_t *table;    /* one entry per page, right after the pages (so 2-byte aligned) */
+  uint8_t *pages;     /* first page: the first UTVM_CRT_PAGE_SIZE aligned byte of the arena */
   uint32_t num_pages;
 } utvm_page_allocator_t;
 

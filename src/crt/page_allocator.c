@@ -1,232 +1,173 @@
 /*
  * Tensor arena: first-fit allocator over fixed-size pages.
  *
- * The arena starts with a table of one 16-bit little-endian entry per page, followed by the
- * page-aligned pages. The arena is a sequence of blocks (runs of pages); only the entry of
- * a block's first page is meaningful: bits 0..14 hold the block length in pages, bit 15 is set
- * when the block is allocated. Free blocks are always coalesced, so two free blocks are never
- * adjacent. Every walk visits at most num_pages blocks.
+ * The arena holds the page-aligned pages followed by a table of one uint16_t entry per page
+ * (the table starts where the pages end, so it is always 2-byte aligned). The entry of the
+ * first page of an allocation holds its length in pages; every other entry is 0, which marks
+ * a free page. Freeing zeroes one entry, so free pages next to each other always form one run
+ * (coalescing costs nothing).
+ *
+ * Walks step from the first page on with next_page: one page over a free page, the whole
+ * allocation over an allocated one, one page over an entry longer than the pages left. So a
+ * walk costs one step per free page and per allocation, and even a damaged table keeps it
+ * inside the arena and ends it after at most num_pages steps.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "utvm/crt.h"
 
-#define ENTRY_ALLOCATED 0x8000u
-#define ENTRY_LENGTH_MASK 0x7FFFu
-
 typedef char page_size_is_power_of_two[
     (UTVM_CRT_PAGE_SIZE >= 8u && (UTVM_CRT_PAGE_SIZE & (UTVM_CRT_PAGE_SIZE - 1u)) == 0u) ? 1 : -1];
 
-static uint32_t entry_get(const utvm_page_allocator_t *pa, uint32_t page) {
-  const uint8_t *e = &pa->table[2u * page];
-  return (uint32_t)e[0] | ((uint32_t)e[1] << 8);
+/* A page count no run reaches. */
+#define NEVER_FITS ((size_t)UTVM_CRT_MAX_PAGES + 1u)
+
+/* What scan_free_runs returns when no free run fits. */
+#define NO_FIT UINT32_MAX
+
+/* First page after the free page or allocation at page (< num_pages). A damaged entry, longer
+ * than the pages left, counts as one page. */
+static uint32_t next_page(const utvm_page_allocator_t *pa, uint32_t page) {
+  uint32_t length = pa->table[page];
+  return page + ((length - 1u < pa->num_pages - page) ? length : 1u);
 }
 
-static void entry_set(utvm_page_allocator_t *pa, uint32_t page, uint32_t length, int allocated) {
-  uint32_t value = (length & ENTRY_LENGTH_MASK) | (allocated ? ENTRY_ALLOCATED : 0u);
-  uint8_t *e = &pa->table[2u * page];
-  e[0] = (uint8_t)(value & 0xFFu);
-  e[1] = (uint8_t)(value >> 8);
-}
-
-/* Length of the block starting at page, clamped so that a damaged table cannot make a walk
- * leave the arena or stall. */
-static uint32_t block_length(const utvm_page_allocator_t *pa, uint32_t page) {
-  uint32_t length = entry_get(pa, page) & ENTRY_LENGTH_MASK;
-  if (length == 0u || length > pa->num_pages - page) {
-    length = pa->num_pages - page;
-  }
-  return length;
-}
-
-static int block_allocated(const utvm_page_allocator_t *pa, uint32_t page) {
-  return (entry_get(pa, page) & ENTRY_ALLOCATED) != 0u;
-}
-
-static uintptr_t align_up(uintptr_t value, uintptr_t alignment) {
-  return (value + alignment - 1u) & ~(alignment - 1u);
-}
-
-/* Page index of ptr if it lies inside the pages (*page set), else 0. */
-static int page_of(const utvm_page_allocator_t *pa, const void *ptr, uint32_t *page,
-                   int *page_start) {
-  uintptr_t first = (uintptr_t)pa->pages;
-  uintptr_t addr = (uintptr_t)ptr;
-  uintptr_t offset;
-  if (pa->pages == NULL || addr < first) {
-    return 0;
-  }
-  offset = addr - first;
-  if (offset / UTVM_CRT_PAGE_SIZE >= pa->num_pages) {
-    return 0;
-  }
-  *page = (uint32_t)(offset / UTVM_CRT_PAGE_SIZE);
-  *page_start = (offset % UTVM_CRT_PAGE_SIZE) == 0u;
-  return 1;
+static uint8_t *page_address(const utvm_page_allocator_t *pa, uint32_t page) {
+  return pa->pages + ((size_t)page * UTVM_CRT_PAGE_SIZE);
 }
 
 utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, size_t size) {
+  size_t skip;
   size_t num_pages;
-  uintptr_t start;
-  uintptr_t end;
   if (pa == NULL || buffer == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  start = (uintptr_t)buffer;
-  end = start + size;
-  num_pages = size / (UTVM_CRT_PAGE_SIZE + 2u);
+  /* Pages from the first aligned byte on; each page also needs its 2-byte entry. */
+  skip = (size_t)((0u - (uintptr_t)buffer) & (UTVM_CRT_PAGE_SIZE - 1u));
+  num_pages = ((size > skip) ? (size - skip) : 0u) / (UTVM_CRT_PAGE_SIZE + 2u);
   if (num_pages > UTVM_CRT_MAX_PAGES) {
     num_pages = UTVM_CRT_MAX_PAGES;
   }
-  /* Alignment padding costs less than one page, so this loop runs at most twice. */
-  while (num_pages > 0u &&
-         align_up(start + 2u * num_pages, UTVM_CRT_PAGE_SIZE) + num_pages * UTVM_CRT_PAGE_SIZE >
-             end) {
-    num_pages--;
-  }
-  if (num_pages == 0u) {
-    pa->table = NULL;
-    pa->pages = NULL;
-    pa->num_pages = 0u;
-    return UTVM_ERR_BUFFER_TOO_SMALL;
-  }
-  pa->table = buffer;
-  pa->pages = buffer + (align_up(start + 2u * num_pages, UTVM_CRT_PAGE_SIZE) - start);
+  pa->pages = buffer + skip;
+  pa->table = (uint16_t *)(void *)page_address(pa, (uint32_t)num_pages);
   pa->num_pages = (uint32_t)num_pages;
   utvm_page_allocator_reset(pa);
-  return UTVM_OK;
+  return (num_pages == 0u) ? UTVM_ERR_BUFFER_TOO_SMALL : UTVM_OK;
 }
 
 void utvm_page_allocator_reset(utvm_page_allocator_t *pa) {
-  if (pa != NULL && pa->num_pages > 0u) {
-    entry_set(pa, 0u, pa->num_pages, 0);
+  if (pa != NULL) {
+    uint32_t page = pa->num_pages;
+    while (page > 0u) {
+      page--;
+      pa->table[page] = 0u;
+    }
   }
+}
+
+/* Walks all free runs (free pages next to each other). Returns the page where the first run
+ * that holds needed pages from an address aligned to alignment_mask + 1 would place them, or
+ * NO_FIT if none does; stats[0] counts the free pages and stats[1] is the longest run, both
+ * over the pages walked. */
+static uint32_t scan_free_runs(const utvm_page_allocator_t *pa, size_t needed,
+                               uintptr_t alignment_mask, uint32_t stats[2]) {
+  uint32_t page = 0u;
+  uint32_t run = 0u; /* first page of the run of free pages that ends at page */
+  stats[0] = 0u;
+  stats[1] = 0u;
+  while (page < pa->num_pages) {
+    uint32_t allocated = pa->table[page];
+    page = next_page(pa, page);
+    if (allocated != 0u) {
+      run = page;
+    } else {
+      /* Free pages to skip from the start of the run to an aligned address. */
+      uintptr_t pad = ((0u - (uintptr_t)page_address(pa, run)) & alignment_mask) /
+                      UTVM_CRT_PAGE_SIZE;
+      stats[0]++;
+      if (page - run > stats[1]) {
+        stats[1] = page - run;
+      }
+      if (pad + needed <= page - run) {
+        return run + (uint32_t)pad;
+      }
+    }
+  }
+  return NO_FIT;
 }
 
 utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alignment,
                            void **out) {
-  size_t needed;
-  uint32_t page = 0u;
+  uint32_t stats[2];
+  uint32_t first;
+  /* Alignment 0 means 1; below the page size it changes nothing (pages are aligned). */
+  size_t alignment_mask = alignment - ((alignment != 0u) ? 1u : 0u);
+  /* Whole pages, at least one (nbytes = 0 counts as 1). */
+  size_t needed = ((nbytes - ((nbytes != 0u) ? 1u : 0u)) / UTVM_CRT_PAGE_SIZE) + 1u;
   if (pa == NULL || out == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
   *out = NULL;
-  if ((alignment & (alignment - 1u)) != 0u) {
+  if ((alignment & alignment_mask) != 0u) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  if (alignment < UTVM_CRT_PAGE_SIZE) {
-    alignment = UTVM_CRT_PAGE_SIZE;
-  }
-  if (nbytes > (size_t)pa->num_pages * UTVM_CRT_PAGE_SIZE) {
+  first = scan_free_runs(pa, needed, alignment_mask, stats);
+  if (first == NO_FIT) {
     return UTVM_ERR_PLATFORM_NO_MEMORY;
   }
-  needed = (nbytes == 0u) ? 1u : (nbytes + UTVM_CRT_PAGE_SIZE - 1u) / UTVM_CRT_PAGE_SIZE;
-  while (page < pa->num_pages) {
-    uint32_t length = block_length(pa, page);
-    if (!block_allocated(pa, page)) {
-      uintptr_t addr = (uintptr_t)(pa->pages + (size_t)page * UTVM_CRT_PAGE_SIZE);
-      size_t pad = (align_up(addr, alignment) - addr) / UTVM_CRT_PAGE_SIZE;
-      if (pad < length && needed <= length - pad) {
-        uint32_t first = page + (uint32_t)pad;
-        uint32_t rest = length - (uint32_t)pad - (uint32_t)needed;
-        if (pad > 0u) {
-          entry_set(pa, page, (uint32_t)pad, 0);
-        }
-        entry_set(pa, first, (uint32_t)needed, 1);
-        if (rest > 0u) {
-          entry_set(pa, first + (uint32_t)needed, rest, 0);
-        }
-        *out = pa->pages + (size_t)first * UTVM_CRT_PAGE_SIZE;
-        return UTVM_OK;
-      }
-    }
-    page += length;
-  }
-  return UTVM_ERR_PLATFORM_NO_MEMORY;
-}
-
-utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr) {
-  uint32_t target;
-  int page_start;
-  uint32_t page = 0u;
-  uint32_t previous = 0u;
-  int has_previous = 0;
-  if (pa == NULL || !page_of(pa, ptr, &target, &page_start) || !page_start) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  while (page <= target) {
-    uint32_t length = block_length(pa, page);
-    if (page == target) {
-      uint32_t next = page + length;
-      if (!block_allocated(pa, page)) {
-        return UTVM_ERR_FUNC_CALL_INVALID_ARG; /* double free */
-      }
-      if (next < pa->num_pages && !block_allocated(pa, next)) {
-        length += block_length(pa, next);
-      }
-      if (has_previous && !block_allocated(pa, previous)) {
-        entry_set(pa, previous, block_length(pa, previous) + length, 0);
-      } else {
-        entry_set(pa, page, length, 0);
-      }
-      return UTVM_OK;
-    }
-    previous = page;
-    has_previous = 1;
-    page += length;
-  }
-  return UTVM_ERR_FUNC_CALL_INVALID_ARG; /* interior pointer */
+  pa->table[first] = (uint16_t)needed;
+  *out = page_address(pa, first);
+  return UTVM_OK;
 }
 
 utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint8_t **base,
                           size_t *size) {
-  uint32_t target;
-  int page_start;
   uint32_t page = 0u;
-  if (pa == NULL || base == NULL || size == NULL || !page_of(pa, ptr, &target, &page_start)) {
+  size_t target;
+  if (pa == NULL || base == NULL || size == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
+  /* Wraps to a huge value for pointers below the pages. */
+  target = ((uintptr_t)ptr - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE;
   while (page < pa->num_pages) {
-    uint32_t length = block_length(pa, page);
-    if (target < page + length) {
-      if (!block_allocated(pa, page)) {
-        return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+    uint32_t first = page;
+    page = next_page(pa, page);
+    if (target < page) {
+      if (pa->table[first] == 0u) {
+        break;
       }
-      *base = pa->pages + (size_t)page * UTVM_CRT_PAGE_SIZE;
-      *size = (size_t)length * UTVM_CRT_PAGE_SIZE;
+      *base = page_address(pa, first);
+      *size = (size_t)(page - first) * UTVM_CRT_PAGE_SIZE;
       return UTVM_OK;
     }
-    page += length;
   }
   return UTVM_ERR_FUNC_CALL_INVALID_ARG;
 }
 
-/* Sum (want_largest = 0) or maximum (want_largest = 1) of the free block lengths, in bytes. */
-static size_t free_pages_summary(const utvm_page_allocator_t *pa, int want_largest) {
-  size_t result = 0u;
-  uint32_t page = 0u;
+utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr) {
+  uint8_t *base;
+  size_t size;
+  /* Only the start of an allocation may be freed (not interior, not free pages). */
+  if (utvm_page_find(pa, ptr, &base, &size) != UTVM_OK || base != ptr) {
+    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
+  }
+  pa->table[((uintptr_t)base - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE] = 0u;
+  return UTVM_OK;
+}
+
+/* Free pages (want_largest = 0) or longest run of free pages (1), in bytes; 0 for NULL. */
+static size_t free_summary(const utvm_page_allocator_t *pa, int want_largest) {
+  uint32_t stats[2];
   if (pa == NULL) {
     return 0u;
   }
-  while (page < pa->num_pages) {
-    uint32_t length = block_length(pa, page);
-    if (!block_allocated(pa, page)) {
-      if (!want_largest) {
-        result += length;
-      } else if (length > result) {
-        result = length;
-      }
-    }
-    page += length;
-  }
-  return result * UTVM_CRT_PAGE_SIZE;
+  (void)scan_free_runs(pa, NEVER_FITS, 0u, stats);
+  return (size_t)stats[(want_largest != 0) ? 1 : 0] * UTVM_CRT_PAGE_SIZE;
 }
 
-size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa) {
-  return free_pages_summary(pa, 0);
-}
+size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa) { return free_summary(pa, 0); }
 
 size_t utvm_page_largest_free_block(const utvm_page_allocator_t *pa) {
-  return free_pages_summary(pa, 1);
+  return free_summary(pa, 1);
 }

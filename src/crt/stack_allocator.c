@@ -1,8 +1,9 @@
 /*
  * Workspace arena: LIFO allocator. Each allocation is preceded by an 8-byte header holding
- * the allocator's previous top and previous last-allocation offset (two little-endian u32),
- * so a free restores the exact earlier state. Offset 0 is never an allocation (the header
- * comes first), which makes last == 0 mean "empty".
+ * the allocator's previous top and previous last-allocation offset (two uint32_t), so a free
+ * restores the exact earlier state. The header ends at the aligned data start, so it is itself
+ * 8-byte aligned. Offset 0 is never an allocation (the header comes first), which makes
+ * last == 0 mean "empty".
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,16 +16,9 @@ typedef char workspace_alignment_is_power_of_two[
     (UTVM_CRT_WORKSPACE_ALIGNMENT >= HEADER_SIZE &&
      (UTVM_CRT_WORKSPACE_ALIGNMENT & (UTVM_CRT_WORKSPACE_ALIGNMENT - 1u)) == 0u) ? 1 : -1];
 
-static void put_u32(uint8_t *dst, uint32_t value) {
-  dst[0] = (uint8_t)(value & 0xFFu);
-  dst[1] = (uint8_t)((value >> 8) & 0xFFu);
-  dst[2] = (uint8_t)((value >> 16) & 0xFFu);
-  dst[3] = (uint8_t)(value >> 24);
-}
-
-static uint32_t get_u32(const uint8_t *src) {
-  return (uint32_t)src[0] | ((uint32_t)src[1] << 8) | ((uint32_t)src[2] << 16) |
-         ((uint32_t)src[3] << 24);
+/* The header of the allocation whose data starts at offset: previous top, previous last. */
+static uint32_t *header_of(utvm_stack_allocator_t *sa, size_t offset) {
+  return (uint32_t *)(void *)(sa->base + offset - HEADER_SIZE);
 }
 
 utvm_err_t utvm_stack_allocator_init(utvm_stack_allocator_t *sa, uint8_t *buffer, size_t size) {
@@ -48,25 +42,22 @@ void utvm_stack_allocator_reset(utvm_stack_allocator_t *sa) {
 }
 
 utvm_err_t utvm_stack_alloc(utvm_stack_allocator_t *sa, size_t nbytes, void **out) {
-  uintptr_t header_end;
-  uintptr_t padding;
   size_t data_offset;
+  uint32_t *header;
   if (sa == NULL || out == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
   *out = NULL;
-  if (sa->base == NULL) {
-    return UTVM_ERR_PLATFORM_NO_MEMORY;
-  }
-  header_end = (uintptr_t)sa->base + sa->top + HEADER_SIZE;
-  padding = (UTVM_CRT_WORKSPACE_ALIGNMENT - (header_end % UTVM_CRT_WORKSPACE_ALIGNMENT)) %
-            UTVM_CRT_WORKSPACE_ALIGNMENT;
-  data_offset = (size_t)sa->top + HEADER_SIZE + padding;
+  /* With no arena (base NULL, size 0) no data offset fits. */
+  data_offset = (size_t)sa->top + HEADER_SIZE +
+                ((0u - ((uintptr_t)sa->base + sa->top + HEADER_SIZE)) &
+                 (UTVM_CRT_WORKSPACE_ALIGNMENT - 1u));
   if (data_offset > sa->size || nbytes > sa->size - data_offset) {
     return UTVM_ERR_PLATFORM_NO_MEMORY;
   }
-  put_u32(sa->base + data_offset - HEADER_SIZE, sa->top);
-  put_u32(sa->base + data_offset - HEADER_SIZE + 4u, sa->last);
+  header = header_of(sa, data_offset);
+  header[0] = sa->top;
+  header[1] = sa->last;
   sa->last = (uint32_t)data_offset;
   sa->top = (uint32_t)(data_offset + nbytes);
   *out = sa->base + data_offset;
@@ -74,22 +65,19 @@ utvm_err_t utvm_stack_alloc(utvm_stack_allocator_t *sa, size_t nbytes, void **ou
 }
 
 utvm_err_t utvm_stack_free(utvm_stack_allocator_t *sa, void *ptr) {
-  const uint8_t *header;
-  uint32_t previous_top;
-  uint32_t previous_last;
-  if (sa == NULL || sa->base == NULL || sa->last == 0u || ptr != (void *)(sa->base + sa->last)) {
+  const uint32_t *header;
+  /* last == 0: nothing allocated (always so without an arena). */
+  if (sa == NULL || sa->last == 0u || ptr != (void *)(sa->base + sa->last)) {
     return UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE;
   }
-  header = sa->base + sa->last - HEADER_SIZE;
-  previous_top = get_u32(header);
-  previous_last = get_u32(header + 4u);
+  header = header_of(sa, sa->last);
   /* A header overwritten by an overflowing earlier allocation must not move the stack. */
-  if (previous_top > sa->last - HEADER_SIZE || previous_last > previous_top ||
-      (previous_last != 0u && previous_last < HEADER_SIZE)) {
+  if (header[0] > sa->last - HEADER_SIZE || header[1] > header[0] ||
+      (header[1] != 0u && header[1] < HEADER_SIZE)) {
     return UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE;
   }
-  sa->top = previous_top;
-  sa->last = previous_last;
+  sa->top = header[0];
+  sa->last = header[1];
   return UTVM_OK;
 }
 

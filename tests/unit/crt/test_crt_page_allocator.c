@@ -43,21 +43,46 @@ static void test_init_uses_aligned_pages_inside_buffer(void **state) {
   size_t offset;
   (void)state;
   for (offset = 0u; offset < PAGE; offset += 7u) {
+    uint8_t *start = g_buffer + offset;
     size_t size = sizeof(g_buffer) - offset;
-    assert_int_equal(utvm_page_allocator_init(&pa, g_buffer + offset, size), UTVM_OK);
+    assert_int_equal(utvm_page_allocator_init(&pa, start, size), UTVM_OK);
     assert_true(pa.num_pages > 0u);
+    /* Pages from the first page-aligned byte on, then the table (so it is 2-byte aligned). */
     assert_int_equal((uintptr_t)pa.pages % PAGE, 0u);
-    assert_true(pa.pages >= g_buffer + offset + 2u * pa.num_pages);
-    assert_true(pa.pages + (size_t)pa.num_pages * PAGE <= g_buffer + offset + size);
-    /* One more page would not fit. */
-    {
-      uintptr_t start = (uintptr_t)(g_buffer + offset);
-      uintptr_t more = 2u * (pa.num_pages + 1u);
-      uintptr_t pages_start = ((start + more + PAGE - 1u) / PAGE) * PAGE;
-      assert_true(pages_start + (pa.num_pages + 1u) * PAGE > start + size);
-    }
+    assert_true(pa.pages >= start && pa.pages < start + PAGE);
+    assert_ptr_equal((uint8_t *)pa.table, pa.pages + (size_t)pa.num_pages * PAGE);
+    assert_int_equal((uintptr_t)pa.table % 2u, 0u);
+    assert_true((uint8_t *)(pa.table + pa.num_pages) <= start + size);
+    /* One more page and its entry would not fit. */
+    assert_true(pa.pages + (size_t)(pa.num_pages + 1u) * (PAGE + 2u) > start + size);
     assert_int_equal(utvm_page_free_bytes(&pa), (size_t)pa.num_pages * PAGE);
     assert_int_equal(utvm_page_largest_free_block(&pa), (size_t)pa.num_pages * PAGE);
+  }
+}
+
+static void test_init_smallest_arena(void **state) {
+  utvm_page_allocator_t pa;
+  void *p;
+  void *q;
+  size_t offset;
+  (void)state;
+  for (offset = 0u; offset < PAGE; offset += 3u) {
+    size_t skip = (PAGE - offset) % PAGE;
+    /* Exactly one page and its entry after the alignment padding. */
+    assert_int_equal(utvm_page_allocator_init(&pa, g_buffer + offset, skip + PAGE + 2u), UTVM_OK);
+    assert_int_equal(pa.num_pages, 1u);
+    assert_int_equal(utvm_page_alloc(&pa, PAGE, 0u, &p), UTVM_OK);
+    assert_int_equal(utvm_page_alloc(&pa, 1u, 0u, &q), UTVM_ERR_PLATFORM_NO_MEMORY);
+    assert_int_equal(utvm_page_free(&pa, p), UTVM_OK);
+    /* One byte less: no page, and every later call fails cleanly. */
+    assert_int_equal(utvm_page_allocator_init(&pa, g_buffer + offset, skip + PAGE + 1u),
+                     UTVM_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(pa.num_pages, 0u);
+    assert_int_equal(utvm_page_alloc(&pa, 1u, 0u, &q), UTVM_ERR_PLATFORM_NO_MEMORY);
+    assert_int_equal(utvm_page_free(&pa, p), UTVM_ERR_FUNC_CALL_INVALID_ARG);
+    assert_int_equal(utvm_page_free_bytes(&pa), 0u);
+    assert_int_equal(utvm_page_allocator_init(&pa, g_buffer + offset, skip),
+                     UTVM_ERR_BUFFER_TOO_SMALL);
   }
 }
 
@@ -345,10 +370,184 @@ static void test_random_against_model(void **state) {
   }
 }
 
+static uint32_t next_random(uint32_t *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return *seed >> 8;
+}
+
+/* Lowest page where `count` free pages start at an address aligned to `alignment`, or -1. */
+static int model_first_fit(const utvm_page_allocator_t *pa, const int *owner, size_t count,
+                           size_t alignment) {
+  size_t p;
+  for (p = 0u; p + count <= pa->num_pages; p++) {
+    size_t k;
+    int fits = ((uintptr_t)(pa->pages + p * PAGE) % alignment) == 0u;
+    for (k = p; fits && k < p + count; k++) {
+      fits = owner[k] == -1;
+    }
+    if (fits) {
+      return (int)p;
+    }
+  }
+  return -1;
+}
+
+/* Random allocations (random sizes and alignments), frees and bad frees on an arena of exact
+ * size (so a sanitizer sees any access outside it), checked after every step against a
+ * per-page ownership model: first-fit placement, free bytes, largest free run, find. */
+static void test_random_first_fit_against_model(void **state) {
+  enum { kPages = 40, kSlots = 12, kSteps = 6000 };
+  static const size_t kAlignments[5] = {0u, PAGE, 2u * PAGE, 4u * PAGE, 8u * PAGE};
+  size_t arena_size = (size_t)kPages * (PAGE + 2u) + PAGE - 1u;
+  uint8_t *arena = malloc(arena_size);
+  utvm_page_allocator_t pa;
+  void *slots[kSlots] = {0};
+  size_t pages[kSlots] = {0};
+  int owner[kPages];
+  uint32_t seed = 777u;
+  int step;
+  (void)state;
+  assert_non_null(arena);
+  assert_int_equal(utvm_page_allocator_init(&pa, arena, arena_size), UTVM_OK);
+  assert_int_equal(pa.num_pages, kPages);
+  for (step = 0; step < kPages; step++) {
+    owner[step] = -1;
+  }
+  for (step = 0; step < kSteps; step++) {
+    int slot = (int)(next_random(&seed) % kSlots);
+    size_t free_pages = 0u;
+    size_t run = 0u;
+    size_t largest = 0u;
+    int p;
+    if (slots[slot] == NULL) {
+      size_t nbytes = next_random(&seed) % (7u * PAGE);
+      size_t alignment = kAlignments[next_random(&seed) % 5u];
+      size_t count = nbytes == 0u ? 1u : (nbytes + PAGE - 1u) / PAGE;
+      int expected = model_first_fit(&pa, owner, count, alignment == 0u ? PAGE : alignment);
+      void *ptr;
+      utvm_err_t err = utvm_page_alloc(&pa, nbytes, alignment, &ptr);
+      if (expected < 0) {
+        assert_int_equal(err, UTVM_ERR_PLATFORM_NO_MEMORY);
+        assert_null(ptr);
+      } else {
+        size_t k;
+        assert_int_equal(err, UTVM_OK);
+        assert_ptr_equal(ptr, pa.pages + (size_t)expected * PAGE);
+        for (k = (size_t)expected; k < (size_t)expected + count; k++) {
+          owner[k] = slot;
+        }
+        memset(ptr, slot, count * PAGE);
+        slots[slot] = ptr;
+        pages[slot] = count;
+      }
+    } else {
+      uint8_t *block = slots[slot];
+      size_t k;
+      /* Interior pointers are rejected; then the real free, then a double free. */
+      if (pages[slot] > 1u) {
+        assert_int_equal(utvm_page_free(&pa, block + PAGE), UTVM_ERR_FUNC_CALL_INVALID_ARG);
+      }
+      assert_int_equal(utvm_page_free(&pa, block + 1), UTVM_ERR_FUNC_CALL_INVALID_ARG);
+      for (k = 0u; k < pages[slot] * PAGE; k++) {
+        assert_int_equal(block[k], (uint8_t)slot);
+      }
+      assert_int_equal(utvm_page_free(&pa, block), UTVM_OK);
+      assert_int_equal(utvm_page_free(&pa, block), UTVM_ERR_FUNC_CALL_INVALID_ARG);
+      for (p = 0; p < kPages; p++) {
+        if (owner[p] == slot) {
+          owner[p] = -1;
+        }
+      }
+      slots[slot] = NULL;
+    }
+    for (p = 0; p < kPages; p++) {
+      uint8_t *base = NULL;
+      size_t size = 0u;
+      utvm_err_t err = utvm_page_find(&pa, pa.pages + (size_t)p * PAGE + (size_t)p % PAGE, &base,
+                                      &size);
+      if (owner[p] == -1) {
+        free_pages++;
+        run++;
+        largest = run > largest ? run : largest;
+        assert_int_equal(err, UTVM_ERR_FUNC_CALL_INVALID_ARG);
+      } else {
+        run = 0u;
+        assert_int_equal(err, UTVM_OK);
+        assert_ptr_equal(base, slots[owner[p]]);
+        assert_int_equal(size, pages[owner[p]] * PAGE);
+      }
+    }
+    assert_int_equal(utvm_page_free_bytes(&pa), free_pages * PAGE);
+    assert_int_equal(utvm_page_largest_free_block(&pa), largest * PAGE);
+  }
+  free(arena);
+}
+
+/* Checks every operation on a table of arbitrary entries: nothing leaves the arena (exact
+ * size, so a sanitizer sees any stray access), every walk ends, results stay in range. */
+static void check_damaged_table(utvm_page_allocator_t *pa) {
+  size_t total = (size_t)pa->num_pages * PAGE;
+  uint32_t p;
+  void *ptr;
+  assert_true(utvm_page_free_bytes(pa) <= total);
+  assert_true(utvm_page_largest_free_block(pa) <= utvm_page_free_bytes(pa));
+  for (p = 0u; p < pa->num_pages; p++) {
+    uint8_t *base;
+    size_t size;
+    if (utvm_page_find(pa, pa->pages + (size_t)p * PAGE, &base, &size) == UTVM_OK) {
+      assert_true(base >= pa->pages && base <= pa->pages + (size_t)p * PAGE);
+      assert_true(size > 0u && base + size <= pa->pages + total);
+      assert_true(base + size > pa->pages + (size_t)p * PAGE);
+    }
+  }
+  if (utvm_page_alloc(pa, PAGE, 0u, &ptr) == UTVM_OK) {
+    assert_true((uint8_t *)ptr >= pa->pages && (uint8_t *)ptr < pa->pages + total);
+  }
+  for (p = 0u; p < pa->num_pages; p++) {
+    (void)utvm_page_free(pa, pa->pages + (size_t)p * PAGE);
+  }
+  assert_true(utvm_page_free_bytes(pa) <= total);
+  if (utvm_page_alloc(pa, 2u * PAGE, 2u * PAGE, &ptr) == UTVM_OK) {
+    assert_true((uint8_t *)ptr >= pa->pages && (uint8_t *)ptr + 2u * PAGE <= pa->pages + total);
+  }
+}
+
+static void test_damaged_table_stays_inside_arena(void **state) {
+  enum { kPages = 17 };
+  size_t arena_size = (size_t)kPages * (PAGE + 2u) + PAGE - 1u;
+  uint8_t *arena = malloc(arena_size);
+  utvm_page_allocator_t pa;
+  uint32_t seed = 99u;
+  int round;
+  uint32_t p;
+  (void)state;
+  assert_non_null(arena);
+  for (round = 0; round < 300; round++) {
+    assert_int_equal(utvm_page_allocator_init(&pa, arena, arena_size), UTVM_OK);
+    assert_int_equal(pa.num_pages, kPages);
+    for (p = 0u; p < kPages; p++) {
+      uint32_t value = next_random(&seed);
+      /* Rounds 0 and 1: all zero and all 0xFFFF; then random, biased to small lengths. */
+      if (round < 2) {
+        value = round == 0 ? 0u : 0xFFFFu;
+      } else if ((value & 1u) != 0u) {
+        value = (value & 0x8000u) | ((value >> 1) % (kPages + 3u));
+      }
+      pa.table[p] = (uint16_t)value;
+    }
+    check_damaged_table(&pa);
+  }
+  /* Reset repairs the table. */
+  utvm_page_allocator_reset(&pa);
+  assert_int_equal(utvm_page_largest_free_block(&pa), (size_t)kPages * PAGE);
+  free(arena);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_init_rejects_bad_arguments),
       cmocka_unit_test(test_init_uses_aligned_pages_inside_buffer),
+      cmocka_unit_test(test_init_smallest_arena),
       cmocka_unit_test(test_init_caps_page_count),
       cmocka_unit_test(test_alloc_is_page_aligned_and_rounded),
       cmocka_unit_test(test_alloc_honours_large_alignment),
@@ -359,6 +558,8 @@ int main(void) {
       cmocka_unit_test(test_bad_frees_change_nothing),
       cmocka_unit_test(test_reset_frees_everything),
       cmocka_unit_test(test_random_against_model),
+      cmocka_unit_test(test_random_first_fit_against_model),
+      cmocka_unit_test(test_damaged_table_stays_inside_arena),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,6 +125,63 @@ static void test_corrupted_header_is_rejected(void **state) {
   assert_int_equal(utvm_stack_used_bytes(&sa), used);
 }
 
+/* Random pushes and pops on bases of every alignment, checked against a stack model: aligned,
+ * non-overlapping, inside the arena, contents intact, exact used bytes restored by each pop,
+ * every free but the last one's rejected. */
+static void test_random_against_model(void **state) {
+  enum { kDepth = 12, kSteps = 4000 };
+  uint32_t seed = 4242u;
+  size_t offset;
+  (void)state;
+  for (offset = 0u; offset < 64u; offset += 9u) {
+    utvm_stack_allocator_t sa;
+    uint8_t *ptrs[kDepth];
+    size_t sizes[kDepth];
+    size_t used_before[kDepth];
+    int depth = 0;
+    int step;
+    assert_int_equal(utvm_stack_allocator_init(&sa, g_buffer + offset, 1000u), UTVM_OK);
+    for (step = 0; step < kSteps; step++) {
+      seed = seed * 1103515245u + 12345u;
+      if (depth < kDepth && ((seed >> 16) % 3u) != 0u) {
+        size_t nbytes = (seed >> 4) % 200u;
+        size_t used = utvm_stack_used_bytes(&sa);
+        void *p;
+        utvm_err_t err = utvm_stack_alloc(&sa, nbytes, &p);
+        /* Fits exactly when header and padding plus nbytes stay within the arena. */
+        uintptr_t data = (uintptr_t)(g_buffer + offset) + used + 8u;
+        data = ((data + ALIGN - 1u) / ALIGN) * ALIGN;
+        if (data + nbytes <= (uintptr_t)(g_buffer + offset + 1000u)) {
+          assert_int_equal(err, UTVM_OK);
+          assert_ptr_equal(p, (void *)data);
+          memset(p, depth, nbytes);
+          ptrs[depth] = p;
+          sizes[depth] = nbytes;
+          used_before[depth] = used;
+          depth++;
+        } else {
+          assert_int_equal(err, UTVM_ERR_PLATFORM_NO_MEMORY);
+          assert_null(p);
+          assert_int_equal(utvm_stack_used_bytes(&sa), used);
+        }
+      } else if (depth > 0) {
+        size_t k;
+        if (depth > 1) {
+          assert_int_equal(utvm_stack_free(&sa, ptrs[depth - 2]),
+                           UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE);
+        }
+        depth--;
+        for (k = 0u; k < sizes[depth]; k++) {
+          assert_int_equal(ptrs[depth][k], (uint8_t)depth);
+        }
+        assert_int_equal(utvm_stack_free(&sa, ptrs[depth]), UTVM_OK);
+        assert_int_equal(utvm_stack_used_bytes(&sa), used_before[depth]);
+        assert_int_equal(utvm_stack_free(&sa, ptrs[depth]), UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_init_arguments),
@@ -132,6 +189,7 @@ int main(void) {
       cmocka_unit_test(test_lifo_and_bad_frees),
       cmocka_unit_test(test_exhaustion_and_reuse),
       cmocka_unit_test(test_corrupted_header_is_rejected),
+      cmocka_unit_test(test_random_against_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
