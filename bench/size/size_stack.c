@@ -2,7 +2,8 @@
  * Bare-metal program that runs the whole device stack (framing + session + MinRPC server +
  * C runtime), linked by bench/size/stack_size.sh with --gc-sections so the map file shows
  * what a firmware serving RPC links. The buffers, arenas, server state and platform hooks
- * below are the application's; the test system library stands in for generated operators.
+ * below are the application's; the test system library and the workspace calls in main()
+ * stand in for generated operators.
  */
 #include <stdint.h>
 
@@ -65,6 +66,9 @@ int main(void) {
     return 1;
   }
   (void)utvm_rpc_server_log(&server, "boot", 4u);
+  /* Generated operators also take scratch memory from the workspace arena. */
+  void *scratch = TVMBackendAllocWorkspace(kDLCPU, 0, 64u, 0, 0);
+  (void)TVMBackendFreeWorkspace(kDLCPU, 0, scratch);
   for (;;) {
     uint8_t rx = (uint8_t)ticks;
     utvm_rpc_server_feed(&server, &rx, 1u);

@@ -62,8 +62,11 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
       }
     } else if (module_live(crt, module_index)) {
       const TVMFuncRegistry *registry = crt->modules[module_index]->registry;
-      valid = index < utvm_crt_registry_count(registry) && registry->funcs != NULL &&
-              registry->funcs[index] != NULL;
+      /* The registry is firmware data: its declared count N bounds funcs[]. */
+      const char *names = registry->names;
+      uint32_t declared = (names == NULL) ? 0u :
+                          ((uint32_t)(uint8_t)names[0] | ((uint32_t)(uint8_t)names[1] << 8));
+      valid = index < declared && registry->funcs != NULL && registry->funcs[index] != NULL;
       if (valid) {
         out->func = registry->funcs[index];
       }
