@@ -14,8 +14,9 @@
 #define TICKS_PER_WRAP (UTVM_SYST_MAX_RELOAD + 1u)
 
 /* Nanoseconds per tick in 32.32 fixed point, folded at compile time: the whole part and the
- * fraction rounded to 32 bits. Exact for 25 MHz (40 ns) and 32 MHz (31.25 ns); for other
- * clocks the relative error is below 2^-33 (under 1 ns for any interval below 2^32 ticks). */
+ * fraction rounded to 32 bits. A conversion gives ticks * 1e9 / UTVM_BOARD_CPU_HZ truncated to
+ * whole nanoseconds, exactly at 25 MHz (40 ns) and 32 MHz (31.25 ns); at other clocks within
+ * 1 ns below 2^32 ticks and within a relative 2^-33 beyond. */
 #define NS_PER_TICK_WHOLE (1000000000u / UTVM_BOARD_CPU_HZ)
 #define NS_PER_TICK_FRACTION                                                                  \
   (((((uint64_t)(1000000000u % UTVM_BOARD_CPU_HZ)) << 32) + (UTVM_BOARD_CPU_HZ / 2u)) /       \

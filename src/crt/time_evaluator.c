@@ -166,14 +166,15 @@ static int measure(TVMBackendPackedCFunc func, uint32_t number, TVMValue *args, 
  * the low 64 bits of the quotient; *rem receives the final remainder. */
 static uint64_t divide_bits(uint64_t *rem, uint64_t divisor, uint64_t next_bits, uint32_t count) {
   uint64_t r = *rem;
+  uint64_t bits = next_bits;
   uint64_t quotient = 0u;
   uint32_t i;
   for (i = 0u; i < count; i++) {
     /* r < divisor, so 2r + 1 < 2 divisor: with the carry out the true value exceeds divisor
      * and the wrapped difference is exact. */
     uint64_t carry = r >> 63;
-    r = (r << 1) | (next_bits >> 63);
-    next_bits <<= 1;
+    r = (r << 1) | (bits >> 63);
+    bits <<= 1;
     quotient <<= 1;
     if (carry != 0u || r >= divisor) {
       r -= divisor;
@@ -186,22 +187,24 @@ static uint64_t divide_bits(uint64_t *rem, uint64_t divisor, uint64_t next_bits,
 
 uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
   uint32_t biased_exponent = 1021u;
+  uint64_t n = num;
+  uint64_t d = den;
   uint64_t rem = 0u;
   uint64_t q;
-  if (num == 0u || den == 0u) {
-    return 0u; /* den == 0 only guards the loops below; callers never divide by 0 */
+  if (n == 0u || d == 0u) {
+    return 0u; /* d == 0 only guards the loops below; callers never divide by 0 */
   }
-  /* num / den = (num << a) / (den << b) * 2^(b - a), both shifted to bit 63. */
-  while (num < TOP_BIT) {
-    num <<= 1;
+  /* num / den = n / d * 2^(b - a) with n = num << a and d = den << b at bit 63. */
+  while (n < TOP_BIT) {
+    n <<= 1;
     biased_exponent--;
   }
-  while (den < TOP_BIT) {
-    den <<= 1;
+  while (d < TOP_BIT) {
+    d <<= 1;
     biased_exponent++;
   }
-  /* q = floor(num / den * 2^54) in [2^53, 2^55): 54 or 55 significant bits. */
-  q = divide_bits(&rem, den, num, 64u + 54u);
+  /* q = floor(n / d * 2^54) in [2^53, 2^55): 54 or 55 significant bits. */
+  q = divide_bits(&rem, d, n, 64u + 54u);
   if (q >= ((uint64_t)1u << 54)) {
     rem |= q & 1u;
     q >>= 1;
