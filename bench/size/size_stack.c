@@ -41,8 +41,8 @@ uint64_t test_syslib_time_us(void) { return ticks; }
 
 tvm_crt_error_t TVMPlatformTimerStart(void) { return kTvmErrorNoError; }
 
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
-  *elapsed_time_seconds = (double)ticks;
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
+  *elapsed_ns = ticks;
   return kTvmErrorNoError;
 }
 

@@ -13,6 +13,18 @@
 
 #define TICKS_PER_WRAP (UTVM_SYST_MAX_RELOAD + 1u)
 
+/* Nanoseconds per tick in 32.32 fixed point, folded at compile time: the whole part and the
+ * fraction rounded to 32 bits. A conversion gives ticks * 1e9 / UTVM_BOARD_CPU_HZ truncated to
+ * whole nanoseconds, exactly at 25 MHz (40 ns) and 32 MHz (31.25 ns); at other clocks within
+ * 1 ns below 2^32 ticks and within a relative 2^-33 beyond. */
+#define NS_PER_TICK_WHOLE (1000000000u / UTVM_BOARD_CPU_HZ)
+#define NS_PER_TICK_FRACTION                                                                  \
+  (((((uint64_t)(1000000000u % UTVM_BOARD_CPU_HZ)) << 32) + (UTVM_BOARD_CPU_HZ / 2u)) /       \
+   UTVM_BOARD_CPU_HZ)
+
+typedef char utvm_timer_check_clock[(UTVM_BOARD_CPU_HZ > 0u && UTVM_BOARD_CPU_HZ <= 1000000000u &&
+                                     NS_PER_TICK_FRACTION <= 0xFFFFFFFFu) ? 1 : -1];
+
 static volatile uint32_t systick_wraps;  /* counter wraps since init (low 32 bits) */
 static volatile uint32_t systick_epochs; /* times systick_wraps itself wrapped */
 static uint64_t timer_start_ticks;
@@ -80,7 +92,21 @@ tvm_crt_error_t TVMPlatformTimerStart(void) {
   return kTvmErrorNoError;
 }
 
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+/* ticks * 1e9 / UTVM_BOARD_CPU_HZ with 32x32-bit products only (no division helper);
+ * false if the nanoseconds do not fit in 64 bits. */
+static bool ticks_to_ns(uint64_t ticks, uint64_t *ns) {
+  uint64_t fraction_ns = ((ticks >> 32) * NS_PER_TICK_FRACTION) +
+                         (((ticks & 0xFFFFFFFFu) * NS_PER_TICK_FRACTION) >> 32);
+  uint64_t whole_ns = ticks * NS_PER_TICK_WHOLE;
+  uint64_t total_ns = whole_ns + fraction_ns;
+  if ((ticks > (UINT64_MAX / NS_PER_TICK_WHOLE)) || (total_ns < whole_ns)) {
+    return false;
+  }
+  *ns = total_ns;
+  return true;
+}
+
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
   uint32_t epoch;
   if (!timer_running) {
     return kTvmErrorPlatformTimerBadState;
@@ -91,7 +117,9 @@ tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
     /* The extended counter itself wrapped (2^56 ticks): the difference is meaningless. */
     return (tvm_crt_error_t)UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
   }
-  *elapsed_time_seconds = (double)(now - timer_start_ticks) / (double)UTVM_BOARD_CPU_HZ;
+  if (!ticks_to_ns(now - timer_start_ticks, elapsed_ns)) {
+    return (tvm_crt_error_t)UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
+  }
   return kTvmErrorNoError;
 }
 

@@ -27,7 +27,7 @@ tvm_crt_error_t TVMPlatformTimerStart(void) {
   return kTvmErrorNoError;
 }
 
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
   struct timespec now;
   if (!timer_running) {
     return kTvmErrorPlatformTimerBadState;
@@ -36,8 +36,17 @@ tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
   if (clock_gettime(CLOCK_MONOTONIC, &now) != 0) {
     return kTvmErrorPlatformTimerBadState;
   }
-  *elapsed_time_seconds = (double)(now.tv_sec - timer_start.tv_sec) +
-                          ((double)(now.tv_nsec - timer_start.tv_nsec) * 1e-9);
+  /* The clock is monotonic; the checks only keep the arithmetic in range (2^31 s). */
+  time_t seconds = now.tv_sec - timer_start.tv_sec;
+  if ((seconds < 0) || (seconds > (time_t)INT32_MAX)) {
+    return (tvm_crt_error_t)UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
+  }
+  int64_t ns = ((int64_t)seconds * 1000000000) +
+               ((int64_t)now.tv_nsec - (int64_t)timer_start.tv_nsec);
+  if (ns < 0) {
+    return (tvm_crt_error_t)UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
+  }
+  *elapsed_ns = (uint64_t)ns;
   return kTvmErrorNoError;
 }
 

@@ -60,6 +60,10 @@ int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num
 int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
                                    int *ret_type_code, void *resource_handle);
 
+/* IEEE-754 binary64 bit pattern of num / den, rounded to nearest-even, by integer code (the
+ * time evaluator's float64 results). 0 (+0.0) when num or den is 0. */
+uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den);
+
 /* Runs time-evaluator slot `slot` with the timed function's arguments (4.1 of PROTOCOL.md). */
 int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
                                  int num_args, TVMValue *ret, int *ret_type_code);

@@ -2,8 +2,9 @@
  * runtime.RPCTimeEvaluator (PROTOCOL.md section 4.1): creation of a time-evaluator function
  * and its measurement loop. Every loop is bounded by UTVM_CRT_TIME_EVAL_MAX_ROUNDS,
  * UTVM_CRT_TIME_EVAL_MAX_NUMBER and UTVM_CRT_TIME_EVAL_MAX_REPEAT; timer failures are errors.
+ * Integer arithmetic only: the timer reports nanoseconds (TVMPlatformTimerStopNs) and the
+ * float64 means are built bit by bit, so no soft-float code is linked.
  */
-#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,10 +13,14 @@
 #include "tvm/runtime/crt/platform.h"
 
 #define NUM_ARGS 12
+#define NS_PER_MS 1000000u
+#define NS_PER_S 1000000000u
+#define TOP_BIT ((uint64_t)1u << 63)
 
-typedef char max_number_fits_golden_scale[(UTVM_CRT_TIME_EVAL_MAX_NUMBER <= 0x7FFFFFFFu) ? 1 : -1];
+/* number < 2^31 keeps number * 1618 in 32 bits and number * NS_PER_S in 64 bits. */
+typedef char max_number_fits[(UTVM_CRT_TIME_EVAL_MAX_NUMBER <= 0x7FFFFFFFu) ? 1 : -1];
 
-static const int kArgTypes[NUM_ARGS] = {
+static const uint8_t kArgTypes[NUM_ARGS] = {
     kTVMModuleHandle, kTVMStr,    kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt,
     kTVMArgInt,       kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMStr};
 
@@ -25,18 +30,14 @@ static int fail(const char *text) {
   return -1;
 }
 
-static int fail_bad_argument(uint16_t index) {
-  utvm_crt_error_set("RPCTimeEvaluator: bad argument ");
-  utvm_crt_error_append_hex(index);
+/* "RPCTimeEvaluator: <text><value in hex>". */
+static int fail_code(const char *text, uint64_t value) {
+  (void)fail(text);
+  utvm_crt_error_append_hex(value);
   return -1;
 }
 
-static int fail_code(const char *text, utvm_err_t err) {
-  utvm_crt_error_set("time evaluator: ");
-  utvm_crt_error_append(text);
-  utvm_crt_error_append_hex((uint64_t)err);
-  return -1;
-}
+static int fail_bad_argument(uint16_t index) { return fail_code("bad argument ", index); }
 
 static int in_range(int64_t value, int64_t low, int64_t high) {
   return value >= low && value <= high;
@@ -114,7 +115,7 @@ static int call_timed(TVMBackendPackedCFunc func, TVMValue *args, int *type_code
   value.v_handle = NULL;
   if (func(args, type_codes, num_args, &value, &type_code, NULL) != 0) {
     if (utvm_crt_error_is_empty()) {
-      utvm_crt_error_set("time evaluator: timed function failed");
+      (void)fail("timed function failed");
     }
     return -1;
   }
@@ -124,32 +125,30 @@ static int call_timed(TVMBackendPackedCFunc func, TVMValue *args, int *type_code
   return 0;
 }
 
-/* One measurement: `number` calls between TimerStart and TimerStop; AfterMeasurement runs
+/* One measurement: `number` calls between TimerStart and TimerStopNs; AfterMeasurement runs
  * whenever the timer was started. */
 static int measure(TVMBackendPackedCFunc func, uint32_t number, TVMValue *args, int *type_codes,
-                   int num_args, double *seconds) {
+                   int num_args, uint64_t *elapsed_ns) {
   const char *what = "measurement hook error ";
   utvm_err_t err = TVMPlatformBeforeMeasurement();
   if (err == UTVM_OK) {
-    double ignored;
     int failed = 0;
     uint32_t i;
     what = "timer error ";
     err = TVMPlatformTimerStart();
     if (err != UTVM_OK) {
-      return fail_code(what, err);
+      return fail_code(what, (uint64_t)err);
     }
     for (i = 0u; i < number && failed == 0; i++) {
       failed = call_timed(func, args, type_codes, num_args);
     }
-    err = TVMPlatformTimerStop((failed == 0) ? seconds : &ignored);
+    err = TVMPlatformTimerStopNs(elapsed_ns);
     utvm_err_t after = TVMPlatformAfterMeasurement();
     if (failed != 0) {
       return -1;
     }
     if (err == UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW) {
-      utvm_crt_error_set("time evaluator: timer overflow");
-      return -1;
+      return fail("timer overflow");
     }
     if (err == UTVM_OK) {
       what = "measurement hook error ";
@@ -157,61 +156,123 @@ static int measure(TVMBackendPackedCFunc func, uint32_t number, TVMValue *args, 
     }
   }
   if (err != UTVM_OK) {
-    return fail_code(what, err);
-  }
-  if (!(*seconds >= 0.0) || *seconds > DBL_MAX) {
-    utvm_crt_error_set("time evaluator: invalid timer reading");
-    return -1;
+    return fail_code(what, (uint64_t)err);
   }
   return 0;
 }
 
-/* floor(number * 1.618) without overflow or floating point (number < 2^31). */
+/* Bit-serial long division (smaller than a library division): shifts the top `count` bits of
+ * next_bits one at a time into the remainder *rem, which must be below divisor, and returns
+ * the low 64 bits of the quotient; *rem receives the final remainder. */
+static uint64_t divide_bits(uint64_t *rem, uint64_t divisor, uint64_t next_bits, uint32_t count) {
+  uint64_t r = *rem;
+  uint64_t bits = next_bits;
+  uint64_t quotient = 0u;
+  uint32_t i;
+  for (i = 0u; i < count; i++) {
+    /* r < divisor, so 2r + 1 < 2 divisor: with the carry out the true value exceeds divisor
+     * and the wrapped difference is exact. */
+    uint64_t carry = r >> 63;
+    r = (r << 1) | (bits >> 63);
+    bits <<= 1;
+    quotient <<= 1;
+    if (carry != 0u || r >= divisor) {
+      r -= divisor;
+      quotient |= 1u;
+    }
+  }
+  *rem = r;
+  return quotient;
+}
+
+uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
+  uint32_t biased_exponent = 1021u;
+  uint64_t n = num;
+  uint64_t d = den;
+  uint64_t rem = 0u;
+  uint64_t q;
+  if (n == 0u || d == 0u) {
+    return 0u; /* d == 0 only guards the loops below; callers never divide by 0 */
+  }
+  /* num / den = n / d * 2^(b - a) with n = num << a and d = den << b at bit 63. */
+  while (n < TOP_BIT) {
+    n <<= 1;
+    biased_exponent--;
+  }
+  while (d < TOP_BIT) {
+    d <<= 1;
+    biased_exponent++;
+  }
+  /* q = floor(n / d * 2^54) in [2^53, 2^55): 54 or 55 significant bits. */
+  q = divide_bits(&rem, d, n, 64u + 54u);
+  if (q >= ((uint64_t)1u << 54)) {
+    rem |= q & 1u;
+    q >>= 1;
+    biased_exponent++;
+  }
+  /* q: 53 significand bits and the rounding bit; rem != 0: more bits below. Nearest-even. */
+  if ((q & 1u) != 0u && (rem != 0u || (q & 2u) != 0u)) {
+    q += 2u;
+  }
+  /* The significand's leading bit adds one to the exponent field (and a rounding carry to
+   * 2^53 gives the next power of two). */
+  return ((uint64_t)biased_exponent << 52) + (q >> 1);
+}
+
+/* floor(min_repeat_ns * number / elapsed_ns) + 1, or 2^32 when that exceeds 32 bits; exact
+ * with the 83-bit product held in two words. elapsed_ns > 0. */
+static uint64_t calls_for_min_repeat(uint64_t min_repeat_ns, uint32_t number,
+                                     uint64_t elapsed_ns) {
+  uint64_t low_product = (min_repeat_ns & 0xFFFFFFFFu) * number;
+  uint64_t high_product = (min_repeat_ns >> 32) * number;
+  uint64_t low = low_product + (high_product << 32);
+  uint64_t high = (high_product >> 32) + ((low < low_product) ? 1u : 0u);
+  /* The quotient fits in 32 bits iff the product's bits above 32 are below elapsed_ns. */
+  uint64_t rem = (high << 32) | (low >> 32);
+  if (rem >= elapsed_ns) {
+    return (uint64_t)1u << 32;
+  }
+  return divide_bits(&rem, elapsed_ns, low << 32, 32u) + 1u;
+}
+
+/* floor(number * 1.618) without overflow (number < 2^31). */
 static uint32_t golden_scale(uint32_t number) {
   return (number / 1000u) * 1618u + ((number % 1000u) * 1618u) / 1000u;
 }
 
-/* Mean seconds per call for one repeat; te->number grows as in PROTOCOL.md 4.1. */
+/* Mean seconds per call for one repeat, as binary64 bits; te->number grows as in
+ * PROTOCOL.md 4.1. */
 static int run_repeat(utvm_crt_time_evaluator_t *te, TVMBackendPackedCFunc func, TVMValue *args,
-                      int *type_codes, int num_args, double *mean) {
-  double min_repeat_seconds = (double)te->min_repeat_ms / 1000.0;
-  double seconds = 0.0;
+                      int *type_codes, int num_args, uint64_t *mean_bits) {
+  uint64_t min_repeat_ns = (uint64_t)te->min_repeat_ms * NS_PER_MS;
+  uint64_t elapsed_ns = 0u;
   uint32_t zero_readings = 0u;
   uint32_t round;
   for (round = 0u; round < UTVM_CRT_TIME_EVAL_MAX_ROUNDS; round++) {
-    if (seconds > 0.0) {
-      /* number = max(min_repeat / (seconds / number) + 1, number * 1.618), truncated; the
-       * "+ 1" and the golden-ratio product are done exactly in integers. */
-      double calls_for_min = min_repeat_seconds / (seconds / (double)te->number);
+    if (elapsed_ns > 0u) {
+      /* number = max(min_repeat / (elapsed / number) + 1, number * 1.618), truncated. */
+      uint64_t next = calls_for_min_repeat(min_repeat_ns, te->number, elapsed_ns);
       uint32_t scaled = golden_scale(te->number);
-      uint32_t next;
-      if (!(calls_for_min < (double)UTVM_CRT_TIME_EVAL_MAX_NUMBER)) {
-        next = UINT32_MAX;
-      } else {
-        next = (uint32_t)calls_for_min + 1u;
-      }
       if (scaled > next) {
         next = scaled;
       }
       if (next > UTVM_CRT_TIME_EVAL_MAX_NUMBER) {
-        utvm_crt_error_set("time evaluator: calls per measurement overflow");
-        return -1;
+        return fail("calls per measurement overflow");
       }
-      te->number = next;
+      te->number = (uint32_t)next;
     }
-    if (measure(func, te->number, args, type_codes, num_args, &seconds) != 0) {
+    if (measure(func, te->number, args, type_codes, num_args, &elapsed_ns) != 0) {
       return -1;
     }
-    if (seconds == 0.0) {
+    if (elapsed_ns == 0u) {
       zero_readings++;
     }
-    if (!(seconds < min_repeat_seconds && zero_readings < te->limit_zero_time_iterations)) {
-      *mean = seconds / (double)te->number;
+    if (!(elapsed_ns < min_repeat_ns && zero_readings < te->limit_zero_time_iterations)) {
+      *mean_bits = utvm_crt_ratio_to_binary64(elapsed_ns, (uint64_t)te->number * NS_PER_S);
       return 0;
     }
   }
-  utvm_crt_error_set("time evaluator: round limit reached");
-  return -1;
+  return fail("round limit reached");
 }
 
 int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
@@ -227,25 +288,25 @@ int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args,
     return -1;
   }
   if (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), cpu, &array_memory) != UTVM_OK ||
-      TVMPlatformMemoryAllocate((size_t)te->repeat * sizeof(double), cpu, &data) != UTVM_OK) {
-    utvm_crt_error_set("time evaluator: no memory for the result");
+      TVMPlatformMemoryAllocate((size_t)te->repeat * sizeof(uint64_t), cpu, &data) != UTVM_OK) {
     if (array_memory != NULL) {
       (void)TVMPlatformMemoryFree(array_memory, cpu);
     }
-    return -1;
+    return fail("no memory for the result");
   }
   for (r = 0u; r < te->repeat; r++) {
-    double mean;
-    if (run_repeat(te, func, args, type_codes, num_args, &mean) != 0) {
+    uint64_t mean_bits = 0u;
+    if (run_repeat(te, func, args, type_codes, num_args, &mean_bits) != 0) {
       (void)TVMPlatformMemoryFree(data, cpu);
       (void)TVMPlatformMemoryFree(array_memory, cpu);
       return -1;
     }
-    (void)memcpy((uint8_t *)data + (size_t)r * sizeof(double), &mean, sizeof(double));
+    /* Stored as a double would be: native byte order, little-endian on every supported core. */
+    (void)memcpy((uint8_t *)data + (size_t)r * sizeof(uint64_t), &mean_bits, sizeof(uint64_t));
   }
   result = (TVMByteArray *)array_memory;
   result->data = (const char *)data;
-  result->size = (size_t)te->repeat * sizeof(double);
+  result->size = (size_t)te->repeat * sizeof(uint64_t);
   ret->v_handle = result;
   *ret_type_code = kTVMBytes;
   return 0;

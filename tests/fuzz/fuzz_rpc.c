@@ -95,13 +95,13 @@ tvm_crt_error_t TVMPlatformTimerStart(void) {
   return kTvmErrorNoError;
 }
 
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
   if (!timer_running) {
     return kTvmErrorPlatformTimerBadState;
   }
   timer_running = false;
   clock_us += 1000u;
-  *elapsed_time_seconds = (double)(clock_us - timer_started_us) / 1e6;
+  *elapsed_ns = (clock_us - timer_started_us) * 1000u;
   return kTvmErrorNoError;
 }
 

@@ -4,8 +4,8 @@
 
 #include "test_syslib.h"
 
-double fake_clock_seconds;
-double fake_timer_stop_advance;
+uint64_t fake_clock_ns;
+uint64_t fake_timer_stop_advance_ns;
 utvm_err_t fake_timer_stop_error;
 uint32_t fake_timer_stop_fail_from;
 utvm_err_t fake_timer_start_error;
@@ -21,14 +21,14 @@ uint32_t fake_time_us_reads;
 jmp_buf fake_abort_jump;
 int fake_abort_code;
 
-static double g_timer_start_seconds;
+static uint64_t g_timer_start_ns;
 static utvm_crt_t g_runtime;
 static uint8_t g_tensor_arena[TEST_TENSOR_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t g_workspace_arena[TEST_WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
 
 void fake_platform_reset(void) {
-  fake_clock_seconds = 0.0;
-  fake_timer_stop_advance = 0.0;
+  fake_clock_ns = 0u;
+  fake_timer_stop_advance_ns = 0u;
   fake_timer_stop_error = UTVM_OK;
   fake_timer_stop_fail_from = 0u;
   fake_timer_start_error = UTVM_OK;
@@ -42,7 +42,7 @@ void fake_platform_reset(void) {
   fake_time_us_step = 0u;
   fake_time_us_reads = 0u;
   fake_abort_code = 0;
-  g_timer_start_seconds = 0.0;
+  g_timer_start_ns = 0u;
 }
 
 tvm_crt_error_t TVMPlatformTimerStart(void) {
@@ -54,11 +54,11 @@ tvm_crt_error_t TVMPlatformTimerStart(void) {
   }
   fake_timer_running = 1;
   fake_timer_starts++;
-  g_timer_start_seconds = fake_clock_seconds;
+  g_timer_start_ns = fake_clock_ns;
   return UTVM_OK;
 }
 
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
   if (!fake_timer_running) {
     return UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
   }
@@ -67,8 +67,8 @@ tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
   if (fake_timer_stop_fail_from != 0u && fake_timer_stops >= fake_timer_stop_fail_from) {
     return fake_timer_stop_error;
   }
-  fake_clock_seconds += fake_timer_stop_advance;
-  *elapsed_time_seconds = fake_clock_seconds - g_timer_start_seconds;
+  fake_clock_ns += fake_timer_stop_advance_ns;
+  *elapsed_ns = fake_clock_ns - g_timer_start_ns;
   return UTVM_OK;
 }
 
@@ -83,9 +83,9 @@ tvm_crt_error_t TVMPlatformAfterMeasurement(void) {
 }
 
 uint64_t test_syslib_time_us(void) {
-  uint64_t now = (uint64_t)(fake_clock_seconds * 1e6 + 0.5);
+  uint64_t now = fake_clock_ns / 1000u;
   fake_time_us_reads++;
-  fake_clock_seconds += (double)fake_time_us_step * 1e-6;
+  fake_clock_ns += fake_time_us_step * 1000u;
   return now;
 }
 

@@ -15,11 +15,11 @@
 #define TEST_TENSOR_ARENA_SIZE 8192u
 #define TEST_WORKSPACE_ARENA_SIZE 2048u
 
-/* Fake clock in seconds; tests and fake operators advance it. */
-extern double fake_clock_seconds;
-/* Added to the clock by every TVMPlatformTimerStop before it reads it. */
-extern double fake_timer_stop_advance;
-/* TVMPlatformTimerStop returns fake_timer_stop_error from its fake_timer_stop_fail_from-th
+/* Fake clock in nanoseconds; tests and fake operators advance it. */
+extern uint64_t fake_clock_ns;
+/* Added to the clock by every TVMPlatformTimerStopNs before it reads it. */
+extern uint64_t fake_timer_stop_advance_ns;
+/* TVMPlatformTimerStopNs returns fake_timer_stop_error from its fake_timer_stop_fail_from-th
  * call on (1-based; 0 = never). TimerStart / the measurement hooks return the *_error values. */
 extern utvm_err_t fake_timer_stop_error;
 extern uint32_t fake_timer_stop_fail_from;

@@ -30,7 +30,7 @@ void rpc_h_set_nonces(uint8_t host, uint8_t device) {
 
 /* ---------------------------------------------------------------- fake platform */
 
-/* Virtual clock in nanoseconds; every TimerStop advances it by the next scripted tick and
+/* Virtual clock in nanoseconds; every TimerStopNs advances it by the next scripted tick and
  * every read of test_syslib_time_us() by 1 us. Like a real port, the timer does not nest. */
 #define FAKE_TIMER_DEPTH 1u
 static uint64_t timer_ticks[16];
@@ -67,7 +67,7 @@ tvm_crt_error_t TVMPlatformTimerStart(void) {
   return kTvmErrorNoError;
 }
 
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
   if (timer_depth == 0u) {
     return kTvmErrorPlatformTimerBadState;
   }
@@ -75,7 +75,7 @@ tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds) {
   size_t i = (timer_stops < timer_ticks_len) ? timer_stops : timer_ticks_len - 1u;
   clock_ns += (timer_ticks_len > 0u) ? timer_ticks[i] : 1000u;
   timer_stops++;
-  *elapsed_time_seconds = (double)(clock_ns - timer_started_at[timer_depth]) / 1e9;
+  *elapsed_ns = clock_ns - timer_started_at[timer_depth];
   return kTvmErrorNoError;
 }
 

@@ -140,7 +140,7 @@ void rpc_h_expect_alive(void);
 
 /* ---------------------------------------------------------------- fake platform */
 
-/* The fake timer is a virtual clock that advances only when TVMPlatformTimerStop is called,
+/* The fake timer is a virtual clock that advances only when TVMPlatformTimerStopNs is called,
  * by ticks_ns[k] nanoseconds at the k-th stop (the last tick repeats); a stop reports the
  * time since its matching start. Nested start/stop pairs are allowed (4 deep). */
 void fake_timer_script(const uint64_t *ticks_ns, size_t n);

@@ -9,7 +9,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -467,7 +466,8 @@ static void test_time_evaluator_busy_wait(void **state) {
   assert_int_equal(timer >> 16, 0xFFFFu);
 
   /* test_busy_wait_us(50) reads the fake clock 51 times (1 us per read) and each
-   * measurement's TimerStop adds the scripted 1 us: 2 calls measure (2 * 51 + 1) us. */
+   * measurement's TimerStopNs adds the scripted 1 us: 2 calls measure (2 * 51 + 1) us, and
+   * the mean is exactly the double nearest to that over 2 calls. */
   static const uint64_t tick[1] = {1000u};
   fake_timer_script(tick, 1u);
   rpc_ab_int(&b, kTVMArgInt, 50);
@@ -477,10 +477,10 @@ static void test_time_evaluator_busy_wait(void **state) {
   for (size_t i = 0u; i < 3u; i++) {
     double got;
     (void)memcpy(&got, &reply.data[reply.len - 24u + 8u * i], sizeof(got));
-    if (fabs(got - mean) > 1e-15) {
+    if (got != mean) {
       (void)fprintf(stderr, "repeat %zu: %.17g s, expected %.17g s\n", i, got, mean);
     }
-    assert_true(fabs(got - mean) <= 1e-15);
+    assert_true(got == mean);
   }
   /* One measurement (one timer start) per repeat. */
   assert_int_equal(fake_timer_starts(), 3u);

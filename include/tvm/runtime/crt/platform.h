@@ -41,10 +41,15 @@ tvm_crt_error_t TVMPlatformMemoryFree(void *ptr, DLDevice dev);
 /* Port: starts the single timer; kTvmErrorPlatformTimerBadState if it is already running. */
 tvm_crt_error_t TVMPlatformTimerStart(void);
 
-/* Port: stops the timer and stores the elapsed seconds since TVMPlatformTimerStart in
- * *elapsed_time_seconds. kTvmErrorPlatformTimerBadState if not running; return
- * UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW if the hardware counter wrapped during the measurement. */
-tvm_crt_error_t TVMPlatformTimerStop(double *elapsed_time_seconds);
+/* Port: stops the timer and stores the whole nanoseconds elapsed since TVMPlatformTimerStart
+ * in *elapsed_ns. kTvmErrorPlatformTimerBadState if not running;
+ * UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW if the interval cannot be represented (the hardware counter
+ * wrapped, or the nanoseconds do not fit in 64 bits), never a wrong value.
+ * Deliberate difference from TVM's platform API, which has
+ * TVMPlatformTimerStop(double *elapsed_time_seconds): utvm's runtime does no floating-point
+ * arithmetic, so that no soft-float library code is linked on cores without a double-precision
+ * FPU; a TVM port's timer needs this one-function change. */
+tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns);
 
 /* Port: called by the time evaluator before starting / after stopping each measurement
  * (e.g. to lock clocks or flush caches). Return kTvmErrorNoError when there is nothing to do. */
