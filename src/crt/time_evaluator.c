@@ -119,8 +119,12 @@ static int call_timed(TVMBackendPackedCFunc func, TVMValue *args, int *type_code
     }
     return -1;
   }
-  if (type_code == kTVMBytes) {
-    (void)TVMByteArrayFree((TVMByteArray *)value.v_handle);
+  if ((type_code == kTVMBytes) && (value.v_handle != NULL)) {
+    /* Data and struct come from TVMPlatformMemoryAllocate (utvm/crt.h). */
+    TVMByteArray *bytes = (TVMByteArray *)value.v_handle;
+    const DLDevice cpu = {kDLCPU, 0};
+    (void)TVMPlatformMemoryFree((void *)(uintptr_t)bytes->data, cpu);
+    (void)TVMPlatformMemoryFree(bytes, cpu);
   }
   return 0;
 }
