@@ -84,6 +84,9 @@ def split(elf):
     flash = dict.fromkeys(CATEGORIES, 0)
     ram = dict.fromkeys(CATEGORIES + tuple(SEPARATE.values()), 0)
     start = lines.index("Linker script and memory map")
+    # Merged string sections: ld lists every merged input section at the blob's address with
+    # the blob's size (see bench/size/map_sizes.py), so only the largest entry per address counts.
+    largest = {}  # (output section, address) -> (size, path, output section)
     current = None
     pending = False
     for line in lines[start + 1:]:
@@ -108,12 +111,16 @@ def split(elf):
                 continue
             size, path = int(cont.group(2), 16), cont.group(3)
         pending = False
-        in_flash, in_ram = placement[current]
+        key = (current, int((match or cont).group(2 if match else 1), 16))
+        if any(placement[current]) and size > largest.get(key, (0,))[0]:
+            largest[key] = (size, path, current)
+    for size, path, section in largest.values():
+        in_flash, in_ram = placement[section]
         category = category_of(path) if path else "other"
         if in_flash:
             flash[category] += size
         if in_ram:
-            ram[SEPARATE.get(current, category)] += size
+            ram[SEPARATE.get(section, category)] += size
     totals = (sum(size for name, size in section_sizes(elf, placement, 0)),
               sum(size for name, size in section_sizes(elf, placement, 1)))
     return flash, ram, totals
