@@ -107,7 +107,10 @@ extern "C" {
 
 /* First-fit allocator over fixed-size pages. Bookkeeping: one 16-bit entry per page in the
  * arena right after the last page; the entry of an allocation's first page holds its length
- * in pages, every other entry is 0 (free page). Treat the fields as private. */
+ * in pages, every other entry is 0 (free page). Alloc, free, find and the summaries walk
+ * from the first page, one step per free page and per allocation (at most num_pages steps):
+ * cost grows with the arena, so size it to the model rather than to all RAM.
+ * Treat the fields as private. */
 typedef struct {
   uint16_t *table;    /* one entry per page, right after the pages (so 2-byte aligned) */
   uint8_t *pages;     /* first page: the first UTVM_CRT_PAGE_SIZE aligned byte of the arena */
