@@ -264,10 +264,12 @@ Measured by \`bench/size/stack_size.sh\`: \`bench/size/size_stack.c\` (a bare-me
 that calls utvm_rpc_server_init, utvm_rpc_server_log and utvm_rpc_server_feed in its main
 loop) is linked with each preset's flags, newlib-nano and \`-Wl,--gc-sections\` against the
 utvm libraries and the test system library; \`bench/size/map_sizes.py\` sums from the map the
-input sections kept from libutvm_minrpc, libutvm_crt (allocators, registry, time evaluator),
+input sections kept from libutvm_minrpc, libutvm_crt (allocators, registry, time evaluator,
+the workspace calls of generated operators),
 libutvm_session, libutvm_framing and libutvm_common. Excluded: the application's request
 buffer and arenas, its platform hooks, the test system library, the C library and libgcc
-(the soft-float double helpers the time evaluator needs are listed separately). The server
+(libgcc is listed separately: the runtime does integer arithmetic only, so on cortex-m4 and
+m55 it is empty; on cortex-m3 it is the float addition of the test library's test_add_f32). The server
 state (utvm_rpc_server_t: session, runtime tables, last-error text) is application memory and
 has its own column.
 

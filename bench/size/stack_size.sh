@@ -8,8 +8,8 @@
 # prints on stdout:
 #   stack <flash> <static RAM> <sizeof utvm_rpc_server_t> <bytes of the application's buffers>
 #   lib <archive> <flash> <static RAM>           (one line per utvm library)
-#   libgcc <flash> <static RAM>                  (compiler runtime the stack pulls in, e.g.
-#                                                 soft double division; not in the total)
+#   libgcc <flash> <static RAM>                  (compiler runtime the program pulls in, e.g.
+#                                                 soft-float helpers; not in the total)
 #   symbol <bytes> <name>                        (the 8 biggest utvm symbols in the image)
 #   forbidden <symbol>                           (printf-family / allocator symbols, if any)
 # flash = .text + .rodata (+ .ARM.exidx), static RAM = .data + .bss, counted from the linker
