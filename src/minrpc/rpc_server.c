@@ -631,17 +631,17 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
   server->buffer = config->buffer;
   server->buffer_size = (uint32_t)config->buffer_size;
   server->max_transfer_size = config->max_transfer_size;
+  /* The server's globals; the last one only when larger transfers are offered. */
+  static const struct {
+    const char *name;
+    TVMBackendPackedCFunc func;
+  } globals[3] = {{"tvm.rpc.server.GetCRTMaxPacketSize", rpc_get_crt_max_packet_size},
+                  {UTVM_RPC_SYNC_NAME, rpc_sync},
+                  {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size}};
+  uint32_t num_globals = (config->max_transfer_size > 0u) ? 3u : 2u;
   utvm_err_t err = utvm_crt_init(&server->crt, &config->crt);
-  if (err == UTVM_OK) {
-    err = utvm_crt_register_global("tvm.rpc.server.GetCRTMaxPacketSize",
-                                   rpc_get_crt_max_packet_size, server);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_crt_register_global(UTVM_RPC_SYNC_NAME, rpc_sync, server);
-  }
-  if ((err == UTVM_OK) && (config->max_transfer_size > 0u)) {
-    err = utvm_crt_register_global(UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size,
-                                   server);
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < num_globals); i++) {
+    err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
   }
   if (err == UTVM_OK) {
     const utvm_session_config_t session_config = {
@@ -653,11 +653,8 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
     err = utvm_session_init(&server->session, &session_config);
   }
   if ((err == UTVM_OK) && (config->boot_log != NULL) && (config->boot_log[0] != '\0')) {
-    size_t len = 0u;
-    while ((len < UTVM_SESSION_LOG_MAX) && (config->boot_log[len] != '\0')) {
-      len++;
-    }
-    err = utvm_session_send_log(&server->session, config->boot_log, len);
+    err = utvm_session_send_log(&server->session, config->boot_log,
+                                bounded_length(config->boot_log, UTVM_SESSION_LOG_MAX));
   }
   if (err == UTVM_OK) {
     err = utvm_session_send_terminate(&server->session);
