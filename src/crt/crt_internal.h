@@ -12,12 +12,15 @@
 #define UTVM_CRT_TIME_EVAL_MODULE_INDEX 0x7FFFu
 
 typedef char utvm_crt_check_max_modules[(UTVM_CRT_MAX_MODULES >= 1u && UTVM_CRT_MAX_MODULES < 0x7FFFu) ? 1 : -1];
-typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= 3u && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
+/* runtime.SystemLib, tvm.rpc.server.ModuleGetFunction, runtime.RPCTimeEvaluator. */
+#define UTVM_CRT_NUM_BUILTIN_GLOBALS 3u
+
+typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= UTVM_CRT_NUM_BUILTIN_GLOBALS && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
 typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -1];
 
 /* A decoded, validated function handle. */
 typedef struct {
-  TVMBackendPackedCFunc func; /* NULL for a time evaluator */
+  TVMBackendPackedCFunc func; /* for a time evaluator: the timed function */
   void *resource_handle;
   uint16_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
   uint16_t index;             /* function index, global index or time-evaluator slot */
@@ -30,6 +33,11 @@ utvm_crt_t *utvm_crt_active(void);
 void utvm_crt_error_set(const char *text);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
+/* Set the last error to text, to text followed by name, or to text followed by "0x" and value
+ * in hex (as utvm_crt_error_append_hex); each returns -1 (TVM's failure code). */
+int utvm_crt_fail(const char *text);
+int utvm_crt_fail_name(const char *text, const char *name);
+int utvm_crt_fail_hex(const char *text, uint64_t value);
 
 /* Handle encoding and validation; the decoders set the last error and return
  * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle. */

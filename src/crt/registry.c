@@ -7,18 +7,19 @@
 
 #include "crt_internal.h"
 
+/* Set in scan_names' result when name was found. */
+#define NAME_FOUND 0x80000000u
+
 /* Walks the names blob: at most N names from offset 2, stopping at the empty name or at
- * UTVM_CRT_MAX_NAMES_BLOB_BYTES. With name != NULL, stops at the first match (returns
- * UTVM_OK, *index set). *count receives the number of complete names visited. */
-static utvm_err_t scan_names(const TVMFuncRegistry *registry, const char *name,
-                             tvm_function_index_t *index, tvm_function_index_t *count) {
+ * UTVM_CRT_MAX_NAMES_BLOB_BYTES. Returns NAME_FOUND | index at the first name equal to name
+ * (never with name == NULL), else the number of complete names visited. */
+static uint32_t scan_names(const TVMFuncRegistry *registry, const char *name) {
   const char *blob;
   uint32_t declared;
   uint32_t position = 2u;
   uint32_t visited = 0u;
-  *count = 0u;
   if (registry == NULL || registry->names == NULL) {
-    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+    return 0u;
   }
   blob = registry->names;
   declared = (uint32_t)(uint8_t)blob[0] | ((uint32_t)(uint8_t)blob[1] << 8);
@@ -37,37 +38,29 @@ static utvm_err_t scan_names(const TVMFuncRegistry *registry, const char *name,
       break; /* unterminated within the bound: ignore this name */
     }
     if (matching && name[k] == '\0') {
-      *index = (tvm_function_index_t)visited;
-      *count = (tvm_function_index_t)(visited + 1u);
-      return UTVM_OK;
+      return NAME_FOUND | visited;
     }
     visited++;
     position += k + 1u;
   }
-  *count = (tvm_function_index_t)visited;
-  return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+  return visited;
 }
 
 utvm_err_t utvm_crt_registry_lookup(const TVMFuncRegistry *registry, const char *name,
                                     tvm_function_index_t *index) {
-  tvm_function_index_t count;
-  tvm_function_index_t found = 0u;
-  utvm_err_t err;
-  if (name == NULL || index == NULL) {
+  uint32_t result = 0u;
+  if (name != NULL && index != NULL) {
+    result = scan_names(registry, name);
+  }
+  if ((result & NAME_FOUND) == 0u) {
     return UTVM_ERR_FUNC_NAME_NOT_FOUND;
   }
-  err = scan_names(registry, name, &found, &count);
-  if (err == UTVM_OK) {
-    *index = found;
-  }
-  return err;
+  *index = (tvm_function_index_t)(result & 0xFFFFu);
+  return UTVM_OK;
 }
 
 tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry) {
-  tvm_function_index_t count;
-  tvm_function_index_t unused;
-  (void)scan_names(registry, NULL, &unused, &count);
-  return count;
+  return (tvm_function_index_t)scan_names(registry, NULL);
 }
 
 /* Equality of two NUL-terminated strings (no strcmp: newlib's costs 700 bytes of flash). */
