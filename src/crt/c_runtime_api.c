@@ -134,12 +134,8 @@ int TVMFuncFree(TVMFunctionHandle func) {
 }
 
 int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int override) {
-  utvm_crt_t *crt = utvm_crt_active();
-  utvm_err_t err;
-  if (crt == NULL) {
-    return -1;
-  }
-  err = utvm_crt_global_set(crt, name, f, NULL, override != 0);
+  /* Without an active runtime the error cannot be recorded; -1 all the same. */
+  utvm_err_t err = utvm_crt_global_set(name, f, NULL, override != 0);
   if (err == UTVM_ERR_FUNC_ALREADY_DEFINED) {
     (void)utvm_crt_fail_name("function already defined: ", name);
   } else if (err == UTVM_ERR_REGISTRY_FULL) {

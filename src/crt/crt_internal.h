@@ -56,9 +56,10 @@ utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, 
 /* Index of a global function by name; UTVM_ERR_FUNC_NAME_NOT_FOUND when absent. */
 utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index);
 
-/* Adds or replaces a global in crt's table (replace only when allow_override != 0). */
-utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPackedCFunc func,
-                               void *resource_handle, int allow_override);
+/* Adds or replaces a global in the active runtime's table (replace only when
+ * allow_override != 0); errors as utvm_crt_register_global. */
+utvm_err_t utvm_crt_global_set(const char *name, TVMBackendPackedCFunc func, void *resource_handle,
+                               int allow_override);
 
 /* Built-in global functions (packed-function signature). */
 int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,

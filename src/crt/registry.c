@@ -86,10 +86,14 @@ utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint1
   return UTVM_ERR_FUNC_NAME_NOT_FOUND;
 }
 
-utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPackedCFunc func,
-                               void *resource_handle, int allow_override) {
+utvm_err_t utvm_crt_global_set(const char *name, TVMBackendPackedCFunc func, void *resource_handle,
+                               int allow_override) {
+  utvm_crt_t *crt = utvm_crt_active();
   uint16_t index;
   utvm_crt_global_t *entry;
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
   if (name == NULL || func == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
@@ -113,9 +117,5 @@ utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPack
 
 utvm_err_t utvm_crt_register_global(const char *name, TVMBackendPackedCFunc func,
                                     void *resource_handle) {
-  utvm_crt_t *crt = utvm_crt_active();
-  if (crt == NULL) {
-    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
-  }
-  return utvm_crt_global_set(crt, name, func, resource_handle, 0);
+  return utvm_crt_global_set(name, func, resource_handle, 0);
 }
