@@ -73,7 +73,7 @@ static int tensor_span(const DLTensor *tensor, size_t nbytes, uint8_t **start) {
 
 int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t index;
+  uint32_t index;
   if (out != NULL) {
     *out = NULL;
   }
@@ -81,11 +81,12 @@ int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
     (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
-  if (utvm_crt_global_lookup(crt, name, &index) != UTVM_OK) {
+  index = utvm_crt_global_index(crt, name);
+  if (index >= UTVM_CRT_MAX_GLOBAL_FUNCS) {
     (void)utvm_crt_fail_name(kNotFound, name);
     return -1;
   }
-  *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, index);
+  *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, (uint16_t)index);
   return 0;
 }
 
@@ -377,7 +378,7 @@ int TVMByteArrayFree(TVMByteArray *arr) {
 
 int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t index;
+  uint32_t index;
   (void)mod_node;
   if (out != NULL) {
     *out = NULL;
@@ -390,8 +391,9 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
       utvm_crt_module_lookup(crt, 0u, func_name, out) == UTVM_OK) {
     return 0;
   }
-  if (utvm_crt_global_lookup(crt, func_name, &index) == UTVM_OK) {
-    *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, index);
+  index = utvm_crt_global_index(crt, func_name);
+  if (index < UTVM_CRT_MAX_GLOBAL_FUNCS) {
+    *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, (uint16_t)index);
     return 0;
   }
   (void)utvm_crt_fail_name(kNotFound, func_name);

@@ -53,8 +53,8 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
 utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
                                   TVMFunctionHandle *out);
 
-/* Index of a global function by name; UTVM_ERR_FUNC_NAME_NOT_FOUND when absent. */
-utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index);
+/* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */
+uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name);
 
 /* Adds or replaces a global in the active runtime's table (replace only when
  * allow_override != 0); errors as utvm_crt_register_global. */

@@ -13,18 +13,18 @@ static const char kNotInitialised[] = "utvm_crt: runtime not initialised";
 static void write_text(const char *text, int append) {
   utvm_crt_t *crt = utvm_crt_active();
   if (crt != NULL) {
-    char *buffer = crt->last_error;
-    const char *next = text;
-    size_t i = 0u;
-    while ((append != 0) && (i + 1u < UTVM_CRT_LAST_ERROR_SIZE) && (buffer[i] != '\0')) {
-      i++;
+    char *out = crt->last_error;
+    const char *const last = &crt->last_error[UTVM_CRT_LAST_ERROR_SIZE - 1u];
+    const char *next = (text == NULL) ? "" : text;
+    while ((append != 0) && (out < last) && (*out != '\0')) {
+      out++;
     }
-    while ((next != NULL) && (i + 1u < UTVM_CRT_LAST_ERROR_SIZE) && (*next != '\0')) {
-      buffer[i] = *next;
-      i++;
+    while ((out < last) && (*next != '\0')) {
+      *out = *next;
+      out++;
       next++;
     }
-    buffer[i] = '\0';
+    *out = '\0';
   }
 }
 

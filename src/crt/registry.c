@@ -75,21 +75,20 @@ static int same_string(const char *a, const char *b) {
   return 0;
 }
 
-utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index) {
+uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name) {
   uint32_t i;
   for (i = 0u; i < crt->num_globals && i < UTVM_CRT_MAX_GLOBAL_FUNCS; i++) {
     if (same_string(crt->globals[i].name, name)) {
-      *index = (uint16_t)i;
-      return UTVM_OK;
+      return i;
     }
   }
-  return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+  return UTVM_CRT_MAX_GLOBAL_FUNCS;
 }
 
 utvm_err_t utvm_crt_global_set(const char *name, TVMBackendPackedCFunc func, void *resource_handle,
                                int allow_override) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t index;
+  uint32_t index;
   utvm_crt_global_t *entry;
   if (crt == NULL) {
     return UTVM_ERR_PLATFORM_CHECK_FAILURE;
@@ -97,18 +96,19 @@ utvm_err_t utvm_crt_global_set(const char *name, TVMBackendPackedCFunc func, voi
   if (name == NULL || func == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  if (utvm_crt_global_lookup(crt, name, &index) == UTVM_OK) {
+  index = utvm_crt_global_index(crt, name);
+  if (index < UTVM_CRT_MAX_GLOBAL_FUNCS) {
     if (!allow_override) {
       return UTVM_ERR_FUNC_ALREADY_DEFINED;
     }
-    entry = &crt->globals[index];
   } else {
     if (crt->num_globals >= UTVM_CRT_MAX_GLOBAL_FUNCS) {
       return UTVM_ERR_REGISTRY_FULL;
     }
-    entry = &crt->globals[crt->num_globals];
+    index = crt->num_globals;
     crt->num_globals++;
   }
+  entry = &crt->globals[index];
   entry->name = name;
   entry->func = func;
   entry->resource_handle = resource_handle;
