@@ -113,7 +113,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
                          function.resource_handle);
   if (result != 0) {
-    if (utvm_crt_error_is_empty()) {
+    if ((uint8_t)crt->last_error[0] == 0u) {
       (void)utvm_crt_fail_hex("function failed, code ", (uint64_t)(uint32_t)result);
       return -1;
     }

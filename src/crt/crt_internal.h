@@ -41,8 +41,14 @@ int utvm_crt_fail_hex(const char *text, uint64_t value);
 
 /* Handle encoding and validation; the decoders set the last error and return
  * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle. */
-TVMModuleHandle utvm_crt_module_handle(uint16_t module_index);
-TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, uint16_t index);
+static inline TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
+  return (TVMModuleHandle)((uintptr_t)UTVM_CRT_HANDLE_TAG | (uintptr_t)module_index);
+}
+static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, uint16_t index) {
+  uint32_t value = (((uint32_t)UTVM_CRT_HANDLE_TAG | (uint32_t)module_index) << 16) |
+                   (uint32_t)UTVM_CRT_HANDLE_TAG | (uint32_t)index;
+  return (TVMFunctionHandle)(uintptr_t)value;
+}
 utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
                                   uint16_t *module_index);
 utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,

@@ -8,16 +8,6 @@
 
 #include "crt_internal.h"
 
-TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
-  return (TVMModuleHandle)(uintptr_t)(UTVM_CRT_HANDLE_TAG | module_index);
-}
-
-TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, uint16_t index) {
-  uint32_t value = ((uint32_t)(UTVM_CRT_HANDLE_TAG | module_index) << 16) |
-                   (uint32_t)(UTVM_CRT_HANDLE_TAG | index);
-  return (TVMFunctionHandle)(uintptr_t)value;
-}
-
 /* Registry of module slot module_index when the slot is live, else NULL. */
 static const TVMFuncRegistry *live_registry(const utvm_crt_t *crt, uintptr_t module_index) {
   const TVMFuncRegistry *registry = NULL;
