@@ -71,11 +71,9 @@ int utvm_crt_error_is_empty(void) {
 }
 
 void TVMAPISetLastError(const char *msg) {
-  utvm_crt_t *crt = utvm_crt_active();
-  /* msg may be the buffer itself or point into it: copying forwards is safe then. */
-  if ((crt != NULL) && (msg != crt->last_error)) {
-    write_text(msg, 0);
-  }
+  /* msg may be the buffer itself (copied onto itself unchanged) or point into it (copying
+   * forwards is safe then). */
+  write_text(msg, 0);
 }
 
 const char *TVMGetLastError(void) {
