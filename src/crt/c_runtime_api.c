@@ -17,20 +17,9 @@ static const char kNotFound[] = "function not found: ";
 /* Tensor allocations made from a shape are rounded up to this (TVM's kAllocAlignment). */
 #define TENSOR_ALIGNMENT 64u
 
-static void error_with_name(const char *text, const char *name) {
-  utvm_crt_error_set(text);
-  utvm_crt_error_append(name);
-}
-
-static void error_with_hex(const char *text, uint64_t value) {
-  utvm_crt_error_set(text);
-  utvm_crt_error_append_hex(value);
-}
-
 static int check_cpu(DLDevice dev) {
   if (dev.device_type != kDLCPU) {
-    error_with_hex("unsupported device type ", (uint64_t)(uint32_t)dev.device_type);
-    return -1;
+    return utvm_crt_fail_hex("unsupported device type ", (uint64_t)(uint32_t)dev.device_type);
   }
   return 0;
 }
@@ -40,15 +29,13 @@ static int tensor_nbytes(int ndim, const int64_t *shape, DLDataType dtype, size_
   size_t total = ((size_t)dtype.bits * dtype.lanes + 7u) / 8u;
   int i;
   if (ndim < 0 || (ndim > 0 && shape == NULL)) {
-    utvm_crt_error_set(kInvalidShape);
-    return -1;
+    return utvm_crt_fail(kInvalidShape);
   }
   for (i = 0; i < ndim; i++) {
     size_t extent = (size_t)shape[i];
     if (shape[i] < 0 || (int64_t)extent != shape[i] ||
         (extent != 0u && total > SIZE_MAX / extent)) {
-      utvm_crt_error_set(kInvalidShape);
-      return -1;
+      return utvm_crt_fail(kInvalidShape);
     }
     total *= extent;
   }
@@ -58,7 +45,7 @@ static int tensor_nbytes(int ndim, const int64_t *shape, DLDataType dtype, size_
 
 static int allocate_tensor_memory(utvm_crt_t *crt, size_t nbytes, size_t alignment, void **out) {
   if (utvm_page_alloc(&crt->tensors, nbytes, alignment, out) != UTVM_OK) {
-    error_with_hex("tensor arena full, bytes ", (uint64_t)nbytes);
+    (void)utvm_crt_fail_hex("tensor arena full, bytes ", (uint64_t)nbytes);
     utvm_crt_error_append(", largest free ");
     utvm_crt_error_append_hex((uint64_t)utvm_page_largest_free_block(&crt->tensors));
     return -1;
@@ -72,13 +59,11 @@ static int tensor_span(const DLTensor *tensor, size_t nbytes, uint8_t **start) {
   size_t size;
   size_t position;
   if (utvm_crt_data_range(tensor->data, &base, &size) != UTVM_OK) {
-    error_with_hex("tensor data not in arena: ", (uint64_t)(uintptr_t)tensor->data);
-    return -1;
+    return utvm_crt_fail_hex("tensor data not in arena: ", (uint64_t)(uintptr_t)tensor->data);
   }
   position = (size_t)((uintptr_t)tensor->data - (uintptr_t)base);
   if (tensor->byte_offset > size - position || nbytes > size - position - tensor->byte_offset) {
-    error_with_hex("copy out of bounds: ", (uint64_t)(uintptr_t)tensor->data);
-    return -1;
+    return utvm_crt_fail_hex("copy out of bounds: ", (uint64_t)(uintptr_t)tensor->data);
   }
   *start = (uint8_t *)tensor->data + (size_t)tensor->byte_offset;
   return 0;
@@ -88,19 +73,20 @@ static int tensor_span(const DLTensor *tensor, size_t nbytes, uint8_t **start) {
 
 int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t index;
+  uint32_t index;
   if (out != NULL) {
     *out = NULL;
   }
   if (crt == NULL || name == NULL || out == NULL) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
-  if (utvm_crt_global_lookup(crt, name, &index) != UTVM_OK) {
-    error_with_name(kNotFound, name);
+  index = utvm_crt_global_index(crt, name);
+  if (index >= UTVM_CRT_MAX_GLOBAL_FUNCS) {
+    (void)utvm_crt_fail_name(kNotFound, name);
     return -1;
   }
-  *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, index);
+  *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, (uint16_t)index);
   return 0;
 }
 
@@ -111,7 +97,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   int result;
   if (crt == NULL || ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
       (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
   if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
@@ -127,8 +113,9 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
                          function.resource_handle);
   if (result != 0) {
-    if (utvm_crt_error_is_empty()) {
-      error_with_hex("function failed, code ", (uint64_t)(uint32_t)result);
+    if ((uint8_t)crt->last_error[0] == 0u) {
+      (void)utvm_crt_fail_hex("function failed, code ", (uint64_t)(uint32_t)result);
+      return -1;
     }
     return -1;
   }
@@ -148,18 +135,14 @@ int TVMFuncFree(TVMFunctionHandle func) {
 }
 
 int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int override) {
-  utvm_crt_t *crt = utvm_crt_active();
-  utvm_err_t err;
-  if (crt == NULL) {
-    return -1;
-  }
-  err = utvm_crt_global_set(crt, name, f, NULL, override != 0);
+  /* Without an active runtime the error cannot be recorded; -1 all the same. */
+  utvm_err_t err = utvm_crt_global_set(name, f, NULL, override != 0);
   if (err == UTVM_ERR_FUNC_ALREADY_DEFINED) {
-    error_with_name("function already defined: ", name);
+    (void)utvm_crt_fail_name("function already defined: ", name);
   } else if (err == UTVM_ERR_REGISTRY_FULL) {
-    utvm_crt_error_set("global function table full");
+    (void)utvm_crt_fail("global function table full");
   } else if (err != UTVM_OK) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
   }
   return (err == UTVM_OK) ? 0 : -1;
 }
@@ -173,14 +156,14 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
     *out = NULL;
   }
   if (crt == NULL || func_name == NULL || out == NULL) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
   if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
     return -1;
   }
   if (utvm_crt_module_lookup(crt, module_index, func_name, out) != UTVM_OK) {
-    error_with_name(kNotFound, func_name);
+    (void)utvm_crt_fail_name(kNotFound, func_name);
     return -1;
   }
   return 0;
@@ -202,8 +185,7 @@ int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
   utvm_crt_t *crt = utvm_crt_active();
   uint16_t i;
   if (crt == NULL || mod == NULL || mod->registry == NULL || out_handle == NULL) {
-    utvm_crt_error_set(kNullArgument);
-    return -1;
+    return utvm_crt_fail(kNullArgument);
   }
   for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
     if (crt->modules[i] == NULL) {
@@ -212,8 +194,7 @@ int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
       return 0;
     }
   }
-  utvm_crt_error_set("module table full");
-  return -1;
+  return utvm_crt_fail("module table full");
 }
 
 /* ---- Device memory ----------------------------------------------------------------------- */
@@ -233,11 +214,11 @@ int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDat
     alignment = 1u;
   }
   if ((alignment & (alignment - 1u)) != 0u) {
-    error_with_hex("bad alignment ", (uint64_t)alignment);
+    (void)utvm_crt_fail_hex("bad alignment ", (uint64_t)alignment);
     return -1;
   }
   if (nbytes > SIZE_MAX - (alignment - 1u)) {
-    error_with_hex("tensor arena full, bytes ", (uint64_t)nbytes);
+    (void)utvm_crt_fail_hex("tensor arena full, bytes ", (uint64_t)nbytes);
     return -1;
   }
   nbytes = (nbytes + alignment - 1u) & ~(alignment - 1u);
@@ -258,7 +239,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t *shap
     return -1;
   }
   if (nbytes > SIZE_MAX - (TENSOR_ALIGNMENT - 1u)) {
-    utvm_crt_error_set(kInvalidShape);
+    (void)utvm_crt_fail(kInvalidShape);
     return -1;
   }
   nbytes = (nbytes + TENSOR_ALIGNMENT - 1u) & ~(size_t)(TENSOR_ALIGNMENT - 1u);
@@ -271,7 +252,7 @@ int TVMDeviceFreeDataSpace(DLDevice dev, void *ptr) {
     return -1;
   }
   if (utvm_page_free(&crt->tensors, ptr) != UTVM_OK) {
-    error_with_hex("free of unallocated ", (uint64_t)(uintptr_t)ptr);
+    (void)utvm_crt_fail_hex("free of unallocated ", (uint64_t)(uintptr_t)ptr);
     return -1;
   }
   return 0;
@@ -287,7 +268,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (from == NULL || to == NULL) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
   if (check_cpu(from->device) != 0 ||
@@ -295,7 +276,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (from->strides != NULL || to->strides != NULL) {
-    utvm_crt_error_set("copy: strided tensors unsupported");
+    (void)utvm_crt_fail("copy: strided tensors unsupported");
     return -1;
   }
   if (tensor_nbytes(from->ndim, from->shape, from->dtype, &nbytes) != 0 ||
@@ -303,7 +284,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (nbytes != to_nbytes) {
-    utvm_crt_error_set("copy: tensor sizes differ");
+    (void)utvm_crt_fail("copy: tensor sizes differ");
     return -1;
   }
   if (tensor_span(from, nbytes, &source) != 0 || tensor_span(to, nbytes, &destination) != 0) {
@@ -329,7 +310,7 @@ int TVMArrayAlloc(const tvm_index_t *shape, int ndim, int dtype_code, int dtype_
   if (ndim < 0 || (ndim > 0 && shape == NULL) || (size_t)ndim > SIZE_MAX / 16u ||
       dtype_code < 0 || dtype_code > 0xFF || dtype_bits < 0 || dtype_bits > 0xFF ||
       dtype_lanes < 0 || dtype_lanes > 0xFFFF) {
-    utvm_crt_error_set(kInvalidShape);
+    (void)utvm_crt_fail(kInvalidShape);
     return -1;
   }
   dev.device_type = (DLDeviceType)device_type;
@@ -366,7 +347,7 @@ static int starts_allocation(utvm_crt_t *crt, const void *ptr) {
   uint8_t *base;
   size_t size;
   if (utvm_page_find(&crt->tensors, ptr, &base, &size) != UTVM_OK || (const void *)base != ptr) {
-    error_with_hex("free of unallocated ", (uint64_t)(uintptr_t)ptr);
+    (void)utvm_crt_fail_hex("free of unallocated ", (uint64_t)(uintptr_t)ptr);
     return 0;
   }
   return 1;
@@ -397,24 +378,25 @@ int TVMByteArrayFree(TVMByteArray *arr) {
 
 int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t index;
+  uint32_t index;
   (void)mod_node;
   if (out != NULL) {
     *out = NULL;
   }
   if (crt == NULL || func_name == NULL || out == NULL) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
   if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL &&
       utvm_crt_module_lookup(crt, 0u, func_name, out) == UTVM_OK) {
     return 0;
   }
-  if (utvm_crt_global_lookup(crt, func_name, &index) == UTVM_OK) {
-    *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, index);
+  index = utvm_crt_global_index(crt, func_name);
+  if (index < UTVM_CRT_MAX_GLOBAL_FUNCS) {
+    *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, (uint16_t)index);
     return 0;
   }
-  error_with_name(kNotFound, func_name);
+  (void)utvm_crt_fail_name(kNotFound, func_name);
   return -1;
 }
 
@@ -431,7 +413,7 @@ void *TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
   }
   if ((uint64_t)(size_t)nbytes != nbytes ||
       utvm_stack_alloc(&crt->workspace, (size_t)nbytes, &ptr) != UTVM_OK) {
-    error_with_hex("workspace arena full, bytes ", nbytes);
+    (void)utvm_crt_fail_hex("workspace arena full, bytes ", nbytes);
     return NULL;
   }
   return ptr;
@@ -445,7 +427,7 @@ int TVMBackendFreeWorkspace(int device_type, int device_id, void *ptr) {
     return -1;
   }
   if (utvm_stack_free(&crt->workspace, ptr) != UTVM_OK) {
-    error_with_hex("workspace free out of order: ",
+    (void)utvm_crt_fail_hex("workspace free out of order: ",
                    (uint64_t)(uintptr_t)ptr);
     return -1;
   }
@@ -456,7 +438,7 @@ int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void *cdata, int num_ta
   TVMParallelGroupEnv env;
   (void)num_task;
   if (flambda == NULL) {
-    utvm_crt_error_set(kNullArgument);
+    (void)utvm_crt_fail(kNullArgument);
     return -1;
   }
   env.sync_handle = NULL;

@@ -25,20 +25,17 @@ utvm_err_t utvm_crt_init(utvm_crt_t *crt, const utvm_crt_config_t *config) {
     err = utvm_stack_allocator_init(&crt->workspace, config->workspace_arena,
                                     config->workspace_arena_size);
   }
-  if (err == UTVM_OK) {
-    err = utvm_crt_global_set(crt, "runtime.SystemLib", utvm_crt_system_lib_global, NULL, 0);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_crt_global_set(crt, "tvm.rpc.server.ModuleGetFunction",
-                              utvm_crt_module_get_function_global, NULL, 0);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_crt_global_set(crt, "runtime.RPCTimeEvaluator", utvm_crt_time_evaluator_global,
-                              NULL, 0);
-  }
   if (err != UTVM_OK) {
     return err;
   }
+  /* The built-in globals (the table was zeroed: resource handles are NULL). */
+  crt->globals[0].name = "runtime.SystemLib";
+  crt->globals[0].func = utvm_crt_system_lib_global;
+  crt->globals[1].name = "tvm.rpc.server.ModuleGetFunction";
+  crt->globals[1].func = utvm_crt_module_get_function_global;
+  crt->globals[2].name = "runtime.RPCTimeEvaluator";
+  crt->globals[2].func = utvm_crt_time_evaluator_global;
+  crt->num_globals = UTVM_CRT_NUM_BUILTIN_GLOBALS;
   crt->modules[0] = config->system_lib;
   g_active_runtime = crt;
   return UTVM_OK;

@@ -12,12 +12,15 @@
 #define UTVM_CRT_TIME_EVAL_MODULE_INDEX 0x7FFFu
 
 typedef char utvm_crt_check_max_modules[(UTVM_CRT_MAX_MODULES >= 1u && UTVM_CRT_MAX_MODULES < 0x7FFFu) ? 1 : -1];
-typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= 3u && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
+/* runtime.SystemLib, tvm.rpc.server.ModuleGetFunction, runtime.RPCTimeEvaluator. */
+#define UTVM_CRT_NUM_BUILTIN_GLOBALS 3u
+
+typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= UTVM_CRT_NUM_BUILTIN_GLOBALS && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
 typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -1];
 
 /* A decoded, validated function handle. */
 typedef struct {
-  TVMBackendPackedCFunc func; /* NULL for a time evaluator */
+  TVMBackendPackedCFunc func; /* for a time evaluator: the timed function */
   void *resource_handle;
   uint16_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
   uint16_t index;             /* function index, global index or time-evaluator slot */
@@ -30,11 +33,22 @@ utvm_crt_t *utvm_crt_active(void);
 void utvm_crt_error_set(const char *text);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
+/* Set the last error to text, to text followed by name, or to text followed by "0x" and value
+ * in hex (as utvm_crt_error_append_hex); each returns -1 (TVM's failure code). */
+int utvm_crt_fail(const char *text);
+int utvm_crt_fail_name(const char *text, const char *name);
+int utvm_crt_fail_hex(const char *text, uint64_t value);
 
 /* Handle encoding and validation; the decoders set the last error and return
  * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle. */
-TVMModuleHandle utvm_crt_module_handle(uint16_t module_index);
-TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, uint16_t index);
+static inline TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
+  return (TVMModuleHandle)((uintptr_t)UTVM_CRT_HANDLE_TAG | (uintptr_t)module_index);
+}
+static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, uint16_t index) {
+  uint32_t value = (((uint32_t)UTVM_CRT_HANDLE_TAG | (uint32_t)module_index) << 16) |
+                   (uint32_t)UTVM_CRT_HANDLE_TAG | (uint32_t)index;
+  return (TVMFunctionHandle)(uintptr_t)value;
+}
 utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
                                   uint16_t *module_index);
 utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
@@ -45,12 +59,13 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
 utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
                                   TVMFunctionHandle *out);
 
-/* Index of a global function by name; UTVM_ERR_FUNC_NAME_NOT_FOUND when absent. */
-utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index);
+/* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */
+uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name);
 
-/* Adds or replaces a global in crt's table (replace only when allow_override != 0). */
-utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPackedCFunc func,
-                               void *resource_handle, int allow_override);
+/* Adds or replaces a global in the active runtime's table (replace only when
+ * allow_override != 0); errors as utvm_crt_register_global. */
+utvm_err_t utvm_crt_global_set(const char *name, TVMBackendPackedCFunc func, void *resource_handle,
+                               int allow_override);
 
 /* Built-in global functions (packed-function signature). */
 int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,

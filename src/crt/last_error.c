@@ -8,67 +8,72 @@
 
 static const char kNotInitialised[] = "utvm_crt: runtime not initialised";
 
-/* Appends text after the first `start` bytes of the buffer (truncating). */
-static void write_from(utvm_crt_t *crt, size_t start, const char *text) {
-  size_t i = start;
-  size_t k = 0u;
-  if (text != NULL) {
-    while (i + 1u < UTVM_CRT_LAST_ERROR_SIZE && text[k] != '\0') {
-      crt->last_error[i] = text[k];
-      i++;
-      k++;
+/* Writes text into the last error of the active runtime, after its current text when append
+ * != 0 and from the start otherwise (truncating; a NULL text writes nothing). */
+static void write_text(const char *text, int append) {
+  utvm_crt_t *crt = utvm_crt_active();
+  if (crt != NULL) {
+    char *out = crt->last_error;
+    const char *const last = &crt->last_error[UTVM_CRT_LAST_ERROR_SIZE - 1u];
+    const char *next = (text == NULL) ? "" : text;
+    while ((append != 0) && (out < last) && (*out != '\0')) {
+      out++;
     }
-  }
-  crt->last_error[i] = '\0';
-}
-
-static size_t current_length(const utvm_crt_t *crt) {
-  size_t n = 0u;
-  while (n + 1u < UTVM_CRT_LAST_ERROR_SIZE && crt->last_error[n] != '\0') {
-    n++;
-  }
-  return n;
-}
-
-void utvm_crt_error_set(const char *text) {
-  utvm_crt_t *crt = utvm_crt_active();
-  if (crt != NULL) {
-    write_from(crt, 0u, text);
+    while ((out < last) && (*next != '\0')) {
+      *out = *next;
+      out++;
+      next++;
+    }
+    *out = '\0';
   }
 }
 
-void utvm_crt_error_append(const char *text) {
-  utvm_crt_t *crt = utvm_crt_active();
-  if (crt != NULL) {
-    write_from(crt, current_length(crt), text);
-  }
-}
+void utvm_crt_error_set(const char *text) { write_text(text, 0); }
+
+void utvm_crt_error_append(const char *text) { write_text(text, 1); }
 
 void utvm_crt_error_append_hex(uint64_t value) {
-  static const char kDigits[] = "0123456789abcdef";
   char text[19];
-  size_t digits = (value > 0xFFFFFFFFu) ? 16u : 8u;
-  size_t i;
+  uint64_t rest = value;
+  size_t i = (value > 0xFFFFFFFFu) ? 18u : 10u;
   text[0] = '0';
   text[1] = 'x';
-  for (i = 0u; i < digits; i++) {
-    text[2u + i] = kDigits[(value >> (4u * (digits - 1u - i))) & 0xFu];
+  text[i] = '\0';
+  while (i > 2u) {
+    uint32_t nibble = (uint32_t)rest & 0xFu;
+    i--;
+    text[i] = (char)((nibble < 10u) ? (nibble + (uint32_t)'0') : (nibble + ((uint32_t)'a' - 10u)));
+    rest >>= 4u;
   }
-  text[2u + digits] = '\0';
-  utvm_crt_error_append(text);
+  write_text(text, 1);
+}
+
+int utvm_crt_fail(const char *text) {
+  write_text(text, 0);
+  return -1;
+}
+
+int utvm_crt_fail_name(const char *text, const char *name) {
+  write_text(text, 0);
+  write_text(name, 1);
+  return -1;
+}
+
+int utvm_crt_fail_hex(const char *text, uint64_t value) {
+  write_text(text, 0);
+  utvm_crt_error_append_hex(value);
+  return -1;
 }
 
 int utvm_crt_error_is_empty(void) {
   utvm_crt_t *crt = utvm_crt_active();
-  return crt == NULL || crt->last_error[0] == '\0';
+  return (crt == NULL) || (crt->last_error[0] == '\0');
 }
 
 void TVMAPISetLastError(const char *msg) {
-  utvm_crt_t *crt = utvm_crt_active();
-  /* msg may be the buffer itself or point into it: copying forwards is safe then. */
-  if (crt != NULL && msg != crt->last_error) {
-    write_from(crt, 0u, msg);
-  }
+  /* msg may be the buffer itself (copied onto itself unchanged) or point into it (copying
+   * forwards is safe then). */
+  write_text(msg, 0);
 }
 
 const char *TVMGetLastError(void) {

@@ -7,18 +7,19 @@
 
 #include "crt_internal.h"
 
+/* Set in scan_names' result when name was found. */
+#define NAME_FOUND 0x80000000u
+
 /* Walks the names blob: at most N names from offset 2, stopping at the empty name or at
- * UTVM_CRT_MAX_NAMES_BLOB_BYTES. With name != NULL, stops at the first match (returns
- * UTVM_OK, *index set). *count receives the number of complete names visited. */
-static utvm_err_t scan_names(const TVMFuncRegistry *registry, const char *name,
-                             tvm_function_index_t *index, tvm_function_index_t *count) {
+ * UTVM_CRT_MAX_NAMES_BLOB_BYTES. Returns NAME_FOUND | index at the first name equal to name
+ * (never with name == NULL), else the number of complete names visited. */
+static uint32_t scan_names(const TVMFuncRegistry *registry, const char *name) {
   const char *blob;
   uint32_t declared;
   uint32_t position = 2u;
   uint32_t visited = 0u;
-  *count = 0u;
   if (registry == NULL || registry->names == NULL) {
-    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+    return 0u;
   }
   blob = registry->names;
   declared = (uint32_t)(uint8_t)blob[0] | ((uint32_t)(uint8_t)blob[1] << 8);
@@ -37,37 +38,29 @@ static utvm_err_t scan_names(const TVMFuncRegistry *registry, const char *name,
       break; /* unterminated within the bound: ignore this name */
     }
     if (matching && name[k] == '\0') {
-      *index = (tvm_function_index_t)visited;
-      *count = (tvm_function_index_t)(visited + 1u);
-      return UTVM_OK;
+      return NAME_FOUND | visited;
     }
     visited++;
     position += k + 1u;
   }
-  *count = (tvm_function_index_t)visited;
-  return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+  return visited;
 }
 
 utvm_err_t utvm_crt_registry_lookup(const TVMFuncRegistry *registry, const char *name,
                                     tvm_function_index_t *index) {
-  tvm_function_index_t count;
-  tvm_function_index_t found = 0u;
-  utvm_err_t err;
-  if (name == NULL || index == NULL) {
+  uint32_t result = 0u;
+  if (name != NULL && index != NULL) {
+    result = scan_names(registry, name);
+  }
+  if ((result & NAME_FOUND) == 0u) {
     return UTVM_ERR_FUNC_NAME_NOT_FOUND;
   }
-  err = scan_names(registry, name, &found, &count);
-  if (err == UTVM_OK) {
-    *index = found;
-  }
-  return err;
+  *index = (tvm_function_index_t)(result & 0xFFFFu);
+  return UTVM_OK;
 }
 
 tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry) {
-  tvm_function_index_t count;
-  tvm_function_index_t unused;
-  (void)scan_names(registry, NULL, &unused, &count);
-  return count;
+  return (tvm_function_index_t)scan_names(registry, NULL);
 }
 
 /* Equality of two NUL-terminated strings (no strcmp: newlib's costs 700 bytes of flash). */
@@ -82,36 +75,40 @@ static int same_string(const char *a, const char *b) {
   return 0;
 }
 
-utvm_err_t utvm_crt_global_lookup(const utvm_crt_t *crt, const char *name, uint16_t *index) {
+uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name) {
   uint32_t i;
   for (i = 0u; i < crt->num_globals && i < UTVM_CRT_MAX_GLOBAL_FUNCS; i++) {
     if (same_string(crt->globals[i].name, name)) {
-      *index = (uint16_t)i;
-      return UTVM_OK;
+      return i;
     }
   }
-  return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+  return UTVM_CRT_MAX_GLOBAL_FUNCS;
 }
 
-utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPackedCFunc func,
-                               void *resource_handle, int allow_override) {
-  uint16_t index;
+utvm_err_t utvm_crt_global_set(const char *name, TVMBackendPackedCFunc func, void *resource_handle,
+                               int allow_override) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint32_t index;
   utvm_crt_global_t *entry;
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
   if (name == NULL || func == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  if (utvm_crt_global_lookup(crt, name, &index) == UTVM_OK) {
+  index = utvm_crt_global_index(crt, name);
+  if (index < UTVM_CRT_MAX_GLOBAL_FUNCS) {
     if (!allow_override) {
       return UTVM_ERR_FUNC_ALREADY_DEFINED;
     }
-    entry = &crt->globals[index];
   } else {
     if (crt->num_globals >= UTVM_CRT_MAX_GLOBAL_FUNCS) {
       return UTVM_ERR_REGISTRY_FULL;
     }
-    entry = &crt->globals[crt->num_globals];
+    index = crt->num_globals;
     crt->num_globals++;
   }
+  entry = &crt->globals[index];
   entry->name = name;
   entry->func = func;
   entry->resource_handle = resource_handle;
@@ -120,9 +117,5 @@ utvm_err_t utvm_crt_global_set(utvm_crt_t *crt, const char *name, TVMBackendPack
 
 utvm_err_t utvm_crt_register_global(const char *name, TVMBackendPackedCFunc func,
                                     void *resource_handle) {
-  utvm_crt_t *crt = utvm_crt_active();
-  if (crt == NULL) {
-    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
-  }
-  return utvm_crt_global_set(crt, name, func, resource_handle, 0);
+  return utvm_crt_global_set(name, func, resource_handle, 0);
 }
