@@ -368,19 +368,19 @@ static void test_timer_overflow_is_an_error(void **state) {
   fake_timer_stop_error = UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
   fake_timer_stop_fail_from = 1u;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: timer error 0x00000504");
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000504");
   fake_timer_stop_fail_from = 0u;
   fake_timer_start_error = UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: timer error 0x00000504");
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000504");
   fake_timer_start_error = UTVM_OK;
   fake_before_measurement_error = UTVM_ERR_PLATFORM_CHECK_FAILURE;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: measurement hook error 0x00000500");
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000500");
   fake_before_measurement_error = UTVM_OK;
   fake_after_measurement_error = UTVM_ERR_PLATFORM_CHECK_FAILURE;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: measurement hook error 0x00000500");
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000500");
   fake_after_measurement_error = UTVM_OK;
   assert_int_equal(tensor_free_bytes(), free_before);
   assert_int_equal(run(evaluator, means, 3u, &count), 0);
@@ -458,6 +458,30 @@ static void test_repeat_zero_gives_empty_bytes(void **state) {
   assert_int_equal(g_op_calls, 1u);
 }
 
+static void test_no_memory_for_the_result(void **state) {
+  TVMFunctionHandle evaluator;
+  double means[2];
+  size_t count;
+  void *block;
+  size_t free_before = tensor_free_bytes();
+  (void)state;
+  evaluator = create("fake_op", 1, 2, 0, 100);
+  /* The whole arena in one block: the result struct cannot be allocated. */
+  assert_int_equal(TVMPlatformMemoryAllocate(free_before, kCpu, &block), UTVM_OK);
+  assert_int_equal(run(evaluator, means, 2u, &count), -1);
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: no memory for the result");
+  assert_int_equal(TVMPlatformMemoryFree(block, kCpu), UTVM_OK);
+  /* Room for the struct only: the data cannot be allocated and the struct is released. */
+  assert_int_equal(TVMPlatformMemoryAllocate(free_before - UTVM_CRT_PAGE_SIZE, kCpu, &block),
+                   UTVM_OK);
+  assert_int_equal(run(evaluator, means, 2u, &count), -1);
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: no memory for the result");
+  assert_int_equal(TVMPlatformMemoryFree(block, kCpu), UTVM_OK);
+  assert_int_equal(tensor_free_bytes(), free_before);
+  assert_int_equal(run(evaluator, means, 2u, &count), 0);
+  assert_int_equal(count, 2u);
+}
+
 static void test_creation_argument_checks(void **state) {
   evaluator_args_t a;
   TVMFunctionHandle f;
@@ -517,6 +541,9 @@ static void test_creation_argument_checks(void **state) {
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: cooldown not supported");
   a.values[8].v_int64 = -1;
+  assert_int_equal(create_with(&a, 12, &f), -1);
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000008");
+  a.values[8].v_int64 = (int64_t)UINT32_MAX + 1;
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000008");
   /* Ignored arguments. */
@@ -712,6 +739,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_byte_results_of_timed_function_are_freed, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_repeat_zero_gives_empty_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_no_memory_for_the_result, setup, teardown),
       cmocka_unit_test_setup_teardown(test_creation_argument_checks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_slots, setup, teardown),
       cmocka_unit_test_setup_teardown(test_evaluator_of_freed_module_still_runs, setup, teardown),
