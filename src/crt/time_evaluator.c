@@ -53,9 +53,7 @@ static int fail(text_t text) {
       next = &kErrorTexts[i + 1u];
     }
   }
-  utvm_crt_error_set(kErrorTexts);
-  utvm_crt_error_append(next);
-  return -1;
+  return utvm_crt_fail_name(kErrorTexts, next);
 }
 
 /* As fail, followed by value in hex. */
@@ -134,6 +132,12 @@ typedef struct {
   int num_args;
 } evaluation_t;
 
+/* Releases a TVMPlatformMemoryAllocate block (a NULL block is a harmless error). */
+static void free_block(void *block) {
+  const DLDevice cpu = {kDLCPU, 0};
+  (void)TVMPlatformMemoryFree(block, cpu);
+}
+
 /* `count` calls of the timed function, stopping at the first failure (-1); a returned byte
  * array is released. */
 static int call_timed(const evaluation_t *ev, uint32_t count) {
@@ -151,9 +155,8 @@ static int call_timed(const evaluation_t *ev, uint32_t count) {
     if ((type_code == kTVMBytes) && (value.v_handle != NULL)) {
       /* Data and struct come from TVMPlatformMemoryAllocate (utvm/crt.h). */
       TVMByteArray *bytes = (TVMByteArray *)value.v_handle;
-      const DLDevice cpu = {kDLCPU, 0};
-      (void)TVMPlatformMemoryFree((void *)(uintptr_t)bytes->data, cpu);
-      (void)TVMPlatformMemoryFree(bytes, cpu);
+      free_block((void *)(uintptr_t)bytes->data);
+      free_block(bytes);
     }
   }
   return 0;
@@ -321,9 +324,8 @@ int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args,
     rc = run_repeat(&ev, &((uint64_t *)data)[r]);
   }
   if (rc != 0) {
-    /* Freeing NULL (a failed allocation) is a harmless error. */
-    (void)TVMPlatformMemoryFree(data, cpu);
-    (void)TVMPlatformMemoryFree(array_memory, cpu);
+    free_block(data);
+    free_block(array_memory);
     return -1;
   }
   ((TVMByteArray *)array_memory)->data = (const char *)data;
