@@ -22,39 +22,40 @@ static const uint8_t kArgTypes[NUM_ARGS] = {
     kTVMModuleHandle, kTVMStr,    kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt,
     kTVMArgInt,       kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMStr};
 
-/* The prefix of every error text, then the texts in the order of text_t. */
+/* The error texts, one NUL-terminated list starting with the prefix of every text; text_t
+ * holds their offsets, computed from the same macros. */
+#define PREFIX_TEXT "RPCTimeEvaluator: "
+#define ARGUMENT_COUNT_TEXT "expected 12 arguments"
+#define NOT_FOUND_TEXT "function not found"
+#define COOLDOWN_TEXT "cooldown not supported"
+#define NO_SLOT_TEXT "too many live evaluators"
+#define CALL_FAILED_TEXT "timed function failed"
+#define NO_MEMORY_TEXT "no memory for the result"
+#define NUMBER_OVERFLOW_TEXT "calls per measurement overflow"
+#define TIMER_OVERFLOW_TEXT "timer overflow"
+#define ROUND_LIMIT_TEXT "round limit reached"
+#define BAD_ARGUMENT_TEXT "bad argument "
+#define PLATFORM_HOOK_TEXT "platform hook error "
 static const char kErrorTexts[] =
-    "RPCTimeEvaluator: \0" "expected 12 arguments\0" "function not found\0"
-    "cooldown not supported\0" "too many live evaluators\0" "timed function failed\0"
-    "no memory for the result\0" "calls per measurement overflow\0" "timer overflow\0"
-    "round limit reached\0" "bad argument \0" "platform hook error ";
+    PREFIX_TEXT "\0" ARGUMENT_COUNT_TEXT "\0" NOT_FOUND_TEXT "\0" COOLDOWN_TEXT "\0" NO_SLOT_TEXT
+    "\0" CALL_FAILED_TEXT "\0" NO_MEMORY_TEXT "\0" NUMBER_OVERFLOW_TEXT "\0" TIMER_OVERFLOW_TEXT
+    "\0" ROUND_LIMIT_TEXT "\0" BAD_ARGUMENT_TEXT "\0" PLATFORM_HOOK_TEXT;
 typedef enum {
-  TEXT_ARGUMENT_COUNT = 1,
-  TEXT_NOT_FOUND,
-  TEXT_COOLDOWN,
-  TEXT_NO_SLOT,
-  TEXT_CALL_FAILED,
-  TEXT_NO_MEMORY,
-  TEXT_NUMBER_OVERFLOW,
-  TEXT_TIMER_OVERFLOW,
-  TEXT_ROUND_LIMIT,
-  TEXT_BAD_ARGUMENT,
-  TEXT_PLATFORM_HOOK
+  TEXT_ARGUMENT_COUNT = sizeof(PREFIX_TEXT),
+  TEXT_NOT_FOUND = TEXT_ARGUMENT_COUNT + sizeof(ARGUMENT_COUNT_TEXT),
+  TEXT_COOLDOWN = TEXT_NOT_FOUND + sizeof(NOT_FOUND_TEXT),
+  TEXT_NO_SLOT = TEXT_COOLDOWN + sizeof(COOLDOWN_TEXT),
+  TEXT_CALL_FAILED = TEXT_NO_SLOT + sizeof(NO_SLOT_TEXT),
+  TEXT_NO_MEMORY = TEXT_CALL_FAILED + sizeof(CALL_FAILED_TEXT),
+  TEXT_NUMBER_OVERFLOW = TEXT_NO_MEMORY + sizeof(NO_MEMORY_TEXT),
+  TEXT_TIMER_OVERFLOW = TEXT_NUMBER_OVERFLOW + sizeof(NUMBER_OVERFLOW_TEXT),
+  TEXT_ROUND_LIMIT = TEXT_TIMER_OVERFLOW + sizeof(TIMER_OVERFLOW_TEXT),
+  TEXT_BAD_ARGUMENT = TEXT_ROUND_LIMIT + sizeof(ROUND_LIMIT_TEXT),
+  TEXT_PLATFORM_HOOK = TEXT_BAD_ARGUMENT + sizeof(BAD_ARGUMENT_TEXT)
 } text_t;
 
 /* Sets the last error to "RPCTimeEvaluator: " and text; returns -1. */
-static int fail(text_t text) {
-  const char *next = kErrorTexts;
-  uint32_t skipped = 0u;
-  uint32_t i;
-  for (i = 0u; i < sizeof(kErrorTexts) && skipped < (uint32_t)text; i++) {
-    if (kErrorTexts[i] == '\0') {
-      skipped++;
-      next = &kErrorTexts[i + 1u];
-    }
-  }
-  return utvm_crt_fail_name(kErrorTexts, next);
-}
+static int fail(text_t text) { return utvm_crt_fail_name(kErrorTexts, &kErrorTexts[text]); }
 
 /* As fail, followed by value in hex. */
 static int fail_hex(text_t text, uint32_t value) {
