@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tvm/runtime/c_runtime_api.h"
 #include "utvm/rpc_codes.h"
@@ -20,24 +21,27 @@ typedef char rpc_check_value_size[(sizeof(TVMValue) == 8u) ? 1 : -1];
 /* Bytes of a DLTensor header on the wire without its shape. */
 #define RPC_TENSOR_HEADER_SIZE 32u
 
+/* Little-endian wire integers at any alignment. The target is little-endian (checked above),
+ * so each is a plain copy, which compilers turn into one load or store where the CPU allows
+ * unaligned access. */
 static inline uint32_t rpc_read_u32(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+  uint32_t v;
+  (void)memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 static inline uint64_t rpc_read_u64(const uint8_t *p) {
-  return (uint64_t)rpc_read_u32(p) | ((uint64_t)rpc_read_u32(&p[4]) << 32);
+  uint64_t v;
+  (void)memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 static inline void rpc_write_u32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
+  (void)memcpy(p, &v, sizeof(v));
 }
 
 static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
-  rpc_write_u32(p, (uint32_t)v);
-  rpc_write_u32(&p[4], (uint32_t)(v >> 32));
+  (void)memcpy(p, &v, sizeof(v));
 }
 
 /* What the server does with a type code (rpc_code_kind): an argument whose value is its 8
