@@ -31,16 +31,16 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
   return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u;
 }
 
-/* Sends one reply message: u64 packet_nbytes, head (at least 1 byte), then tail. */
-static void reply(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_len,
-                  const void *tail, uint32_t tail_len) {
+/* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
+#define REPLY_PREFIX_SIZE 8u
+
+/* Sends one reply message: head, whose first REPLY_PREFIX_SIZE bytes are filled in here with
+ * packet_nbytes and which holds at least the RPC code after them, then tail. */
+static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
+                  uint32_t tail_len) {
   utvm_session_t *session = &server->session;
-  uint8_t prefix[8];
-  rpc_write_u64(prefix, (uint64_t)head_len + tail_len);
-  utvm_err_t err = utvm_session_message_begin(session, 8u + head_len + tail_len);
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, prefix, sizeof(prefix));
-  }
+  rpc_write_u64(head, (uint64_t)head_len - REPLY_PREFIX_SIZE + tail_len);
+  utvm_err_t err = utvm_session_message_begin(session, head_len + tail_len);
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, head, head_len);
   }
@@ -55,27 +55,29 @@ static void reply(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_
   }
 }
 
+/* Sends a reply with one packed value: [code][1][tc][u64 value], or without the value bytes
+ * when value_len is 0, then tail. */
+static void reply_one_value(utvm_rpc_server_t *server, uint32_t code, int tc, uint64_t value,
+                            uint32_t value_len, const void *tail, uint32_t tail_len) {
+  uint8_t head[REPLY_PREFIX_SIZE + 20u];
+  rpc_write_u32(&head[8], code);
+  rpc_write_u32(&head[12], 1u);
+  rpc_write_u32(&head[16], (uint32_t)tc);
+  rpc_write_u64(&head[20], value);
+  reply(server, head, REPLY_PREFIX_SIZE + 12u + value_len, tail, tail_len);
+}
+
 /* Exception reply carrying the last error: [Str tc][text] (PROTOCOL.md 3.5). */
 static void reply_exception(utvm_rpc_server_t *server) {
   const char *text = TVMGetLastError();
   uint32_t len = bounded_length(text, reply_limit(server) - 20u);
-  uint8_t head[20];
-  rpc_write_u32(head, UTVM_RPC_EXCEPTION);
-  rpc_write_u32(&head[4], 1u);
-  rpc_write_u32(&head[8], kTVMStr);
-  rpc_write_u64(&head[12], len);
-  reply(server, head, sizeof(head), text, len);
+  reply_one_value(server, UTVM_RPC_EXCEPTION, kTVMStr, len, 8u, text, len);
   server->stats.exceptions++;
 }
 
 /* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int). */
 static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
-  uint8_t head[20];
-  rpc_write_u32(head, UTVM_RPC_RETURN);
-  rpc_write_u32(&head[4], 1u);
-  rpc_write_u32(&head[8], (uint32_t)tc);
-  rpc_write_u64(&head[12], value);
-  reply(server, head, (tc == kTVMNullptr) ? 12u : 20u, NULL, 0u);
+  reply_one_value(server, UTVM_RPC_RETURN, tc, value, (tc == kTVMNullptr) ? 0u : 8u, NULL, 0u);
 }
 
 /* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5); str and bytes results follow the
@@ -116,14 +118,14 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
   if (tail != NULL) {
     value = tail_len;
   }
-  uint8_t head[32];
-  rpc_write_u32(head, UTVM_RPC_RETURN);
-  rpc_write_u32(&head[4], 2u);
-  rpc_write_u32(&head[8], kTVMArgInt);
-  rpc_write_u32(&head[12], wire_tc);
-  rpc_write_u64(&head[16], (uint64_t)(int64_t)tc);
-  rpc_write_u64(&head[24], value);
-  reply(server, head, 24u + value_len, tail, tail_len);
+  uint8_t head[REPLY_PREFIX_SIZE + 32u];
+  rpc_write_u32(&head[8], UTVM_RPC_RETURN);
+  rpc_write_u32(&head[12], 2u);
+  rpc_write_u32(&head[16], kTVMArgInt);
+  rpc_write_u32(&head[20], wire_tc);
+  rpc_write_u64(&head[24], (uint64_t)(int64_t)tc);
+  rpc_write_u64(&head[32], value);
+  reply(server, head, REPLY_PREFIX_SIZE + 24u + value_len, tail, tail_len);
 }
 
 /* Releases a kTVMBytes result, which the callee allocated for the caller (PROTOCOL.md 3.5). */
@@ -404,8 +406,8 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
     rpc_fail_hex(server, RPC_E_LIMIT, limit);
     return false;
   }
-  uint8_t head[4];
-  rpc_write_u32(head, UTVM_RPC_COPY_ACK);
+  uint8_t head[REPLY_PREFIX_SIZE + 4u];
+  rpc_write_u32(&head[8], UTVM_RPC_COPY_ACK);
   reply(server, head, sizeof(head), src, (uint32_t)nbytes);
   return true;
 }
