@@ -143,33 +143,32 @@ bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
   return true;
 }
 
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_t offset,
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
                          uint64_t nbytes) {
   uint8_t *base = NULL;
   size_t size = 0u;
-  if ((data <= (uint64_t)UINTPTR_MAX) &&
-      (utvm_crt_data_range((const void *)(uintptr_t)data, &base, &size) == UTVM_OK)) {
-    uint64_t start = data - (uint64_t)(uintptr_t)base;
-    if ((offset <= size) && (start <= (size - offset)) && (nbytes <= (size - offset - start))) {
-      return &base[start + offset];
+  if ((utvm_crt_data_range(data, &base, &size) == UTVM_OK) && (offset <= size)) {
+    size_t start = (size_t)((uintptr_t)data - (uintptr_t)base);
+    size_t room = size - (size_t)offset; /* allocation bytes not taken by the offset */
+    if ((start <= room) && (nbytes <= (room - start))) {
+      return &base[start + (size_t)offset];
     }
   }
   rpc_fail(server, RPC_E_RANGE);
   return NULL;
 }
 
-bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor) {
-  uint32_t nbytes = 0u;
+bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
+                      uint32_t *nbytes) {
   if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
     rpc_fail(server, RPC_E_DEVICE);
     return false;
   }
-  if (!rpc_tensor_nbytes(server, tensor, &nbytes)) {
+  if (!rpc_tensor_nbytes(server, tensor, nbytes)) {
     return false;
   }
-  return ((nbytes == 0u) && (tensor->data == NULL)) ||
-         (rpc_check_range(server, (uint64_t)(uintptr_t)tensor->data, tensor->byte_offset,
-                          nbytes) != NULL);
+  return ((*nbytes == 0u) && (tensor->data == NULL)) ||
+         (rpc_check_range(server, tensor->data, tensor->byte_offset, *nbytes) != NULL);
 }
 
 /* Decodes the value of one argument of type code tc into value. */

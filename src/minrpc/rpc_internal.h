@@ -121,14 +121,15 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes);
 
-/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB,
- * data inside a live allocation (a tensor without elements may have NULL data). False with
- * the last error set otherwise. */
-bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor);
+/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB
+ * (its byte size goes to *nbytes), data inside a live allocation (a tensor without elements
+ * may have NULL data). False with the last error set otherwise. */
+bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
+                      uint32_t *nbytes);
 
 /* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
  * the start; NULL with RPC_E_RANGE set otherwise. */
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_t offset,
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
                          uint64_t nbytes);
 
 #endif /* UTVM_RPC_INTERNAL_H */

@@ -164,12 +164,13 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch
    * NULL) and tensors. */
   for (int i = 0; i < args->num; i++) {
     const TVMValue *v = &args->values[i];
+    uint32_t tensor_bytes = 0u;
     if ((args->codes[i] == kTVMOpaqueHandle) && (v->v_handle != NULL) &&
-        (rpc_check_range(server, (uint64_t)(uintptr_t)v->v_handle, 0u, 0u) == NULL)) {
+        (rpc_check_range(server, v->v_handle, 0u, 0u) == NULL)) {
       return false;
     }
     if ((args->codes[i] == kTVMDLTensorHandle) &&
-        !rpc_check_tensor(server, (const DLTensor *)v->v_handle)) {
+        !rpc_check_tensor(server, (const DLTensor *)v->v_handle, &tensor_bytes)) {
       return false;
     }
   }
@@ -322,11 +323,10 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       const DLTensor *to = (const DLTensor *)v[1].v_handle;
       uint32_t from_bytes = 0u;
       uint32_t to_bytes = 0u;
-      if (!rpc_check_tensor(server, from) || !rpc_check_tensor(server, to)) {
+      if (!rpc_check_tensor(server, from, &from_bytes) ||
+          !rpc_check_tensor(server, to, &to_bytes)) {
         return false;
       }
-      (void)rpc_tensor_nbytes(server, from, &from_bytes); /* checked just above */
-      (void)rpc_tensor_nbytes(server, to, &to_bytes);
       if (from_bytes != to_bytes) {
         rpc_fail(server, RPC_E_SIZES);
         return false;
@@ -391,7 +391,7 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r,
     return NULL;
   }
   *nbytes = rpc_read_u64(n);
-  return rpc_check_range(server, (uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, *nbytes);
+  return rpc_check_range(server, tensor.data, tensor.byte_offset, *nbytes);
 }
 
 static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
