@@ -238,8 +238,6 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   args->num = num;
   for (int32_t i = 0; i < num; i++) {
     args->codes[i] = (int)(int32_t)rpc_read_u32(&codes[4 * i]);
-  }
-  for (int32_t i = 0; i < num; i++) {
     if (!decode_value(server, reader, scratch, args->codes[i], &args->values[i])) {
       return false;
     }
