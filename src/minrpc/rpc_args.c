@@ -130,16 +130,21 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
 
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes) {
-  uint64_t total = (((uint64_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
-  for (int32_t i = 0; (i < tensor->ndim) && (total <= UINT32_MAX); i++) {
-    uint64_t dim = (uint64_t)tensor->shape[i];
-    total = (dim > UINT32_MAX) ? ((uint64_t)UINT32_MAX + 1u) : (total * dim);
+  /* bits * lanes is below 2^24, so the element size fits; each product of two 32-bit values
+   * fits in 64 bits. */
+  uint32_t total = (((uint32_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
+  bool ok = (tensor->dtype.bits != 0u) && (tensor->dtype.lanes != 0u);
+  for (int32_t i = 0; ok && (i < tensor->ndim); i++) {
+    int64_t dim = tensor->shape[i];
+    uint64_t product = (uint64_t)total * (uint32_t)dim;
+    ok = (dim >= 0) && (dim <= (int64_t)UINT32_MAX) && (product <= UINT32_MAX);
+    total = (uint32_t)product;
   }
-  if ((total > UINT32_MAX) || (tensor->dtype.bits == 0u) || (tensor->dtype.lanes == 0u)) {
+  if (!ok) {
     rpc_fail(server, RPC_E_SHAPE);
     return false;
   }
-  *nbytes = (uint32_t)total;
+  *nbytes = total;
   return true;
 }
 
