@@ -299,13 +299,14 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
     case UTVM_RPC_DEV_ALLOC_DATA: {
       uint64_t nbytes = (uint64_t)v[1].v_int64;
       uint64_t alignment = (uint64_t)v[2].v_int64;
+      uint32_t alignment32 = (uint32_t)alignment; /* exact once alignment is bounded */
       void *ptr = NULL;
-      if ((nbytes > (uint64_t)SIZE_MAX) || (alignment == 0u) ||
-          (alignment > UTVM_CRT_PAGE_SIZE) || ((alignment & (alignment - 1u)) != 0u)) {
+      if ((nbytes > (uint64_t)SIZE_MAX) || (alignment > UTVM_CRT_PAGE_SIZE) ||
+          (alignment32 == 0u) || ((alignment32 & (alignment32 - 1u)) != 0u)) {
         rpc_fail(server, RPC_E_ALIGNMENT);
         return false;
       }
-      if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, (size_t)alignment, v[3].v_type,
+      if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, alignment32, v[3].v_type,
                                   &ptr) != 0) {
         return false;
       }
