@@ -90,8 +90,7 @@ static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scrat
   return (void *)addr;
 }
 
-bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                       rpc_scratch_t *scratch, DLTensor *tensor) {
+bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor) {
   const uint8_t *h = rpc_reader_take(reader, RPC_TENSOR_HEADER_SIZE - 8u);
   (void)memset(tensor, 0, sizeof(*tensor));
   if (h == NULL) {
@@ -119,7 +118,7 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return false;
   }
   tensor->byte_offset = rpc_read_u64(offset_bytes);
-  int64_t *shape = (int64_t *)scratch_alloc(server, scratch, 8u * (uint32_t)ndim);
+  int64_t *shape = (int64_t *)scratch_alloc(server, &reader->scratch, 8u * (uint32_t)ndim);
   if (shape == NULL) {
     return false;
   }
@@ -178,7 +177,7 @@ bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
 
 /* Decodes the value of one argument of type code tc into value. */
 static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                         rpc_scratch_t *scratch, int tc, TVMValue *value) {
+                         int tc, TVMValue *value) {
   uint32_t kind = rpc_code_kind(tc);
   bool fixed = (kind & RPC_KIND_ARG_FIXED) != 0u;
   value->v_int64 = 0;
@@ -186,9 +185,9 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return true;
   }
   if (tc == kTVMDLTensorHandle) {
-    DLTensor *tensor = (DLTensor *)scratch_alloc(server, scratch, (uint32_t)sizeof(DLTensor));
+    DLTensor *tensor = (DLTensor *)scratch_alloc(server, &reader->scratch, (uint32_t)sizeof(DLTensor));
     value->v_handle = tensor;
-    return (tensor != NULL) && rpc_decode_tensor(server, reader, scratch, tensor);
+    return (tensor != NULL) && rpc_decode_tensor(server, reader, tensor);
   }
   if ((tc != kTVMStr) && (tc != kTVMBytes) && !fixed) {
     rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
@@ -216,7 +215,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   value->v_str = (const char *)text;
   if (tc == kTVMBytes) {
     TVMByteArray *array =
-        (TVMByteArray *)scratch_alloc(server, scratch, (uint32_t)sizeof(TVMByteArray));
+        (TVMByteArray *)scratch_alloc(server, &reader->scratch, (uint32_t)sizeof(TVMByteArray));
     if (array == NULL) {
       return false;
     }
@@ -227,8 +226,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   return true;
 }
 
-bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                     rpc_scratch_t *scratch, rpc_args_t *args) {
+bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_args_t *args) {
   const uint8_t *p = rpc_reader_take(reader, 4u);
   int32_t num = (p != NULL) ? (int32_t)rpc_read_u32(p) : 0;
   if ((num < 0) || ((uint32_t)num > UTVM_RPC_MAX_ARGS)) {
@@ -243,7 +241,7 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   args->num = num;
   for (int32_t i = 0; i < num; i++) {
     args->codes[i] = (int)(int32_t)rpc_read_u32(&codes[4 * i]);
-    if (!decode_value(server, reader, scratch, args->codes[i], &args->values[i])) {
+    if (!decode_value(server, reader, args->codes[i], &args->values[i])) {
       return false;
     }
   }

@@ -82,17 +82,19 @@ typedef enum {
 void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem);
 void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value);
 
-/* Bounds-checked cursor over a received packet. */
-typedef struct {
-  uint8_t *pos;
-  uint32_t left;
-} rpc_reader_t;
-
 /* Bump allocator over the unused tail of the request buffer (parsed arguments). */
 typedef struct {
   uint8_t *next;
   uint8_t *end;
 } rpc_scratch_t;
+
+/* Bounds-checked cursor over a received packet, with the scratch area that what it decodes
+ * is placed in. */
+typedef struct {
+  uint8_t *pos;
+  uint32_t left;
+  rpc_scratch_t scratch;
+} rpc_reader_t;
 
 /* A decoded packed sequence. */
 typedef struct {
@@ -105,16 +107,14 @@ typedef struct {
 uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
 
 /* Decodes a packed sequence (PROTOCOL.md 3.3) into args; tensors, byte arrays and shapes
- * are placed in scratch; strings are NUL-terminated in place. Sets the last error and
+ * are placed in the reader's scratch; strings are NUL-terminated in place. Sets the last error and
  * returns false on malformed or unsupported input. Tensors and raw pointers are not checked
  * against device memory here: the request that hands them on does that. */
-bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                     rpc_scratch_t *scratch, rpc_args_t *args);
+bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_args_t *args);
 
-/* Decodes one DLTensor header (3.3) into tensor, its shape into scratch. Only the wire
+/* Decodes one DLTensor header (3.3) into tensor, its shape into the reader's scratch. Only the wire
  * format and ndim are checked; false with the last error set on failure. */
-bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                       rpc_scratch_t *scratch, DLTensor *tensor);
+bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor);
 
 /* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false with the
  * last error set on overflow beyond 32 bits or a negative dimension. */

@@ -149,15 +149,14 @@ static bool device_is_cpu0(DLDevice dev) {
 /* Each do_ function returns true after a successful reply, false when the request is to be
  * answered with the last error. */
 
-static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
-                         rpc_args_t *args) {
+static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
   const uint8_t *h = rpc_reader_take(r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
     rpc_fail(server, RPC_E_HANDLE);
     return false;
   }
-  if (!rpc_decode_args(server, r, scratch, args)) {
+  if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   /* Memory from the host reaches a function only inside live tensors: raw pointers (or
@@ -186,8 +185,7 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch
   return true;
 }
 
-static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
-                           rpc_args_t *args) {
+static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
   static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
   const uint8_t *len_bytes = rpc_reader_take(r, 8u);
   const uint8_t *text = NULL;
@@ -198,7 +196,7 @@ static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scrat
     rpc_fail(server, RPC_E_VERSION);
     return false;
   }
-  if (!rpc_decode_args(server, r, scratch, args)) {
+  if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   if (args->num != 0) {
@@ -350,8 +348,8 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
 
 /* Syscalls (code 9..21): one packed argument sequence checked against kSyscallArgs. */
 static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
-                       rpc_scratch_t *scratch, rpc_args_t *args) {
-  if (!rpc_decode_args(server, r, scratch, args)) {
+                       rpc_args_t *args) {
+  if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   const uint8_t *sig = kSyscallArgs[code - UTVM_RPC_GET_GLOBAL_FUNC];
@@ -376,10 +374,9 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
 
 /* The memory range of a CopyFromRemote or CopyToRemote request (DLTensor, u64 nbytes) at r:
  * its start in a live tensor and *nbytes; NULL with the last error set otherwise. */
-static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r,
-                           rpc_scratch_t *scratch, uint64_t *nbytes) {
+static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uint64_t *nbytes) {
   DLTensor tensor;
-  if (!rpc_decode_tensor(server, r, scratch, &tensor)) {
+  if (!rpc_decode_tensor(server, r, &tensor)) {
     return NULL;
   }
   const uint8_t *n = rpc_reader_take(r, 8u);
@@ -395,10 +392,9 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r,
   return rpc_check_range(server, tensor.data, tensor.byte_offset, *nbytes);
 }
 
-static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
-                                rpc_scratch_t *scratch) {
+static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
   uint64_t nbytes = 0u;
-  const uint8_t *src = copy_range(server, r, scratch, &nbytes);
+  const uint8_t *src = copy_range(server, r, &nbytes);
   uint32_t limit = reply_limit(server) - 4u;
   if (src == NULL) {
     return false;
@@ -417,12 +413,12 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
 static void rpc_dispatch(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
   int32_t code = server->code;
-  rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE};
   uint32_t used = (server->body_len + 7u) & ~7u;
   if (used > server->buffer_size) {
     used = server->buffer_size;
   }
-  rpc_scratch_t scratch = {&buf[used], &buf[server->buffer_size]};
+  rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE,
+                    {&buf[used], &buf[server->buffer_size]}};
   rpc_args_t args;
   bool replied;
   args.num = 0;
@@ -431,20 +427,20 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
       utvm_crt_reset_memory(&server->crt);
       return;
     case UTVM_RPC_INIT_SERVER:
-      replied = do_init_server(server, &r, &scratch, &args);
+      replied = do_init_server(server, &r, &args);
       break;
     case UTVM_RPC_CALL_FUNC:
-      replied = do_call_func(server, &r, &scratch, &args);
+      replied = do_call_func(server, &r, &args);
       break;
     case UTVM_RPC_COPY_FROM_REMOTE:
-      replied = do_copy_from_remote(server, &r, &scratch);
+      replied = do_copy_from_remote(server, &r);
       break;
     default:
       replied = false;
       if ((code < UTVM_RPC_GET_GLOBAL_FUNC) || (code > UTVM_RPC_DEV_GET_CURRENT_STREAM)) {
         rpc_fail_hex(server, RPC_E_CODE, (uint64_t)(uint32_t)code);
       } else {
-        replied = do_syscall(server, code, &r, &scratch, &args);
+        replied = do_syscall(server, code, &r, &args);
       }
       break;
   }
@@ -483,10 +479,10 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     uint32_t ndim = rpc_read_u32(&buf[28]);
     server->collect = RPC_COPY_FIXED_HEADER + (8u * ((ndim <= UTVM_RPC_MAX_NDIM) ? ndim : 0u)) + 16u;
   } else {
-    rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE};
-    rpc_scratch_t scratch = {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]};
+    rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE,
+                      {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]}};
     uint64_t nbytes = 0u;
-    server->copy_dst = copy_range(server, &r, &scratch, &nbytes);
+    server->copy_dst = copy_range(server, &r, &nbytes);
     if (server->copy_dst == NULL) {
       server->rx_state = RX_DISCARD;
     } else if (nbytes != (uint64_t)(server->body_len - header)) {
