@@ -185,7 +185,8 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return true;
   }
   if (tc == kTVMDLTensorHandle) {
-    DLTensor *tensor = (DLTensor *)scratch_alloc(server, &reader->scratch, (uint32_t)sizeof(DLTensor));
+    DLTensor *tensor =
+        (DLTensor *)scratch_alloc(server, &reader->scratch, (uint32_t)sizeof(DLTensor));
     value->v_handle = tensor;
     return (tensor != NULL) && rpc_decode_tensor(server, reader, tensor);
   }
