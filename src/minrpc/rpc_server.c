@@ -186,13 +186,11 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
 }
 
 static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
+  /* The version string: u64 length, then its bytes. */
   static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
-  const uint8_t *len_bytes = rpc_reader_take(r, 8u);
-  const uint8_t *text = NULL;
-  if ((len_bytes != NULL) && (rpc_read_u64(len_bytes) == (sizeof(version) - 1u))) {
-    text = rpc_reader_take(r, sizeof(version) - 1u);
-  }
-  if ((text == NULL) || (memcmp(text, version, sizeof(version) - 1u) != 0)) {
+  const uint8_t *wire = rpc_reader_take(r, 8u + sizeof(version) - 1u);
+  if ((wire == NULL) || (rpc_read_u64(wire) != (sizeof(version) - 1u)) ||
+      (memcmp(&wire[8], version, sizeof(version) - 1u) != 0)) {
     rpc_fail(server, RPC_E_VERSION);
     return false;
   }
