@@ -92,7 +92,6 @@ static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scrat
 
 bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor) {
   const uint8_t *h = rpc_reader_take(reader, RPC_TENSOR_HEADER_SIZE - 8u);
-  (void)memset(tensor, 0, sizeof(*tensor));
   if (h == NULL) {
     rpc_fail(server, RPC_E_TRUNCATED);
     return false;
@@ -124,6 +123,7 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DL
   }
   (void)memcpy(shape, shape_bytes, 8u * (uint32_t)ndim);
   tensor->shape = shape;
+  tensor->strides = NULL; /* strides are never sent: the tensor is compact */
   return true;
 }
 

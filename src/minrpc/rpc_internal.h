@@ -112,8 +112,9 @@ uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
  * against device memory here: the request that hands them on does that. */
 bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_args_t *args);
 
-/* Decodes one DLTensor header (3.3) into tensor, its shape into the reader's scratch. Only the wire
- * format and ndim are checked; false with the last error set on failure. */
+/* Decodes one DLTensor header (3.3) into tensor, its shape into the reader's scratch. Only
+ * the wire format and ndim are checked; false with the last error set on failure (tensor is
+ * then partly written and not to be used). */
 bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor);
 
 /* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false with the
