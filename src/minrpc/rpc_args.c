@@ -90,10 +90,8 @@ static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scrat
   return (void *)addr;
 }
 
-bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                       rpc_scratch_t *scratch, DLTensor *tensor) {
+bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor) {
   const uint8_t *h = rpc_reader_take(reader, RPC_TENSOR_HEADER_SIZE - 8u);
-  (void)memset(tensor, 0, sizeof(*tensor));
   if (h == NULL) {
     rpc_fail(server, RPC_E_TRUNCATED);
     return false;
@@ -119,62 +117,67 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return false;
   }
   tensor->byte_offset = rpc_read_u64(offset_bytes);
-  int64_t *shape = (int64_t *)scratch_alloc(server, scratch, 8u * (uint32_t)ndim);
+  int64_t *shape = (int64_t *)scratch_alloc(server, &reader->scratch, 8u * (uint32_t)ndim);
   if (shape == NULL) {
     return false;
   }
   (void)memcpy(shape, shape_bytes, 8u * (uint32_t)ndim);
   tensor->shape = shape;
+  tensor->strides = NULL; /* strides are never sent: the tensor is compact */
   return true;
 }
 
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes) {
-  uint64_t total = (((uint64_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
-  for (int32_t i = 0; (i < tensor->ndim) && (total <= UINT32_MAX); i++) {
-    uint64_t dim = (uint64_t)tensor->shape[i];
-    total = (dim > UINT32_MAX) ? ((uint64_t)UINT32_MAX + 1u) : (total * dim);
+  /* bits * lanes is below 2^24, so the element size fits; each product of two 32-bit values
+   * fits in 64 bits. */
+  uint32_t total = (((uint32_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
+  bool ok = (tensor->dtype.bits != 0u) && (tensor->dtype.lanes != 0u);
+  for (int32_t i = 0; ok && (i < tensor->ndim); i++) {
+    int64_t dim = tensor->shape[i];
+    uint64_t product = (uint64_t)total * (uint32_t)dim;
+    ok = (dim >= 0) && (dim <= (int64_t)UINT32_MAX) && (product <= UINT32_MAX);
+    total = (uint32_t)product;
   }
-  if ((total > UINT32_MAX) || (tensor->dtype.bits == 0u) || (tensor->dtype.lanes == 0u)) {
+  if (!ok) {
     rpc_fail(server, RPC_E_SHAPE);
     return false;
   }
-  *nbytes = (uint32_t)total;
+  *nbytes = total;
   return true;
 }
 
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_t offset,
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
                          uint64_t nbytes) {
   uint8_t *base = NULL;
   size_t size = 0u;
-  if ((data <= (uint64_t)UINTPTR_MAX) &&
-      (utvm_crt_data_range((const void *)(uintptr_t)data, &base, &size) == UTVM_OK)) {
-    uint64_t start = data - (uint64_t)(uintptr_t)base;
-    if ((offset <= size) && (start <= (size - offset)) && (nbytes <= (size - offset - start))) {
-      return &base[start + offset];
+  if ((utvm_crt_data_range(data, &base, &size) == UTVM_OK) && (offset <= size)) {
+    size_t start = (size_t)((uintptr_t)data - (uintptr_t)base);
+    size_t room = size - (size_t)offset; /* allocation bytes not taken by the offset */
+    if ((start <= room) && (nbytes <= (room - start))) {
+      return &base[start + (size_t)offset];
     }
   }
   rpc_fail(server, RPC_E_RANGE);
   return NULL;
 }
 
-bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor) {
-  uint32_t nbytes = 0u;
+bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
+                      uint32_t *nbytes) {
   if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
     rpc_fail(server, RPC_E_DEVICE);
     return false;
   }
-  if (!rpc_tensor_nbytes(server, tensor, &nbytes)) {
+  if (!rpc_tensor_nbytes(server, tensor, nbytes)) {
     return false;
   }
-  return ((nbytes == 0u) && (tensor->data == NULL)) ||
-         (rpc_check_range(server, (uint64_t)(uintptr_t)tensor->data, tensor->byte_offset,
-                          nbytes) != NULL);
+  return ((*nbytes == 0u) && (tensor->data == NULL)) ||
+         (rpc_check_range(server, tensor->data, tensor->byte_offset, *nbytes) != NULL);
 }
 
 /* Decodes the value of one argument of type code tc into value. */
 static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                         rpc_scratch_t *scratch, int tc, TVMValue *value) {
+                         int tc, TVMValue *value) {
   uint32_t kind = rpc_code_kind(tc);
   bool fixed = (kind & RPC_KIND_ARG_FIXED) != 0u;
   value->v_int64 = 0;
@@ -182,9 +185,10 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return true;
   }
   if (tc == kTVMDLTensorHandle) {
-    DLTensor *tensor = (DLTensor *)scratch_alloc(server, scratch, (uint32_t)sizeof(DLTensor));
+    DLTensor *tensor =
+        (DLTensor *)scratch_alloc(server, &reader->scratch, (uint32_t)sizeof(DLTensor));
     value->v_handle = tensor;
-    return (tensor != NULL) && rpc_decode_tensor(server, reader, scratch, tensor);
+    return (tensor != NULL) && rpc_decode_tensor(server, reader, tensor);
   }
   if ((tc != kTVMStr) && (tc != kTVMBytes) && !fixed) {
     rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
@@ -212,7 +216,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   value->v_str = (const char *)text;
   if (tc == kTVMBytes) {
     TVMByteArray *array =
-        (TVMByteArray *)scratch_alloc(server, scratch, (uint32_t)sizeof(TVMByteArray));
+        (TVMByteArray *)scratch_alloc(server, &reader->scratch, (uint32_t)sizeof(TVMByteArray));
     if (array == NULL) {
       return false;
     }
@@ -223,8 +227,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   return true;
 }
 
-bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                     rpc_scratch_t *scratch, rpc_args_t *args) {
+bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_args_t *args) {
   const uint8_t *p = rpc_reader_take(reader, 4u);
   int32_t num = (p != NULL) ? (int32_t)rpc_read_u32(p) : 0;
   if ((num < 0) || ((uint32_t)num > UTVM_RPC_MAX_ARGS)) {
@@ -239,9 +242,7 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
   args->num = num;
   for (int32_t i = 0; i < num; i++) {
     args->codes[i] = (int)(int32_t)rpc_read_u32(&codes[4 * i]);
-  }
-  for (int32_t i = 0; i < num; i++) {
-    if (!decode_value(server, reader, scratch, args->codes[i], &args->values[i])) {
+    if (!decode_value(server, reader, args->codes[i], &args->values[i])) {
       return false;
     }
   }

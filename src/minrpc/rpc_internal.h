@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tvm/runtime/c_runtime_api.h"
 #include "utvm/rpc_codes.h"
@@ -20,24 +21,27 @@ typedef char rpc_check_value_size[(sizeof(TVMValue) == 8u) ? 1 : -1];
 /* Bytes of a DLTensor header on the wire without its shape. */
 #define RPC_TENSOR_HEADER_SIZE 32u
 
+/* Little-endian wire integers at any alignment. The target is little-endian (checked above),
+ * so each is a plain copy, which compilers turn into one load or store where the CPU allows
+ * unaligned access. */
 static inline uint32_t rpc_read_u32(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+  uint32_t v;
+  (void)memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 static inline uint64_t rpc_read_u64(const uint8_t *p) {
-  return (uint64_t)rpc_read_u32(p) | ((uint64_t)rpc_read_u32(&p[4]) << 32);
+  uint64_t v;
+  (void)memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 static inline void rpc_write_u32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
+  (void)memcpy(p, &v, sizeof(v));
 }
 
 static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
-  rpc_write_u32(p, (uint32_t)v);
-  rpc_write_u32(&p[4], (uint32_t)(v >> 32));
+  (void)memcpy(p, &v, sizeof(v));
 }
 
 /* What the server does with a type code (rpc_code_kind): an argument whose value is its 8
@@ -78,17 +82,19 @@ typedef enum {
 void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem);
 void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value);
 
-/* Bounds-checked cursor over a received packet. */
-typedef struct {
-  uint8_t *pos;
-  uint32_t left;
-} rpc_reader_t;
-
 /* Bump allocator over the unused tail of the request buffer (parsed arguments). */
 typedef struct {
   uint8_t *next;
   uint8_t *end;
 } rpc_scratch_t;
+
+/* Bounds-checked cursor over a received packet, with the scratch area that what it decodes
+ * is placed in. */
+typedef struct {
+  uint8_t *pos;
+  uint32_t left;
+  rpc_scratch_t scratch;
+} rpc_reader_t;
 
 /* A decoded packed sequence. */
 typedef struct {
@@ -101,30 +107,30 @@ typedef struct {
 uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
 
 /* Decodes a packed sequence (PROTOCOL.md 3.3) into args; tensors, byte arrays and shapes
- * are placed in scratch; strings are NUL-terminated in place. Sets the last error and
+ * are placed in the reader's scratch; strings are NUL-terminated in place. Sets the last error and
  * returns false on malformed or unsupported input. Tensors and raw pointers are not checked
  * against device memory here: the request that hands them on does that. */
-bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                     rpc_scratch_t *scratch, rpc_args_t *args);
+bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_args_t *args);
 
-/* Decodes one DLTensor header (3.3) into tensor, its shape into scratch. Only the wire
- * format and ndim are checked; false with the last error set on failure. */
-bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader,
-                       rpc_scratch_t *scratch, DLTensor *tensor);
+/* Decodes one DLTensor header (3.3) into tensor, its shape into the reader's scratch. Only
+ * the wire format and ndim are checked; false with the last error set on failure (tensor is
+ * then partly written and not to be used). */
+bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor);
 
 /* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false with the
  * last error set on overflow beyond 32 bits or a negative dimension. */
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes);
 
-/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB,
- * data inside a live allocation (a tensor without elements may have NULL data). False with
- * the last error set otherwise. */
-bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor);
+/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB
+ * (its byte size goes to *nbytes), data inside a live allocation (a tensor without elements
+ * may have NULL data). False with the last error set otherwise. */
+bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
+                      uint32_t *nbytes);
 
 /* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
  * the start; NULL with RPC_E_RANGE set otherwise. */
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, uint64_t data, uint64_t offset,
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
                          uint64_t nbytes);
 
 #endif /* UTVM_RPC_INTERNAL_H */

@@ -31,16 +31,16 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
   return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u;
 }
 
-/* Sends one reply message: u64 packet_nbytes, head (at least 1 byte), then tail. */
-static void reply(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_len,
-                  const void *tail, uint32_t tail_len) {
+/* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
+#define REPLY_PREFIX_SIZE 8u
+
+/* Sends one reply message: head, whose first REPLY_PREFIX_SIZE bytes are filled in here with
+ * packet_nbytes and which holds at least the RPC code after them, then tail. */
+static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
+                  uint32_t tail_len) {
   utvm_session_t *session = &server->session;
-  uint8_t prefix[8];
-  rpc_write_u64(prefix, (uint64_t)head_len + tail_len);
-  utvm_err_t err = utvm_session_message_begin(session, 8u + head_len + tail_len);
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, prefix, sizeof(prefix));
-  }
+  rpc_write_u64(head, (uint64_t)head_len - REPLY_PREFIX_SIZE + tail_len);
+  utvm_err_t err = utvm_session_message_begin(session, head_len + tail_len);
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, head, head_len);
   }
@@ -55,27 +55,29 @@ static void reply(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_
   }
 }
 
+/* Sends a reply with one packed value: [code][1][tc][u64 value], or without the value bytes
+ * when value_len is 0, then tail. */
+static void reply_one_value(utvm_rpc_server_t *server, uint32_t code, int tc, uint64_t value,
+                            uint32_t value_len, const void *tail, uint32_t tail_len) {
+  uint8_t head[REPLY_PREFIX_SIZE + 20u];
+  rpc_write_u32(&head[8], code);
+  rpc_write_u32(&head[12], 1u);
+  rpc_write_u32(&head[16], (uint32_t)tc);
+  rpc_write_u64(&head[20], value);
+  reply(server, head, REPLY_PREFIX_SIZE + 12u + value_len, tail, tail_len);
+}
+
 /* Exception reply carrying the last error: [Str tc][text] (PROTOCOL.md 3.5). */
 static void reply_exception(utvm_rpc_server_t *server) {
   const char *text = TVMGetLastError();
   uint32_t len = bounded_length(text, reply_limit(server) - 20u);
-  uint8_t head[20];
-  rpc_write_u32(head, UTVM_RPC_EXCEPTION);
-  rpc_write_u32(&head[4], 1u);
-  rpc_write_u32(&head[8], kTVMStr);
-  rpc_write_u64(&head[12], len);
-  reply(server, head, sizeof(head), text, len);
+  reply_one_value(server, UTVM_RPC_EXCEPTION, kTVMStr, len, 8u, text, len);
   server->stats.exceptions++;
 }
 
 /* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int). */
 static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
-  uint8_t head[20];
-  rpc_write_u32(head, UTVM_RPC_RETURN);
-  rpc_write_u32(&head[4], 1u);
-  rpc_write_u32(&head[8], (uint32_t)tc);
-  rpc_write_u64(&head[12], value);
-  reply(server, head, (tc == kTVMNullptr) ? 12u : 20u, NULL, 0u);
+  reply_one_value(server, UTVM_RPC_RETURN, tc, value, (tc == kTVMNullptr) ? 0u : 8u, NULL, 0u);
 }
 
 /* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5); str and bytes results follow the
@@ -116,14 +118,14 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
   if (tail != NULL) {
     value = tail_len;
   }
-  uint8_t head[32];
-  rpc_write_u32(head, UTVM_RPC_RETURN);
-  rpc_write_u32(&head[4], 2u);
-  rpc_write_u32(&head[8], kTVMArgInt);
-  rpc_write_u32(&head[12], wire_tc);
-  rpc_write_u64(&head[16], (uint64_t)(int64_t)tc);
-  rpc_write_u64(&head[24], value);
-  reply(server, head, 24u + value_len, tail, tail_len);
+  uint8_t head[REPLY_PREFIX_SIZE + 32u];
+  rpc_write_u32(&head[8], UTVM_RPC_RETURN);
+  rpc_write_u32(&head[12], 2u);
+  rpc_write_u32(&head[16], kTVMArgInt);
+  rpc_write_u32(&head[20], wire_tc);
+  rpc_write_u64(&head[24], (uint64_t)(int64_t)tc);
+  rpc_write_u64(&head[32], value);
+  reply(server, head, REPLY_PREFIX_SIZE + 24u + value_len, tail, tail_len);
 }
 
 /* Releases a kTVMBytes result, which the callee allocated for the caller (PROTOCOL.md 3.5). */
@@ -147,27 +149,27 @@ static bool device_is_cpu0(DLDevice dev) {
 /* Each do_ function returns true after a successful reply, false when the request is to be
  * answered with the last error. */
 
-static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
-                         rpc_args_t *args) {
+static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
   const uint8_t *h = rpc_reader_take(r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
     rpc_fail(server, RPC_E_HANDLE);
     return false;
   }
-  if (!rpc_decode_args(server, r, scratch, args)) {
+  if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   /* Memory from the host reaches a function only inside live tensors: raw pointers (or
    * NULL) and tensors. */
   for (int i = 0; i < args->num; i++) {
     const TVMValue *v = &args->values[i];
+    uint32_t tensor_bytes = 0u;
     if ((args->codes[i] == kTVMOpaqueHandle) && (v->v_handle != NULL) &&
-        (rpc_check_range(server, (uint64_t)(uintptr_t)v->v_handle, 0u, 0u) == NULL)) {
+        (rpc_check_range(server, v->v_handle, 0u, 0u) == NULL)) {
       return false;
     }
     if ((args->codes[i] == kTVMDLTensorHandle) &&
-        !rpc_check_tensor(server, (const DLTensor *)v->v_handle)) {
+        !rpc_check_tensor(server, (const DLTensor *)v->v_handle, &tensor_bytes)) {
       return false;
     }
   }
@@ -183,19 +185,16 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch
   return true;
 }
 
-static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_scratch_t *scratch,
-                           rpc_args_t *args) {
+static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
+  /* The version string: u64 length, then its bytes. */
   static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
-  const uint8_t *len_bytes = rpc_reader_take(r, 8u);
-  const uint8_t *text = NULL;
-  if ((len_bytes != NULL) && (rpc_read_u64(len_bytes) == (sizeof(version) - 1u))) {
-    text = rpc_reader_take(r, sizeof(version) - 1u);
-  }
-  if ((text == NULL) || (memcmp(text, version, sizeof(version) - 1u) != 0)) {
+  const uint8_t *wire = rpc_reader_take(r, 8u + sizeof(version) - 1u);
+  if ((wire == NULL) || (rpc_read_u64(wire) != (sizeof(version) - 1u)) ||
+      (memcmp(&wire[8], version, sizeof(version) - 1u) != 0)) {
     rpc_fail(server, RPC_E_VERSION);
     return false;
   }
-  if (!rpc_decode_args(server, r, scratch, args)) {
+  if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   if (args->num != 0) {
@@ -296,13 +295,14 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
     case UTVM_RPC_DEV_ALLOC_DATA: {
       uint64_t nbytes = (uint64_t)v[1].v_int64;
       uint64_t alignment = (uint64_t)v[2].v_int64;
+      uint32_t alignment32 = (uint32_t)alignment; /* exact once alignment is bounded */
       void *ptr = NULL;
-      if ((nbytes > (uint64_t)SIZE_MAX) || (alignment == 0u) ||
-          (alignment > UTVM_CRT_PAGE_SIZE) || ((alignment & (alignment - 1u)) != 0u)) {
+      if ((nbytes > (uint64_t)SIZE_MAX) || (alignment > UTVM_CRT_PAGE_SIZE) ||
+          (alignment32 == 0u) || ((alignment32 & (alignment32 - 1u)) != 0u)) {
         rpc_fail(server, RPC_E_ALIGNMENT);
         return false;
       }
-      if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, (size_t)alignment, v[3].v_type,
+      if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, alignment32, v[3].v_type,
                                   &ptr) != 0) {
         return false;
       }
@@ -320,11 +320,10 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       const DLTensor *to = (const DLTensor *)v[1].v_handle;
       uint32_t from_bytes = 0u;
       uint32_t to_bytes = 0u;
-      if (!rpc_check_tensor(server, from) || !rpc_check_tensor(server, to)) {
+      if (!rpc_check_tensor(server, from, &from_bytes) ||
+          !rpc_check_tensor(server, to, &to_bytes)) {
         return false;
       }
-      (void)rpc_tensor_nbytes(server, from, &from_bytes); /* checked just above */
-      (void)rpc_tensor_nbytes(server, to, &to_bytes);
       if (from_bytes != to_bytes) {
         rpc_fail(server, RPC_E_SIZES);
         return false;
@@ -347,8 +346,8 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
 
 /* Syscalls (code 9..21): one packed argument sequence checked against kSyscallArgs. */
 static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
-                       rpc_scratch_t *scratch, rpc_args_t *args) {
-  if (!rpc_decode_args(server, r, scratch, args)) {
+                       rpc_args_t *args) {
+  if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   const uint8_t *sig = kSyscallArgs[code - UTVM_RPC_GET_GLOBAL_FUNC];
@@ -373,10 +372,9 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
 
 /* The memory range of a CopyFromRemote or CopyToRemote request (DLTensor, u64 nbytes) at r:
  * its start in a live tensor and *nbytes; NULL with the last error set otherwise. */
-static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r,
-                           rpc_scratch_t *scratch, uint64_t *nbytes) {
+static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uint64_t *nbytes) {
   DLTensor tensor;
-  if (!rpc_decode_tensor(server, r, scratch, &tensor)) {
+  if (!rpc_decode_tensor(server, r, &tensor)) {
     return NULL;
   }
   const uint8_t *n = rpc_reader_take(r, 8u);
@@ -389,13 +387,12 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r,
     return NULL;
   }
   *nbytes = rpc_read_u64(n);
-  return rpc_check_range(server, (uint64_t)(uintptr_t)tensor.data, tensor.byte_offset, *nbytes);
+  return rpc_check_range(server, tensor.data, tensor.byte_offset, *nbytes);
 }
 
-static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
-                                rpc_scratch_t *scratch) {
+static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
   uint64_t nbytes = 0u;
-  const uint8_t *src = copy_range(server, r, scratch, &nbytes);
+  const uint8_t *src = copy_range(server, r, &nbytes);
   uint32_t limit = reply_limit(server) - 4u;
   if (src == NULL) {
     return false;
@@ -404,8 +401,8 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
     rpc_fail_hex(server, RPC_E_LIMIT, limit);
     return false;
   }
-  uint8_t head[4];
-  rpc_write_u32(head, UTVM_RPC_COPY_ACK);
+  uint8_t head[REPLY_PREFIX_SIZE + 4u];
+  rpc_write_u32(&head[8], UTVM_RPC_COPY_ACK);
   reply(server, head, sizeof(head), src, (uint32_t)nbytes);
   return true;
 }
@@ -414,12 +411,12 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r,
 static void rpc_dispatch(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
   int32_t code = server->code;
-  rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE};
   uint32_t used = (server->body_len + 7u) & ~7u;
   if (used > server->buffer_size) {
     used = server->buffer_size;
   }
-  rpc_scratch_t scratch = {&buf[used], &buf[server->buffer_size]};
+  rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE,
+                    {&buf[used], &buf[server->buffer_size]}};
   rpc_args_t args;
   bool replied;
   args.num = 0;
@@ -428,20 +425,20 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
       utvm_crt_reset_memory(&server->crt);
       return;
     case UTVM_RPC_INIT_SERVER:
-      replied = do_init_server(server, &r, &scratch, &args);
+      replied = do_init_server(server, &r, &args);
       break;
     case UTVM_RPC_CALL_FUNC:
-      replied = do_call_func(server, &r, &scratch, &args);
+      replied = do_call_func(server, &r, &args);
       break;
     case UTVM_RPC_COPY_FROM_REMOTE:
-      replied = do_copy_from_remote(server, &r, &scratch);
+      replied = do_copy_from_remote(server, &r);
       break;
     default:
       replied = false;
       if ((code < UTVM_RPC_GET_GLOBAL_FUNC) || (code > UTVM_RPC_DEV_GET_CURRENT_STREAM)) {
         rpc_fail_hex(server, RPC_E_CODE, (uint64_t)(uint32_t)code);
       } else {
-        replied = do_syscall(server, code, &r, &scratch, &args);
+        replied = do_syscall(server, code, &r, &args);
       }
       break;
   }
@@ -480,10 +477,10 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     uint32_t ndim = rpc_read_u32(&buf[28]);
     server->collect = RPC_COPY_FIXED_HEADER + (8u * ((ndim <= UTVM_RPC_MAX_NDIM) ? ndim : 0u)) + 16u;
   } else {
-    rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE};
-    rpc_scratch_t scratch = {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]};
+    rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE,
+                      {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]}};
     uint64_t nbytes = 0u;
-    server->copy_dst = copy_range(server, &r, &scratch, &nbytes);
+    server->copy_dst = copy_range(server, &r, &nbytes);
     if (server->copy_dst == NULL) {
       server->rx_state = RX_DISCARD;
     } else if (nbytes != (uint64_t)(server->body_len - header)) {
