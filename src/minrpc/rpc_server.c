@@ -99,9 +99,12 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
   } else if (tc == kTVMStr) {
     tail = (v->v_str != NULL) ? v->v_str : "";
     tail_len = bounded_length((const char *)tail, limit + 1u);
-  } else if ((tc == kTVMBytes) && (v->v_handle != NULL)) {
+  } else if ((tc == kTVMBytes) && (v->v_handle != NULL) &&
+             ((((const TVMByteArray *)v->v_handle)->data != NULL) ||
+              (((const TVMByteArray *)v->v_handle)->size == 0u))) {
+    /* Empty bytes may come without data; bytes with a size but no data are refused below. */
     const TVMByteArray *bytes = (const TVMByteArray *)v->v_handle;
-    tail = bytes->data;
+    tail = (bytes->data != NULL) ? bytes->data : "";
     tail_len = (bytes->size > limit) ? (limit + 1u) : (uint32_t)bytes->size;
   } else if ((kind & RPC_KIND_RETURN_SCALAR) == 0u) {
     rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "rpc_harness.h"
+#include "tvm/runtime/crt/platform.h"
 
 static int setup(void **state) {
   (void)state;
@@ -353,6 +354,55 @@ static void test_oversize_and_streaming(void **state) {
   test_bytes_free(&reply);
 }
 
+/* A global returning kTVMBytes whose struct comes from TVMPlatformMemoryAllocate (the server
+ * releases it) with no data and the size given by the Int argument. */
+static int bytes_without_data(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                              int *ret_tc, void *resource) {
+  (void)codes;
+  (void)num_args;
+  (void)resource;
+  void *memory = NULL;
+  const DLDevice cpu = {kDLCPU, 0};
+  assert_int_equal(TVMPlatformMemoryAllocate(sizeof(TVMByteArray), cpu, &memory), 0);
+  TVMByteArray *bytes = (TVMByteArray *)memory;
+  bytes->data = NULL;
+  bytes->size = (size_t)args[0].v_int64;
+  ret->v_handle = bytes;
+  *ret_tc = kTVMBytes;
+  return 0;
+}
+
+static void test_faulty_results(void **state) {
+  (void)state;
+  test_bytes_t p;
+  test_bytes_t reply;
+  rpc_args_builder_t b;
+  test_bytes_init(&p);
+  test_bytes_init(&reply);
+  assert_int_equal(utvm_crt_register_global("test.bytes_without_data", bytes_without_data, NULL),
+                   UTVM_OK);
+  uint64_t f = rpc_h_get_global("test.bytes_without_data");
+  size_t free_before = utvm_page_free_bytes(&rpc_h_server()->crt.tensors);
+  /* No data and no size: empty bytes. */
+  rpc_ab_init(&b);
+  rpc_ab_int(&b, kTVMArgInt, 0);
+  rpc_packet_call(&p, f, &b);
+  rpc_ab_free(&b);
+  rpc_h_call(p.data, p.len, &reply);
+  assert_int_equal(rpc_expect_call_result(&reply, kTVMBytes), 0u);
+  assert_int_equal(reply.len, 8u + 32u); /* packet_nbytes, then code, 2 args, no payload */
+  /* A size without data: refused, never read from NULL. */
+  rpc_ab_init(&b);
+  rpc_ab_int(&b, kTVMArgInt, 16);
+  rpc_packet_call(&p, f, &b);
+  rpc_ab_free(&b);
+  expect_rejected(&p, "CallFunc: unsupported type code 0x0000000c");
+  /* Both structs were released. */
+  assert_int_equal(utvm_page_free_bytes(&rpc_h_server()->crt.tensors), free_before);
+  test_bytes_free(&p);
+  test_bytes_free(&reply);
+}
+
 static void test_empty_messages(void **state) {
   (void)state;
   rpc_h_expect_no_reply(NULL, 0u);
@@ -420,6 +470,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_unissued_handles, setup, teardown),
       cmocka_unit_test_setup_teardown(test_copy_ranges, setup, teardown),
       cmocka_unit_test_setup_teardown(test_oversize_and_streaming, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_faulty_results, setup, teardown),
       cmocka_unit_test_setup_teardown(test_empty_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_split_at_every_byte, setup, teardown),
   };
