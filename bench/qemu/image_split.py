@@ -85,7 +85,9 @@ def split(elf):
     ram = dict.fromkeys(CATEGORIES + tuple(SEPARATE.values()), 0)
     start = lines.index("Linker script and memory map")
     # Merged string sections: ld lists every merged input section at the blob's address with
-    # the blob's size (see bench/size/map_sizes.py), so only the largest entry per address counts.
+    # the blob's size (see bench/size/map_sizes.py), so an entry counts at most up to the next
+    # entry of its output section, and only the largest per address.
+    entries = []  # (output section, address, size, path)
     largest = {}  # (output section, address) -> (size, path, output section)
     current = None
     pending = False
@@ -111,9 +113,17 @@ def split(elf):
                 continue
             size, path = int(cont.group(2), 16), cont.group(3)
         pending = False
-        key = (current, int((match or cont).group(2 if match else 1), 16))
-        if any(placement[current]) and size > largest.get(key, (0,))[0]:
-            largest[key] = (size, path, current)
+        if any(placement[current]):
+            entries.append((current, int((match or cont).group(2 if match else 1), 16), size,
+                            path))
+    for section in {entry[0] for entry in entries}:
+        addresses = sorted({entry[1] for entry in entries if entry[0] == section})
+        following = {a: b for a, b in zip(addresses, addresses[1:])}
+        for _, address, size, path in (entry for entry in entries if entry[0] == section):
+            if address in following:
+                size = min(size, following[address] - address)
+            if size > largest.get((section, address), (0,))[0]:
+                largest[(section, address)] = (size, path, section)
     for size, path, section in largest.values():
         in_flash, in_ram = placement[section]
         category = category_of(path) if path else "other"

@@ -8,9 +8,9 @@ sections that survived --gc-sections, read from the "Linker script and memory ma
 the map). .ARM.exidx/.ARM.extab count as rodata.
 
 Merged string sections (.rodata.*.str1.*) confuse the map: ld lists every input section
-that was merged into one blob at the blob's address, each with the blob's size, and a
-phantom entry can even share its address with the next real section. So at each address only
-the largest entry counts (the blob, or the real section after it); the others are empty.
+that was merged into one blob at the blob's address, each with the blob's size, and such a
+phantom entry can share its address with the next real section. So an entry counts at most
+up to the next entry's address, and at each address only the largest (capped) entry counts.
 """
 import re
 import sys
@@ -47,7 +47,8 @@ def main(argv):
 
     start = next(i for i, line in enumerate(lines) if line.startswith("Linker script and memory map"))
     pending_section = None
-    largest = {}  # address -> (size, section, path) of the largest entry there
+    entries = []  # (address, size, section, path) of every counted input section
+    largest = {}  # address -> (size, section, path) of the largest capped entry there
     for line in lines[start:]:
         match = INPUT_SECTION.match(line)
         if match:
@@ -65,7 +66,15 @@ def main(argv):
                 pending_section = stripped if (line.startswith(" ") and " " not in stripped
                                                and stripped.startswith((".", "COMMON"))) else None
                 continue
-        if kind_of(section) and size > 0 and size > largest.get(address, (0,))[0]:
+        if kind_of(section) and size > 0:
+            entries.append((address, size, section, path))
+
+    addresses = sorted({entry[0] for entry in entries})
+    following = {a: b for a, b in zip(addresses, addresses[1:])}
+    for address, size, section, path in entries:
+        if address in following:
+            size = min(size, following[address] - address)
+        if size > largest.get(address, (0,))[0]:
             largest[address] = (size, section, path)
 
     for size, section, path in largest.values():
