@@ -363,10 +363,12 @@ int TVMArrayFree(TVMArrayHandle handle) {
   return 0;
 }
 
+/* The release of every returned kTVMBytes value (RPC server, time evaluator): the struct and
+ * its data (if any) must each start a tensor-arena allocation, or nothing is freed. */
 int TVMByteArrayFree(TVMByteArray *arr) {
   utvm_crt_t *crt = utvm_crt_active();
   if (crt == NULL || !starts_allocation(crt, arr) ||
-      !starts_allocation(crt, arr->data)) {
+      ((arr->data != NULL) && !starts_allocation(crt, arr->data))) {
     return -1;
   }
   (void)utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data);

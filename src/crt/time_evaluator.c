@@ -64,17 +64,25 @@ static int fail_hex(text_t text, uint32_t value) {
   return -1;
 }
 
-/* Arguments 2 to 8 are range-checked Ints: device_type, device_id (not checked), number,
- * repeat, min_repeat_ms, limit_zero_time_iterations and cooldown_interval_ms (which must then
- * be 0: a cooldown is not supported). Each lies in [low, low + span]: low is 1 for device_type
- * and number, 0 for the others. */
+/* Accepted values of the Int arguments 2 to 8, [low, low + span]: device_type (the CPU),
+ * device_id (any int32, as in DLDevice), number, repeat, min_repeat_ms,
+ * limit_zero_time_iterations and cooldown_interval_ms (then required to be 0: a cooldown is
+ * not supported). */
 #define FIRST_RANGED_ARG 2u
-#define DEVICE_ID_ARG 3u
-#define NUMBER_ARG 4u
 #define COOLDOWN_ARG 8u
-static const uint32_t kSpans[COOLDOWN_ARG - FIRST_RANGED_ARG + 1u] = {
-    kDLCPU - 1u, 0u, UTVM_CRT_TIME_EVAL_MAX_NUMBER - 1u, UTVM_CRT_TIME_EVAL_MAX_REPEAT,
-    UINT32_MAX,  UINT32_MAX, UINT32_MAX};
+typedef struct {
+  int32_t low;
+  uint32_t span;
+} int_range_t;
+static const int_range_t kIntRanges[COOLDOWN_ARG - FIRST_RANGED_ARG + 1u] = {
+    {(int32_t)kDLCPU, 0u},
+    {INT32_MIN, UINT32_MAX},
+    {1, UTVM_CRT_TIME_EVAL_MAX_NUMBER - 1u},
+    {0, UTVM_CRT_TIME_EVAL_MAX_REPEAT},
+    {0, UINT32_MAX},
+    {0, UINT32_MAX},
+    {0, UINT32_MAX},
+};
 
 int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
                                    int *ret_type_code, void *resource_handle) {
@@ -88,11 +96,14 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
     return fail(TEXT_ARGUMENT_COUNT);
   }
   for (i = 0u; i < NUM_ARGS; i++) {
-    uint32_t ranged = i - FIRST_RANGED_ARG; /* wraps for the arguments before */
-    if (type_codes[i] != kArgTypes[i] ||
-        (ranged <= COOLDOWN_ARG - FIRST_RANGED_ARG && i != DEVICE_ID_ARG &&
-         (uint64_t)args[i].v_int64 - (((i == FIRST_RANGED_ARG) || (i == NUMBER_ARG)) ? 1u : 0u) >
-             kSpans[ranged])) {
+    if (type_codes[i] != kArgTypes[i]) {
+      return fail_hex(TEXT_BAD_ARGUMENT, i);
+    }
+  }
+  for (i = FIRST_RANGED_ARG; i <= COOLDOWN_ARG; i++) {
+    const int_range_t *range = &kIntRanges[i - FIRST_RANGED_ARG];
+    /* value - low in unsigned arithmetic: values below low wrap past every span. */
+    if (((uint64_t)args[i].v_int64 - (uint64_t)(int64_t)range->low) > (uint64_t)range->span) {
       return fail_hex(TEXT_BAD_ARGUMENT, i);
     }
   }
@@ -153,11 +164,8 @@ static int call_timed(const evaluation_t *ev, uint32_t count) {
       }
       return -1;
     }
-    if ((type_code == kTVMBytes) && (value.v_handle != NULL)) {
-      /* Data and struct come from TVMPlatformMemoryAllocate (utvm/crt.h). */
-      TVMByteArray *bytes = (TVMByteArray *)value.v_handle;
-      free_block((void *)(uintptr_t)bytes->data);
-      free_block(bytes);
+    if (type_code == kTVMBytes) {
+      (void)TVMByteArrayFree((TVMByteArray *)value.v_handle);
     }
   }
   return 0;

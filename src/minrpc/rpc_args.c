@@ -164,7 +164,7 @@ uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint
 
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes) {
-  if ((tensor->device.device_type != kDLCPU) || (tensor->device.device_id != 0)) {
+  if (!rpc_device_is_cpu0(tensor->device)) {
     rpc_fail(server, RPC_E_DEVICE);
     return false;
   }

@@ -55,6 +55,11 @@ static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
 /* The RPC_KIND_ flags of type code tc (0 for codes the server does not move as 8 bytes). */
 uint32_t rpc_code_kind(int tc);
 
+/* The only device this server has: CPU 0. */
+static inline bool rpc_device_is_cpu0(DLDevice dev) {
+  return (dev.device_type == kDLCPU) && (dev.device_id == 0);
+}
+
 /* What the server found wrong with a request. The last error then reads
  * "<request name>: <problem text>" (plus " 0x<value>" for rpc_fail_hex). */
 typedef enum {

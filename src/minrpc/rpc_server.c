@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "rpc_internal.h"
-#include "tvm/runtime/crt/platform.h"
 
 enum {
   RX_IDLE = 0,  /* no request in progress */
@@ -131,23 +130,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
   reply(server, head, REPLY_PREFIX_SIZE + 24u + value_len, tail, tail_len);
 }
 
-/* Releases a kTVMBytes result, which the callee allocated for the caller (PROTOCOL.md 3.5). */
-static void release_return(int tc, TVMValue *v) {
-  if ((tc == kTVMBytes) && (v->v_handle != NULL)) {
-    TVMByteArray *b = (TVMByteArray *)v->v_handle;
-    const DLDevice cpu = {kDLCPU, 0};
-    if (b->data != NULL) {
-      (void)TVMPlatformMemoryFree((void *)(uintptr_t)b->data, cpu);
-    }
-    (void)TVMPlatformMemoryFree(b, cpu);
-  }
-}
-
 /* ---------------------------------------------------------------- requests */
-
-static bool device_is_cpu0(DLDevice dev) {
-  return (dev.device_type == kDLCPU) && (dev.device_id == 0);
-}
 
 /* Each do_ function returns true after a successful reply, false when the request is to be
  * answered with the last error. */
@@ -184,7 +167,9 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
     return false;
   }
   reply_call_result(server, ret_tc, &ret);
-  release_return(ret_tc, &ret);
+  if (ret_tc == kTVMBytes) {
+    (void)TVMByteArrayFree((TVMByteArray *)ret.v_handle); /* the callee allocated it for us */
+  }
   return true;
 }
 
@@ -259,7 +244,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       }
       break;
     case UTVM_RPC_DEV_SET_DEVICE:
-      if (!device_is_cpu0(v[0].v_device)) {
+      if (!rpc_device_is_cpu0(v[0].v_device)) {
         rpc_fail(server, RPC_E_DEVICE);
         return false;
       }
@@ -267,7 +252,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
     case UTVM_RPC_DEV_GET_ATTR:
       tc = kTVMArgInt;
       if (v[1].v_int64 == 0) { /* kExist */
-        value = device_is_cpu0(v[0].v_device) ? 1u : 0u;
+        value = rpc_device_is_cpu0(v[0].v_device) ? 1u : 0u;
       } else if (v[1].v_int64 == 14) { /* kTotalGlobalMemory */
         value = (uint64_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
       } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
@@ -282,7 +267,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       const DLTensor *tensor = (const DLTensor *)v[0].v_handle;
       uint32_t nbytes = 0u;
       void *ptr = NULL;
-      if (!device_is_cpu0(tensor->device)) {
+      if (!rpc_device_is_cpu0(tensor->device)) {
         rpc_fail(server, RPC_E_DEVICE);
         return false;
       }
@@ -385,7 +370,7 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uin
     rpc_fail(server, RPC_E_TRUNCATED);
     return NULL;
   }
-  if (!device_is_cpu0(tensor.device)) {
+  if (!rpc_device_is_cpu0(tensor.device)) {
     rpc_fail(server, RPC_E_DEVICE);
     return NULL;
   }

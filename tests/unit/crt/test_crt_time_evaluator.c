@@ -520,6 +520,14 @@ static void test_creation_argument_checks(void **state) {
   a.values[2].v_int64 = kDLCUDA;
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000002");
+  /* device_id: any int32 (as in DLDevice), nothing wider. */
+  a = default_args("fake_op", 1, 1, 0, 100);
+  a.values[3].v_int64 = (int64_t)INT32_MAX + 1;
+  assert_int_equal(create_with(&a, 12, &f), -1);
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000003");
+  a.values[3].v_int64 = (int64_t)INT32_MIN - 1;
+  assert_int_equal(create_with(&a, 12, &f), -1);
+  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000003");
   a = default_args("fake_op", 0, 1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000004");
@@ -551,6 +559,7 @@ static void test_creation_argument_checks(void **state) {
   a.values[9].v_int64 = -5;
   a.values[10].v_int64 = 1 << 20;
   a.values[11].v_str = "cache_flush_cpu_non_first_arg";
+  a.values[3].v_int64 = INT32_MIN; /* device_id: only its range is checked */
   assert_int_equal(create_with(&a, 12, &f), 0);
 }
 
