@@ -5,8 +5,9 @@ set(CMAKE_SYSTEM_PROCESSOR arm)
 
 set(CMAKE_C_COMPILER arm-none-eabi-gcc)
 set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
-set(CMAKE_AR arm-none-eabi-ar)
-set(CMAKE_RANLIB arm-none-eabi-ranlib)
+# The gcc wrappers index LTO symbols too (UTVM_LTO); for ordinary objects they act as ar/ranlib.
+set(CMAKE_AR arm-none-eabi-gcc-ar)
+set(CMAKE_RANLIB arm-none-eabi-gcc-ranlib)
 set(CMAKE_SIZE arm-none-eabi-size CACHE FILEPATH "size tool")
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 

@@ -12,6 +12,10 @@
 #                                                 soft-float helpers; not in the total)
 #   symbol <bytes> <name>                        (the 8 biggest utvm symbols in the image)
 #   forbidden <symbol>                           (printf-family / allocator symbols, if any)
+#   image <flash> <static RAM>                   (the whole program: arm-none-eabi-size)
+# With UTVM_LTO=ON in the build, the program is linked with -flto too. Link-time optimisation
+# merges the archives' code into new objects, so the map can no longer tell which archive a
+# byte came from: the lib and stack lines then read 0 and only the image line is meaningful.
 # flash = .text + .rodata (+ .ARM.exidx), static RAM = .data + .bss, counted from the linker
 # map for the utvm archives only (framing, session, minrpc, crt, common).
 set -euo pipefail
@@ -23,6 +27,10 @@ mkdir -p "$work"
 cache=$dir/CMakeCache.txt
 read -r -a cflags <<<"$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$cache") -Os"
 read -r -a ldflags <<<"$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$cache")"
+if grep -qx 'UTVM_LTO:BOOL=ON' "$cache"; then
+  cflags+=(-flto)
+  ldflags+=(-flto)
+fi
 dlpack=$dir/generated/dlpack-include
 archives=(libutvm_minrpc.a libutvm_crt.a libutvm_session.a libutvm_framing.a libutvm_common.a)
 libs=("$dir/src/minrpc/libutvm_minrpc.a" "$dir/tests/syslib/libutvm_test_syslib.a"
@@ -58,9 +66,12 @@ ours=$(arm-none-eabi-nm --defined-only "${libs[0]}" "${libs[@]:2}" 2>/dev/null |
   awk 'NF == 3 { print $3 }' | sort -u)
 arm-none-eabi-nm -S --size-sort "$elf" | awk 'NF == 4 { print $2, $4 }' |
   while read -r size name; do
-    grep -qxF "$name" <<<"$ours" && echo "symbol $((16#$size)) $name"
-  done | sort -k2,2nr | head -n 8
+    if grep -qxF "$name" <<<"$ours"; then
+      echo "symbol $((16#$size)) $name"
+    fi
+  done | sort -k2,2nr | awk 'NR <= 8'
 
 arm-none-eabi-nm "$elf" | awk '{ print $NF }' |
   grep -E '^_*(v?[sf]?n?printf|v?asprintf|v?dprintf|puts|putchar|malloc|free|calloc|realloc|memalign|posix_memalign)(_r)?$' |
   sed 's/^/forbidden /' || true
+arm-none-eabi-size "$elf" | awk 'NR == 2 { print "image", $1, $2 + $3 }'

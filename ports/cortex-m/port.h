@@ -113,8 +113,9 @@ __attribute__((noreturn)) void utvm_port_crash(utvm_port_cause_t cause, uint32_t
                                                uint32_t pc, uint32_t lr);
 
 /* Fault entry from the naked handler shim in startup.c: frame is the exception stack frame
- * (r0-r3, r12, lr, pc, xpsr), exc_return the handler's LR, ipsr the exception number. */
-__attribute__((noreturn)) void utvm_port_fault(const uint32_t *frame, uint32_t exc_return,
+ * (r0-r3, r12, lr, pc, xpsr), exc_return the handler's LR, ipsr the exception number. Marked
+ * used: the shim reaches it from assembly, which link-time optimisation does not see. */
+__attribute__((noreturn, used)) void utvm_port_fault(const uint32_t *frame, uint32_t exc_return,
                                                uint32_t ipsr);
 
 /* Resets the device through SCB AIRCR (SYSRESETREQ). */
