@@ -10,7 +10,9 @@ the map). .ARM.exidx/.ARM.extab count as rodata.
 Merged string sections (.rodata.*.str1.*) confuse the map: ld lists every input section
 that was merged into one blob at the blob's address, each with the blob's size, and such a
 phantom entry can share its address with the next real section. So an entry counts at most
-up to the next entry's address, and at each address only the largest (capped) entry counts.
+up to the next entry's address, and at each address only one entry counts: a section that is
+not a merged string section if there is one (the phantom may be larger than the real section
+and come from another archive), else the largest.
 """
 import re
 import sys
@@ -32,6 +34,10 @@ def kind_of(section):
     return None
 
 
+def is_merged_string(section):
+    return ".str" in section
+
+
 def archive_of(path):
     match = ARCHIVE_MEMBER.match(path)
     return (match.group(1).rsplit("/", 1)[-1], match.group(2)) if match else (None, None)
@@ -48,7 +54,7 @@ def main(argv):
     start = next(i for i, line in enumerate(lines) if line.startswith("Linker script and memory map"))
     pending_section = None
     entries = []  # (address, size, section, path) of every counted input section
-    largest = {}  # address -> (size, section, path) of the largest capped entry there
+    largest = {}  # address -> (rank, size, section, path) of the entry that counts there
     for line in lines[start:]:
         match = INPUT_SECTION.match(line)
         if match:
@@ -74,10 +80,11 @@ def main(argv):
     for address, size, section, path in entries:
         if address in following:
             size = min(size, following[address] - address)
-        if size > largest.get(address, (0,))[0]:
-            largest[address] = (size, section, path)
+        rank = (not is_merged_string(section), size)
+        if address not in largest or rank > largest[address][0]:
+            largest[address] = (rank, size, section, path)
 
-    for size, section, path in largest.values():
+    for _, size, section, path in largest.values():
         archive, _ = archive_of(path)
         if archive in totals:
             totals[archive][kind_of(section)] += size
