@@ -279,6 +279,41 @@ memalign and their _r variants; symbols found:
 ${STACK_FORBIDDEN}
 EOF
 
+# ------------------------------------------------------------------ link-time optimisation
+# The cortex-m4 size program and the mps2-an386 firmware, each built once without and once
+# with UTVM_LTO=ON: whole images, since LTO leaves no per-archive attribution.
+lto_dir=$OUT/cortex-m4-lto
+{ cmake --preset cortex-m4 -B "$lto_dir" -DUTVM_LTO=ON &&
+  cmake --build "$lto_dir" -j 2 --target utvm_minrpc utvm_test_syslib; } >>"$LOG" 2>&1 ||
+  fail "building the cortex-m4 libraries with UTVM_LTO=ON failed, see $LOG"
+image_of() { sed -n 's/^image \([0-9]*\) .*/\1/p'; }
+plain_image=$(bash bench/size/stack_size.sh build/cortex-m4 "$OUT/cortex-m4/stack" 2>>"$LOG" | image_of)
+lto_image=$(bash bench/size/stack_size.sh "$lto_dir" "$lto_dir/stack" 2>>"$LOG" | image_of)
+[[ -n $plain_image && -n $lto_image ]] || fail "bench/size/stack_size.sh gave no image size, see $LOG"
+build mps2-an386 utvm-server
+build mps2-an386-lto utvm-server
+firmware_text() { arm-none-eabi-size "build/$1/bin/utvm-server.elf" | awk 'NR == 2 { print $1 }'; }
+plain_fw=$(firmware_text mps2-an386)
+lto_fw=$(firmware_text mps2-an386-lto)
+echo
+echo "## Link-time optimisation (UTVM_LTO=ON), Cortex-M4"
+echo
+echo "| image | without LTO | with LTO | difference |"
+echo "|---|---:|---:|---:|"
+echo "| size program (bench/size/size_stack.c), flash | $plain_image | $lto_image | $((lto_image - plain_image)) |"
+echo "| mps2-an386 firmware (utvm-server.elf), flash | $plain_fw | $lto_fw | $((lto_fw - plain_fw)) |"
+cat <<EOF
+
+Bytes in the text column (code and constants) of \`arm-none-eabi-size\` for whole images:
+with link-time optimisation the linker map no longer tells which archive a byte came from, so
+the layers cannot be counted apart. The size program is linked by
+\`bench/size/stack_size.sh\` from the preset cortex-m4 and from the same preset with
+-DUTVM_LTO=ON (libraries with -flto -ffat-lto-objects, program compiled and linked with -flto);
+the firmware images are the presets mps2-an386 and mps2-an386-lto. Both images include the C
+library, startup code and the test system library, so the difference is what LTO takes off
+the whole image.
+EOF
+
 # ------------------------------------------------------------------ boards under QEMU (issue 4)
 # Per board: flash / RAM of the firmware image split by origin (bench/qemu/image_split.py), and
 # guest instructions per request under qemu-system-arm -icount shift=0 (bench/qemu/bench_qemu.c).
