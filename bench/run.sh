@@ -241,6 +241,17 @@ for preset in "${STACK_PRESETS[@]}"; do
   STACK_FORBIDDEN+="- $preset:${forbidden:- none}"$'\n'
 done
 
+# The cortex-m4 stack without device error texts ("#<id>" tokens the host expands), in
+# build/bench/cortex-m4-no-texts.
+no_texts_dir=$OUT/cortex-m4-no-texts
+{ cmake --preset cortex-m4 -B "$no_texts_dir" -DUTVM_ERROR_TEXTS=OFF &&
+  cmake --build "$no_texts_dir" -j 2 --target utvm_minrpc utvm_test_syslib; } >>"$LOG" 2>&1 ||
+  fail "building cortex-m4 with UTVM_ERROR_TEXTS=OFF failed, see $LOG"
+no_texts_out=$(bash bench/size/stack_size.sh "$no_texts_dir" "$OUT/cortex-m4-no-texts-stack" 2>>"$LOG") ||
+  fail "bench/size/stack_size.sh failed for cortex-m4 with UTVM_ERROR_TEXTS=OFF, see $LOG"
+read -r _ nt_flash nt_ram nt_state nt_buffers <<<"$(grep '^stack ' <<<"$no_texts_out")"
+NO_TEXTS_ROW="| cortex-m4, -DUTVM_ERROR_TEXTS=OFF | $nt_flash | $nt_ram | $nt_state | $((nt_ram + nt_state)) | $nt_buffers |"
+
 echo "## Whole stack: code size and static RAM (Cortex-M, arm-none-eabi-gcc -Os)"
 echo
 echo "| preset | flash (.text + .rodata) | static RAM (.data + .bss) | sizeof utvm_rpc_server_t | RAM beyond buffers (static + server state) | buffers of the size program (not counted) |"
@@ -248,6 +259,7 @@ echo "|---|---:|---:|---:|---:|---:|"
 for preset in "${STACK_PRESETS[@]}"; do
   echo "${STACK_ROW[$preset]}"
 done
+echo "$NO_TEXTS_ROW"
 verdict() { (($1 <= $2)) && echo "meets" || echo "does NOT meet"; }
 cat <<EOF
 
@@ -255,6 +267,10 @@ Issue 3 target on cortex-m4 -Os: at most 6144 B of flash and 1024 B of static RA
 configured buffers. Measured on cortex-m4: ${m4_flash} B of flash ($(verdict "$m4_flash" 6144) the
 flash target) and $((m4_ram + m4_state)) B of RAM counting the server state, ${m4_ram} B without it
 ($(verdict $((m4_ram + m4_state)) 1024) the RAM target).
+
+The last row is cortex-m4 built without device error texts (\`-DUTVM_ERROR_TEXTS=OFF\`): the
+device writes each text of \`include/utvm/error_texts.h\` as a "#<id>" token, which the host
+library expands back (\`utvm_host_expand_error\`), so no information is lost.
 
 Per library (flash = .text + .rodata, RAM = .data + .bss):
 ${STACK_LIBS}

@@ -19,7 +19,8 @@
 /* Sessions opened while looking up Sync before going on without recovery. */
 #define HOST_SYNC_LOOKUP_ATTEMPTS 2
 /* Exception texts of a utvm device for a request it received with a bad CRC: the first never
- * ran, the second is a copy whose destination was partly written (docs/RECOVERY.md). */
+ * ran, the second is a copy whose destination was partly written (docs/RECOVERY.md). Matched
+ * in host->error, where "#<id>" tokens are already expanded. */
 #define HOST_NOT_EXECUTED_TEXT "was not executed"
 #define HOST_BAD_CRC_TEXT "failed its CRC"
 /* Largest argument count of a request. */
@@ -524,8 +525,12 @@ static utvm_host_err_t parse_reply(utvm_host_t *host, const char *what, reader_t
     uint32_t num = (uint32_t)r_u(r, 4u);
     uint32_t tc = (uint32_t)r_u(r, 4u);
     if ((num == 1u) && (tc == UTVM_TC_STR) && r_value(r, UTVM_TC_STR, &text)) {
-      host_format(host->error, sizeof(host->error), "%.*s", (int)text.v.bytes.len,
+      /* A device built without error texts sends "#<id>" tokens: kept expanded, so that the
+       * recovery below and every caller read the texts. */
+      char device_text[sizeof(host->error)];
+      host_format(device_text, sizeof(device_text), "%.*s", (int)text.v.bytes.len,
                   (const char *)text.v.bytes.data);
+      (void)utvm_host_expand_error(device_text, host->error, sizeof(host->error));
     } else {
       host_format(host->error, sizeof(host->error), "device exception (undecodable text)");
     }

@@ -5,8 +5,9 @@
 #   bash scripts/test.sh
 #
 # Steps: every cross preset of CMakePresets.json (warning-free build; first, so that host tests
-# can use the firmware images), host build + ctest, host-asan build + ctest, the libFuzzer
-# targets for UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
+# can use the firmware images), host build + ctest, host-asan build + ctest, a host build
+# without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests, the
+# libFuzzer targets for UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
 # Logs: build/test-logs/<step>.log. Fuzzer crash inputs: fuzz-artifacts/<target>/.
 # Environment: UTVM_FUZZ_SECONDS (per fuzz target), UTVM_SKIP_APT=1 (never run apt-get),
 # UTVM_SHARED_DIR (the shared/ folder with the protocol vectors; default ../shared).
@@ -97,6 +98,14 @@ cortex_build() {
   fi
 }
 
+# The host preset without device error texts: the devices write "#<id>" tokens, the host and
+# the tests expand them (include/utvm/error_texts.h). Built in build/host-no-texts.
+NO_TEXTS_DIR=build/host-no-texts
+NO_TEXTS_TESTS='^test_(crt|rpc|host)_'
+no_texts_build() {
+  cmake --preset host -B "$NO_TEXTS_DIR" -DUTVM_ERROR_TEXTS=OFF && cmake --build "$NO_TEXTS_DIR" -j "$JOBS"
+}
+
 # build_fuzz_targets: builds only the fuzz_* targets of the host-fuzz build.
 build_fuzz_targets() {
   local targets
@@ -139,6 +148,12 @@ for preset in host host-asan; do
     record "$preset-ctest" FAIL "not run: build failed"
   fi
 done
+
+if step host-no-texts-build no_texts_build; then
+  step host-no-texts-ctest ctest --test-dir "$NO_TEXTS_DIR" -R "$NO_TEXTS_TESTS" --output-on-failure
+else
+  record host-no-texts-ctest FAIL "not run: build failed"
+fi
 
 # host-fuzz builds everything with clang (a second compiler's warnings); if some other target
 # fails there, the fuzz targets are still built on their own and run.

@@ -52,6 +52,12 @@ typedef enum {
 /* Static name of an error code ("device exception", ...); never NULL. */
 const char *utvm_host_strerror(utvm_host_err_t err);
 
+/* Copies a device error text into out (out_size bytes, always NUL-terminated unless out_size
+ * is 0), replacing each "#<id>" token of a device built with UTVM_ERROR_TEXTS=OFF by its text
+ * (utvm/error_texts.h); unknown ids and everything else are copied as they are, text NULL
+ * counts as "". Returns the length written (excluding the NUL), truncated to out_size - 1. */
+size_t utvm_host_expand_error(const char *text, char *out, size_t out_size);
+
 /* ------------------------------------------------------------------------- transports */
 
 /* A byte stream to the device. read returns the number of bytes read (> 0), 0 when nothing

@@ -10,6 +10,9 @@
 extern "C" {
 #endif
 
+/* RPC protocol version spoken by the server and the host (TVM v0.18). */
+#define UTVM_RPC_PROTOCOL_VERSION "0.8.0"
+
 typedef enum {
   UTVM_RPC_NONE = 0,
   UTVM_RPC_SHUTDOWN = 1,

@@ -22,14 +22,12 @@
 
 #include "utvm/crt.h"
 #include "utvm/error.h"
+#include "utvm/rpc_codes.h" /* UTVM_RPC_PROTOCOL_VERSION */
 #include "utvm/session.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* RPC protocol version this server speaks (TVM v0.18). */
-#define UTVM_RPC_PROTOCOL_VERSION "0.8.0"
 
 /* Largest packet_nbytes reported through tvm.rpc.server.GetCRTMaxPacketSize: what a TVM
  * host's 2048-byte receive buffer allows (PROTOCOL.md 3.9). */

@@ -29,15 +29,8 @@ typedef struct {
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
 utvm_crt_t *utvm_crt_active(void);
 
-/* Replaces the last-error text of the active runtime (truncating); appending is in utvm/crt.h. */
-void utvm_crt_error_set(const char *text);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
-/* Set the last error to text, to text followed by name, or to text followed by "0x" and value
- * in hex (as utvm_crt_error_append_hex); each returns -1 (TVM's failure code). */
-int utvm_crt_fail(const char *text);
-int utvm_crt_fail_name(const char *text, const char *name);
-int utvm_crt_fail_hex(const char *text, uint64_t value);
 
 /* Handle encoding and validation; the decoders set the last error and return
  * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle. */

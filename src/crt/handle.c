@@ -22,7 +22,7 @@ utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
   /* Wraps around for values below the tag, which the range check then rejects. */
   uintptr_t index = (uintptr_t)handle - UTVM_CRT_HANDLE_TAG;
   if (live_registry(crt, index) == NULL) {
-    (void)utvm_crt_fail_hex("invalid module handle ", (uint64_t)(uintptr_t)handle);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_MODULE, (uint64_t)(uintptr_t)handle);
     return UTVM_ERR_FUNC_INDEX_INVALID;
   }
   *module_index = (uint16_t)index;
@@ -60,7 +60,7 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
   }
   out->func = func;
   if (func == NULL) {
-    (void)utvm_crt_fail_hex("invalid function handle ", (uint64_t)raw);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_FUNCTION, (uint64_t)raw);
     return UTVM_ERR_FUNC_INDEX_INVALID;
   }
   out->module_index = (uint16_t)module_index;

@@ -1,12 +1,12 @@
 /*
  * Last-error text: a fixed buffer in the active runtime, always NUL-terminated, truncating.
+ * Errors of the device stack are composed from the ids of utvm/error_texts.h: written as their
+ * texts, or as "#<id>" tokens with UTVM_NO_ERROR_TEXTS (the host expands them).
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "crt_internal.h"
-
-static const char kNotInitialised[] = "utvm_crt: runtime not initialised";
 
 /* Writes text into the last error of the active runtime, after its current text when append
  * != 0 and from the start otherwise (truncating; a NULL text writes nothing). */
@@ -28,9 +28,50 @@ static void write_text(const char *text, int append) {
   }
 }
 
-void utvm_crt_error_set(const char *text) { write_text(text, 0); }
+#ifdef UTVM_NO_ERROR_TEXTS
+
+/* The token of UTVM_TEXT_NOT_INITIALISED, returned without an active runtime. */
+typedef char check_not_initialised_id[(UTVM_TEXT_NOT_INITIALISED == 0) ? 1 : -1];
+typedef char check_token_digits[(UTVM_TEXT_TOKEN_DIGITS == 2) ? 1 : -1];
+static const char kNotInitialised[] = "#00";
+
+/* Writes the token of id ('#' and two decimal digits). */
+static void write_id(utvm_text_id_t id, int append) {
+  uint32_t value = (uint32_t)id;
+  char token[4];
+  token[0] = '#';
+  token[1] = (char)((value / 10u) + (uint32_t)'0');
+  token[2] = (char)((value % 10u) + (uint32_t)'0');
+  token[3] = '\0';
+  write_text(token, append);
+}
+
+#else
+
+/* Every text of UTVM_TEXT_LIST, each NUL-terminated, in id order. */
+#define UTVM_TEXT(id, text) text
+static const char kTexts[] = UTVM_TEXT_LIST;
+
+/* The text of id: the id-th string of kTexts. */
+static const char *text_at(utvm_text_id_t id) {
+  uint32_t pos = 0u;
+  uint32_t skipped = 0u;
+  for (uint32_t i = 0u; (i < sizeof(kTexts)) && (skipped < (uint32_t)id); i++) {
+    if (kTexts[i] == '\0') {
+      skipped++;
+      pos = i + 1u;
+    }
+  }
+  return &kTexts[pos];
+}
+
+static void write_id(utvm_text_id_t id, int append) { write_text(text_at(id), append); }
+
+#endif
 
 void utvm_crt_error_append(const char *text) { write_text(text, 1); }
+
+void utvm_crt_error_append_text(utvm_text_id_t id) { write_id(id, 1); }
 
 void utvm_crt_error_append_hex(uint64_t value) {
   char text[19];
@@ -48,19 +89,19 @@ void utvm_crt_error_append_hex(uint64_t value) {
   write_text(text, 1);
 }
 
-int utvm_crt_fail(const char *text) {
-  write_text(text, 0);
+int utvm_crt_fail(utvm_text_id_t id) {
+  write_id(id, 0);
   return -1;
 }
 
-int utvm_crt_fail_name(const char *text, const char *name) {
-  write_text(text, 0);
+int utvm_crt_fail_name(utvm_text_id_t id, const char *name) {
+  write_id(id, 0);
   write_text(name, 1);
   return -1;
 }
 
-int utvm_crt_fail_hex(const char *text, uint64_t value) {
-  write_text(text, 0);
+int utvm_crt_fail_hex(utvm_text_id_t id, uint64_t value) {
+  write_id(id, 0);
   utvm_crt_error_append_hex(value);
   return -1;
 }
@@ -78,5 +119,10 @@ void TVMAPISetLastError(const char *msg) {
 
 const char *TVMGetLastError(void) {
   utvm_crt_t *crt = utvm_crt_active();
-  return (crt == NULL) ? kNotInitialised : crt->last_error;
+#ifdef UTVM_NO_ERROR_TEXTS
+  const char *not_initialised = kNotInitialised;
+#else
+  const char *not_initialised = text_at(UTVM_TEXT_NOT_INITIALISED);
+#endif
+  return (crt == NULL) ? not_initialised : crt->last_error;
 }

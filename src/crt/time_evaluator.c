@@ -22,44 +22,16 @@ static const uint8_t kArgTypes[NUM_ARGS] = {
     kTVMModuleHandle, kTVMStr,    kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt,
     kTVMArgInt,       kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMStr};
 
-/* The error texts, one NUL-terminated list starting with the prefix of every text; text_t
- * holds their offsets, computed from the same macros. */
-#define PREFIX_TEXT "RPCTimeEvaluator: "
-#define ARGUMENT_COUNT_TEXT "expected 12 arguments"
-#define NOT_FOUND_TEXT "function not found"
-#define COOLDOWN_TEXT "cooldown not supported"
-#define NO_SLOT_TEXT "too many live evaluators"
-#define CALL_FAILED_TEXT "timed function failed"
-#define NO_MEMORY_TEXT "no memory for the result"
-#define NUMBER_OVERFLOW_TEXT "calls per measurement overflow"
-#define TIMER_OVERFLOW_TEXT "timer overflow"
-#define ROUND_LIMIT_TEXT "round limit reached"
-#define BAD_ARGUMENT_TEXT "bad argument "
-#define PLATFORM_HOOK_TEXT "platform hook error "
-static const char kErrorTexts[] =
-    PREFIX_TEXT "\0" ARGUMENT_COUNT_TEXT "\0" NOT_FOUND_TEXT "\0" COOLDOWN_TEXT "\0" NO_SLOT_TEXT
-    "\0" CALL_FAILED_TEXT "\0" NO_MEMORY_TEXT "\0" NUMBER_OVERFLOW_TEXT "\0" TIMER_OVERFLOW_TEXT
-    "\0" ROUND_LIMIT_TEXT "\0" BAD_ARGUMENT_TEXT "\0" PLATFORM_HOOK_TEXT;
-typedef enum {
-  TEXT_ARGUMENT_COUNT = sizeof(PREFIX_TEXT),
-  TEXT_NOT_FOUND = TEXT_ARGUMENT_COUNT + sizeof(ARGUMENT_COUNT_TEXT),
-  TEXT_COOLDOWN = TEXT_NOT_FOUND + sizeof(NOT_FOUND_TEXT),
-  TEXT_NO_SLOT = TEXT_COOLDOWN + sizeof(COOLDOWN_TEXT),
-  TEXT_CALL_FAILED = TEXT_NO_SLOT + sizeof(NO_SLOT_TEXT),
-  TEXT_NO_MEMORY = TEXT_CALL_FAILED + sizeof(CALL_FAILED_TEXT),
-  TEXT_NUMBER_OVERFLOW = TEXT_NO_MEMORY + sizeof(NO_MEMORY_TEXT),
-  TEXT_TIMER_OVERFLOW = TEXT_NUMBER_OVERFLOW + sizeof(NUMBER_OVERFLOW_TEXT),
-  TEXT_ROUND_LIMIT = TEXT_TIMER_OVERFLOW + sizeof(TIMER_OVERFLOW_TEXT),
-  TEXT_BAD_ARGUMENT = TEXT_ROUND_LIMIT + sizeof(ROUND_LIMIT_TEXT),
-  TEXT_PLATFORM_HOOK = TEXT_BAD_ARGUMENT + sizeof(BAD_ARGUMENT_TEXT)
-} text_t;
-
-/* Sets the last error to "RPCTimeEvaluator: " and text; returns -1. */
-static int fail(text_t text) { return utvm_crt_fail_name(kErrorTexts, &kErrorTexts[text]); }
+/* Sets the last error to "RPCTimeEvaluator: " and the text of id; returns -1. */
+static int fail(utvm_text_id_t id) {
+  (void)utvm_crt_fail(UTVM_TEXT_TIME_EVALUATOR);
+  utvm_crt_error_append_text(id);
+  return -1;
+}
 
 /* As fail, followed by value in hex. */
-static int fail_hex(text_t text, uint32_t value) {
-  (void)fail(text);
+static int fail_hex(utvm_text_id_t id, uint32_t value) {
+  (void)fail(id);
   utvm_crt_error_append_hex(value);
   return -1;
 }
@@ -93,22 +65,22 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   uint32_t i;
   (void)resource_handle;
   if (num_args != NUM_ARGS) {
-    return fail(TEXT_ARGUMENT_COUNT);
+    return fail(UTVM_TEXT_TE_ARGUMENT_COUNT);
   }
   for (i = 0u; i < NUM_ARGS; i++) {
     if (type_codes[i] != kArgTypes[i]) {
-      return fail_hex(TEXT_BAD_ARGUMENT, i);
+      return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
     }
   }
   for (i = FIRST_RANGED_ARG; i <= COOLDOWN_ARG; i++) {
     const int_range_t *range = &kIntRanges[i - FIRST_RANGED_ARG];
     /* value - low in unsigned arithmetic: values below low wrap past every span. */
     if (((uint64_t)args[i].v_int64 - (uint64_t)(int64_t)range->low) > (uint64_t)range->span) {
-      return fail_hex(TEXT_BAD_ARGUMENT, i);
+      return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
     }
   }
   if (args[COOLDOWN_ARG].v_int64 != 0) {
-    return fail(TEXT_COOLDOWN);
+    return fail(UTVM_TEXT_TE_COOLDOWN);
   }
   if (crt == NULL || utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
     return -1;
@@ -116,7 +88,7 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   if (args[1].v_str == NULL ||
       utvm_crt_module_lookup(crt, module_index, args[1].v_str, &target) != UTVM_OK ||
       utvm_crt_decode_function(crt, target, &function) != UTVM_OK) {
-    return fail(TEXT_NOT_FOUND);
+    return fail(UTVM_TEXT_TE_NOT_FOUND);
   }
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     utvm_crt_time_evaluator_t *te = &crt->time_evaluators[i];
@@ -131,7 +103,7 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
       return 0;
     }
   }
-  return fail(TEXT_NO_SLOT);
+  return fail(UTVM_TEXT_TE_NO_SLOT);
 }
 
 /* One evaluation: the evaluator, its timed function (read once, so that the function may even
@@ -160,7 +132,7 @@ static int call_timed(const evaluation_t *ev, uint32_t count) {
     value.v_handle = NULL;
     if (ev->func(ev->args, ev->type_codes, ev->num_args, &value, &type_code, NULL) != 0) {
       if (utvm_crt_error_is_empty()) {
-        (void)fail(TEXT_CALL_FAILED);
+        (void)fail(UTVM_TEXT_TE_CALL_FAILED);
       }
       return -1;
     }
@@ -276,7 +248,7 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
         next = scaled;
       }
       if (next > UTVM_CRT_TIME_EVAL_MAX_NUMBER) {
-        return fail(TEXT_NUMBER_OVERFLOW);
+        return fail(UTVM_TEXT_TE_NUMBER_OVERFLOW);
       }
       te->number = next;
     }
@@ -297,10 +269,10 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
       }
     }
     if (err == UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW) {
-      return fail(TEXT_TIMER_OVERFLOW);
+      return fail(UTVM_TEXT_TE_TIMER_OVERFLOW);
     }
     if (err != UTVM_OK) {
-      return fail_hex(TEXT_PLATFORM_HOOK, (uint32_t)err);
+      return fail_hex(UTVM_TEXT_TE_PLATFORM_HOOK, (uint32_t)err);
     }
     if (elapsed_ns == 0u) {
       zero_readings++;
@@ -310,7 +282,7 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
       return 0;
     }
   }
-  return fail(TEXT_ROUND_LIMIT);
+  return fail(UTVM_TEXT_TE_ROUND_LIMIT);
 }
 
 int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
@@ -326,7 +298,7 @@ int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args,
       (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), cpu, &array_memory) != UTVM_OK ||
        TVMPlatformMemoryAllocate((size_t)ev.te->repeat * sizeof(uint64_t), cpu, &data) !=
            UTVM_OK)) {
-    rc = fail(TEXT_NO_MEMORY);
+    rc = fail(UTVM_TEXT_TE_NO_MEMORY);
   }
   /* The arena's blocks are 64-byte aligned (tvm/runtime/crt/platform.h). */
   for (r = 0u; rc == 0 && r < ev.te->repeat; r++) {

@@ -1,4 +1,4 @@
-/* Decoding and validation of RPC argument lists (PROTOCOL.md 3.3) and the error texts. */
+/* Decoding and validation of RPC argument lists (PROTOCOL.md 3.3) and the error reports. */
 #include <string.h>
 
 #include "rpc_internal.h"
@@ -25,41 +25,14 @@ uint32_t rpc_code_kind(int tc) {
   return ((tc >= 0) && (tc < 16)) ? kCodeKinds[tc] : 0u;
 }
 
-/* Request names by RPC code (0 to 21), then the problem texts by rpc_problem_t: one list of
- * NUL-terminated strings. Codes that are not requests, and unknown codes, say "RPC". */
-#define RPC_NAMES_COUNT 22u
-static const char kTexts[] =
-    "RPC\0" "Shutdown\0" "InitServer\0" "CallFunc\0" "RPC\0" "RPC\0" "CopyFromRemote\0"
-    "CopyToRemote\0" "RPC\0" "GetGlobalFunc\0" "FreeHandle\0" "DevSetDevice\0" "DevGetAttr\0"
-    "DevAllocData\0" "DevFreeData\0" "DevStreamSync\0" "CopyAmongRemote\0"
-    "DevAllocDataWithScope\0" "DevCreateStream\0" "DevFreeStream\0" "DevSetStream\0"
-    "DevGetCurrentStream\0"
-    "truncated\0" "length mismatch\0" "over request buffer\0" "bad ndim\0"
-    "not device cpu(0)\0" "range outside tensors\0" "bad arguments\0"
-    "unsupported type code\0" "bad handle\0"
-    "protocol version is not " UTVM_RPC_PROTOCOL_VERSION "\0" "tensor sizes differ\0"
-    "over reply limit\0" "unsupported attribute kind\0" "unknown code\0"
-    "failed its CRC and was not executed\0" "payload failed its CRC; destination undefined\0"
-    "bad dtype or shape\0" "bad size or alignment";
-
-/* The index-th string of kTexts (index below the number of strings). */
-static const char *text_at(uint32_t index) {
-  uint32_t pos = 0u;
-  uint32_t skipped = 0u;
-  for (uint32_t i = 0u; (i < sizeof(kTexts)) && (skipped < index); i++) {
-    if (kTexts[i] == '\0') {
-      skipped++;
-      pos = i + 1u;
-    }
-  }
-  return &kTexts[pos];
-}
-
 void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem) {
+  /* Request names are UTVM_TEXT_RPC + code for codes 0..21; other codes say "RPC". */
   uint32_t code = (uint32_t)server->code;
-  TVMAPISetLastError(text_at((code < RPC_NAMES_COUNT) ? code : 0u));
+  uint32_t name = (uint32_t)UTVM_TEXT_RPC +
+                  ((code <= (uint32_t)UTVM_RPC_DEV_GET_CURRENT_STREAM) ? code : 0u);
+  (void)utvm_crt_fail((utvm_text_id_t)name);
   utvm_crt_error_append(": ");
-  utvm_crt_error_append(text_at(RPC_NAMES_COUNT + (uint32_t)problem));
+  utvm_crt_error_append_text(problem);
 }
 
 void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value) {

@@ -60,28 +60,27 @@ static inline bool rpc_device_is_cpu0(DLDevice dev) {
   return (dev.device_type == kDLCPU) && (dev.device_id == 0);
 }
 
-/* What the server found wrong with a request. The last error then reads
- * "<request name>: <problem text>" (plus " 0x<value>" for rpc_fail_hex). */
-typedef enum {
-  RPC_E_TRUNCATED = 0,
-  RPC_E_LENGTH,
-  RPC_E_BUFFER,
-  RPC_E_NDIM,
-  RPC_E_DEVICE,
-  RPC_E_RANGE,
-  RPC_E_ARGUMENTS,
-  RPC_E_TYPE_CODE,
-  RPC_E_HANDLE,
-  RPC_E_VERSION,
-  RPC_E_SIZES,
-  RPC_E_LIMIT,
-  RPC_E_KIND,
-  RPC_E_CODE,
-  RPC_E_CRC,
-  RPC_E_COPY_CRC,
-  RPC_E_SHAPE,
-  RPC_E_ALIGNMENT
-} rpc_problem_t;
+/* What the server found wrong with a request: a text of utvm/error_texts.h. The last error
+ * then reads "<request name>: <problem text>" (plus " 0x<value>" for rpc_fail_hex). */
+typedef utvm_text_id_t rpc_problem_t;
+#define RPC_E_TRUNCATED UTVM_TEXT_RPC_TRUNCATED
+#define RPC_E_LENGTH UTVM_TEXT_RPC_LENGTH
+#define RPC_E_BUFFER UTVM_TEXT_RPC_BUFFER
+#define RPC_E_NDIM UTVM_TEXT_RPC_NDIM
+#define RPC_E_DEVICE UTVM_TEXT_RPC_DEVICE
+#define RPC_E_RANGE UTVM_TEXT_RPC_RANGE
+#define RPC_E_ARGUMENTS UTVM_TEXT_RPC_ARGUMENTS
+#define RPC_E_TYPE_CODE UTVM_TEXT_RPC_TYPE_CODE
+#define RPC_E_HANDLE UTVM_TEXT_RPC_HANDLE
+#define RPC_E_VERSION UTVM_TEXT_RPC_VERSION
+#define RPC_E_SIZES UTVM_TEXT_RPC_SIZES
+#define RPC_E_LIMIT UTVM_TEXT_RPC_LIMIT
+#define RPC_E_KIND UTVM_TEXT_RPC_KIND
+#define RPC_E_CODE UTVM_TEXT_RPC_CODE
+#define RPC_E_CRC UTVM_TEXT_RPC_CRC
+#define RPC_E_COPY_CRC UTVM_TEXT_RPC_COPY_CRC
+#define RPC_E_SHAPE UTVM_TEXT_RPC_SHAPE
+#define RPC_E_ALIGNMENT UTVM_TEXT_RPC_ALIGNMENT
 
 /* Sets the last error for problem in the request being handled. */
 void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utvm/host.h"
+
 static void *test_realloc(void *ptr, size_t size) {
   void *p = realloc(ptr, size);
   if (p == NULL) {
@@ -380,4 +382,10 @@ size_t test_decode_packets(const uint8_t *stream, size_t n, test_bytes_t *payloa
   free(units);
   test_recorder_free(&rec);
   return found;
+}
+
+const char *test_expand_error(const char *text) {
+  static char expanded[4096];
+  (void)utvm_host_expand_error(text, expanded, sizeof(expanded));
+  return expanded;
 }

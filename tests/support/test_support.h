@@ -148,4 +148,11 @@ void test_encode_packet(test_bytes_t *out, const uint8_t *payload, size_t len, s
 size_t test_decode_packets(const uint8_t *stream, size_t n, test_bytes_t *payloads,
                            size_t *lens, size_t max);
 
+/* ------------------------------------------------------------ error texts */
+
+/* A device error text with its "#<id>" tokens expanded (utvm_host_expand_error), so that a
+ * test compares the same texts whether the device was built with or without error texts.
+ * Returns a static copy, valid until the next call. */
+const char *test_expand_error(const char *text);
+
 #endif /* UTVM_TEST_SUPPORT_H */

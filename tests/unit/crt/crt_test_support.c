@@ -118,3 +118,5 @@ int starts_with(const char *text, const char *prefix) {
 int contains(const char *text, const char *needle) {
   return text != NULL && strstr(text, needle) != NULL;
 }
+
+const char *test_last_error(void) { return test_expand_error(TVMGetLastError()); }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "test_support.h"
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/crt.h"
 
@@ -53,6 +54,10 @@ utvm_crt_t *test_runtime(void);
 
 /* utvm_crt_shutdown of the fixture runtime. */
 void test_runtime_stop(void);
+
+/* TVMGetLastError() with its "#<id>" tokens expanded (test_expand_error): what the tests
+ * compare, so that they pass with and without UTVM_ERROR_TEXTS. */
+const char *test_last_error(void);
 
 /* True when text starts with prefix. */
 int starts_with(const char *text, const char *prefix);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -85,20 +86,20 @@ static void assert_invalid_function(TVMFunctionHandle handle) {
   TVMValue ret;
   int ret_code;
   assert_int_equal(TVMFuncCall(handle, NULL, NULL, 0, &ret, &ret_code), -1);
-  assert_true(starts_with(TVMGetLastError(), "invalid function handle 0x"));
+  assert_true(starts_with(test_last_error(), "invalid function handle 0x"));
   TVMAPISetLastError("");
   assert_int_equal(TVMFuncFree(handle), -1);
-  assert_true(starts_with(TVMGetLastError(), "invalid function handle 0x"));
+  assert_true(starts_with(test_last_error(), "invalid function handle 0x"));
 }
 
 static void assert_invalid_module(TVMModuleHandle handle) {
   TVMFunctionHandle f = handle_of(1u);
   assert_int_equal(TVMModGetFunction(handle, "sum_ints", 0, &f), -1);
   assert_null(f);
-  assert_true(starts_with(TVMGetLastError(), "invalid module handle 0x"));
+  assert_true(starts_with(test_last_error(), "invalid module handle 0x"));
   TVMAPISetLastError("");
   assert_int_equal(TVMModFree(handle), -1);
-  assert_true(starts_with(TVMGetLastError(), "invalid module handle 0x"));
+  assert_true(starts_with(test_last_error(), "invalid module handle 0x"));
 }
 
 /* ---- Life cycle and last error ------------------------------------------------------------ */
@@ -112,9 +113,9 @@ static void test_before_init_everything_fails(void **state) {
   size_t size;
   (void)state;
   test_runtime_stop();
-  assert_string_equal(TVMGetLastError(), "utvm_crt: runtime not initialised");
+  assert_string_equal(test_last_error(), "utvm_crt: runtime not initialised");
   TVMAPISetLastError("ignored");
-  assert_string_equal(TVMGetLastError(), "utvm_crt: runtime not initialised");
+  assert_string_equal(test_last_error(), "utvm_crt: runtime not initialised");
   assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", &f), -1);
   assert_int_equal(TVMFuncCall(handle_of(0x80028000u), NULL, NULL, 0, &ret, &ret_code), -1);
   assert_int_equal(TVMFuncFree(handle_of(0x80028000u)), -1);
@@ -172,6 +173,35 @@ static void test_last_error_truncates(void **state) {
   assert_string_equal(TVMGetLastError(), "");
 }
 
+/* The raw last error: the texts, or "#<id>" tokens in a build without error texts, followed
+ * by names and hex values as they are. */
+static void test_last_error_form(void **state) {
+  TVMFunctionHandle f;
+  char expected[64];
+  (void)state;
+  assert_int_equal(TVMFuncGetGlobal("nope", &f), -1);
+#ifdef UTVM_NO_ERROR_TEXTS
+  snprintf(expected, sizeof(expected), "#%02unope", (unsigned)UTVM_TEXT_FUNCTION_NOT_FOUND);
+#else
+  snprintf(expected, sizeof(expected), "function not found: nope");
+#endif
+  assert_string_equal(TVMGetLastError(), expected);
+  assert_int_equal(TVMDeviceFreeDataSpace(kCpu, NULL), -1);
+#ifdef UTVM_NO_ERROR_TEXTS
+  snprintf(expected, sizeof(expected), "#%02u0x00000000", (unsigned)UTVM_TEXT_UNALLOCATED_FREE);
+#else
+  snprintf(expected, sizeof(expected), "free of unallocated 0x00000000");
+#endif
+  assert_string_equal(TVMGetLastError(), expected);
+  test_runtime_stop();
+#ifdef UTVM_NO_ERROR_TEXTS
+  assert_string_equal(TVMGetLastError(), "#00");
+#else
+  assert_string_equal(TVMGetLastError(), "utvm_crt: runtime not initialised");
+#endif
+  assert_non_null(test_runtime_start(&kLib)); /* for the teardown */
+}
+
 /* ---- Globals, calls and handles ------------------------------------------------------------ */
 
 static void test_builtin_globals_and_handles(void **state) {
@@ -185,7 +215,7 @@ static void test_builtin_globals_and_handles(void **state) {
   assert_int_equal((uintptr_t)f, 0x80028002u);
   assert_int_equal(TVMFuncGetGlobal("tvm.rpc.server.GetCRTMaxPacketSize", &f), -1);
   assert_null(f);
-  assert_string_equal(TVMGetLastError(), "function not found: tvm.rpc.server.GetCRTMaxPacketSize");
+  assert_string_equal(test_last_error(), "function not found: tvm.rpc.server.GetCRTMaxPacketSize");
   assert_int_equal(TVMFuncGetGlobal(NULL, &f), -1);
   assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", NULL), -1);
 }
@@ -207,7 +237,7 @@ static void test_system_lib(void **state) {
   assert_non_null(test_runtime_start(NULL));
   assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", &f), 0);
   assert_int_equal(TVMFuncCall(f, NULL, NULL, 0, &ret, &ret_code), -1);
-  assert_string_equal(TVMGetLastError(), "runtime.SystemLib: no system library");
+  assert_string_equal(test_last_error(), "runtime.SystemLib: no system library");
   assert_invalid_module(handle_of(0x8000u));
 }
 
@@ -231,7 +261,7 @@ static void test_module_get_function_global(void **state) {
   assert_int_equal(ret_code, kTVMNullptr);
   /* Wrong count, types, NULL name, invalid module. */
   assert_int_equal(TVMFuncCall(mgf, args, codes, 2, &ret, &ret_code), -1);
-  assert_true(starts_with(TVMGetLastError(), "ModuleGetFunction: expected"));
+  assert_true(starts_with(test_last_error(), "ModuleGetFunction: expected"));
   codes[2] = kTVMArgFloat;
   assert_int_equal(TVMFuncCall(mgf, args, codes, 3, &ret, &ret_code), -1);
   codes[2] = kTVMArgInt;
@@ -246,7 +276,7 @@ static void test_module_get_function_global(void **state) {
   args[1].v_str = "sum_ints";
   args[0].v_handle = handle_of(0x8001u);
   assert_int_equal(TVMFuncCall(mgf, args, codes, 3, &ret, &ret_code), -1);
-  assert_string_equal(TVMGetLastError(), "invalid module handle 0x00008001");
+  assert_string_equal(test_last_error(), "invalid module handle 0x00008001");
 }
 
 static void test_func_call(void **state) {
@@ -276,18 +306,18 @@ static void test_func_call(void **state) {
   /* Callee errors: its message, or a generic one instead of stale text. */
   codes[1] = kTVMStr;
   assert_int_equal(TVMFuncCall(f, args, codes, 2, &ret, &ret_code), -1);
-  assert_string_equal(TVMGetLastError(), "sum_ints: Int arguments only");
+  assert_string_equal(test_last_error(), "sum_ints: Int arguments only");
   assert_int_equal(TVMModGetFunction(handle_of(0x8000u), "fails_silently", 1, &f), 0);
   TVMAPISetLastError("stale");
   assert_int_equal(TVMFuncCall(f, NULL, NULL, 0, &ret, &ret_code), -1);
-  assert_string_equal(TVMGetLastError(), "function failed, code 0xfffffffd");
+  assert_string_equal(test_last_error(), "function failed, code 0xfffffffd");
   /* Bad call arguments. */
   assert_int_equal(TVMFuncCall(f, NULL, NULL, 0, NULL, &ret_code), -1);
   assert_int_equal(TVMFuncCall(f, NULL, NULL, 0, &ret, NULL), -1);
   assert_int_equal(TVMFuncCall(f, NULL, NULL, -1, &ret, &ret_code), -1);
   assert_int_equal(TVMFuncCall(f, NULL, codes, 1, &ret, &ret_code), -1);
   assert_int_equal(TVMFuncCall(f, args, NULL, 1, &ret, &ret_code), -1);
-  assert_string_equal(TVMGetLastError(), "NULL argument");
+  assert_string_equal(test_last_error(), "NULL argument");
   /* Static functions: TVMFuncFree is a validated no-op. */
   assert_int_equal(TVMFuncFree(f), 0);
   assert_int_equal(TVMFuncCall(f, NULL, NULL, 0, &ret, &ret_code), -1);
@@ -315,7 +345,7 @@ static void test_invalid_function_handles(void **state) {
     TVMValue ret;
     int ret_code;
     assert_int_equal(TVMFuncCall(handle_of(0x80008003u), NULL, NULL, 0, &ret, &ret_code), -1);
-    assert_string_equal(TVMGetLastError(), "invalid function handle 0x80008003");
+    assert_string_equal(test_last_error(), "invalid function handle 0x80008003");
   }
 }
 
@@ -337,7 +367,7 @@ static void test_modules(void **state) {
   (void)state;
   assert_int_equal(TVMModGetFunction(handle_of(0x8000u), "nope", 0, &f), -1);
   assert_null(f);
-  assert_string_equal(TVMGetLastError(), "function not found: nope");
+  assert_string_equal(test_last_error(), "function not found: nope");
   assert_int_equal(TVMModGetFunction(handle_of(0x8000u), NULL, 0, &f), -1);
   assert_int_equal(TVMModGetFunction(handle_of(0x8000u), "sum_ints", 0, NULL), -1);
   assert_int_equal(TVMModCreateFromCModule(&kNoRegistry, &mod), -1);
@@ -346,7 +376,7 @@ static void test_modules(void **state) {
   assert_int_equal(TVMModCreateFromCModule(&kOther, &mod), 0);
   assert_int_equal((uintptr_t)mod, 0x8001u);
   assert_int_equal(TVMModCreateFromCModule(&kOther, &full), -1);
-  assert_string_equal(TVMGetLastError(), "module table full");
+  assert_string_equal(test_last_error(), "module table full");
   assert_int_equal(TVMModGetFunction(mod, "other", 0, &f), 0);
   assert_int_equal((uintptr_t)f, 0x80018000u);
   assert_int_equal(TVMModGetFunction(mod, "sum_ints", 0, &f), -1);
@@ -384,17 +414,17 @@ static void test_device_alloc_data_space(void **state) {
   /* Errors. */
   assert_int_equal(TVMDeviceAllocDataSpace(gpu, 16u, 64u, kFloat32, &c), -1);
   assert_null(c);
-  assert_string_equal(TVMGetLastError(), "unsupported device type 0x00000002");
+  assert_string_equal(test_last_error(), "unsupported device type 0x00000002");
   assert_int_equal(TVMDeviceAllocDataSpace(kCpu, 16u, 48u, kFloat32, &c), -1);
-  assert_string_equal(TVMGetLastError(), "bad alignment 0x00000030");
+  assert_string_equal(test_last_error(), "bad alignment 0x00000030");
   assert_int_equal(TVMDeviceAllocDataSpace(kCpu, SIZE_MAX - 10u, 64u, kFloat32, &c), -1);
   assert_int_equal(TVMDeviceAllocDataSpace(kCpu, TEST_TENSOR_ARENA_SIZE, 64u, kFloat32, &c), -1);
-  assert_true(starts_with(TVMGetLastError(), "tensor arena full, bytes 0x00002000, largest free 0x"));
+  assert_true(starts_with(test_last_error(), "tensor arena full, bytes 0x00002000, largest free 0x"));
   assert_int_equal(TVMDeviceAllocDataSpace(kCpu, 16u, 64u, kFloat32, NULL), -1);
   /* Frees. */
   assert_int_equal(TVMDeviceFreeDataSpace(gpu, a), -1);
   assert_int_equal(TVMDeviceFreeDataSpace(kCpu, (uint8_t *)b + 64), -1);
-  assert_true(starts_with(TVMGetLastError(), "free of unallocated 0x"));
+  assert_true(starts_with(test_last_error(), "free of unallocated 0x"));
   assert_int_equal(TVMDeviceFreeDataSpace(kCpu, NULL), -1);
   assert_int_equal(TVMDeviceFreeDataSpace(kCpu, a), 0);
   assert_int_equal(TVMDeviceFreeDataSpace(kCpu, a), -1);
@@ -430,14 +460,14 @@ static void test_device_alloc_with_scope(void **state) {
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(gpu, 1, shape, kFloat32, NULL, &p), -1);
   assert_null(p);
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(kCpu, 2, huge, kFloat32, NULL, &p), -1);
-  assert_string_equal(TVMGetLastError(), "invalid tensor shape");
+  assert_string_equal(test_last_error(), "invalid tensor shape");
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(kCpu, 1, negative, kFloat32, NULL, &p), -1);
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(kCpu, -1, shape, kFloat32, NULL, &p), -1);
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(kCpu, 1, NULL, kFloat32, NULL, &p), -1);
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(kCpu, 1, shape, kFloat32, NULL, NULL), -1);
   shape[0] = 1 << 20;
   assert_int_equal(TVMDeviceAllocDataSpaceWithScope(kCpu, 1, shape, kFloat32, NULL, &p), -1);
-  assert_true(starts_with(TVMGetLastError(), "tensor arena full"));
+  assert_true(starts_with(test_last_error(), "tensor arena full"));
 }
 
 static DLTensor make_tensor(void *data, int64_t *shape, uint64_t byte_offset) {
@@ -484,7 +514,7 @@ static void test_copy_data_from_to(void **state) {
   from = make_tensor(a, seventeen, 0u);
   to = make_tensor(b, seventeen, 0u);
   assert_int_equal(TVMDeviceCopyDataFromTo(&from, &to, NULL), -1);
-  assert_true(starts_with(TVMGetLastError(), "copy out of bounds: 0x"));
+  assert_true(starts_with(test_last_error(), "copy out of bounds: 0x"));
   from = make_tensor(a, four, 0u);
   to = make_tensor(b, four, 49u);
   assert_int_equal(TVMDeviceCopyDataFromTo(&from, &to, NULL), -1);
@@ -493,15 +523,15 @@ static void test_copy_data_from_to(void **state) {
   /* Memory outside the tensor arena. */
   to = make_tensor(outside, four, 0u);
   assert_int_equal(TVMDeviceCopyDataFromTo(&from, &to, NULL), -1);
-  assert_true(starts_with(TVMGetLastError(), "tensor data not in arena: 0x"));
+  assert_true(starts_with(test_last_error(), "tensor data not in arena: 0x"));
   /* Size mismatch, strides, devices, NULL. */
   to = make_tensor(b, sixteen, 0u);
   assert_int_equal(TVMDeviceCopyDataFromTo(&from, &to, NULL), -1);
-  assert_string_equal(TVMGetLastError(), "copy: tensor sizes differ");
+  assert_string_equal(test_last_error(), "copy: tensor sizes differ");
   to = make_tensor(b, four, 0u);
   to.strides = strides;
   assert_int_equal(TVMDeviceCopyDataFromTo(&from, &to, NULL), -1);
-  assert_string_equal(TVMGetLastError(), "copy: strided tensors unsupported");
+  assert_string_equal(test_last_error(), "copy: strided tensors unsupported");
   to = make_tensor(b, four, 0u);
   to.device.device_type = kDLCUDA;
   assert_int_equal(TVMDeviceCopyDataFromTo(&from, &to, NULL), -1);
@@ -626,12 +656,12 @@ static void test_workspace(void **state) {
   memset(a, 1, 100u);
   memset(b, 2, 10u);
   assert_int_equal(TVMBackendFreeWorkspace(kDLCPU, 0, a), -1);
-  assert_true(starts_with(TVMGetLastError(), "workspace free out of order: 0x"));
+  assert_true(starts_with(test_last_error(), "workspace free out of order: 0x"));
   assert_int_equal(TVMBackendFreeWorkspace(kDLCPU, 0, b), 0);
   assert_int_equal(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
   assert_int_equal(TVMBackendFreeWorkspace(kDLCPU, 0, a), -1);
   assert_null(TVMBackendAllocWorkspace(kDLCPU, 0, TEST_WORKSPACE_ARENA_SIZE, kDLFloat, 32));
-  assert_string_equal(TVMGetLastError(), "workspace arena full, bytes 0x00000800");
+  assert_string_equal(test_last_error(), "workspace arena full, bytes 0x00000800");
   assert_null(TVMBackendAllocWorkspace(kDLCPU, 0, UINT64_MAX, kDLFloat, 32));
   a = TVMBackendAllocWorkspace(kDLCPU, 0, TEST_WORKSPACE_ARENA_SIZE - 64u, kDLFloat, 32);
   assert_non_null(a);
@@ -647,7 +677,7 @@ static void test_get_func_from_env(void **state) {
   assert_int_equal((uintptr_t)f, 0x80028002u);
   assert_int_equal(TVMBackendGetFuncFromEnv(NULL, "nowhere", &f), -1);
   assert_null(f);
-  assert_string_equal(TVMGetLastError(), "function not found: nowhere");
+  assert_string_equal(test_last_error(), "function not found: nowhere");
   assert_int_equal(TVMBackendGetFuncFromEnv(NULL, NULL, &f), -1);
   assert_int_equal(TVMBackendGetFuncFromEnv(NULL, "nowhere", NULL), -1);
   /* Without a system library only the globals are searched. */
@@ -715,6 +745,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_before_init_everything_fails, setup, teardown),
       cmocka_unit_test_setup_teardown(test_init_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_last_error_truncates, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_last_error_form, setup, teardown),
       cmocka_unit_test_setup_teardown(test_builtin_globals_and_handles, setup, teardown),
       cmocka_unit_test_setup_teardown(test_system_lib, setup, teardown),
       cmocka_unit_test_setup_teardown(test_module_get_function_global, setup, teardown),

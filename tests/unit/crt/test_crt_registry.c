@@ -159,7 +159,7 @@ static void test_globals_table(void **state) {
   assert_int_equal(utvm_crt_register_global("one.too.many", returns_seven, NULL),
                    UTVM_ERR_REGISTRY_FULL);
   assert_int_equal(TVMFuncRegisterGlobal("one.too.many", returns_seven, 0), -1);
-  assert_string_equal(TVMGetLastError(), "global function table full");
+  assert_string_equal(test_last_error(), "global function table full");
   /* Lookups of every entry, and the resource handle reaching the function. */
   for (i = 0u; i < UTVM_CRT_MAX_GLOBAL_FUNCS - 4u; i++) {
     assert_int_equal(TVMFuncGetGlobal(kNames[i], &handle), 0);
@@ -185,7 +185,7 @@ static void test_register_global_override(void **state) {
   assert_int_equal(TVMFuncRegisterGlobal("f", returns_seven, 0), 0);
   assert_int_equal(TVMFuncGetGlobal("f", &before), 0);
   assert_int_equal(TVMFuncRegisterGlobal("f", returns_seven, 0), -1);
-  assert_string_equal(TVMGetLastError(), "function already defined: f");
+  assert_string_equal(test_last_error(), "function already defined: f");
   assert_int_equal(TVMFuncRegisterGlobal(NULL, returns_seven, 0), -1);
   assert_int_equal(TVMFuncRegisterGlobal("g", NULL, 0), -1);
   assert_int_equal(utvm_crt_register_global("r", returns_resource, &resource), UTVM_OK);

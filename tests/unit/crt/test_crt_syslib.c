@@ -141,28 +141,28 @@ static void test_add_f32_rejects_bad_arguments(void **state) {
   (void)state;
   prepare_add(&call, 4);
   assert_int_equal(call_add(&call, 2), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: expected 3 arguments");
+  assert_string_equal(test_last_error(), "test_add_f32: expected 3 arguments");
   call.codes[1] = kTVMOpaqueHandle;
   assert_int_equal(call_add(&call, 3), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: arguments must be tensors (type code 7 or 13)");
+  assert_string_equal(test_last_error(), "test_add_f32: arguments must be tensors (type code 7 or 13)");
   call.codes[1] = kTVMDLTensorHandle;
   call.args[2].v_handle = NULL;
   assert_int_equal(call_add(&call, 3), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: tensors must be 1-D");
+  assert_string_equal(test_last_error(), "test_add_f32: tensors must be 1-D");
   call.args[2].v_handle = &call.tensors[2];
   call.tensors[0].ndim = 2;
   assert_int_equal(call_add(&call, 3), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: tensors must be 1-D");
+  assert_string_equal(test_last_error(), "test_add_f32: tensors must be 1-D");
   call.tensors[0].ndim = 1;
   call.tensors[1].dtype = int32;
   assert_int_equal(call_add(&call, 3), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: tensors must be float32");
+  assert_string_equal(test_last_error(), "test_add_f32: tensors must be float32");
   call.tensors[1].dtype = float32x2;
   assert_int_equal(call_add(&call, 3), -1);
   call.tensors[1].dtype = kFloat32;
   call.shapes[2][0] = 3;
   assert_int_equal(call_add(&call, 3), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: shapes differ");
+  assert_string_equal(test_last_error(), "test_add_f32: shapes differ");
   call.shapes[2][0] = 4;
   call.tensors[2].strides = strides;
   assert_int_equal(call_add(&call, 3), -1);
@@ -175,7 +175,7 @@ static void test_add_f32_rejects_bad_arguments(void **state) {
   call.tensors[2].device.device_type = kDLCPU;
   call.tensors[0].data = NULL;
   assert_int_equal(call_add(&call, 3), -1);
-  assert_string_equal(TVMGetLastError(), "test_add_f32: NULL tensor data");
+  assert_string_equal(test_last_error(), "test_add_f32: NULL tensor data");
 }
 
 /* ---- test_echo ---------------------------------------------------------------------------- */
@@ -209,9 +209,9 @@ static void test_echo_scalars_and_strings(void **state) {
   assert_int_equal(echo(in, kTVMNullptr, &out, &out_code), 0);
   assert_int_equal(out_code, kTVMNullptr);
   assert_int_equal(echo(in, kTVMDLTensorHandle, &out, &out_code), -1);
-  assert_string_equal(TVMGetLastError(), "test_echo: unsupported type code");
+  assert_string_equal(test_last_error(), "test_echo: unsupported type code");
   assert_int_equal(TVMFuncCall(get_function("test_echo"), &in, &out_code, 2, &out, &out_code), -1);
-  assert_string_equal(TVMGetLastError(), "test_echo: expected 1 argument");
+  assert_string_equal(test_last_error(), "test_echo: expected 1 argument");
 }
 
 static void test_echo_bytes_is_an_arena_copy(void **state) {
@@ -266,7 +266,7 @@ static void test_echo_bytes_without_memory(void **state) {
   assert_int_equal(TVMPlatformMemoryAllocate(free_before - 64u, kCpu, &all), UTVM_OK);
   in.v_handle = &in_array;
   assert_int_equal(echo(in, kTVMBytes, &out, &out_code), -1);
-  assert_string_equal(TVMGetLastError(), "test_echo: out of memory");
+  assert_string_equal(test_last_error(), "test_echo: out of memory");
   assert_int_equal(utvm_page_free_bytes(&test_runtime()->tensors), 64u);
   assert_int_equal(TVMPlatformMemoryAllocate(64u, kCpu, &out.v_handle), UTVM_OK);
   assert_int_equal(echo(in, kTVMBytes, &out, &out_code), -1);
@@ -293,7 +293,7 @@ static void test_busy_wait_waits(void **state) {
   assert_int_equal(busy_wait(0, kTVMArgInt), 0);
   assert_int_equal(fake_time_us_reads, 13u);
   assert_int_equal(busy_wait(-1, kTVMArgInt), -1);
-  assert_string_equal(TVMGetLastError(), "test_busy_wait_us: expected one Int in 0..10000000");
+  assert_string_equal(test_last_error(), "test_busy_wait_us: expected one Int in 0..10000000");
   assert_int_equal(busy_wait(TEST_SYSLIB_BUSY_WAIT_MAX_US + 1, kTVMArgInt), -1);
   assert_int_equal(busy_wait(10, kTVMArgFloat), -1);
   /* The platform timer stays free for the time evaluator while the function waits. */

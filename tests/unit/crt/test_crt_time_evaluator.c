@@ -263,7 +263,7 @@ static void test_number_growth_is_exact_for_large_products(void **state) {
   evaluator = create("fake_op", 5000, 1, 4000000000, 100);
   g_op_fail_at = 1u + 5000u + 3u;
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "fake_op failed");
+  assert_string_equal(test_last_error(), "fake_op failed");
   assert_int_equal(test_runtime()->time_evaluators[0].number, 1000000001u);
   /* One nanosecond more: floor(2e19 / (2e10 + 1)) + 1 = 999999999 + 1 calls. */
   assert_int_equal(TVMFuncFree(evaluator), 0);
@@ -285,14 +285,14 @@ static void test_number_limit_boundary(void **state) {
   g_op_fail_at = 3u;
   evaluator = create("fake_op", 1, 1, 2147483646, 100);
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "fake_op failed");
+  assert_string_equal(test_last_error(), "fake_op failed");
   assert_int_equal(test_runtime()->time_evaluators[0].number, UTVM_CRT_TIME_EVAL_MAX_NUMBER);
   /* One millisecond more asks for 2^31 calls: an error, and number is unchanged. */
   assert_int_equal(TVMFuncFree(evaluator), 0);
   g_op_calls = 0u;
   evaluator = create("fake_op", 1, 1, 2147483647, 100);
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: calls per measurement overflow");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: calls per measurement overflow");
   assert_int_equal(test_runtime()->time_evaluators[0].number, 1u);
   assert_int_equal(g_op_calls, 2u);
 }
@@ -327,7 +327,7 @@ static void test_round_limit_is_an_error(void **state) {
   g_op_cost_ns = 0u;
   evaluator = create("fake_op", 1, 1, 10, 1000000);
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: round limit reached");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: round limit reached");
   assert_int_equal(fake_timer_starts, UTVM_CRT_TIME_EVAL_MAX_ROUNDS);
   assert_int_equal(tensor_free_bytes(), free_before);
 }
@@ -341,7 +341,7 @@ static void test_number_overflow_is_an_error(void **state) {
   g_op_cost_ns = 1u;
   evaluator = create("fake_op", 1, 1, 4000000000, 100);
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: calls per measurement overflow");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: calls per measurement overflow");
   assert_int_equal(g_op_calls, 2u);
   assert_int_equal(tensor_free_bytes(), free_before);
   /* The stored number is unchanged, so the evaluator can run again. */
@@ -360,7 +360,7 @@ static void test_timer_overflow_is_an_error(void **state) {
   fake_timer_stop_error = UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
   fake_timer_stop_fail_from = 2u; /* the second measurement overflows */
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: timer overflow");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: timer overflow");
   assert_false(fake_timer_running);
   assert_int_equal(fake_after_measurement_calls, 2u);
   assert_int_equal(tensor_free_bytes(), free_before);
@@ -368,19 +368,19 @@ static void test_timer_overflow_is_an_error(void **state) {
   fake_timer_stop_error = UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
   fake_timer_stop_fail_from = 1u;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000504");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: platform hook error 0x00000504");
   fake_timer_stop_fail_from = 0u;
   fake_timer_start_error = UTVM_ERR_PLATFORM_TIMER_BAD_STATE;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000504");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: platform hook error 0x00000504");
   fake_timer_start_error = UTVM_OK;
   fake_before_measurement_error = UTVM_ERR_PLATFORM_CHECK_FAILURE;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000500");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: platform hook error 0x00000500");
   fake_before_measurement_error = UTVM_OK;
   fake_after_measurement_error = UTVM_ERR_PLATFORM_CHECK_FAILURE;
   assert_int_equal(run(evaluator, means, 3u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: platform hook error 0x00000500");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: platform hook error 0x00000500");
   fake_after_measurement_error = UTVM_OK;
   assert_int_equal(tensor_free_bytes(), free_before);
   assert_int_equal(run(evaluator, means, 3u, &count), 0);
@@ -418,12 +418,12 @@ static void test_timed_function_failure(void **state) {
   evaluator = create("fake_op", 4, 2, 0, 100);
   g_op_fail_at = 1u; /* the untimed call */
   assert_int_equal(run(evaluator, means, 2u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "fake_op failed");
+  assert_string_equal(test_last_error(), "fake_op failed");
   assert_int_equal(fake_timer_starts, 0u);
   g_op_calls = 0u;
   g_op_fail_at = 3u; /* inside the first measurement */
   assert_int_equal(run(evaluator, means, 2u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "fake_op failed");
+  assert_string_equal(test_last_error(), "fake_op failed");
   assert_false(fake_timer_running);
   assert_int_equal(fake_after_measurement_calls, 1u);
   assert_int_equal(tensor_free_bytes(), free_before);
@@ -443,7 +443,7 @@ static void test_byte_results_of_timed_function_are_freed(void **state) {
   assert_int_equal(TVMFuncFree(evaluator), 0);
   evaluator = create("leaking_op", 1000, 1, 0, 100);
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: timed function failed");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: timed function failed");
   assert_false(fake_timer_running);
 }
 
@@ -469,13 +469,13 @@ static void test_no_memory_for_the_result(void **state) {
   /* The whole arena in one block: the result struct cannot be allocated. */
   assert_int_equal(TVMPlatformMemoryAllocate(free_before, kCpu, &block), UTVM_OK);
   assert_int_equal(run(evaluator, means, 2u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: no memory for the result");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: no memory for the result");
   assert_int_equal(TVMPlatformMemoryFree(block, kCpu), UTVM_OK);
   /* Room for the struct only: the data cannot be allocated and the struct is released. */
   assert_int_equal(TVMPlatformMemoryAllocate(free_before - UTVM_CRT_PAGE_SIZE, kCpu, &block),
                    UTVM_OK);
   assert_int_equal(run(evaluator, means, 2u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: no memory for the result");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: no memory for the result");
   assert_int_equal(TVMPlatformMemoryFree(block, kCpu), UTVM_OK);
   assert_int_equal(tensor_free_bytes(), free_before);
   assert_int_equal(run(evaluator, means, 2u, &count), 0);
@@ -489,7 +489,7 @@ static void test_creation_argument_checks(void **state) {
   (void)state;
   a = default_args("fake_op", 1, 1, 0, 100);
   assert_int_equal(create_with(&a, 11, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: expected 12 arguments");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: expected 12 arguments");
   assert_int_equal(create_with(&a, 13, &f), -1);
   assert_int_equal(create_with(&a, 0, &f), -1);
   for (i = 0; i < 12; i++) {
@@ -498,7 +498,7 @@ static void test_creation_argument_checks(void **state) {
     a.codes[i] = (a.codes[i] == kTVMArgInt) ? kTVMArgFloat : kTVMNullptr;
     assert_int_equal(create_with(&a, 12, &f), -1);
     snprintf(expected, sizeof(expected), "RPCTimeEvaluator: bad argument 0x%08x", (unsigned)i);
-    assert_string_equal(TVMGetLastError(), expected);
+    assert_string_equal(test_last_error(), expected);
   }
   a = default_args("fake_op", 1, 1, 0, 100);
   a.codes[2] = kTVMArgBool; /* Bool is not Int for these arguments */
@@ -507,53 +507,53 @@ static void test_creation_argument_checks(void **state) {
   a = default_args("fake_op", 1, 1, 0, 100);
   a.values[0].v_handle = NULL;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "invalid module handle 0x00000000");
+  assert_string_equal(test_last_error(), "invalid module handle 0x00000000");
   a.values[0].v_handle = (void *)(uintptr_t)0x8001u;
   assert_int_equal(create_with(&a, 12, &f), -1);
   a = default_args("absent", 1, 1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: function not found");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: function not found");
   a.values[1].v_str = NULL;
   assert_int_equal(create_with(&a, 12, &f), -1);
   /* Values. */
   a = default_args("fake_op", 1, 1, 0, 100);
   a.values[2].v_int64 = kDLCUDA;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000002");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000002");
   /* device_id: any int32 (as in DLDevice), nothing wider. */
   a = default_args("fake_op", 1, 1, 0, 100);
   a.values[3].v_int64 = (int64_t)INT32_MAX + 1;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000003");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000003");
   a.values[3].v_int64 = (int64_t)INT32_MIN - 1;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000003");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000003");
   a = default_args("fake_op", 0, 1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000004");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000004");
   a = default_args("fake_op", (int64_t)UTVM_CRT_TIME_EVAL_MAX_NUMBER + 1, 1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
   a = default_args("fake_op", 1, -1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000005");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000005");
   a = default_args("fake_op", 1, UTVM_CRT_TIME_EVAL_MAX_REPEAT + 1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
   a = default_args("fake_op", 1, 1, -1, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000006");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000006");
   a = default_args("fake_op", 1, 1, 0, (int64_t)UINT32_MAX + 1);
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000007");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000007");
   a = default_args("fake_op", 1, 1, 0, 100);
   a.values[8].v_int64 = 10;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: cooldown not supported");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: cooldown not supported");
   a.values[8].v_int64 = -1;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000008");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000008");
   a.values[8].v_int64 = (int64_t)UINT32_MAX + 1;
   assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: bad argument 0x00000008");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000008");
   /* Ignored arguments. */
   a = default_args("fake_op", 1, 1, 0, 100);
   a.values[9].v_int64 = -5;
@@ -576,11 +576,11 @@ static void test_slots(void **state) {
     assert_int_equal((uintptr_t)evaluators[i], 0xFFFF8000u | i);
   }
   assert_int_equal(create_with(&a, 12, &extra), -1);
-  assert_string_equal(TVMGetLastError(), "RPCTimeEvaluator: too many live evaluators");
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: too many live evaluators");
   assert_int_equal(TVMFuncFree(evaluators[0]), 0);
   assert_int_equal(TVMFuncFree(evaluators[0]), -1);
   assert_int_equal(run(evaluators[0], means, 1u, &count), -1);
-  assert_string_equal(TVMGetLastError(), "invalid function handle 0xffff8000");
+  assert_string_equal(test_last_error(), "invalid function handle 0xffff8000");
   assert_int_equal(create_with(&a, 12, &extra), 0);
   assert_ptr_equal(extra, evaluators[0]);
   assert_int_equal(run(evaluators[1], means, 1u, &count), 0);

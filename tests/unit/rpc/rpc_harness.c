@@ -461,7 +461,7 @@ const char *rpc_expect_exception(const test_bytes_t *reply) {
   assert_true(len < sizeof(text));
   (void)memcpy(text, r.values[0].bytes, len);
   text[len] = '\0';
-  return text;
+  return test_expand_error(text);
 }
 
 static void expect_return(const test_bytes_t *reply, rpc_reply_t *r) {

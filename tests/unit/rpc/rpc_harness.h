@@ -118,7 +118,8 @@ bool rpc_parse_seq(const uint8_t *p, size_t n, rpc_value_t *values, int32_t max,
                    size_t *used);
 /* Decodes a reply packet (prefix included); asserts it is well formed and exactly sized. */
 void rpc_parse_reply(const uint8_t *packet, size_t n, rpc_reply_t *reply);
-/* Asserts the reply is an exception, and returns its text (NUL-terminated copy, static). */
+/* Asserts the reply is an exception, and returns its text with "#<id>" tokens expanded
+ * (test_expand_error: NUL-terminated copy, static). */
 const char *rpc_expect_exception(const test_bytes_t *reply);
 /* Asserts a syscall reply carrying a handle; returns it. */
 uint64_t rpc_expect_handle(const test_bytes_t *reply);

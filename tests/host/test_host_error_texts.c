@@ -1,0 +1,116 @@
+/* utvm_host_expand_error: "#<id>" tokens of a device built without error texts become the
+ * texts of include/utvm/error_texts.h; everything else is copied. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "utvm/error_texts.h"
+#include "utvm/host.h"
+
+/* The token of id, as the device writes it. */
+static void token_of(utvm_text_id_t id, char *out, size_t out_size) {
+  (void)snprintf(out, out_size, "#%0*u", UTVM_TEXT_TOKEN_DIGITS, (unsigned)id);
+}
+
+static void test_tokens_expand(void **state) {
+  char token[8];
+  char text[64];
+  char out[256];
+  (void)state;
+  token_of(UTVM_TEXT_CALL_FUNC, token, sizeof(token));
+  (void)snprintf(text, sizeof(text), "%s: ", token);
+  token_of(UTVM_TEXT_RPC_TYPE_CODE, token, sizeof(token));
+  (void)strcat(text, token);
+  (void)strcat(text, " 0x00000063");
+  size_t n = utvm_host_expand_error(text, out, sizeof(out));
+  assert_string_equal(out, "CallFunc: unsupported type code 0x00000063");
+  assert_int_equal(n, strlen(out));
+
+  /* Adjacent tokens, a hex value right after a token, a name after a token. */
+  char first[8];
+  token_of(UTVM_TEXT_TIME_EVALUATOR, first, sizeof(first));
+  token_of(UTVM_TEXT_TE_BAD_ARGUMENT, token, sizeof(token));
+  (void)snprintf(text, sizeof(text), "%s%s0x00000002", first, token);
+  (void)utvm_host_expand_error(text, out, sizeof(out));
+  assert_string_equal(out, "RPCTimeEvaluator: bad argument 0x00000002");
+  token_of(UTVM_TEXT_FUNCTION_NOT_FOUND, token, sizeof(token));
+  (void)snprintf(text, sizeof(text), "%s42nd_function", token);
+  (void)utvm_host_expand_error(text, out, sizeof(out));
+  assert_string_equal(out, "function not found: 42nd_function");
+  token_of(UTVM_TEXT_NOT_INITIALISED, token, sizeof(token));
+  (void)utvm_host_expand_error(token, out, sizeof(out));
+  assert_string_equal(out, "utvm_crt: runtime not initialised");
+}
+
+static void test_every_id(void **state) {
+  char token[8];
+  char out[256];
+  (void)state;
+  token_of(UTVM_TEXT_RPC_VERSION, token, sizeof(token));
+  (void)utvm_host_expand_error(token, out, sizeof(out));
+  assert_string_equal(out, "protocol version is not " UTVM_RPC_PROTOCOL_VERSION);
+  for (unsigned id = 0u; id < (unsigned)UTVM_TEXT_COUNT; id++) {
+    token_of((utvm_text_id_t)id, token, sizeof(token));
+    size_t n = utvm_host_expand_error(token, out, sizeof(out));
+    assert_true(n > 0u);
+    assert_int_equal(strchr(out, '#'), NULL); /* no text contains a token */
+  }
+  /* Request names by RPC code. */
+  token_of((utvm_text_id_t)(UTVM_TEXT_RPC + UTVM_RPC_DEV_GET_CURRENT_STREAM), token,
+           sizeof(token));
+  (void)utvm_host_expand_error(token, out, sizeof(out));
+  assert_string_equal(out, "DevGetCurrentStream");
+}
+
+static void test_unknown_and_plain_text(void **state) {
+  char out[256];
+  (void)state;
+  /* An id beyond the list, a lone '#', a '#' with too few digits: copied as they are. */
+  assert_true(UTVM_TEXT_COUNT <= 99);
+  const char *text = "#99 and # and #7x and #7";
+  size_t n = utvm_host_expand_error(text, out, sizeof(out));
+  assert_string_equal(out, text);
+  assert_int_equal(n, strlen(text));
+  /* A text without tokens (a device with texts, an application's own error) is unchanged. */
+  const char *plain = "test_add_f32: shapes differ";
+  assert_int_equal(utvm_host_expand_error(plain, out, sizeof(out)), strlen(plain));
+  assert_string_equal(out, plain);
+  assert_int_equal(utvm_host_expand_error("", out, sizeof(out)), 0u);
+  assert_string_equal(out, "");
+  assert_int_equal(utvm_host_expand_error(NULL, out, sizeof(out)), 0u);
+  assert_string_equal(out, "");
+}
+
+static void test_truncation(void **state) {
+  char token[8];
+  char out[12];
+  (void)state;
+  token_of(UTVM_TEXT_NULL_ARGUMENT, token, sizeof(token));
+  /* "NULL argument" is 13 characters: cut to 11 and terminated. */
+  memset(out, 'x', sizeof(out));
+  assert_int_equal(utvm_host_expand_error(token, out, sizeof(out)), 11u);
+  assert_string_equal(out, "NULL argume");
+  assert_int_equal(utvm_host_expand_error("0123456789abcdef", out, sizeof(out)), 11u);
+  assert_string_equal(out, "0123456789a");
+  assert_int_equal(utvm_host_expand_error(token, out, 1u), 0u);
+  assert_string_equal(out, "");
+  out[0] = 'x';
+  assert_int_equal(utvm_host_expand_error(token, out, 0u), 0u);
+  assert_int_equal(out[0], 'x'); /* nothing written */
+  assert_int_equal(utvm_host_expand_error(token, NULL, 8u), 0u);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tokens_expand),
+      cmocka_unit_test(test_every_id),
+      cmocka_unit_test(test_unknown_and_plain_text),
+      cmocka_unit_test(test_truncation),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
