@@ -5,24 +5,33 @@
 #include "utvm/error_texts.h"
 #include "utvm/host.h"
 
-/* The texts by id (each string ends at the "\0" of its entry). */
+/* The texts by id of each library (each string ends at the "\0" of its entry). */
 #define UTVM_TEXT(id, text) text,
-static const char *const kTexts[UTVM_TEXT_COUNT] = {UTVM_TEXT_LIST};
+static const char *const kCrtTexts[] = {UTVM_CRT_TEXT_LIST};
+static const char *const kRpcTexts[] = {UTVM_RPC_TEXT_LIST};
+#define CRT_COUNT (sizeof(kCrtTexts) / sizeof(kCrtTexts[0]))
+#define RPC_COUNT (sizeof(kRpcTexts) / sizeof(kRpcTexts[0]))
 
-/* The id of the token at text ('#' and UTVM_TEXT_TOKEN_DIGITS digits naming a known text), or
- * UTVM_TEXT_COUNT when text does not start with one. */
-static size_t token_id(const char *text) {
+/* The text of the token at p ('#' and UTVM_TEXT_TOKEN_DIGITS digits naming a known text), or
+ * NULL when p does not start with one. */
+static const char *token_text(const char *p) {
   size_t id = 0u;
-  if (text[0] != '#') {
-    return UTVM_TEXT_COUNT;
+  if (p[0] != '#') {
+    return NULL;
   }
   for (size_t i = 1u; i <= UTVM_TEXT_TOKEN_DIGITS; i++) {
-    if ((text[i] < '0') || (text[i] > '9')) {
-      return UTVM_TEXT_COUNT;
+    if ((p[i] < '0') || (p[i] > '9')) {
+      return NULL;
     }
-    id = (id * 10u) + (size_t)(text[i] - '0');
+    id = (id * 10u) + (size_t)(p[i] - '0');
   }
-  return (id < UTVM_TEXT_COUNT) ? id : UTVM_TEXT_COUNT;
+  if (id < CRT_COUNT) {
+    return kCrtTexts[id];
+  }
+  if ((id >= UTVM_TEXT_RPC_FIRST_ID) && (id - UTVM_TEXT_RPC_FIRST_ID < RPC_COUNT)) {
+    return kRpcTexts[id - UTVM_TEXT_RPC_FIRST_ID];
+  }
+  return NULL;
 }
 
 size_t utvm_host_expand_error(const char *text, char *out, size_t out_size) {
@@ -32,14 +41,13 @@ size_t utvm_host_expand_error(const char *text, char *out, size_t out_size) {
   }
   const char *p = (text != NULL) ? text : "";
   while ((*p != '\0') && (len + 1u < out_size)) {
-    size_t id = token_id(p);
-    const char *piece = p;
+    const char *piece = token_text(p);
     size_t piece_len = 1u;
-    if (id < UTVM_TEXT_COUNT) {
-      piece = kTexts[id];
+    if (piece != NULL) {
       piece_len = strlen(piece);
       p += 1u + UTVM_TEXT_TOKEN_DIGITS;
     } else {
+      piece = p;
       p++;
     }
     if (piece_len > out_size - 1u - len) {

@@ -251,17 +251,20 @@ void utvm_crt_shutdown(utvm_crt_t *crt);
  * contains ptr; UTVM_ERR_FUNC_CALL_INVALID_ARG if there is none (or no active runtime). */
 utvm_err_t utvm_crt_data_range(const void *ptr, uint8_t **base, size_t *size);
 
-/* Append text, the text of id (utvm/error_texts.h: its "#<id>" token when built with
- * UTVM_NO_ERROR_TEXTS), or "0x" and value in 8 hex digits (16 above 32 bits) to the active
- * runtime's last error (truncating at UTVM_CRT_LAST_ERROR_SIZE); no effect without an active
- * runtime. */
+/* Append text, or "0x" and value in 8 hex digits (16 above 32 bits), to the active runtime's
+ * last error (truncating at UTVM_CRT_LAST_ERROR_SIZE); no effect without an active runtime. */
 void utvm_crt_error_append(const char *text);
-void utvm_crt_error_append_text(utvm_text_id_t id);
 void utvm_crt_error_append_hex(uint64_t value);
 
-/* Set the active runtime's last error to the text of id, to it followed by name, or to it
- * followed by "0x" and value in hex (as utvm_crt_error_append_hex); each returns -1 (TVM's
- * failure code). */
+/* Append the text of id (utvm/error_texts.h) to the active runtime's last error, as
+ * utvm_crt_error_append: texts is the NUL-separated list of id's library (its first string has
+ * id 0 or UTVM_TEXT_RPC_FIRST_ID), texts_size its size in bytes. Built with
+ * UTVM_NO_ERROR_TEXTS, writes the id's "#<id>" token instead and does not read texts. */
+void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size);
+
+/* Set the active runtime's last error to the C runtime text id (UTVM_CRT_TEXT_LIST), to it
+ * followed by name, or to it followed by "0x" and value in hex (as utvm_crt_error_append_hex);
+ * each returns -1 (TVM's failure code). */
 int utvm_crt_fail(utvm_text_id_t id);
 int utvm_crt_fail_name(utvm_text_id_t id, const char *name);
 int utvm_crt_fail_hex(utvm_text_id_t id, uint64_t value);

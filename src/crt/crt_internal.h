@@ -29,6 +29,8 @@ typedef struct {
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
 utvm_crt_t *utvm_crt_active(void);
 
+/* Appends the C runtime text id (UTVM_CRT_TEXT_LIST) to the last error. */
+void utvm_crt_error_append_text(utvm_text_id_t id);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
 

@@ -29,49 +29,60 @@ static void write_text(const char *text, int append) {
 }
 
 #ifdef UTVM_NO_ERROR_TEXTS
-
-/* The token of UTVM_TEXT_NOT_INITIALISED, returned without an active runtime. */
+/* Texts are not kept: ids are written as tokens. */
+static const char kCrtTexts[] = "";
+static const char kNotInitialised[] = "#000";
 typedef char check_not_initialised_id[(UTVM_TEXT_NOT_INITIALISED == 0) ? 1 : -1];
-typedef char check_token_digits[(UTVM_TEXT_TOKEN_DIGITS == 2) ? 1 : -1];
-static const char kNotInitialised[] = "#00";
-
-/* Writes the token of id ('#' and two decimal digits). */
-static void write_id(utvm_text_id_t id, int append) {
-  uint32_t value = (uint32_t)id;
-  char token[4];
-  token[0] = '#';
-  token[1] = (char)((value / 10u) + (uint32_t)'0');
-  token[2] = (char)((value % 10u) + (uint32_t)'0');
-  token[3] = '\0';
-  write_text(token, append);
-}
-
 #else
-
-/* Every text of UTVM_TEXT_LIST, each NUL-terminated, in id order. */
+/* The texts of UTVM_CRT_TEXT_LIST, each NUL-terminated, in id order. The first is
+ * UTVM_TEXT_NOT_INITIALISED. */
 #define UTVM_TEXT(id, text) text
-static const char kTexts[] = UTVM_TEXT_LIST;
-
-/* The text of id: the id-th string of kTexts. */
-static const char *text_at(utvm_text_id_t id) {
-  uint32_t pos = 0u;
-  uint32_t skipped = 0u;
-  for (uint32_t i = 0u; (i < sizeof(kTexts)) && (skipped < (uint32_t)id); i++) {
-    if (kTexts[i] == '\0') {
-      skipped++;
-      pos = i + 1u;
-    }
-  }
-  return &kTexts[pos];
-}
-
-static void write_id(utvm_text_id_t id, int append) { write_text(text_at(id), append); }
-
+static const char kCrtTexts[] = UTVM_CRT_TEXT_LIST;
+static const char *const kNotInitialised = kCrtTexts;
 #endif
 
-void utvm_crt_error_append(const char *text) { write_text(text, 1); }
+void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size) {
+#ifdef UTVM_NO_ERROR_TEXTS
+  uint32_t value = (uint32_t)id;
+  char token[UTVM_TEXT_TOKEN_DIGITS + 2];
+  token[0] = '#';
+  for (uint32_t i = UTVM_TEXT_TOKEN_DIGITS; i > 0u; i--) {
+    token[i] = (char)((value % 10u) + (uint32_t)'0');
+    value /= 10u;
+  }
+  token[UTVM_TEXT_TOKEN_DIGITS + 1] = '\0';
+  (void)texts;
+  (void)texts_size;
+  write_text(token, 1);
+#else
+  /* The index-th string of texts, counted from the first id of id's library. */
+  uint32_t index = (uint32_t)id;
+  uint32_t pos = 0u;
+  uint32_t skipped = 0u;
+  if (index >= (uint32_t)UTVM_TEXT_RPC_FIRST_ID) {
+    index -= (uint32_t)UTVM_TEXT_RPC_FIRST_ID;
+  }
+  for (size_t i = 0u; (i < texts_size) && (skipped < index); i++) {
+    if (texts[i] == '\0') {
+      skipped++;
+      pos = (uint32_t)i + 1u;
+    }
+  }
+  write_text((pos < texts_size) ? &texts[pos] : NULL, 1);
+#endif
+}
 
-void utvm_crt_error_append_text(utvm_text_id_t id) { write_id(id, 1); }
+void utvm_crt_error_append_text(utvm_text_id_t id) {
+  utvm_crt_error_append_id(id, kCrtTexts, sizeof(kCrtTexts));
+}
+
+/* Replaces the last error with the C runtime text id. */
+static void write_id(utvm_text_id_t id) {
+  write_text(NULL, 0);
+  utvm_crt_error_append_text(id);
+}
+
+void utvm_crt_error_append(const char *text) { write_text(text, 1); }
 
 void utvm_crt_error_append_hex(uint64_t value) {
   char text[19];
@@ -90,18 +101,18 @@ void utvm_crt_error_append_hex(uint64_t value) {
 }
 
 int utvm_crt_fail(utvm_text_id_t id) {
-  write_id(id, 0);
+  write_id(id);
   return -1;
 }
 
 int utvm_crt_fail_name(utvm_text_id_t id, const char *name) {
-  write_id(id, 0);
+  write_id(id);
   write_text(name, 1);
   return -1;
 }
 
 int utvm_crt_fail_hex(utvm_text_id_t id, uint64_t value) {
-  write_id(id, 0);
+  write_id(id);
   utvm_crt_error_append_hex(value);
   return -1;
 }
@@ -119,10 +130,5 @@ void TVMAPISetLastError(const char *msg) {
 
 const char *TVMGetLastError(void) {
   utvm_crt_t *crt = utvm_crt_active();
-#ifdef UTVM_NO_ERROR_TEXTS
-  const char *not_initialised = kNotInitialised;
-#else
-  const char *not_initialised = text_at(UTVM_TEXT_NOT_INITIALISED);
-#endif
-  return (crt == NULL) ? not_initialised : crt->last_error;
+  return (crt == NULL) ? kNotInitialised : crt->last_error;
 }

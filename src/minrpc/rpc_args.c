@@ -25,17 +25,26 @@ uint32_t rpc_code_kind(int tc) {
   return ((tc >= 0) && (tc < 16)) ? kCodeKinds[tc] : 0u;
 }
 
-void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem) {
+#ifdef UTVM_NO_ERROR_TEXTS
+static const char kRpcTexts[] = ""; /* ids are written as tokens */
+#else
+/* The texts of UTVM_RPC_TEXT_LIST, each NUL-terminated, in id order. */
+#define UTVM_TEXT(id, text) text
+static const char kRpcTexts[] = UTVM_RPC_TEXT_LIST;
+#endif
+
+void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem) {
   /* Request names are UTVM_TEXT_RPC + code for codes 0..21; other codes say "RPC". */
   uint32_t code = (uint32_t)server->code;
   uint32_t name = (uint32_t)UTVM_TEXT_RPC +
                   ((code <= (uint32_t)UTVM_RPC_DEV_GET_CURRENT_STREAM) ? code : 0u);
-  (void)utvm_crt_fail((utvm_text_id_t)name);
+  TVMAPISetLastError("");
+  utvm_crt_error_append_id((utvm_text_id_t)name, kRpcTexts, sizeof(kRpcTexts));
   utvm_crt_error_append(": ");
-  utvm_crt_error_append_text(problem);
+  utvm_crt_error_append_id(problem, kRpcTexts, sizeof(kRpcTexts));
 }
 
-void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value) {
+void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value) {
   rpc_fail(server, problem);
   utvm_crt_error_append(" ");
   utvm_crt_error_append_hex(value);
@@ -56,7 +65,7 @@ static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scrat
   uintptr_t addr = ((uintptr_t)scratch->next + 7u) & ~(uintptr_t)7u;
   uintptr_t end = (uintptr_t)scratch->end;
   if ((addr > end) || ((end - addr) < n)) {
-    rpc_fail(server, RPC_E_BUFFER);
+    rpc_fail(server, UTVM_TEXT_RPC_BUFFER);
     return NULL;
   }
   scratch->next = (uint8_t *)(addr + n);
@@ -66,12 +75,12 @@ static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scrat
 bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor) {
   const uint8_t *h = rpc_reader_take(reader, RPC_TENSOR_HEADER_SIZE - 8u);
   if (h == NULL) {
-    rpc_fail(server, RPC_E_TRUNCATED);
+    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
   uint64_t data = rpc_read_u64(h);
   if (data > (uint64_t)UINTPTR_MAX) {
-    rpc_fail(server, RPC_E_HANDLE);
+    rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
     return false;
   }
   tensor->data = (void *)(uintptr_t)data;
@@ -79,14 +88,14 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DL
   int32_t ndim = (int32_t)rpc_read_u32(&h[16]);
   (void)memcpy(&tensor->dtype, &h[20], sizeof(tensor->dtype));
   if ((ndim < 0) || ((uint32_t)ndim > UTVM_RPC_MAX_NDIM)) {
-    rpc_fail(server, RPC_E_NDIM);
+    rpc_fail(server, UTVM_TEXT_RPC_NDIM);
     return false;
   }
   tensor->ndim = ndim;
   const uint8_t *shape_bytes = rpc_reader_take(reader, 8u * (uint32_t)ndim);
   const uint8_t *offset_bytes = (shape_bytes != NULL) ? rpc_reader_take(reader, 8u) : NULL;
   if (offset_bytes == NULL) {
-    rpc_fail(server, RPC_E_TRUNCATED);
+    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
   tensor->byte_offset = rpc_read_u64(offset_bytes);
@@ -113,7 +122,7 @@ bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
     total = (uint32_t)product;
   }
   if (!ok) {
-    rpc_fail(server, RPC_E_SHAPE);
+    rpc_fail(server, UTVM_TEXT_RPC_SHAPE);
     return false;
   }
   *nbytes = total;
@@ -131,14 +140,14 @@ uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint
       return &base[start + (size_t)offset];
     }
   }
-  rpc_fail(server, RPC_E_RANGE);
+  rpc_fail(server, UTVM_TEXT_RPC_RANGE);
   return NULL;
 }
 
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes) {
   if (!rpc_device_is_cpu0(tensor->device)) {
-    rpc_fail(server, RPC_E_DEVICE);
+    rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
     return false;
   }
   if (!rpc_tensor_nbytes(server, tensor, nbytes)) {
@@ -164,18 +173,18 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return (tensor != NULL) && rpc_decode_tensor(server, reader, tensor);
   }
   if ((tc != kTVMStr) && (tc != kTVMBytes) && !fixed) {
-    rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
+    rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)(uint32_t)tc);
     return false;
   }
   uint8_t *p = rpc_reader_take(reader, 8u);
   uint64_t u = (p != NULL) ? rpc_read_u64(p) : 0u;
   if ((p == NULL) || (!fixed && (u > reader->left))) {
-    rpc_fail(server, RPC_E_TRUNCATED);
+    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
   if (fixed) {
     if (((kind & RPC_KIND_ARG_HANDLE) != 0u) && (u > (uint64_t)UINTPTR_MAX)) {
-      rpc_fail(server, RPC_E_HANDLE);
+      rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
       return false;
     }
     (void)memcpy(value, p, sizeof(*value));
@@ -204,12 +213,12 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_
   const uint8_t *p = rpc_reader_take(reader, 4u);
   int32_t num = (p != NULL) ? (int32_t)rpc_read_u32(p) : 0;
   if ((num < 0) || ((uint32_t)num > UTVM_RPC_MAX_ARGS)) {
-    rpc_fail_hex(server, RPC_E_ARGUMENTS, (uint64_t)(uint32_t)num);
+    rpc_fail_hex(server, UTVM_TEXT_RPC_ARGUMENTS, (uint64_t)(uint32_t)num);
     return false;
   }
   const uint8_t *codes = rpc_reader_take(reader, 4u * (uint32_t)num);
   if ((p == NULL) || (codes == NULL)) {
-    rpc_fail(server, RPC_E_TRUNCATED);
+    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
   args->num = num;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tvm/runtime/c_runtime_api.h"
+#include "utvm/error_texts.h"
 #include "utvm/rpc_codes.h"
 #include "utvm/rpc_server.h"
 
@@ -60,31 +61,10 @@ static inline bool rpc_device_is_cpu0(DLDevice dev) {
   return (dev.device_type == kDLCPU) && (dev.device_id == 0);
 }
 
-/* What the server found wrong with a request: a text of utvm/error_texts.h. The last error
- * then reads "<request name>: <problem text>" (plus " 0x<value>" for rpc_fail_hex). */
-typedef utvm_text_id_t rpc_problem_t;
-#define RPC_E_TRUNCATED UTVM_TEXT_RPC_TRUNCATED
-#define RPC_E_LENGTH UTVM_TEXT_RPC_LENGTH
-#define RPC_E_BUFFER UTVM_TEXT_RPC_BUFFER
-#define RPC_E_NDIM UTVM_TEXT_RPC_NDIM
-#define RPC_E_DEVICE UTVM_TEXT_RPC_DEVICE
-#define RPC_E_RANGE UTVM_TEXT_RPC_RANGE
-#define RPC_E_ARGUMENTS UTVM_TEXT_RPC_ARGUMENTS
-#define RPC_E_TYPE_CODE UTVM_TEXT_RPC_TYPE_CODE
-#define RPC_E_HANDLE UTVM_TEXT_RPC_HANDLE
-#define RPC_E_VERSION UTVM_TEXT_RPC_VERSION
-#define RPC_E_SIZES UTVM_TEXT_RPC_SIZES
-#define RPC_E_LIMIT UTVM_TEXT_RPC_LIMIT
-#define RPC_E_KIND UTVM_TEXT_RPC_KIND
-#define RPC_E_CODE UTVM_TEXT_RPC_CODE
-#define RPC_E_CRC UTVM_TEXT_RPC_CRC
-#define RPC_E_COPY_CRC UTVM_TEXT_RPC_COPY_CRC
-#define RPC_E_SHAPE UTVM_TEXT_RPC_SHAPE
-#define RPC_E_ALIGNMENT UTVM_TEXT_RPC_ALIGNMENT
-
-/* Sets the last error for problem in the request being handled. */
-void rpc_fail(const utvm_rpc_server_t *server, rpc_problem_t problem);
-void rpc_fail_hex(const utvm_rpc_server_t *server, rpc_problem_t problem, uint64_t value);
+/* Sets the last error to "<request name>: <problem>" for the request being handled, problem
+ * being a text of UTVM_RPC_TEXT_LIST (utvm/error_texts.h); rpc_fail_hex adds " 0x<value>". */
+void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem);
+void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value);
 
 /* Bump allocator over the unused tail of the request buffer (parsed arguments). */
 typedef struct {
@@ -133,7 +113,7 @@ bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes);
 
 /* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
- * the start; NULL with RPC_E_RANGE set otherwise. */
+ * the start; NULL with UTVM_TEXT_RPC_RANGE set otherwise. */
 uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
                          uint64_t nbytes);
 

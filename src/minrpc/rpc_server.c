@@ -106,14 +106,14 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
     tail = (bytes->data != NULL) ? bytes->data : "";
     tail_len = (bytes->size > limit) ? (limit + 1u) : (uint32_t)bytes->size;
   } else if ((kind & RPC_KIND_RETURN_SCALAR) == 0u) {
-    rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)(uint32_t)tc);
+    rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)(uint32_t)tc);
     reply_exception(server);
     return;
   } else {
     /* scalar: the 8 value bytes as they are */
   }
   if (tail_len > limit) {
-    rpc_fail_hex(server, RPC_E_LIMIT, limit);
+    rpc_fail_hex(server, UTVM_TEXT_RPC_LIMIT, limit);
     reply_exception(server);
     return;
   }
@@ -139,7 +139,7 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
   const uint8_t *h = rpc_reader_take(r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
-    rpc_fail(server, RPC_E_HANDLE);
+    rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
     return false;
   }
   if (!rpc_decode_args(server, r, args)) {
@@ -179,14 +179,14 @@ static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_
   const uint8_t *wire = rpc_reader_take(r, 8u + sizeof(version) - 1u);
   if ((wire == NULL) || (rpc_read_u64(wire) != (sizeof(version) - 1u)) ||
       (memcmp(&wire[8], version, sizeof(version) - 1u) != 0)) {
-    rpc_fail(server, RPC_E_VERSION);
+    rpc_fail(server, UTVM_TEXT_RPC_VERSION);
     return false;
   }
   if (!rpc_decode_args(server, r, args)) {
     return false;
   }
   if (args->num != 0) {
-    rpc_fail(server, RPC_E_ARGUMENTS);
+    rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
     return false;
   }
   reply_value(server, kTVMNullptr, 0u);
@@ -239,13 +239,13 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
           return false;
         }
       } else {
-        rpc_fail_hex(server, RPC_E_TYPE_CODE, (uint64_t)v[1].v_int64);
+        rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)v[1].v_int64);
         return false;
       }
       break;
     case UTVM_RPC_DEV_SET_DEVICE:
       if (!rpc_device_is_cpu0(v[0].v_device)) {
-        rpc_fail(server, RPC_E_DEVICE);
+        rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
         return false;
       }
       break;
@@ -258,7 +258,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
         value = utvm_page_free_bytes(&server->crt.tensors);
       } else {
-        rpc_fail_hex(server, RPC_E_KIND, (uint64_t)v[1].v_int64);
+        rpc_fail_hex(server, UTVM_TEXT_RPC_KIND, (uint64_t)v[1].v_int64);
         return false;
       }
       break;
@@ -268,7 +268,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       uint32_t nbytes = 0u;
       void *ptr = NULL;
       if (!rpc_device_is_cpu0(tensor->device)) {
-        rpc_fail(server, RPC_E_DEVICE);
+        rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
         return false;
       }
       if (!rpc_tensor_nbytes(server, tensor, &nbytes) ||
@@ -287,7 +287,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       void *ptr = NULL;
       if ((nbytes > (uint64_t)SIZE_MAX) || (alignment > UTVM_CRT_PAGE_SIZE) ||
           (alignment32 == 0u) || ((alignment32 & (alignment32 - 1u)) != 0u)) {
-        rpc_fail(server, RPC_E_ALIGNMENT);
+        rpc_fail(server, UTVM_TEXT_RPC_ALIGNMENT);
         return false;
       }
       if (TVMDeviceAllocDataSpace(v[0].v_device, (size_t)nbytes, alignment32, v[3].v_type,
@@ -313,7 +313,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
         return false;
       }
       if (from_bytes != to_bytes) {
-        rpc_fail(server, RPC_E_SIZES);
+        rpc_fail(server, UTVM_TEXT_RPC_SIZES);
         return false;
       }
       (void)memmove(&((uint8_t *)to->data)[to->byte_offset],
@@ -352,7 +352,7 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
     }
   }
   if (!ok) {
-    rpc_fail(server, RPC_E_ARGUMENTS);
+    rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
     return false;
   }
   return run_syscall(server, code, args);
@@ -367,11 +367,11 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uin
   }
   const uint8_t *n = rpc_reader_take(r, 8u);
   if (n == NULL) {
-    rpc_fail(server, RPC_E_TRUNCATED);
+    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return NULL;
   }
   if (!rpc_device_is_cpu0(tensor.device)) {
-    rpc_fail(server, RPC_E_DEVICE);
+    rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
     return NULL;
   }
   *nbytes = rpc_read_u64(n);
@@ -386,7 +386,7 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
     return false;
   }
   if (nbytes > (uint64_t)limit) {
-    rpc_fail_hex(server, RPC_E_LIMIT, limit);
+    rpc_fail_hex(server, UTVM_TEXT_RPC_LIMIT, limit);
     return false;
   }
   uint8_t head[REPLY_PREFIX_SIZE + 4u];
@@ -424,7 +424,7 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
     default:
       replied = false;
       if ((code < UTVM_RPC_GET_GLOBAL_FUNC) || (code > UTVM_RPC_DEV_GET_CURRENT_STREAM)) {
-        rpc_fail_hex(server, RPC_E_CODE, (uint64_t)(uint32_t)code);
+        rpc_fail_hex(server, UTVM_TEXT_RPC_CODE, (uint64_t)(uint32_t)code);
       } else {
         replied = do_syscall(server, code, &r, &args);
       }
@@ -438,7 +438,7 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
 /* ---------------------------------------------------------------- receive path */
 
 /* Drops the rest of the request; it is answered with the last error when it ends. */
-static void rpc_reject(utvm_rpc_server_t *server, rpc_problem_t problem) {
+static void rpc_reject(utvm_rpc_server_t *server, utvm_text_id_t problem) {
   rpc_fail(server, problem);
   server->rx_state = RX_DISCARD;
 }
@@ -450,11 +450,11 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
   if (header == RPC_PREFIX_SIZE) {
     server->code = (int32_t)rpc_read_u32(&buf[8]);
     if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
-      rpc_reject(server, RPC_E_LENGTH);
+      rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     } else if (server->code == UTVM_RPC_COPY_TO_REMOTE) {
       server->collect = RPC_COPY_FIXED_HEADER;
     } else if (server->body_len > server->buffer_size) {
-      rpc_reject(server, RPC_E_BUFFER);
+      rpc_reject(server, UTVM_TEXT_RPC_BUFFER);
     } else {
       server->collect = server->body_len;
     }
@@ -472,13 +472,13 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     if (server->copy_dst == NULL) {
       server->rx_state = RX_DISCARD;
     } else if (nbytes != (uint64_t)(server->body_len - header)) {
-      rpc_reject(server, RPC_E_LENGTH);
+      rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     } else {
       server->rx_state = RX_STREAM_IN;
     }
   }
   if ((server->rx_state == RX_COLLECT) && (server->collect > server->body_len)) {
-    rpc_reject(server, RPC_E_TRUNCATED);
+    rpc_reject(server, UTVM_TEXT_RPC_TRUNCATED);
   }
 }
 
@@ -513,7 +513,7 @@ static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
       }
     } else {
       /* More bytes than the request needs cannot happen: the session bounds the body. */
-      rpc_reject(server, RPC_E_LENGTH);
+      rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     }
   }
 }
@@ -534,9 +534,9 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
   if (status == UTVM_FRAME_BAD_CRC) {
     if (rx_state == RX_STREAM_IN) {
       server->stats.copy_crc_errors++;
-      rpc_fail(server, RPC_E_COPY_CRC);
+      rpc_fail(server, UTVM_TEXT_RPC_COPY_CRC);
     } else {
-      rpc_fail(server, RPC_E_CRC);
+      rpc_fail(server, UTVM_TEXT_RPC_CRC);
     }
     reply_exception(server);
   } else if (rx_state == RX_DISCARD) {
@@ -564,7 +564,7 @@ static int rpc_get_crt_max_packet_size(TVMValue *args, int *codes, int num_args,
   (void)args;
   (void)codes;
   if (num_args != 0) {
-    rpc_fail((const utvm_rpc_server_t *)resource, RPC_E_ARGUMENTS);
+    rpc_fail((const utvm_rpc_server_t *)resource, UTVM_TEXT_RPC_ARGUMENTS);
     return -1;
   }
   ret->v_int64 = UTVM_RPC_TVM_MAX_PACKET;
@@ -578,7 +578,7 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
   (void)args;
   (void)codes;
   if (num_args != 0) {
-    rpc_fail(server, RPC_E_ARGUMENTS);
+    rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
     return -1;
   }
   uint32_t limit = server->max_transfer_size + UTVM_SESSION_HEADER_SIZE + 8u;
@@ -595,7 +595,7 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
 static int rpc_sync(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
                     void *resource) {
   if ((num_args != 1) || (codes[0] != kTVMArgInt)) {
-    rpc_fail((const utvm_rpc_server_t *)resource, RPC_E_ARGUMENTS);
+    rpc_fail((const utvm_rpc_server_t *)resource, UTVM_TEXT_RPC_ARGUMENTS);
     return -1;
   }
   ret->v_int64 = args[0].v_int64;

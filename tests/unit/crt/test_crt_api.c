@@ -181,21 +181,21 @@ static void test_last_error_form(void **state) {
   (void)state;
   assert_int_equal(TVMFuncGetGlobal("nope", &f), -1);
 #ifdef UTVM_NO_ERROR_TEXTS
-  snprintf(expected, sizeof(expected), "#%02unope", (unsigned)UTVM_TEXT_FUNCTION_NOT_FOUND);
+  snprintf(expected, sizeof(expected), "#%03unope", (unsigned)UTVM_TEXT_FUNCTION_NOT_FOUND);
 #else
   snprintf(expected, sizeof(expected), "function not found: nope");
 #endif
   assert_string_equal(TVMGetLastError(), expected);
   assert_int_equal(TVMDeviceFreeDataSpace(kCpu, NULL), -1);
 #ifdef UTVM_NO_ERROR_TEXTS
-  snprintf(expected, sizeof(expected), "#%02u0x00000000", (unsigned)UTVM_TEXT_UNALLOCATED_FREE);
+  snprintf(expected, sizeof(expected), "#%03u0x00000000", (unsigned)UTVM_TEXT_UNALLOCATED_FREE);
 #else
   snprintf(expected, sizeof(expected), "free of unallocated 0x00000000");
 #endif
   assert_string_equal(TVMGetLastError(), expected);
   test_runtime_stop();
 #ifdef UTVM_NO_ERROR_TEXTS
-  assert_string_equal(TVMGetLastError(), "#00");
+  assert_string_equal(TVMGetLastError(), "#000");
 #else
   assert_string_equal(TVMGetLastError(), "utvm_crt: runtime not initialised");
 #endif
