@@ -6,8 +6,9 @@
 #
 # Steps: every cross preset of CMakePresets.json (warning-free build; first, so that host tests
 # can use the firmware images), host build + ctest, host-asan build + ctest, a host build
-# without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests, the
-# libFuzzer targets for UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
+# without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests and
+# the posix server's reset-at-every-byte and system tests, the libFuzzer targets for
+# UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
 # Logs: build/test-logs/<step>.log. Fuzzer crash inputs: fuzz-artifacts/<target>/.
 # Environment: UTVM_FUZZ_SECONDS (per fuzz target), UTVM_SKIP_APT=1 (never run apt-get),
 # UTVM_SHARED_DIR (the shared/ folder with the protocol vectors; default ../shared).
@@ -101,7 +102,7 @@ cortex_build() {
 # The host preset without device error texts: the devices write "#<id>" tokens, the host and
 # the tests expand them (include/utvm/error_texts.h). Built in build/host-no-texts.
 NO_TEXTS_DIR=build/host-no-texts
-NO_TEXTS_TESTS='^test_(crt|rpc|host)_'
+NO_TEXTS_TESTS='^(test_(crt|rpc|host)_|test_reset_every_byte$|system_posix$)'
 no_texts_build() {
   cmake --preset host -B "$NO_TEXTS_DIR" -DUTVM_ERROR_TEXTS=OFF && cmake --build "$NO_TEXTS_DIR" -j "$JOBS"
 }
