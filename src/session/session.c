@@ -41,7 +41,7 @@ static utvm_err_t session_begin(utvm_session_t *s, utvm_msg_type_t type, uint16_
 static utvm_err_t session_send(utvm_session_t *s, utvm_msg_type_t type, uint16_t sid,
                                const uint8_t *body, uint32_t body_len) {
   utvm_err_t err = session_begin(s, type, sid, body_len);
-  if ((err == UTVM_OK) && (body_len > 0u)) {
+  if (err == UTVM_OK) {
     err = utvm_framer_write(&s->framer, body, body_len);
   }
   if (err == UTVM_OK) {
@@ -107,8 +107,6 @@ static void session_handle_control(utvm_session_t *s) {
   uint32_t nh = s->rx_header[0]; /* initiator nonce */
   uint32_t nr = s->rx_header[1]; /* responder nonce */
   uint32_t type = s->rx_header[2];
-  bool has_version = (s->rx_header_len == RX_HEADER_WITH_VERSION);
-  bool version_ok = has_version && (s->rx_header[3] == UTVM_SESSION_VERSION);
   bool init_sent = (s->state == UTVM_SESSION_STATE_INIT_SENT);
   bool bad = false;
   uint32_t new_sid = 0u;
@@ -119,17 +117,18 @@ static void session_handle_control(utvm_session_t *s) {
       s->session_id = 0u;
       session_event(s, UTVM_SESSION_EVENT_TERMINATED);
     }
+  } else if ((nh == 0u) || (s->rx_header_len != RX_HEADER_WITH_VERSION)) {
+    bad = true; /* an init or reply without an initiator nonce or a version */
   } else if (type == (uint32_t)UTVM_MSG_START_SESSION_REPLY) {
-    bad = !init_sent || !version_ok || (nh != s->local_nonce) || (nr == 0u);
+    bad = !init_sent || (s->rx_header[3] != UTVM_SESSION_VERSION) || (nh != s->local_nonce) ||
+          (nr == 0u);
     if (!bad) {
       new_sid = nh | (nr << 8);
     }
-  } else if ((nh == 0u) || !has_version) {
-    bad = true; /* StartSessionInit without a nonce or a version */
   } else if (!init_sent || (nh < s->local_nonce)) {
     /* Not initiating, or a collision that the lower initiator nonce (the peer's) wins: this
      * side answers as the responder. In a collision the peer must speak our version. */
-    bad = init_sent && !version_ok;
+    bad = init_sent && (s->rx_header[3] != UTVM_SESSION_VERSION);
     if (!bad) {
       new_sid = session_reply(s, nh);
     }
@@ -150,30 +149,28 @@ static void session_handle_control(utvm_session_t *s) {
   }
 }
 
-/* Decides what to do with a message once its header is complete. */
+/* Decides what to do with a message once its header is complete. session_id is 0 unless a
+ * session is established, and no established session has id 0. */
 static void session_classify(utvm_session_t *s) {
-  uint16_t sid = (uint16_t)((uint16_t)s->rx_header[0] | ((uint16_t)s->rx_header[1] << 8));
-  uint8_t type = s->rx_header[2];
-  bool established = (s->state == UTVM_SESSION_STATE_ESTABLISHED);
+  uint32_t sid = (uint32_t)s->rx_header[0] | ((uint32_t)s->rx_header[1] << 8);
+  uint32_t type = s->rx_header[2];
   s->rx_state = RX_DISCARD;
-  if (type == (uint8_t)UTVM_MSG_NORMAL) {
-    if (!established) {
+  if (type == (uint32_t)UTVM_MSG_NORMAL) {
+    if (s->session_id == 0u) {
       s->stats.dropped_no_session++;
     } else if (sid != s->session_id) {
       s->stats.dropped_wrong_sid++;
     } else {
       s->rx_state = RX_DELIVER;
     }
-  } else if (type == (uint8_t)UTVM_MSG_LOG) {
-    if ((sid == 0u) || (established && (sid == s->session_id))) {
+  } else if (type == (uint32_t)UTVM_MSG_LOG) {
+    if ((sid == 0u) || (sid == s->session_id)) {
       s->rx_state = RX_DELIVER;
     } else {
       s->stats.dropped_wrong_sid++;
     }
-  } else if ((type == (uint8_t)UTVM_MSG_START_SESSION_INIT) ||
-             (type == (uint8_t)UTVM_MSG_START_SESSION_REPLY) ||
-             (type == (uint8_t)UTVM_MSG_TERMINATE_SESSION)) {
-    s->rx_state = RX_CONTROL;
+  } else if (type <= (uint32_t)UTVM_MSG_TERMINATE_SESSION) {
+    s->rx_state = RX_CONTROL; /* StartSessionInit, StartSessionReply, TerminateSession */
   } else {
     s->stats.dropped_unknown_type++;
   }
@@ -242,13 +239,11 @@ utvm_err_t utvm_session_init(utvm_session_t *session, const utvm_session_config_
   if (session->config.max_tx_payload == 0u) {
     session->config.max_tx_payload = UTVM_SESSION_TVM_HOST_MAX_MESSAGE;
   }
-  if (session->config.max_rx_payload == 0u) {
-    session->config.max_rx_payload = UINT32_MAX;
-  }
   utvm_framer_init(&session->framer, config->write, config->write_ctx);
   const utvm_unframer_handler_t handler = {session_on_packet_start, session_on_payload,
                                            session_on_packet_end, session};
-  utvm_unframer_init(&session->unframer, &handler, session->config.max_rx_payload);
+  utvm_unframer_init(&session->unframer, &handler,
+                     (config->max_rx_payload == 0u) ? UINT32_MAX : config->max_rx_payload);
   return UTVM_OK;
 }
 
@@ -299,9 +294,7 @@ utvm_session_state_t utvm_session_state(const utvm_session_t *session) {
   return (utvm_session_state_t)session->state;
 }
 
-uint16_t utvm_session_id(const utvm_session_t *session) {
-  return (session->state == UTVM_SESSION_STATE_ESTABLISHED) ? session->session_id : 0u;
-}
+uint16_t utvm_session_id(const utvm_session_t *session) { return session->session_id; }
 
 void utvm_session_get_stats(const utvm_session_t *session, utvm_session_stats_t *stats,
                             utvm_unframer_stats_t *framing) {
