@@ -100,14 +100,14 @@ typedef struct {
 
 /* Streaming packet decoder. Fields are private; initialise with utvm_unframer_init(). */
 typedef struct {
-  utvm_unframer_handler_t handler;
-  utvm_unframer_stats_t stats;
-  uint32_t max_payload_len;
-  uint32_t remaining;  /* payload bytes left, or length/CRC bytes left in those states */
-  uint32_t field;      /* length or CRC field bytes received, the latest in the top byte */
-  uint16_t crc;
   uint8_t state;
   bool pending_ff;     /* last byte seen was an unpaired 0xff */
+  uint16_t crc;
+  uint32_t remaining;  /* payload bytes left, or length/CRC bytes left in those states */
+  uint32_t field;      /* length or CRC field bytes received, the latest in the top byte */
+  uint32_t max_payload_len;
+  utvm_unframer_handler_t handler;
+  utvm_unframer_stats_t stats;
 } utvm_unframer_t;
 
 /* Prepares a decoder that hunts for a packet start. Packets whose length field exceeds

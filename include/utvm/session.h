@@ -106,17 +106,17 @@ typedef struct {
 
 /* A session endpoint. Fields are private; initialise with utvm_session_init(). */
 typedef struct {
-  utvm_session_config_t config;
-  utvm_framer_t framer;
-  utvm_unframer_t unframer;
-  utvm_session_stats_t stats;
-  uint32_t rx_payload_len; /* framing payload length of the message being received */
-  uint16_t session_id;     /* in force while ESTABLISHED */
   uint8_t state;           /* utvm_session_state_t */
   uint8_t local_nonce;     /* the nonce this side sent last (init or reply) */
   uint8_t rx_state;
-  uint8_t rx_header[UTVM_SESSION_HEADER_SIZE + 1u]; /* + version byte of a handshake */
   uint8_t rx_header_len;
+  uint8_t rx_header[UTVM_SESSION_HEADER_SIZE + 1u]; /* + version byte of a handshake */
+  uint16_t session_id;     /* in force while ESTABLISHED, else 0 */
+  uint32_t rx_payload_len; /* framing payload length of the message being received */
+  utvm_session_config_t config;
+  utvm_session_stats_t stats;
+  utvm_framer_t framer;
+  utvm_unframer_t unframer;
 } utvm_session_t;
 
 /* Prepares a session (no I/O). Returns UTVM_ERR_SESSION_BAD_ARGUMENT if write or random

@@ -3,9 +3,6 @@
 
 #include "framing_internal.h"
 
-#define FF8 0xFFu, 0xFFu, 0xFFu, 0xFFu, 0xFFu, 0xFFu, 0xFFu, 0xFFu
-const uint8_t utvm_framing_ff_run[UTVM_FRAMING_FF_RUN_SIZE] = {FF8, FF8, FF8, FF8};
-
 static utvm_err_t framer_emit(utvm_framer_t *framer, const uint8_t *data, size_t n, bool in_crc) {
   if (in_crc) {
     framer->crc = utvm_crc16_update(framer->crc, data, n);
@@ -20,29 +17,29 @@ static utvm_err_t framer_emit(utvm_framer_t *framer, const uint8_t *data, size_t
   return err;
 }
 
-/* Sends data escaped: runs of ordinary bytes go out in one write, each 0xff as ff ff
- * (taken from the constant run of 0xff bytes, so runs of 0xff also take few writes). */
+/* Sends data escaped: a run of ordinary bytes goes out in one write; a run of k bytes 0xff
+ * is written twice, which makes the k escaped pairs ff ff. */
 static utvm_err_t framer_emit_escaped(utvm_framer_t *framer, const uint8_t *data, size_t n,
                                       bool in_crc) {
   utvm_err_t err = UTVM_OK;
   size_t i = 0u;
   while ((i < n) && (err == UTVM_OK)) {
-    size_t run_end = i;
-    while ((run_end < n) && (data[run_end] != UTVM_FRAMING_ESCAPE)) {
-      run_end++;
-    }
-    if (run_end > i) {
-      err = framer_emit(framer, &data[i], run_end - i, in_crc);
-      i = run_end;
-    } else {
-      size_t ff_count = 0u;
-      while ((i < n) && (data[i] == UTVM_FRAMING_ESCAPE) &&
-             (ff_count < (sizeof(utvm_framing_ff_run) / 2u))) {
-        ff_count++;
-        i++;
+    bool ff_run = (data[i] == UTVM_FRAMING_ESCAPE);
+    size_t run_end = i + 1u;
+    if (ff_run) {
+      while ((run_end < n) && (data[run_end] == UTVM_FRAMING_ESCAPE)) {
+        run_end++;
       }
-      err = framer_emit(framer, utvm_framing_ff_run, 2u * ff_count, in_crc);
+    } else {
+      while ((run_end < n) && (data[run_end] != UTVM_FRAMING_ESCAPE)) {
+        run_end++;
+      }
     }
+    err = framer_emit(framer, &data[i], run_end - i, in_crc);
+    if ((err == UTVM_OK) && ff_run) {
+      err = framer_emit(framer, &data[i], run_end - i, in_crc);
+    }
+    i = run_end;
   }
   return err;
 }

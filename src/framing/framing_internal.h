@@ -13,8 +13,4 @@
  * (test_crc16 checks the value). */
 #define UTVM_FRAMING_START_CRC 0x2042u
 
-/* Bytes of 0xff used to send escaped runs and to deliver unescaped runs of 0xff. */
-#define UTVM_FRAMING_FF_RUN_SIZE 32u
-extern const uint8_t utvm_framing_ff_run[UTVM_FRAMING_FF_RUN_SIZE];
-
 #endif /* UTVM_FRAMING_INTERNAL_H */

@@ -41,7 +41,7 @@ static utvm_err_t session_begin(utvm_session_t *s, utvm_msg_type_t type, uint16_
 static utvm_err_t session_send(utvm_session_t *s, utvm_msg_type_t type, uint16_t sid,
                                const uint8_t *body, uint32_t body_len) {
   utvm_err_t err = session_begin(s, type, sid, body_len);
-  if ((err == UTVM_OK) && (body_len > 0u)) {
+  if (err == UTVM_OK) {
     err = utvm_framer_write(&s->framer, body, body_len);
   }
   if (err == UTVM_OK) {
@@ -50,25 +50,23 @@ static utvm_err_t session_send(utvm_session_t *s, utvm_msg_type_t type, uint16_t
   return err;
 }
 
-/* Draws a fresh nonce: never 0, and different from the previous one so stale traffic of the
- * last session cannot match the new session id. */
-static utvm_err_t session_new_nonce(utvm_session_t *s, uint8_t *nonce) {
+/* Draws a fresh local_nonce: never 0, and different from the previous one so stale traffic
+ * of the last session cannot match the new session id. */
+static utvm_err_t session_new_nonce(utvm_session_t *s) {
   uint8_t candidate = 0u;
   for (uint32_t attempt = 0u; attempt < SESSION_NONCE_ATTEMPTS; attempt++) {
     if (s->config.random(s->config.random_ctx, &candidate, 1u) != UTVM_OK) {
       return UTVM_ERR_SESSION_NO_RANDOM;
     }
     if ((candidate != 0u) && (candidate != s->local_nonce)) {
-      break;
+      s->local_nonce = candidate;
+      return UTVM_OK;
     }
   }
-  if ((candidate == 0u) || (candidate == s->local_nonce)) {
-    candidate = (uint8_t)(s->local_nonce + 1u);
-    if (candidate == 0u) {
-      candidate = 1u;
-    }
+  s->local_nonce++;
+  if (s->local_nonce == 0u) {
+    s->local_nonce = 1u;
   }
-  *nonce = candidate;
   return UTVM_OK;
 }
 
@@ -78,21 +76,11 @@ static void session_event(utvm_session_t *s, utvm_session_event_t event) {
   }
 }
 
-/* A handshake completed: session id sid (initiator nonce | responder nonce << 8) in force. */
-static void session_establish(utvm_session_t *s, uint16_t sid) {
-  s->session_id = sid;
-  s->state = UTVM_SESSION_STATE_ESTABLISHED;
-  s->stats.handshakes++;
-  session_event(s, UTVM_SESSION_EVENT_ESTABLISHED);
-}
-
 static utvm_err_t session_send_init(utvm_session_t *s) {
   static const uint8_t version = UTVM_SESSION_VERSION;
-  uint8_t nonce = 0u;
-  utvm_err_t err = session_new_nonce(s, &nonce);
+  utvm_err_t err = session_new_nonce(s);
   if (err == UTVM_OK) {
-    s->local_nonce = nonce;
-    err = session_send(s, UTVM_MSG_START_SESSION_INIT, nonce, &version, 1u);
+    err = session_send(s, UTVM_MSG_START_SESSION_INIT, s->local_nonce, &version, 1u);
   }
   if (err == UTVM_OK) {
     s->state = UTVM_SESSION_STATE_INIT_SENT;
@@ -100,48 +88,49 @@ static utvm_err_t session_send_init(utvm_session_t *s) {
   return err;
 }
 
-/* Answers a StartSessionInit from initiator nonce nh: new own nonce, reply, established. */
-static void session_reply(utvm_session_t *s, uint8_t nh) {
+/* Answers a StartSessionInit from initiator nonce nh with a new own nonce. Returns the new
+ * session id, or 0 if no reply went out. */
+static uint32_t session_reply(utvm_session_t *s, uint32_t nh) {
   static const uint8_t version = UTVM_SESSION_VERSION;
-  uint8_t nd = 0u;
-  if (session_new_nonce(s, &nd) != UTVM_OK) {
-    return;
+  uint32_t sid = 0u;
+  if (session_new_nonce(s) == UTVM_OK) {
+    sid = nh | ((uint32_t)s->local_nonce << 8);
+    if (session_send(s, UTVM_MSG_START_SESSION_REPLY, (uint16_t)sid, &version, 1u) != UTVM_OK) {
+      sid = 0u;
+    }
   }
-  s->local_nonce = nd;
-  uint16_t sid = (uint16_t)((uint16_t)nh | ((uint16_t)nd << 8));
-  if (session_send(s, UTVM_MSG_START_SESSION_REPLY, sid, &version, 1u) == UTVM_OK) {
-    session_establish(s, sid);
-  }
+  return sid;
 }
 
 /* Acts on a complete handshake or terminate message (rx_header holds it). */
 static void session_handle_control(utvm_session_t *s) {
-  uint8_t type = s->rx_header[2];
-  uint8_t nh = s->rx_header[0];
-  bool has_version = (s->rx_header_len == RX_HEADER_WITH_VERSION);
-  bool version_ok = has_version && (s->rx_header[3] == UTVM_SESSION_VERSION);
+  uint32_t nh = s->rx_header[0]; /* initiator nonce */
+  uint32_t nr = s->rx_header[1]; /* responder nonce */
+  uint32_t type = s->rx_header[2];
+  bool init_sent = (s->state == UTVM_SESSION_STATE_INIT_SENT);
   bool bad = false;
-  if (type == (uint8_t)UTVM_MSG_TERMINATE_SESSION) {
+  uint32_t new_sid = 0u;
+  if (type == (uint32_t)UTVM_MSG_TERMINATE_SESSION) {
     s->stats.terminates_received++;
     if (s->state == UTVM_SESSION_STATE_ESTABLISHED) {
       s->state = UTVM_SESSION_STATE_NO_SESSION;
       s->session_id = 0u;
       session_event(s, UTVM_SESSION_EVENT_TERMINATED);
     }
-  } else if (type == (uint8_t)UTVM_MSG_START_SESSION_REPLY) {
-    bad = (s->state != UTVM_SESSION_STATE_INIT_SENT) || !version_ok ||
-          (nh != s->local_nonce) || (s->rx_header[1] == 0u);
+  } else if ((nh == 0u) || (s->rx_header_len != RX_HEADER_WITH_VERSION)) {
+    bad = true; /* an init or reply without an initiator nonce or a version */
+  } else if (type == (uint32_t)UTVM_MSG_START_SESSION_REPLY) {
+    bad = !init_sent || (s->rx_header[3] != UTVM_SESSION_VERSION) || (nh != s->local_nonce) ||
+          (nr == 0u);
     if (!bad) {
-      session_establish(s, (uint16_t)((uint16_t)nh | ((uint16_t)s->rx_header[1] << 8)));
+      new_sid = nh | (nr << 8);
     }
-  } else if ((nh == 0u) || !has_version) {
-    bad = true; /* StartSessionInit without a nonce or a version */
-  } else if ((s->state != UTVM_SESSION_STATE_INIT_SENT) || (nh < s->local_nonce)) {
+  } else if (!init_sent || (nh < s->local_nonce)) {
     /* Not initiating, or a collision that the lower initiator nonce (the peer's) wins: this
      * side answers as the responder. In a collision the peer must speak our version. */
-    bad = (s->state == UTVM_SESSION_STATE_INIT_SENT) && !version_ok;
+    bad = init_sent && (s->rx_header[3] != UTVM_SESSION_VERSION);
     if (!bad) {
-      session_reply(s, nh);
+      new_sid = session_reply(s, nh);
     }
   } else if (nh == s->local_nonce) {
     (void)session_send_init(s);
@@ -151,32 +140,37 @@ static void session_handle_control(utvm_session_t *s) {
   if (bad) {
     s->stats.dropped_bad_handshake++;
   }
+  if (new_sid != 0u) {
+    /* A handshake completed: the new session id is in force. */
+    s->session_id = (uint16_t)new_sid;
+    s->state = UTVM_SESSION_STATE_ESTABLISHED;
+    s->stats.handshakes++;
+    session_event(s, UTVM_SESSION_EVENT_ESTABLISHED);
+  }
 }
 
-/* Decides what to do with a message once its header is complete. */
+/* Decides what to do with a message once its header is complete. session_id is 0 unless a
+ * session is established, and no established session has id 0. */
 static void session_classify(utvm_session_t *s) {
-  uint16_t sid = (uint16_t)((uint16_t)s->rx_header[0] | ((uint16_t)s->rx_header[1] << 8));
-  uint8_t type = s->rx_header[2];
-  bool established = (s->state == UTVM_SESSION_STATE_ESTABLISHED);
+  uint32_t sid = (uint32_t)s->rx_header[0] | ((uint32_t)s->rx_header[1] << 8);
+  uint32_t type = s->rx_header[2];
   s->rx_state = RX_DISCARD;
-  if (type == (uint8_t)UTVM_MSG_NORMAL) {
-    if (!established) {
+  if (type == (uint32_t)UTVM_MSG_NORMAL) {
+    if (s->session_id == 0u) {
       s->stats.dropped_no_session++;
     } else if (sid != s->session_id) {
       s->stats.dropped_wrong_sid++;
     } else {
       s->rx_state = RX_DELIVER;
     }
-  } else if (type == (uint8_t)UTVM_MSG_LOG) {
-    if ((sid == 0u) || (established && (sid == s->session_id))) {
+  } else if (type == (uint32_t)UTVM_MSG_LOG) {
+    if ((sid == 0u) || (sid == s->session_id)) {
       s->rx_state = RX_DELIVER;
     } else {
       s->stats.dropped_wrong_sid++;
     }
-  } else if ((type == (uint8_t)UTVM_MSG_START_SESSION_INIT) ||
-             (type == (uint8_t)UTVM_MSG_START_SESSION_REPLY) ||
-             (type == (uint8_t)UTVM_MSG_TERMINATE_SESSION)) {
-    s->rx_state = RX_CONTROL;
+  } else if (type <= (uint32_t)UTVM_MSG_TERMINATE_SESSION) {
+    s->rx_state = RX_CONTROL; /* StartSessionInit, StartSessionReply, TerminateSession */
   } else {
     s->stats.dropped_unknown_type++;
   }
@@ -245,13 +239,11 @@ utvm_err_t utvm_session_init(utvm_session_t *session, const utvm_session_config_
   if (session->config.max_tx_payload == 0u) {
     session->config.max_tx_payload = UTVM_SESSION_TVM_HOST_MAX_MESSAGE;
   }
-  if (session->config.max_rx_payload == 0u) {
-    session->config.max_rx_payload = UINT32_MAX;
-  }
   utvm_framer_init(&session->framer, config->write, config->write_ctx);
   const utvm_unframer_handler_t handler = {session_on_packet_start, session_on_payload,
                                            session_on_packet_end, session};
-  utvm_unframer_init(&session->unframer, &handler, session->config.max_rx_payload);
+  utvm_unframer_init(&session->unframer, &handler,
+                     (config->max_rx_payload == 0u) ? UINT32_MAX : config->max_rx_payload);
   return UTVM_OK;
 }
 
@@ -302,9 +294,7 @@ utvm_session_state_t utvm_session_state(const utvm_session_t *session) {
   return (utvm_session_state_t)session->state;
 }
 
-uint16_t utvm_session_id(const utvm_session_t *session) {
-  return (session->state == UTVM_SESSION_STATE_ESTABLISHED) ? session->session_id : 0u;
-}
+uint16_t utvm_session_id(const utvm_session_t *session) { return session->session_id; }
 
 void utvm_session_get_stats(const utvm_session_t *session, utvm_session_stats_t *stats,
                             utvm_unframer_stats_t *framing) {
