@@ -49,6 +49,9 @@ static const char usage_text[] =
     "                        (--number N --repeat R --min-repeat-ms M)\n"
     "  bench                 round-trip latency and transfer throughput (--max-size BYTES)\n"
     "  logs                  stay connected and print device logs until EOF or Ctrl-C\n"
+    "  explain TEXT          print a device error text with its #<id> tokens (from a device\n"
+    "                        built with UTVM_ERROR_TEXTS=OFF) replaced by their texts; no\n"
+    "                        device needed\n"
     "\n"
     "arguments: i:INT u:UINT f:FLOAT b:0|1 s:TEXT x:HEXBYTES n: (null)\n"
     "           t:DTYPE:[1,2,3] (inline tensor, nested lists for more dimensions)\n"
@@ -779,11 +782,32 @@ static int cmd_logs(const cli_options_t *o, utvm_host_t *host) {
   return CLI_EXIT_OK;
 }
 
+/* explain TEXT: expands the tokens of an error text copied from elsewhere (e.g. the exception
+ * a TVM host printed), without a device. */
+static int cmd_explain(const cli_options_t *o) {
+  if (o->num_positional != 1) {
+    return usage_error(o, "explain needs one text (quote it)%s", "");
+  }
+  char text[4096];
+  size_t len = utvm_host_expand_error(o->positional[0], text, sizeof(text));
+  if (o->json) {
+    (void)printf("{\"ok\": true, \"text\": ");
+    cli_json_string(stdout, text, len);
+    (void)printf("}\n");
+  } else {
+    (void)printf("%s\n", text);
+  }
+  return CLI_EXIT_OK;
+}
+
 int main(int argc, char **argv) {
   cli_options_t o;
   int exit_code = parse_options(argc, argv, &o);
   if (exit_code >= 0) {
     return exit_code;
+  }
+  if (strcmp(o.command, "explain") == 0) {
+    return cmd_explain(&o);
   }
   int (*command)(const cli_options_t *, utvm_host_t *) = NULL;
   if (strcmp(o.command, "info") == 0) {

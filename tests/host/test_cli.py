@@ -218,7 +218,26 @@ def case_tcp():
     listener.close()
 
 
-CASES = [case_help, case_info, case_call_scalars, case_call_tensors, case_errors, case_time,
+def case_explain():
+    # The ids are a stable contract (include/utvm/error_texts.h): these numbers must keep
+    # their meaning in every later version.
+    p = run("explain", "#103: #130 0x00000001", connect=None)
+    check(p.returncode == 0 and p.stdout == "CallFunc: bad handle 0x00000001\n",
+          "explain expands RPC tokens", p)
+    p = run("explain", "#000", connect=None)
+    check(p.returncode == 0 and p.stdout == "utvm_crt: runtime not initialised\n",
+          "explain expands a C runtime token", p)
+    out = run_json("explain", "#023#0340x00000002", connect=None)
+    check(out == {"ok": True, "text": "RPCTimeEvaluator: platform hook error 0x00000002"},
+          "explain --json: %r" % (out,))
+    p = run("explain", "no tokens #9999 here", connect=None)
+    check(p.returncode == 0 and p.stdout == "no tokens #9999 here\n",
+          "explain copies text without known tokens", p)
+    p = run("explain", connect=None)
+    check(p.returncode == 2, "explain without a text is a usage error", p)
+
+
+CASES = [case_help, case_explain, case_info, case_call_scalars, case_call_tensors, case_errors, case_time,
          case_bench, case_logs, case_tcp]
 
 
