@@ -168,7 +168,7 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
 int TVMModFree(TVMModuleHandle mod) {
   utvm_crt_t *crt = utvm_crt_active();
   uint16_t module_index;
-  if (crt == NULL || utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
     return -1;
   }
   if (module_index != 0u) {

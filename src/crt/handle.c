@@ -21,7 +21,7 @@ utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
                                   uint16_t *module_index) {
   /* Wraps around for values below the tag, which the range check then rejects. */
   uintptr_t index = (uintptr_t)handle - UTVM_CRT_HANDLE_TAG;
-  if (live_registry(crt, index) == NULL) {
+  if (crt == NULL || live_registry(crt, index) == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_MODULE, (uint64_t)(uintptr_t)handle);
     return UTVM_ERR_FUNC_INDEX_INVALID;
   }
