@@ -91,11 +91,12 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   utvm_crt_t *crt = utvm_crt_active();
   utvm_crt_function_t function;
   int result;
-  if (crt == NULL || ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
+  if (ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
       (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
+  /* Also fails without a runtime (crt == NULL). */
   if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
     return -1;
   }
@@ -121,7 +122,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
 int TVMFuncFree(TVMFunctionHandle func) {
   utvm_crt_t *crt = utvm_crt_active();
   utvm_crt_function_t function;
-  if (crt == NULL || utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
     return -1;
   }
   if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {

@@ -35,8 +35,8 @@ void utvm_crt_error_append_text(utvm_text_id_t id);
 int utvm_crt_error_is_empty(void);
 
 /* Handle encoding and validation; the decoders set the last error and return
- * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle (utvm_crt_decode_module
- * also for crt == NULL, when no runtime is active and no error can be recorded). */
+ * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle, also for crt == NULL
+ * (no runtime is active, so no error can be recorded). */
 static inline TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
   return (TVMModuleHandle)((uintptr_t)UTVM_CRT_HANDLE_TAG | (uintptr_t)module_index);
 }

@@ -36,10 +36,11 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
    * either way the index exceeds every bound below. */
   uintptr_t module_index = (raw >> 16) - UTVM_CRT_HANDLE_TAG;
   uintptr_t index = (raw & 0xFFFFu) - UTVM_CRT_HANDLE_TAG;
-  const TVMFuncRegistry *registry = live_registry(crt, module_index);
   TVMBackendPackedCFunc func = NULL;
   out->resource_handle = NULL;
-  if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
+  if (crt == NULL) {
+    /* no runtime: func stays NULL */
+  } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
     if (index < UTVM_CRT_MAX_TIME_EVALUATORS) {
       func = crt->time_evaluators[index].func;
     }
@@ -48,15 +49,16 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
       func = crt->globals[index].func;
       out->resource_handle = crt->globals[index].resource_handle;
     }
-  } else if (registry != NULL && registry->names != NULL && registry->funcs != NULL) {
-    /* The registry is firmware data: its declared count N bounds funcs[]. */
-    uint32_t declared =
-        (uint32_t)(uint8_t)registry->names[0] | ((uint32_t)(uint8_t)registry->names[1] << 8);
-    if (index < declared) {
-      func = registry->funcs[index];
-    }
   } else {
-    /* neither a live module nor a special index: func stays NULL */
+    const TVMFuncRegistry *registry = live_registry(crt, module_index);
+    if (registry != NULL && registry->names != NULL && registry->funcs != NULL) {
+      /* The registry is firmware data: its declared count N bounds funcs[]. */
+      uint32_t declared =
+          (uint32_t)(uint8_t)registry->names[0] | ((uint32_t)(uint8_t)registry->names[1] << 8);
+      if (index < declared) {
+        func = registry->funcs[index];
+      }
+    }
   }
   out->func = func;
   if (func == NULL) {
