@@ -69,15 +69,3 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
   out->index = (uint16_t)index;
   return UTVM_OK;
 }
-
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
-                                  TVMFunctionHandle *out) {
-  tvm_function_index_t index;
-  const TVMFuncRegistry *registry = crt->modules[module_index]->registry;
-  utvm_err_t err = utvm_crt_registry_lookup(registry, name, &index);
-  if (err != UTVM_OK || registry->funcs == NULL || registry->funcs[index] == NULL) {
-    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
-  }
-  *out = utvm_crt_function_handle(module_index, index);
-  return UTVM_OK;
-}
