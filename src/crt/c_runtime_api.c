@@ -364,11 +364,14 @@ int TVMArrayFree(TVMArrayHandle handle) {
  * its data (if any) must each start a tensor-arena allocation, or nothing is freed. */
 int TVMByteArrayFree(TVMByteArray *arr) {
   utvm_crt_t *crt = utvm_crt_active();
-  if (crt == NULL || !starts_allocation(crt, arr) ||
-      ((arr->data != NULL) && !starts_allocation(crt, arr->data))) {
+  if (crt == NULL || !starts_allocation(crt, arr)) {
     return -1;
   }
-  (void)utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data);
+  if ((arr->data != NULL) &&
+      (utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data) != UTVM_OK)) {
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)arr->data);
+    return -1;
+  }
   (void)utvm_page_free(&crt->tensors, arr);
   return 0;
 }
