@@ -37,7 +37,7 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
   uintptr_t module_index = (raw >> 16) - UTVM_CRT_HANDLE_TAG;
   uintptr_t index = (raw & 0xFFFFu) - UTVM_CRT_HANDLE_TAG;
   TVMBackendPackedCFunc func = NULL;
-  out->resource_handle = NULL;
+  void *resource_handle = NULL;
   if (crt == NULL) {
     /* no runtime: func stays NULL */
   } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
@@ -47,7 +47,7 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
   } else if (module_index == UTVM_CRT_GLOBALS_MODULE_INDEX) {
     if (index < crt->num_globals) {
       func = crt->globals[index].func;
-      out->resource_handle = crt->globals[index].resource_handle;
+      resource_handle = crt->globals[index].resource_handle;
     }
   } else {
     const TVMFuncRegistry *registry = live_registry(crt, module_index);
@@ -60,12 +60,13 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
       }
     }
   }
-  out->func = func;
   if (func == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_FUNCTION, (uint64_t)raw);
     return UTVM_ERR_FUNC_INDEX_INVALID;
   }
-  out->module_index = (uint16_t)module_index;
-  out->index = (uint16_t)index;
+  out->func = func;
+  out->resource_handle = resource_handle;
+  out->module_index = (uint32_t)module_index;
+  out->index = (uint32_t)index;
   return UTVM_OK;
 }
