@@ -24,24 +24,21 @@ int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TV
 
 int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num_args,
                                         TVMValue *ret, int *ret_type_code, void *resource_handle) {
-  utvm_crt_t *crt = utvm_crt_active();
+  utvm_crt_t *crt;
   uint16_t module_index;
-  TVMFunctionHandle function;
+  TVMFunctionHandle function = NULL; /* stays NULL when the name is absent */
   (void)resource_handle;
   if (num_args != 3 || type_codes[0] != kTVMModuleHandle || type_codes[1] != kTVMStr ||
       (type_codes[2] != kTVMArgInt && type_codes[2] != kTVMArgBool) || args[1].v_str == NULL) {
-    (void)utvm_crt_fail(UTVM_TEXT_GET_FUNCTION_ARGS);
+    return utvm_crt_fail(UTVM_TEXT_GET_FUNCTION_ARGS);
+  }
+  crt = utvm_crt_active();
+  if (utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
     return -1;
   }
-  if (crt == NULL || utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
-    return -1;
-  }
-  if (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &function) == UTVM_OK) {
-    ret->v_handle = function;
-    *ret_type_code = kTVMPackedFuncHandle;
-  } else {
-    ret->v_handle = NULL;
-    *ret_type_code = kTVMNullptr;
-  }
+  *ret_type_code = (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &function) == UTVM_OK)
+                       ? kTVMPackedFuncHandle
+                       : kTVMNullptr;
+  ret->v_handle = function;
   return 0;
 }

@@ -91,11 +91,12 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   utvm_crt_t *crt = utvm_crt_active();
   utvm_crt_function_t function;
   int result;
-  if (crt == NULL || ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
+  if (ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
       (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
+  /* Also fails without a runtime (crt == NULL). */
   if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
     return -1;
   }
@@ -103,8 +104,8 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   *ret_type_code = kTVMNullptr;
   crt->last_error[0] = '\0';
   if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    return utvm_crt_time_evaluator_call(crt, function.index, arg_values, type_codes, num_args,
-                                        ret_val, ret_type_code);
+    return utvm_crt_time_evaluator_call(crt, (uint16_t)function.index, arg_values, type_codes,
+                                        num_args, ret_val, ret_type_code);
   }
   result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
                          function.resource_handle);
@@ -121,7 +122,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
 int TVMFuncFree(TVMFunctionHandle func) {
   utvm_crt_t *crt = utvm_crt_active();
   utvm_crt_function_t function;
-  if (crt == NULL || utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
     return -1;
   }
   if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
@@ -168,7 +169,7 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
 int TVMModFree(TVMModuleHandle mod) {
   utvm_crt_t *crt = utvm_crt_active();
   uint16_t module_index;
-  if (crt == NULL || utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
     return -1;
   }
   if (module_index != 0u) {
@@ -363,11 +364,14 @@ int TVMArrayFree(TVMArrayHandle handle) {
  * its data (if any) must each start a tensor-arena allocation, or nothing is freed. */
 int TVMByteArrayFree(TVMByteArray *arr) {
   utvm_crt_t *crt = utvm_crt_active();
-  if (crt == NULL || !starts_allocation(crt, arr) ||
-      ((arr->data != NULL) && !starts_allocation(crt, arr->data))) {
+  if (crt == NULL || !starts_allocation(crt, arr)) {
     return -1;
   }
-  (void)utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data);
+  if ((arr->data != NULL) &&
+      (utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data) != UTVM_OK)) {
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)arr->data);
+    return -1;
+  }
   (void)utvm_page_free(&crt->tensors, arr);
   return 0;
 }

@@ -63,8 +63,8 @@ void utvm_crt_shutdown(utvm_crt_t *crt) {
 }
 
 utvm_err_t utvm_crt_data_range(const void *ptr, uint8_t **base, size_t *size) {
-  if (g_active_runtime == NULL) {
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  return utvm_page_find(&g_active_runtime->tensors, ptr, base, size);
+  /* Without a runtime the NULL allocator is rejected (UTVM_ERR_FUNC_CALL_INVALID_ARG). */
+  const utvm_page_allocator_t *tensors =
+      (g_active_runtime == NULL) ? NULL : &g_active_runtime->tensors;
+  return utvm_page_find(tensors, ptr, base, size);
 }

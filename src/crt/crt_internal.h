@@ -22,8 +22,8 @@ typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -
 typedef struct {
   TVMBackendPackedCFunc func; /* for a time evaluator: the timed function */
   void *resource_handle;
-  uint16_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
-  uint16_t index;             /* function index, global index or time-evaluator slot */
+  uint32_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
+  uint32_t index;             /* function index, global index or time-evaluator slot */
 } utvm_crt_function_t;
 
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
@@ -35,7 +35,8 @@ void utvm_crt_error_append_text(utvm_text_id_t id);
 int utvm_crt_error_is_empty(void);
 
 /* Handle encoding and validation; the decoders set the last error and return
- * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle. */
+ * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle, also for crt == NULL
+ * (no runtime is active, so no error can be recorded). */
 static inline TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
   return (TVMModuleHandle)((uintptr_t)UTVM_CRT_HANDLE_TAG | (uintptr_t)module_index);
 }

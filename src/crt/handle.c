@@ -21,7 +21,7 @@ utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
                                   uint16_t *module_index) {
   /* Wraps around for values below the tag, which the range check then rejects. */
   uintptr_t index = (uintptr_t)handle - UTVM_CRT_HANDLE_TAG;
-  if (live_registry(crt, index) == NULL) {
+  if (crt == NULL || live_registry(crt, index) == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_MODULE, (uint64_t)(uintptr_t)handle);
     return UTVM_ERR_FUNC_INDEX_INVALID;
   }
@@ -36,46 +36,37 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
    * either way the index exceeds every bound below. */
   uintptr_t module_index = (raw >> 16) - UTVM_CRT_HANDLE_TAG;
   uintptr_t index = (raw & 0xFFFFu) - UTVM_CRT_HANDLE_TAG;
-  const TVMFuncRegistry *registry = live_registry(crt, module_index);
   TVMBackendPackedCFunc func = NULL;
-  out->resource_handle = NULL;
-  if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
+  void *resource_handle = NULL;
+  if (crt == NULL) {
+    /* no runtime: func stays NULL */
+  } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
     if (index < UTVM_CRT_MAX_TIME_EVALUATORS) {
       func = crt->time_evaluators[index].func;
     }
   } else if (module_index == UTVM_CRT_GLOBALS_MODULE_INDEX) {
     if (index < crt->num_globals) {
       func = crt->globals[index].func;
-      out->resource_handle = crt->globals[index].resource_handle;
-    }
-  } else if (registry != NULL && registry->names != NULL && registry->funcs != NULL) {
-    /* The registry is firmware data: its declared count N bounds funcs[]. */
-    uint32_t declared =
-        (uint32_t)(uint8_t)registry->names[0] | ((uint32_t)(uint8_t)registry->names[1] << 8);
-    if (index < declared) {
-      func = registry->funcs[index];
+      resource_handle = crt->globals[index].resource_handle;
     }
   } else {
-    /* neither a live module nor a special index: func stays NULL */
+    const TVMFuncRegistry *registry = live_registry(crt, module_index);
+    if (registry != NULL && registry->names != NULL && registry->funcs != NULL) {
+      /* The registry is firmware data: its declared count N bounds funcs[]. */
+      uint32_t declared =
+          (uint32_t)(uint8_t)registry->names[0] | ((uint32_t)(uint8_t)registry->names[1] << 8);
+      if (index < declared) {
+        func = registry->funcs[index];
+      }
+    }
   }
-  out->func = func;
   if (func == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_FUNCTION, (uint64_t)raw);
     return UTVM_ERR_FUNC_INDEX_INVALID;
   }
-  out->module_index = (uint16_t)module_index;
-  out->index = (uint16_t)index;
-  return UTVM_OK;
-}
-
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
-                                  TVMFunctionHandle *out) {
-  tvm_function_index_t index;
-  const TVMFuncRegistry *registry = crt->modules[module_index]->registry;
-  utvm_err_t err = utvm_crt_registry_lookup(registry, name, &index);
-  if (err != UTVM_OK || registry->funcs == NULL || registry->funcs[index] == NULL) {
-    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
-  }
-  *out = utvm_crt_function_handle(module_index, index);
+  out->func = func;
+  out->resource_handle = resource_handle;
+  out->module_index = (uint32_t)module_index;
+  out->index = (uint32_t)index;
   return UTVM_OK;
 }
