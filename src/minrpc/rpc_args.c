@@ -111,6 +111,10 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DL
 
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes) {
+  if (!rpc_device_is_cpu0(tensor->device)) {
+    rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
+    return false;
+  }
   /* bits * lanes is below 2^24, so the element size fits; each product of two 32-bit values
    * fits in 64 bits. */
   uint32_t total = (((uint32_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
@@ -146,10 +150,6 @@ uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint
 
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes) {
-  if (!rpc_device_is_cpu0(tensor->device)) {
-    rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
-    return false;
-  }
   if (!rpc_tensor_nbytes(server, tensor, nbytes)) {
     return false;
   }

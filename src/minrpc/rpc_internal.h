@@ -101,13 +101,14 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_
  * then partly written and not to be used). */
 bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor);
 
-/* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false with the
- * last error set on overflow beyond 32 bits or a negative dimension. */
+/* Byte size of the elements of a tensor on CPU device 0 (prod(shape) * ceil(bits * lanes / 8));
+ * false with the last error set for another device, on overflow beyond 32 bits or a negative
+ * dimension. */
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes);
 
-/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB
- * (its byte size goes to *nbytes), data inside a live allocation (a tensor without elements
+/* A tensor that may be read or written: rpc_tensor_nbytes succeeds (its byte size goes to
+ * *nbytes) and data lies inside a live allocation (a tensor without elements
  * may have NULL data). False with the last error set otherwise. */
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes);

@@ -267,10 +267,6 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       const DLTensor *tensor = (const DLTensor *)v[0].v_handle;
       uint32_t nbytes = 0u;
       void *ptr = NULL;
-      if (!rpc_device_is_cpu0(tensor->device)) {
-        rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
-        return false;
-      }
       if (!rpc_tensor_nbytes(server, tensor, &nbytes) ||
           (TVMDeviceAllocDataSpace(tensor->device, nbytes, UTVM_CRT_PAGE_SIZE, tensor->dtype,
                                    &ptr) != 0)) {
