@@ -133,15 +133,15 @@ bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
   return true;
 }
 
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
-                         uint64_t nbytes) {
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint32_t offset,
+                         uint32_t nbytes) {
   uint8_t *base = NULL;
   size_t size = 0u;
   if ((utvm_crt_data_range(data, &base, &size) == UTVM_OK) && (offset <= size)) {
     size_t start = (size_t)((uintptr_t)data - (uintptr_t)base);
-    size_t room = size - (size_t)offset; /* allocation bytes not taken by the offset */
+    size_t room = size - offset; /* allocation bytes not taken by the offset */
     if ((start <= room) && (nbytes <= (room - start))) {
-      return &base[start + (size_t)offset];
+      return &base[start + offset];
     }
   }
   rpc_fail(server, UTVM_TEXT_RPC_RANGE);
@@ -154,7 +154,8 @@ bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
     return false;
   }
   return ((*nbytes == 0u) && (tensor->data == NULL)) ||
-         (rpc_check_range(server, tensor->data, tensor->byte_offset, *nbytes) != NULL);
+         (rpc_check_range(server, tensor->data, rpc_clamp_u32(tensor->byte_offset), *nbytes) !=
+          NULL);
 }
 
 /* Decodes the value of one argument of type code tc into value. */

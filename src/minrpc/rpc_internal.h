@@ -113,9 +113,16 @@ bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes);
 
+/* v, or UINT32_MAX if v does not fit in 32 bits. Tensor allocations are far below 4 GiB
+ * (UTVM_CRT_MAX_PAGES pages), so an offset or length clamped this way is out of range just as
+ * the wire value is. */
+static inline uint32_t rpc_clamp_u32(uint64_t v) {
+  return (v > UINT32_MAX) ? UINT32_MAX : (uint32_t)v;
+}
+
 /* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
  * the start; NULL with UTVM_TEXT_RPC_RANGE set otherwise. */
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
-                         uint64_t nbytes);
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint32_t offset,
+                         uint32_t nbytes);
 
 #endif /* UTVM_RPC_INTERNAL_H */

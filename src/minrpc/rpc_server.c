@@ -356,7 +356,7 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
 
 /* The memory range of a CopyFromRemote or CopyToRemote request (DLTensor, u64 nbytes) at r:
  * its start in a live tensor and *nbytes; NULL with the last error set otherwise. */
-static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uint64_t *nbytes) {
+static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uint32_t *nbytes) {
   DLTensor tensor;
   if (!rpc_decode_tensor(server, r, &tensor)) {
     return NULL;
@@ -370,24 +370,24 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uin
     rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
     return NULL;
   }
-  *nbytes = rpc_read_u64(n);
-  return rpc_check_range(server, tensor.data, tensor.byte_offset, *nbytes);
+  *nbytes = rpc_clamp_u32(rpc_read_u64(n));
+  return rpc_check_range(server, tensor.data, rpc_clamp_u32(tensor.byte_offset), *nbytes);
 }
 
 static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
-  uint64_t nbytes = 0u;
+  uint32_t nbytes = 0u;
   const uint8_t *src = copy_range(server, r, &nbytes);
   uint32_t limit = reply_limit(server) - 4u;
   if (src == NULL) {
     return false;
   }
-  if (nbytes > (uint64_t)limit) {
+  if (nbytes > limit) {
     rpc_fail_hex(server, UTVM_TEXT_RPC_LIMIT, limit);
     return false;
   }
   uint8_t head[REPLY_PREFIX_SIZE + 4u];
   rpc_write_u32(&head[8], UTVM_RPC_COPY_ACK);
-  reply(server, head, sizeof(head), src, (uint32_t)nbytes);
+  reply(server, head, sizeof(head), src, nbytes);
   return true;
 }
 
@@ -463,11 +463,11 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
   } else {
     rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE,
                       {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]}};
-    uint64_t nbytes = 0u;
+    uint32_t nbytes = 0u;
     server->copy_dst = copy_range(server, &r, &nbytes);
     if (server->copy_dst == NULL) {
       server->rx_state = RX_DISCARD;
-    } else if (nbytes != (uint64_t)(server->body_len - header)) {
+    } else if (nbytes != (server->body_len - header)) {
       rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     } else {
       server->rx_state = RX_STREAM_IN;
