@@ -74,8 +74,9 @@ static void reply_exception(utvm_rpc_server_t *server) {
   server->stats.exceptions++;
 }
 
-/* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int). */
-static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
+/* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int: a size of device memory,
+ * which like a handle fits a pointer). */
+static void reply_value(utvm_rpc_server_t *server, int tc, uintptr_t value) {
   reply_one_value(server, UTVM_RPC_RETURN, tc, value, (tc == kTVMNullptr) ? 0u : 8u, NULL, 0u);
 }
 
@@ -220,13 +221,13 @@ static const uint8_t kSyscallArgs[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET
 static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
   const TVMValue *v = args->values;
   int tc = kTVMNullptr;
-  uint64_t value = 0u;
+  uintptr_t value = 0u; /* a handle or a size of device memory */
   switch (code) {
     case UTVM_RPC_GET_GLOBAL_FUNC: {
       TVMFunctionHandle f = NULL;
       (void)TVMFuncGetGlobal(v[0].v_str, &f); /* not found: handle 0, as TVM answers */
       tc = kTVMOpaqueHandle;
-      value = (uint64_t)(uintptr_t)f;
+      value = (uintptr_t)f;
       break;
     }
     case UTVM_RPC_FREE_HANDLE:
@@ -254,7 +255,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       if (v[1].v_int64 == 0) { /* kExist */
         value = rpc_device_is_cpu0(v[0].v_device) ? 1u : 0u;
       } else if (v[1].v_int64 == 14) { /* kTotalGlobalMemory */
-        value = (uint64_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
+        value = (uintptr_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
       } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
         value = utvm_page_free_bytes(&server->crt.tensors);
       } else {
@@ -273,7 +274,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
         return false;
       }
       tc = kTVMOpaqueHandle;
-      value = (uint64_t)(uintptr_t)ptr;
+      value = (uintptr_t)ptr;
       break;
     }
     case UTVM_RPC_DEV_ALLOC_DATA: {
@@ -291,7 +292,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
         return false;
       }
       tc = kTVMOpaqueHandle;
-      value = (uint64_t)(uintptr_t)ptr;
+      value = (uintptr_t)ptr;
       break;
     }
     case UTVM_RPC_DEV_FREE_DATA:
