@@ -230,20 +230,17 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       value = (uintptr_t)f;
       break;
     }
-    case UTVM_RPC_FREE_HANDLE:
-      if (v[1].v_int64 == kTVMPackedFuncHandle) {
-        if (TVMFuncFree(v[0].v_handle) != 0) {
-          return false;
-        }
-      } else if (v[1].v_int64 == kTVMModuleHandle) {
-        if (TVMModFree(v[0].v_handle) != 0) {
-          return false;
-        }
-      } else {
+    case UTVM_RPC_FREE_HANDLE: {
+      bool is_function = (v[1].v_int64 == kTVMPackedFuncHandle);
+      if (!is_function && (v[1].v_int64 != kTVMModuleHandle)) {
         rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)v[1].v_int64);
         return false;
       }
+      if ((is_function ? TVMFuncFree(v[0].v_handle) : TVMModFree(v[0].v_handle)) != 0) {
+        return false;
+      }
       break;
+    }
     case UTVM_RPC_DEV_SET_DEVICE:
       if (!rpc_device_is_cpu0(v[0].v_device)) {
         rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
