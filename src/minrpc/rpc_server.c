@@ -149,15 +149,17 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
   /* Memory from the host reaches a function only inside live tensors: raw pointers (or
    * NULL) and tensors. */
   for (int i = 0; i < args->num; i++) {
-    const TVMValue *v = &args->values[i];
+    void *arg = args->values[i].v_handle;
     uint32_t tensor_bytes = 0u;
-    if ((args->codes[i] == kTVMOpaqueHandle) && (v->v_handle != NULL) &&
-        (rpc_check_range(server, v->v_handle, 0u, 0u) == NULL)) {
+    if (args->codes[i] == kTVMOpaqueHandle) {
+      if ((arg != NULL) && (rpc_check_range(server, arg, 0u, 0u) == NULL)) {
+        return false;
+      }
+    } else if ((args->codes[i] == kTVMDLTensorHandle) &&
+               !rpc_check_tensor(server, (const DLTensor *)arg, &tensor_bytes)) {
       return false;
-    }
-    if ((args->codes[i] == kTVMDLTensorHandle) &&
-        !rpc_check_tensor(server, (const DLTensor *)v->v_handle, &tensor_bytes)) {
-      return false;
+    } else {
+      /* other values carry no device memory */
     }
   }
   TVMValue ret;
