@@ -66,7 +66,8 @@ static inline bool rpc_device_is_cpu0(DLDevice dev) {
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem);
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value);
 
-/* Bump allocator over the unused tail of the request buffer (parsed arguments). */
+/* Bump allocator over the unused tail of the request buffer (parsed arguments); next need
+ * not be aligned: each allocation is. */
 typedef struct {
   uint8_t *next;
   uint8_t *end;

@@ -395,12 +395,9 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
 static void rpc_dispatch(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
   int32_t code = server->code;
-  uint32_t used = (server->body_len + 7u) & ~7u;
-  if (used > server->buffer_size) {
-    used = server->buffer_size;
-  }
+  /* The buffer after the request is the scratch area. */
   rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE,
-                    {&buf[used], &buf[server->buffer_size]}};
+                    {&buf[server->body_len], &buf[server->buffer_size]}};
   rpc_args_t args;
   bool replied;
   args.num = 0;
@@ -462,7 +459,7 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     server->collect = RPC_COPY_FIXED_HEADER + (8u * ((ndim <= UTVM_RPC_MAX_NDIM) ? ndim : 0u)) + 16u;
   } else {
     rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE,
-                      {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]}};
+                      {&buf[header], &buf[server->buffer_size]}};
     uint32_t nbytes = 0u;
     server->copy_dst = copy_range(server, &r, &nbytes);
     if (server->copy_dst == NULL) {
