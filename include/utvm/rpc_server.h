@@ -89,18 +89,19 @@ typedef struct {
 
 /* A server instance. Fields are private; initialise with utvm_rpc_server_init(). */
 typedef struct {
-  utvm_session_t session;
-  utvm_crt_t crt;
-  utvm_rpc_server_stats_t stats;
+  /* Receive state first: fields at short offsets take shorter loads and stores on Thumb. */
   uint8_t *buffer;
   uint32_t buffer_size;
-  uint32_t max_transfer_size;
   uint32_t body_len;        /* RPC body bytes (u64 prefix included) of the current request */
   uint32_t received;        /* body bytes received so far */
   uint32_t collect;         /* body bytes to gather in buffer before the next decision */
   uint8_t *copy_dst;        /* CopyToRemote: where the next payload byte goes */
   int32_t code;             /* RPC code of the current request */
   uint8_t rx_state;
+  uint32_t max_transfer_size;
+  utvm_rpc_server_stats_t stats;
+  utvm_session_t session;
+  utvm_crt_t crt;
 } utvm_rpc_server_t;
 
 /* Initialises the runtime and the session, sends config->boot_log (if any) and the boot

@@ -111,6 +111,10 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DL
 
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes) {
+  if (!rpc_device_is_cpu0(tensor->device)) {
+    rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
+    return false;
+  }
   /* bits * lanes is below 2^24, so the element size fits; each product of two 32-bit values
    * fits in 64 bits. */
   uint32_t total = (((uint32_t)tensor->dtype.bits * tensor->dtype.lanes) + 7u) / 8u;
@@ -129,15 +133,15 @@ bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
   return true;
 }
 
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
-                         uint64_t nbytes) {
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint32_t offset,
+                         uint32_t nbytes) {
   uint8_t *base = NULL;
   size_t size = 0u;
   if ((utvm_crt_data_range(data, &base, &size) == UTVM_OK) && (offset <= size)) {
     size_t start = (size_t)((uintptr_t)data - (uintptr_t)base);
-    size_t room = size - (size_t)offset; /* allocation bytes not taken by the offset */
+    size_t room = size - offset; /* allocation bytes not taken by the offset */
     if ((start <= room) && (nbytes <= (room - start))) {
-      return &base[start + (size_t)offset];
+      return &base[start + offset];
     }
   }
   rpc_fail(server, UTVM_TEXT_RPC_RANGE);
@@ -146,15 +150,12 @@ uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint
 
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes) {
-  if (!rpc_device_is_cpu0(tensor->device)) {
-    rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
-    return false;
-  }
   if (!rpc_tensor_nbytes(server, tensor, nbytes)) {
     return false;
   }
   return ((*nbytes == 0u) && (tensor->data == NULL)) ||
-         (rpc_check_range(server, tensor->data, tensor->byte_offset, *nbytes) != NULL);
+         (rpc_check_range(server, tensor->data, rpc_clamp_u32(tensor->byte_offset), *nbytes) !=
+          NULL);
 }
 
 /* Decodes the value of one argument of type code tc into value. */

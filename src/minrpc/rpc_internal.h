@@ -66,7 +66,8 @@ static inline bool rpc_device_is_cpu0(DLDevice dev) {
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem);
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value);
 
-/* Bump allocator over the unused tail of the request buffer (parsed arguments). */
+/* Bump allocator over the unused tail of the request buffer (parsed arguments); next need
+ * not be aligned: each allocation is. */
 typedef struct {
   uint8_t *next;
   uint8_t *end;
@@ -101,20 +102,28 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_
  * then partly written and not to be used). */
 bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor);
 
-/* Byte size of a tensor's elements (prod(shape) * ceil(bits * lanes / 8)); false with the
- * last error set on overflow beyond 32 bits or a negative dimension. */
+/* Byte size of the elements of a tensor on CPU device 0 (prod(shape) * ceil(bits * lanes / 8));
+ * false with the last error set for another device, on overflow beyond 32 bits or a negative
+ * dimension. */
 bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
                        uint32_t *nbytes);
 
-/* A tensor that may be read or written: CPU device 0, a dtype and shape of at most 4 GiB
- * (its byte size goes to *nbytes), data inside a live allocation (a tensor without elements
+/* A tensor that may be read or written: rpc_tensor_nbytes succeeds (its byte size goes to
+ * *nbytes) and data lies inside a live allocation (a tensor without elements
  * may have NULL data). False with the last error set otherwise. */
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes);
 
+/* v, or UINT32_MAX if v does not fit in 32 bits. Tensor allocations are far below 4 GiB
+ * (UTVM_CRT_MAX_PAGES pages), so an offset or length clamped this way is out of range just as
+ * the wire value is. */
+static inline uint32_t rpc_clamp_u32(uint64_t v) {
+  return (v > UINT32_MAX) ? UINT32_MAX : (uint32_t)v;
+}
+
 /* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
  * the start; NULL with UTVM_TEXT_RPC_RANGE set otherwise. */
-uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint64_t offset,
-                         uint64_t nbytes);
+uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint32_t offset,
+                         uint32_t nbytes);
 
 #endif /* UTVM_RPC_INTERNAL_H */

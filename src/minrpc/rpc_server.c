@@ -74,8 +74,9 @@ static void reply_exception(utvm_rpc_server_t *server) {
   server->stats.exceptions++;
 }
 
-/* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int). */
-static void reply_value(utvm_rpc_server_t *server, int tc, uint64_t value) {
+/* Syscall reply with one value: tc 4 (void), 3 (handle) or 0 (int: a size of device memory,
+ * which like a handle fits a pointer). */
+static void reply_value(utvm_rpc_server_t *server, int tc, uintptr_t value) {
   reply_one_value(server, UTVM_RPC_RETURN, tc, value, (tc == kTVMNullptr) ? 0u : 8u, NULL, 0u);
 }
 
@@ -148,15 +149,17 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
   /* Memory from the host reaches a function only inside live tensors: raw pointers (or
    * NULL) and tensors. */
   for (int i = 0; i < args->num; i++) {
-    const TVMValue *v = &args->values[i];
+    void *arg = args->values[i].v_handle;
     uint32_t tensor_bytes = 0u;
-    if ((args->codes[i] == kTVMOpaqueHandle) && (v->v_handle != NULL) &&
-        (rpc_check_range(server, v->v_handle, 0u, 0u) == NULL)) {
+    if (args->codes[i] == kTVMOpaqueHandle) {
+      if ((arg != NULL) && (rpc_check_range(server, arg, 0u, 0u) == NULL)) {
+        return false;
+      }
+    } else if ((args->codes[i] == kTVMDLTensorHandle) &&
+               !rpc_check_tensor(server, (const DLTensor *)arg, &tensor_bytes)) {
       return false;
-    }
-    if ((args->codes[i] == kTVMDLTensorHandle) &&
-        !rpc_check_tensor(server, (const DLTensor *)v->v_handle, &tensor_bytes)) {
-      return false;
+    } else {
+      /* other values carry no device memory */
     }
   }
   TVMValue ret;
@@ -220,29 +223,26 @@ static const uint8_t kSyscallArgs[UTVM_RPC_DEV_GET_CURRENT_STREAM - UTVM_RPC_GET
 static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_t *args) {
   const TVMValue *v = args->values;
   int tc = kTVMNullptr;
-  uint64_t value = 0u;
+  uintptr_t value = 0u; /* a handle or a size of device memory */
   switch (code) {
     case UTVM_RPC_GET_GLOBAL_FUNC: {
       TVMFunctionHandle f = NULL;
       (void)TVMFuncGetGlobal(v[0].v_str, &f); /* not found: handle 0, as TVM answers */
       tc = kTVMOpaqueHandle;
-      value = (uint64_t)(uintptr_t)f;
+      value = (uintptr_t)f;
       break;
     }
-    case UTVM_RPC_FREE_HANDLE:
-      if (v[1].v_int64 == kTVMPackedFuncHandle) {
-        if (TVMFuncFree(v[0].v_handle) != 0) {
-          return false;
-        }
-      } else if (v[1].v_int64 == kTVMModuleHandle) {
-        if (TVMModFree(v[0].v_handle) != 0) {
-          return false;
-        }
-      } else {
+    case UTVM_RPC_FREE_HANDLE: {
+      bool is_function = (v[1].v_int64 == kTVMPackedFuncHandle);
+      if (!is_function && (v[1].v_int64 != kTVMModuleHandle)) {
         rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)v[1].v_int64);
         return false;
       }
+      if ((is_function ? TVMFuncFree(v[0].v_handle) : TVMModFree(v[0].v_handle)) != 0) {
+        return false;
+      }
       break;
+    }
     case UTVM_RPC_DEV_SET_DEVICE:
       if (!rpc_device_is_cpu0(v[0].v_device)) {
         rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
@@ -254,7 +254,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       if (v[1].v_int64 == 0) { /* kExist */
         value = rpc_device_is_cpu0(v[0].v_device) ? 1u : 0u;
       } else if (v[1].v_int64 == 14) { /* kTotalGlobalMemory */
-        value = (uint64_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
+        value = (uintptr_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
       } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
         value = utvm_page_free_bytes(&server->crt.tensors);
       } else {
@@ -267,17 +267,13 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       const DLTensor *tensor = (const DLTensor *)v[0].v_handle;
       uint32_t nbytes = 0u;
       void *ptr = NULL;
-      if (!rpc_device_is_cpu0(tensor->device)) {
-        rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
-        return false;
-      }
       if (!rpc_tensor_nbytes(server, tensor, &nbytes) ||
           (TVMDeviceAllocDataSpace(tensor->device, nbytes, UTVM_CRT_PAGE_SIZE, tensor->dtype,
                                    &ptr) != 0)) {
         return false;
       }
       tc = kTVMOpaqueHandle;
-      value = (uint64_t)(uintptr_t)ptr;
+      value = (uintptr_t)ptr;
       break;
     }
     case UTVM_RPC_DEV_ALLOC_DATA: {
@@ -295,7 +291,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
         return false;
       }
       tc = kTVMOpaqueHandle;
-      value = (uint64_t)(uintptr_t)ptr;
+      value = (uintptr_t)ptr;
       break;
     }
     case UTVM_RPC_DEV_FREE_DATA:
@@ -360,7 +356,7 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
 
 /* The memory range of a CopyFromRemote or CopyToRemote request (DLTensor, u64 nbytes) at r:
  * its start in a live tensor and *nbytes; NULL with the last error set otherwise. */
-static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uint64_t *nbytes) {
+static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uint32_t *nbytes) {
   DLTensor tensor;
   if (!rpc_decode_tensor(server, r, &tensor)) {
     return NULL;
@@ -374,24 +370,24 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uin
     rpc_fail(server, UTVM_TEXT_RPC_DEVICE);
     return NULL;
   }
-  *nbytes = rpc_read_u64(n);
-  return rpc_check_range(server, tensor.data, tensor.byte_offset, *nbytes);
+  *nbytes = rpc_clamp_u32(rpc_read_u64(n));
+  return rpc_check_range(server, tensor.data, rpc_clamp_u32(tensor.byte_offset), *nbytes);
 }
 
 static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
-  uint64_t nbytes = 0u;
+  uint32_t nbytes = 0u;
   const uint8_t *src = copy_range(server, r, &nbytes);
   uint32_t limit = reply_limit(server) - 4u;
   if (src == NULL) {
     return false;
   }
-  if (nbytes > (uint64_t)limit) {
+  if (nbytes > limit) {
     rpc_fail_hex(server, UTVM_TEXT_RPC_LIMIT, limit);
     return false;
   }
   uint8_t head[REPLY_PREFIX_SIZE + 4u];
   rpc_write_u32(&head[8], UTVM_RPC_COPY_ACK);
-  reply(server, head, sizeof(head), src, (uint32_t)nbytes);
+  reply(server, head, sizeof(head), src, nbytes);
   return true;
 }
 
@@ -399,12 +395,9 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
 static void rpc_dispatch(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
   int32_t code = server->code;
-  uint32_t used = (server->body_len + 7u) & ~7u;
-  if (used > server->buffer_size) {
-    used = server->buffer_size;
-  }
+  /* The buffer after the request is the scratch area. */
   rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE,
-                    {&buf[used], &buf[server->buffer_size]}};
+                    {&buf[server->body_len], &buf[server->buffer_size]}};
   rpc_args_t args;
   bool replied;
   args.num = 0;
@@ -466,12 +459,12 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
     server->collect = RPC_COPY_FIXED_HEADER + (8u * ((ndim <= UTVM_RPC_MAX_NDIM) ? ndim : 0u)) + 16u;
   } else {
     rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], header - RPC_PREFIX_SIZE,
-                      {&buf[(header + 7u) & ~7u], &buf[server->buffer_size]}};
-    uint64_t nbytes = 0u;
+                      {&buf[header], &buf[server->buffer_size]}};
+    uint32_t nbytes = 0u;
     server->copy_dst = copy_range(server, &r, &nbytes);
     if (server->copy_dst == NULL) {
       server->rx_state = RX_DISCARD;
-    } else if (nbytes != (uint64_t)(server->body_len - header)) {
+    } else if (nbytes != (server->body_len - header)) {
       rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     } else {
       server->rx_state = RX_STREAM_IN;
