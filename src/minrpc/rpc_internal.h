@@ -114,9 +114,11 @@ bool rpc_tensor_nbytes(const utvm_rpc_server_t *server, const DLTensor *tensor,
 bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes);
 
-/* v, or UINT32_MAX if v does not fit in 32 bits. Tensor allocations are far below 4 GiB
- * (UTVM_CRT_MAX_PAGES pages), so an offset or length clamped this way is out of range just as
- * the wire value is. */
+/* v, or UINT32_MAX if v does not fit in 32 bits. Tensor allocations are below 4 GiB - 1
+ * (UTVM_CRT_MAX_PAGES pages, checked below), so an offset or length clamped this way is out
+ * of range just as the wire value is. */
+typedef char rpc_check_allocation_below_4g[
+    (((uint64_t)UTVM_CRT_MAX_PAGES * UTVM_CRT_PAGE_SIZE) < UINT32_MAX) ? 1 : -1];
 static inline uint32_t rpc_clamp_u32(uint64_t v) {
   return (v > UINT32_MAX) ? UINT32_MAX : (uint32_t)v;
 }
