@@ -298,14 +298,24 @@ EOF
 # ------------------------------------------------------------------ link-time optimisation
 # The cortex-m4 size program and the mps2-an386 firmware, each built once without and once
 # with UTVM_LTO=ON: whole images, since LTO leaves no per-archive attribution.
+# size_program_image <build dir>: flash of the size program's whole image.
+size_program_image() {
+  local image
+  image=$(bash bench/size/stack_size.sh "$1" "$1/stack-image" 2>>"$LOG" | sed -n 's/^image \([0-9]*\) .*/\1/p')
+  [[ -n $image ]] || fail "bench/size/stack_size.sh gave no image size for $1, see $LOG"
+  echo "$image"
+}
 lto_dir=$OUT/cortex-m4-lto
+lto_no_texts_dir=$OUT/cortex-m4-no-texts-lto
 { cmake --preset cortex-m4 -B "$lto_dir" -DUTVM_LTO=ON &&
-  cmake --build "$lto_dir" -j 2 --target utvm_minrpc utvm_test_syslib; } >>"$LOG" 2>&1 ||
+  cmake --build "$lto_dir" -j 2 --target utvm_minrpc utvm_test_syslib &&
+  cmake --preset cortex-m4 -B "$lto_no_texts_dir" -DUTVM_LTO=ON -DUTVM_ERROR_TEXTS=OFF &&
+  cmake --build "$lto_no_texts_dir" -j 2 --target utvm_minrpc utvm_test_syslib; } >>"$LOG" 2>&1 ||
   fail "building the cortex-m4 libraries with UTVM_LTO=ON failed, see $LOG"
-image_of() { sed -n 's/^image \([0-9]*\) .*/\1/p'; }
-plain_image=$(bash bench/size/stack_size.sh build/cortex-m4 "$OUT/cortex-m4/stack" 2>>"$LOG" | image_of)
-lto_image=$(bash bench/size/stack_size.sh "$lto_dir" "$lto_dir/stack" 2>>"$LOG" | image_of)
-[[ -n $plain_image && -n $lto_image ]] || fail "bench/size/stack_size.sh gave no image size, see $LOG"
+plain_image=$(size_program_image build/cortex-m4)
+lto_image=$(size_program_image "$lto_dir")
+no_texts_image=$(size_program_image "$no_texts_dir")
+lto_no_texts_image=$(size_program_image "$lto_no_texts_dir")
 build mps2-an386 utvm-server
 build mps2-an386-lto utvm-server
 firmware_text() { arm-none-eabi-size "build/$1/bin/utvm-server.elf" | awk 'NR == 2 { print $1 }'; }
@@ -317,6 +327,7 @@ echo
 echo "| image | without LTO | with LTO | difference |"
 echo "|---|---:|---:|---:|"
 echo "| size program (bench/size/size_stack.c), flash | $plain_image | $lto_image | $((lto_image - plain_image)) |"
+echo "| size program, -DUTVM_ERROR_TEXTS=OFF, flash | $no_texts_image | $lto_no_texts_image | $((lto_no_texts_image - no_texts_image)) |"
 echo "| mps2-an386 firmware (utvm-server.elf), flash | $plain_fw | $lto_fw | $((lto_fw - plain_fw)) |"
 cat <<EOF
 
@@ -324,7 +335,8 @@ Bytes in the text column (code and constants) of \`arm-none-eabi-size\` for whol
 with link-time optimisation the linker map no longer tells which archive a byte came from, so
 the layers cannot be counted apart. The size program is linked by
 \`bench/size/stack_size.sh\` from the preset cortex-m4 and from the same preset with
--DUTVM_LTO=ON (libraries with -flto -ffat-lto-objects, program compiled and linked with -flto);
+-DUTVM_LTO=ON (libraries with -flto -ffat-lto-objects, program compiled and linked with -flto),
+and likewise with -DUTVM_ERROR_TEXTS=OFF (the smallest configuration);
 the firmware images are the presets mps2-an386 and mps2-an386-lto. Both images include the C
 library, startup code and the test system library, so the difference is what LTO takes off
 the whole image.
