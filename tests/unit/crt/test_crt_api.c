@@ -126,6 +126,10 @@ static void test_before_init_everything_fails(void **state) {
   assert_int_equal(TVMPlatformMemoryAllocate(16u, kCpu, &ptr), UTVM_ERR_PLATFORM_CHECK_FAILURE);
   assert_int_equal(TVMPlatformMemoryFree(&ret, kCpu), UTVM_ERR_PLATFORM_CHECK_FAILURE);
   assert_int_equal(utvm_crt_data_range(&ret, &base, &size), UTVM_ERR_FUNC_CALL_INVALID_ARG);
+  assert_int_equal(TVMModGetFunction(handle_of(0x8000u), "sum_ints", 0, &f), -1);
+  TVMByteArray bytes = {NULL, 0u};
+  assert_int_equal(TVMByteArrayFree(&bytes), -1);
+  assert_string_equal(test_last_error(), "utvm_crt: runtime not initialised");
   assert_non_null(test_runtime_start(&kLib)); /* for the teardown */
 }
 
