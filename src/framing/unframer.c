@@ -55,7 +55,7 @@ static void unframer_field_complete(utvm_unframer_t *u) {
 /* n unescaped bytes of the current field (n is 1 outside the payload). The length and CRC
  * fields are little-endian: bytes enter field from the top, so after the last one the
  * length is field and the CRC is field >> 16. */
-static void unframer_data(utvm_unframer_t *u, const uint8_t *data, size_t n) {
+static inline void unframer_data(utvm_unframer_t *u, const uint8_t *data, size_t n) {
   u->remaining -= (uint32_t)n;
   if (u->state != UNFRAMER_PAYLOAD) {
     u->field = (u->field >> 8) | ((uint32_t)data[0] << 24);
