@@ -110,9 +110,8 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
                          function.resource_handle);
   if (result != 0) {
-    if ((uint8_t)crt->last_error[0] == 0u) {
+    if (utvm_crt_error_is_empty() != 0) { /* the callee said nothing: report its code */
       (void)utvm_crt_fail_hex(UTVM_TEXT_FUNCTION_FAILED, (uint64_t)(uint32_t)result);
-      return -1;
     }
     return -1;
   }

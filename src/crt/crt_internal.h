@@ -50,6 +50,12 @@ utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
 utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
                                     utvm_crt_function_t *out);
 
+/* The function count N that a registry's names blob declares in its first two bytes
+ * (little-endian; see TVMFuncRegistry). names must not be NULL. */
+static inline uint32_t utvm_crt_registry_declared(const char *names) {
+  return (uint32_t)(uint8_t)names[0] | ((uint32_t)(uint8_t)names[1] << 8);
+}
+
 /* Looks name up in module slot module_index (which must be live). UTVM_ERR_FUNC_NAME_NOT_FOUND
  * when absent; does not touch the last error. */
 utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,

@@ -53,9 +53,7 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
     const TVMFuncRegistry *registry = live_registry(crt, module_index);
     if (registry != NULL && registry->names != NULL && registry->funcs != NULL) {
       /* The registry is firmware data: its declared count N bounds funcs[]. */
-      uint32_t declared =
-          (uint32_t)(uint8_t)registry->names[0] | ((uint32_t)(uint8_t)registry->names[1] << 8);
-      if (index < declared) {
+      if (index < utvm_crt_registry_declared(registry->names)) {
         func = registry->funcs[index];
       }
     }

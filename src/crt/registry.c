@@ -22,7 +22,7 @@ static uint32_t scan_names(const TVMFuncRegistry *registry, const char *name) {
     return 0u;
   }
   blob = registry->names;
-  declared = (uint32_t)(uint8_t)blob[0] | ((uint32_t)(uint8_t)blob[1] << 8);
+  declared = utvm_crt_registry_declared(blob);
   while (visited < declared && position < UTVM_CRT_MAX_NAMES_BLOB_BYTES &&
          blob[position] != '\0') {
     uint32_t k = 0u;

@@ -149,6 +149,11 @@ static void session_handle_control(utvm_session_t *s) {
   }
 }
 
+/* The control messages are the wire types 0, 1 and 2 (session_classify tests type <= 2). */
+typedef char session_check_control_types[
+    ((UTVM_MSG_START_SESSION_INIT == 0) && (UTVM_MSG_START_SESSION_REPLY == 1) &&
+     (UTVM_MSG_TERMINATE_SESSION == 2)) ? 1 : -1];
+
 /* Decides what to do with a message once its header is complete. session_id is 0 unless a
  * session is established, and no established session has id 0. */
 static void session_classify(utvm_session_t *s) {
