@@ -297,13 +297,17 @@ EOF
 
 # ------------------------------------------------------------------ link-time optimisation
 # The cortex-m4 size program and the mps2-an386 firmware, each built once without and once
-# with UTVM_LTO=ON: whole images, since LTO leaves no per-archive attribution.
-# size_program_image <build dir>: flash of the size program's whole image.
-size_program_image() {
-  local image
-  image=$(bash bench/size/stack_size.sh "$1" "$1/stack-image" 2>>"$LOG" | sed -n 's/^image \([0-9]*\) .*/\1/p')
-  [[ -n $image ]] || fail "bench/size/stack_size.sh gave no image size for $1, see $LOG"
-  echo "$image"
+# with UTVM_LTO=ON. LTO leaves no per-archive attribution, so the stack is counted as what it
+# adds to the size program (stack_size.sh's cost line: the image less the same application
+# without the stack), next to the whole images.
+# size_program <build dir>: "<stack cost> <image flash>" of the size program.
+size_program() {
+  local out cost image
+  out=$(bash bench/size/stack_size.sh "$1" "$1/stack-image" 2>>"$LOG")
+  cost=$(sed -n 's/^cost \([0-9]*\) .*/\1/p' <<<"$out")
+  image=$(sed -n 's/^image \([0-9]*\) .*/\1/p' <<<"$out")
+  [[ -n $cost && -n $image ]] || fail "bench/size/stack_size.sh gave no cost or image size for $1, see $LOG"
+  echo "$cost $image"
 }
 lto_dir=$OUT/cortex-m4-lto
 lto_no_texts_dir=$OUT/cortex-m4-no-texts-lto
@@ -312,10 +316,10 @@ lto_no_texts_dir=$OUT/cortex-m4-no-texts-lto
   cmake --preset cortex-m4 -B "$lto_no_texts_dir" -DUTVM_LTO=ON -DUTVM_ERROR_TEXTS=OFF &&
   cmake --build "$lto_no_texts_dir" -j 2 --target utvm_minrpc utvm_test_syslib; } >>"$LOG" 2>&1 ||
   fail "building the cortex-m4 libraries with UTVM_LTO=ON failed, see $LOG"
-plain_image=$(size_program_image build/cortex-m4)
-lto_image=$(size_program_image "$lto_dir")
-no_texts_image=$(size_program_image "$no_texts_dir")
-lto_no_texts_image=$(size_program_image "$lto_no_texts_dir")
+read -r plain_cost plain_image <<<"$(size_program build/cortex-m4)"
+read -r lto_cost lto_image <<<"$(size_program "$lto_dir")"
+read -r no_texts_cost no_texts_image <<<"$(size_program "$no_texts_dir")"
+read -r lto_no_texts_cost lto_no_texts_image <<<"$(size_program "$lto_no_texts_dir")"
 build mps2-an386 utvm-server
 build mps2-an386-lto utvm-server
 firmware_text() { arm-none-eabi-size "build/$1/bin/utvm-server.elf" | awk 'NR == 2 { print $1 }'; }
@@ -324,22 +328,27 @@ lto_fw=$(firmware_text mps2-an386-lto)
 echo
 echo "## Link-time optimisation (UTVM_LTO=ON), Cortex-M4"
 echo
-echo "| image | without LTO | with LTO | difference |"
+echo "| flash (arm-none-eabi-size text) | without LTO | with LTO | difference |"
 echo "|---|---:|---:|---:|"
-echo "| size program (bench/size/size_stack.c), flash | $plain_image | $lto_image | $((lto_image - plain_image)) |"
-echo "| size program, -DUTVM_ERROR_TEXTS=OFF, flash | $no_texts_image | $lto_no_texts_image | $((lto_no_texts_image - no_texts_image)) |"
-echo "| mps2-an386 firmware (utvm-server.elf), flash | $plain_fw | $lto_fw | $((lto_fw - plain_fw)) |"
+echo "| stack cost in the size program | $plain_cost | $lto_cost | $((lto_cost - plain_cost)) |"
+echo "| stack cost, -DUTVM_ERROR_TEXTS=OFF | $no_texts_cost | $lto_no_texts_cost | $((lto_no_texts_cost - no_texts_cost)) |"
+echo "| size program (bench/size/size_stack.c), whole image | $plain_image | $lto_image | $((lto_image - plain_image)) |"
+echo "| size program, -DUTVM_ERROR_TEXTS=OFF, whole image | $no_texts_image | $lto_no_texts_image | $((lto_no_texts_image - no_texts_image)) |"
+echo "| mps2-an386 firmware (utvm-server.elf), whole image | $plain_fw | $lto_fw | $((lto_fw - plain_fw)) |"
 cat <<EOF
 
-Bytes in the text column (code and constants) of \`arm-none-eabi-size\` for whole images:
-with link-time optimisation the linker map no longer tells which archive a byte came from, so
-the layers cannot be counted apart. The size program is linked by
-\`bench/size/stack_size.sh\` from the preset cortex-m4 and from the same preset with
--DUTVM_LTO=ON (libraries with -flto -ffat-lto-objects, program compiled and linked with -flto),
-and likewise with -DUTVM_ERROR_TEXTS=OFF (the smallest configuration);
-the firmware images are the presets mps2-an386 and mps2-an386-lto. Both images include the C
-library, startup code and the test system library, so the difference is what LTO takes off
-the whole image.
+With link-time optimisation the linker map no longer tells which archive a byte came from, so
+the layers cannot be counted apart. The stack cost is what the stack adds to the size
+program: \`bench/size/stack_size.sh\` also links a baseline (\`size_stack.c\` built with
+-DSIZE_APP_ONLY: the application's platform hooks, the test system library and the C
+library's string functions, but no stack) with the same flags and subtracts its text from the
+size program's. Without LTO this is the per-library flash of the table above plus main()'s
+calls into the stack (about 130 B), less the baseline's stubs of the three C runtime
+functions the test library calls. The programs come from the preset cortex-m4 and from the
+same preset with -DUTVM_LTO=ON (libraries with -flto -ffat-lto-objects, programs compiled and
+linked with -flto), and likewise with -DUTVM_ERROR_TEXTS=OFF (the smallest configuration);
+the firmware images are the presets mps2-an386 and mps2-an386-lto (whole images, with the C
+library, startup code and the test system library).
 EOF
 
 # ------------------------------------------------------------------ boards under QEMU (issue 4)

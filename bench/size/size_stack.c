@@ -4,6 +4,12 @@
  * what a firmware serving RPC links. The buffers, arenas, server state and platform hooks
  * below are the application's; the test system library and the workspace calls in main()
  * stand in for generated operators.
+ *
+ * Built with -DSIZE_APP_ONLY, main() leaves the device stack out: linked with the application's
+ * hooks kept (stack_size.sh names them with -Wl,--undefined), that program is the baseline
+ * whose difference to the full program is what the stack costs, also under link-time
+ * optimisation, where the map cannot attribute bytes to archives. The hooks therefore have
+ * external linkage.
  */
 #include <stdint.h>
 
@@ -13,15 +19,19 @@
 
 int main(void);
 const TVMModule *TVMSystemLibEntryPoint(void);
+utvm_err_t size_app_uart_write(void *ctx, const uint8_t *data, size_t n);
+utvm_err_t size_app_random(void *ctx, uint8_t *buf, size_t n);
 
+#ifndef SIZE_APP_ONLY
 static uint8_t request_buffer[UTVM_RPC_MIN_BUFFER_SIZE] __attribute__((aligned(8)));
 static uint8_t tensor_arena[1024] __attribute__((aligned(64)));
 static uint8_t workspace_arena[256] __attribute__((aligned(64)));
 static utvm_rpc_server_t server;
+#endif
 static volatile uint8_t uart_tx;
 static volatile uint32_t ticks;
 
-static utvm_err_t uart_write(void *ctx, const uint8_t *data, size_t n) {
+utvm_err_t size_app_uart_write(void *ctx, const uint8_t *data, size_t n) {
   (void)ctx;
   for (size_t i = 0u; i < n; i++) {
     uart_tx = data[i];
@@ -29,7 +39,7 @@ static utvm_err_t uart_write(void *ctx, const uint8_t *data, size_t n) {
   return UTVM_OK;
 }
 
-static utvm_err_t hw_random(void *ctx, uint8_t *buf, size_t n) {
+utvm_err_t size_app_random(void *ctx, uint8_t *buf, size_t n) {
   (void)ctx;
   for (size_t i = 0u; i < n; i++) {
     buf[i] = (uint8_t)ticks;
@@ -56,9 +66,34 @@ void TVMPlatformAbort(tvm_crt_error_t code) {
   }
 }
 
+#ifdef SIZE_APP_ONLY
+/* The C runtime functions the test system library calls, as stubs: the baseline holds the
+ * library but none of the stack. noipa keeps link-time optimisation from seeing through them
+ * (it would drop the library's error texts with an empty TVMAPISetLastError). */
+__attribute__((noipa)) void TVMAPISetLastError(const char *msg) { (void)msg; }
+
+__attribute__((noipa)) tvm_crt_error_t TVMPlatformMemoryAllocate(size_t num_bytes, DLDevice dev, void **out_ptr) {
+  (void)num_bytes;
+  (void)dev;
+  *out_ptr = NULL;
+  return kTvmErrorPlatformNoMemory;
+}
+
+__attribute__((noipa)) tvm_crt_error_t TVMPlatformMemoryFree(void *ptr, DLDevice dev) {
+  (void)ptr;
+  (void)dev;
+  return kTvmErrorNoError;
+}
+
+int main(void) {
+  for (;;) {
+    ticks++;
+  }
+}
+#else
 int main(void) {
   const utvm_rpc_server_config_t config = {
-      uart_write, NULL, hw_random, NULL, request_buffer, sizeof(request_buffer), 0u,
+      size_app_uart_write, NULL, size_app_random, NULL, request_buffer, sizeof(request_buffer), 0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint()},
       NULL};
@@ -74,3 +109,4 @@ int main(void) {
     utvm_rpc_server_feed(&server, &rx, 1u);
   }
 }
+#endif

@@ -13,9 +13,14 @@
 #   symbol <bytes> <name>                        (the 8 biggest utvm symbols in the image)
 #   forbidden <symbol>                           (printf-family / allocator symbols, if any)
 #   image <flash> <static RAM>                   (the whole program: arm-none-eabi-size)
+#   cost <flash> <static RAM>                    (what the stack adds to the program: the
+#                                                 image less the baseline, the same program
+#                                                 built with -DSIZE_APP_ONLY: the application's
+#                                                 hooks, the test system library and the C
+#                                                 library's string functions, without the stack)
 # With UTVM_LTO=ON in the build, the program is linked with -flto too. Link-time optimisation
 # merges the archives' code into new objects, so the map can no longer tell which archive a
-# byte came from: the lib and stack lines then read 0 and only the image line is meaningful.
+# byte came from: the lib and stack lines then read 0, and the cost line is the stack's flash.
 # flash = .text + .rodata (+ .ARM.exidx), static RAM = .data + .bss, counted from the linker
 # map for the utvm archives only (framing, session, minrpc, crt, common).
 set -euo pipefail
@@ -75,3 +80,16 @@ arm-none-eabi-nm "$elf" | awk '{ print $NF }' |
   grep -E '^_*(v?[sf]?n?printf|v?asprintf|v?dprintf|puts|putchar|malloc|free|calloc|realloc|memalign|posix_memalign)(_r)?$' |
   sed 's/^/forbidden /' || true
 arm-none-eabi-size "$elf" | awk 'NR == 2 { print "image", $1, $2 + $3 }'
+
+# The baseline: the application alone, with the test system library and the C library's
+# string functions, and stubs for the three C runtime functions that library calls; the hooks
+# are kept as the stack keeps them. The stack's cost is the difference of the images (the
+# stubs make it a few bytes smaller).
+keep=(size_app_uart_write size_app_random test_syslib_time_us TVMPlatformTimerStart
+      TVMPlatformTimerStopNs TVMPlatformBeforeMeasurement TVMPlatformAfterMeasurement
+      TVMPlatformAbort TVMSystemLibEntryPoint memcpy memmove memset memcmp)
+arm-none-eabi-gcc "${cflags[@]}" -DSIZE_APP_ONLY -Iinclude -I"$dlpack" -Itests/syslib \
+  bench/size/size_stack.c -o "$work/size_app.elf" "${ldflags[@]}" --specs=nosys.specs \
+  "${keep[@]/#/-Wl,--undefined=}" "${libs[1]}"
+read -r app_flash app_ram < <(arm-none-eabi-size "$work/size_app.elf" | awk 'NR == 2 { print $1, $2 + $3 }')
+arm-none-eabi-size "$elf" | awk -v f="$app_flash" -v r="$app_ram" 'NR == 2 { print "cost", $1 - f, $2 + $3 - r }'
