@@ -4,8 +4,7 @@
 #include "rpc_internal.h"
 
 enum {
-  RX_IDLE = 0,  /* no request in progress */
-  RX_IGNORE,    /* a message that is not a request: no reply whatever happens */
+  RX_IDLE = 0,  /* no request in progress, or a message that is no request: no reply */
   RX_COLLECT,   /* gathering request bytes into the buffer */
   RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
   RX_DISCARD    /* dropping the rest of a rejected request (last error set) */
@@ -337,15 +336,10 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
   const uint8_t *sig = kSyscallArgs[code - UTVM_RPC_GET_GLOBAL_FUNC];
   bool ok = (args->num <= 4);
   for (int i = 0; ok && (i < 4); i++) {
-    if (sig[i] == SIG_END) {
-      ok = (i >= args->num);
-    } else if (i >= args->num) {
-      ok = false;
-    } else if (sig[i] == SIG_STR_OR_NULL) {
-      ok = (args->codes[i] == kTVMStr) || (args->codes[i] == kTVMNullptr);
-    } else {
-      ok = (args->codes[i] == (int)sig[i]);
-    }
+    /* SIG_END stands for a missing argument. */
+    uint32_t tc = (i < args->num) ? (uint32_t)args->codes[i] : SIG_END;
+    ok = (tc == sig[i]) || ((sig[i] == SIG_STR_OR_NULL) &&
+                            ((tc == (uint32_t)kTVMStr) || (tc == (uint32_t)kTVMNullptr)));
   }
   if (!ok) {
     rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
@@ -482,14 +476,15 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
   server->code = UTVM_RPC_NONE;
   server->collect = RPC_PREFIX_SIZE;
   /* A Log sent to the device, or no request (packet_nbytes 0): ignored, as TVM does. */
-  server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IGNORE
+  server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IDLE
                                                                                  : RX_COLLECT;
 }
 
 static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   size_t used = 0u;
-  while ((used < n) && (server->rx_state != RX_DISCARD) && (server->rx_state != RX_IGNORE)) {
+  while ((used < n) &&
+         ((server->rx_state == RX_COLLECT) || (server->rx_state == RX_STREAM_IN))) {
     size_t left = n - used;
     if (server->rx_state == RX_STREAM_IN) {
       (void)memcpy(server->copy_dst, &data[used], left);
@@ -515,7 +510,7 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   uint8_t rx_state = server->rx_state;
   server->rx_state = RX_IDLE;
-  if (rx_state == RX_IGNORE) {
+  if (rx_state == RX_IDLE) {
     return;
   }
   if ((status == UTVM_FRAME_TRUNCATED) || (status == UTVM_FRAME_INVALID_ESCAPE)) {
