@@ -37,12 +37,12 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
 static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
                   uint32_t tail_len) {
   utvm_session_t *session = &server->session;
-  rpc_write_u64(head, (uint64_t)head_len - REPLY_PREFIX_SIZE + tail_len);
+  rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + tail_len);
   utvm_err_t err = utvm_session_message_begin(session, head_len + tail_len);
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, head, head_len);
   }
-  if ((err == UTVM_OK) && (tail_len > 0u)) {
+  if (err == UTVM_OK) {
     err = utvm_session_message_write(session, (const uint8_t *)tail, tail_len);
   }
   if (err == UTVM_OK) {
@@ -175,12 +175,14 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
   return true;
 }
 
+/* do_init_server spells the version's length as one byte 5. */
+typedef char rpc_check_version_length[(sizeof(UTVM_RPC_PROTOCOL_VERSION) == 6u) ? 1 : -1];
+
 static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
-  /* The version string: u64 length, then its bytes. */
-  static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
-  const uint8_t *wire = rpc_reader_take(r, 8u + sizeof(version) - 1u);
-  if ((wire == NULL) || (rpc_read_u64(wire) != (sizeof(version) - 1u)) ||
-      (memcmp(&wire[8], version, sizeof(version) - 1u) != 0)) {
+  /* The version string as it is sent: u64 length 5, then its bytes (no NUL). */
+  static const char version[] = "\5\0\0\0\0\0\0\0" UTVM_RPC_PROTOCOL_VERSION;
+  const uint8_t *wire = rpc_reader_take(r, sizeof(version) - 1u);
+  if ((wire == NULL) || (memcmp(wire, version, sizeof(version) - 1u) != 0)) {
     rpc_fail(server, UTVM_TEXT_RPC_VERSION);
     return false;
   }
