@@ -485,26 +485,22 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
 static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   size_t used = 0u;
-  while ((used < n) &&
-         ((server->rx_state == RX_COLLECT) || (server->rx_state == RX_STREAM_IN))) {
-    size_t left = n - used;
-    if (server->rx_state == RX_STREAM_IN) {
-      (void)memcpy(server->copy_dst, &data[used], left);
-      server->copy_dst = &server->copy_dst[left];
-      used = n;
-    } else if (server->received < server->collect) {
-      size_t take = server->collect - server->received;
-      take = (take < left) ? take : left;
-      (void)memcpy(&server->buffer[server->received], &data[used], take);
-      server->received += (uint32_t)take;
-      used += take;
-      if (server->received == server->collect) {
-        rpc_on_collected(server);
-      }
-    } else {
-      /* More bytes than the request needs cannot happen: the session bounds the body. */
-      rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
+  /* Bytes to buffer; the session bounds the body, so none is left over once the whole request
+   * is buffered. */
+  while ((used < n) && (server->rx_state == RX_COLLECT) && (server->received < server->collect)) {
+    size_t take = server->collect - server->received;
+    take = (take < (n - used)) ? take : (n - used);
+    (void)memcpy(&server->buffer[server->received], &data[used], take);
+    server->received += (uint32_t)take;
+    used += take;
+    if (server->received == server->collect) {
+      rpc_on_collected(server);
     }
+  }
+  /* Then, for a CopyToRemote whose header passed, its payload. */
+  if (server->rx_state == RX_STREAM_IN) {
+    (void)memcpy(server->copy_dst, &data[used], n - used);
+    server->copy_dst = &server->copy_dst[n - used];
   }
 }
 
