@@ -163,7 +163,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
                          int tc, TVMValue *value) {
   uint32_t kind = rpc_code_kind(tc);
   bool fixed = (kind & RPC_KIND_ARG_FIXED) != 0u;
-  value->v_int64 = 0;
+  (void)memset(value, 0, sizeof(*value));
   if (tc == kTVMNullptr) {
     return true;
   }

@@ -4,8 +4,7 @@
 #include "rpc_internal.h"
 
 enum {
-  RX_IDLE = 0,  /* no request in progress */
-  RX_IGNORE,    /* a message that is not a request: no reply whatever happens */
+  RX_IDLE = 0,  /* no request in progress, or a message that is no request: no reply */
   RX_COLLECT,   /* gathering request bytes into the buffer */
   RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
   RX_DISCARD    /* dropping the rest of a rejected request (last error set) */
@@ -38,12 +37,12 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
 static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
                   uint32_t tail_len) {
   utvm_session_t *session = &server->session;
-  rpc_write_u64(head, (uint64_t)head_len - REPLY_PREFIX_SIZE + tail_len);
+  rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + tail_len);
   utvm_err_t err = utvm_session_message_begin(session, head_len + tail_len);
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, head, head_len);
   }
-  if ((err == UTVM_OK) && (tail_len > 0u)) {
+  if (err == UTVM_OK) {
     err = utvm_session_message_write(session, (const uint8_t *)tail, tail_len);
   }
   if (err == UTVM_OK) {
@@ -176,12 +175,14 @@ static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t 
   return true;
 }
 
+/* do_init_server spells the version's length as one byte 5. */
+typedef char rpc_check_version_length[(sizeof(UTVM_RPC_PROTOCOL_VERSION) == 6u) ? 1 : -1];
+
 static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
-  /* The version string: u64 length, then its bytes. */
-  static const char version[] = UTVM_RPC_PROTOCOL_VERSION;
-  const uint8_t *wire = rpc_reader_take(r, 8u + sizeof(version) - 1u);
-  if ((wire == NULL) || (rpc_read_u64(wire) != (sizeof(version) - 1u)) ||
-      (memcmp(&wire[8], version, sizeof(version) - 1u) != 0)) {
+  /* The version string as it is sent: u64 length 5, then its bytes (no NUL). */
+  static const char version[] = "\5\0\0\0\0\0\0\0" UTVM_RPC_PROTOCOL_VERSION;
+  const uint8_t *wire = rpc_reader_take(r, sizeof(version) - 1u);
+  if ((wire == NULL) || (memcmp(wire, version, sizeof(version) - 1u) != 0)) {
     rpc_fail(server, UTVM_TEXT_RPC_VERSION);
     return false;
   }
@@ -337,15 +338,10 @@ static bool do_syscall(utvm_rpc_server_t *server, int32_t code, rpc_reader_t *r,
   const uint8_t *sig = kSyscallArgs[code - UTVM_RPC_GET_GLOBAL_FUNC];
   bool ok = (args->num <= 4);
   for (int i = 0; ok && (i < 4); i++) {
-    if (sig[i] == SIG_END) {
-      ok = (i >= args->num);
-    } else if (i >= args->num) {
-      ok = false;
-    } else if (sig[i] == SIG_STR_OR_NULL) {
-      ok = (args->codes[i] == kTVMStr) || (args->codes[i] == kTVMNullptr);
-    } else {
-      ok = (args->codes[i] == (int)sig[i]);
-    }
+    /* SIG_END stands for a missing argument. */
+    uint32_t tc = (i < args->num) ? (uint32_t)args->codes[i] : SIG_END;
+    ok = (tc == sig[i]) || ((sig[i] == SIG_STR_OR_NULL) &&
+                            ((tc == (uint32_t)kTVMStr) || (tc == (uint32_t)kTVMNullptr)));
   }
   if (!ok) {
     rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
@@ -482,32 +478,29 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
   server->code = UTVM_RPC_NONE;
   server->collect = RPC_PREFIX_SIZE;
   /* A Log sent to the device, or no request (packet_nbytes 0): ignored, as TVM does. */
-  server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IGNORE
+  server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IDLE
                                                                                  : RX_COLLECT;
 }
 
 static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   size_t used = 0u;
-  while ((used < n) && (server->rx_state != RX_DISCARD) && (server->rx_state != RX_IGNORE)) {
-    size_t left = n - used;
-    if (server->rx_state == RX_STREAM_IN) {
-      (void)memcpy(server->copy_dst, &data[used], left);
-      server->copy_dst = &server->copy_dst[left];
-      used = n;
-    } else if (server->received < server->collect) {
-      size_t take = server->collect - server->received;
-      take = (take < left) ? take : left;
-      (void)memcpy(&server->buffer[server->received], &data[used], take);
-      server->received += (uint32_t)take;
-      used += take;
-      if (server->received == server->collect) {
-        rpc_on_collected(server);
-      }
-    } else {
-      /* More bytes than the request needs cannot happen: the session bounds the body. */
-      rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
+  /* Bytes to buffer; the session bounds the body, so none is left over once the whole request
+   * is buffered. */
+  while ((used < n) && (server->rx_state == RX_COLLECT) && (server->received < server->collect)) {
+    size_t take = server->collect - server->received;
+    take = (take < (n - used)) ? take : (n - used);
+    (void)memcpy(&server->buffer[server->received], &data[used], take);
+    server->received += (uint32_t)take;
+    used += take;
+    if (server->received == server->collect) {
+      rpc_on_collected(server);
     }
+  }
+  /* Then, for a CopyToRemote whose header passed, its payload. */
+  if (server->rx_state == RX_STREAM_IN) {
+    (void)memcpy(server->copy_dst, &data[used], n - used);
+    server->copy_dst = &server->copy_dst[n - used];
   }
 }
 
@@ -515,7 +508,7 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   uint8_t rx_state = server->rx_state;
   server->rx_state = RX_IDLE;
-  if (rx_state == RX_IGNORE) {
+  if (rx_state == RX_IDLE) {
     return;
   }
   if ((status == UTVM_FRAME_TRUNCATED) || (status == UTVM_FRAME_INVALID_ESCAPE)) {

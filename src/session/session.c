@@ -16,6 +16,9 @@ enum {
 /* rx_header bytes: the session header, then the version byte of a handshake message. */
 #define RX_HEADER_WITH_VERSION (UTVM_SESSION_HEADER_SIZE + 1u)
 
+/* The body of a handshake message: the version byte. */
+static const uint8_t kHandshakeBody = UTVM_SESSION_VERSION;
+
 /* Nonce draws before falling back to a derived value (the hook returned 0 or a repeat). */
 #define SESSION_NONCE_ATTEMPTS 4u
 
@@ -77,10 +80,9 @@ static void session_event(utvm_session_t *s, utvm_session_event_t event) {
 }
 
 static utvm_err_t session_send_init(utvm_session_t *s) {
-  static const uint8_t version = UTVM_SESSION_VERSION;
   utvm_err_t err = session_new_nonce(s);
   if (err == UTVM_OK) {
-    err = session_send(s, UTVM_MSG_START_SESSION_INIT, s->local_nonce, &version, 1u);
+    err = session_send(s, UTVM_MSG_START_SESSION_INIT, s->local_nonce, &kHandshakeBody, 1u);
   }
   if (err == UTVM_OK) {
     s->state = UTVM_SESSION_STATE_INIT_SENT;
@@ -91,11 +93,11 @@ static utvm_err_t session_send_init(utvm_session_t *s) {
 /* Answers a StartSessionInit from initiator nonce nh with a new own nonce. Returns the new
  * session id, or 0 if no reply went out. */
 static uint32_t session_reply(utvm_session_t *s, uint32_t nh) {
-  static const uint8_t version = UTVM_SESSION_VERSION;
   uint32_t sid = 0u;
   if (session_new_nonce(s) == UTVM_OK) {
     sid = nh | ((uint32_t)s->local_nonce << 8);
-    if (session_send(s, UTVM_MSG_START_SESSION_REPLY, (uint16_t)sid, &version, 1u) != UTVM_OK) {
+    if (session_send(s, UTVM_MSG_START_SESSION_REPLY, (uint16_t)sid, &kHandshakeBody, 1u) !=
+        UTVM_OK) {
       sid = 0u;
     }
   }

@@ -403,6 +403,44 @@ static void test_faulty_results(void **state) {
   test_bytes_free(&reply);
 }
 
+/* The server's own globals answer their documented calls and refuse any other arguments. */
+static void test_server_globals(void **state) {
+  (void)state;
+  test_bytes_t p;
+  test_bytes_t reply;
+  rpc_args_builder_t b;
+  test_bytes_init(&p);
+  test_bytes_init(&reply);
+  uint64_t packet_size = rpc_h_get_global("tvm.rpc.server.GetCRTMaxPacketSize");
+  uint64_t sync = rpc_h_get_global(UTVM_RPC_SYNC_NAME);
+  uint64_t transfer = rpc_h_get_global(UTVM_RPC_GET_MAX_TRANSFER_NAME);
+  rpc_ab_init(&b);
+  rpc_packet_call(&p, packet_size, &b);
+  rpc_h_call(p.data, p.len, &reply);
+  assert_int_equal(rpc_expect_call_result(&reply, kTVMArgInt), UTVM_RPC_TVM_MAX_PACKET);
+  rpc_packet_call(&p, transfer, &b);
+  rpc_h_call(p.data, p.len, &reply);
+  assert_int_equal(rpc_expect_call_result(&reply, kTVMArgInt), 8192u);
+  rpc_packet_call(&p, sync, &b);
+  expect_rejected(&p, "CallFunc: bad arguments");
+  rpc_ab_int(&b, kTVMArgInt, 0x123456789ll);
+  rpc_packet_call(&p, sync, &b);
+  rpc_h_call(p.data, p.len, &reply);
+  assert_int_equal(rpc_expect_call_result(&reply, kTVMArgInt), 0x123456789ull);
+  rpc_packet_call(&p, packet_size, &b);
+  expect_rejected(&p, "CallFunc: bad arguments");
+  rpc_packet_call(&p, transfer, &b);
+  expect_rejected(&p, "CallFunc: bad arguments");
+  rpc_ab_free(&b);
+  rpc_ab_init(&b);
+  rpc_ab_str(&b, "token");
+  rpc_packet_call(&p, sync, &b);
+  expect_rejected(&p, "CallFunc: bad arguments");
+  rpc_ab_free(&b);
+  test_bytes_free(&p);
+  test_bytes_free(&reply);
+}
+
 static void test_empty_messages(void **state) {
   (void)state;
   rpc_h_expect_no_reply(NULL, 0u);
@@ -471,6 +509,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_copy_ranges, setup, teardown),
       cmocka_unit_test_setup_teardown(test_oversize_and_streaming, setup, teardown),
       cmocka_unit_test_setup_teardown(test_faulty_results, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_server_globals, setup, teardown),
       cmocka_unit_test_setup_teardown(test_empty_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_split_at_every_byte, setup, teardown),
   };
