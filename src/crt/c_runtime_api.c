@@ -103,10 +103,6 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   ret_val->v_int64 = 0;
   *ret_type_code = kTVMNullptr;
   crt->last_error[0] = '\0';
-  if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    return utvm_crt_time_evaluator_call(crt, (uint16_t)function.index, arg_values, type_codes,
-                                        num_args, ret_val, ret_type_code);
-  }
   result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
                          function.resource_handle);
   if (result != 0) {

@@ -20,8 +20,8 @@ typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -
 
 /* A decoded, validated function handle. */
 typedef struct {
-  TVMBackendPackedCFunc func; /* for a time evaluator: the timed function */
-  void *resource_handle;
+  TVMBackendPackedCFunc func; /* for a time evaluator: utvm_crt_time_evaluator_call */
+  void *resource_handle;      /* for a time evaluator: its utvm_crt_time_evaluator_t */
   uint32_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
   uint32_t index;             /* function index, global index or time-evaluator slot */
 } utvm_crt_function_t;
@@ -47,7 +47,7 @@ static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, 
 }
 utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
                                   uint16_t *module_index);
-utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
+utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
                                     utvm_crt_function_t *out);
 
 /* The function count N that a registry's names blob declares in its first two bytes
@@ -81,8 +81,10 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
  * time evaluator's float64 results). 0 (+0.0) when num or den is 0. */
 uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den);
 
-/* Runs time-evaluator slot `slot` with the timed function's arguments (4.1 of PROTOCOL.md). */
-int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
-                                 int num_args, TVMValue *ret, int *ret_type_code);
+/* Runs the time evaluator resource_handle (a live utvm_crt_time_evaluator_t) with the timed
+ * function's arguments (4.1 of PROTOCOL.md); packed-function signature. On failure (-1) the
+ * last error is always set. */
+int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                                 int *ret_type_code, void *resource_handle);
 
 #endif /* UTVM_CRT_INTERNAL_H */

@@ -29,7 +29,7 @@ utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
   return UTVM_OK;
 }
 
-utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
+utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
                                     utvm_crt_function_t *out) {
   uintptr_t raw = (uintptr_t)handle;
   /* A half without the tag wraps around, and bits above 31 push module_index past 0x7FFF:
@@ -41,8 +41,10 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
   if (crt == NULL) {
     /* no runtime: func stays NULL */
   } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    if (index < UTVM_CRT_MAX_TIME_EVALUATORS) {
-      func = crt->time_evaluators[index].func;
+    /* A live evaluator is called as a packed function on its slot. */
+    if (index < UTVM_CRT_MAX_TIME_EVALUATORS && crt->time_evaluators[index].func != NULL) {
+      func = utvm_crt_time_evaluator_call;
+      resource_handle = &crt->time_evaluators[index];
     }
   } else if (module_index == UTVM_CRT_GLOBALS_MODULE_INDEX) {
     if (index < crt->num_globals) {

@@ -285,10 +285,10 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
   return fail(UTVM_TEXT_TE_ROUND_LIMIT);
 }
 
-int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
-                                 int num_args, TVMValue *ret, int *ret_type_code) {
-  const evaluation_t ev = {&crt->time_evaluators[slot], crt->time_evaluators[slot].func, args,
-                           type_codes, num_args};
+int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                                 int *ret_type_code, void *resource_handle) {
+  utvm_crt_time_evaluator_t *te = (utvm_crt_time_evaluator_t *)resource_handle;
+  const evaluation_t ev = {te, te->func, args, type_codes, num_args};
   const DLDevice cpu = {kDLCPU, 0};
   void *array_memory = NULL;
   void *data = NULL;
