@@ -120,8 +120,8 @@ int TVMFuncFree(TVMFunctionHandle func) {
   if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
     return -1;
   }
-  if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    crt->time_evaluators[function.index].func = NULL;
+  if (function.func == utvm_crt_time_evaluator_call) {
+    ((utvm_crt_time_evaluator_t *)function.resource_handle)->func = NULL;
   }
   return 0;
 }

@@ -22,8 +22,6 @@ typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -
 typedef struct {
   TVMBackendPackedCFunc func; /* for a time evaluator: utvm_crt_time_evaluator_call */
   void *resource_handle;      /* for a time evaluator: its utvm_crt_time_evaluator_t */
-  uint32_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
-  uint32_t index;             /* function index, global index or time-evaluator slot */
 } utvm_crt_function_t;
 
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */

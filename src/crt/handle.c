@@ -66,7 +66,5 @@ utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
   }
   out->func = func;
   out->resource_handle = resource_handle;
-  out->module_index = (uint32_t)module_index;
-  out->index = (uint32_t)index;
   return UTVM_OK;
 }
