@@ -82,7 +82,8 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   if (args[COOLDOWN_ARG].v_int64 != 0) {
     return fail(UTVM_TEXT_TE_COOLDOWN);
   }
-  if (crt == NULL || utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
+  /* Also fails without a runtime (crt == NULL). */
+  if (utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
     return -1;
   }
   if (args[1].v_str == NULL ||
