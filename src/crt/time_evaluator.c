@@ -117,10 +117,12 @@ typedef struct {
   int num_args;
 } evaluation_t;
 
+/* The device of TVMPlatformMemoryAllocate's blocks. */
+static const DLDevice kCpu = {kDLCPU, 0};
+
 /* Releases a TVMPlatformMemoryAllocate block (a NULL block is a harmless error). */
 static void free_block(void *block) {
-  const DLDevice cpu = {kDLCPU, 0};
-  (void)TVMPlatformMemoryFree(block, cpu);
+  (void)TVMPlatformMemoryFree(block, kCpu);
 }
 
 /* `count` calls of the timed function, stopping at the first failure (-1); a returned byte
@@ -290,14 +292,13 @@ int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, 
                                  int *ret_type_code, void *resource_handle) {
   utvm_crt_time_evaluator_t *te = (utvm_crt_time_evaluator_t *)resource_handle;
   const evaluation_t ev = {te, te->func, args, type_codes, num_args};
-  const DLDevice cpu = {kDLCPU, 0};
   void *array_memory = NULL;
   void *data = NULL;
   int rc = call_timed(&ev, 1u);
   uint32_t r;
   if (rc == 0 &&
-      (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), cpu, &array_memory) != UTVM_OK ||
-       TVMPlatformMemoryAllocate((size_t)ev.te->repeat * sizeof(uint64_t), cpu, &data) !=
+      (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), kCpu, &array_memory) != UTVM_OK ||
+       TVMPlatformMemoryAllocate((size_t)ev.te->repeat * sizeof(uint64_t), kCpu, &data) !=
            UTVM_OK)) {
     rc = fail(UTVM_TEXT_TE_NO_MEMORY);
   }
