@@ -201,9 +201,11 @@ uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
   }
   divide_bits(&v, steps, d);
   q = v.low;
-  /* q: 53 significand bits and the rounding bit; v.high != 0: more bits below. Nearest-even. */
-  if ((q & 1u) != 0u && (v.high != 0u || (q & 2u) != 0u)) {
-    q += 2u;
+  /* q: 53 significand bits and the rounding bit; v.high != 0: more bits below. Nearest-even:
+   * adding 1 carries a set rounding bit into the significand, so add it when bits below it
+   * are set or the significand is odd (with the rounding bit clear it changes nothing). */
+  if (v.high != 0u || (q & 2u) != 0u) {
+    q++;
   }
   /* The significand's leading bit adds one to the exponent field (and a rounding carry to
    * 2^53 gives the next power of two). */
