@@ -176,17 +176,16 @@ static void divide_bits(wide_t *v, uint32_t count, uint64_t divisor) {
 uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
   uint32_t biased_exponent = 1021u;
   wide_t v;
+  uint64_t n = num;
   uint64_t d = den;
   uint64_t q;
   uint32_t steps = 64u + 54u;
-  v.high = 0u;
-  v.low = num;
-  if (num == 0u || d == 0u) {
+  if (n == 0u || d == 0u) {
     return 0u; /* d == 0 only guards the loops below; callers never divide by 0 */
   }
   /* num / den = n / d * 2^(b - a) with n = num << a and d = den << b at bit 63. */
-  while (v.low < ((uint64_t)1u << 63)) {
-    v.low <<= 1;
+  while (n < ((uint64_t)1u << 63)) {
+    n <<= 1;
     biased_exponent--;
   }
   while (d < ((uint64_t)1u << 63)) {
@@ -195,10 +194,12 @@ uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
   }
   /* q = floor(n / d * 2^53) when n >= d, else floor(n / d * 2^54): in [2^53, 2^54), and
    * the remainder v.high. */
-  if (v.low >= d) {
+  if (n >= d) {
     steps--;
     biased_exponent++;
   }
+  v.high = 0u;
+  v.low = n;
   divide_bits(&v, steps, d);
   q = v.low;
   /* q: 53 significand bits and the rounding bit; v.high != 0: more bits below. Nearest-even:
