@@ -142,7 +142,7 @@ int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int overrid
 int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_imports,
                       TVMFunctionHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t module_index;
+  uint32_t module_index;
   (void)query_imports;
   if (out != NULL) {
     *out = NULL;
@@ -151,7 +151,8 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
-  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+  module_index = utvm_crt_decode_module(crt, mod);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
   if (utvm_crt_module_lookup(crt, module_index, func_name, out) != UTVM_OK) {
@@ -163,8 +164,8 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
 
 int TVMModFree(TVMModuleHandle mod) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t module_index;
-  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+  uint32_t module_index = utvm_crt_decode_module(crt, mod);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
   if (module_index != 0u) {

@@ -32,9 +32,9 @@ void utvm_crt_error_append_text(utvm_text_id_t id);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
 
-/* Handle encoding and validation; the decoders set the last error and return
- * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle, also for crt == NULL
- * (no runtime is active, so no error can be recorded). */
+/* Handle encoding and validation; the decoders set the last error and fail (see each) for
+ * anything that is not a live handle, also for crt == NULL (no runtime is active, so no error
+ * can be recorded). */
 static inline TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
   return (TVMModuleHandle)((uintptr_t)UTVM_CRT_HANDLE_TAG | (uintptr_t)module_index);
 }
@@ -43,8 +43,9 @@ static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, 
                    (uint32_t)UTVM_CRT_HANDLE_TAG | (uint32_t)index;
   return (TVMFunctionHandle)(uintptr_t)value;
 }
-utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
-                                  uint16_t *module_index);
+/* The slot index of a live module handle; UTVM_CRT_MAX_MODULES for anything else. */
+uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle);
+/* The function of a live function handle; UTVM_ERR_FUNC_INDEX_INVALID for anything else. */
 utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
                                     utvm_crt_function_t *out);
 
@@ -56,7 +57,7 @@ static inline uint32_t utvm_crt_registry_declared(const char *names) {
 
 /* Looks name up in module slot module_index (which must be live). UTVM_ERR_FUNC_NAME_NOT_FOUND
  * when absent; does not touch the last error. */
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
+utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index, const char *name,
                                   TVMFunctionHandle *out);
 
 /* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */

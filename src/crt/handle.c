@@ -17,16 +17,14 @@ static const TVMFuncRegistry *live_registry(const utvm_crt_t *crt, uintptr_t mod
   return registry;
 }
 
-utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
-                                  uint16_t *module_index) {
+uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle) {
   /* Wraps around for values below the tag, which the range check then rejects. */
   uintptr_t index = (uintptr_t)handle - UTVM_CRT_HANDLE_TAG;
   if (crt == NULL || live_registry(crt, index) == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_MODULE, (uint64_t)(uintptr_t)handle);
-    return UTVM_ERR_FUNC_INDEX_INVALID;
+    return UTVM_CRT_MAX_MODULES;
   }
-  *module_index = (uint16_t)index;
-  return UTVM_OK;
+  return (uint32_t)index;
 }
 
 utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,

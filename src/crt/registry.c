@@ -63,7 +63,7 @@ tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry) {
   return (tvm_function_index_t)scan_names(registry, NULL);
 }
 
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
+utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index, const char *name,
                                   TVMFunctionHandle *out) {
   const TVMFuncRegistry *registry = crt->modules[module_index]->registry;
   uint32_t result = scan_names(registry, name);
@@ -71,7 +71,7 @@ utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, 
   if ((result & NAME_FOUND) == 0u || registry->funcs == NULL || registry->funcs[index] == NULL) {
     return UTVM_ERR_FUNC_NAME_NOT_FOUND;
   }
-  *out = utvm_crt_function_handle(module_index, (uint16_t)index);
+  *out = utvm_crt_function_handle((uint16_t)module_index, (uint16_t)index);
   return UTVM_OK;
 }
 

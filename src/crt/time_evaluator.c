@@ -59,7 +59,7 @@ static const int_range_t kIntRanges[COOLDOWN_ARG - FIRST_RANGED_ARG + 1u] = {
 int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
                                    int *ret_type_code, void *resource_handle) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t module_index;
+  uint32_t module_index;
   TVMFunctionHandle target;
   utvm_crt_function_t function;
   uint32_t i;
@@ -83,7 +83,8 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
     return fail(UTVM_TEXT_TE_COOLDOWN);
   }
   /* Also fails without a runtime (crt == NULL). */
-  if (utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
+  module_index = utvm_crt_decode_module(crt, args[0].v_handle);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
   if (args[1].v_str == NULL ||
