@@ -89,7 +89,8 @@ int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
 int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, int num_args,
                 TVMValue *ret_val, int *ret_type_code) {
   utvm_crt_t *crt = utvm_crt_active();
-  utvm_crt_function_t function;
+  TVMBackendPackedCFunc function;
+  void *resource_handle;
   int result;
   if (ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
       (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
@@ -97,14 +98,14 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
     return -1;
   }
   /* Also fails without a runtime (crt == NULL). */
-  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+  function = utvm_crt_decode_function(crt, func, &resource_handle);
+  if (function == NULL) {
     return -1;
   }
   ret_val->v_int64 = 0;
   *ret_type_code = kTVMNullptr;
   crt->last_error[0] = '\0';
-  result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
-                         function.resource_handle);
+  result = function(arg_values, type_codes, num_args, ret_val, ret_type_code, resource_handle);
   if (result != 0) {
     if (utvm_crt_error_is_empty() != 0) { /* the callee said nothing: report its code */
       (void)utvm_crt_fail_hex(UTVM_TEXT_FUNCTION_FAILED, (uint64_t)(uint32_t)result);
@@ -116,12 +117,13 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
 
 int TVMFuncFree(TVMFunctionHandle func) {
   utvm_crt_t *crt = utvm_crt_active();
-  utvm_crt_function_t function;
-  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+  void *resource_handle;
+  TVMBackendPackedCFunc function = utvm_crt_decode_function(crt, func, &resource_handle);
+  if (function == NULL) {
     return -1;
   }
-  if (function.func == utvm_crt_time_evaluator_call) {
-    ((utvm_crt_time_evaluator_t *)function.resource_handle)->func = NULL;
+  if (function == utvm_crt_time_evaluator_call) {
+    ((utvm_crt_time_evaluator_t *)resource_handle)->func = NULL;
   }
   return 0;
 }

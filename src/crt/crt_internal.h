@@ -18,12 +18,6 @@ typedef char utvm_crt_check_max_modules[(UTVM_CRT_MAX_MODULES >= 1u && UTVM_CRT_
 typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= UTVM_CRT_NUM_BUILTIN_GLOBALS && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
 typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -1];
 
-/* A decoded, validated function handle. */
-typedef struct {
-  TVMBackendPackedCFunc func; /* for a time evaluator: utvm_crt_time_evaluator_call */
-  void *resource_handle;      /* for a time evaluator: its utvm_crt_time_evaluator_t */
-} utvm_crt_function_t;
-
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
 utvm_crt_t *utvm_crt_active(void);
 
@@ -45,9 +39,11 @@ static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, 
 }
 /* The slot index of a live module handle; UTVM_CRT_MAX_MODULES for anything else. */
 uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle);
-/* The function of a live function handle; UTVM_ERR_FUNC_INDEX_INVALID for anything else. */
-utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
-                                    utvm_crt_function_t *out);
+/* The function of a live function handle, with the resource handle to call it with in
+ * *resource_handle (for a time evaluator: utvm_crt_time_evaluator_call and its
+ * utvm_crt_time_evaluator_t); NULL for anything else. */
+TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
+                                               void **resource_handle);
 
 /* The function count N that a registry's names blob declares in its first two bytes
  * (little-endian; see TVMFuncRegistry). names must not be NULL. */

@@ -27,27 +27,27 @@ uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle) {
   return (uint32_t)index;
 }
 
-utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
-                                    utvm_crt_function_t *out) {
+TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
+                                               void **resource_handle) {
   uintptr_t raw = (uintptr_t)handle;
   /* A half without the tag wraps around, and bits above 31 push module_index past 0x7FFF:
    * either way the index exceeds every bound below. */
   uintptr_t module_index = (raw >> 16) - UTVM_CRT_HANDLE_TAG;
   uintptr_t index = (raw & 0xFFFFu) - UTVM_CRT_HANDLE_TAG;
   TVMBackendPackedCFunc func = NULL;
-  void *resource_handle = NULL;
+  *resource_handle = NULL;
   if (crt == NULL) {
     /* no runtime: func stays NULL */
   } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
     /* A live evaluator is called as a packed function on its slot. */
     if (index < UTVM_CRT_MAX_TIME_EVALUATORS && crt->time_evaluators[index].func != NULL) {
       func = utvm_crt_time_evaluator_call;
-      resource_handle = &crt->time_evaluators[index];
+      *resource_handle = &crt->time_evaluators[index];
     }
   } else if (module_index == UTVM_CRT_GLOBALS_MODULE_INDEX) {
     if (index < crt->num_globals) {
       func = crt->globals[index].func;
-      resource_handle = crt->globals[index].resource_handle;
+      *resource_handle = crt->globals[index].resource_handle;
     }
   } else {
     const TVMFuncRegistry *registry = live_registry(crt, module_index);
@@ -60,9 +60,6 @@ utvm_err_t utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
   }
   if (func == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_FUNCTION, (uint64_t)raw);
-    return UTVM_ERR_FUNC_INDEX_INVALID;
   }
-  out->func = func;
-  out->resource_handle = resource_handle;
-  return UTVM_OK;
+  return func;
 }

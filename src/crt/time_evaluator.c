@@ -61,7 +61,8 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   utvm_crt_t *crt = utvm_crt_active();
   uint32_t module_index;
   TVMFunctionHandle target;
-  utvm_crt_function_t function;
+  TVMBackendPackedCFunc function = NULL;
+  void *target_resource; /* NULL for a module function, which is called with NULL */
   uint32_t i;
   (void)resource_handle;
   if (num_args != NUM_ARGS) {
@@ -87,15 +88,17 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  if (args[1].v_str == NULL ||
-      utvm_crt_module_lookup(crt, module_index, args[1].v_str, &target) != UTVM_OK ||
-      utvm_crt_decode_function(crt, target, &function) != UTVM_OK) {
+  /* A NULL name is not found either. */
+  if (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &target) == UTVM_OK) {
+    function = utvm_crt_decode_function(crt, target, &target_resource);
+  }
+  if (function == NULL) {
     return fail(UTVM_TEXT_TE_NOT_FOUND);
   }
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     utvm_crt_time_evaluator_t *te = &crt->time_evaluators[i];
     if (te->func == NULL) {
-      te->func = function.func;
+      te->func = function;
       te->number = (uint32_t)args[4].v_int64;
       te->repeat = (uint32_t)args[5].v_int64;
       te->min_repeat_ms = (uint32_t)args[6].v_int64;
