@@ -26,7 +26,7 @@ int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num
                                         TVMValue *ret, int *ret_type_code, void *resource_handle) {
   utvm_crt_t *crt;
   uint32_t module_index;
-  TVMFunctionHandle function = NULL; /* stays NULL when the name is absent */
+  TVMFunctionHandle function;
   (void)resource_handle;
   if (num_args != 3 || type_codes[0] != kTVMModuleHandle || type_codes[1] != kTVMStr ||
       (type_codes[2] != kTVMArgInt && type_codes[2] != kTVMArgBool) || args[1].v_str == NULL) {
@@ -37,9 +37,8 @@ int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num
   if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  *ret_type_code = (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &function) == UTVM_OK)
-                       ? kTVMPackedFuncHandle
-                       : kTVMNullptr;
+  function = utvm_crt_module_lookup(crt, module_index, args[1].v_str);
+  *ret_type_code = (function != NULL) ? kTVMPackedFuncHandle : kTVMNullptr;
   ret->v_handle = function;
   return 0;
 }

@@ -157,7 +157,8 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
   if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  if (utvm_crt_module_lookup(crt, module_index, func_name, out) != UTVM_OK) {
+  *out = utvm_crt_module_lookup(crt, module_index, func_name);
+  if (*out == NULL) {
     (void)utvm_crt_fail_name(UTVM_TEXT_FUNCTION_NOT_FOUND, func_name);
     return -1;
   }
@@ -387,9 +388,11 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
-  if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL &&
-      utvm_crt_module_lookup(crt, 0u, func_name, out) == UTVM_OK) {
-    return 0;
+  if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL) {
+    *out = utvm_crt_module_lookup(crt, 0u, func_name);
+    if (*out != NULL) {
+      return 0;
+    }
   }
   index = utvm_crt_global_index(crt, func_name);
   if (index < UTVM_CRT_MAX_GLOBAL_FUNCS) {

@@ -51,10 +51,10 @@ static inline uint32_t utvm_crt_registry_declared(const char *names) {
   return (uint32_t)(uint8_t)names[0] | ((uint32_t)(uint8_t)names[1] << 8);
 }
 
-/* Looks name up in module slot module_index (which must be live). UTVM_ERR_FUNC_NAME_NOT_FOUND
- * when absent; does not touch the last error. */
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index, const char *name,
-                                  TVMFunctionHandle *out);
+/* The handle of function name in module slot module_index (which must be live); NULL when name
+ * is absent (or NULL). Does not touch the last error. */
+TVMFunctionHandle utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index,
+                                         const char *name);
 
 /* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */
 uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name);

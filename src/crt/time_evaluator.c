@@ -89,7 +89,8 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
     return -1;
   }
   /* A NULL name is not found either. */
-  if (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &target) == UTVM_OK) {
+  target = utvm_crt_module_lookup(crt, module_index, args[1].v_str);
+  if (target != NULL) {
     function = utvm_crt_decode_function(crt, target, &target_resource);
   }
   if (function == NULL) {
