@@ -212,14 +212,15 @@ typedef struct {
   uint32_t limit_zero_time_iterations;
 } utvm_crt_time_evaluator_t;
 
-/* Runtime state, owned by the application (typically a static object). Treat as private. */
+/* Runtime state, owned by the application (typically a static object). Treat as private.
+ * (The small fields come before the tables: shorter load/store offsets in Thumb code.) */
 typedef struct {
   utvm_page_allocator_t tensors;
   utvm_stack_allocator_t workspace;
   const TVMModule *modules[UTVM_CRT_MAX_MODULES]; /* [0] = system library, may be NULL */
-  utvm_crt_global_t globals[UTVM_CRT_MAX_GLOBAL_FUNCS];
   uint32_t num_globals;
   utvm_crt_time_evaluator_t time_evaluators[UTVM_CRT_MAX_TIME_EVALUATORS];
+  utvm_crt_global_t globals[UTVM_CRT_MAX_GLOBAL_FUNCS];
   char last_error[UTVM_CRT_LAST_ERROR_SIZE];
 } utvm_crt_t;
 

@@ -25,20 +25,20 @@ int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TV
 int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num_args,
                                         TVMValue *ret, int *ret_type_code, void *resource_handle) {
   utvm_crt_t *crt;
-  uint16_t module_index;
-  TVMFunctionHandle function = NULL; /* stays NULL when the name is absent */
+  uint32_t module_index;
+  TVMFunctionHandle function;
   (void)resource_handle;
   if (num_args != 3 || type_codes[0] != kTVMModuleHandle || type_codes[1] != kTVMStr ||
       (type_codes[2] != kTVMArgInt && type_codes[2] != kTVMArgBool) || args[1].v_str == NULL) {
     return utvm_crt_fail(UTVM_TEXT_GET_FUNCTION_ARGS);
   }
   crt = utvm_crt_active();
-  if (utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
+  module_index = utvm_crt_decode_module(crt, args[0].v_handle);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  *ret_type_code = (utvm_crt_module_lookup(crt, module_index, args[1].v_str, &function) == UTVM_OK)
-                       ? kTVMPackedFuncHandle
-                       : kTVMNullptr;
+  function = utvm_crt_module_lookup(crt, module_index, args[1].v_str);
+  *ret_type_code = (function != NULL) ? kTVMPackedFuncHandle : kTVMNullptr;
   ret->v_handle = function;
   return 0;
 }

@@ -89,7 +89,8 @@ int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
 int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, int num_args,
                 TVMValue *ret_val, int *ret_type_code) {
   utvm_crt_t *crt = utvm_crt_active();
-  utvm_crt_function_t function;
+  TVMBackendPackedCFunc function;
+  void *resource_handle;
   int result;
   if (ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
       (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
@@ -97,18 +98,14 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
     return -1;
   }
   /* Also fails without a runtime (crt == NULL). */
-  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+  function = utvm_crt_decode_function(crt, func, &resource_handle);
+  if (function == NULL) {
     return -1;
   }
   ret_val->v_int64 = 0;
   *ret_type_code = kTVMNullptr;
   crt->last_error[0] = '\0';
-  if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    return utvm_crt_time_evaluator_call(crt, (uint16_t)function.index, arg_values, type_codes,
-                                        num_args, ret_val, ret_type_code);
-  }
-  result = function.func(arg_values, type_codes, num_args, ret_val, ret_type_code,
-                         function.resource_handle);
+  result = function(arg_values, type_codes, num_args, ret_val, ret_type_code, resource_handle);
   if (result != 0) {
     if (utvm_crt_error_is_empty() != 0) { /* the callee said nothing: report its code */
       (void)utvm_crt_fail_hex(UTVM_TEXT_FUNCTION_FAILED, (uint64_t)(uint32_t)result);
@@ -120,12 +117,13 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
 
 int TVMFuncFree(TVMFunctionHandle func) {
   utvm_crt_t *crt = utvm_crt_active();
-  utvm_crt_function_t function;
-  if (utvm_crt_decode_function(crt, func, &function) != UTVM_OK) {
+  void *resource_handle;
+  TVMBackendPackedCFunc function = utvm_crt_decode_function(crt, func, &resource_handle);
+  if (function == NULL) {
     return -1;
   }
-  if (function.module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    crt->time_evaluators[function.index].func = NULL;
+  if (function == utvm_crt_time_evaluator_call) {
+    ((utvm_crt_time_evaluator_t *)resource_handle)->func = NULL;
   }
   return 0;
 }
@@ -146,7 +144,7 @@ int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int overrid
 int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_imports,
                       TVMFunctionHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t module_index;
+  uint32_t module_index;
   (void)query_imports;
   if (out != NULL) {
     *out = NULL;
@@ -155,10 +153,12 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
-  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+  module_index = utvm_crt_decode_module(crt, mod);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  if (utvm_crt_module_lookup(crt, module_index, func_name, out) != UTVM_OK) {
+  *out = utvm_crt_module_lookup(crt, module_index, func_name);
+  if (*out == NULL) {
     (void)utvm_crt_fail_name(UTVM_TEXT_FUNCTION_NOT_FOUND, func_name);
     return -1;
   }
@@ -167,8 +167,8 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
 
 int TVMModFree(TVMModuleHandle mod) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t module_index;
-  if (utvm_crt_decode_module(crt, mod, &module_index) != UTVM_OK) {
+  uint32_t module_index = utvm_crt_decode_module(crt, mod);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
   if (module_index != 0u) {
@@ -388,9 +388,11 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
-  if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL &&
-      utvm_crt_module_lookup(crt, 0u, func_name, out) == UTVM_OK) {
-    return 0;
+  if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL) {
+    *out = utvm_crt_module_lookup(crt, 0u, func_name);
+    if (*out != NULL) {
+      return 0;
+    }
   }
   index = utvm_crt_global_index(crt, func_name);
   if (index < UTVM_CRT_MAX_GLOBAL_FUNCS) {

@@ -18,14 +18,6 @@ typedef char utvm_crt_check_max_modules[(UTVM_CRT_MAX_MODULES >= 1u && UTVM_CRT_
 typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= UTVM_CRT_NUM_BUILTIN_GLOBALS && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
 typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -1];
 
-/* A decoded, validated function handle. */
-typedef struct {
-  TVMBackendPackedCFunc func; /* for a time evaluator: the timed function */
-  void *resource_handle;
-  uint32_t module_index;      /* UTVM_CRT_TIME_EVAL_MODULE_INDEX for a time evaluator */
-  uint32_t index;             /* function index, global index or time-evaluator slot */
-} utvm_crt_function_t;
-
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
 utvm_crt_t *utvm_crt_active(void);
 
@@ -34,9 +26,9 @@ void utvm_crt_error_append_text(utvm_text_id_t id);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
 
-/* Handle encoding and validation; the decoders set the last error and return
- * UTVM_ERR_FUNC_INDEX_INVALID for anything that is not a live handle, also for crt == NULL
- * (no runtime is active, so no error can be recorded). */
+/* Handle encoding and validation; the decoders set the last error and fail (see each) for
+ * anything that is not a live handle, also for crt == NULL (no runtime is active, so no error
+ * can be recorded). */
 static inline TVMModuleHandle utvm_crt_module_handle(uint16_t module_index) {
   return (TVMModuleHandle)((uintptr_t)UTVM_CRT_HANDLE_TAG | (uintptr_t)module_index);
 }
@@ -45,10 +37,13 @@ static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, 
                    (uint32_t)UTVM_CRT_HANDLE_TAG | (uint32_t)index;
   return (TVMFunctionHandle)(uintptr_t)value;
 }
-utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
-                                  uint16_t *module_index);
-utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
-                                    utvm_crt_function_t *out);
+/* The slot index of a live module handle; UTVM_CRT_MAX_MODULES for anything else. */
+uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle);
+/* The function of a live function handle, with the resource handle to call it with in
+ * *resource_handle (for a time evaluator: utvm_crt_time_evaluator_call and its
+ * utvm_crt_time_evaluator_t); NULL for anything else. */
+TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
+                                               void **resource_handle);
 
 /* The function count N that a registry's names blob declares in its first two bytes
  * (little-endian; see TVMFuncRegistry). names must not be NULL. */
@@ -56,10 +51,10 @@ static inline uint32_t utvm_crt_registry_declared(const char *names) {
   return (uint32_t)(uint8_t)names[0] | ((uint32_t)(uint8_t)names[1] << 8);
 }
 
-/* Looks name up in module slot module_index (which must be live). UTVM_ERR_FUNC_NAME_NOT_FOUND
- * when absent; does not touch the last error. */
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
-                                  TVMFunctionHandle *out);
+/* The handle of function name in module slot module_index (which must be live); NULL when name
+ * is absent (or NULL). Does not touch the last error. */
+TVMFunctionHandle utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index,
+                                         const char *name);
 
 /* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */
 uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name);
@@ -81,8 +76,10 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
  * time evaluator's float64 results). 0 (+0.0) when num or den is 0. */
 uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den);
 
-/* Runs time-evaluator slot `slot` with the timed function's arguments (4.1 of PROTOCOL.md). */
-int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
-                                 int num_args, TVMValue *ret, int *ret_type_code);
+/* Runs the time evaluator resource_handle (a live utvm_crt_time_evaluator_t) with the timed
+ * function's arguments (4.1 of PROTOCOL.md); packed-function signature. On failure (-1) the
+ * last error is always set. */
+int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                                 int *ret_type_code, void *resource_handle);
 
 #endif /* UTVM_CRT_INTERNAL_H */

@@ -17,37 +17,37 @@ static const TVMFuncRegistry *live_registry(const utvm_crt_t *crt, uintptr_t mod
   return registry;
 }
 
-utvm_err_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle,
-                                  uint16_t *module_index) {
+uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle) {
   /* Wraps around for values below the tag, which the range check then rejects. */
   uintptr_t index = (uintptr_t)handle - UTVM_CRT_HANDLE_TAG;
   if (crt == NULL || live_registry(crt, index) == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_MODULE, (uint64_t)(uintptr_t)handle);
-    return UTVM_ERR_FUNC_INDEX_INVALID;
+    return UTVM_CRT_MAX_MODULES;
   }
-  *module_index = (uint16_t)index;
-  return UTVM_OK;
+  return (uint32_t)index;
 }
 
-utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle handle,
-                                    utvm_crt_function_t *out) {
+TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
+                                               void **resource_handle) {
   uintptr_t raw = (uintptr_t)handle;
   /* A half without the tag wraps around, and bits above 31 push module_index past 0x7FFF:
    * either way the index exceeds every bound below. */
   uintptr_t module_index = (raw >> 16) - UTVM_CRT_HANDLE_TAG;
   uintptr_t index = (raw & 0xFFFFu) - UTVM_CRT_HANDLE_TAG;
   TVMBackendPackedCFunc func = NULL;
-  void *resource_handle = NULL;
+  *resource_handle = NULL;
   if (crt == NULL) {
     /* no runtime: func stays NULL */
   } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
-    if (index < UTVM_CRT_MAX_TIME_EVALUATORS) {
-      func = crt->time_evaluators[index].func;
+    /* A live evaluator is called as a packed function on its slot. */
+    if (index < UTVM_CRT_MAX_TIME_EVALUATORS && crt->time_evaluators[index].func != NULL) {
+      func = utvm_crt_time_evaluator_call;
+      *resource_handle = &crt->time_evaluators[index];
     }
   } else if (module_index == UTVM_CRT_GLOBALS_MODULE_INDEX) {
     if (index < crt->num_globals) {
       func = crt->globals[index].func;
-      resource_handle = crt->globals[index].resource_handle;
+      *resource_handle = crt->globals[index].resource_handle;
     }
   } else {
     const TVMFuncRegistry *registry = live_registry(crt, module_index);
@@ -60,11 +60,6 @@ utvm_err_t utvm_crt_decode_function(const utvm_crt_t *crt, TVMFunctionHandle han
   }
   if (func == NULL) {
     (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_FUNCTION, (uint64_t)raw);
-    return UTVM_ERR_FUNC_INDEX_INVALID;
   }
-  out->func = func;
-  out->resource_handle = resource_handle;
-  out->module_index = (uint32_t)module_index;
-  out->index = (uint32_t)index;
-  return UTVM_OK;
+  return func;
 }

@@ -41,7 +41,9 @@ static const char kCrtTexts[] = UTVM_CRT_TEXT_LIST;
 static const char *const kNotInitialised = kCrtTexts;
 #endif
 
-void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size) {
+/* Writes the text of id (texts as for utvm_crt_error_append_id) into the last error, after
+ * its current text when append != 0 and replacing it otherwise. */
+static void write_id_text(utvm_text_id_t id, const char *texts, size_t texts_size, int append) {
 #ifdef UTVM_NO_ERROR_TEXTS
   uint32_t value = (uint32_t)id;
   char token[UTVM_TEXT_TOKEN_DIGITS + 2];
@@ -53,7 +55,7 @@ void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts
   token[UTVM_TEXT_TOKEN_DIGITS + 1] = '\0';
   (void)texts;
   (void)texts_size;
-  write_text(token, 1);
+  write_text(token, append);
 #else
   /* The index-th string of texts, counted from the first id of id's library. */
   uint32_t index = (uint32_t)id;
@@ -68,18 +70,16 @@ void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts
       pos = (uint32_t)i + 1u;
     }
   }
-  write_text((pos < texts_size) ? &texts[pos] : NULL, 1);
+  write_text((pos < texts_size) ? &texts[pos] : NULL, append);
 #endif
 }
 
-void utvm_crt_error_append_text(utvm_text_id_t id) {
-  utvm_crt_error_append_id(id, kCrtTexts, sizeof(kCrtTexts));
+void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size) {
+  write_id_text(id, texts, texts_size, 1);
 }
 
-/* Replaces the last error with the C runtime text id. */
-static void write_id(utvm_text_id_t id) {
-  write_text(NULL, 0);
-  utvm_crt_error_append_text(id);
+void utvm_crt_error_append_text(utvm_text_id_t id) {
+  write_id_text(id, kCrtTexts, sizeof(kCrtTexts), 1);
 }
 
 void utvm_crt_error_append(const char *text) { write_text(text, 1); }
@@ -101,18 +101,18 @@ void utvm_crt_error_append_hex(uint64_t value) {
 }
 
 int utvm_crt_fail(utvm_text_id_t id) {
-  write_id(id);
+  write_id_text(id, kCrtTexts, sizeof(kCrtTexts), 0);
   return -1;
 }
 
 int utvm_crt_fail_name(utvm_text_id_t id, const char *name) {
-  write_id(id);
+  (void)utvm_crt_fail(id);
   write_text(name, 1);
   return -1;
 }
 
 int utvm_crt_fail_hex(utvm_text_id_t id, uint64_t value) {
-  write_id(id);
+  (void)utvm_crt_fail(id);
   utvm_crt_error_append_hex(value);
   return -1;
 }

@@ -63,16 +63,15 @@ tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry) {
   return (tvm_function_index_t)scan_names(registry, NULL);
 }
 
-utvm_err_t utvm_crt_module_lookup(const utvm_crt_t *crt, uint16_t module_index, const char *name,
-                                  TVMFunctionHandle *out) {
+TVMFunctionHandle utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index,
+                                         const char *name) {
   const TVMFuncRegistry *registry = crt->modules[module_index]->registry;
   uint32_t result = scan_names(registry, name);
   uint32_t index = result & 0xFFFFu;
   if ((result & NAME_FOUND) == 0u || registry->funcs == NULL || registry->funcs[index] == NULL) {
-    return UTVM_ERR_FUNC_NAME_NOT_FOUND;
+    return NULL;
   }
-  *out = utvm_crt_function_handle(module_index, (uint16_t)index);
-  return UTVM_OK;
+  return utvm_crt_function_handle((uint16_t)module_index, (uint16_t)index);
 }
 
 /* Equality of two NUL-terminated strings (no strcmp: newlib's costs 700 bytes of flash). */

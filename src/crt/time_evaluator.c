@@ -59,9 +59,10 @@ static const int_range_t kIntRanges[COOLDOWN_ARG - FIRST_RANGED_ARG + 1u] = {
 int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
                                    int *ret_type_code, void *resource_handle) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint16_t module_index;
+  uint32_t module_index;
   TVMFunctionHandle target;
-  utvm_crt_function_t function;
+  TVMBackendPackedCFunc function = NULL;
+  void *target_resource; /* NULL for a module function, which is called with NULL */
   uint32_t i;
   (void)resource_handle;
   if (num_args != NUM_ARGS) {
@@ -82,18 +83,23 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   if (args[COOLDOWN_ARG].v_int64 != 0) {
     return fail(UTVM_TEXT_TE_COOLDOWN);
   }
-  if (crt == NULL || utvm_crt_decode_module(crt, args[0].v_handle, &module_index) != UTVM_OK) {
+  /* Also fails without a runtime (crt == NULL). */
+  module_index = utvm_crt_decode_module(crt, args[0].v_handle);
+  if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  if (args[1].v_str == NULL ||
-      utvm_crt_module_lookup(crt, module_index, args[1].v_str, &target) != UTVM_OK ||
-      utvm_crt_decode_function(crt, target, &function) != UTVM_OK) {
+  /* A NULL name is not found either. */
+  target = utvm_crt_module_lookup(crt, module_index, args[1].v_str);
+  if (target != NULL) {
+    function = utvm_crt_decode_function(crt, target, &target_resource);
+  }
+  if (function == NULL) {
     return fail(UTVM_TEXT_TE_NOT_FOUND);
   }
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     utvm_crt_time_evaluator_t *te = &crt->time_evaluators[i];
     if (te->func == NULL) {
-      te->func = function.func;
+      te->func = function;
       te->number = (uint32_t)args[4].v_int64;
       te->repeat = (uint32_t)args[5].v_int64;
       te->min_repeat_ms = (uint32_t)args[6].v_int64;
@@ -116,10 +122,12 @@ typedef struct {
   int num_args;
 } evaluation_t;
 
+/* The device of TVMPlatformMemoryAllocate's blocks. */
+static const DLDevice kCpu = {kDLCPU, 0};
+
 /* Releases a TVMPlatformMemoryAllocate block (a NULL block is a harmless error). */
 static void free_block(void *block) {
-  const DLDevice cpu = {kDLCPU, 0};
-  (void)TVMPlatformMemoryFree(block, cpu);
+  (void)TVMPlatformMemoryFree(block, kCpu);
 }
 
 /* `count` calls of the timed function, stopping at the first failure (-1); a returned byte
@@ -173,17 +181,16 @@ static void divide_bits(wide_t *v, uint32_t count, uint64_t divisor) {
 uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
   uint32_t biased_exponent = 1021u;
   wide_t v;
+  uint64_t n = num;
   uint64_t d = den;
   uint64_t q;
   uint32_t steps = 64u + 54u;
-  v.high = 0u;
-  v.low = num;
-  if (num == 0u || d == 0u) {
+  if (n == 0u || d == 0u) {
     return 0u; /* d == 0 only guards the loops below; callers never divide by 0 */
   }
   /* num / den = n / d * 2^(b - a) with n = num << a and d = den << b at bit 63. */
-  while (v.low < ((uint64_t)1u << 63)) {
-    v.low <<= 1;
+  while (n < ((uint64_t)1u << 63)) {
+    n <<= 1;
     biased_exponent--;
   }
   while (d < ((uint64_t)1u << 63)) {
@@ -192,15 +199,19 @@ uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den) {
   }
   /* q = floor(n / d * 2^53) when n >= d, else floor(n / d * 2^54): in [2^53, 2^54), and
    * the remainder v.high. */
-  if (v.low >= d) {
+  if (n >= d) {
     steps--;
     biased_exponent++;
   }
+  v.high = 0u;
+  v.low = n;
   divide_bits(&v, steps, d);
   q = v.low;
-  /* q: 53 significand bits and the rounding bit; v.high != 0: more bits below. Nearest-even. */
-  if ((q & 1u) != 0u && (v.high != 0u || (q & 2u) != 0u)) {
-    q += 2u;
+  /* q: 53 significand bits and the rounding bit; v.high != 0: more bits below. Nearest-even:
+   * adding 1 carries a set rounding bit into the significand, so add it when bits below it
+   * are set or the significand is odd (with the rounding bit clear it changes nothing). */
+  if (v.high != 0u || (q & 2u) != 0u) {
+    q++;
   }
   /* The significand's leading bit adds one to the exponent field (and a rounding carry to
    * 2^53 gives the next power of two). */
@@ -285,18 +296,17 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
   return fail(UTVM_TEXT_TE_ROUND_LIMIT);
 }
 
-int utvm_crt_time_evaluator_call(utvm_crt_t *crt, uint16_t slot, TVMValue *args, int *type_codes,
-                                 int num_args, TVMValue *ret, int *ret_type_code) {
-  const evaluation_t ev = {&crt->time_evaluators[slot], crt->time_evaluators[slot].func, args,
-                           type_codes, num_args};
-  const DLDevice cpu = {kDLCPU, 0};
+int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                                 int *ret_type_code, void *resource_handle) {
+  utvm_crt_time_evaluator_t *te = (utvm_crt_time_evaluator_t *)resource_handle;
+  const evaluation_t ev = {te, te->func, args, type_codes, num_args};
   void *array_memory = NULL;
   void *data = NULL;
   int rc = call_timed(&ev, 1u);
   uint32_t r;
   if (rc == 0 &&
-      (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), cpu, &array_memory) != UTVM_OK ||
-       TVMPlatformMemoryAllocate((size_t)ev.te->repeat * sizeof(uint64_t), cpu, &data) !=
+      (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), kCpu, &array_memory) != UTVM_OK ||
+       TVMPlatformMemoryAllocate((size_t)ev.te->repeat * sizeof(uint64_t), kCpu, &data) !=
            UTVM_OK)) {
     rc = fail(UTVM_TEXT_TE_NO_MEMORY);
   }
