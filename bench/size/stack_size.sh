@@ -79,7 +79,10 @@ arm-none-eabi-nm -S --size-sort "$elf" | awk 'NF == 4 { print $2, $4 }' |
 arm-none-eabi-nm "$elf" | awk '{ print $NF }' |
   grep -E '^_*(v?[sf]?n?printf|v?asprintf|v?dprintf|puts|putchar|malloc|free|calloc|realloc|memalign|posix_memalign)(_r)?$' |
   sed 's/^/forbidden /' || true
-arm-none-eabi-size "$elf" | awk 'NR == 2 { print "image", $1, $2 + $3 }'
+# image_size <elf>: "<flash> <static RAM>" of a whole program (text, data + bss).
+image_size() { arm-none-eabi-size "$1" | awk 'NR == 2 { print $1, $2 + $3 }'; }
+read -r image_flash image_ram < <(image_size "$elf")
+echo "image $image_flash $image_ram"
 
 # The baseline: the application alone, with the test system library and the C library's
 # string functions, and stubs for the three C runtime functions that library calls; the hooks
@@ -91,5 +94,5 @@ keep=(size_app_uart_write size_app_random test_syslib_time_us TVMPlatformTimerSt
 arm-none-eabi-gcc "${cflags[@]}" -DSIZE_APP_ONLY -Iinclude -I"$dlpack" -Itests/syslib \
   bench/size/size_stack.c -o "$work/size_app.elf" "${ldflags[@]}" --specs=nosys.specs \
   "${keep[@]/#/-Wl,--undefined=}" "${libs[1]}"
-read -r app_flash app_ram < <(arm-none-eabi-size "$work/size_app.elf" | awk 'NR == 2 { print $1, $2 + $3 }')
-arm-none-eabi-size "$elf" | awk -v f="$app_flash" -v r="$app_ram" 'NR == 2 { print "cost", $1 - f, $2 + $3 - r }'
+read -r app_flash app_ram < <(image_size "$work/size_app.elf")
+echo "cost $((image_flash - app_flash)) $((image_ram - app_ram))"
