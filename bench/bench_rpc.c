@@ -266,7 +266,7 @@ int main(int argc, char **argv) {
       transport_write, &transport, device_random, NULL, request_buffer, sizeof(request_buffer),
       MAX_COPY_BYTES + 64u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()},
+       TVMSystemLibEntryPoint(), NULL},
       NULL};
   transport.capture = 1;
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {

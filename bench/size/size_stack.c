@@ -95,7 +95,7 @@ int main(void) {
   const utvm_rpc_server_config_t config = {
       size_app_uart_write, NULL, size_app_random, NULL, request_buffer, sizeof(request_buffer), 0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()},
+       TVMSystemLibEntryPoint(), NULL},
       NULL};
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {
     return 1;

@@ -52,15 +52,25 @@
 extern "C" {
 #endif
 
-/* Tensor arena page size in bytes: the allocation granule and alignment (TVM's
- * kAllocAlignment is 64). Must be a power of two >= 8. */
+/* Smallest tensor arena page size in bytes: the allocation granule and alignment (TVM's
+ * kAllocAlignment is 64). Must be a power of two >= 8. An arena too large for
+ * UTVM_CRT_MAX_PAGES such pages gets larger pages (the next power of two that fits), so every
+ * arena up to UTVM_CRT_MAX_ARENA_SIZE is usable in full; its allocations are then rounded to
+ * that page size (e.g. 512-byte pages in a 16 MiB arena). */
 #ifndef UTVM_CRT_PAGE_SIZE
 #define UTVM_CRT_PAGE_SIZE 64u
 #endif
 
-/* Most pages one tensor arena can manage (2 bytes of bookkeeping per page, kept in the arena):
- * 32767 pages = about 2 MiB with 64-byte pages. Larger arenas use only this many pages. */
+/* Most pages one tensor arena manages (2 bytes of bookkeeping per page, kept in the arena). */
 #define UTVM_CRT_MAX_PAGES 0x7FFFu
+
+/* Largest page size (128 KiB), so that every allocation stays below 4 GiB. */
+#define UTVM_CRT_MAX_PAGE_SHIFT 17u
+
+/* Largest tensor arena: UTVM_CRT_MAX_PAGES pages of the largest size with their bookkeeping,
+ * about 4 GiB (only 64-bit hosts come near it); utvm_page_allocator_init refuses more. */
+#define UTVM_CRT_MAX_ARENA_SIZE                                                                  \
+  ((uint64_t)UTVM_CRT_MAX_PAGES * (((uint64_t)1u << UTVM_CRT_MAX_PAGE_SHIFT) + 2u))
 
 /* Workspace allocation alignment in bytes (TVM's kTempAllocaAlignment). Power of two >= 8. */
 #ifndef UTVM_CRT_WORKSPACE_ALIGNMENT
@@ -114,12 +124,15 @@ extern "C" {
  * Treat the fields as private. */
 typedef struct {
   uint16_t *table;    /* one entry per page, right after the pages (so 2-byte aligned) */
-  uint8_t *pages;     /* first page: the first UTVM_CRT_PAGE_SIZE aligned byte of the arena */
+  uint8_t *pages;     /* first page: the first page-aligned byte of the arena */
   uint32_t num_pages;
+  uint32_t page_shift; /* log2 of the page size (at least that of UTVM_CRT_PAGE_SIZE) */
 } utvm_page_allocator_t;
 
-/* Lays the allocator over buffer[0, size) (which it then owns). UTVM_ERR_BUFFER_TOO_SMALL if
- * not even one page fits; UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL arguments. */
+/* Lays the allocator over buffer[0, size) (which it then owns), with the smallest page size
+ * (from UTVM_CRT_PAGE_SIZE up) for which UTVM_CRT_MAX_PAGES pages cover it.
+ * UTVM_ERR_BUFFER_TOO_SMALL if not even one page fits; UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL
+ * arguments or a size above UTVM_CRT_MAX_ARENA_SIZE. */
 utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, size_t size);
 
 /* Frees every allocation at once. */
@@ -140,6 +153,9 @@ utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr);
  * UTVM_ERR_FUNC_CALL_INVALID_ARG if ptr is in no live allocation. */
 utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint8_t **base,
                           size_t *size);
+
+/* Bytes of all pages (the arena less alignment and bookkeeping); 0 for NULL. */
+size_t utvm_page_total_bytes(const utvm_page_allocator_t *pa);
 
 /* Diagnostics: total free bytes, and the largest contiguous free run in bytes. */
 size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa);
@@ -187,6 +203,10 @@ utvm_err_t utvm_crt_registry_lookup(const TVMFuncRegistry *registry, const char 
  * (within the same bounds as the lookup). 0 for a NULL registry or blob. */
 tvm_function_index_t utvm_crt_registry_count(const TVMFuncRegistry *registry);
 
+/* The name of function index of a registry (a pointer into its names blob), or NULL past the
+ * last name (within the bounds of utvm_crt_registry_lookup). */
+const char *utvm_crt_registry_name(const TVMFuncRegistry *registry, int64_t index);
+
 /* One global function. */
 typedef struct {
   const char *name; /* not copied: must outlive the runtime */
@@ -201,6 +221,17 @@ typedef struct {
 utvm_err_t utvm_crt_register_global(const char *name, TVMBackendPackedCFunc func,
                                     void *resource_handle);
 
+/* Names of the optional globals (src/crt/optional_globals.c). */
+#define UTVM_CRT_RANDOM_FILL_NAME "tvm.contrib.random.random_fill"
+#define UTVM_CRT_FUNCTION_NAME_NAME "utvm.crt.FunctionName"
+
+/* Registers the optional globals in the active runtime: UTVM_CRT_RANDOM_FILL_NAME (fills a
+ * tensor with random values in [1, 10) from TVMPlatformGenerateRandom, as TVM's random_fill)
+ * and UTVM_CRT_FUNCTION_NAME_NAME(Int table, Int index) -> Str (name of function index of the
+ * system library, table 0, or of the global table, table 1; Null past the end). Errors as
+ * utvm_crt_register_global. Call after utvm_rpc_server_init / utvm_crt_init. */
+utvm_err_t utvm_crt_register_optional_globals(void);
+
 /* ---- Runtime ------------------------------------------------------------------------------ */
 
 /* One live runtime.RPCTimeEvaluator function. Treat as private. */
@@ -210,7 +241,12 @@ typedef struct {
   uint32_t repeat;
   uint32_t min_repeat_ms;
   uint32_t limit_zero_time_iterations;
+  uint32_t cooldown_ms;         /* pause before every repeats_to_cooldown-th repeat */
+  uint32_t repeats_to_cooldown; /* at least 1 */
 } utvm_crt_time_evaluator_t;
+
+/* Sleeps (or waits) at least ms milliseconds; UTVM_OK or a port error code. */
+typedef utvm_err_t (*utvm_crt_sleep_fn)(uint32_t ms);
 
 /* Runtime state, owned by the application (typically a static object). Treat as private.
  * (The small fields come before the tables: shorter load/store offsets in Thumb code.) */
@@ -219,6 +255,7 @@ typedef struct {
   utvm_stack_allocator_t workspace;
   const TVMModule *modules[UTVM_CRT_MAX_MODULES]; /* [0] = system library, may be NULL */
   uint32_t num_globals;
+  utvm_crt_sleep_fn sleep_ms;
   utvm_crt_time_evaluator_t time_evaluators[UTVM_CRT_MAX_TIME_EVALUATORS];
   utvm_crt_global_t globals[UTVM_CRT_MAX_GLOBAL_FUNCS];
   char last_error[UTVM_CRT_LAST_ERROR_SIZE];
@@ -232,6 +269,8 @@ typedef struct {
   uint8_t *workspace_arena;  /* generated-code scratch memory; may be NULL with size 0 */
   size_t workspace_arena_size;
   const TVMModule *system_lib; /* e.g. TVMSystemLibEntryPoint(); may be NULL */
+  /* The time evaluator's cooldown_interval_ms pause; NULL refuses a cooldown > 0. */
+  utvm_crt_sleep_fn sleep_ms;
 } utvm_crt_config_t;
 
 /* Initialises crt, registers the built-in globals (runtime.SystemLib,

@@ -53,6 +53,7 @@ typedef enum {
   UTVM_ERR_PLATFORM_NO_MEMORY = 0x503,
   UTVM_ERR_PLATFORM_TIMER_BAD_STATE = 0x504,
   UTVM_ERR_PLATFORM_STACK_ALLOC_BAD_FREE = 0x505,
+  UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING = 0x5F0, /* utvm: the port's timer was never started */
 
   /* Function calls (0x8xx). */
   UTVM_ERR_FUNC_CALL_NUM_ARGS = 0x800,

@@ -139,7 +139,7 @@ bool utvm_host_fault_set_reset_at(const utvm_host_transport_t *transport, int64_
 /* ------------------------------------------------------------------------- values */
 
 /* Most dimensions of a tensor handled by the host. */
-#define UTVM_HOST_MAX_NDIM 8
+#define UTVM_HOST_MAX_NDIM 16
 
 /* Type codes (TVM's TVMArgTypeCode values, PROTOCOL.md 3.3). */
 enum {

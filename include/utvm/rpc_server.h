@@ -37,14 +37,18 @@ extern "C" {
  * 6 dimensions plus the parsed-argument tables fit in it). */
 #define UTVM_RPC_MIN_BUFFER_SIZE 256u
 
-/* Most arguments in one CallFunc or syscall. */
+/* Most arguments in one CallFunc or syscall (TVM's hosts send up to 40, e.g. an AOT run
+ * function with many inputs and outputs). The decoded arguments (12 bytes each) are placed in
+ * the request buffer after the request, so the buffer size is the practical limit; this
+ * macro only bounds the count read from the wire. */
 #ifndef UTVM_RPC_MAX_ARGS
-#define UTVM_RPC_MAX_ARGS 16u
+#define UTVM_RPC_MAX_ARGS 64u
 #endif
 
-/* Most dimensions of a DLTensor argument or copy. */
+/* Most dimensions of a DLTensor argument, copy or allocation (TVM's C runtime also allows
+ * 16). A shape takes 8 bytes per dimension of the request buffer. */
 #ifndef UTVM_RPC_MAX_NDIM
-#define UTVM_RPC_MAX_NDIM 6u
+#define UTVM_RPC_MAX_NDIM 16u
 #endif
 
 /* Name of the utvm-specific global function that returns the largest copy packet

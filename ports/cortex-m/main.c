@@ -66,7 +66,7 @@ static utvm_err_t server_start(const char *boot_log) {
       sizeof(request_buffer),
       UTVM_PORT_MAX_TRANSFER_SIZE,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()},
+       TVMSystemLibEntryPoint(), utvm_port_sleep_ms},
       boot_log};
   return utvm_rpc_server_init(&server, &config);
 }
@@ -120,8 +120,9 @@ int main(void) {
   if (server_start((crash_len > 0u) ? crash_text : NULL) != UTVM_OK) {
     utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);
   }
-  if (utvm_crt_register_global(UTVM_PORT_BUSY_NS_NAME, get_busy_ns, NULL) != UTVM_OK) {
-    static const char no_busy_ns[] = "cannot register " UTVM_PORT_BUSY_NS_NAME;
+  if (utvm_crt_register_optional_globals() != UTVM_OK ||
+      utvm_crt_register_global(UTVM_PORT_BUSY_NS_NAME, get_busy_ns, NULL) != UTVM_OK) {
+    static const char no_busy_ns[] = "cannot register the optional globals";
     (void)utvm_rpc_server_log(&server, no_busy_ns, sizeof(no_busy_ns) - 1u);
   }
   uint32_t reported_losses = 0u;

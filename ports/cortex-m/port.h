@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "utvm/error.h"
 
 /* Receive ring buffer size in bytes (a power of two). A host sends one request and then
  * waits for the reply, and the main loop feeds bytes to the server as they arrive, so the
@@ -79,6 +80,11 @@ void utvm_port_timer_init(void);
 
 /* CPU clock ticks since utvm_port_timer_init (64-bit, from thread mode). */
 uint64_t utvm_port_ticks(void);
+
+/* The runtime's sleep hook (time evaluator cooldown): waits ms milliseconds on the SysTick
+ * count. UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING before TVMPlatformInitialize. A wait longer than
+ * the watchdog timeout (UTVM_PORT_WATCHDOG_MS) resets the board. */
+utvm_err_t utvm_port_sleep_ms(uint32_t ms);
 
 /* SysTick exception handler. */
 void utvm_port_systick_isr(void);

@@ -83,7 +83,13 @@ uint64_t utvm_port_ticks(void) {
   return read_ticks(&epoch);
 }
 
+/* SysTick counts only after utvm_port_timer_init (TVMPlatformInitialize). */
+static bool systick_running(void) { return (UTVM_SYST_CSR & UTVM_SYST_CSR_ENABLE) != 0u; }
+
 tvm_crt_error_t TVMPlatformTimerStart(void) {
+  if (!systick_running()) {
+    return (tvm_crt_error_t)UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING;
+  }
   if (timer_running) {
     return kTvmErrorPlatformTimerBadState;
   }
@@ -121,6 +127,18 @@ tvm_crt_error_t TVMPlatformTimerStopNs(uint64_t *elapsed_ns) {
     return (tvm_crt_error_t)UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW;
   }
   return kTvmErrorNoError;
+}
+
+utvm_err_t utvm_port_sleep_ms(uint32_t ms) {
+  uint64_t start = utvm_port_ticks();
+  uint64_t wait = (uint64_t)ms * (UTVM_BOARD_CPU_HZ / 1000u);
+  if (!systick_running()) {
+    return UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING;
+  }
+  /* Bounded by time: the running SysTick advances the count. */
+  while (utvm_port_ticks() - start < wait) {
+  }
+  return UTVM_OK;
 }
 
 tvm_crt_error_t TVMPlatformBeforeMeasurement(void) { return kTvmErrorNoError; }

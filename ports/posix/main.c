@@ -137,9 +137,13 @@ int main(int argc, char **argv) {
 
   const utvm_rpc_server_config_t config = {
       write_stdout, NULL, random_bytes, NULL, request_buffer, buffer, (uint32_t)max_transfer,
-      {tensor_arena, arena, workspace_arena, sizeof(workspace_arena), TVMSystemLibEntryPoint()},
+      {tensor_arena, arena, workspace_arena, sizeof(workspace_arena), TVMSystemLibEntryPoint(),
+       posix_port_sleep_ms},
       NULL};
   utvm_err_t err = utvm_rpc_server_init(&server, &config);
+  if (err == UTVM_OK) {
+    err = utvm_crt_register_optional_globals();
+  }
   if (err != UTVM_OK) {
     (void)fprintf(stderr, "utvm-posix-server: init failed: %s\n", utvm_strerror(err));
     return 1;

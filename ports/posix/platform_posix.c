@@ -56,6 +56,17 @@ uint64_t test_syslib_time_us(void) {
   return ((uint64_t)now.tv_sec * 1000000u) + ((uint64_t)now.tv_nsec / 1000u);
 }
 
+utvm_err_t posix_port_sleep_ms(uint32_t ms) {
+  struct timespec left = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+  /* Each interrupted nanosleep continues with the time left, which only shrinks. */
+  while (nanosleep(&left, &left) != 0) {
+    if (errno != EINTR) {
+      return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+    }
+  }
+  return UTVM_OK;
+}
+
 tvm_crt_error_t TVMPlatformBeforeMeasurement(void) { return kTvmErrorNoError; }
 
 tvm_crt_error_t TVMPlatformAfterMeasurement(void) { return kTvmErrorNoError; }

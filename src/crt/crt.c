@@ -37,6 +37,7 @@ utvm_err_t utvm_crt_init(utvm_crt_t *crt, const utvm_crt_config_t *config) {
   crt->globals[2].func = utvm_crt_time_evaluator_global;
   crt->num_globals = UTVM_CRT_NUM_BUILTIN_GLOBALS;
   crt->modules[0] = config->system_lib;
+  crt->sleep_ms = config->sleep_ms;
   g_active_runtime = crt;
   return UTVM_OK;
 }

@@ -1,6 +1,9 @@
 /*
  * Tensor arena: first-fit allocator over fixed-size pages.
  *
+ * Pages are UTVM_CRT_PAGE_SIZE bytes, or a larger power of two when the arena holds more than
+ * UTVM_CRT_MAX_PAGES of those (page_shift); addresses and sizes convert with shifts.
+ *
  * The arena holds the page-aligned pages followed by a table of one uint16_t entry per page
  * (the table starts where the pages end, so it is always 2-byte aligned). The entry of the
  * first page of an allocation holds its length in pages; every other entry is 0, which marks
@@ -34,21 +37,26 @@ static uint32_t next_page(const utvm_page_allocator_t *pa, uint32_t page) {
 }
 
 static uint8_t *page_address(const utvm_page_allocator_t *pa, uint32_t page) {
-  return pa->pages + ((size_t)page * UTVM_CRT_PAGE_SIZE);
+  return pa->pages + ((size_t)page << pa->page_shift);
 }
 
 utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, size_t size) {
   size_t skip;
   size_t num_pages;
-  if (pa == NULL || buffer == NULL) {
+  uint32_t shift = 3u;
+  if (pa == NULL || buffer == NULL || (uint64_t)size > UTVM_CRT_MAX_ARENA_SIZE) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  /* Pages from the first aligned byte on; each page also needs its 2-byte entry. */
-  skip = (size_t)((0u - (uintptr_t)buffer) & (UTVM_CRT_PAGE_SIZE - 1u));
-  num_pages = ((size > skip) ? (size - skip) : 0u) / (UTVM_CRT_PAGE_SIZE + 2u);
-  if (num_pages > UTVM_CRT_MAX_PAGES) {
-    num_pages = UTVM_CRT_MAX_PAGES;
+  /* The smallest page size from UTVM_CRT_PAGE_SIZE up whose page count fits (at most
+   * UTVM_CRT_MAX_PAGE_SHIFT steps: the size check above). */
+  while (((size_t)1u << shift) < UTVM_CRT_PAGE_SIZE ||
+         size / (((size_t)1u << shift) + 2u) > UTVM_CRT_MAX_PAGES) {
+    shift++;
   }
+  /* Pages from the first aligned byte on; each page also needs its 2-byte entry. */
+  skip = (size_t)((0u - (uintptr_t)buffer) & (((uintptr_t)1u << shift) - 1u));
+  num_pages = ((size > skip) ? (size - skip) : 0u) / (((size_t)1u << shift) + 2u);
+  pa->page_shift = shift;
   pa->pages = buffer + skip;
   pa->table = (uint16_t *)(void *)page_address(pa, (uint32_t)num_pages);
   pa->num_pages = (uint32_t)num_pages;
@@ -83,8 +91,8 @@ static uint32_t scan_free_runs(const utvm_page_allocator_t *pa, size_t needed,
       run = page;
     } else {
       /* Free pages to skip from the start of the run to an aligned address. */
-      uintptr_t pad = ((0u - (uintptr_t)page_address(pa, run)) & alignment_mask) /
-                      UTVM_CRT_PAGE_SIZE;
+      uintptr_t pad = ((0u - (uintptr_t)page_address(pa, run)) & alignment_mask) >>
+                      pa->page_shift;
       stats[0]++;
       if (page - run > stats[1]) {
         stats[1] = page - run;
@@ -103,11 +111,12 @@ utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alig
   uint32_t first;
   /* Alignment 0 means 1; below the page size it changes nothing (pages are aligned). */
   size_t alignment_mask = alignment - ((alignment != 0u) ? 1u : 0u);
-  /* Whole pages, at least one (nbytes = 0 counts as 1). */
-  size_t needed = ((nbytes - ((nbytes != 0u) ? 1u : 0u)) / UTVM_CRT_PAGE_SIZE) + 1u;
+  size_t needed;
   if (pa == NULL || out == NULL) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
+  /* Whole pages, at least one (nbytes = 0 counts as 1). */
+  needed = ((nbytes - ((nbytes != 0u) ? 1u : 0u)) >> pa->page_shift) + 1u;
   *out = NULL;
   if ((alignment & alignment_mask) != 0u) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
@@ -129,7 +138,7 @@ utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
   /* Wraps to a huge value for pointers below the pages. */
-  target = ((uintptr_t)ptr - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE;
+  target = ((uintptr_t)ptr - (uintptr_t)pa->pages) >> pa->page_shift;
   while (page < pa->num_pages) {
     uint32_t first = page;
     page = next_page(pa, page);
@@ -138,7 +147,7 @@ utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint
         break;
       }
       *base = page_address(pa, first);
-      *size = (size_t)(page - first) * UTVM_CRT_PAGE_SIZE;
+      *size = (size_t)(page - first) << pa->page_shift;
       return UTVM_OK;
     }
   }
@@ -152,7 +161,7 @@ utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr) {
   if (utvm_page_find(pa, ptr, &base, &size) != UTVM_OK || base != ptr) {
     return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
-  pa->table[((uintptr_t)base - (uintptr_t)pa->pages) / UTVM_CRT_PAGE_SIZE] = 0u;
+  pa->table[((uintptr_t)base - (uintptr_t)pa->pages) >> pa->page_shift] = 0u;
   return UTVM_OK;
 }
 
@@ -163,7 +172,11 @@ static size_t free_summary(const utvm_page_allocator_t *pa, int want_largest) {
     return 0u;
   }
   (void)scan_free_runs(pa, NEVER_FITS, 0u, stats);
-  return (size_t)stats[(want_largest != 0) ? 1 : 0] * UTVM_CRT_PAGE_SIZE;
+  return (size_t)stats[(want_largest != 0) ? 1 : 0] << pa->page_shift;
+}
+
+size_t utvm_page_total_bytes(const utvm_page_allocator_t *pa) {
+  return (pa == NULL) ? 0u : ((size_t)pa->num_pages << pa->page_shift);
 }
 
 size_t utvm_page_free_bytes(const utvm_page_allocator_t *pa) { return free_summary(pa, 0); }

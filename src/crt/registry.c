@@ -46,6 +46,32 @@ static uint32_t scan_names(const TVMFuncRegistry *registry, const char *name) {
   return visited;
 }
 
+const char *utvm_crt_registry_name(const TVMFuncRegistry *registry, int64_t index) {
+  const char *blob;
+  uint32_t position = 2u;
+  int64_t visited = 0;
+  if (registry == NULL || registry->names == NULL || index < 0) {
+    return NULL;
+  }
+  blob = registry->names;
+  while (visited < (int64_t)utvm_crt_registry_declared(blob) &&
+         position < UTVM_CRT_MAX_NAMES_BLOB_BYTES && blob[position] != '\0') {
+    uint32_t k = 0u;
+    while (position + k < UTVM_CRT_MAX_NAMES_BLOB_BYTES && blob[position + k] != '\0') {
+      k++;
+    }
+    if (position + k >= UTVM_CRT_MAX_NAMES_BLOB_BYTES) {
+      return NULL; /* unterminated within the bound */
+    }
+    if (visited == index) {
+      return &blob[position];
+    }
+    visited++;
+    position += k + 1u;
+  }
+  return NULL;
+}
+
 utvm_err_t utvm_crt_registry_lookup(const TVMFuncRegistry *registry, const char *name,
                                     tvm_function_index_t *index) {
   uint32_t result = 0u;

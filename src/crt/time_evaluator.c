@@ -14,6 +14,8 @@
 #define NUM_ARGS 12
 #define NS_PER_MS 1000000u
 #define NS_PER_S 1000000000u
+/* The quiet NaN of binary64. */
+#define UTVM_CRT_BINARY64_NAN 0x7FF8000000000000u
 
 /* number < 2^31 keeps number * 1618 in 32 bits and number * NS_PER_S in 64 bits. */
 typedef char max_number_fits[(UTVM_CRT_TIME_EVAL_MAX_NUMBER <= 0x7FFFFFFFu) ? 1 : -1];
@@ -36,21 +38,23 @@ static int fail_hex(utvm_text_id_t id, uint32_t value) {
   return -1;
 }
 
-/* Accepted values of the Int arguments 2 to 8, [low, low + span]: device_type (the CPU),
- * device_id (any int32, as in DLDevice), number, repeat, min_repeat_ms,
- * limit_zero_time_iterations and cooldown_interval_ms (then required to be 0: a cooldown is
- * not supported). */
+/* Accepted values of the Int arguments 2 to 9, [low, low + span]: device_type (the CPU),
+ * device_id (any int32, as in DLDevice), number (0 gives NaN results, as TVM's), repeat,
+ * min_repeat_ms, limit_zero_time_iterations, cooldown_interval_ms (> 0 needs the runtime's
+ * sleep hook) and repeats_to_cooldown (0 counts as 1). */
 #define FIRST_RANGED_ARG 2u
 #define COOLDOWN_ARG 8u
+#define LAST_RANGED_ARG 9u
 typedef struct {
   int32_t low;
   uint32_t span;
 } int_range_t;
-static const int_range_t kIntRanges[COOLDOWN_ARG - FIRST_RANGED_ARG + 1u] = {
+static const int_range_t kIntRanges[LAST_RANGED_ARG - FIRST_RANGED_ARG + 1u] = {
     {(int32_t)kDLCPU, 0u},
     {INT32_MIN, UINT32_MAX},
-    {1, UTVM_CRT_TIME_EVAL_MAX_NUMBER - 1u},
+    {0, UTVM_CRT_TIME_EVAL_MAX_NUMBER},
     {0, UTVM_CRT_TIME_EVAL_MAX_REPEAT},
+    {0, UINT32_MAX},
     {0, UINT32_MAX},
     {0, UINT32_MAX},
     {0, UINT32_MAX},
@@ -73,15 +77,12 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
       return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
     }
   }
-  for (i = FIRST_RANGED_ARG; i <= COOLDOWN_ARG; i++) {
+  for (i = FIRST_RANGED_ARG; i <= LAST_RANGED_ARG; i++) {
     const int_range_t *range = &kIntRanges[i - FIRST_RANGED_ARG];
     /* value - low in unsigned arithmetic: values below low wrap past every span. */
     if (((uint64_t)args[i].v_int64 - (uint64_t)(int64_t)range->low) > (uint64_t)range->span) {
       return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
     }
-  }
-  if (args[COOLDOWN_ARG].v_int64 != 0) {
-    return fail(UTVM_TEXT_TE_COOLDOWN);
   }
   /* Also fails without a runtime (crt == NULL). */
   module_index = utvm_crt_decode_module(crt, args[0].v_handle);
@@ -96,6 +97,9 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   if (function == NULL) {
     return fail(UTVM_TEXT_TE_NOT_FOUND);
   }
+  if (args[COOLDOWN_ARG].v_int64 != 0 && crt->sleep_ms == NULL) {
+    return fail(UTVM_TEXT_TE_COOLDOWN);
+  }
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     utvm_crt_time_evaluator_t *te = &crt->time_evaluators[i];
     if (te->func == NULL) {
@@ -104,6 +108,8 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
       te->repeat = (uint32_t)args[5].v_int64;
       te->min_repeat_ms = (uint32_t)args[6].v_int64;
       te->limit_zero_time_iterations = (uint32_t)args[7].v_int64;
+      te->cooldown_ms = (uint32_t)args[COOLDOWN_ARG].v_int64;
+      te->repeats_to_cooldown = (uint32_t)args[LAST_RANGED_ARG].v_int64;
       ret->v_handle = utvm_crt_function_handle(UTVM_CRT_TIME_EVAL_MODULE_INDEX, (uint16_t)i);
       *ret_type_code = kTVMPackedFuncHandle;
       return 0;
@@ -282,6 +288,9 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
     if (err == UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW) {
       return fail(UTVM_TEXT_TE_TIMER_OVERFLOW);
     }
+    if (err == UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING) {
+      return fail(UTVM_TEXT_TE_TIMER_NOT_RUNNING);
+    }
     if (err != UTVM_OK) {
       return fail_hex(UTVM_TEXT_TE_PLATFORM_HOOK, (uint32_t)err);
     }
@@ -289,6 +298,10 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
       zero_readings++;
     }
     if (elapsed_ns >= min_repeat_ns || zero_readings >= te->limit_zero_time_iterations) {
+      /* A timer that reads 0 ns for calls that ran is not running: an error, not a result. */
+      if (elapsed_ns == 0u) {
+        return fail(UTVM_TEXT_TE_TIMER_NOT_RUNNING);
+      }
       *mean_bits = utvm_crt_ratio_to_binary64(elapsed_ns, (uint64_t)te->number * NS_PER_S);
       return 0;
     }
@@ -312,7 +325,23 @@ int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, 
   }
   /* The arena's blocks are 64-byte aligned (tvm/runtime/crt/platform.h). */
   for (r = 0u; rc == 0 && r < ev.te->repeat; r++) {
-    rc = run_repeat(&ev, &((uint64_t *)data)[r]);
+    uint64_t *mean_bits = &((uint64_t *)data)[r];
+    if (r > 0u && ev.te->cooldown_ms > 0u &&
+        (r % ((ev.te->repeats_to_cooldown > 0u) ? ev.te->repeats_to_cooldown : 1u)) == 0u) {
+      /* The evaluator lives in the active runtime, whose sleep hook it was created with. */
+      utvm_err_t err = utvm_crt_active()->sleep_ms(ev.te->cooldown_ms);
+      if (err != UTVM_OK) {
+        rc = fail_hex(UTVM_TEXT_TE_PLATFORM_HOOK, (uint32_t)err);
+      }
+    }
+    if (rc == 0) {
+      /* number 0: no call per measurement, so 0 / 0 seconds: NaN, as TVM's evaluator. */
+      if (ev.te->number == 0u) {
+        *mean_bits = UTVM_CRT_BINARY64_NAN;
+      } else {
+        rc = run_repeat(&ev, mean_bits);
+      }
+    }
   }
   if (rc != 0) {
     free_block(data);

@@ -81,10 +81,10 @@ typedef struct {
   rpc_scratch_t scratch;
 } rpc_reader_t;
 
-/* A decoded packed sequence. */
+/* A decoded packed sequence; values and codes lie in the reader's scratch (num entries). */
 typedef struct {
-  TVMValue values[UTVM_RPC_MAX_ARGS];
-  int codes[UTVM_RPC_MAX_ARGS];
+  TVMValue *values;
+  int *codes;
   int num;
 } rpc_args_t;
 
@@ -115,10 +115,10 @@ bool rpc_check_tensor(const utvm_rpc_server_t *server, const DLTensor *tensor,
                       uint32_t *nbytes);
 
 /* v, or UINT32_MAX if v does not fit in 32 bits. Tensor allocations are below 4 GiB - 1
- * (UTVM_CRT_MAX_PAGES pages, checked below), so an offset or length clamped this way is out
- * of range just as the wire value is. */
+ * (UTVM_CRT_MAX_PAGES pages of at most 2^UTVM_CRT_MAX_PAGE_SHIFT bytes, checked below), so an
+ * offset or length clamped this way is out of range just as the wire value is. */
 typedef char rpc_check_allocation_below_4g[
-    (((uint64_t)UTVM_CRT_MAX_PAGES * UTVM_CRT_PAGE_SIZE) < UINT32_MAX) ? 1 : -1];
+    (((uint64_t)UTVM_CRT_MAX_PAGES << UTVM_CRT_MAX_PAGE_SHIFT) < UINT32_MAX) ? 1 : -1];
 static inline uint32_t rpc_clamp_u32(uint64_t v) {
   return (v > UINT32_MAX) ? UINT32_MAX : (uint32_t)v;
 }

@@ -255,7 +255,7 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       if (v[1].v_int64 == 0) { /* kExist */
         value = rpc_device_is_cpu0(v[0].v_device) ? 1u : 0u;
       } else if (v[1].v_int64 == 14) { /* kTotalGlobalMemory */
-        value = (uintptr_t)server->crt.tensors.num_pages * UTVM_CRT_PAGE_SIZE;
+        value = utvm_page_total_bytes(&server->crt.tensors);
       } else if (v[1].v_int64 == 15) { /* kAvailableGlobalMemory */
         value = utvm_page_free_bytes(&server->crt.tensors);
       } else {

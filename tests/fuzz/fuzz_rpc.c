@@ -179,7 +179,7 @@ static void start_server(void) {
       transport_write, &transport, device_random, NULL, request_buffer, sizeof(request_buffer),
       0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()},
+       TVMSystemLibEntryPoint(), NULL},
       NULL};
   timer_running = false;
   FUZZ_CHECK(utvm_rpc_server_init(&server, &config) == UTVM_OK);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,207 @@ static uint64_t syslib_function(utvm_host_t *host, const char *name) {
   assert_true(in_syslib);
   assert_int_not_equal(f, 0);
   return f;
+}
+
+/* A 16 MiB tensor arena (--arena) is usable in full: tensors of 512 KiB fill it (the page
+ * allocator once capped every arena at 2 MiB - 64 B), the single 2 MiB and 8 MiB tensors a
+ * TVM host asks for fit, and the last tensor's bytes round-trip. */
+static void test_arena_16mib_filled_by_tensors(void **state) {
+  (void)state;
+  utvm_host_t *host = open_server(SERVER_SPEC " --arena 16777216", NULL, true);
+  const utvm_host_dtype_t i8 = {0u, 8u, 1u};
+  utvm_host_value_t total;
+  assert_int_equal(utvm_host_dev_get_attr(host, cpu, 14, &total), UTVM_HOST_OK);
+  assert_true(total.v.i > 16 * 1024 * 1024 - 128 * 1024);
+  uint64_t big = 0u;
+  assert_int_equal(utvm_host_dev_alloc_data(host, cpu, 8 * 1024 * 1024, 64, i8, &big),
+                   UTVM_HOST_OK);
+  uint64_t two = 0u;
+  assert_int_equal(utvm_host_dev_alloc_data(host, cpu, 2 * 1024 * 1024, 64, i8, &two),
+                   UTVM_HOST_OK);
+  assert_int_equal(utvm_host_dev_free_data(host, cpu, big), UTVM_HOST_OK);
+  assert_int_equal(utvm_host_dev_free_data(host, cpu, two), UTVM_HOST_OK);
+  uint64_t blocks[40];
+  int n = 0;
+  while (n < 40) {
+    utvm_host_err_t rc = utvm_host_dev_alloc_data(host, cpu, 512 * 1024, 64, i8, &blocks[n]);
+    if (rc != UTVM_HOST_OK) {
+      assert_int_equal(rc, UTVM_HOST_ERR_DEVICE_EXCEPTION);
+      assert_non_null(strstr(utvm_host_last_error(host), "tensor arena full"));
+      break;
+    }
+    n++;
+  }
+  /* 16 MiB less bookkeeping holds 31 such tensors (2 MiB - 64 B held 3). */
+  assert_int_equal(n, 31);
+  static uint8_t pattern[512 * 1024];
+  static uint8_t back[512 * 1024];
+  for (size_t i = 0u; i < sizeof(pattern); i++) {
+    pattern[i] = (uint8_t)(i * 13u + 7u);
+  }
+  utvm_host_tensor_t t;
+  memset(&t, 0, sizeof(t));
+  t.data = blocks[n - 1];
+  t.device = cpu;
+  t.ndim = 1;
+  t.dtype = i8;
+  t.shape[0] = (int64_t)sizeof(pattern);
+  assert_int_equal(utvm_host_copy_to_device(host, &t, pattern, sizeof(pattern)), UTVM_HOST_OK);
+  assert_int_equal(utvm_host_copy_from_device(host, &t, back, sizeof(back)), UTVM_HOST_OK);
+  assert_memory_equal(pattern, back, sizeof(back));
+  utvm_host_close(host);
+}
+
+/* tvm.contrib.random.random_fill fills tensors of every dtype with values in [1, 10), as
+ * TVM's does (AutoTVM's runners call it on the device); not a constant fill. */
+static void test_random_fill(void **state) {
+  (void)state;
+  utvm_host_t *host = open_server(SERVER_SPEC, NULL, true);
+  uint64_t fill = 0u;
+  assert_int_equal(utvm_host_get_global(host, "tvm.contrib.random.random_fill", &fill),
+                   UTVM_HOST_OK);
+  assert_int_not_equal(fill, 0u);
+  static const utvm_host_dtype_t dtypes[] = {
+      {0u, 8u, 1u}, {0u, 16u, 1u}, {0u, 32u, 1u}, {0u, 64u, 1u}, {1u, 8u, 1u},
+      {1u, 1u, 1u}, {2u, 16u, 1u}, {2u, 32u, 1u}, {2u, 64u, 1u}, {0u, 8u, 4u}};
+  for (size_t k = 0u; k < sizeof(dtypes) / sizeof(dtypes[0]); k++) {
+    utvm_host_value_t arg;
+    memset(&arg, 0, sizeof(arg));
+    arg.type_code = UTVM_TC_DLTENSOR;
+    utvm_host_tensor_t *t = &arg.v.tensor;
+    t->device.device_type = 1;
+    t->ndim = 2;
+    t->shape[0] = 4;
+    t->shape[1] = 16;
+    t->dtype = dtypes[k];
+    assert_int_equal(utvm_host_dev_alloc_data_with_scope(host, t, NULL, &t->data), UTVM_HOST_OK);
+    assert_int_equal(utvm_host_call(host, fill, &arg, 1u, NULL), UTVM_HOST_OK);
+    uint8_t data[64 * 8 * 4];
+    size_t nbytes = utvm_host_tensor_nbytes(t);
+    assert_int_equal(utvm_host_copy_from_device(host, t, data, nbytes), UTVM_HOST_OK);
+    size_t lanes = 64u * dtypes[k].lanes;
+    size_t width = nbytes / lanes;
+    double first = -1.0;
+    bool varied = false;
+    for (size_t i = 0u; i < lanes; i++) {
+      double v = 0.0;
+      const uint8_t *e = &data[i * width];
+      if (dtypes[k].code == 2u) {
+        if (width == 4u) {
+          float f;
+          memcpy(&f, e, 4u);
+          v = (double)f;
+        } else if (width == 8u) {
+          memcpy(&v, e, 8u);
+        } else {
+          uint16_t h = (uint16_t)(e[0] | (e[1] << 8));
+          v = ldexp((double)((h & 0x3FFu) | 0x400u), (int)((h >> 10) & 0x1Fu) - 25);
+        }
+      } else {
+        int64_t iv = 0;
+        for (size_t b = 0u; b < width; b++) {
+          iv |= (int64_t)e[b] << (8u * b);
+        }
+        v = (double)iv;
+      }
+      if (dtypes[k].bits == 1u) {
+        assert_true(v == 1.0);
+      } else {
+        assert_true(v >= 1.0 && v < 10.0);
+      }
+      varied = varied || ((i > 0u) && (v != first));
+      first = (i == 0u) ? v : first;
+    }
+    assert_true(varied || dtypes[k].bits == 1u);
+    assert_int_equal(utvm_host_dev_free_data(host, t->device, t->data), UTVM_HOST_OK);
+  }
+  /* A tensor outside the arena is refused with a readable error. */
+  utvm_host_value_t bad;
+  memset(&bad, 0, sizeof(bad));
+  bad.type_code = UTVM_TC_DLTENSOR;
+  bad.v.tensor.device.device_type = 1;
+  bad.v.tensor.ndim = 1;
+  bad.v.tensor.shape[0] = 4;
+  bad.v.tensor.dtype.code = 0u;
+  bad.v.tensor.dtype.bits = 8u;
+  bad.v.tensor.dtype.lanes = 1u;
+  bad.v.tensor.data = 0x1000u;
+  assert_int_equal(utvm_host_call(host, fill, &bad, 1u, NULL), UTVM_HOST_ERR_DEVICE_EXCEPTION);
+  utvm_host_close(host);
+}
+
+/* A call with 40 arguments (TVM's hosts send that many) reaches the function whole, and a
+ * 16-dimensional tensor is allocated, copied and read back (TVM's device allows 16). */
+static void test_many_arguments_and_dimensions(void **state) {
+  (void)state;
+  utvm_host_t *host = open_server(SERVER_SPEC, NULL, true);
+  uint64_t sum = syslib_function(host, "test_sum_ints");
+  utvm_host_value_t args[40];
+  for (int i = 0; i < 40; i++) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].type_code = UTVM_TC_INT;
+    args[i].v.i = i + 1;
+  }
+  utvm_host_value_t ret;
+  assert_int_equal(utvm_host_call(host, sum, args, 40u, &ret), UTVM_HOST_OK);
+  assert_int_equal(ret.type_code, UTVM_TC_INT);
+  assert_int_equal(ret.v.i, 820);
+  utvm_host_tensor_t t;
+  memset(&t, 0, sizeof(t));
+  t.device.device_type = 1;
+  t.ndim = 16;
+  t.dtype.code = 0u;
+  t.dtype.bits = 8u;
+  t.dtype.lanes = 1u;
+  for (int d = 0; d < 16; d++) {
+    t.shape[d] = (d % 4 == 0) ? 2 : 1;
+  }
+  uint8_t in[16];
+  uint8_t out[16];
+  for (int i = 0; i < 16; i++) {
+    in[i] = (uint8_t)(100 + i);
+  }
+  assert_int_equal(utvm_host_dev_alloc_data_with_scope(host, &t, NULL, &t.data), UTVM_HOST_OK);
+  assert_int_equal(utvm_host_copy_to_device(host, &t, in, sizeof(in)), UTVM_HOST_OK);
+  assert_int_equal(utvm_host_copy_from_device(host, &t, out, sizeof(out)), UTVM_HOST_OK);
+  assert_memory_equal(in, out, sizeof(in));
+  utvm_host_close(host);
+}
+
+/* time_evaluator with number = 0 returns NaN (TVM's answer), and a cooldown between repeats
+ * sleeps on the POSIX server. */
+static void test_time_number_zero_and_cooldown(void **state) {
+  (void)state;
+  utvm_host_t *host = open_server(SERVER_SPEC, NULL, true);
+  uint64_t module = 0u;
+  assert_int_equal(utvm_host_system_lib(host, &module), UTVM_HOST_OK);
+  utvm_host_value_t arg;
+  memset(&arg, 0, sizeof(arg));
+  arg.type_code = UTVM_TC_INT;
+  arg.v.i = 100;
+  utvm_host_time_params_t params;
+  utvm_host_time_params_default(&params);
+  params.number = 0;
+  params.repeat = 2;
+  double *seconds = NULL;
+  size_t count = 0u;
+  assert_int_equal(utvm_host_time(host, module, "test_busy_wait_us", &params, &arg, 1u,
+                                  &seconds, &count), UTVM_HOST_OK);
+  assert_int_equal(count, 2u);
+  assert_true(isnan(seconds[0]) && isnan(seconds[1]));
+  free(seconds);
+  utvm_host_time_params_default(&params);
+  params.repeat = 4;
+  params.cooldown_interval_ms = 60;
+  params.repeats_to_cooldown = 1;
+  double start = now_s();
+  assert_int_equal(utvm_host_time(host, module, "test_busy_wait_us", &params, &arg, 1u,
+                                  &seconds, &count), UTVM_HOST_OK);
+  assert_true(now_s() - start >= 0.18); /* three cooldowns of 60 ms */
+  assert_int_equal(count, 4u);
+  assert_true(seconds[3] >= 100e-6);
+  free(seconds);
+  utvm_host_close(host);
 }
 
 static void test_open_and_stats(void **state) {
@@ -574,6 +776,10 @@ int main(void) {
       cmocka_unit_test(test_device_reset),
       cmocka_unit_test(test_transport_specs),
       cmocka_unit_test(test_npy),
+      cmocka_unit_test(test_arena_16mib_filled_by_tensors),
+      cmocka_unit_test(test_random_fill),
+      cmocka_unit_test(test_many_arguments_and_dimensions),
+      cmocka_unit_test(test_time_number_zero_and_cooldown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,11 @@ TVM_DLL int32_t test_echo(TVMValue *args, int *type_code, int num_args, TVMValue
  * independent of the single TVM platform timer (which the time evaluator owns). */
 uint64_t test_syslib_time_us(void);
 
+/* test_sum_ints(Int...): the sum of its Int arguments (any count, other types ignored), so
+ * that a call with many arguments shows each of them arrived. */
+TVM_DLL int32_t test_sum_ints(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
+                              int *out_type_code, void *resource_handle);
+
 /* test_busy_wait_us(n): spins on test_syslib_time_us() until n microseconds
  * (Int, 0..TEST_SYSLIB_BUSY_WAIT_MAX_US) have elapsed; error if the clock has not advanced
  * enough after TEST_SYSLIB_BUSY_WAIT_MAX_POLLS polls. Can be timed by the time evaluator. */

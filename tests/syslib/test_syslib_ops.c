@@ -131,6 +131,20 @@ int32_t test_echo(TVMValue *args, int *type_code, int num_args, TVMValue *out_va
   return 0;
 }
 
+int32_t test_sum_ints(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
+                      int *out_type_code, void *resource_handle) {
+  int64_t sum = 0;
+  (void)resource_handle;
+  for (int i = 0; i < num_args; i++) {
+    if (type_code[i] == kTVMArgInt) {
+      sum += args[i].v_int64;
+    }
+  }
+  out_value->v_int64 = sum;
+  *out_type_code = kTVMArgInt;
+  return 0;
+}
+
 int32_t test_busy_wait_us(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
                           int *out_type_code, void *resource_handle) {
   (void)out_value;

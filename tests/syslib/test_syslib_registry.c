@@ -11,10 +11,11 @@ static const TVMBackendPackedCFunc kTestSyslibFuncs[] = {
     (TVMBackendPackedCFunc)test_echo,
     (TVMBackendPackedCFunc)test_busy_wait_us,
     (TVMBackendPackedCFunc)test_abort,
+    (TVMBackendPackedCFunc)test_sum_ints,
 };
 
 static const TVMFuncRegistry kTestSyslibRegistry = {
-    "\004\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000",
+    "\005\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000",
     kTestSyslibFuncs,
 };
 

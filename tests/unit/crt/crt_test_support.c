@@ -13,6 +13,15 @@ utvm_err_t fake_before_measurement_error;
 utvm_err_t fake_after_measurement_error;
 int fake_timer_running;
 uint32_t fake_timer_starts;
+uint32_t fake_sleep_calls;
+uint32_t fake_sleep_total_ms;
+utvm_err_t fake_sleep_error;
+
+utvm_err_t fake_sleep_ms(uint32_t ms) {
+  fake_sleep_calls++;
+  fake_sleep_total_ms += ms;
+  return fake_sleep_error;
+}
 uint32_t fake_timer_stops;
 uint32_t fake_before_measurement_calls;
 uint32_t fake_after_measurement_calls;
@@ -36,6 +45,9 @@ void fake_platform_reset(void) {
   fake_after_measurement_error = UTVM_OK;
   fake_timer_running = 0;
   fake_timer_starts = 0u;
+  fake_sleep_calls = 0u;
+  fake_sleep_total_ms = 0u;
+  fake_sleep_error = UTVM_OK;
   fake_timer_stops = 0u;
   fake_before_measurement_calls = 0u;
   fake_after_measurement_calls = 0u;
@@ -104,6 +116,7 @@ utvm_crt_t *test_runtime_start(const TVMModule *system_lib) {
   config.workspace_arena = g_workspace_arena;
   config.workspace_arena_size = sizeof(g_workspace_arena);
   config.system_lib = system_lib;
+  config.sleep_ms = fake_sleep_ms;
   return (utvm_crt_init(&g_runtime, &config) == UTVM_OK) ? &g_runtime : NULL;
 }
 

@@ -44,6 +44,13 @@ extern int fake_abort_code;
 /* Resets every fake_* variable above (clock 0, no errors, timer stopped). */
 void fake_platform_reset(void);
 
+/* The fixture runtime's sleep hook: counts its calls and sums the milliseconds asked for
+ * (fake_sleep_calls, fake_sleep_total_ms); returns fake_sleep_error. */
+extern uint32_t fake_sleep_calls;
+extern uint32_t fake_sleep_total_ms;
+extern utvm_err_t fake_sleep_error;
+utvm_err_t fake_sleep_ms(uint32_t ms);
+
 /* The fixture runtime: fake_platform_reset(), then utvm_crt_init over static arenas of
  * TEST_TENSOR_ARENA_SIZE / TEST_WORKSPACE_ARENA_SIZE bytes
  * (64-byte aligned). Returns the runtime or NULL. */

@@ -86,19 +86,53 @@ static void test_init_smallest_arena(void **state) {
   }
 }
 
-static void test_init_caps_page_count(void **state) {
-  utvm_page_allocator_t pa;
-  size_t size = (size_t)(UTVM_CRT_MAX_PAGES + 100u) * (PAGE + 2u);
-  uint8_t *big = malloc(size);
-  void *p;
+/* Arenas beyond UTVM_CRT_MAX_PAGES pages of PAGE bytes get larger pages and are usable in
+ * full: at the first size past the limit, and at 16 MiB (512-byte pages), filled with 512 KiB
+ * tensors and with one tensor of every free byte. Above UTVM_CRT_MAX_ARENA_SIZE, init refuses. */
+static void test_large_arenas_use_larger_pages(void **state) {
+  static const size_t sizes[3] = {(size_t)UTVM_CRT_MAX_PAGES * (PAGE + 2u),
+                                  (size_t)(UTVM_CRT_MAX_PAGES + 100u) * (PAGE + 2u),
+                                  16u * 1024u * 1024u};
+  static const uint32_t shifts[3] = {6u, 7u, 9u};
   (void)state;
-  assert_non_null(big);
-  assert_int_equal(utvm_page_allocator_init(&pa, big, size), UTVM_OK);
-  assert_int_equal(pa.num_pages, UTVM_CRT_MAX_PAGES);
-  assert_int_equal(utvm_page_alloc(&pa, (size_t)UTVM_CRT_MAX_PAGES * PAGE, 0u, &p), UTVM_OK);
-  assert_ptr_equal(p, pa.pages);
-  assert_int_equal(utvm_page_free_bytes(&pa), 0u);
-  free(big);
+  for (size_t k = 0u; k < 3u; k++) {
+    utvm_page_allocator_t pa;
+    size_t size = sizes[k];
+    uint8_t *big = malloc(size + 4096u);
+    uint8_t *arena = (uint8_t *)(((uintptr_t)big + 4095u) & ~(uintptr_t)4095u);
+    void *p;
+    assert_non_null(big);
+    assert_int_equal(utvm_page_allocator_init(&pa, arena, size), UTVM_OK);
+    assert_int_equal(pa.page_shift, shifts[k]);
+    assert_true(pa.num_pages <= UTVM_CRT_MAX_PAGES);
+    /* Only the 2-byte entries and less than one page of rounding are lost. */
+    size_t total = utvm_page_total_bytes(&pa);
+    size_t page = (size_t)1u << pa.page_shift;
+    assert_true(total + (size_t)pa.num_pages * 2u + page > size);
+    assert_int_equal(utvm_page_free_bytes(&pa), total);
+    /* 512 KiB tensors (or quarters of the arena) until the arena is full, then nothing fits. */
+    size_t chunk = (total >= 4u * 512u * 1024u) ? 512u * 1024u : total / 4u;
+    size_t allocated = 0u;
+    while (utvm_page_alloc(&pa, chunk, 64u, &p) == UTVM_OK) {
+      assert_true(((uintptr_t)p & 63u) == 0u);
+      memset(p, 0x5A, chunk);
+      allocated += chunk;
+    }
+    assert_true(total - allocated < chunk + page);
+    utvm_page_allocator_reset(&pa);
+    assert_int_equal(utvm_page_alloc(&pa, total, 0u, &p), UTVM_OK);
+    assert_ptr_equal(p, pa.pages);
+    assert_int_equal(utvm_page_free_bytes(&pa), 0u);
+    free(big);
+  }
+#if SIZE_MAX > UINT32_MAX
+  {
+    utvm_page_allocator_t pa;
+    static uint8_t small[64];
+    assert_int_equal(utvm_page_allocator_init(&pa, small, (size_t)UTVM_CRT_MAX_ARENA_SIZE + 1u),
+                     UTVM_ERR_FUNC_CALL_INVALID_ARG);
+  }
+#endif
 }
 
 static void test_alloc_is_page_aligned_and_rounded(void **state) {
@@ -548,7 +582,7 @@ int main(void) {
       cmocka_unit_test(test_init_rejects_bad_arguments),
       cmocka_unit_test(test_init_uses_aligned_pages_inside_buffer),
       cmocka_unit_test(test_init_smallest_arena),
-      cmocka_unit_test(test_init_caps_page_count),
+      cmocka_unit_test(test_large_arenas_use_larger_pages),
       cmocka_unit_test(test_alloc_is_page_aligned_and_rounded),
       cmocka_unit_test(test_alloc_honours_large_alignment),
       cmocka_unit_test(test_exhaustion),

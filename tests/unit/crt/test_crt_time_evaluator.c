@@ -304,18 +304,88 @@ static void test_zero_readings_are_limited(void **state) {
   (void)state;
   g_op_cost_ns = 0u;
   evaluator = create("fake_op", 3, 2, 10, 5);
-  assert_int_equal(run(evaluator, means, 2u, &count), 0);
-  assert_int_equal(count, 2u);
-  assert_true(means[0] == 0.0 && means[1] == 0.0);
-  /* Zero readings do not grow number: 5 rounds of 3 calls per repeat. */
-  assert_int_equal(fake_timer_starts, 10u);
-  assert_int_equal(g_op_calls, 1u + 2u * 5u * 3u);
-  /* limit_zero_time_iterations = 0: a single round, as TVM does. */
+  /* Zero readings do not grow number: 5 rounds of 3 calls, then a timer that still reads 0 ns
+   * for calls that ran is an error (TVM would report 0 s). */
+  assert_int_equal(run(evaluator, means, 2u, &count), -1);
+  assert_string_equal(test_last_error(),
+                      "RPCTimeEvaluator: timer not running (TVMPlatformInitialize not called?)");
+  assert_int_equal(fake_timer_starts, 5u);
+  assert_int_equal(g_op_calls, 1u + 5u * 3u);
+  /* limit_zero_time_iterations = 0: a single round, as TVM does, and the same error. */
   assert_int_equal(TVMFuncFree(evaluator), 0);
   fake_platform_reset();
   evaluator = create("fake_op", 3, 1, 10, 0);
-  assert_int_equal(run(evaluator, means, 1u, &count), 0);
+  assert_int_equal(run(evaluator, means, 1u, &count), -1);
   assert_int_equal(fake_timer_starts, 1u);
+  /* A zero reading followed by a non-zero one is a result. */
+  assert_int_equal(TVMFuncFree(evaluator), 0);
+  fake_platform_reset();
+  evaluator = create("fake_op", 3, 1, 0, 5);
+  g_op_cost_ns = 1000u;
+  assert_int_equal(run(evaluator, means, 1u, &count), 0);
+  assert_true(means[0] > 0.0);
+}
+
+/* A port whose timer cannot start because it was never initialised (the Cortex-M port's
+ * TVMPlatformTimerStart before TVMPlatformInitialize) gets the same readable error. */
+static void test_timer_not_running_is_an_error(void **state) {
+  TVMFunctionHandle evaluator;
+  double means[1];
+  size_t count;
+  (void)state;
+  g_op_cost_ns = 1000u;
+  evaluator = create("fake_op", 1, 1, 0, 100);
+  fake_timer_start_error = UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING;
+  assert_int_equal(run(evaluator, means, 1u, &count), -1);
+  assert_string_equal(test_last_error(),
+                      "RPCTimeEvaluator: timer not running (TVMPlatformInitialize not called?)");
+}
+
+/* number = 0: no calls are timed and every result is NaN, as TVM's evaluator returns. */
+static void test_number_zero_gives_nan(void **state) {
+  TVMFunctionHandle evaluator;
+  double means[3];
+  size_t count;
+  (void)state;
+  g_op_cost_ns = 1000u;
+  evaluator = create("fake_op", 0, 3, 10, 100);
+  assert_int_equal(run(evaluator, means, 3u, &count), 0);
+  assert_int_equal(count, 3u);
+  assert_true(means[0] != means[0] && means[1] != means[1] && means[2] != means[2]);
+  assert_int_equal(fake_timer_starts, 0u);
+  assert_int_equal(g_op_calls, 1u); /* the warm-up call */
+}
+
+/* cooldown_interval_ms: the runtime's sleep hook runs before every repeats_to_cooldown-th
+ * repeat but the first; its failure is an error; without a hook a cooldown is refused. */
+static void test_cooldown_sleeps_between_repeats(void **state) {
+  evaluator_args_t a = default_args("fake_op", 1, 5, 0, 100);
+  TVMFunctionHandle evaluator;
+  double means[5];
+  size_t count;
+  (void)state;
+  g_op_cost_ns = 1000u;
+  a.values[8].v_int64 = 7;
+  a.values[9].v_int64 = 2;
+  assert_int_equal(create_with(&a, 12, &evaluator), 0);
+  assert_int_equal(run(evaluator, means, 5u, &count), 0);
+  assert_int_equal(count, 5u);
+  assert_int_equal(fake_sleep_calls, 2u); /* before repeats 2 and 4 */
+  assert_int_equal(fake_sleep_total_ms, 14u);
+  /* repeats_to_cooldown 0 counts as 1: before every repeat but the first. */
+  assert_int_equal(TVMFuncFree(evaluator), 0);
+  fake_sleep_calls = 0u;
+  a.values[9].v_int64 = 0;
+  assert_int_equal(create_with(&a, 12, &evaluator), 0);
+  assert_int_equal(run(evaluator, means, 5u, &count), 0);
+  assert_int_equal(fake_sleep_calls, 4u);
+  fake_sleep_error = UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  assert_int_equal(run(evaluator, means, 5u, &count), -1);
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: platform hook error 0x00000500");
+  assert_int_equal(TVMFuncFree(evaluator), 0);
+  test_runtime()->sleep_ms = NULL;
+  assert_int_equal(create_with(&a, 12, &evaluator), -1);
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: cooldown not supported");
 }
 
 static void test_round_limit_is_an_error(void **state) {
@@ -465,6 +535,7 @@ static void test_no_memory_for_the_result(void **state) {
   void *block;
   size_t free_before = tensor_free_bytes();
   (void)state;
+  g_op_cost_ns = 1000u;
   evaluator = create("fake_op", 1, 2, 0, 100);
   /* The whole arena in one block: the result struct cannot be allocated. */
   assert_int_equal(TVMPlatformMemoryAllocate(free_before, kCpu, &block), UTVM_OK);
@@ -528,7 +599,7 @@ static void test_creation_argument_checks(void **state) {
   a.values[3].v_int64 = (int64_t)INT32_MIN - 1;
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000003");
-  a = default_args("fake_op", 0, 1, 0, 100);
+  a = default_args("fake_op", -1, 1, 0, 100);
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000004");
   a = default_args("fake_op", (int64_t)UTVM_CRT_TIME_EVAL_MAX_NUMBER + 1, 1, 0, 100);
@@ -545,18 +616,18 @@ static void test_creation_argument_checks(void **state) {
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000007");
   a = default_args("fake_op", 1, 1, 0, 100);
-  a.values[8].v_int64 = 10;
-  assert_int_equal(create_with(&a, 12, &f), -1);
-  assert_string_equal(test_last_error(), "RPCTimeEvaluator: cooldown not supported");
   a.values[8].v_int64 = -1;
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000008");
   a.values[8].v_int64 = (int64_t)UINT32_MAX + 1;
   assert_int_equal(create_with(&a, 12, &f), -1);
   assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000008");
-  /* Ignored arguments. */
   a = default_args("fake_op", 1, 1, 0, 100);
   a.values[9].v_int64 = -5;
+  assert_int_equal(create_with(&a, 12, &f), -1);
+  assert_string_equal(test_last_error(), "RPCTimeEvaluator: bad argument 0x00000009");
+  /* Ignored arguments. */
+  a = default_args("fake_op", 1, 1, 0, 100);
   a.values[10].v_int64 = 1 << 20;
   a.values[11].v_str = "cache_flush_cpu_non_first_arg";
   a.values[3].v_int64 = INT32_MIN; /* device_id: only its range is checked */
@@ -571,6 +642,7 @@ static void test_slots(void **state) {
   size_t count;
   uint32_t i;
   (void)state;
+  g_op_cost_ns = 1000u;
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     evaluators[i] = create("fake_op", 1, 1, 0, 100);
     assert_int_equal((uintptr_t)evaluators[i], 0xFFFF8000u | i);
@@ -734,6 +806,9 @@ static void test_ratio_matches_long_double_division(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_known_elapsed_time, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_timer_not_running_is_an_error, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_number_zero_gives_nan, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cooldown_sleeps_between_repeats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_number_grows_to_reach_min_repeat, setup, teardown),
       cmocka_unit_test_setup_teardown(test_number_grows_by_golden_ratio, setup, teardown),
       cmocka_unit_test_setup_teardown(test_number_growth_is_exact_for_large_products, setup,

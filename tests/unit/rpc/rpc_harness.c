@@ -141,7 +141,7 @@ void rpc_h_setup(uint32_t max_transfer) {
       test_pipe_write, &pipe_out, test_random_fill, &nonce, request_buffer,
       sizeof(request_buffer), max_transfer,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
-       TVMSystemLibEntryPoint()},
+       TVMSystemLibEntryPoint(), NULL},
       NULL};
   assert_int_equal(utvm_rpc_server_init(&server, &config), UTVM_OK);
   test_bytes_t wire;

@@ -146,7 +146,7 @@ static void test_bad_tensors(void **state) {
   test_bytes_init(&p);
   uint64_t add = rpc_h_syslib_function("test_add_f32");
   uint64_t t = rpc_h_alloc(64u);
-  static const int64_t shape7[7] = {1, 1, 1, 1, 1, 1, 1};
+  static const int64_t shape17[17] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
   static const int64_t negative[1] = {-4};
   static const int64_t huge[1] = {INT64_MAX};
   static const int64_t huge2[2] = {0x100000000, 0x100000000};
@@ -159,7 +159,7 @@ static void test_bad_tensors(void **state) {
     uint64_t data;
     uint64_t offset;
   } cases[8] = {
-      {kDLCPU, 7, shape7, t, 0u},   {kDLCPU, 1, negative, t, 0u}, {kDLCPU, 1, huge, t, 0u},
+      {kDLCPU, 17, shape17, t, 0u}, {kDLCPU, 1, negative, t, 0u}, {kDLCPU, 1, huge, t, 0u},
       {kDLCPU, 2, huge2, t, 0u},    {kDLCUDA, 1, ok, t, 0u},      {kDLCPU, 1, too_long, t, 0u},
       {kDLCPU, 1, ok, t + 4u, 0u},  {kDLCPU, 1, ok, t, 4u},
   };
@@ -182,13 +182,13 @@ static void test_bad_tensors(void **state) {
       rpc_ab_free(&b);
     }
   }
-  /* ndim 7 and a non-CPU device in copy requests. */
+  /* ndim 17 (above UTVM_RPC_MAX_NDIM) and a non-CPU device in copy requests. */
   rpc_packet_copy_from(&p, t, 64, 0u, 4u);
-  p.data[28] = 7u;
+  p.data[28] = 17u;
   expect_rejected(&p, NULL);
   static const uint8_t four[4] = {1, 2, 3, 4};
   rpc_packet_copy_to(&p, t, 64, 0u, four, 4u);
-  p.data[28] = 7u;
+  p.data[28] = 17u;
   expect_rejected(&p, "ndim");
   rpc_packet_copy_to(&p, t, 64, 0u, four, 4u);
   p.data[20] = kDLCUDA;
