@@ -1,5 +1,7 @@
 /* Expansion of the "#<id>" tokens a device built with UTVM_ERROR_TEXTS=OFF writes into its
  * exception texts (utvm/error_texts.h). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "utvm/error_texts.h"
@@ -34,6 +36,49 @@ static const char *token_text(const char *p) {
   return NULL;
 }
 
+/* Texts after which the device writes a byte count in hex, and what the host writes
+ * instead before the count (in decimal with thousands separators, then the hex in brackets). */
+static const struct {
+  const char *device;
+  const char *host;
+} kByteCounts[] = {{"tensor arena full, bytes ", "tensor arena full: need "},
+                   {"workspace arena full, bytes ", "workspace arena full: need "},
+                   {", largest free ", ", largest free "}};
+
+/* If out[0, *len) ends with one of kByteCounts' device texts and *p starts a hex count, rewrites
+ * that text, writes the count as "300,032 bytes (0x00049400)" and moves *p past it. */
+static void rewrite_byte_count(char *out, size_t out_size, size_t *len, const char **p) {
+  for (size_t k = 0u; k < sizeof(kByteCounts) / sizeof(kByteCounts[0]); k++) {
+    size_t dlen = strlen(kByteCounts[k].device);
+    if ((*len < dlen) || (strncmp(&out[*len - dlen], kByteCounts[k].device, dlen) != 0) ||
+        (strncmp(*p, "0x", 2u) != 0)) {
+      continue;
+    }
+    char *end = NULL;
+    unsigned long long count = strtoull(*p + 2, &end, 16);
+    if (end == *p + 2) {
+      return;
+    }
+    char digits[32];
+    char grouped[48];
+    int n = snprintf(digits, sizeof(digits), "%llu", count);
+    size_t g = 0u;
+    for (int i = 0; i < n; i++) {
+      if ((i > 0) && (((n - i) % 3) == 0)) {
+        grouped[g++] = ',';
+      }
+      grouped[g++] = digits[i];
+    }
+    grouped[g] = '\0';
+    *len -= dlen;
+    int w = snprintf(&out[*len], out_size - *len, "%s%s bytes (%.*s)", kByteCounts[k].host,
+                     grouped, (int)(end - *p), *p);
+    *len = (w < 0) ? *len : (((size_t)w < out_size - *len) ? *len + (size_t)w : out_size - 1u);
+    *p = end;
+    return;
+  }
+}
+
 size_t utvm_host_expand_error(const char *text, char *out, size_t out_size) {
   size_t len = 0u;
   if ((out == NULL) || (out_size == 0u)) {
@@ -41,6 +86,10 @@ size_t utvm_host_expand_error(const char *text, char *out, size_t out_size) {
   }
   const char *p = (text != NULL) ? text : "";
   while ((*p != '\0') && (len + 1u < out_size)) {
+    rewrite_byte_count(out, out_size, &len, &p);
+    if ((*p == '\0') || (len + 1u >= out_size)) {
+      break;
+    }
     const char *piece = token_text(p);
     size_t piece_len = 1u;
     if (piece != NULL) {

@@ -26,12 +26,42 @@
 /* Timeout of a TCP connect. */
 #define TCP_CONNECT_TIMEOUT_MS 5000
 
+/* Most child processes alive at once (one per open child transport). */
+#define MAX_LIVE_CHILDREN 16
+
 typedef struct {
   int in_fd;   /* we read from it */
   int out_fd;  /* we write to it */
   pid_t pid;   /* child process (group leader), or -1 */
   char **argv; /* malloc'd copy of the child's command line (for restart), or NULL */
+  bool kill_at_once; /* SIGKILL without SIGTERM first (QEMU: nothing to save, and no
+                        "terminating on signal" notice on our stderr) */
 } fd_transport_t;
+
+/* Process groups of the live children, for utvm_host_kill_children (a signal handler reads
+ * them: each slot is written whole, 0 when free). */
+static volatile sig_atomic_t live_children[MAX_LIVE_CHILDREN];
+
+static void track_child(pid_t pid, bool alive) {
+  for (size_t i = 0u; i < MAX_LIVE_CHILDREN; i++) {
+    if (alive ? (live_children[i] == 0) : (live_children[i] == (sig_atomic_t)pid)) {
+      live_children[i] = alive ? (sig_atomic_t)pid : 0;
+      return;
+    }
+  }
+}
+
+void utvm_host_kill_children(void) {
+  for (size_t i = 0u; i < MAX_LIVE_CHILDREN; i++) {
+    pid_t pid = (pid_t)live_children[i];
+    if (pid > 0) {
+      (void)kill(-pid, SIGKILL);
+      (void)kill(pid, SIGKILL);
+      (void)waitpid(pid, NULL, 0);
+      live_children[i] = 0;
+    }
+  }
+}
 
 void host_format(char *buf, size_t size, const char *fmt, ...) {
   if ((buf == NULL) || (size == 0u)) {
@@ -100,10 +130,13 @@ static int fd_write(void *ctx, const uint8_t *data, size_t n, int32_t timeout_ms
   return 0;
 }
 
-/* Kills the child's process group and reaps it (bounded wait). */
-static void reap_child(pid_t pid) {
-  (void)kill(-pid, SIGTERM);
-  (void)kill(pid, SIGTERM);
+/* Kills the child's process group and reaps it (bounded wait); at once with SIGKILL, or
+ * SIGTERM first with a grace period. */
+static void reap_child(pid_t pid, bool kill_at_once) {
+  track_child(pid, false);
+  int signal_first = kill_at_once ? SIGKILL : SIGTERM;
+  (void)kill(-pid, signal_first);
+  (void)kill(pid, signal_first);
   int64_t deadline = host_now_ms() + CHILD_TERM_GRACE_MS;
   while (host_now_ms() < deadline) {
     int status = 0;
@@ -145,7 +178,7 @@ static void fd_close(void *ctx) {
   fd_transport_t *t = (fd_transport_t *)ctx;
   fd_close_descriptors(t);
   if (t->pid > 0) {
-    reap_child(t->pid);
+    reap_child(t->pid, t->kill_at_once);
   }
   free_argv(t->argv);
   free(t);
@@ -227,6 +260,7 @@ static utvm_host_err_t spawn_process(char *const argv[], fd_transport_t *t, char
     _exit(127);
   }
   (void)setpgid(pid, pid);
+  track_child(pid, true);
   (void)close(to_child[0]);
   (void)close(from_child[1]);
   t->in_fd = from_child[0];
@@ -260,8 +294,8 @@ static char **copy_argv(char *const argv[]) {
 }
 
 /* Spawns argv[0] as a child transport; the command line is kept for restarts. */
-static utvm_host_err_t spawn_child(char *const argv[], utvm_host_transport_t *out, char *errbuf,
-                                   size_t errbuf_size) {
+static utvm_host_err_t spawn_child(char *const argv[], bool kill_at_once,
+                                   utvm_host_transport_t *out, char *errbuf, size_t errbuf_size) {
   fd_transport_t *t = fd_transport_new(out);
   char **saved = copy_argv(argv);
   if ((t == NULL) || (saved == NULL)) {
@@ -271,6 +305,7 @@ static utvm_host_err_t spawn_child(char *const argv[], utvm_host_transport_t *ou
     return UTVM_HOST_ERR_NO_MEMORY;
   }
   t->argv = saved;
+  t->kill_at_once = kill_at_once;
   utvm_host_err_t rc = spawn_process(argv, t, errbuf, errbuf_size);
   if (rc != UTVM_HOST_OK) {
     fd_close(t);
@@ -291,6 +326,7 @@ utvm_host_err_t utvm_host_transport_restart(const utvm_host_transport_t *transpo
   }
   fd_close_descriptors(t);
   if (t->pid > 0) {
+    track_child(t->pid, false);
     (void)kill(-t->pid, SIGKILL);
     (void)kill(t->pid, SIGKILL);
     int status = 0;
@@ -468,6 +504,44 @@ static const char *qemu_machine(const char *board) {
   return board;
 }
 
+/* The firmware of qemu:BOARD without an ELF: <dir>/BOARD/bin/utvm-server.elf for the build
+ * folders $UTVM_BUILD_DIR, ./build, the one this tool was built in (its executable's
+ * ../..) and the source tree's build/ (UTVM_HOST_BUILD_ROOT, set at build time). False with
+ * the places looked at in errbuf if none is readable. */
+static bool find_board_image(const char *board, char *elf, size_t elf_size, char *errbuf,
+                             size_t errbuf_size) {
+  char exe_dir[1024] = "";
+  ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 1u);
+  if (n > 0) {
+    exe_dir[n] = '\0';
+    char *slash = strrchr(exe_dir, '/');
+    if (slash != NULL) {
+      host_format(slash, sizeof(exe_dir) - (size_t)(slash - exe_dir), "/../..");
+    }
+  }
+  const char *env = getenv("UTVM_BUILD_DIR");
+  const char *dirs[4] = {(env != NULL) ? env : "", "build", exe_dir, UTVM_HOST_BUILD_ROOT};
+  char looked[1024] = "";
+  size_t used = 0u;
+  for (size_t i = 0u; i < 4u; i++) {
+    if (dirs[i][0] == '\0') {
+      continue;
+    }
+    host_format(elf, elf_size, "%s/%s/bin/utvm-server.elf", dirs[i], board);
+    if (access(elf, R_OK) == 0) {
+      return true;
+    }
+    if (used < sizeof(looked)) {
+      int w = snprintf(&looked[used], sizeof(looked) - used, "%s%s", (used > 0u) ? ", " : "",
+                       elf);
+      used += (w > 0) ? (size_t)w : 0u;
+    }
+  }
+  host_format(errbuf, errbuf_size, "qemu: no firmware for board %s (looked for %s): build the "
+              "%s preset, set UTVM_BUILD_DIR, or give qemu:BOARD:ELF", board, looked, board);
+  return false;
+}
+
 static utvm_host_err_t open_qemu(const char *arg, utvm_host_transport_t *out, char *errbuf,
                                  size_t errbuf_size) {
   char board[128];
@@ -482,12 +556,12 @@ static utvm_host_err_t open_qemu(const char *arg, utvm_host_transport_t *out, ch
   board[board_len] = '\0';
   if ((colon != NULL) && (colon[1] != '\0')) {
     host_format(elf, sizeof(elf), "%s", colon + 1);
-  } else {
-    host_format(elf, sizeof(elf), "build/%s/bin/utvm-server.elf", board);
-  }
-  if (access(elf, R_OK) != 0) {
-    host_format(errbuf, errbuf_size, "qemu: cannot read firmware %s: %s (build the %s preset "
-                "or give qemu:BOARD:ELF)", elf, strerror(errno), board);
+    if (access(elf, R_OK) != 0) {
+      host_format(errbuf, errbuf_size, "qemu: cannot read firmware %s: %s", elf,
+                  strerror(errno));
+      return UTVM_HOST_ERR_CONNECT;
+    }
+  } else if (!find_board_image(board, elf, sizeof(elf), errbuf, errbuf_size)) {
     return UTVM_HOST_ERR_CONNECT;
   }
   char machine[128];
@@ -495,7 +569,7 @@ static utvm_host_err_t open_qemu(const char *arg, utvm_host_transport_t *out, ch
   char *argv[] = {"qemu-system-arm", "-M",        machine,   "-nographic", "-monitor",
                   "none",            "-serial",   "stdio",   "-icount",    "shift=0",
                   "-kernel",         elf,         NULL};
-  return spawn_child(argv, out, errbuf, errbuf_size);
+  return spawn_child(argv, true, out, errbuf, errbuf_size);
 }
 
 utvm_host_err_t utvm_host_transport_open(const char *spec, utvm_host_transport_t *out,
@@ -513,7 +587,7 @@ utvm_host_err_t utvm_host_transport_open(const char *spec, utvm_host_transport_t
     char command[4096];
     host_format(command, sizeof(command), "%s", spec + 5);
     char *argv[] = {"/bin/sh", "-c", command, NULL};
-    return spawn_child(argv, out, errbuf, errbuf_size);
+    return spawn_child(argv, false, out, errbuf, errbuf_size);
   }
   if (strncmp(spec, "serial:", 7u) == 0) {
     return open_serial(spec + 7, out, errbuf, errbuf_size);

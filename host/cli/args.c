@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,43 @@ static int hex_digit(char c) {
     return c - 'A' + 10;
   }
   return -1;
+}
+
+/* Checks that v is exactly representable as dtype (an integer in range for integer dtypes, a
+ * finite float32 in range); writes why not into err (naming element i) and returns false. */
+static bool element_fits(utvm_host_dtype_t dtype, size_t i, double v, char *err, size_t size) {
+  char name[32];
+  utvm_host_dtype_name(dtype, name, sizeof(name));
+  if (dtype.code == 2u) {
+    if ((dtype.bits == 32u) && isfinite(v) && (fabs(v) > (double)FLT_MAX)) {
+      (void)snprintf(err, size, "element %zu: %.17g is outside float32's range", i, v);
+      return false;
+    }
+    return true;
+  }
+  /* Integers: 1-bit bool, 8..64-bit int/uint; 64-bit values only where a double is exact. */
+  double low = 0.0;
+  double high = 1.0;
+  if (dtype.bits > 1u) {
+    unsigned bits = (dtype.bits > 53u) ? 53u : dtype.bits;
+    high = (dtype.code == 0u) ? ldexp(1.0, (int)bits - 1) - 1.0 : ldexp(1.0, (int)bits) - 1.0;
+    low = (dtype.code == 0u) ? -ldexp(1.0, (int)bits - 1) : 0.0;
+    if (dtype.bits > 53u) {
+      high = ldexp(1.0, 53);
+      low = (dtype.code == 0u) ? -high : 0.0;
+    }
+  }
+  if (v != floor(v)) {
+    (void)snprintf(err, size, "element %zu: %.17g is not an integer (%s)", i, v, name);
+    return false;
+  }
+  if ((v < low) || (v > high)) {
+    (void)snprintf(err, size, "element %zu: %.17g is outside %s's range %.17g..%.17g%s", i, v,
+                   name, low, high,
+                   (dtype.bits > 53u) ? " (exact in a literal; use npy: for more)" : "");
+    return false;
+  }
+  return true;
 }
 
 /* Stores number v as element i of dtype into data. */
@@ -53,13 +91,15 @@ static bool parse_zero_shape(const char *text, utvm_host_tensor_t *t, char *err,
   t->ndim = 0;
   while (*p != '\0') {
     if (t->ndim >= UTVM_HOST_MAX_NDIM) {
-      (void)snprintf(err, size, "too many dimensions in '%s'", text);
+      (void)snprintf(err, size, "too many dimensions in '%s' (at most %d)", text,
+                     UTVM_HOST_MAX_NDIM);
       return false;
     }
     char *end = NULL;
     long long dim = strtoll(p, &end, 10);
     if ((end == p) || (dim < 0) || (dim > (long long)CLI_MAX_INLINE_ELEMENTS)) {
-      (void)snprintf(err, size, "bad shape '%s' (expected e.g. #2x3)", text);
+      (void)snprintf(err, size, "bad shape '%s' (expected e.g. #2x3: at most %d dimensions of at "
+                     "most %u elements)", text, UTVM_HOST_MAX_NDIM, CLI_MAX_INLINE_ELEMENTS);
       return false;
     }
     t->shape[t->ndim] = dim;
@@ -211,11 +251,21 @@ static bool parse_tensor(const char *spec, cli_arg_t *out, char *err, size_t siz
   out->nbytes = nbytes;
   bool ok = true;
   for (size_t i = 0u; (values != NULL) && (i < count) && (i < elements); i++) {
+    char why[256];
+    if (!element_fits(t->dtype, i, values[i], why, sizeof(why))) {
+      (void)snprintf(err, size, "t:%s: %s", spec, why);
+      free(values);
+      free(out->host_data);
+      out->host_data = NULL;
+      return false;
+    }
     ok = ok && store_element(out->host_data, i, t->dtype, values[i]);
   }
   free(values);
   if (!ok) {
     (void)snprintf(err, size, "inline values are not supported for %s (use npy:)", dtype_text);
+    free(out->host_data);
+    out->host_data = NULL;
     return false;
   }
   out->is_tensor = true;
@@ -223,9 +273,32 @@ static bool parse_tensor(const char *spec, cli_arg_t *out, char *err, size_t siz
   return true;
 }
 
-static bool parse_npy(const char *path, cli_arg_t *out, char *err, size_t size) {
+/* npy:PATH or npy:DTYPE:PATH (then the file's dtype must be DTYPE). */
+static bool parse_npy(const char *spec, cli_arg_t *out, char *err, size_t size) {
+  const char *path = spec;
+  utvm_host_dtype_t expected = {0u, 0u, 0u};
+  const char *colon = strchr(spec, ':');
+  if ((colon != NULL) && ((size_t)(colon - spec) < 32u)) {
+    char dtype_text[32];
+    (void)memcpy(dtype_text, spec, (size_t)(colon - spec));
+    dtype_text[colon - spec] = '\0';
+    if (utvm_host_dtype_parse(dtype_text, &expected)) {
+      path = colon + 1;
+    }
+  }
   utvm_host_npy_t npy;
   if (utvm_host_npy_read(path, &npy, err, size) != UTVM_HOST_OK) {
+    return false;
+  }
+  if ((expected.bits != 0u) && ((npy.dtype.code != expected.code) ||
+                                (npy.dtype.bits != expected.bits) ||
+                                (npy.dtype.lanes != expected.lanes))) {
+    char want[32];
+    char have[32];
+    utvm_host_dtype_name(expected, want, sizeof(want));
+    utvm_host_dtype_name(npy.dtype, have, sizeof(have));
+    (void)snprintf(err, size, "%s holds %s, not %s", path, have, want);
+    free(npy.data);
     return false;
   }
   utvm_host_tensor_t *t = &out->value.v.tensor;

@@ -54,8 +54,10 @@ static const char usage_text[] =
     "                        device needed\n"
     "\n"
     "arguments: i:INT u:UINT f:FLOAT b:0|1 s:TEXT x:HEXBYTES n: (null)\n"
-    "           t:DTYPE:[1,2,3] (inline tensor, nested lists for more dimensions)\n"
-    "           t:DTYPE:#2x3 (zero-filled tensor)   npy:PATH.npy\n"
+    "           t:DTYPE:[1,2,3] (inline tensor, nested lists for more dimensions; every value\n"
+    "           must fit DTYPE exactly: no fractions for integers, nothing out of range)\n"
+    "           t:DTYPE:#2x3 (zero-filled tensor; at most 16 dimensions)\n"
+    "           npy:PATH.npy   npy:DTYPE:PATH.npy (the file's dtype must be DTYPE)\n"
     "\n"
     "options:\n"
     "  --connect T       exec:CMD | serial:PATH[@BAUD] | tcp:HOST:PORT | qemu:BOARD[:ELF]\n"
@@ -64,9 +66,57 @@ static const char usage_text[] =
     "  --timeout S       reply timeout in seconds (default 10)\n"
     "  --start-timeout S handshake timeout in seconds (default 5)\n"
     "  --retry S         handshake retry interval in seconds (default 0.5)\n"
-    "  --help            this text\n"
+    "  --help            this text (COMMAND --help: that command's help)\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 3 connection failure, 4 device error, 5 device reset\n";
+    "transports: qemu:BOARD runs build/BOARD/bin/utvm-server.elf (looked for under\n"
+    "  $UTVM_BUILD_DIR, ./build, the build this tool belongs to and its source tree's build/);\n"
+    "  QEMU runs with -icount shift=0, so its timings are virtual: 1 ns per instruction.\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage, 3 connection failure, 4 device error, 5 device reset,\n"
+    "  130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP); on a signal\n"
+    "  the transport's child processes (QEMU, exec: commands) are killed first\n";
+
+/* Each command's own help (utvm COMMAND --help). */
+static const struct {
+  const char *command;
+  const char *help;
+} command_help[] = {
+    {"info", "usage: utvm [--connect T] [--json] info\n\n"
+             "Prints the session, packet limits, the device's global functions and the functions\n"
+             "of its system library (when the device lists them: utvm.crt.FunctionName), tensor\n"
+             "memory and link statistics.\n"},
+    {"call", "usage: utvm [--connect T] [--json] call FUNC [ARG...]\n\n"
+             "Calls FUNC (system library first, then globals) with typed arguments and prints\n"
+             "the result and every tensor argument after the call. Arguments: i:INT u:UINT\n"
+             "f:FLOAT b:0|1 s:TEXT x:HEX n: t:DTYPE:[..] t:DTYPE:#SHAPE npy:[DTYPE:]PATH\n"
+             "(see utvm --help). Arguments are checked before the device is started.\n"},
+    {"time", "usage: utvm [--connect T] [--json] time FUNC [ARG...] [--number N] [--repeat R]\n"
+             "                 [--min-repeat-ms M]\n\n"
+             "Times system library function FUNC with the device's time evaluator: R repeats\n"
+             "of N calls each (N grows until a repeat lasts M ms); prints mean, median, min,\n"
+             "max and stddev per call. Under QEMU (qemu: transport) the times are -icount\n"
+             "virtual time: 1 ns = 1 instruction. A device timer that does not run is an\n"
+             "error, never a 0 us result.\n"},
+    {"bench", "usage: utvm [--connect T] [--json] bench [--max-size BYTES]\n\n"
+              "Measures the null-call round trip and upload/download throughput for copies from\n"
+              "1 KiB up to --max-size (default 1 MiB, or the largest block the device grants).\n"},
+    {"logs", "usage: utvm [--connect T] [--json] logs\n\n"
+             "Stays connected and prints device logs until EOF or Ctrl-C (exit code 0).\n"},
+    {"explain", "usage: utvm explain TEXT\n\n"
+                "Replaces the #<id> tokens of a device error text (a device built with\n"
+                "UTVM_ERROR_TEXTS=OFF) by their texts; needs no device.\n"},
+};
+
+/* The help of command, or NULL for an unknown command. */
+static const char *help_of(const char *command) {
+  for (size_t i = 0u; (command != NULL) && (i < sizeof(command_help) / sizeof(command_help[0]));
+       i++) {
+    if (strcmp(command, command_help[i].command) == 0) {
+      return command_help[i].help;
+    }
+  }
+  return NULL;
+}
 
 static int usage_error(const cli_options_t *o, const char *fmt, const char *detail) {
   (void)fprintf(stderr, "utvm: ");
@@ -138,6 +188,7 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
   o->min_repeat_ms = 0;
   o->bench_max = CLI_BENCH_MAX_SIZE;
   bool options_done = false;
+  bool help = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!options_done && (strcmp(a, "--") == 0)) {
@@ -146,8 +197,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
     }
     if (!options_done && (strncmp(a, "--", 2u) == 0)) {
       if ((strcmp(a, "--help") == 0) || (strcmp(a, "-h") == 0)) {
-        (void)fputs(usage_text, stdout);
-        return CLI_EXIT_OK;
+        help = true;
+        continue;
       }
       if (strcmp(a, "--json") == 0) {
         o->json = true;
@@ -189,6 +240,11 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
     } else {
       return usage_error(o, "too many arguments (at most %s)", "32");
     }
+  }
+  if (help) {
+    const char *command_text = help_of(o->command);
+    (void)fputs((command_text != NULL) ? command_text : usage_text, stdout);
+    return CLI_EXIT_OK;
   }
   if (o->command == NULL) {
     (void)fputs(usage_text, stderr);
@@ -519,6 +575,63 @@ static int cmd_time(const cli_options_t *o, utvm_host_t *host) {
   return exit_code;
 }
 
+/* Most names listed per function table. */
+#define CLI_MAX_LISTED_FUNCTIONS 256
+
+/* Names of the device's function tables through utvm.crt.FunctionName (table 0: system
+ * library, 1: globals), malloc'd into names[table] with counts[table]; listed is false for a
+ * device without that function (TVM's). */
+typedef struct {
+  bool listed;
+  char *names[2][CLI_MAX_LISTED_FUNCTIONS];
+  size_t counts[2];
+} function_lists_t;
+
+static void function_lists_free(function_lists_t *lists) {
+  for (size_t t = 0u; t < 2u; t++) {
+    for (size_t i = 0u; i < lists->counts[t]; i++) {
+      free(lists->names[t][i]);
+    }
+    lists->counts[t] = 0u;
+  }
+}
+
+static utvm_host_err_t list_functions(utvm_host_t *host, function_lists_t *lists) {
+  (void)memset(lists, 0, sizeof(*lists));
+  uint64_t f = 0u;
+  utvm_host_err_t rc = utvm_host_get_global(host, "utvm.crt.FunctionName", &f);
+  if ((rc != UTVM_HOST_OK) || (f == 0u)) {
+    return rc;
+  }
+  lists->listed = true;
+  for (size_t t = 0u; t < 2u; t++) {
+    for (size_t i = 0u; i < CLI_MAX_LISTED_FUNCTIONS; i++) {
+      utvm_host_value_t args[2];
+      (void)memset(args, 0, sizeof(args));
+      args[0].type_code = UTVM_TC_INT;
+      args[0].v.i = (int64_t)t;
+      args[1].type_code = UTVM_TC_INT;
+      args[1].v.i = (int64_t)i;
+      utvm_host_value_t ret;
+      rc = utvm_host_call(host, f, args, 2u, &ret);
+      if (rc != UTVM_HOST_OK) {
+        return rc;
+      }
+      if (ret.type_code != UTVM_TC_STR) {
+        break;
+      }
+      char *name = (char *)malloc(ret.v.bytes.len + 1u);
+      if (name == NULL) {
+        return UTVM_HOST_ERR_NO_MEMORY;
+      }
+      (void)memcpy(name, ret.v.bytes.data, ret.v.bytes.len);
+      name[ret.v.bytes.len] = '\0';
+      lists->names[t][lists->counts[t]++] = name;
+    }
+  }
+  return UTVM_HOST_OK;
+}
+
 static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
   static const char *const globals[] = {
       "runtime.SystemLib", "tvm.rpc.server.ModuleGetFunction",
@@ -567,6 +680,13 @@ static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
       return report(o, rc, utvm_host_last_error(host));
     }
   }
+  function_lists_t lists;
+  rc = list_functions(host, &lists);
+  if (rc != UTVM_HOST_OK) {
+    function_lists_free(&lists);
+    return report(o, rc, utvm_host_last_error(host));
+  }
+  static const char *const table_names[2] = {"system_lib", "globals"};
   utvm_host_stats_t s;
   utvm_host_get_stats(host, &s);
   if (o->json) {
@@ -589,7 +709,21 @@ static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
       (void)printf("%s\"%s\": %s", (i > 0u) ? ", " : "", globals[i],
                    present[i] ? "true" : "false");
     }
-    (void)printf("}, \"stats\": {\"bytes_sent\": %llu, \"bytes_received\": %llu, "
+    (void)printf("}, \"functions\": ");
+    if (lists.listed) {
+      for (size_t t = 0u; t < 2u; t++) {
+        (void)printf("%s\"%s\": [", (t == 0u) ? "{" : ", ", table_names[t]);
+        for (size_t i = 0u; i < lists.counts[t]; i++) {
+          (void)printf("%s", (i > 0u) ? ", " : "");
+          cli_json_string(stdout, lists.names[t][i], strlen(lists.names[t][i]));
+        }
+        (void)printf("]");
+      }
+      (void)printf("}");
+    } else {
+      (void)printf("null");
+    }
+    (void)printf(", \"stats\": {\"bytes_sent\": %llu, \"bytes_received\": %llu, "
                  "\"requests\": %u, \"exceptions\": %u, \"logs\": %u, "
                  "\"handshake_attempts\": %u, \"packets_ok\": %u, \"crc_errors\": %u, "
                  "\"short_packets\": %u, \"invalid_escapes\": %u, \"dropped_wrong_sid\": %u}}\n",
@@ -618,6 +752,17 @@ static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
     for (size_t i = 0u; i < sizeof(globals) / sizeof(globals[0]); i++) {
       (void)printf("  %-36s %s\n", globals[i], present[i] ? "yes" : "no");
     }
+    if (lists.listed) {
+      static const char *const table_labels[2] = {"system library functions", "all globals"};
+      for (size_t t = 0u; t < 2u; t++) {
+        (void)printf("%s (%zu):\n", table_labels[t], lists.counts[t]);
+        for (size_t i = 0u; i < lists.counts[t]; i++) {
+          (void)printf("  %s\n", lists.names[t][i]);
+        }
+      }
+    } else {
+      (void)printf("functions: not listed by this device (no utvm.crt.FunctionName)\n");
+    }
     (void)printf("link: %llu bytes sent, %llu received, %u requests, %u exceptions, %u logs\n",
                  (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
                  s.requests, s.exceptions, s.logs);
@@ -625,6 +770,7 @@ static int cmd_info(const cli_options_t *o, utvm_host_t *host) {
                  s.framing.packets_ok, s.framing.crc_errors, s.framing.short_packets,
                  s.framing.invalid_escapes);
   }
+  function_lists_free(&lists);
   return CLI_EXIT_OK;
 }
 
@@ -756,6 +902,25 @@ static void on_sigint(int sig) {
   interrupted = 1;
 }
 
+/* Every command but logs: a signal kills the transport's children and exits 128 + sig. */
+static void on_fatal_signal(int sig) {
+  static const char message[] = "utvm: interrupted; device transport closed\n";
+  utvm_host_kill_children();
+  (void)write(STDERR_FILENO, message, sizeof(message) - 1u);
+  _exit(128 + sig);
+}
+
+static void install_signal_handlers(void) {
+  static const int signals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction sa;
+  (void)memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_fatal_signal;
+  (void)sigfillset(&sa.sa_mask);
+  for (size_t i = 0u; i < 3u; i++) {
+    (void)sigaction(signals[i], &sa, NULL);
+  }
+}
+
 static int cmd_logs(const cli_options_t *o, utvm_host_t *host) {
   struct sigaction sa;
   (void)memset(&sa, 0, sizeof(sa));
@@ -823,6 +988,18 @@ int main(int argc, char **argv) {
   } else {
     return usage_error(&o, "unknown command '%s'", o.command);
   }
+  /* Arguments are checked before a device is started: a typo or a missing file costs no
+   * QEMU boot. */
+  for (int i = 1; ((command == cmd_call) || (command == cmd_time)) && (i < o.num_positional);
+       i++) {
+    char err[512];
+    cli_arg_t arg;
+    if (!cli_parse_arg(o.positional[i], &arg, err, sizeof(err))) {
+      return usage_error(&o, "%s", err);
+    }
+    cli_arg_free(&arg);
+  }
+  install_signal_handlers();
   utvm_host_t *host = NULL;
   utvm_host_log_fn log = ((command == cmd_logs) && o.json) ? log_as_json : log_to_stderr;
   exit_code = connect_device(&o, log, &host);

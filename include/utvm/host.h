@@ -92,6 +92,11 @@ utvm_host_err_t utvm_host_transport_open(const char *spec, utvm_host_transport_t
 utvm_host_err_t utvm_host_transport_restart(const utvm_host_transport_t *transport,
                                             char *errbuf, size_t errbuf_size);
 
+/* Kills (SIGKILL, whole process group) and reaps every child process that an open exec: or
+ * qemu: transport started. Async-signal-safe: for a SIGINT/SIGTERM handler that then exits;
+ * the transports are unusable afterwards. */
+void utvm_host_kill_children(void);
+
 /* Fault injection (tests of recovery). fault:OPTIONS/SPEC wraps the transport SPEC; OPTIONS
  * is a comma-separated list of key=value:
  *   seed=N         PRNG seed (default 1); the same seed and traffic give the same faults

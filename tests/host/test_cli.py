@@ -16,6 +16,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import orphans  # noqa: E402
+
 UTVM = sys.argv[1]
 SERVER = sys.argv[2]
 CONNECT = "exec:" + SERVER
@@ -237,8 +240,111 @@ def case_explain():
     check(p.returncode == 2, "explain without a text is a usage error", p)
 
 
+def case_literal_ranges():
+    """A literal that does not fit its dtype is a usage error naming the element, checked
+    before any device starts (the transport here would fail to connect)."""
+    for literal, why in [("t:int8:[1,300]", "element 1: 300 is outside int8"),
+                         ("t:int8:[1.5]", "element 0: 1.5 is not an integer"),
+                         ("t:uint8:[-1]", "element 0: -1 is outside uint8"),
+                         ("t:int16:[[1,2],[3,40000]]", "element 3: 40000 is outside int16"),
+                         ("t:float32:[1e39]", "outside float32"),
+                         ("t:int8:#2x3x4x5x6x7x8x9x1x1x1x1x1x1x1x1x1", "at most 16")]:
+        p = run("call", "test_echo", literal, connect="exec:false")
+        check(p.returncode == 2 and why in p.stderr, "%s refused: %s" % (literal, why), p)
+    d = run_json("call", "test_add_f32", "t:float32:[1,2]", "t:float32:[3,4]",
+                 "t:float32:#2")
+    check(d["tensors"][2]["data"] == [4.0, 6.0], "fitting literals still work")
+    p = run("call", "test_echo", "t:int8:[-128,127]", "t:uint8:[0,255]", connect="exec:false")
+    check(p.returncode == 3, "extreme values in range pass the check (then the link fails)", p)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "x.npy")
+        np.save(path, np.arange(4, dtype=np.int16))
+        p = run("call", "test_echo", "npy:int8:" + path, connect="exec:false")
+        check(p.returncode == 2 and "holds int16, not int8" in p.stderr, "npy dtype mismatch", p)
+        p = run("call", "test_echo", "npy:" + os.path.join(tmp, "missing.npy"),
+                connect="exec:false")
+        check(p.returncode == 2 and "missing.npy" in p.stderr,
+              "a missing file is a usage error before the device starts", p)
+        d = run_json("call", "test_add_f32", "npy:float32:" + _f32(tmp, "a", [1, 2]),
+                     "npy:" + _f32(tmp, "b", [3, 4]), "t:float32:#2")
+        check(d["tensors"][2]["data"] == [4.0, 6.0], "npy:DTYPE:PATH with the right dtype")
+
+
+def _f32(tmp, name, values):
+    path = os.path.join(tmp, name + ".npy")
+    np.save(path, np.array(values, dtype=np.float32))
+    return path
+
+
+def case_command_help():
+    for command, phrase in [("call", "usage: utvm [--connect T] [--json] call FUNC"),
+                            ("time", "1 ns = 1 instruction"), ("info", "utvm.crt.FunctionName"),
+                            ("bench", "--max-size"), ("logs", "Ctrl-C"), ("explain", "#<id>")]:
+        p = run(command, "--help", connect=None)
+        check(p.returncode == 0 and phrase in p.stdout and "commands:" not in p.stdout,
+              "%s --help prints that command's help" % command, p)
+    p = run("--help", connect=None)
+    check("130 interrupted" in p.stdout and "-icount" in p.stdout, "--help documents signals", p)
+
+
+def case_info_lists_functions():
+    d = run_json("info")
+    check(d["functions"]["system_lib"] == ["test_add_f32", "test_echo", "test_busy_wait_us",
+                                           "test_abort", "test_sum_ints"],
+          "info lists the system library: %r" % (d.get("functions"),))
+    check("tvm.contrib.random.random_fill" in d["functions"]["globals"], "info lists globals")
+    p = run("info")
+    check("system library functions (5):" in p.stdout and "  test_busy_wait_us" in p.stdout,
+          "info text lists functions", p)
+
+
+def case_arena_full_in_decimal():
+    p = run("call", "test_echo", "t:int8:#300032", connect=CONNECT + " --arena 262144")
+    check(p.returncode == 4 and "need 300,032 bytes (0x" in p.stderr and
+          "largest free " in p.stderr, "arena-full error in decimal and hex", p)
+
+
+def interrupt_leaves_no_child(connect, args, signum, expect_rc, settle=1.5):
+    """Starts utvm, waits until its transport's children run, sends signum and checks the exit
+    code and that none of the children survives."""
+    env = dict(os.environ)
+    env.pop("UTVM_CONNECT", None)
+    proc = subprocess.Popen([UTVM, "--connect", connect] + list(args), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    children = []
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        children = orphans.descendants(proc.pid)
+        if children and time.time() > deadline - 20 + settle:
+            break
+        time.sleep(0.05)
+    check(children, "utvm started its transport's processes")
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=20)
+    check(proc.returncode == expect_rc,
+          "exit code %d after signal %d, got %d (stderr %r)" % (expect_rc, signum,
+                                                                proc.returncode, err))
+    deadline = time.time() + 5
+    while time.time() < deadline and any(orphans.alive(c) for c in children):
+        time.sleep(0.05)
+    survivors = [c for c in children if orphans.alive(c)]
+    check(not survivors, "no child survives: %r" % survivors)
+    return err
+
+
+def case_interrupt_exec():
+    import signal
+    for signum, rc in [(signal.SIGINT, 130), (signal.SIGTERM, 143)]:
+        interrupt_leaves_no_child(CONNECT, ["call", "test_busy_wait_us", "i:5000000"], signum, rc)
+    # A shell command with a child of its own: the whole process group goes.
+    interrupt_leaves_no_child("exec:sh -c '%s; true'" % SERVER,
+                              ["time", "test_busy_wait_us", "i:2000000", "--repeat", "5"],
+                              signal.SIGINT, 130)
+
+
 CASES = [case_help, case_explain, case_info, case_call_scalars, case_call_tensors, case_errors, case_time,
-         case_bench, case_logs, case_tcp]
+         case_bench, case_logs, case_tcp, case_literal_ranges, case_command_help,
+         case_info_lists_functions, case_arena_full_in_decimal, case_interrupt_exec]
 
 
 def main():

@@ -18,6 +18,32 @@ static void token_of(utvm_text_id_t id, char *out, size_t out_size) {
   (void)snprintf(out, out_size, "#%0*u", UTVM_TEXT_TOKEN_DIGITS, (unsigned)id);
 }
 
+/* Byte counts of a full arena read in decimal with units and keep their hex, from texts and
+ * from tokens alike. */
+static void test_byte_counts_in_decimal(void **state) {
+  char out[256];
+  char text[96];
+  char full[8];
+  char largest[8];
+  (void)state;
+  (void)utvm_host_expand_error(
+      "DevAllocData: tensor arena full, bytes 0x00049400, largest free 0x0003e0c0", out,
+      sizeof(out));
+  assert_string_equal(out, "DevAllocData: tensor arena full: need 300,032 bytes (0x00049400), "
+                           "largest free 254,144 bytes (0x0003e0c0)");
+  token_of(UTVM_TEXT_TENSOR_ARENA_FULL, full, sizeof(full));
+  token_of(UTVM_TEXT_LARGEST_FREE, largest, sizeof(largest));
+  (void)snprintf(text, sizeof(text), "%s0x00000040%s0x00000000", full, largest);
+  (void)utvm_host_expand_error(text, out, sizeof(out));
+  assert_string_equal(out, "tensor arena full: need 64 bytes (0x00000040), largest free 0 bytes "
+                           "(0x00000000)");
+  (void)utvm_host_expand_error("workspace arena full, bytes 0x00100000", out, sizeof(out));
+  assert_string_equal(out, "workspace arena full: need 1,048,576 bytes (0x00100000)");
+  /* Truncated output stays terminated. */
+  (void)utvm_host_expand_error("tensor arena full, bytes 0x00049400", out, 30u);
+  assert_int_equal(strlen(out), 29u);
+}
+
 static void test_tokens_expand(void **state) {
   char token[8];
   char text[64];
@@ -117,6 +143,7 @@ static void test_truncation(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tokens_expand),
+      cmocka_unit_test(test_byte_counts_in_decimal),
       cmocka_unit_test(test_every_id),
       cmocka_unit_test(test_unknown_and_plain_text),
       cmocka_unit_test(test_truncation),
