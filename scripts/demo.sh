@@ -36,10 +36,9 @@ UTVM=build/host/bin/utvm
 ELF=build/$BOARD/bin/utvm-server.elf
 export UTVM_CONNECT="qemu:$BOARD:$ELF"
 
-# Runs the CLI against a freshly booted QEMU (the host kills QEMU at the end of each command;
-# QEMU's own "terminating on signal" notice is filtered out).
+# Runs the CLI against a freshly booted QEMU (the host kills QEMU at the end of each command).
 utvm() {
-  "$UTVM" "$@" 2> >(grep -v "terminating on signal" >&2)
+  "$UTVM" "$@"
 }
 
 step() { printf '\n==> %s\n' "$*"; }

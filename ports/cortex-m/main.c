@@ -71,10 +71,6 @@ static utvm_err_t server_start(const char *boot_log) {
   return utvm_rpc_server_init(&server, &config);
 }
 
-/* The test library's clock (independent of the TVM platform timer): SysTick ticks in
- * microseconds. */
-uint64_t test_syslib_time_us(void) { return utvm_port_ticks() / (UTVM_BOARD_CPU_HZ / 1000000u); }
-
 /* UTVM_PORT_BUSY_NS_NAME: busy ticks (ticks - sleep_ticks) as nanoseconds, an Int. */
 static int get_busy_ns(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
                        void *resource) {
