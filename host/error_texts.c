@@ -45,6 +45,26 @@ static const struct {
                    {"workspace arena full, bytes ", "workspace arena full: need "},
                    {", largest free ", ", largest free "}};
 
+/* Platform error codes the host explains after the device's hex value. */
+static const struct {
+  const char *device;
+  const char *explanation;
+} kPlatformCodes[] = {
+    {"platform hook error 0x000005f0",
+     " (timer not running: TVMPlatformInitialize not called? A timer that reads 0 ns for calls "
+     "that ran is not used)"}};
+
+/* If out[0, *len) ends with one of kPlatformCodes' device texts, appends its explanation. */
+static void explain_platform_code(char *out, size_t out_size, size_t *len) {
+  for (size_t k = 0u; k < sizeof(kPlatformCodes) / sizeof(kPlatformCodes[0]); k++) {
+    size_t dlen = strlen(kPlatformCodes[k].device);
+    if ((*len >= dlen) && (strncmp(&out[*len - dlen], kPlatformCodes[k].device, dlen) == 0)) {
+      int w = snprintf(&out[*len], out_size - *len, "%s", kPlatformCodes[k].explanation);
+      *len = (w < 0) ? *len : (((size_t)w < out_size - *len) ? *len + (size_t)w : out_size - 1u);
+    }
+  }
+}
+
 /* If out[0, *len) ends with one of kByteCounts' device texts and *p starts a hex count, rewrites
  * that text, writes the count as "300,032 bytes (0x00049400)" and moves *p past it. */
 static void rewrite_byte_count(char *out, size_t out_size, size_t *len, const char **p) {
@@ -105,6 +125,7 @@ size_t utvm_host_expand_error(const char *text, char *out, size_t out_size) {
     (void)memcpy(&out[len], piece, piece_len);
     len += piece_len;
   }
+  explain_platform_code(out, out_size, &len);
   out[len] = '\0';
   return len;
 }

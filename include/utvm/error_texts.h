@@ -73,13 +73,7 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_TE_TIMER_OVERFLOW, "timer overflow\0")                                       \
   UTVM_TEXT(UTVM_TEXT_TE_ROUND_LIMIT, "round limit reached\0")                                     \
   UTVM_TEXT(UTVM_TEXT_TE_BAD_ARGUMENT, "bad argument \0")                                          \
-  UTVM_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK, "platform hook error \0")                                  \
-  UTVM_TEXT(UTVM_TEXT_TE_TIMER_NOT_RUNNING,                                                        \
-            "timer not running (TVMPlatformInitialize not called?)\0")                        \
-  UTVM_TEXT(UTVM_TEXT_RANDOM_FILL_ARGS, "random_fill: expected one tensor in the arena\0")        \
-  UTVM_TEXT(UTVM_TEXT_RANDOM_FILL_DTYPE, "random_fill: unsupported dtype\0")                      \
-  UTVM_TEXT(UTVM_TEXT_RANDOM_FILL_NO_RANDOM, "random_fill: platform random failed\0")             \
-  UTVM_TEXT(UTVM_TEXT_FUNCTION_NAME_ARGS, "utvm.crt.FunctionName: expected (Int, Int)\0")
+  UTVM_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK, "platform hook error \0")
 
 /* The RPC server's texts: the request names in RPC code order 0..21 (so a request's name is
  * UTVM_TEXT_RPC + code), "RPC" standing for the codes that are no request; then the problems

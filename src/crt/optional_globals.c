@@ -17,6 +17,13 @@
 #include "crt_internal.h"
 #include "tvm/runtime/crt/platform.h"
 
+/* Sets the last error to text (these optional functions keep their texts out of the
+ * catalogue of utvm/error_texts.h, which every image with the runtime holds); returns -1. */
+static int fail(const char *text) {
+  TVMAPISetLastError(text);
+  return -1;
+}
+
 /* Random bytes drawn per lane (the widest lane is 64 bits). */
 #define RANDOM_WORD_BYTES 8u
 
@@ -88,18 +95,18 @@ static int random_fill(TVMValue *args, int *type_codes, int num_args, TVMValue *
   (void)resource_handle;
   if (num_args != 1 || (type_codes[0] != kTVMDLTensorHandle && type_codes[0] != kTVMNDArrayHandle) ||
       args[0].v_handle == NULL) {
-    return utvm_crt_fail(UTVM_TEXT_RANDOM_FILL_ARGS);
+    return fail("random_fill: expected one tensor in the arena");
   }
   tensor = (const DLTensor *)args[0].v_handle;
   width = lane_bytes(tensor->dtype);
   if (width == 0u || tensor->dtype.lanes == 0u) {
-    return utvm_crt_fail(UTVM_TEXT_RANDOM_FILL_DTYPE);
+    return fail("random_fill: unsupported dtype");
   }
   lanes = tensor->dtype.lanes;
   for (d = 0; d < tensor->ndim; d++) {
     int64_t extent = tensor->shape[d];
     if (extent < 0 || (extent > 0 && lanes > UINT32_MAX / (uint64_t)extent)) {
-      return utvm_crt_fail(UTVM_TEXT_INVALID_SHAPE);
+      return fail("random_fill: invalid tensor shape");
     }
     lanes *= (uint64_t)extent;
   }
@@ -107,14 +114,14 @@ static int random_fill(TVMValue *args, int *type_codes, int num_args, TVMValue *
   /* The elements must lie inside one live tensor allocation. */
   if (lanes > 0u && (utvm_crt_data_range(data, &base, &size) != UTVM_OK ||
                      (uint64_t)(data - base) + lanes * width > (uint64_t)size)) {
-    return utvm_crt_fail(UTVM_TEXT_RANDOM_FILL_ARGS);
+    return fail("random_fill: expected one tensor in the arena");
   }
   for (i = 0u; i < lanes; i++) {
     uint64_t random = 0u;
     uint64_t bits;
     uint32_t b;
     if (!random_word(&random)) {
-      return utvm_crt_fail(UTVM_TEXT_RANDOM_FILL_NO_RANDOM);
+      return fail("random_fill: platform random failed");
     }
     bits = lane_bits(tensor->dtype, random);
     for (b = 0u; b < width; b++) {
@@ -132,7 +139,7 @@ static int function_name(TVMValue *args, int *type_codes, int num_args, TVMValue
   (void)resource_handle;
   if (num_args != 2 || type_codes[0] != kTVMArgInt || type_codes[1] != kTVMArgInt ||
       args[1].v_int64 < 0 || crt == NULL) {
-    return utvm_crt_fail(UTVM_TEXT_FUNCTION_NAME_ARGS);
+    return fail(UTVM_CRT_FUNCTION_NAME_NAME ": expected (Int, Int)");
   }
   if (args[0].v_int64 == 0 && crt->modules[0] != NULL) {
     name = utvm_crt_registry_name(crt->modules[0]->registry, args[1].v_int64);

@@ -222,13 +222,13 @@ bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_
     rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
-  args->values = (TVMValue *)scratch_alloc(server, &reader->scratch,
-                                           (uint32_t)sizeof(TVMValue) * (uint32_t)num);
-  args->codes = (int *)scratch_alloc(server, &reader->scratch,
-                                     (uint32_t)sizeof(int) * (uint32_t)num);
-  if ((args->values == NULL) || (args->codes == NULL)) {
+  /* One block: num values, then num codes (8-aligned after the 8-byte values). */
+  args->values = (TVMValue *)scratch_alloc(
+      server, &reader->scratch, (uint32_t)(sizeof(TVMValue) + sizeof(int)) * (uint32_t)num);
+  if (args->values == NULL) {
     return false;
   }
+  args->codes = (int *)(void *)&args->values[num];
   args->num = num;
   for (int32_t i = 0; i < num; i++) {
     args->codes[i] = (int)(int32_t)rpc_read_u32(&codes[4 * i]);

@@ -39,6 +39,10 @@ static void test_byte_counts_in_decimal(void **state) {
                            "(0x00000000)");
   (void)utvm_host_expand_error("workspace arena full, bytes 0x00100000", out, sizeof(out));
   assert_string_equal(out, "workspace arena full: need 1,048,576 bytes (0x00100000)");
+  /* A timer that never ran: the code is explained. */
+  (void)utvm_host_expand_error("RPCTimeEvaluator: platform hook error 0x000005f0", out,
+                               sizeof(out));
+  assert_non_null(strstr(out, "0x000005f0 (timer not running: TVMPlatformInitialize"));
   /* Truncated output stays terminated. */
   (void)utvm_host_expand_error("tensor arena full, bytes 0x00049400", out, 30u);
   assert_int_equal(strlen(out), 29u);

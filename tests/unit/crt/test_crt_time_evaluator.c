@@ -308,7 +308,9 @@ static void test_zero_readings_are_limited(void **state) {
    * for calls that ran is an error (TVM would report 0 s). */
   assert_int_equal(run(evaluator, means, 2u, &count), -1);
   assert_string_equal(test_last_error(),
-                      "RPCTimeEvaluator: timer not running (TVMPlatformInitialize not called?)");
+                      "RPCTimeEvaluator: platform hook error 0x000005f0 (timer not running: "
+                      "TVMPlatformInitialize not called? A timer that reads 0 ns for calls that "
+                      "ran is not used)");
   assert_int_equal(fake_timer_starts, 5u);
   assert_int_equal(g_op_calls, 1u + 5u * 3u);
   /* limit_zero_time_iterations = 0: a single round, as TVM does, and the same error. */
@@ -338,7 +340,9 @@ static void test_timer_not_running_is_an_error(void **state) {
   fake_timer_start_error = UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING;
   assert_int_equal(run(evaluator, means, 1u, &count), -1);
   assert_string_equal(test_last_error(),
-                      "RPCTimeEvaluator: timer not running (TVMPlatformInitialize not called?)");
+                      "RPCTimeEvaluator: platform hook error 0x000005f0 (timer not running: "
+                      "TVMPlatformInitialize not called? A timer that reads 0 ns for calls that "
+                      "ran is not used)");
 }
 
 /* number = 0: no calls are timed and every result is NaN, as TVM's evaluator returns. */
