@@ -19,7 +19,7 @@
 
 /* Sets the last error to text (these optional functions keep their texts out of the
  * catalogue of utvm/error_texts.h, which every image with the runtime holds); returns -1. */
-static int fail(const char *text) {
+static int fail_with_text(const char *text) {
   TVMAPISetLastError(text);
   return -1;
 }
@@ -49,11 +49,14 @@ static uint64_t float_bits(uint32_t integer, uint64_t fraction, uint32_t mantiss
   uint64_t mantissa_mask = ((uint64_t)1u << mantissa_bits) - 1u;
   uint64_t value = ((uint64_t)integer << mantissa_bits) | (fraction & mantissa_mask);
   uint32_t exponent = 0u;
-  while (exponent < 3u && (value >> (mantissa_bits + exponent + 1u)) != 0u) {
+  uint32_t above_leading_bit = mantissa_bits + 1u;
+  uint64_t biased_exponent = exponent_bias;
+  while (exponent < 3u && (value >> above_leading_bit) != 0u) {
     exponent++;
+    above_leading_bit++;
   }
-  return ((uint64_t)(exponent_bias + exponent) << mantissa_bits) |
-         ((value >> exponent) & mantissa_mask);
+  biased_exponent += exponent;
+  return (biased_exponent << mantissa_bits) | ((value >> exponent) & mantissa_mask);
 }
 
 /* Bytes one lane of dtype takes (TVM's bool, 1 bit, takes a byte); 0 if unsupported. */
@@ -88,44 +91,49 @@ static int random_fill(TVMValue *args, int *type_codes, int num_args, TVMValue *
   uint8_t *base;
   size_t size;
   uint64_t lanes = 1u;
-  uint32_t width;
+  uint64_t width;
+  uint64_t offset;
   uint64_t i;
   int32_t d;
   (void)ret;
   (void)resource_handle;
-  if (num_args != 1 || (type_codes[0] != kTVMDLTensorHandle && type_codes[0] != kTVMNDArrayHandle) ||
+  if (num_args != 1 ||
+      (type_codes[0] != (int)kTVMDLTensorHandle && type_codes[0] != (int)kTVMNDArrayHandle) ||
       args[0].v_handle == NULL) {
-    return fail("random_fill: expected one tensor in the arena");
+    return fail_with_text("random_fill: expected one tensor in the arena");
   }
   tensor = (const DLTensor *)args[0].v_handle;
   width = lane_bytes(tensor->dtype);
   if (width == 0u || tensor->dtype.lanes == 0u) {
-    return fail("random_fill: unsupported dtype");
+    return fail_with_text("random_fill: unsupported dtype");
   }
   lanes = tensor->dtype.lanes;
   for (d = 0; d < tensor->ndim; d++) {
     int64_t extent = tensor->shape[d];
     if (extent < 0 || (extent > 0 && lanes > UINT32_MAX / (uint64_t)extent)) {
-      return fail("random_fill: invalid tensor shape");
+      return fail_with_text("random_fill: invalid tensor shape");
     }
     lanes *= (uint64_t)extent;
   }
   data = (uint8_t *)tensor->data + tensor->byte_offset;
   /* The elements must lie inside one live tensor allocation. */
+  offset = (uintptr_t)data;
   if (lanes > 0u && (utvm_crt_data_range(data, &base, &size) != UTVM_OK ||
-                     (uint64_t)(data - base) + lanes * width > (uint64_t)size)) {
-    return fail("random_fill: expected one tensor in the arena");
+                     (offset - (uintptr_t)base) + (lanes * width) > (uint64_t)size)) {
+    return fail_with_text("random_fill: expected one tensor in the arena");
   }
   for (i = 0u; i < lanes; i++) {
     uint64_t random = 0u;
     uint64_t bits;
     uint32_t b;
     if (!random_word(&random)) {
-      return fail("random_fill: platform random failed");
+      return fail_with_text("random_fill: platform random failed");
     }
     bits = lane_bits(tensor->dtype, random);
+    uint8_t *lane = &data[i * width];
     for (b = 0u; b < width; b++) {
-      data[(i * width) + b] = (uint8_t)(bits >> (8u * b)); /* little-endian targets */
+      lane[b] = (uint8_t)bits; /* little-endian targets */
+      bits >>= 8;
     }
   }
   *ret_type_code = kTVMNullptr;
@@ -137,9 +145,9 @@ static int function_name(TVMValue *args, int *type_codes, int num_args, TVMValue
   const utvm_crt_t *crt = utvm_crt_active();
   const char *name = NULL;
   (void)resource_handle;
-  if (num_args != 2 || type_codes[0] != kTVMArgInt || type_codes[1] != kTVMArgInt ||
+  if (num_args != 2 || type_codes[0] != (int)kTVMArgInt || type_codes[1] != (int)kTVMArgInt ||
       args[1].v_int64 < 0 || crt == NULL) {
-    return fail(UTVM_CRT_FUNCTION_NAME_NAME ": expected (Int, Int)");
+    return fail_with_text(UTVM_CRT_FUNCTION_NAME_NAME ": expected (Int, Int)");
   }
   if (args[0].v_int64 == 0 && crt->modules[0] != NULL) {
     name = utvm_crt_registry_name(crt->modules[0]->registry, args[1].v_int64);
