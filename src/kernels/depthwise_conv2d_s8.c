@@ -51,7 +51,8 @@ static int32_t depthwise_window_mac(const utvm_depthwise_conv2d_params_t *params
         continue;
       }
       const int32_t input_value = input_channel[(in_y * input_dims->w + in_x) * in_c];
-      const int32_t filter_value = filter_channel[(filter_y * filter_dims->w + filter_x) * filter_c];
+      const int32_t filter_value =
+          filter_channel[(filter_y * filter_dims->w + filter_x) * filter_c];
       acc = utvm_wrap_add(acc, filter_value * (input_value + params->input_offset));
     }
   }

@@ -103,7 +103,7 @@ utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   float low;
-  float high;
+  float high = 0.0f; /* not used for RELU: unbounded above */
   switch (activation) {
     case UTVM_ACT_NONE:
       *act_min = INT8_MIN;
@@ -111,7 +111,6 @@ utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
       return UTVM_OK;
     case UTVM_ACT_RELU:
       low = 0.0f;
-      high = 0.0f; /* unbounded above */
       break;
     case UTVM_ACT_RELU_N1_TO_1:
       low = -1.0f;
