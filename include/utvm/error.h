@@ -63,7 +63,12 @@ typedef enum {
 
   /* Time evaluator (0x9xx). */
   UTVM_ERR_TIME_EVAL_BAD_HANDLE = 0x900,
-  UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW = 0x9F0 /* utvm: the measurement overflowed the timer */
+  UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW = 0x9F0, /* utvm: the measurement overflowed the timer */
+
+  /* Kernels (0xAxx). */
+  UTVM_ERR_KERNEL_BAD_PARAM = 0xA00,   /* utvm: a kernel parameter is out of its range */
+  UTVM_ERR_KERNEL_BAD_SHAPE = 0xA01,   /* utvm: tensor shapes that do not fit together */
+  UTVM_ERR_KERNEL_UNSUPPORTED = 0xA02  /* utvm: quantization or option TFLite rejects too */
 } utvm_err_t;
 
 /* Returns a short, static, human-readable name for an error code; never NULL. */

@@ -36,6 +36,9 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_FUNC_CALL_INVALID_ARG: return "call: invalid argument";
     case UTVM_ERR_TIME_EVAL_BAD_HANDLE: return "time evaluator: bad handle";
     case UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW: return "time evaluator: timer overflow";
+    case UTVM_ERR_KERNEL_BAD_PARAM: return "kernel: bad parameter";
+    case UTVM_ERR_KERNEL_BAD_SHAPE: return "kernel: bad tensor shape";
+    case UTVM_ERR_KERNEL_UNSUPPORTED: return "kernel: unsupported quantization or option";
     default: return "unknown error";
   }
 }

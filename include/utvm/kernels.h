@@ -1,0 +1,387 @@
+/*
+ * utvm int8 kernels: the operators of int8 TensorFlow Lite models, bit-exact with TensorFlow
+ * Lite Micro's reference kernels (tflite-micro 90b983c2b3f1, double-rounding build).
+ *
+ * Conventions, for every function below:
+ * - Layout is NHWC (TFLite's); filters are OHWI for CONV_2D, 1HWO for DEPTHWISE_CONV_2D and
+ *   [output_depth, input_depth] for FULLY_CONNECTED.
+ * - Offsets follow TFLite: input_offset = -input zero point, output_offset = +output zero point.
+ * - A shift is TFLite's exponent: > 0 shifts left, < 0 shifts right (range -31..31).
+ * - act_min/act_max is the fused activation as a clamp range of output values
+ *   (utvm_activation_range_s8 computes it).
+ * - Kernels only read their inputs and write their outputs; the caller owns all memory. They
+ *   never allocate and keep no state. A kernel whose parameters are out of range returns
+ *   UTVM_ERR_KERNEL_BAD_PARAM, one whose shapes do not fit UTVM_ERR_KERNEL_BAD_SHAPE, before it
+ *   writes anything; the arithmetic itself never fails.
+ * - Inputs and outputs must not overlap, except where a function says otherwise.
+ * - The prepare helpers (utvm_*_params_s8, utvm_quantize_multiplier, ...) turn the float
+ *   scales of a .tflite file into these integer parameters exactly as TFLite's Prepare does;
+ *   they use double arithmetic and run once per model, not per inference.
+ */
+#ifndef UTVM_KERNELS_H
+#define UTVM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Shapes and shared parameter types ---- */
+
+/* A 4-D NHWC shape (batches, height, width, channels); every dimension >= 1. */
+typedef struct {
+  int32_t n;
+  int32_t h;
+  int32_t w;
+  int32_t c;
+} utvm_dims_t;
+
+/* Highest rank of utvm_shape_t (broadcasting, MEAN, CONCATENATION). */
+#define UTVM_KERNEL_MAX_RANK 6
+
+/* A shape of rank 0..UTVM_KERNEL_MAX_RANK (dims[0] outermost); every dimension >= 1. */
+typedef struct {
+  int32_t rank;
+  int32_t dims[UTVM_KERNEL_MAX_RANK];
+} utvm_shape_t;
+
+/* Output requantization of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: count is 1
+ * (per-tensor: entry 0 for every channel) or the number of output channels (per-channel). */
+typedef struct {
+  const int32_t *multiplier;
+  const int32_t *shift;
+  int32_t count;
+} utvm_per_channel_quant_t;
+
+/* TFLite's fused activation functions, numbered as in the schema (ActivationFunctionType). */
+typedef enum {
+  UTVM_ACT_NONE = 0,
+  UTVM_ACT_RELU = 1,
+  UTVM_ACT_RELU_N1_TO_1 = 2,
+  UTVM_ACT_RELU6 = 3
+} utvm_activation_t;
+
+/* TFLite's padding schemes, numbered as in the schema (Padding). */
+typedef enum { UTVM_PADDING_SAME = 0, UTVM_PADDING_VALID = 1 } utvm_padding_t;
+
+/* Output size and padding of one 2-D window operator, as TFLite computes them: pad_top and
+ * pad_left go to the kernels; offset_h/offset_w is the extra row/column SAME pads at the
+ * bottom/right when the total padding is odd (the kernels infer it from the output size). */
+typedef struct {
+  int32_t out_h;
+  int32_t out_w;
+  int32_t pad_top;
+  int32_t pad_left;
+  int32_t offset_h;
+  int32_t offset_w;
+} utvm_padding_values_t;
+
+/* ---- CONV_2D ---- */
+
+typedef struct {
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t dilation_h;
+  int32_t dilation_w;
+  int32_t pad_top;
+  int32_t pad_left;
+  int32_t input_offset;  /* -input zero point, -127..128 */
+  int32_t output_offset; /* output zero point, -128..127 */
+  int32_t act_min;
+  int32_t act_max;
+} utvm_conv2d_params_t;
+
+/* Bytes of scratch utvm_conv2d_s8 needs for these shapes (0 for the portable kernel). */
+size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                   const utvm_dims_t *output_dims);
+
+/* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c), bias [Co]
+ * or NULL, output [N,OH,OW,Co]. scratch: utvm_conv2d_s8_scratch_size bytes (may be NULL if 0). */
+utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
+                          const utvm_dims_t *input_dims, const int8_t *input,
+                          const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,
+                          const utvm_dims_t *output_dims, int8_t *output, void *scratch);
+
+/* ---- DEPTHWISE_CONV_2D ---- */
+
+typedef struct {
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t dilation_h;
+  int32_t dilation_w;
+  int32_t pad_top;
+  int32_t pad_left;
+  int32_t depth_multiplier; /* output channels per input channel */
+  int32_t input_offset;
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} utvm_depthwise_conv2d_params_t;
+
+/* Bytes of scratch utvm_depthwise_conv2d_s8 needs (0 for the portable kernel). */
+size_t utvm_depthwise_conv2d_s8_scratch_size(const utvm_dims_t *input_dims,
+                                             const utvm_dims_t *filter_dims,
+                                             const utvm_dims_t *output_dims);
+
+/* DEPTHWISE_CONV_2D: input [N,H,W,Ci], filter [1,KH,KW,Ci*M], bias [Ci*M] or NULL, output
+ * [N,OH,OW,Ci*M]; output channel ci*M+m reads input channel ci. */
+utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params,
+                                    const utvm_per_channel_quant_t *quant,
+                                    const utvm_dims_t *input_dims, const int8_t *input,
+                                    const utvm_dims_t *filter_dims, const int8_t *filter,
+                                    const int32_t *bias, const utvm_dims_t *output_dims,
+                                    int8_t *output, void *scratch);
+
+/* ---- FULLY_CONNECTED ---- */
+
+typedef struct {
+  int32_t input_offset;  /* -input zero point */
+  int32_t filter_offset; /* -filter zero point; 0 for per-channel weights (TFLite has none) */
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} utvm_fully_connected_params_t;
+
+/* Bytes of scratch utvm_fully_connected_s8 needs (0 for the portable kernel). */
+size_t utvm_fully_connected_s8_scratch_size(int32_t batches, int32_t input_depth,
+                                            int32_t output_depth);
+
+/* FULLY_CONNECTED: input [batches, input_depth] (any input flattened so), filter
+ * [output_depth, input_depth], bias [output_depth] or NULL, output [batches, output_depth]. */
+utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
+                                   const utvm_per_channel_quant_t *quant, int32_t batches,
+                                   int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                   const int8_t *filter, const int32_t *bias, int8_t *output,
+                                   void *scratch);
+
+/* ---- AVERAGE_POOL_2D, MAX_POOL_2D ---- */
+
+typedef struct {
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t filter_h;
+  int32_t filter_w;
+  int32_t pad_top;
+  int32_t pad_left;
+  int32_t act_min;
+  int32_t act_max;
+} utvm_pool2d_params_t;
+
+/* AVERAGE_POOL_2D (input and output share scale and zero point): each output is the rounded
+ * mean of its window's in-bounds inputs; input [N,H,W,C], output [N,OH,OW,C]. BAD_SHAPE if a
+ * window has no input inside. */
+utvm_err_t utvm_avg_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                              const int8_t *input, const utvm_dims_t *output_dims, int8_t *output);
+
+/* MAX_POOL_2D: the maximum of each window's in-bounds inputs, clamped to the activation. */
+utvm_err_t utvm_max_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                              const int8_t *input, const utvm_dims_t *output_dims, int8_t *output);
+
+/* ---- ADD, MUL (broadcasting) ---- */
+
+typedef struct {
+  int32_t input1_offset; /* -zero point, -127..128 */
+  int32_t input2_offset;
+  int32_t output_offset;
+  int32_t left_shift; /* 20 for int8 (TFLite), 0..23 */
+  int32_t input1_multiplier;
+  int32_t input1_shift; /* -31..0 */
+  int32_t input2_multiplier;
+  int32_t input2_shift;
+  int32_t output_multiplier;
+  int32_t output_shift; /* -31..0 */
+  int32_t act_min;
+  int32_t act_max;
+} utvm_add_params_t;
+
+typedef struct {
+  int32_t input1_offset;
+  int32_t input2_offset;
+  int32_t output_offset;
+  int32_t output_multiplier;
+  int32_t output_shift;
+  int32_t act_min;
+  int32_t act_max;
+} utvm_mul_params_t;
+
+/* ADD with numpy/TFLite broadcasting: shapes align at their last dimension, and each input
+ * dimension equals the output's or is 1. Output may alias an input of the output's shape. */
+utvm_err_t utvm_add_s8(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
+                       const int8_t *input1, const utvm_shape_t *input2_shape,
+                       const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
+
+/* MUL with the same broadcasting rules as utvm_add_s8. */
+utvm_err_t utvm_mul_s8(const utvm_mul_params_t *params, const utvm_shape_t *input1_shape,
+                       const int8_t *input1, const utvm_shape_t *input2_shape,
+                       const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
+
+/* ---- SOFTMAX, LOGISTIC, TANH ---- */
+
+typedef struct {
+  int32_t input_multiplier;
+  int32_t input_left_shift; /* 0..31 */
+  int32_t diff_min;         /* <= 0: inputs further below the row maximum give -128 */
+} utvm_softmax_params_t;
+
+/* SOFTMAX over the last dimension: rows x depth int8 -> int8 with scale 1/256, zero point
+ * -128. BAD_SHAPE (rows before it written) where TFLite's check fails: a row's sum of
+ * exponentials reaches 512, e.g. 512 inputs equal to the row maximum. */
+utvm_err_t utvm_softmax_s8(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
+                           const int8_t *input, int8_t *output);
+
+typedef struct {
+  int32_t input_zero_point;
+  int32_t input_range_radius; /* inputs this far from the zero point saturate */
+  int32_t input_multiplier;
+  int32_t input_left_shift; /* -31..31 */
+} utvm_logistic_params_t;
+
+/* TANH shares LOGISTIC's parameters (computed by utvm_tanh_params_s8). */
+typedef utvm_logistic_params_t utvm_tanh_params_t;
+
+/* LOGISTIC, element-wise: output scale 1/256, zero point -128. Output may alias input. */
+utvm_err_t utvm_logistic_s8(const utvm_logistic_params_t *params, int32_t size,
+                            const int8_t *input, int8_t *output);
+
+/* TANH, element-wise: output scale 1/128, zero point 0. Output may alias input. */
+utvm_err_t utvm_tanh_s8(const utvm_tanh_params_t *params, int32_t size, const int8_t *input,
+                        int8_t *output);
+
+/* ---- RESHAPE, SQUEEZE, PAD, CONCATENATION, MEAN ---- */
+
+/* RESHAPE and SQUEEZE: the data does not change; copies size bytes unless input == output
+ * (in place: nothing to do). Overlapping buffers are allowed. */
+utvm_err_t utvm_reshape(const void *input, void *output, size_t size);
+
+typedef struct {
+  int32_t before[4]; /* elements added before each of n, h, w, c; >= 0 */
+  int32_t after[4];  /* elements added after each dimension; >= 0 */
+  int32_t pad_value; /* the output zero point for PAD, -128..127 */
+} utvm_pad_params_t;
+
+/* PAD: output [n+before[0]+after[0], h+.., w+.., c+..] holds the input at offset `before`
+ * and pad_value elsewhere. */
+utvm_err_t utvm_pad_s8(const utvm_pad_params_t *params, const utvm_dims_t *input_dims,
+                       const int8_t *input, int8_t *output);
+
+/* CONCATENATION along axis (negative counts from the end) of num_inputs tensors of equal rank
+ * and equal other dimensions; every input and the output share scale and zero point. */
+utvm_err_t utvm_concatenation_s8(int32_t num_inputs, const int8_t *const *inputs,
+                                 const utvm_shape_t *input_shapes, int32_t axis,
+                                 const utvm_shape_t *output_shape, int8_t *output);
+
+typedef struct {
+  int32_t input_zero_point;
+  int32_t output_zero_point;
+  int32_t multiplier; /* input scale / output scale */
+  int32_t shift;      /* -31..31 */
+} utvm_mean_params_t;
+
+/* MEAN over the given axes (negative counts from the end, repeats allowed); the output holds
+ * the kept dimensions in order, so keep_dims does not change its bytes. */
+utvm_err_t utvm_mean_s8(const utvm_mean_params_t *params, const utvm_shape_t *input_shape,
+                        const int8_t *input, const int32_t *axes, int32_t num_axes,
+                        int8_t *output);
+
+/* ---- QUANTIZE, DEQUANTIZE ---- */
+
+typedef struct {
+  int32_t input_zero_point;
+  int32_t output_zero_point;
+  int32_t multiplier; /* input scale / output scale */
+  int32_t shift;      /* -31..31 */
+} utvm_requantize_params_t;
+
+/* QUANTIZE float32 -> int8: round(x / scale) + zero_point, saturated (scale > 0). */
+utvm_err_t utvm_quantize_f32_s8(float scale, int32_t zero_point, int32_t size, const float *input,
+                                int8_t *output);
+
+/* QUANTIZE int8 -> int8 (requantize to another scale and zero point). Output may alias input. */
+utvm_err_t utvm_requantize_s8(const utvm_requantize_params_t *params, int32_t size,
+                              const int8_t *input, int8_t *output);
+
+/* DEQUANTIZE int8 -> float32: scale * (q - zero_point). */
+utvm_err_t utvm_dequantize_s8_f32(float scale, int32_t zero_point, int32_t size,
+                                  const int8_t *input, float *output);
+
+/* ---- Prepare helpers (float scales as stored in the model -> integer parameters) ---- */
+
+/* TFLite's QuantizeMultiplier: real = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31)
+ * (0/0 for 0 and for |real| < 2^-32). BAD_PARAM if real is not finite. */
+utvm_err_t utvm_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift);
+
+/* Output size and padding of a window operator (TFLite's ComputePaddingHeightWidth).
+ * BAD_PARAM for sizes/strides/dilations < 1 or an unknown padding. */
+utvm_err_t utvm_compute_padding(utvm_padding_t padding, int32_t stride_h, int32_t stride_w,
+                                int32_t dilation_h, int32_t dilation_w, int32_t in_h,
+                                int32_t in_w, int32_t filter_h, int32_t filter_w,
+                                utvm_padding_values_t *out);
+
+/* Clamp range of a fused activation on an int8 output (CalculateActivationRangeQuantized).
+ * UNSUPPORTED for TANH, SIGN_BIT and unknown values; BAD_PARAM if the range is empty. */
+utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
+                                    int32_t output_zero_point, int32_t *act_min, int32_t *act_max);
+
+/* Output multipliers of CONV_2D and DEPTHWISE_CONV_2D: input_scale * filter_scales[i] /
+ * output_scale in double for i < count (count 1 = per-tensor); writes count entries. */
+utvm_err_t utvm_conv_quant_params(float input_scale, const float *filter_scales, int32_t count,
+                                  float output_scale, int32_t *multipliers, int32_t *shifts);
+
+/* Output multipliers of FULLY_CONNECTED: per-tensor (count 1) multiplies the two scales in
+ * float as TFLite does, per-channel (count > 1) as utvm_conv_quant_params. */
+utvm_err_t utvm_fully_connected_quant_params(float input_scale, const float *filter_scales,
+                                             int32_t count, float output_scale,
+                                             int32_t *multipliers, int32_t *shifts);
+
+/* Window parameters of AVERAGE/MAX_POOL_2D from the model's options; out_h/out_w receive the
+ * output size TFLite computes for this input. */
+utvm_err_t utvm_pool2d_params_s8(utvm_padding_t padding, int32_t stride_h, int32_t stride_w,
+                                 int32_t filter_h, int32_t filter_w, int32_t in_h, int32_t in_w,
+                                 int32_t activation, float output_scale,
+                                 int32_t output_zero_point, utvm_pool2d_params_t *params,
+                                 int32_t *out_h, int32_t *out_w);
+
+/* ADD parameters (left shift 20). UNSUPPORTED when the output scale is too small for TFLite's
+ * scheme (output multiplier >= 1). */
+utvm_err_t utvm_add_params_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                              int32_t input2_zero_point, float output_scale,
+                              int32_t output_zero_point, int32_t activation,
+                              utvm_add_params_t *params);
+
+/* MUL parameters: input1_scale * input2_scale / output_scale in double. */
+utvm_err_t utvm_mul_params_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                              int32_t input2_zero_point, float output_scale,
+                              int32_t output_zero_point, int32_t activation,
+                              utvm_mul_params_t *params);
+
+/* SOFTMAX parameters for int8 -> int8 (PreprocessSoftmaxScaling, 5 integer bits).
+ * UNSUPPORTED if beta * input_scale is too small for TFLite's scheme (<= 2^-26). */
+utvm_err_t utvm_softmax_params_s8(float beta, float input_scale, utvm_softmax_params_t *params);
+
+/* LOGISTIC parameters (4 integer bits). UNSUPPORTED unless output_zero_point is -128 (TFLite's
+ * rule) and 2^-28 <= input_scale < 16. */
+utvm_err_t utvm_logistic_params_s8(float input_scale, int32_t input_zero_point,
+                                   int32_t output_zero_point, utvm_logistic_params_t *params);
+
+/* TANH parameters (4 integer bits). UNSUPPORTED unless 2^-28 <= input_scale < 16. */
+utvm_err_t utvm_tanh_params_s8(float input_scale, int32_t input_zero_point,
+                               utvm_tanh_params_t *params);
+
+/* MEAN parameters: input_scale / output_scale in double. */
+utvm_err_t utvm_mean_params_s8(float input_scale, int32_t input_zero_point, float output_scale,
+                               int32_t output_zero_point, utvm_mean_params_t *params);
+
+/* QUANTIZE int8 -> int8 parameters: input_scale / output_scale in double. */
+utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point,
+                                     float output_scale, int32_t output_zero_point,
+                                     utvm_requantize_params_t *params);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_KERNELS_H */

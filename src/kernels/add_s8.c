@@ -1,0 +1,54 @@
+/* ADD, int8, with broadcasting (TFLite's reference_integer_ops::Add and BroadcastAdd4DSlow:
+ * both inputs scaled to a common 2^left_shift-larger scale, summed, rescaled to the output). */
+#include "fixed_point.h"
+#include "shape.h"
+#include "utvm/kernels.h"
+
+static bool add_params_valid(const utvm_add_params_t *params) {
+  return utvm_input_offset_valid(params->input1_offset) &&
+         utvm_input_offset_valid(params->input2_offset) &&
+         utvm_zero_point_valid(params->output_offset) && params->left_shift >= 0 &&
+         params->left_shift <= 23 && params->input1_shift >= -31 && params->input1_shift <= 0 &&
+         params->input2_shift >= -31 && params->input2_shift <= 0 &&
+         params->output_shift >= -31 && params->output_shift <= 0 &&
+         utvm_act_range_valid(params->act_min, params->act_max);
+}
+
+/* One output element (TFLite's AddFunc). */
+static int8_t add_element(const utvm_add_params_t *params, int8_t x1, int8_t x2) {
+  const int32_t scale = (int32_t)1 << params->left_shift;
+  const int32_t shifted1 = ((int32_t)x1 + params->input1_offset) * scale;
+  const int32_t shifted2 = ((int32_t)x2 + params->input2_offset) * scale;
+  const int32_t scaled1 = utvm_rounding_divide_by_pot(
+      utvm_sat_round_doubling_high_mul(shifted1, params->input1_multiplier),
+      -params->input1_shift);
+  const int32_t scaled2 = utvm_rounding_divide_by_pot(
+      utvm_sat_round_doubling_high_mul(shifted2, params->input2_multiplier),
+      -params->input2_shift);
+  const int32_t sum = utvm_wrap_add(scaled1, scaled2);
+  const int32_t output = utvm_rounding_divide_by_pot(
+      utvm_sat_round_doubling_high_mul(sum, params->output_multiplier), -params->output_shift);
+  return (int8_t)utvm_clamp_s32(utvm_wrap_add(output, params->output_offset), params->act_min,
+                                params->act_max);
+}
+
+utvm_err_t utvm_add_s8(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
+                       const int8_t *input1, const utvm_shape_t *input2_shape,
+                       const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output) {
+  if (params == NULL || input1 == NULL || input2 == NULL || output == NULL ||
+      !add_params_valid(params)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  utvm_broadcast_t broadcast;
+  if (!utvm_broadcast_init(&broadcast, input1_shape, input2_shape, output_shape)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  int32_t index[UTVM_KERNEL_MAX_RANK] = {0};
+  int32_t offset1 = 0;
+  int32_t offset2 = 0;
+  for (int32_t i = 0; i < broadcast.count; ++i) {
+    output[i] = add_element(params, input1[offset1], input2[offset2]);
+    utvm_broadcast_next(&broadcast, index, &offset1, &offset2);
+  }
+  return UTVM_OK;
+}

@@ -1,0 +1,105 @@
+/* CONV_2D, int8 (TFLite's reference_integer_ops::ConvPerChannel, grouped convolution included). */
+#include "mac_s8.h"
+#include "shape.h"
+#include "utvm/kernels.h"
+
+size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                   const utvm_dims_t *output_dims) {
+  (void)input_dims;
+  (void)filter_dims;
+  (void)output_dims;
+  return 0u;
+}
+
+static bool conv2d_params_valid(const utvm_conv2d_params_t *params) {
+  return utvm_input_offset_valid(params->input_offset) &&
+         utvm_zero_point_valid(params->output_offset) &&
+         utvm_act_range_valid(params->act_min, params->act_max);
+}
+
+static bool conv2d_shapes_valid(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                const utvm_dims_t *output_dims) {
+  if (!utvm_dims_valid(input_dims) || !utvm_dims_valid(filter_dims) ||
+      !utvm_dims_valid(output_dims)) {
+    return false;
+  }
+  if (output_dims->n != input_dims->n || output_dims->c != filter_dims->n ||
+      input_dims->c % filter_dims->c != 0) {
+    return false;
+  }
+  const int32_t groups = input_dims->c / filter_dims->c;
+  return output_dims->c % groups == 0;
+}
+
+static bool conv2d_windows_valid(const utvm_conv2d_params_t *params,
+                                 const utvm_dims_t *filter_dims, const utvm_dims_t *output_dims) {
+  return utvm_window_valid(output_dims->h, params->stride_h, filter_dims->h, params->dilation_h,
+                           params->pad_top) &&
+         utvm_window_valid(output_dims->w, params->stride_w, filter_dims->w, params->dilation_w,
+                           params->pad_left);
+}
+
+utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
+                          const utvm_dims_t *input_dims, const int8_t *input,
+                          const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,
+                          const utvm_dims_t *output_dims, int8_t *output, void *scratch) {
+  (void)scratch;
+  if (params == NULL || input == NULL || filter == NULL || output == NULL ||
+      !conv2d_params_valid(params)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!conv2d_shapes_valid(input_dims, filter_dims, output_dims)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  if (!conv2d_windows_valid(params, filter_dims, output_dims) ||
+      !utvm_per_channel_quant_valid(quant, output_dims->c)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  const int32_t in_h = input_dims->h;
+  const int32_t in_w = input_dims->w;
+  const int32_t in_c = input_dims->c;
+  const int32_t filter_c = filter_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int32_t filters_per_group = out_c / (in_c / filter_c);
+  int8_t *out = output;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = input + batch * in_h * in_w * in_c;
+    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+        for (int32_t channel = 0; channel < out_c; ++channel) {
+          const int32_t group_channel = (channel / filters_per_group) * filter_c;
+          const int8_t *channel_filter =
+              filter + channel * filter_dims->h * filter_dims->w * filter_c;
+          int32_t acc = 0;
+          for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+            const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+            if (in_y < 0 || in_y >= in_h) {
+              continue;
+            }
+            for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
+              const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+              if (in_x < 0 || in_x >= in_w) {
+                continue;
+              }
+              acc = utvm_mac_s8(acc, batch_input + (in_y * in_w + in_x) * in_c + group_channel,
+                                params->input_offset,
+                                channel_filter + (filter_y * filter_dims->w + filter_x) * filter_c,
+                                0, filter_c);
+            }
+          }
+          if (bias != NULL) {
+            acc = utvm_wrap_add(acc, bias[channel]);
+          }
+          const int32_t q = utvm_quant_index(quant, channel);
+          acc = utvm_multiply_by_quantized_multiplier(acc, quant->multiplier[q], quant->shift[q]);
+          acc = utvm_clamp_s32(utvm_wrap_add(acc, params->output_offset), params->act_min,
+                               params->act_max);
+          *out++ = (int8_t)acc;
+        }
+      }
+    }
+  }
+  return UTVM_OK;
+}

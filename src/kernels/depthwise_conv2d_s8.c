@@ -1,0 +1,113 @@
+/* DEPTHWISE_CONV_2D, int8 (TFLite's reference_integer_ops::DepthwiseConvPerChannel). */
+#include "fixed_point.h"
+#include "shape.h"
+#include "utvm/kernels.h"
+
+size_t utvm_depthwise_conv2d_s8_scratch_size(const utvm_dims_t *input_dims,
+                                             const utvm_dims_t *filter_dims,
+                                             const utvm_dims_t *output_dims) {
+  (void)input_dims;
+  (void)filter_dims;
+  (void)output_dims;
+  return 0u;
+}
+
+static bool depthwise_params_valid(const utvm_depthwise_conv2d_params_t *params) {
+  return params->depth_multiplier >= 1 && utvm_input_offset_valid(params->input_offset) &&
+         utvm_zero_point_valid(params->output_offset) &&
+         utvm_act_range_valid(params->act_min, params->act_max);
+}
+
+static bool depthwise_shapes_valid(const utvm_depthwise_conv2d_params_t *params,
+                                   const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                   const utvm_dims_t *output_dims) {
+  if (!utvm_dims_valid(input_dims) || !utvm_dims_valid(filter_dims) ||
+      !utvm_dims_valid(output_dims)) {
+    return false;
+  }
+  return filter_dims->n == 1 && output_dims->n == input_dims->n &&
+         filter_dims->c == output_dims->c &&
+         (int64_t)input_dims->c * params->depth_multiplier == output_dims->c;
+}
+
+/* The multiply-accumulate loop: acc over the filter taps of one output channel that fall
+ * inside the input. input points at (in_y_origin, in_x_origin)'s channel, filter at the
+ * channel's first tap; a DSP build replaces this function. */
+static int32_t depthwise_window_mac(const utvm_depthwise_conv2d_params_t *params,
+                                    const utvm_dims_t *input_dims, const int8_t *input_channel,
+                                    int32_t in_y_origin, int32_t in_x_origin,
+                                    const utvm_dims_t *filter_dims, const int8_t *filter_channel) {
+  const int32_t in_c = input_dims->c;
+  const int32_t filter_c = filter_dims->c;
+  int32_t acc = 0;
+  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    if (in_y < 0 || in_y >= input_dims->h) {
+      continue;
+    }
+    for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
+      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+      if (in_x < 0 || in_x >= input_dims->w) {
+        continue;
+      }
+      const int32_t input_value = input_channel[(in_y * input_dims->w + in_x) * in_c];
+      const int32_t filter_value =
+          filter_channel[(filter_y * filter_dims->w + filter_x) * filter_c];
+      acc = utvm_wrap_add(acc, filter_value * (input_value + params->input_offset));
+    }
+  }
+  return acc;
+}
+
+utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params,
+                                    const utvm_per_channel_quant_t *quant,
+                                    const utvm_dims_t *input_dims, const int8_t *input,
+                                    const utvm_dims_t *filter_dims, const int8_t *filter,
+                                    const int32_t *bias, const utvm_dims_t *output_dims,
+                                    int8_t *output, void *scratch) {
+  (void)scratch;
+  if (params == NULL || input == NULL || filter == NULL || output == NULL ||
+      !depthwise_params_valid(params)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!depthwise_shapes_valid(params, input_dims, filter_dims, output_dims)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  if (!utvm_window_valid(output_dims->h, params->stride_h, filter_dims->h, params->dilation_h,
+                         params->pad_top) ||
+      !utvm_window_valid(output_dims->w, params->stride_w, filter_dims->w, params->dilation_w,
+                         params->pad_left) ||
+      !utvm_per_channel_quant_valid(quant, output_dims->c)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  const int32_t in_c = input_dims->c;
+  const int32_t multiplier = params->depth_multiplier;
+  int8_t *out = output;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = input + batch * input_dims->h * input_dims->w * in_c;
+    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+        for (int32_t in_channel = 0; in_channel < in_c; ++in_channel) {
+          for (int32_t m = 0; m < multiplier; ++m) {
+            const int32_t channel = in_channel * multiplier + m;
+            int32_t acc = depthwise_window_mac(params, input_dims, batch_input + in_channel,
+                                               in_y_origin, in_x_origin, filter_dims,
+                                               filter + channel);
+            if (bias != NULL) {
+              acc = utvm_wrap_add(acc, bias[channel]);
+            }
+            const int32_t q = utvm_quant_index(quant, channel);
+            acc = utvm_multiply_by_quantized_multiplier(acc, quant->multiplier[q],
+                                                        quant->shift[q]);
+            acc = utvm_clamp_s32(utvm_wrap_add(acc, params->output_offset), params->act_min,
+                                 params->act_max);
+            *out++ = (int8_t)acc;
+          }
+        }
+      }
+    }
+  }
+  return UTVM_OK;
+}

@@ -1,0 +1,57 @@
+/* FULLY_CONNECTED, int8 (TFLite's reference_integer_ops::FullyConnected and, with filter
+ * offset 0, FullyConnectedPerChannel). */
+#include "mac_s8.h"
+#include "shape.h"
+#include "utvm/kernels.h"
+
+size_t utvm_fully_connected_s8_scratch_size(int32_t batches, int32_t input_depth,
+                                            int32_t output_depth) {
+  (void)batches;
+  (void)input_depth;
+  (void)output_depth;
+  return 0u;
+}
+
+static bool fully_connected_params_valid(const utvm_fully_connected_params_t *params) {
+  return utvm_input_offset_valid(params->input_offset) &&
+         utvm_input_offset_valid(params->filter_offset) &&
+         utvm_zero_point_valid(params->output_offset) &&
+         utvm_act_range_valid(params->act_min, params->act_max);
+}
+
+utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
+                                   const utvm_per_channel_quant_t *quant, int32_t batches,
+                                   int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                   const int8_t *filter, const int32_t *bias, int8_t *output,
+                                   void *scratch) {
+  (void)scratch;
+  if (params == NULL || input == NULL || filter == NULL || output == NULL ||
+      !fully_connected_params_valid(params)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (batches < 1 || input_depth < 1 || output_depth < 1 ||
+      (int64_t)batches * input_depth > INT32_MAX || (int64_t)batches * output_depth > INT32_MAX ||
+      (int64_t)output_depth * input_depth > INT32_MAX) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  if (!utvm_per_channel_quant_valid(quant, output_depth)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  for (int32_t batch = 0; batch < batches; ++batch) {
+    const int8_t *batch_input = input + batch * input_depth;
+    for (int32_t channel = 0; channel < output_depth; ++channel) {
+      int32_t acc = utvm_mac_s8(0, batch_input, params->input_offset,
+                                filter + channel * input_depth, params->filter_offset,
+                                input_depth);
+      if (bias != NULL) {
+        acc = utvm_wrap_add(acc, bias[channel]);
+      }
+      const int32_t q = utvm_quant_index(quant, channel);
+      acc = utvm_multiply_by_quantized_multiplier(acc, quant->multiplier[q], quant->shift[q]);
+      acc = utvm_clamp_s32(utvm_wrap_add(acc, params->output_offset), params->act_min,
+                           params->act_max);
+      output[batch * output_depth + channel] = (int8_t)acc;
+    }
+  }
+  return UTVM_OK;
+}

@@ -1,0 +1,37 @@
+/*
+ * Window geometry shared by AVERAGE_POOL_2D and MAX_POOL_2D (internal).
+ */
+#ifndef UTVM_KERNELS_POOL2D_H
+#define UTVM_KERNELS_POOL2D_H
+
+#include "shape.h"
+
+/* Checks a pooling call's parameters and shapes: UTVM_OK, BAD_PARAM or BAD_SHAPE. */
+static inline utvm_err_t utvm_pool2d_check(const utvm_pool2d_params_t *params,
+                                           const utvm_dims_t *input_dims, const int8_t *input,
+                                           const utvm_dims_t *output_dims, const int8_t *output) {
+  if (params == NULL || input == NULL || output == NULL || params->filter_h < 1 ||
+      params->filter_w < 1 || !utvm_act_range_valid(params->act_min, params->act_max)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!utvm_dims_valid(input_dims) || !utvm_dims_valid(output_dims) ||
+      input_dims->n != output_dims->n || input_dims->c != output_dims->c) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  if (!utvm_window_valid(output_dims->h, params->stride_h, params->filter_h, 1,
+                         params->pad_top) ||
+      !utvm_window_valid(output_dims->w, params->stride_w, params->filter_w, 1,
+                         params->pad_left)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  return UTVM_OK;
+}
+
+/* The in-bounds part [start, end) of a window starting at origin over a dimension of size. */
+static inline void utvm_pool2d_window(int32_t origin, int32_t filter, int32_t size,
+                                      int32_t *start, int32_t *end) {
+  *start = utvm_max_s32(0, -origin);
+  *end = utvm_min_s32(filter, size - origin);
+}
+
+#endif /* UTVM_KERNELS_POOL2D_H */

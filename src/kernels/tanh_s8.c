@@ -1,0 +1,29 @@
+/* TANH, int8 (TFLite's reference_integer_ops::Tanh: Q4 input, gemmlowp's tanh). */
+#include "fixed_point.h"
+#include "utvm/kernels.h"
+
+utvm_err_t utvm_tanh_s8(const utvm_tanh_params_t *params, int32_t size, const int8_t *input,
+                        int8_t *output) {
+  if (params == NULL || input == NULL || output == NULL || params->input_left_shift < -31 ||
+      params->input_left_shift > 31 || params->input_range_radius < 0 ||
+      params->input_zero_point < INT8_MIN || params->input_zero_point > INT8_MAX) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (size < 0) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  for (int32_t i = 0; i < size; ++i) {
+    const int32_t x = (int32_t)input[i] - params->input_zero_point;
+    if (x <= -params->input_range_radius) {
+      output[i] = INT8_MIN;
+    } else if (x >= params->input_range_radius) {
+      output[i] = INT8_MAX;
+    } else {
+      const int32_t x_q4 = utvm_multiply_by_quantized_multiplier(x, params->input_multiplier,
+                                                                 params->input_left_shift);
+      const int32_t y = utvm_rounding_divide_by_pot(utvm_tanh_q4(x_q4), 31 - 7);
+      output[i] = (int8_t)utvm_clamp_s32(y, INT8_MIN, INT8_MAX);
+    }
+  }
+  return UTVM_OK;
+}

@@ -1,0 +1,614 @@
+/*
+ * Every kernel on small hand-computed cases (the expected values are worked out in the
+ * comments), corner cases, and the parameter and shape checks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "utvm/kernels.h"
+
+/* Multiplier/shift pairs: 1.0 = 2^30 * 2^(1-31), 0.5 = 2^30 * 2^(0-31). */
+#define ONE_M (1 << 30)
+#define ONE_S 1
+#define HALF_S 0
+
+static const int32_t one_multiplier[1] = {ONE_M};
+static const int32_t one_shift[1] = {ONE_S};
+static const utvm_per_channel_quant_t unit_quant = {one_multiplier, one_shift, 1};
+
+static utvm_conv2d_params_t conv_params(int32_t stride, int32_t dilation, int32_t pad) {
+  const utvm_conv2d_params_t params = {stride, stride, dilation, dilation, pad, pad,
+                                       0,      0,      INT8_MIN, INT8_MAX};
+  return params;
+}
+
+static void test_conv2d_1x1_bias_offsets_clamp(void **state) {
+  (void)state;
+  const utvm_dims_t in_dims = {1, 1, 1, 2};
+  const utvm_dims_t filter_dims = {1, 1, 1, 2};
+  const utvm_dims_t out_dims = {1, 1, 1, 1};
+  const int8_t input[2] = {1, 2};
+  const int8_t filter[2] = {3, 4};
+  const int32_t bias[1] = {5};
+  int8_t out[1];
+  utvm_conv2d_params_t params = conv_params(1, 1, 0);
+  /* 1*3 + 2*4 + 5 = 16 */
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &in_dims, input, &filter_dims, filter,
+                                  bias, &out_dims, out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], 16);
+  /* Input zero point -1 (offset 1): 2*3 + 3*4 = 18, no bias; output zero point 10. */
+  params.input_offset = 1;
+  params.output_offset = 10;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &in_dims, input, &filter_dims, filter,
+                                  NULL, &out_dims, out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], 28);
+  params.act_max = 20;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &in_dims, input, &filter_dims, filter,
+                                  NULL, &out_dims, out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], 20);
+}
+
+static void test_conv2d_same_padding_stride2(void **state) {
+  (void)state;
+  /* 3x3 input 1..9, 3x3 ones filter, stride 2, SAME: 2x2 output, one row/column of padding
+   * on every side. Windows: {1,2,4,5}=12, {2,3,5,6}=16, {4,5,7,8}=24, {5,6,8,9}=28; x0.5. */
+  utvm_padding_values_t padding;
+  assert_int_equal(utvm_compute_padding(UTVM_PADDING_SAME, 2, 2, 1, 1, 3, 3, 3, 3, &padding),
+                   UTVM_OK);
+  assert_int_equal(padding.out_h, 2);
+  assert_int_equal(padding.pad_top, 1);
+  assert_int_equal(padding.offset_h, 0);
+  const utvm_dims_t in_dims = {1, 3, 3, 1};
+  const utvm_dims_t filter_dims = {1, 3, 3, 1};
+  const utvm_dims_t out_dims = {1, 2, 2, 1};
+  const int8_t input[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const int8_t filter[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const int32_t half_shift[1] = {HALF_S};
+  const utvm_per_channel_quant_t half = {one_multiplier, half_shift, 1};
+  int8_t out[4];
+  const utvm_conv2d_params_t params = conv_params(2, 1, padding.pad_top);
+  assert_int_equal(utvm_conv2d_s8(&params, &half, &in_dims, input, &filter_dims, filter, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_OK);
+  const int8_t expected[4] = {6, 8, 12, 14};
+  assert_memory_equal(out, expected, sizeof(expected));
+}
+
+static void test_conv2d_dilation_per_channel_batch2(void **state) {
+  (void)state;
+  /* 5x5 input 1..25 (batch 0) and its negation (batch 1); 3x3 ones filter, dilation 2, VALID:
+   * taps at rows/cols 0, 2, 4: 1+3+5+11+13+15+21+23+25 = 117. Channel 1 doubles the filter
+   * with multiplier 0.5: the same 117. Input zero point -128 would add 9*128: not here. */
+  const utvm_dims_t in_dims = {2, 5, 5, 1};
+  const utvm_dims_t filter_dims = {2, 3, 3, 1};
+  const utvm_dims_t out_dims = {2, 1, 1, 2};
+  int8_t input[50];
+  for (int32_t i = 0; i < 25; ++i) {
+    input[i] = (int8_t)(i + 1);
+    input[25 + i] = (int8_t)-(i + 1);
+  }
+  int8_t filter[18];
+  memset(filter, 1, 9);
+  memset(filter + 9, 2, 9);
+  const int32_t multipliers[2] = {ONE_M, ONE_M};
+  const int32_t shifts[2] = {ONE_S, HALF_S};
+  const utvm_per_channel_quant_t quant = {multipliers, shifts, 2};
+  int8_t out[4];
+  const utvm_conv2d_params_t params = conv_params(1, 2, 0);
+  assert_int_equal(utvm_conv2d_s8(&params, &quant, &in_dims, input, &filter_dims, filter, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_OK);
+  const int8_t expected[4] = {117, 117, -117, -117};
+  assert_memory_equal(out, expected, sizeof(expected));
+}
+
+static void test_conv2d_zero_point_extremes(void **state) {
+  (void)state;
+  /* Input zero point -128 (offset 128): inputs of -128 are real zeros, the output is the bias;
+   * zero point 127 (offset -127) the same for inputs of 127. Output zero point -128. */
+  const utvm_dims_t dims = {1, 2, 2, 1};
+  const utvm_dims_t filter_dims = {1, 2, 2, 1};
+  const utvm_dims_t out_dims = {1, 1, 1, 1};
+  const int8_t low[4] = {-128, -128, -128, -128};
+  const int8_t high[4] = {127, 127, 127, 127};
+  const int8_t filter[4] = {127, -128, 5, 9};
+  const int32_t bias[1] = {100};
+  int8_t out[1];
+  utvm_conv2d_params_t params = conv_params(1, 1, 0);
+  params.input_offset = 128;
+  params.output_offset = -128;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, low, &filter_dims, filter, bias,
+                                  &out_dims, out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], -28);
+  params.input_offset = -127;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, high, &filter_dims, filter, bias,
+                                  &out_dims, out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], -28);
+  /* Saturation: (127+128)*127*... far above 127 with offset 128 on high inputs. */
+  params.input_offset = 128;
+  const int8_t ones[4] = {127, 127, 127, 127};
+  const int8_t positive_filter[4] = {127, 127, 127, 127};
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, ones, &filter_dims,
+                                  positive_filter, NULL, &out_dims, out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], 127);
+}
+
+static void test_conv2d_checks(void **state) {
+  (void)state;
+  const utvm_dims_t dims = {1, 2, 2, 2};
+  const utvm_dims_t filter_dims = {3, 1, 1, 2};
+  const utvm_dims_t out_dims = {1, 2, 2, 3};
+  int8_t data[16] = {0};
+  int8_t out[12];
+  utvm_conv2d_params_t params = conv_params(1, 1, 0);
+  const int32_t multipliers[2] = {ONE_M, ONE_M};
+  const int32_t shifts[2] = {ONE_S, ONE_S};
+  const utvm_per_channel_quant_t two = {multipliers, shifts, 2}; /* neither 1 nor 3 */
+  assert_int_equal(utvm_conv2d_s8(&params, &two, &dims, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_conv2d_s8(NULL, &unit_quant, &dims, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const int32_t bad_shift[1] = {32};
+  const utvm_per_channel_quant_t shifted = {one_multiplier, bad_shift, 1};
+  assert_int_equal(utvm_conv2d_s8(&params, &shifted, &dims, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t wrong_out = {1, 2, 2, 4};
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, data, &filter_dims, data, NULL,
+                                  &wrong_out, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  const utvm_dims_t zero = {1, 0, 2, 2};
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &zero, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  const utvm_dims_t three_channel_filter = {3, 1, 1, 3}; /* 2 input channels: no groups */
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, data, &three_channel_filter, data,
+                                  NULL, &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  params.stride_h = 0;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  params = conv_params(1, 1, 0);
+  params.act_min = 5;
+  params.act_max = 4;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  params = conv_params(1, 1, 0);
+  params.input_offset = 129;
+  assert_int_equal(utvm_conv2d_s8(&params, &unit_quant, &dims, data, &filter_dims, data, NULL,
+                                  &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+static void test_depthwise_multiplier2(void **state) {
+  (void)state;
+  /* Input channels {10, 20}, multiplier 2, filter {1, 2, 3, 4}, bias 1: outputs
+   * 11, 21, 61, 81; channel 3 scaled by 0.5: 40.5 -> 41. */
+  const utvm_dims_t in_dims = {1, 1, 1, 2};
+  const utvm_dims_t filter_dims = {1, 1, 1, 4};
+  const utvm_dims_t out_dims = {1, 1, 1, 4};
+  const int8_t input[2] = {10, 20};
+  const int8_t filter[4] = {1, 2, 3, 4};
+  const int32_t bias[4] = {1, 1, 1, 1};
+  const int32_t multipliers[4] = {ONE_M, ONE_M, ONE_M, ONE_M};
+  const int32_t shifts[4] = {ONE_S, ONE_S, ONE_S, HALF_S};
+  const utvm_per_channel_quant_t quant = {multipliers, shifts, 4};
+  const utvm_depthwise_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 2, 0, 0, INT8_MIN, INT8_MAX};
+  int8_t out[4];
+  assert_int_equal(utvm_depthwise_conv2d_s8(&params, &quant, &in_dims, input, &filter_dims,
+                                            filter, bias, &out_dims, out, NULL),
+                   UTVM_OK);
+  const int8_t expected[4] = {11, 21, 61, 41};
+  assert_memory_equal(out, expected, sizeof(expected));
+  const utvm_depthwise_conv2d_params_t wrong = {1, 1, 1, 1, 0, 0, 3, 0, 0, INT8_MIN, INT8_MAX};
+  assert_int_equal(utvm_depthwise_conv2d_s8(&wrong, &quant, &in_dims, input, &filter_dims,
+                                            filter, bias, &out_dims, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+static void test_depthwise_padding_every_side(void **state) {
+  (void)state;
+  /* 2x2 input {1,2,3,4}, 3x3 ones filter, SAME, stride 1: every output sums the whole input
+   * (each window covers it, padded on the far sides): 10. */
+  const utvm_dims_t in_dims = {1, 2, 2, 1};
+  const utvm_dims_t filter_dims = {1, 3, 3, 1};
+  const utvm_dims_t out_dims = {1, 2, 2, 1};
+  const int8_t input[4] = {1, 2, 3, 4};
+  int8_t filter[9];
+  memset(filter, 1, sizeof(filter));
+  const utvm_depthwise_conv2d_params_t params = {1, 1, 1, 1, 1, 1, 1, 0, 0, INT8_MIN, INT8_MAX};
+  int8_t out[4];
+  assert_int_equal(utvm_depthwise_conv2d_s8(&params, &unit_quant, &in_dims, input, &filter_dims,
+                                            filter, NULL, &out_dims, out, NULL),
+                   UTVM_OK);
+  const int8_t expected[4] = {10, 10, 10, 10};
+  assert_memory_equal(out, expected, sizeof(expected));
+}
+
+static void test_fully_connected(void **state) {
+  (void)state;
+  /* Rows {1,2,3} and {-1,-1,-1}; filter rows {1,0,-1} and {2,2,2}:
+   * {-2, 12} and {0, -6}. With filter offset 1: {2*1+1*2+0*3, 3*6} = {4, 18} for row 0. */
+  const int8_t input[6] = {1, 2, 3, -1, -1, -1};
+  const int8_t filter[6] = {1, 0, -1, 2, 2, 2};
+  utvm_fully_connected_params_t params = {0, 0, 0, INT8_MIN, INT8_MAX};
+  int8_t out[4];
+  assert_int_equal(utvm_fully_connected_s8(&params, &unit_quant, 2, 3, 2, input, filter, NULL,
+                                           out, NULL),
+                   UTVM_OK);
+  const int8_t expected[4] = {-2, 12, 0, -6};
+  assert_memory_equal(out, expected, sizeof(expected));
+  params.filter_offset = 1;
+  const int32_t bias[2] = {-4, 100};
+  assert_int_equal(utvm_fully_connected_s8(&params, &unit_quant, 1, 3, 2, input, filter, bias,
+                                           out, NULL),
+                   UTVM_OK);
+  assert_int_equal(out[0], 0);
+  assert_int_equal(out[1], 118);
+  assert_int_equal(utvm_fully_connected_s8(&params, &unit_quant, 0, 3, 2, input, filter, bias,
+                                           out, NULL),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+static void test_avg_pool_rounding_and_padding(void **state) {
+  (void)state;
+  const utvm_dims_t in_dims = {1, 2, 2, 1};
+  const utvm_dims_t out1 = {1, 1, 1, 1};
+  const utvm_pool2d_params_t params = {1, 1, 2, 2, 0, 0, INT8_MIN, INT8_MAX};
+  int8_t out[4];
+  /* 11/4 = 2.75 -> 3; -11/4 -> -3 (rounded half away: (-11-2)/4 = -3). */
+  const int8_t positive[4] = {1, 2, 3, 5};
+  assert_int_equal(utvm_avg_pool2d_s8(&params, &in_dims, positive, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], 3);
+  const int8_t negative[4] = {-1, -2, -3, -5};
+  assert_int_equal(utvm_avg_pool2d_s8(&params, &in_dims, negative, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], -3);
+  /* -10/4 = -2.5 -> -3; 10/4 = 2.5 -> 3. */
+  const int8_t half[4] = {-1, -2, -3, -4};
+  assert_int_equal(utvm_avg_pool2d_s8(&params, &in_dims, half, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], -3);
+  /* 3x3 input, 2x2 filter, stride 2, SAME: total padding 1 (all at the bottom/right). The
+   * windows count 4, 2, 2, 1 inputs: (1+2+4+5)/4 = 3, (3+6)/2 = 4.5 -> 5, (7+8)/2 = 7.5 -> 8,
+   * 9. */
+  utvm_padding_values_t padding;
+  assert_int_equal(utvm_compute_padding(UTVM_PADDING_SAME, 2, 2, 1, 1, 3, 3, 2, 2, &padding),
+                   UTVM_OK);
+  assert_int_equal(padding.pad_top, 0);
+  assert_int_equal(padding.offset_h, 1);
+  const utvm_dims_t in3 = {1, 3, 3, 1};
+  const utvm_dims_t out2 = {1, 2, 2, 1};
+  const int8_t input[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const utvm_pool2d_params_t strided = {2, 2, 2, 2, 0, 0, INT8_MIN, INT8_MAX};
+  assert_int_equal(utvm_avg_pool2d_s8(&strided, &in3, input, &out2, out), UTVM_OK);
+  const int8_t expected[4] = {3, 5, 8, 9};
+  assert_memory_equal(out, expected, sizeof(expected));
+  /* A window wholly in the padding: TFLite fails. */
+  const utvm_pool2d_params_t empty = {2, 2, 2, 2, 2, 0, INT8_MIN, INT8_MAX};
+  assert_int_equal(utvm_avg_pool2d_s8(&empty, &in3, input, &out2, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+static void test_max_pool(void **state) {
+  (void)state;
+  const utvm_dims_t in_dims = {1, 2, 2, 2};
+  const utvm_dims_t out_dims = {1, 1, 1, 2};
+  const int8_t input[8] = {-128, 5, -100, -7, -128, 3, -128, 9};
+  const utvm_pool2d_params_t params = {1, 1, 2, 2, 0, 0, -110, 6};
+  int8_t out[2];
+  assert_int_equal(utvm_max_pool2d_s8(&params, &in_dims, input, &out_dims, out), UTVM_OK);
+  assert_int_equal(out[0], -100);
+  assert_int_equal(out[1], 6); /* 9 clamped */
+}
+
+static utvm_shape_t shape(int32_t rank, int32_t d0, int32_t d1, int32_t d2, int32_t d3) {
+  const utvm_shape_t s = {rank, {d0, d1, d2, d3, 0, 0}};
+  return s;
+}
+
+static void test_add(void **state) {
+  (void)state;
+  /* Scales all 1.0: the result is the exact sum, saturated. */
+  utvm_add_params_t params;
+  assert_int_equal(utvm_add_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, UTVM_ACT_NONE, &params),
+                   UTVM_OK);
+  assert_int_equal(params.left_shift, 20);
+  assert_int_equal(params.input1_multiplier, ONE_M);
+  assert_int_equal(params.input1_shift, 0);
+  assert_int_equal(params.output_shift, -18); /* 2 / 2^20 = 2^-19 */
+  const utvm_shape_t s3 = shape(1, 3, 0, 0, 0);
+  const int8_t a[3] = {3, 100, -100};
+  const int8_t b[3] = {4, 100, -100};
+  int8_t out[6];
+  assert_int_equal(utvm_add_s8(&params, &s3, a, &s3, b, &s3, out), UTVM_OK);
+  const int8_t sums[3] = {7, 127, -128};
+  assert_memory_equal(out, sums, sizeof(sums));
+  /* In place. */
+  int8_t in_place[3] = {3, 100, -100};
+  assert_int_equal(utvm_add_s8(&params, &s3, in_place, &s3, b, &s3, in_place), UTVM_OK);
+  assert_memory_equal(in_place, sums, sizeof(sums));
+  /* Broadcast [2,1] + [3] -> [2,3]: an outer sum. */
+  const utvm_shape_t col = shape(2, 2, 1, 0, 0);
+  const utvm_shape_t out_shape = shape(2, 2, 3, 0, 0);
+  const int8_t c[2] = {10, 20};
+  const int8_t r[3] = {1, 2, 3};
+  assert_int_equal(utvm_add_s8(&params, &col, c, &s3, r, &out_shape, out), UTVM_OK);
+  const int8_t outer[6] = {11, 12, 13, 21, 22, 23};
+  assert_memory_equal(out, outer, sizeof(outer));
+  /* RELU with zero points: in1 zp 10, out zp -5: (0-10) + 4 = -6 -> clamped to -5 (real 0). */
+  assert_int_equal(utvm_add_params_s8(1.0f, 10, 1.0f, 0, 1.0f, -5, UTVM_ACT_RELU, &params),
+                   UTVM_OK);
+  const int8_t zero[1] = {0};
+  const int8_t four[1] = {4};
+  const utvm_shape_t s1 = shape(1, 1, 0, 0, 0);
+  assert_int_equal(utvm_add_s8(&params, &s1, zero, &s1, four, &s1, out), UTVM_OK);
+  assert_int_equal(out[0], -5);
+  /* Shapes that do not broadcast. */
+  const utvm_shape_t s2 = shape(1, 2, 0, 0, 0);
+  assert_int_equal(utvm_add_s8(&params, &s3, a, &s2, b, &s3, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  const utvm_shape_t bigger = shape(1, 4, 0, 0, 0);
+  assert_int_equal(utvm_add_s8(&params, &s3, a, &s3, b, &bigger, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  /* An output scale so small that TFLite's output multiplier reaches 1. */
+  assert_int_equal(utvm_add_params_s8(1.0f, 0, 1.0f, 0, 1e-7f, 0, UTVM_ACT_NONE, &params),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+}
+
+static void test_mul(void **state) {
+  (void)state;
+  utvm_mul_params_t params;
+  assert_int_equal(utvm_mul_params_s8(1.0f, 1, 1.0f, 0, 1.0f, 0, UTVM_ACT_NONE, &params),
+                   UTVM_OK);
+  const utvm_shape_t s3 = shape(1, 3, 0, 0, 0);
+  const int8_t a[3] = {4, 21, -19};
+  const int8_t b[3] = {4, 20, 20};
+  int8_t out[3];
+  assert_int_equal(utvm_mul_s8(&params, &s3, a, &s3, b, &s3, out), UTVM_OK);
+  const int8_t expected[3] = {12, 127, -128}; /* (4-1)*4, 20*20, -20*20 */
+  assert_memory_equal(out, expected, sizeof(expected));
+  /* Rank-4 channel broadcast [1,1,1,3] * [1,1,2,3]. */
+  const utvm_shape_t channel = shape(4, 1, 1, 1, 3);
+  const utvm_shape_t map = shape(4, 1, 1, 2, 3);
+  const int8_t factors[3] = {1, 2, 3}; /* minus zero point 1: 0, 1, 2 */
+  const int8_t values[6] = {5, 5, 5, -7, -7, -7};
+  int8_t product[6];
+  assert_int_equal(utvm_mul_s8(&params, &channel, factors, &map, values, &map, product), UTVM_OK);
+  const int8_t expected_product[6] = {0, 5, 10, 0, -7, -14};
+  assert_memory_equal(product, expected_product, sizeof(expected_product));
+}
+
+static void test_softmax(void **state) {
+  (void)state;
+  utvm_softmax_params_t params;
+  assert_int_equal(utvm_softmax_params_s8(1.0f, 0.1f, &params), UTVM_OK);
+  /* Two equal inputs: 0.5 each = 128/256 -> 0; one input: 1.0 -> 127 (saturated). A row
+   * far below its maximum (difference < diff_min): -128. */
+  const int8_t pair[2] = {5, 5};
+  int8_t out[4];
+  assert_int_equal(utvm_softmax_s8(&params, 1, 2, pair, out), UTVM_OK);
+  assert_int_equal(out[0], 0);
+  assert_int_equal(out[1], 0);
+  const int8_t single[1] = {-128};
+  assert_int_equal(utvm_softmax_s8(&params, 1, 1, single, out), UTVM_OK);
+  assert_int_equal(out[0], 127);
+  assert_true(params.diff_min < 0);
+  const int8_t far[2] = {127, -128}; /* 255 * 0.1 = 25.5: exp(-25.5) rounds to nothing */
+  assert_int_equal(utvm_softmax_s8(&params, 1, 2, far, out), UTVM_OK);
+  assert_int_equal(out[0], 127);
+  assert_int_equal(out[1], -128);
+  /* 512 equal inputs: TFLite's check fails. */
+  static int8_t wide[512];
+  static int8_t wide_out[512];
+  assert_int_equal(utvm_softmax_s8(&params, 1, 512, wide, wide_out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_softmax_s8(&params, 1, 511, wide, wide_out), UTVM_OK);
+  assert_int_equal(utvm_softmax_params_s8(1.0f, 1e-9f, &params), UTVM_ERR_KERNEL_UNSUPPORTED);
+}
+
+static void test_logistic_tanh(void **state) {
+  (void)state;
+  utvm_logistic_params_t params;
+  assert_int_equal(utvm_logistic_params_s8(0.1f, 3, INT8_MIN, &params), UTVM_OK);
+  const int8_t input[3] = {3, 127, -128}; /* 0, 12.4, -13.1 */
+  int8_t out[3];
+  assert_int_equal(utvm_logistic_s8(&params, 3, input, out), UTVM_OK);
+  assert_int_equal(out[0], 0);    /* 0.5 * 256 - 128 */
+  assert_int_equal(out[1], 127);  /* ~1.0 */
+  assert_int_equal(out[2], -128); /* ~0.0 */
+  assert_int_equal(utvm_logistic_params_s8(0.1f, 3, 0, &params), UTVM_ERR_KERNEL_UNSUPPORTED);
+  utvm_tanh_params_t tanh_params;
+  assert_int_equal(utvm_tanh_params_s8(0.1f, 3, &tanh_params), UTVM_OK);
+  assert_int_equal(utvm_tanh_s8(&tanh_params, 3, input, out), UTVM_OK);
+  assert_int_equal(out[0], 0);
+  assert_int_equal(out[1], 127);
+  assert_int_equal(out[2], -128);
+  assert_int_equal(utvm_tanh_s8(&tanh_params, -1, input, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+static void test_reshape(void **state) {
+  (void)state;
+  int8_t buffer[4] = {1, 2, 3, 4};
+  int8_t copy[4] = {0};
+  assert_int_equal(utvm_reshape(buffer, buffer, sizeof(buffer)), UTVM_OK);
+  assert_int_equal(utvm_reshape(buffer, copy, sizeof(buffer)), UTVM_OK);
+  assert_memory_equal(buffer, copy, sizeof(buffer));
+  assert_int_equal(utvm_reshape(buffer + 1, buffer, 3), UTVM_OK); /* overlapping */
+  assert_int_equal(buffer[0], 2);
+  assert_int_equal(buffer[2], 4);
+  assert_int_equal(utvm_reshape(NULL, copy, 4), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+static void test_pad_batch_and_every_side(void **state) {
+  (void)state;
+  /* One element 7, padded by 1 before in every dimension (batch too): 2x2x2x2, the 7 last. */
+  const utvm_dims_t in_dims = {1, 1, 1, 1};
+  const int8_t input[1] = {7};
+  const utvm_pad_params_t params = {{1, 1, 1, 1}, {0, 0, 0, 0}, -3};
+  int8_t out[16];
+  assert_int_equal(utvm_pad_s8(&params, &in_dims, input, out), UTVM_OK);
+  for (int32_t i = 0; i < 15; ++i) {
+    assert_int_equal(out[i], -3);
+  }
+  assert_int_equal(out[15], 7);
+  /* 1x1x2x1 {1, 2} padded left 1, right 2 in w: {0, 1, 2, 0, 0}. */
+  const utvm_dims_t row = {1, 1, 2, 1};
+  const int8_t values[2] = {1, 2};
+  const utvm_pad_params_t sides = {{0, 0, 1, 0}, {0, 0, 2, 0}, 0};
+  assert_int_equal(utvm_pad_s8(&sides, &row, values, out), UTVM_OK);
+  const int8_t expected[5] = {0, 1, 2, 0, 0};
+  assert_memory_equal(out, expected, sizeof(expected));
+  const utvm_pad_params_t negative = {{0, -1, 0, 0}, {0, 0, 0, 0}, 0};
+  assert_int_equal(utvm_pad_s8(&negative, &row, values, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+static void test_concatenation(void **state) {
+  (void)state;
+  /* [2,1] and [2,2] along axis -1 (1): rows {a0, b0, b1}, {a1, b2, b3}. */
+  const int8_t a[2] = {1, 2};
+  const int8_t b[4] = {10, 11, 12, 13};
+  const int8_t *inputs[2] = {a, b};
+  const utvm_shape_t shapes[2] = {shape(2, 2, 1, 0, 0), shape(2, 2, 2, 0, 0)};
+  const utvm_shape_t out_shape = shape(2, 2, 3, 0, 0);
+  int8_t out[6];
+  assert_int_equal(utvm_concatenation_s8(2, inputs, shapes, -1, &out_shape, out), UTVM_OK);
+  const int8_t expected[6] = {1, 10, 11, 2, 12, 13};
+  assert_memory_equal(out, expected, sizeof(expected));
+  assert_int_equal(utvm_concatenation_s8(2, inputs, shapes, 0, &out_shape, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_concatenation_s8(2, inputs, shapes, 2, &out_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+static void test_mean(void **state) {
+  (void)state;
+  utvm_mean_params_t params;
+  assert_int_equal(utvm_mean_params_s8(0.5f, 0, 0.5f, 0, &params), UTVM_OK);
+  /* [1,2,2,1] {1,2,3,4} over H,W: 2.5 -> 3; negated: -3. */
+  const utvm_shape_t s = shape(4, 1, 2, 2, 1);
+  const int32_t hw[2] = {1, 2};
+  const int8_t positive[4] = {1, 2, 3, 4};
+  const int8_t negative[4] = {-1, -2, -3, -4};
+  int8_t out[2];
+  assert_int_equal(utvm_mean_s8(&params, &s, positive, hw, 2, out), UTVM_OK);
+  assert_int_equal(out[0], 3);
+  assert_int_equal(utvm_mean_s8(&params, &s, negative, hw, 2, out), UTVM_OK);
+  assert_int_equal(out[0], -3);
+  /* Over the channels of [1,1,2,2] {1,2,3,4}: 1.5 -> 2, 3.5 -> 4. With zero point 1 in and
+   * out and the output scale doubled, the exact results 0.25 + 1 and 1.25 + 1 come out as
+   * 2 and 3: TFLite rounds twice (0.25 -> 0.5 -> 1, 1.25 -> 1.5 -> 2), and so must we. */
+  const utvm_shape_t sc = shape(4, 1, 1, 2, 2);
+  const int32_t c[1] = {-1};
+  assert_int_equal(utvm_mean_s8(&params, &sc, positive, c, 1, out), UTVM_OK);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(out[1], 4);
+  assert_int_equal(utvm_mean_params_s8(0.5f, 1, 1.0f, 1, &params), UTVM_OK);
+  assert_int_equal(utvm_mean_s8(&params, &sc, positive, c, 1, out), UTVM_OK);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(out[1], 3);
+  const int32_t bad[1] = {4};
+  assert_int_equal(utvm_mean_s8(&params, &sc, positive, bad, 1, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+static void test_quantize_dequantize(void **state) {
+  (void)state;
+  /* scale 0.5, zero point 1: 1.25 -> 2.5 -> 3 (+1 = 4); -1.25 -> -3 (-2); 100 -> 127. */
+  const float values[4] = {1.25f, -1.25f, 100.0f, 0.0f};
+  int8_t q[4];
+  assert_int_equal(utvm_quantize_f32_s8(0.5f, 1, 4, values, q), UTVM_OK);
+  const int8_t expected[4] = {4, -2, 127, 1};
+  assert_memory_equal(q, expected, sizeof(expected));
+  assert_int_equal(utvm_quantize_f32_s8(0.0f, 1, 4, values, q), UTVM_ERR_KERNEL_BAD_PARAM);
+  float f[2];
+  const int8_t codes[2] = {5, -128};
+  assert_int_equal(utvm_dequantize_s8_f32(0.5f, 1, 2, codes, f), UTVM_OK);
+  assert_true(f[0] == 2.0f);
+  assert_true(f[1] == -64.5f);
+  utvm_requantize_params_t params;
+  assert_int_equal(utvm_requantize_params_s8(0.25f, 3, 0.25f, -4, &params), UTVM_OK);
+  assert_int_equal(params.multiplier, ONE_M);
+  assert_int_equal(params.shift, ONE_S);
+  const int8_t in[3] = {3, 127, -128};
+  int8_t out[3];
+  assert_int_equal(utvm_requantize_s8(&params, 3, in, out), UTVM_OK);
+  const int8_t shifted[3] = {-4, 120, -128};
+  assert_memory_equal(out, shifted, sizeof(shifted));
+}
+
+static void test_prepare_helpers(void **state) {
+  (void)state;
+  int32_t lo;
+  int32_t hi;
+  /* RELU6 with scale 0.05, zero point -128: [-128, -128 + 120]. */
+  assert_int_equal(utvm_activation_range_s8(UTVM_ACT_RELU6, 0.05f, -128, &lo, &hi), UTVM_OK);
+  assert_int_equal(lo, -128);
+  assert_int_equal(hi, -8);
+  /* RELU_N1_TO_1 with scale 0.1, zero point 0: [-10, 10]; RELU: [zp, 127]. */
+  assert_int_equal(utvm_activation_range_s8(UTVM_ACT_RELU_N1_TO_1, 0.1f, 0, &lo, &hi), UTVM_OK);
+  assert_int_equal(lo, -10);
+  assert_int_equal(hi, 10);
+  assert_int_equal(utvm_activation_range_s8(UTVM_ACT_RELU, 0.1f, 17, &lo, &hi), UTVM_OK);
+  assert_int_equal(lo, 17);
+  assert_int_equal(hi, 127);
+  assert_int_equal(utvm_activation_range_s8(4, 0.1f, 0, &lo, &hi), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_activation_range_s8(UTVM_ACT_NONE, -1.0f, 0, &lo, &hi),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  /* Per-tensor FC multiplies the scales in float; per-channel conv in double. */
+  const float filter_scale[1] = {0.3f};
+  int32_t m_fc;
+  int32_t s_fc;
+  int32_t m_conv;
+  int32_t s_conv;
+  assert_int_equal(utvm_fully_connected_quant_params(0.7f, filter_scale, 1, 0.11f, &m_fc, &s_fc),
+                   UTVM_OK);
+  assert_int_equal(utvm_conv_quant_params(0.7f, filter_scale, 1, 0.11f, &m_conv, &s_conv),
+                   UTVM_OK);
+  assert_int_equal(s_fc, s_conv);
+  assert_true(m_fc > 0 && m_conv > 0);
+  utvm_padding_values_t padding;
+  assert_int_equal(utvm_compute_padding(UTVM_PADDING_VALID, 1, 1, 1, 1, 2, 2, 3, 3, &padding),
+                   UTVM_OK);
+  assert_int_equal(padding.out_h, 0); /* the filter does not fit */
+  assert_int_equal(utvm_compute_padding((utvm_padding_t)2, 1, 1, 1, 1, 2, 2, 3, 3, &padding),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_compute_padding(UTVM_PADDING_SAME, 0, 1, 1, 1, 2, 2, 3, 3, &padding),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_string_equal(utvm_strerror(UTVM_ERR_KERNEL_BAD_SHAPE), "kernel: bad tensor shape");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
+      cmocka_unit_test(test_conv2d_same_padding_stride2),
+      cmocka_unit_test(test_conv2d_dilation_per_channel_batch2),
+      cmocka_unit_test(test_conv2d_zero_point_extremes),
+      cmocka_unit_test(test_conv2d_checks),
+      cmocka_unit_test(test_depthwise_multiplier2),
+      cmocka_unit_test(test_depthwise_padding_every_side),
+      cmocka_unit_test(test_fully_connected),
+      cmocka_unit_test(test_avg_pool_rounding_and_padding),
+      cmocka_unit_test(test_max_pool),
+      cmocka_unit_test(test_add),
+      cmocka_unit_test(test_mul),
+      cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_logistic_tanh),
+      cmocka_unit_test(test_reshape),
+      cmocka_unit_test(test_pad_batch_and_every_side),
+      cmocka_unit_test(test_concatenation),
+      cmocka_unit_test(test_mean),
+      cmocka_unit_test(test_quantize_dequantize),
+      cmocka_unit_test(test_prepare_helpers),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,177 @@
+/*
+ * The fixed-point primitives of src/kernels/fixed_point.h on hand-computed values, and the
+ * gemmlowp-style functions (exp, 1/(1+x), logistic, tanh) against their real values.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "fixed_point.h"
+#include "utvm/kernels.h"
+
+static void test_wrapping(void **state) {
+  (void)state;
+  assert_int_equal(utvm_wrap_add(INT32_MAX, 1), INT32_MIN);
+  assert_int_equal(utvm_wrap_sub(INT32_MIN, 1), INT32_MAX);
+  assert_int_equal(utvm_wrap_shl(3, 30), INT32_MIN + (1 << 30));
+  assert_int_equal(utvm_wrap_shl(-1, 31), INT32_MIN);
+}
+
+static void test_saturating_rounding_doubling_high_mul(void **state) {
+  (void)state;
+  /* The only overflow: (-1) * (-1) in Q0 saturates. */
+  assert_int_equal(utvm_sat_round_doubling_high_mul(INT32_MIN, INT32_MIN), INT32_MAX);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(INT32_MAX, INT32_MAX), 2147483646);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(INT32_MIN, INT32_MAX), -2147483647);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(1 << 30, 1 << 30), 1 << 29);
+  /* 1.5 -> 2, -1.5 -> -1, -0.5 -> 0: the nudge rounds halves up. */
+  assert_int_equal(utvm_sat_round_doubling_high_mul(3, 1 << 30), 2);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(-3, 1 << 30), -1);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(-1, 1 << 30), 0);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(1, 1 << 30), 1);
+  assert_int_equal(utvm_sat_round_doubling_high_mul(0, INT32_MIN), 0);
+}
+
+static void test_rounding_divide_by_pot(void **state) {
+  (void)state;
+  assert_int_equal(utvm_rounding_divide_by_pot(5, 1), 3);   /* 2.5 -> 3 */
+  assert_int_equal(utvm_rounding_divide_by_pot(-5, 1), -3); /* -2.5 -> -3 (away from 0) */
+  assert_int_equal(utvm_rounding_divide_by_pot(-4, 1), -2);
+  assert_int_equal(utvm_rounding_divide_by_pot(-5, 2), -1); /* -1.25 */
+  assert_int_equal(utvm_rounding_divide_by_pot(-6, 2), -2); /* -1.5 */
+  assert_int_equal(utvm_rounding_divide_by_pot(-7, 2), -2); /* -1.75 */
+  assert_int_equal(utvm_rounding_divide_by_pot(6, 2), 2);   /* 1.5 */
+  assert_int_equal(utvm_rounding_divide_by_pot(5, 2), 1);   /* 1.25 */
+  assert_int_equal(utvm_rounding_divide_by_pot(123, 0), 123);
+  assert_int_equal(utvm_rounding_divide_by_pot(INT32_MIN, 31), -1);
+  assert_int_equal(utvm_rounding_divide_by_pot(INT32_MAX, 31), 1);
+  assert_int_equal(utvm_rounding_divide_by_pot(-(1 << 30), 31), -1); /* -0.5 -> -1 */
+  assert_int_equal(utvm_rounding_divide_by_pot((1 << 30) - 1, 31), 0);
+}
+
+static void test_multiply_by_quantized_multiplier(void **state) {
+  (void)state;
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(100, 1 << 30, 1), 100); /* x 1.0 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(100, 1 << 30, -1), 25);  /* x 0.25 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(-100, 1 << 30, -3), -6); /* -6.25 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(-101, 1 << 30, -2), -13); /* -12.625 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(3, 1 << 30, 4), 24);      /* x 8 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(INT32_MAX, INT32_MAX, -31), 1);
+  assert_int_equal(utvm_multiply_by_quantized_multiplier(12345, 0, 0), 0);
+}
+
+static void test_saturating_shl_and_half_sum(void **state) {
+  (void)state;
+  assert_int_equal(utvm_saturating_shl(1 << 25, 5), 1 << 30);
+  assert_int_equal(utvm_saturating_shl(1 << 26, 5), INT32_MAX);
+  assert_int_equal(utvm_saturating_shl(-(1 << 26), 5), INT32_MIN);
+  assert_int_equal(utvm_saturating_shl(-(1 << 26) + 1, 5), INT32_MIN + 32);
+  assert_int_equal(utvm_rounding_half_sum(INT32_MAX, INT32_MAX), INT32_MAX);
+  assert_int_equal(utvm_rounding_half_sum(0, INT32_MAX), 1 << 30); /* 1073741823.5 -> up */
+  assert_int_equal(utvm_rounding_half_sum(-3, 0), -2);             /* -1.5 -> -2 */
+  assert_int_equal(utvm_count_leading_zeros_u64(0), 64);
+  assert_int_equal(utvm_count_leading_zeros_u64(1), 63);
+  assert_int_equal(utvm_count_leading_zeros_u64(UINT64_MAX), 0);
+}
+
+/* |actual - real * 2^31| within tolerance raw units. */
+static void assert_q0_near(int32_t actual, double real, double tolerance) {
+  const double expected = real * 2147483648.0;
+  if (fabs((double)actual - expected) > tolerance) {
+    fail_msg("Q0 value %d, expected about %.1f", actual, expected);
+  }
+}
+
+static void test_exp_on_negative_values(void **state) {
+  (void)state;
+  assert_int_equal(utvm_exp_on_negative_values(0, 5), INT32_MAX);
+  for (int32_t k = 1; k < 200; ++k) {
+    const double x = -(double)k / 8.0; /* down to -25 */
+    const int32_t q5 = (int32_t)(x * (double)(1 << 26));
+    assert_q0_near(utvm_exp_on_negative_values(q5, 5), exp(x), 2e-6 * 2147483648.0);
+    if (x > -16.0) {
+      const int32_t q4 = (int32_t)(x * (double)(1 << 27));
+      assert_q0_near(utvm_exp_on_negative_values(q4, 4), exp(x), 2e-6 * 2147483648.0);
+    }
+  }
+}
+
+static void test_reciprocals(void **state) {
+  (void)state;
+  for (int32_t k = 0; k < 64; ++k) {
+    const double x = (double)k / 64.0;
+    const int32_t q0 = (int32_t)(x * 2147483648.0);
+    assert_q0_near(utvm_one_over_one_plus_x_q0(q0), 1.0 / (1.0 + x), 64.0);
+    assert_q0_near(utvm_one_minus_x_over_one_plus_x_q0(q0), (1.0 - x) / (1.0 + x), 64.0);
+  }
+}
+
+static void test_logistic_and_tanh(void **state) {
+  (void)state;
+  assert_int_equal(utvm_logistic_q4(0), 1 << 30);
+  assert_int_equal(utvm_tanh_q4(0), 0);
+  for (int32_t k = -120; k <= 120; ++k) {
+    const double x = (double)k / 8.0; /* -15 .. 15 */
+    const int32_t q4 = (int32_t)(x * (double)(1 << 27));
+    assert_q0_near(utvm_logistic_q4(q4), 1.0 / (1.0 + exp(-x)), 2e-6 * 2147483648.0);
+    assert_q0_near(utvm_tanh_q4(q4), tanh(x), 4e-6 * 2147483648.0);
+  }
+  /* Odd and complementary symmetry, exactly. */
+  const int32_t q4 = 123456789;
+  assert_int_equal(utvm_tanh_q4(-q4), -utvm_tanh_q4(q4));
+  assert_int_equal(utvm_logistic_q4(-q4), INT32_MAX - utvm_logistic_q4(q4));
+}
+
+static void test_quantize_multiplier_edges(void **state) {
+  (void)state;
+  static const struct {
+    double real;
+    int32_t multiplier;
+    int32_t shift;
+  } cases[] = {
+      {0.0, 0, 0},
+      {1.0, 1 << 30, 1},
+      {0.5, 1 << 30, 0},
+      {0.25, 1 << 30, -1},
+      {3.0, 1610612736, 2},
+      {-0.75, -1610612736, 0},
+      {0.5 + 0x1p-32, 1073741825, 0},      /* q * 2^31 = 2^30 + 0.5: rounds away from 0 */
+      {-(0.5 + 0x1p-32), -1073741825, 0},
+      {1.0 - 0x1p-33, 1 << 30, 1},         /* rounds up to 2^31: halved, shift + 1 */
+      {0x1p-32, 1 << 30, -31},             /* smallest kept */
+      {0x1p-33, 0, 0},                     /* shift < -31: flushed to zero */
+      {0x1p40, 1 << 30, 41},               /* not clamped to 30 (double-rounding build) */
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    int32_t multiplier = -1;
+    int32_t shift = -1;
+    assert_int_equal(utvm_quantize_multiplier(cases[i].real, &multiplier, &shift), UTVM_OK);
+    assert_int_equal(multiplier, cases[i].multiplier);
+    assert_int_equal(shift, cases[i].shift);
+  }
+  int32_t multiplier;
+  int32_t shift;
+  assert_int_equal(utvm_quantize_multiplier(INFINITY, &multiplier, &shift),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_quantize_multiplier(NAN, &multiplier, &shift), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_quantize_multiplier(1.0, NULL, &shift), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_wrapping),
+      cmocka_unit_test(test_saturating_rounding_doubling_high_mul),
+      cmocka_unit_test(test_rounding_divide_by_pot),
+      cmocka_unit_test(test_multiply_by_quantized_multiplier),
+      cmocka_unit_test(test_saturating_shl_and_half_sum),
+      cmocka_unit_test(test_exp_on_negative_values),
+      cmocka_unit_test(test_reciprocals),
+      cmocka_unit_test(test_logistic_and_tanh),
+      cmocka_unit_test(test_quantize_multiplier_edges),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

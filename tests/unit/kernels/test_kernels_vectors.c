@@ -1,0 +1,443 @@
+/*
+ * The int8 kernels and their prepare helpers against kernel_vectors.h: random cases whose
+ * expected parameters and outputs come from tflite_ref.py (TFLite's integer arithmetic in
+ * Python). For each case: prepare the parameters from the float scales with the C helpers,
+ * compare them with the reference's, run the kernel, compare the output byte for byte.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel_vectors.h"
+#include "utvm/kernels.h"
+
+/* Largest output of any vector (the generator keeps shapes small). */
+#define MAX_OUTPUT 8192
+
+static int8_t output_buffer[MAX_OUTPUT];
+static float float_output_buffer[MAX_OUTPUT];
+
+/* Fails with the case and the first differing element if actual != expected. */
+static void expect_bytes(const char *what, size_t index, const int8_t *expected,
+                         const int8_t *actual, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (expected[i] != actual[i]) {
+      fail_msg("%s case %zu: element %zu is %d, expected %d", what, index, i, actual[i],
+               expected[i]);
+    }
+  }
+}
+
+static void expect_ints(const char *what, size_t index, const int32_t *expected,
+                        const int32_t *actual, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (expected[i] != actual[i]) {
+      fail_msg("%s case %zu: parameter %zu is %d, expected %d", what, index, i, actual[i],
+               expected[i]);
+    }
+  }
+}
+
+static size_t dims_count(const utvm_dims_t *d) {
+  return (size_t)d->n * (size_t)d->h * (size_t)d->w * (size_t)d->c;
+}
+
+static void prepare_window(const char *what, size_t index, const conv_vector_t *v) {
+  utvm_padding_values_t padding;
+  assert_int_equal(utvm_compute_padding((utvm_padding_t)v->padding, v->stride_h, v->stride_w,
+                                        v->dilation_h, v->dilation_w, v->input_dims.h,
+                                        v->input_dims.w, v->filter_dims.h, v->filter_dims.w,
+                                        &padding),
+                   UTVM_OK);
+  const int32_t expected[4] = {v->output_dims.h, v->output_dims.w, v->pad_top, v->pad_left};
+  const int32_t actual[4] = {padding.out_h, padding.out_w, padding.pad_top, padding.pad_left};
+  expect_ints(what, index, expected, actual, 4);
+}
+
+static void prepare_conv_quant(const char *what, size_t index, const conv_vector_t *v,
+                               int32_t *multipliers, int32_t *shifts, int32_t *act_min,
+                               int32_t *act_max) {
+  assert_int_equal(utvm_conv_quant_params(v->input_scale, v->filter_scales, v->scale_count,
+                                          v->output_scale, multipliers, shifts),
+                   UTVM_OK);
+  expect_ints(what, index, v->multipliers, multipliers, (size_t)v->scale_count);
+  expect_ints(what, index, v->shifts, shifts, (size_t)v->scale_count);
+  assert_int_equal(utvm_activation_range_s8(v->activation, v->output_scale, v->output_zero_point,
+                                            act_min, act_max),
+                   UTVM_OK);
+  assert_int_equal(*act_min, v->act_min);
+  assert_int_equal(*act_max, v->act_max);
+}
+
+static void test_conv2d_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(conv_vectors); ++i) {
+    const conv_vector_t *v = &conv_vectors[i];
+    int32_t multipliers[64];
+    int32_t shifts[64];
+    utvm_conv2d_params_t params;
+    prepare_window("conv2d", i, v);
+    prepare_conv_quant("conv2d", i, v, multipliers, shifts, &params.act_min, &params.act_max);
+    params.stride_h = v->stride_h;
+    params.stride_w = v->stride_w;
+    params.dilation_h = v->dilation_h;
+    params.dilation_w = v->dilation_w;
+    params.pad_top = v->pad_top;
+    params.pad_left = v->pad_left;
+    params.input_offset = -v->input_zero_point;
+    params.output_offset = v->output_zero_point;
+    const utvm_per_channel_quant_t quant = {multipliers, shifts, v->scale_count};
+    const size_t count = dims_count(&v->output_dims);
+    assert_true(count <= MAX_OUTPUT);
+    assert_int_equal(utvm_conv2d_s8_scratch_size(&v->input_dims, &v->filter_dims, &v->output_dims),
+                     0);
+    assert_int_equal(utvm_conv2d_s8(&params, &quant, &v->input_dims, v->input, &v->filter_dims,
+                                    v->filter, v->bias, &v->output_dims, output_buffer, NULL),
+                     UTVM_OK);
+    expect_bytes("conv2d", i, v->expected, output_buffer, count);
+  }
+}
+
+static void test_depthwise_conv2d_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(depthwise_vectors); ++i) {
+    const conv_vector_t *v = &depthwise_vectors[i];
+    int32_t multipliers[64];
+    int32_t shifts[64];
+    utvm_depthwise_conv2d_params_t params;
+    prepare_window("depthwise", i, v);
+    prepare_conv_quant("depthwise", i, v, multipliers, shifts, &params.act_min, &params.act_max);
+    params.stride_h = v->stride_h;
+    params.stride_w = v->stride_w;
+    params.dilation_h = v->dilation_h;
+    params.dilation_w = v->dilation_w;
+    params.pad_top = v->pad_top;
+    params.pad_left = v->pad_left;
+    params.depth_multiplier = v->depth_multiplier;
+    params.input_offset = -v->input_zero_point;
+    params.output_offset = v->output_zero_point;
+    const utvm_per_channel_quant_t quant = {multipliers, shifts, v->scale_count};
+    const size_t count = dims_count(&v->output_dims);
+    assert_true(count <= MAX_OUTPUT);
+    assert_int_equal(
+        utvm_depthwise_conv2d_s8_scratch_size(&v->input_dims, &v->filter_dims, &v->output_dims), 0);
+    assert_int_equal(utvm_depthwise_conv2d_s8(&params, &quant, &v->input_dims, v->input,
+                                              &v->filter_dims, v->filter, v->bias, &v->output_dims,
+                                              output_buffer, NULL),
+                     UTVM_OK);
+    expect_bytes("depthwise", i, v->expected, output_buffer, count);
+  }
+}
+
+static void test_fully_connected_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(fc_vectors); ++i) {
+    const fc_vector_t *v = &fc_vectors[i];
+    int32_t multipliers[64];
+    int32_t shifts[64];
+    utvm_fully_connected_params_t params;
+    assert_int_equal(utvm_fully_connected_quant_params(v->input_scale, v->filter_scales,
+                                                       v->scale_count, v->output_scale,
+                                                       multipliers, shifts),
+                     UTVM_OK);
+    expect_ints("fc", i, v->multipliers, multipliers, (size_t)v->scale_count);
+    expect_ints("fc", i, v->shifts, shifts, (size_t)v->scale_count);
+    assert_int_equal(utvm_activation_range_s8(v->activation, v->output_scale,
+                                              v->output_zero_point, &params.act_min,
+                                              &params.act_max),
+                     UTVM_OK);
+    assert_int_equal(params.act_min, v->act_min);
+    assert_int_equal(params.act_max, v->act_max);
+    params.input_offset = -v->input_zero_point;
+    params.filter_offset = -v->filter_zero_point;
+    params.output_offset = v->output_zero_point;
+    const utvm_per_channel_quant_t quant = {multipliers, shifts, v->scale_count};
+    assert_int_equal(utvm_fully_connected_s8_scratch_size(v->batches, v->input_depth,
+                                                          v->output_depth),
+                     0);
+    assert_int_equal(utvm_fully_connected_s8(&params, &quant, v->batches, v->input_depth,
+                                             v->output_depth, v->input, v->filter, v->bias,
+                                             output_buffer, NULL),
+                     UTVM_OK);
+    expect_bytes("fc", i, v->expected, output_buffer, (size_t)(v->batches * v->output_depth));
+  }
+}
+
+static void test_pool2d_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(pool_vectors); ++i) {
+    const pool_vector_t *v = &pool_vectors[i];
+    utvm_pool2d_params_t params;
+    int32_t out_h;
+    int32_t out_w;
+    assert_int_equal(utvm_pool2d_params_s8((utvm_padding_t)v->padding, v->stride_h, v->stride_w,
+                                           v->filter_h, v->filter_w, v->input_dims.h,
+                                           v->input_dims.w, v->activation, v->scale,
+                                           v->zero_point, &params, &out_h, &out_w),
+                     UTVM_OK);
+    const int32_t expected[6] = {v->output_dims.h, v->output_dims.w, v->pad_top,
+                                 v->pad_left,      v->act_min,       v->act_max};
+    const int32_t actual[6] = {out_h,          out_w,          params.pad_top,
+                               params.pad_left, params.act_min, params.act_max};
+    expect_ints("pool", i, expected, actual, 6);
+    const utvm_err_t err =
+        v->average != 0
+            ? utvm_avg_pool2d_s8(&params, &v->input_dims, v->input, &v->output_dims, output_buffer)
+            : utvm_max_pool2d_s8(&params, &v->input_dims, v->input, &v->output_dims, output_buffer);
+    assert_int_equal(err, UTVM_OK);
+    expect_bytes(v->average != 0 ? "avg_pool" : "max_pool", i, v->expected, output_buffer,
+                 dims_count(&v->output_dims));
+  }
+}
+
+static size_t shape_count(const utvm_shape_t *shape) {
+  size_t count = 1;
+  for (int32_t d = 0; d < shape->rank; ++d) {
+    count *= (size_t)shape->dims[d];
+  }
+  return count;
+}
+
+static void test_add_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(add_vectors); ++i) {
+    const binary_vector_t *v = &add_vectors[i];
+    utvm_add_params_t params;
+    assert_int_equal(utvm_add_params_s8(v->scale1, v->zero_point1, v->scale2, v->zero_point2,
+                                        v->output_scale, v->output_zero_point, v->activation,
+                                        &params),
+                     UTVM_OK);
+    const int32_t actual[12] = {
+        params.input1_offset,     params.input2_offset, params.output_offset,
+        params.left_shift,        params.input1_multiplier, params.input1_shift,
+        params.input2_multiplier, params.input2_shift,      params.output_multiplier,
+        params.output_shift,      params.act_min,           params.act_max};
+    expect_ints("add", i, v->params, actual, 12);
+    assert_int_equal(utvm_add_s8(&params, &v->shape1, v->input1, &v->shape2, v->input2,
+                                 &v->output_shape, output_buffer),
+                     UTVM_OK);
+    expect_bytes("add", i, v->expected, output_buffer, shape_count(&v->output_shape));
+  }
+}
+
+static void test_mul_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(mul_vectors); ++i) {
+    const binary_vector_t *v = &mul_vectors[i];
+    utvm_mul_params_t params;
+    assert_int_equal(utvm_mul_params_s8(v->scale1, v->zero_point1, v->scale2, v->zero_point2,
+                                        v->output_scale, v->output_zero_point, v->activation,
+                                        &params),
+                     UTVM_OK);
+    const int32_t actual[7] = {params.input1_offset,     params.input2_offset,
+                               params.output_offset,     params.output_multiplier,
+                               params.output_shift,      params.act_min,
+                               params.act_max};
+    expect_ints("mul", i, v->params, actual, 7);
+    assert_int_equal(utvm_mul_s8(&params, &v->shape1, v->input1, &v->shape2, v->input2,
+                                 &v->output_shape, output_buffer),
+                     UTVM_OK);
+    expect_bytes("mul", i, v->expected, output_buffer, shape_count(&v->output_shape));
+  }
+}
+
+static void test_softmax_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(softmax_vectors); ++i) {
+    const softmax_vector_t *v = &softmax_vectors[i];
+    utvm_softmax_params_t params;
+    assert_int_equal(utvm_softmax_params_s8(v->beta, v->input_scale, &params), UTVM_OK);
+    const int32_t actual[3] = {params.input_multiplier, params.input_left_shift, params.diff_min};
+    expect_ints("softmax", i, v->params, actual, 3);
+    assert_int_equal(utvm_softmax_s8(&params, v->rows, v->depth, v->input, output_buffer),
+                     UTVM_OK);
+    expect_bytes("softmax", i, v->expected, output_buffer, (size_t)(v->rows * v->depth));
+  }
+}
+
+static void run_q4_vectors(const char *what, const q4_vector_t *vectors, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const q4_vector_t *v = &vectors[i];
+    utvm_logistic_params_t params;
+    const utvm_err_t err = v->is_tanh != 0
+                               ? utvm_tanh_params_s8(v->input_scale, v->input_zero_point, &params)
+                               : utvm_logistic_params_s8(v->input_scale, v->input_zero_point,
+                                                         INT8_MIN, &params);
+    assert_int_equal(err, UTVM_OK);
+    const int32_t actual[4] = {params.input_zero_point, params.input_range_radius,
+                               params.input_multiplier, params.input_left_shift};
+    expect_ints(what, i, v->params, actual, 4);
+    int8_t in_place[256];
+    memcpy(in_place, v->input, (size_t)v->size);
+    const utvm_err_t run = v->is_tanh != 0
+                               ? utvm_tanh_s8(&params, v->size, in_place, in_place)
+                               : utvm_logistic_s8(&params, v->size, in_place, in_place);
+    assert_int_equal(run, UTVM_OK);
+    expect_bytes(what, i, v->expected, in_place, (size_t)v->size);
+  }
+}
+
+static void test_logistic_vectors(void **state) {
+  (void)state;
+  run_q4_vectors("logistic", logistic_vectors, VECTOR_COUNT(logistic_vectors));
+}
+
+static void test_tanh_vectors(void **state) {
+  (void)state;
+  run_q4_vectors("tanh", tanh_vectors, VECTOR_COUNT(tanh_vectors));
+}
+
+static void test_pad_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(pad_vectors); ++i) {
+    const pad_vector_t *v = &pad_vectors[i];
+    utvm_pad_params_t params;
+    memcpy(params.before, v->before, sizeof(params.before));
+    memcpy(params.after, v->after, sizeof(params.after));
+    params.pad_value = v->pad_value;
+    assert_true(v->output_count <= MAX_OUTPUT);
+    assert_int_equal(utvm_pad_s8(&params, &v->input_dims, v->input, output_buffer), UTVM_OK);
+    expect_bytes("pad", i, v->expected, output_buffer, (size_t)v->output_count);
+  }
+}
+
+static void test_concatenation_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(concat_vectors); ++i) {
+    const concat_vector_t *v = &concat_vectors[i];
+    assert_int_equal(utvm_concatenation_s8(v->num_inputs, v->inputs, v->input_shapes, v->axis,
+                                           &v->output_shape, output_buffer),
+                     UTVM_OK);
+    expect_bytes("concatenation", i, v->expected, output_buffer, shape_count(&v->output_shape));
+  }
+}
+
+static void test_mean_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(mean_vectors); ++i) {
+    const mean_vector_t *v = &mean_vectors[i];
+    utvm_mean_params_t params;
+    assert_int_equal(utvm_mean_params_s8(v->input_scale, v->input_zero_point, v->output_scale,
+                                         v->output_zero_point, &params),
+                     UTVM_OK);
+    const int32_t actual[4] = {params.input_zero_point, params.output_zero_point,
+                               params.multiplier, params.shift};
+    expect_ints("mean", i, v->params, actual, 4);
+    assert_int_equal(utvm_mean_s8(&params, &v->input_shape, v->input, v->axes, v->num_axes,
+                                  output_buffer),
+                     UTVM_OK);
+    expect_bytes("mean", i, v->expected, output_buffer, (size_t)v->output_count);
+  }
+}
+
+static void test_quantize_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(quantize_vectors); ++i) {
+    const quantize_vector_t *v = &quantize_vectors[i];
+    assert_int_equal(utvm_quantize_f32_s8(v->scale, v->zero_point, v->size, v->input,
+                                          output_buffer),
+                     UTVM_OK);
+    expect_bytes("quantize", i, v->expected, output_buffer, (size_t)v->size);
+  }
+}
+
+static void test_requantize_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(requantize_vectors); ++i) {
+    const requantize_vector_t *v = &requantize_vectors[i];
+    utvm_requantize_params_t params;
+    assert_int_equal(utvm_requantize_params_s8(v->input_scale, v->input_zero_point,
+                                               v->output_scale, v->output_zero_point, &params),
+                     UTVM_OK);
+    const int32_t actual[4] = {params.input_zero_point, params.output_zero_point,
+                               params.multiplier, params.shift};
+    expect_ints("requantize", i, v->params, actual, 4);
+    assert_int_equal(utvm_requantize_s8(&params, v->size, v->input, output_buffer), UTVM_OK);
+    expect_bytes("requantize", i, v->expected, output_buffer, (size_t)v->size);
+  }
+}
+
+static void test_dequantize_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(dequantize_vectors); ++i) {
+    const dequantize_vector_t *v = &dequantize_vectors[i];
+    assert_int_equal(utvm_dequantize_s8_f32(v->scale, v->zero_point, v->size, v->input,
+                                            float_output_buffer),
+                     UTVM_OK);
+    /* Bit for bit, not approximately. */
+    assert_memory_equal(float_output_buffer, v->expected, (size_t)v->size * sizeof(float));
+  }
+}
+
+static void test_quantize_multiplier_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(multiplier_vectors); ++i) {
+    const multiplier_vector_t *v = &multiplier_vectors[i];
+    int32_t multiplier;
+    int32_t shift;
+    assert_int_equal(utvm_quantize_multiplier(v->real, &multiplier, &shift), UTVM_OK);
+    const int32_t expected[2] = {v->multiplier, v->shift};
+    const int32_t actual[2] = {multiplier, shift};
+    expect_ints("quantize_multiplier", i, expected, actual, 2);
+  }
+}
+
+static void test_compute_padding_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(padding_vectors); ++i) {
+    const padding_vector_t *v = &padding_vectors[i];
+    utvm_padding_values_t values;
+    /* The same dimension twice: height and width must agree. */
+    assert_int_equal(utvm_compute_padding((utvm_padding_t)v->padding, v->stride, v->stride,
+                                          v->dilation, v->dilation, v->in_size, v->in_size,
+                                          v->filter_size, v->filter_size, &values),
+                     UTVM_OK);
+    const int32_t expected[6] = {v->out_size, v->out_size, v->pad, v->pad, v->offset, v->offset};
+    const int32_t actual[6] = {values.out_h,    values.out_w,    values.pad_top,
+                               values.pad_left, values.offset_h, values.offset_w};
+    expect_ints("compute_padding", i, expected, actual, 6);
+  }
+}
+
+static void test_activation_range_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(activation_vectors); ++i) {
+    const activation_vector_t *v = &activation_vectors[i];
+    int32_t act_min;
+    int32_t act_max;
+    assert_int_equal(
+        utvm_activation_range_s8(v->activation, v->scale, v->zero_point, &act_min, &act_max),
+        UTVM_OK);
+    const int32_t expected[2] = {v->act_min, v->act_max};
+    const int32_t actual[2] = {act_min, act_max};
+    expect_ints("activation_range", i, expected, actual, 2);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_conv2d_vectors),
+      cmocka_unit_test(test_depthwise_conv2d_vectors),
+      cmocka_unit_test(test_fully_connected_vectors),
+      cmocka_unit_test(test_pool2d_vectors),
+      cmocka_unit_test(test_add_vectors),
+      cmocka_unit_test(test_mul_vectors),
+      cmocka_unit_test(test_softmax_vectors),
+      cmocka_unit_test(test_logistic_vectors),
+      cmocka_unit_test(test_tanh_vectors),
+      cmocka_unit_test(test_pad_vectors),
+      cmocka_unit_test(test_concatenation_vectors),
+      cmocka_unit_test(test_mean_vectors),
+      cmocka_unit_test(test_quantize_vectors),
+      cmocka_unit_test(test_requantize_vectors),
+      cmocka_unit_test(test_dequantize_vectors),
+      cmocka_unit_test(test_quantize_multiplier_vectors),
+      cmocka_unit_test(test_compute_padding_vectors),
+      cmocka_unit_test(test_activation_range_vectors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

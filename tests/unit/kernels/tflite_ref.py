@@ -1,0 +1,639 @@
+"""Reference of TensorFlow Lite Micro's int8 kernels, in plain Python integers.
+
+Written from TFLite's sources (tflite-micro 90b983c2b3f1: kernels/internal/common.h,
+quantization_util.cc, kernel_util.cc, reference/integer_ops/*.h, reference/softmax.h,
+reference/reduce.h, micro/kernels/*_common.cc) and gemmlowp's fixedpoint.h (719139ce), to
+produce expected outputs for the C kernels that do not come from the C code. Python integers do
+not overflow, so every place where TFLite relies on 32-bit wrapping says so (wrap32).
+
+Float parts of Prepare are done in binary64 like TFLite's double code; values TFLite keeps as
+float (tensor scales, float products and quotients) are rounded to binary32 with f32(). Python's
+float operations are correctly rounded binary64, and rounding a binary64 sum, product or
+quotient of two binary32 values to binary32 gives the correctly rounded binary32 result, so
+f32(a * b) and f32(a / b) equal C's float arithmetic.
+"""
+
+import math
+import struct
+
+INT32_MIN = -(1 << 31)
+INT32_MAX = (1 << 31) - 1
+
+
+def wrap32(x):
+    """x modulo 2^32 as a signed 32-bit value."""
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x >= (1 << 31) else x
+
+
+def f32(x):
+    """x rounded to the nearest binary32 value."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def trunc_div(a, b):
+    """C/C++ integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def round_half_away(x):
+    """std::round / roundf: nearest integer, ties away from zero (exact for any float)."""
+    floor = math.floor(x)
+    frac = x - floor  # exact: the fractional bits of x
+    if frac > 0.5 or (frac == 0.5 and x > 0):
+        return floor + 1
+    return floor
+
+
+def clamp(x, lo, hi):
+    return max(lo, min(hi, x))
+
+
+# ---- gemmlowp fixed point (scalar int32) ----
+
+def srdhm(a, b):
+    """SaturatingRoundingDoublingHighMul."""
+    if a == INT32_MIN and b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
+    return trunc_div(ab + nudge, 1 << 31)
+
+
+def rounding_divide_by_pot(x, exponent):
+    assert 0 <= exponent <= 31
+    mask = (1 << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> exponent) + (1 if remainder > threshold else 0)
+
+
+def saturating_rounding_multiply_by_pot(x, exponent):
+    """SaturatingRoundingMultiplyByPOT<exponent> on int32."""
+    if exponent == 0:
+        return x
+    if exponent < 0:
+        return rounding_divide_by_pot(x, -exponent)
+    threshold = (1 << (31 - exponent)) - 1
+    if x > threshold:
+        return INT32_MAX
+    if x < -threshold:
+        return INT32_MIN
+    return x << exponent
+
+
+def rescale(raw, src_bits, dst_bits):
+    """gemmlowp::Rescale<dst_bits>(FixedPoint<int32, src_bits>)."""
+    return saturating_rounding_multiply_by_pot(raw, src_bits - dst_bits)
+
+
+class FP:
+    """FixedPoint<int32_t, bits>: raw value and its integer bits."""
+
+    def __init__(self, raw, bits):
+        self.raw = raw
+        self.bits = bits
+
+    def __add__(self, o):
+        assert self.bits == o.bits
+        return FP(wrap32(self.raw + o.raw), self.bits)
+
+    def __sub__(self, o):
+        assert self.bits == o.bits
+        return FP(wrap32(self.raw - o.raw), self.bits)
+
+    def __mul__(self, o):
+        return FP(srdhm(self.raw, o.raw), self.bits + o.bits)
+
+    def __neg__(self):
+        return FP(wrap32(-self.raw), self.bits)
+
+    @staticmethod
+    def one(bits):
+        return FP(INT32_MAX if bits == 0 else 1 << (31 - bits), bits)
+
+    @staticmethod
+    def constant_pot(bits, exponent):
+        return FP(1 << (31 - bits + exponent), bits)
+
+
+def exp_on_interval_between_negative_one_quarter_and_0_excl(a):
+    assert a.bits == 0
+    constant_term = FP(1895147668, 0)
+    constant_1_over_3 = FP(715827883, 0)
+    x = a + FP.constant_pot(0, -3)
+    x2 = x * x
+    x3 = x2 * x
+    x4 = x2 * x2
+    x4_over_4 = FP(saturating_rounding_multiply_by_pot(x4.raw, -2), 0)
+    inner = ((x4_over_4 + x3) * constant_1_over_3) + x2
+    x4_over_24_plus_x3_over_6_plus_x2_over_2 = FP(saturating_rounding_multiply_by_pot(inner.raw, -1), 0)
+    return constant_term + constant_term * (x + x4_over_24_plus_x3_over_6_plus_x2_over_2)
+
+
+def exp_on_negative_values(a):
+    integer_bits = a.bits
+    fractional_bits = 31 - integer_bits
+    one_quarter = FP.constant_pot(integer_bits, -2)
+    mask = one_quarter - FP(1, integer_bits)
+    a_mod_quarter_minus_one_quarter = FP(a.raw & mask.raw, integer_bits) - one_quarter
+    result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        FP(rescale(a_mod_quarter_minus_one_quarter.raw, integer_bits, 0), 0))
+    remainder = (a_mod_quarter_minus_one_quarter - a).raw
+    for exponent, multiplier in ((-2, 1672461947), (-1, 1302514674), (0, 790015084),
+                                 (1, 290630308), (2, 39332535), (3, 720401), (4, 242)):
+        if integer_bits > exponent:
+            if remainder & (1 << (fractional_bits + exponent)):
+                result = result * FP(multiplier, 0)
+    if integer_bits > 5:
+        clamp_b = 36 - integer_bits
+        if a.raw < -(1 << clamp_b):
+            result = FP(0, 0)
+    if a.raw == 0:
+        result = FP.one(0)
+    return result
+
+
+def _newton_reciprocal(half_denominator):
+    constant_48_over_17 = FP(1515870810, 2)
+    constant_neg_32_over_17 = FP(-1010580540, 2)
+    x = constant_48_over_17 + half_denominator * constant_neg_32_over_17
+    for _ in range(3):
+        half_denominator_times_x = half_denominator * x
+        one_minus = FP.one(2) - half_denominator_times_x
+        x = x + FP(rescale((x * one_minus).raw, 4, 2), 2)
+    return x
+
+
+def rounding_half_sum(a, b):
+    s = a + b
+    sign = 1 if s >= 0 else -1
+    return trunc_div(s + sign, 2)
+
+
+def one_over_one_plus_x_for_x_in_0_1(a):
+    half_denominator = FP(rounding_half_sum(a.raw, FP.one(0).raw), 0)
+    x = _newton_reciprocal(half_denominator)
+    return FP(rescale(x.raw, 1, 0), 0)  # Rescale<0>(ExactMulByPot<-1>(x))
+
+
+def one_minus_x_over_one_plus_x_for_x_in_0_1(a):
+    half_denominator = FP(rounding_half_sum(a.raw, FP.one(0).raw), 0)
+    x = _newton_reciprocal(half_denominator)
+    return FP(rescale((x - FP.one(2)).raw, 2, 0), 0)
+
+
+def fp_logistic(a):
+    abs_input = a if a.raw > 0 else -a
+    result_if_positive = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(-abs_input))
+    result_if_negative = FP.one(0) - result_if_positive
+    if a.raw == 0:
+        return FP(1 << 30, 0)
+    return result_if_positive if a.raw > 0 else result_if_negative
+
+
+def fp_tanh(a):
+    n = a if a.raw < 0 else -a
+    t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(FP(n.raw, a.bits + 1)))
+    if a.raw == 0:
+        return FP(0, 0)
+    return -t if a.raw < 0 else t
+
+
+# ---- TFLite requantization ----
+
+def multiply_by_quantized_multiplier(x, multiplier, shift):
+    left_shift = shift if shift > 0 else 0
+    right_shift = 0 if shift > 0 else -shift
+    return rounding_divide_by_pot(srdhm(wrap32(x * (1 << left_shift)), multiplier), right_shift)
+
+
+def multiply_by_quantized_multiplier_smaller_than_one_exp(x, multiplier, left_shift):
+    return rounding_divide_by_pot(srdhm(x, multiplier), -left_shift)
+
+
+def multiply_by_quantized_multiplier_greater_than_one(x, multiplier, left_shift):
+    return srdhm(wrap32(x * (1 << left_shift)), multiplier)
+
+
+def quantize_multiplier(real):
+    """QuantizeMultiplier: (multiplier, shift)."""
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    q_fixed = round_half_away(q * (1 << 31))
+    assert q_fixed <= (1 << 31)
+    if q_fixed == (1 << 31):
+        q_fixed //= 2
+        shift += 1
+    if shift < -31:
+        shift = 0
+        q_fixed = 0
+    return q_fixed, shift
+
+
+class Unsupported(Exception):
+    """A case TFLite's Prepare rejects (a CHECK or ENSURE fails)."""
+
+
+def quantize_multiplier_smaller_than_one_exp(real):
+    if not 0.0 < real < 1.0:
+        raise Unsupported("multiplier not in (0, 1)")
+    m, s = quantize_multiplier(real)
+    if s > 0:
+        raise Unsupported("shift > 0")
+    return m, s
+
+
+def activation_range(activation, scale, zero_point):
+    """CalculateActivationRangeQuantized for int8 (scale is a float32 value)."""
+    def quantize(f):
+        return zero_point + int(round_half_away(f32(f / scale)))
+    if activation == 0:
+        return -128, 127
+    if activation == 1:
+        return max(-128, quantize(0.0)), 127
+    if activation == 2:
+        return max(-128, quantize(-1.0)), min(127, quantize(1.0))
+    if activation == 3:
+        return max(-128, quantize(0.0)), min(127, quantize(6.0))
+    raise Unsupported("activation")
+
+
+def compute_padding(padding, stride, dilation, in_size, filter_size):
+    """(out, pad, offset) of ComputePaddingHeightWidth for one dimension; 0 = SAME."""
+    effective = (filter_size - 1) * dilation + 1
+    if padding == 0:
+        out = trunc_div(in_size + stride - 1, stride)
+    else:
+        out = trunc_div(in_size + stride - effective, stride)
+    total = max((out - 1) * stride + effective - in_size, 0)
+    return out, total // 2, total % 2
+
+
+def conv_quant(input_scale, filter_scales, output_scale):
+    return [quantize_multiplier(input_scale * fs / output_scale) for fs in filter_scales]
+
+
+def fc_quant(input_scale, filter_scales, output_scale):
+    if len(filter_scales) > 1:
+        return conv_quant(input_scale, filter_scales, output_scale)
+    return [quantize_multiplier(f32(input_scale * filter_scales[0]) / output_scale)]
+
+
+# ---- Kernels. Tensors are flat lists in NHWC / C order. ----
+
+def conv2d(inp, in_shape, flt, flt_shape, bias, out_shape, stride, dilation, pad, input_offset,
+           output_offset, quant, act):
+    n, ih, iw, ic = in_shape
+    oc, fh, fw, fc = flt_shape
+    _, oh, ow, _ = out_shape
+    groups = ic // fc
+    per_group = oc // groups
+    out = []
+    for b in range(n):
+        for oy in range(oh):
+            for ox in range(ow):
+                for c in range(oc):
+                    g = c // per_group
+                    acc = 0
+                    for ky in range(fh):
+                        y = oy * stride[0] - pad[0] + dilation[0] * ky
+                        for kx in range(fw):
+                            x = ox * stride[1] - pad[1] + dilation[1] * kx
+                            if not (0 <= y < ih and 0 <= x < iw):
+                                continue
+                            for k in range(fc):
+                                iv = inp[((b * ih + y) * iw + x) * ic + k + g * fc]
+                                fv = flt[((c * fh + ky) * fw + kx) * fc + k]
+                                acc += fv * (iv + input_offset)
+                    if bias is not None:
+                        acc += bias[c]
+                    m, s = quant[c] if len(quant) > 1 else quant[0]
+                    acc = multiply_by_quantized_multiplier(wrap32(acc), m, s) + output_offset
+                    out.append(clamp(acc, act[0], act[1]))
+    return out
+
+
+def depthwise_conv2d(inp, in_shape, flt, flt_shape, bias, out_shape, stride, dilation, pad,
+                     depth_multiplier, input_offset, output_offset, quant, act):
+    n, ih, iw, ic = in_shape
+    _, fh, fw, oc = flt_shape
+    _, oh, ow, _ = out_shape
+    out = []
+    for b in range(n):
+        for oy in range(oh):
+            for ox in range(ow):
+                for ci in range(ic):
+                    for m in range(depth_multiplier):
+                        c = m + ci * depth_multiplier
+                        acc = 0
+                        for ky in range(fh):
+                            for kx in range(fw):
+                                x = ox * stride[1] - pad[1] + dilation[1] * kx
+                                y = oy * stride[0] - pad[0] + dilation[0] * ky
+                                if 0 <= x < iw and 0 <= y < ih:
+                                    iv = inp[((b * ih + y) * iw + x) * ic + ci]
+                                    fv = flt[(ky * fw + kx) * oc + c]
+                                    acc += fv * (iv + input_offset)
+                        if bias is not None:
+                            acc += bias[c]
+                        mm, s = quant[c] if len(quant) > 1 else quant[0]
+                        acc = multiply_by_quantized_multiplier(wrap32(acc), mm, s) + output_offset
+                        out.append(clamp(acc, act[0], act[1]))
+    return out
+
+
+def fully_connected(inp, batches, depth, flt, units, bias, input_offset, filter_offset,
+                    output_offset, quant, act):
+    out = []
+    for b in range(batches):
+        for c in range(units):
+            acc = 0
+            for d in range(depth):
+                acc += (flt[c * depth + d] + filter_offset) * (inp[b * depth + d] + input_offset)
+            if bias is not None:
+                acc += bias[c]
+            m, s = quant[c] if len(quant) > 1 else quant[0]
+            acc = multiply_by_quantized_multiplier(wrap32(acc), m, s) + output_offset
+            out.append(clamp(acc, act[0], act[1]))
+    return out
+
+
+def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average):
+    n, ih, iw, c = in_shape
+    _, oh, ow, _ = out_shape
+    out = []
+    for b in range(n):
+        for oy in range(oh):
+            for ox in range(ow):
+                for ch in range(c):
+                    x0 = ox * stride[1] - pad[1]
+                    y0 = oy * stride[0] - pad[0]
+                    fxs, fxe = max(0, -x0), min(filt[1], iw - x0)
+                    fys, fye = max(0, -y0), min(filt[0], ih - y0)
+                    values = [inp[((b * ih + y0 + fy) * iw + x0 + fx) * c + ch]
+                              for fy in range(fys, fye) for fx in range(fxs, fxe)]
+                    if average:
+                        count = len(values)
+                        if count == 0:
+                            raise Unsupported("empty window")
+                        acc = sum(values)
+                        if acc > 0:
+                            acc = trunc_div(acc + count // 2, count)
+                        else:
+                            acc = trunc_div(acc - count // 2, count)
+                    else:
+                        acc = max([-128] + values)
+                    out.append(clamp(acc, act[0], act[1]))
+    return out
+
+
+def broadcast_iter(shape1, shape2, out_shape):
+    """Yields (index1, index2) for each output element in order (numpy broadcasting)."""
+    rank = len(out_shape)
+    s1 = [1] * (rank - len(shape1)) + list(shape1)
+    s2 = [1] * (rank - len(shape2)) + list(shape2)
+
+    def strides(shape):
+        st = [0] * rank
+        acc = 1
+        for d in range(rank - 1, -1, -1):
+            st[d] = acc
+            acc *= shape[d]
+        return st
+    st1, st2 = strides(s1), strides(s2)
+    total = 1
+    for d in out_shape:
+        total *= d
+    for flat in range(total):
+        rem = flat
+        i1 = i2 = 0
+        for d in range(rank - 1, -1, -1):
+            coord = rem % out_shape[d]
+            rem //= out_shape[d]
+            i1 += (coord if s1[d] > 1 else 0) * st1[d]
+            i2 += (coord if s2[d] > 1 else 0) * st2[d]
+        yield i1, i2
+
+
+def add_params(s1, zp1, s2, zp2, so, zpo, activation):
+    left_shift = 20
+    twice_max = 2 * max(s1, s2)
+    m1, sh1 = quantize_multiplier_smaller_than_one_exp(s1 / twice_max)
+    m2, sh2 = quantize_multiplier_smaller_than_one_exp(s2 / twice_max)
+    mo, sho = quantize_multiplier_smaller_than_one_exp(twice_max / ((1 << left_shift) * so))
+    act = activation_range(activation, so, zpo)
+    return dict(input1_offset=-zp1, input2_offset=-zp2, output_offset=zpo, left_shift=left_shift,
+                input1_multiplier=m1, input1_shift=sh1, input2_multiplier=m2, input2_shift=sh2,
+                output_multiplier=mo, output_shift=sho, act_min=act[0], act_max=act[1])
+
+
+def add(p, in1, shape1, in2, shape2, out_shape):
+    out = []
+    for i1, i2 in broadcast_iter(shape1, shape2, out_shape):
+        a = (in1[i1] + p["input1_offset"]) * (1 << p["left_shift"])
+        b = (in2[i2] + p["input2_offset"]) * (1 << p["left_shift"])
+        a = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p["input1_multiplier"], p["input1_shift"])
+        b = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p["input2_multiplier"], p["input2_shift"])
+        raw = multiply_by_quantized_multiplier_smaller_than_one_exp(
+            a + b, p["output_multiplier"], p["output_shift"]) + p["output_offset"]
+        out.append(clamp(raw, p["act_min"], p["act_max"]))
+    return out
+
+
+def mul_params(s1, zp1, s2, zp2, so, zpo, activation):
+    m, s = quantize_multiplier(s1 * s2 / so)
+    act = activation_range(activation, so, zpo)
+    return dict(input1_offset=-zp1, input2_offset=-zp2, output_offset=zpo, output_multiplier=m,
+                output_shift=s, act_min=act[0], act_max=act[1])
+
+
+def mul(p, in1, shape1, in2, shape2, out_shape):
+    out = []
+    for i1, i2 in broadcast_iter(shape1, shape2, out_shape):
+        prod = (in1[i1] + p["input1_offset"]) * (in2[i2] + p["input2_offset"])
+        raw = multiply_by_quantized_multiplier(prod, p["output_multiplier"], p["output_shift"])
+        out.append(clamp(raw + p["output_offset"], p["act_min"], p["act_max"]))
+    return out
+
+
+def calculate_input_radius(integer_bits, left_shift, total_signed_bits=31):
+    rescaled = 1.0 * ((1 << integer_bits) - 1) * (1 << (total_signed_bits - integer_bits)) / (1 << left_shift)
+    return int(math.floor(rescaled))
+
+
+def softmax_params(beta, input_scale):
+    real = min(beta * input_scale * (1 << 26), (1 << 31) - 1.0)
+    if not real > 1.0:
+        raise Unsupported("softmax multiplier <= 1")
+    m, s = quantize_multiplier(real)
+    assert s >= 0
+    return dict(input_multiplier=m, input_left_shift=s, diff_min=int(-1.0 * calculate_input_radius(5, s)))
+
+
+def count_leading_zeros32(x):
+    x &= 0xFFFFFFFF
+    return 32 - x.bit_length()
+
+
+def softmax(p, inp, rows, depth):
+    out = []
+    for r in range(rows):
+        row = inp[r * depth:(r + 1) * depth]
+        max_in_row = max(row)
+        sum_of_exps = FP(0, 12)
+        exps = []
+        for v in row:
+            diff = v - max_in_row
+            if diff >= p["diff_min"]:
+                rescaled = multiply_by_quantized_multiplier_greater_than_one(
+                    diff, p["input_multiplier"], p["input_left_shift"])
+                e = exp_on_negative_values(FP(rescaled, 5))
+                exps.append(e)
+                sum_of_exps = sum_of_exps + FP(rescale(e.raw, 0, 12), 12)
+            else:
+                exps.append(None)
+        x = sum_of_exps.raw
+        headroom_plus_one = count_leading_zeros32(x)
+        num_bits_over_unit = 12 - headroom_plus_one
+        shifted_sum_minus_one = wrap32(((x & 0xFFFFFFFF) << headroom_plus_one) - (1 << 31))
+        shifted_scale = one_over_one_plus_x_for_x_in_0_1(FP(shifted_sum_minus_one, 0))
+        exponent = num_bits_over_unit + 31 - 8
+        if not 0 <= exponent <= 31:
+            raise Unsupported("softmax exponent")
+        for e in exps:
+            if e is None:
+                out.append(-128)
+            else:
+                unsat = rounding_divide_by_pot((shifted_scale * e).raw, exponent)
+                out.append(clamp(unsat - 128, -128, 127))
+    return out
+
+
+def q4_params(input_scale, input_zero_point):
+    real = input_scale * (1 << 27)
+    q, shift = math.frexp(real)
+    return dict(input_zero_point=input_zero_point, input_multiplier=round_half_away(q * (1 << 31)),
+                input_left_shift=shift, input_range_radius=calculate_input_radius(4, shift))
+
+
+def logistic(p, inp):
+    out = []
+    for v in inp:
+        x = v - p["input_zero_point"]
+        if x <= -p["input_range_radius"]:
+            out.append(-128)
+        elif x >= p["input_range_radius"]:
+            out.append(127)
+        else:
+            xq4 = multiply_by_quantized_multiplier(x, p["input_multiplier"], p["input_left_shift"])
+            y = rounding_divide_by_pot(fp_logistic(FP(xq4, 4)).raw, 23)
+            out.append(clamp(y - 128, -128, 127))
+    return out
+
+
+def tanh(p, inp):
+    out = []
+    for v in inp:
+        x = v - p["input_zero_point"]
+        if x <= -p["input_range_radius"]:
+            out.append(-128)
+        elif x >= p["input_range_radius"]:
+            out.append(127)
+        else:
+            xq4 = multiply_by_quantized_multiplier(x, p["input_multiplier"], p["input_left_shift"])
+            y = rounding_divide_by_pot(fp_tanh(FP(xq4, 4)).raw, 24)
+            out.append(clamp(y, -128, 127))
+    return out
+
+
+def pad(inp, shape, before, after, value):
+    out_shape = [shape[d] + before[d] + after[d] for d in range(4)]
+    out = []
+    for b in range(out_shape[0]):
+        for y in range(out_shape[1]):
+            for x in range(out_shape[2]):
+                for c in range(out_shape[3]):
+                    coords = (b - before[0], y - before[1], x - before[2], c - before[3])
+                    if all(0 <= coords[d] < shape[d] for d in range(4)):
+                        i = ((coords[0] * shape[1] + coords[1]) * shape[2] + coords[2]) * shape[3] + coords[3]
+                        out.append(inp[i])
+                    else:
+                        out.append(value)
+    return out, out_shape
+
+
+def concatenation(inputs, shapes, axis):
+    rank = len(shapes[0])
+    axis = axis + rank if axis < 0 else axis
+    outer = 1
+    for d in shapes[0][:axis]:
+        outer *= d
+    out = []
+    for o in range(outer):
+        for t, s in zip(inputs, shapes):
+            block = 1
+            for d in s[axis:]:
+                block *= d
+            out.extend(t[o * block:(o + 1) * block])
+    return out
+
+
+def mean_params(input_scale, input_zp, output_scale, output_zp):
+    m, s = quantize_multiplier(input_scale / output_scale)
+    return dict(input_zero_point=input_zp, output_zero_point=output_zp, multiplier=m, shift=s)
+
+
+def mean(p, inp, shape, axes):
+    rank = len(shape)
+    resolved = sorted({a + rank if a < 0 else a for a in axes})
+    kept = [d for d in range(rank) if d not in resolved]
+    count = 1
+    for d in resolved:
+        count *= shape[d]
+    # QuantizedMeanOrSum: the raw sums per output (reduced positions grouped).
+    sums = {}
+    strides = [1] * rank
+    for d in range(rank - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    total = 1
+    for d in shape:
+        total *= d
+    for flat in range(total):
+        key = tuple((flat // strides[d]) % shape[d] for d in kept)
+        sums[key] = wrap32(sums.get(key, 0) + inp[flat])
+    shift = 63 - (64 - count.bit_length())
+    shift = min(shift, 32)
+    shift = min(shift, 31 + p["shift"])
+    multiplier = trunc_div(p["multiplier"] << shift, count)
+    out_shift = p["shift"] - shift
+    out = []
+    for key in sorted(sums):
+        shifted = wrap32(sums[key] - p["input_zero_point"] * count)
+        v = multiply_by_quantized_multiplier(shifted, multiplier, out_shift) + p["output_zero_point"]
+        out.append(clamp(v, -128, 127))
+    return out
+
+
+def quantize_f32(values, scale, zero_point):
+    out = []
+    for v in values:
+        r = round_half_away(f32(v / scale))
+        out.append(clamp(int(r) + zero_point, -128, 127))
+    return out
+
+
+def requantize_params(input_scale, input_zp, output_scale, output_zp):
+    m, s = quantize_multiplier(input_scale / output_scale)
+    return dict(input_zero_point=input_zp, output_zero_point=output_zp, multiplier=m, shift=s)
+
+
+def requantize(p, inp):
+    return [clamp(multiply_by_quantized_multiplier(v - p["input_zero_point"], p["multiplier"], p["shift"])
+                  + p["output_zero_point"], -128, 127) for v in inp]
+
+
+def dequantize(inp, scale, zero_point):
+    return [f32(scale * (v - zero_point)) for v in inp]
