@@ -156,16 +156,20 @@ typedef enum {
 /* Strides, dilations and filter sizes are verified >= 1. */
 typedef struct {
   utvm_model_padding_t padding;
-  int32_t stride_w, stride_h;
-  int32_t dilation_w, dilation_h;
+  int32_t stride_w;
+  int32_t stride_h;
+  int32_t dilation_w;
+  int32_t dilation_h;
   utvm_model_activation_t activation;
   int32_t quantized_bias_type;  /* 0: not set (int32 bias for int8), else UTVM_MODEL_INT32/INT64 */
 } utvm_model_conv2d_options_t;
 
 typedef struct {
   utvm_model_padding_t padding;
-  int32_t stride_w, stride_h;
-  int32_t dilation_w, dilation_h;
+  int32_t stride_w;
+  int32_t stride_h;
+  int32_t dilation_w;
+  int32_t dilation_h;
   int32_t depth_multiplier;     /* >= 0 as stored (newer converters derive it from the shapes) */
   utvm_model_activation_t activation;
 } utvm_model_depthwise_options_t;
@@ -179,8 +183,10 @@ typedef struct {
 
 typedef struct {
   utvm_model_padding_t padding;
-  int32_t stride_w, stride_h;
-  int32_t filter_w, filter_h;
+  int32_t stride_w;
+  int32_t stride_h;
+  int32_t filter_w;
+  int32_t filter_h;
   utvm_model_activation_t activation;
 } utvm_model_pool2d_options_t;
 

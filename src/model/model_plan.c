@@ -24,16 +24,17 @@ typedef struct {
   size_t plan_ws_size;
 } layout_t;
 
-static uint64_t align8(uint64_t x) {
-  return (x + (WS_ALIGN - 1u)) & ~(uint64_t)(WS_ALIGN - 1u);
+static uint64_t lists_align8(uint64_t x) {
+  const uint64_t mask = (uint64_t)WS_ALIGN - 1u;
+  return (x + mask) & ~mask;
 }
 
 /* Bytes of the lists before the planner's own workspace (which starts 8-byte aligned). */
 static uint64_t lists_size(uint32_t nt, uint32_t no) {
-  return align8((uint64_t)nt * sizeof(utvm_plan_buffer_t)) +
-         align8((uint64_t)no * sizeof(utvm_plan_step_t)) +
-         align8((uint64_t)no * INDICES_PER_OP * sizeof(uint32_t)) +
-         align8((uint64_t)nt * sizeof(uint32_t));
+  return lists_align8((uint64_t)nt * sizeof(utvm_plan_buffer_t)) +
+         lists_align8((uint64_t)no * sizeof(utvm_plan_step_t)) +
+         lists_align8((uint64_t)no * INDICES_PER_OP * sizeof(uint32_t)) +
+         lists_align8((uint64_t)nt * sizeof(uint32_t));
 }
 
 size_t utvm_model_plan_workspace_size(const utvm_model_t *m) {
@@ -55,13 +56,13 @@ static void carve(layout_t *l, void *workspace, size_t size, uint32_t nt, uint32
   size_t pad = (size_t)((0u - (uintptr_t)p) & (WS_ALIGN - 1u));
   p = &p[pad];
   l->buffers = (utvm_plan_buffer_t *)(void *)p;
-  p = &p[align8((uint64_t)nt * sizeof(utvm_plan_buffer_t))];
+  p = &p[lists_align8((uint64_t)nt * sizeof(utvm_plan_buffer_t))];
   l->steps = (utvm_plan_step_t *)(void *)p;
-  p = &p[align8((uint64_t)no * sizeof(utvm_plan_step_t))];
+  p = &p[lists_align8((uint64_t)no * sizeof(utvm_plan_step_t))];
   l->indices = (uint32_t *)(void *)p;
-  p = &p[align8((uint64_t)no * INDICES_PER_OP * sizeof(uint32_t))];
+  p = &p[lists_align8((uint64_t)no * INDICES_PER_OP * sizeof(uint32_t))];
   l->writer = (uint32_t *)(void *)p;
-  p = &p[align8((uint64_t)nt * sizeof(uint32_t))];
+  p = &p[lists_align8((uint64_t)nt * sizeof(uint32_t))];
   l->plan_ws = p;
   l->plan_ws_size = size - pad - (size_t)lists_size(nt, no);
 }
@@ -166,7 +167,10 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
   for (i = 0u; i < m->n_tensors && err == UTVM_OK; i++) {
     err = utvm_model_tensor(m, i, &t);
     l.buffers[i].size = t.bytes;
-    l.buffers[i].flags = (t.data != NULL) ? UTVM_PLAN_CONSTANT : 0u;
+    l.buffers[i].flags = 0u;
+    if (t.data != NULL) {
+      l.buffers[i].flags = UTVM_PLAN_CONSTANT;
+    }
     l.writer[i] = WRITER_NONE;
   }
   for (i = 0u; i < m->n_inputs && err == UTVM_OK; i++) {

@@ -51,11 +51,13 @@ typedef struct {
 } ws_t;
 
 static size_t align_up(size_t x) {
-  return (x + (UTVM_PLAN_ALIGNMENT - 1u)) & ~(size_t)(UTVM_PLAN_ALIGNMENT - 1u);
+  const size_t mask = (size_t)UTVM_PLAN_ALIGNMENT - 1u;
+  return (x + mask) & ~mask;
 }
 
-static uint64_t align8(uint64_t x) {
-  return (x + (WS_ALIGN - 1u)) & ~(uint64_t)(WS_ALIGN - 1u);
+static uint64_t plan_align8(uint64_t x) {
+  const uint64_t mask = (uint64_t)WS_ALIGN - 1u;
+  return (x + mask) & ~mask;
 }
 
 static uint32_t diff_len(uint32_t ns) {
@@ -66,7 +68,7 @@ size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps) {
   uint64_t ni = (uint64_t)n_buffers + n_steps;
   uint64_t bytes = WS_ALIGN; /* room to align the start */
   bytes += (3u * ni + diff_len(n_steps)) * sizeof(size_t);
-  bytes += align8((4u * ni + 3u * (uint64_t)n_buffers) * sizeof(uint32_t));
+  bytes += plan_align8((4u * ni + 3u * (uint64_t)n_buffers) * sizeof(uint32_t));
   if (ni > 0x7FFFFFFFu || bytes > SIZE_MAX) { /* item indices stay below 2^31 */
     return SIZE_MAX;
   }

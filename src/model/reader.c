@@ -86,17 +86,22 @@ static uint64_t ld64(const uint8_t *p) {
 
 /* Two's complement reinterpretation without implementation-defined conversions. */
 static int32_t to_i32(uint32_t u) {
-  return (u <= 0x7FFFFFFFu) ? (int32_t)u : (-(int32_t)(~u) - 1);
+  const uint32_t inverse = ~u;
+  return (u <= 0x7FFFFFFFu) ? (int32_t)u : (-(int32_t)inverse - 1);
 }
 
 static int64_t to_i64(uint64_t u) {
-  return (u <= 0x7FFFFFFFFFFFFFFFu) ? (int64_t)u : (-(int64_t)(~u) - 1);
+  const uint64_t inverse = ~u;
+  return (u <= 0x7FFFFFFFFFFFFFFFu) ? (int64_t)u : (-(int64_t)inverse - 1);
 }
 
 static float to_f32(uint32_t bits) {
-  float f;
-  (void)memcpy(&f, &bits, sizeof(f));
-  return f;
+  union {
+    uint32_t u;
+    float f;
+  } pun;
+  pun.u = bits;
+  return pun.f;
 }
 
 /* finite and > 0 */
@@ -128,7 +133,7 @@ static void err_begin(rd_t *r) {
   }
 }
 
-static utvm_err_t fail(rd_t *r, utvm_err_t code, const char *msg) {
+static utvm_err_t rd_fail(rd_t *r, utvm_err_t code, const char *msg) {
   err_begin(r);
   utvm_model_text_str(&r->text, msg);
   return code;
@@ -460,7 +465,7 @@ static fb_vec_t vec_of(uint32_t pos, uint32_t len) {
 
 /* Buffer b's data: NULL and 0 when it has none. */
 static utvm_err_t decode_buffer(rd_t *r, const utvm_model_t *m, uint32_t b, const uint8_t **data,
-                                uint32_t *len) {
+                                uint32_t *len, uint32_t *offset_out) {
   fb_table_t t;
   fb_vec_t v;
   uint64_t offset;
@@ -471,6 +476,7 @@ static utvm_err_t decode_buffer(rd_t *r, const utvm_model_t *m, uint32_t b, cons
   rd_at(r, "buffer", b);
   *data = NULL;
   *len = 0u;
+  *offset_out = 0u;
   err = fb_vec_table(r, &all, b, &t);
   if (err == UTVM_OK) {
     r->field = "data";
@@ -494,12 +500,14 @@ static utvm_err_t decode_buffer(rd_t *r, const utvm_model_t *m, uint32_t b, cons
       } else if (size != 0u) {
         *data = &r->data[offset];
         *len = (uint32_t)size;
+        *offset_out = (uint32_t)offset;
       } else {
         /* no data */
       }
     } else if (v.len != 0u) {
       *data = &r->data[v.pos];
       *len = v.len;
+      *offset_out = v.pos;
     } else {
       /* no data */
     }
@@ -573,13 +581,13 @@ static utvm_err_t decode_quant(rd_t *r, const fb_table_t *tt, utvm_model_tensor_
     return err;
   }
   if (details != 0u) {
-    return fail(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "custom quantization details unsupported");
+    return rd_fail(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "custom quantization details unsupported");
   }
   if (scales.len == 0u) {
     return UTVM_OK; /* not quantized: min/max only, or nothing */
   }
   if (zps.len != 0u && zps.len != 1u && zps.len != scales.len) {
-    return fail(r, UTVM_ERR_MODEL_BAD_QUANTIZATION,
+    return rd_fail(r, UTVM_ERR_MODEL_BAD_QUANTIZATION,
                 "zero point count is neither 1 nor the scale count");
   }
   if (scales.len > 1u) {
@@ -593,7 +601,7 @@ static utvm_err_t decode_quant(rd_t *r, const fb_table_t *tt, utvm_model_tensor_
                       " outside the shape");
     }
     if ((uint32_t)out->dims[qdim] != scales.len) {
-      return fail(r, UTVM_ERR_MODEL_BAD_QUANTIZATION,
+      return rd_fail(r, UTVM_ERR_MODEL_BAD_QUANTIZATION,
                   "scale count differs from the quantized dimension's size");
     }
   } else {
@@ -636,6 +644,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   uint64_t elements = 1u;
   const uint8_t *data;
   uint32_t len;
+  uint32_t data_offset;
   utvm_err_t err;
   (void)memset(out, 0, sizeof(*out));
   out->name = "";
@@ -678,10 +687,10 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   }
   out->type = (utvm_model_type_t)type;
   if (variable) {
-    return fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "variable tensors unsupported");
+    return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "variable tensors unsupported");
   }
   if (sparsity.vsize != 0u) {
-    return fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "sparse tensors unsupported");
+    return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "sparse tensors unsupported");
   }
   if (shape.len > UTVM_MODEL_MAX_DIMS) {
     return fail_i32(r, UTVM_ERR_MODEL_BAD_SHAPE, "rank ", (int32_t)shape.len,
@@ -696,7 +705,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
     out->dims[i] = d;
     elements *= (uint64_t)(uint32_t)d;
     if (elements * out->element_size > UTVM_MODEL_MAX_TENSOR_BYTES) {
-      return fail(r, UTVM_ERR_MODEL_BAD_SHAPE,
+      return rd_fail(r, UTVM_ERR_MODEL_BAD_SHAPE,
                   "larger than 2 GiB (UTVM_MODEL_MAX_TENSOR_BYTES)");
     }
   }
@@ -710,7 +719,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
     return err;
   }
   r->field = NULL;
-  err = decode_buffer(r, m, out->buffer, &data, &len);
+  err = decode_buffer(r, m, out->buffer, &data, &len, &data_offset);
   if (err != UTVM_OK) {
     return err;
   }
@@ -726,7 +735,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
     if (((uintptr_t)data % out->element_size) != 0u) {
       err_begin(r);
       utvm_model_text_str(&r->text, "constant data at offset ");
-      utvm_model_text_hex(&r->text, (uint32_t)(data - r->data));
+      utvm_model_text_hex(&r->text, data_offset);
       utvm_model_text_str(&r->text, " not aligned to its element size (load the model at a "
                                     "16-byte aligned address)");
       return UTVM_ERR_MODEL_BAD_DATA;
@@ -890,7 +899,7 @@ static utvm_err_t normalise_axis(rd_t *r, int32_t axis, uint32_t rank, int32_t *
 static utvm_err_t decode_conv(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
   static const uint32_t ids[] = {1u, 2u, 4u, 5u, 6u};
   static const int32_t defs[] = {0, 0, 1, 1, 0};
-  int32_t v[5];
+  int32_t v[5] = {0, 0, 0, 0, 0};
   uint32_t padding;
   uint32_t act;
   utvm_model_conv2d_options_t *o = &op->options.u.conv2d;
@@ -937,7 +946,7 @@ static utvm_err_t decode_conv(rd_t *r, const fb_table_t *t, utvm_model_operator_
 static utvm_err_t decode_depthwise(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
   static const uint32_t ids[] = {1u, 2u, 3u, 5u, 6u};
   static const int32_t defs[] = {0, 0, 0, 1, 1};
-  int32_t v[5];
+  int32_t v[5] = {0, 0, 0, 0, 0};
   uint32_t padding;
   uint32_t act;
   utvm_model_depthwise_options_t *o = &op->options.u.depthwise;
@@ -980,7 +989,7 @@ static utvm_err_t decode_depthwise(rd_t *r, const fb_table_t *t, utvm_model_oper
 static utvm_err_t decode_pool(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
   static const uint32_t ids[] = {1u, 2u, 3u, 4u};
   static const int32_t defs[] = {0, 0, 0, 0};
-  int32_t v[4];
+  int32_t v[4] = {0, 0, 0, 0};
   uint32_t padding;
   uint32_t act;
   utvm_model_pool2d_options_t *o = &op->options.u.pool2d;
@@ -1018,8 +1027,8 @@ static utvm_err_t decode_pool(rd_t *r, const fb_table_t *t, utvm_model_operator_
 
 static utvm_err_t decode_fully_connected(rd_t *r, const fb_table_t *t,
                                          utvm_model_operator_t *op) {
-  uint32_t act;
-  uint32_t format;
+  uint32_t act = 0u;
+  uint32_t format = 0u;
   utvm_model_fully_connected_options_t *o = &op->options.u.fully_connected;
   utvm_err_t err = fb_u8(r, t, 0u, 0u, &act);
   if (err == UTVM_OK) {
@@ -1073,7 +1082,7 @@ static utvm_err_t decode_reshape(rd_t *r, const fb_table_t *t, utvm_model_operat
     }
   }
   if (unknown > 1u) {
-    return fail(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape has more than one -1");
+    return rd_fail(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape has more than one -1");
   }
   return UTVM_OK;
 }
@@ -1161,7 +1170,7 @@ static utvm_err_t decode_options(rd_t *r, const utvm_model_t *m, const fb_table_
       err = fb_scalar(r, t, 0u, 4u, 0u, &bits);
       beta = (uint32_t)bits;
       if (err == UTVM_OK && !positive_finite(beta)) {
-        err = fail(r, UTVM_ERR_MODEL_BAD_OPTION, "beta is not a finite number > 0");
+        err = rd_fail(r, UTVM_ERR_MODEL_BAD_OPTION, "beta is not a finite number > 0");
       }
       op->options.u.softmax.beta = to_f32(beta);
       break;
@@ -1286,7 +1295,7 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
     return UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR;
   }
   if (!op_spec(code, &spec)) {
-    return fail(r, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "unsupported operator");
+    return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "unsupported operator");
   }
   op->code = (utvm_model_op_t)code;
   op->options.kind = spec.kind;
@@ -1404,7 +1413,7 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
   m->description = "";
   rd_init(r, m, m->error, sizeof(m->error));
   if (data == NULL) {
-    return fail(r, UTVM_ERR_MODEL_ARGUMENT, "no model data");
+    return rd_fail(r, UTVM_ERR_MODEL_ARGUMENT, "no model data");
   }
   if (size < 8u) {
     err_begin(r);
@@ -1414,13 +1423,13 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
     return UTVM_ERR_MODEL_TRUNCATED;
   }
   if (size > 0x7FFFFFFFu) {
-    return fail(r, UTVM_ERR_MODEL_MALFORMED, "file larger than 2 GiB");
+    return rd_fail(r, UTVM_ERR_MODEL_MALFORMED, "file larger than 2 GiB");
   }
   r->data = data;
   r->size = (uint32_t)size;
   if (data[4] != (uint8_t)'T' || data[5] != (uint8_t)'F' || data[6] != (uint8_t)'L' ||
       data[7] != (uint8_t)'3') {
-    return fail(r, UTVM_ERR_MODEL_NOT_TFLITE, "not a TFLite file: identifier is not TFL3");
+    return rd_fail(r, UTVM_ERR_MODEL_NOT_TFLITE, "not a TFLite file: identifier is not TFL3");
   }
   r->field = "root";
   err = fb_table_at(r, ld32(data), &model);
@@ -1494,7 +1503,8 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
   for (i = 0u; i < m->n_buffers && err == UTVM_OK; i++) {
     const uint8_t *bytes;
     uint32_t len;
-    err = decode_buffer(r, m, i, &bytes, &len);
+    uint32_t offset;
+    err = decode_buffer(r, m, i, &bytes, &len, &offset);
   }
   for (i = 0u; i < m->n_opcodes_ && err == UTVM_OK; i++) {
     int32_t code;
