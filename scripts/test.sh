@@ -117,14 +117,16 @@ build_fuzz_targets() {
 }
 
 # run_fuzzer <executable>: runs fuzz_<x> for FUZZ_SECONDS on its working corpus (new inputs
-# go there), the seeds generated from the vectors and the committed inputs in
-# tests/fuzz/corpus/<x>/ (past crashes).
+# go there), the seeds generated from the vectors, its own seeds in
+# build/host-fuzz/tests/fuzz/seeds-<x>/ if the build made some (fuzz_tflite: the shipped models)
+# and the committed inputs in tests/fuzz/corpus/<x>/ (past crashes).
 run_fuzzer() {
   local exe=$1 name
   name=$(basename "$exe")
   local corpus=build/host-fuzz/corpus/$name artifacts=fuzz-artifacts/$name
   mkdir -p "$corpus" "$artifacts"
   local dirs=("$corpus" build/host-fuzz/tests/fuzz/seeds)
+  [[ -d build/host-fuzz/tests/fuzz/seeds-${name#fuzz_} ]] && dirs+=("build/host-fuzz/tests/fuzz/seeds-${name#fuzz_}")
   [[ -d tests/fuzz/corpus/${name#fuzz_} ]] && dirs+=("tests/fuzz/corpus/${name#fuzz_}")
   "$exe" -max_total_time="$FUZZ_SECONDS" -timeout=60 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "${dirs[@]}"

@@ -68,7 +68,26 @@ typedef enum {
   /* Kernels (0xAxx). */
   UTVM_ERR_KERNEL_BAD_PARAM = 0xA00,   /* utvm: a kernel parameter is out of its range */
   UTVM_ERR_KERNEL_BAD_SHAPE = 0xA01,   /* utvm: tensor shapes that do not fit together */
-  UTVM_ERR_KERNEL_UNSUPPORTED = 0xA02  /* utvm: quantization or option TFLite rejects too */
+  UTVM_ERR_KERNEL_UNSUPPORTED = 0xA02, /* utvm: quantization or option TFLite rejects too */
+
+  /* Model reader and planner (0xBxx). */
+  UTVM_ERR_MODEL_ARGUMENT = 0xB00,          /* NULL pointer, index out of range, unopened model */
+  UTVM_ERR_MODEL_TRUNCATED = 0xB01,         /* an offset or length reaches past the file */
+  UTVM_ERR_MODEL_MALFORMED = 0xB02,         /* bad flatbuffer structure (vtable, string, union) */
+  UTVM_ERR_MODEL_NOT_TFLITE = 0xB03,        /* no "TFL3" identifier or schema version not 3 */
+  UTVM_ERR_MODEL_SUBGRAPHS = 0xB04,         /* not exactly one subgraph */
+  UTVM_ERR_MODEL_INDEX = 0xB05,             /* a tensor, buffer or opcode index out of range */
+  UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR = 0xB06,
+  UTVM_ERR_MODEL_UNSUPPORTED_TYPE = 0xB07,  /* tensor type (or sparse, variable tensor) */
+  UTVM_ERR_MODEL_BAD_OPTION = 0xB08,        /* unsupported or invalid operator option */
+  UTVM_ERR_MODEL_BAD_OPERANDS = 0xB09,      /* wrong number of inputs or outputs */
+  UTVM_ERR_MODEL_BAD_SHAPE = 0xB0A,         /* negative dimension, too large, too many dims */
+  UTVM_ERR_MODEL_BAD_QUANTIZATION = 0xB0B,
+  UTVM_ERR_MODEL_BAD_DATA = 0xB0C,          /* constant data size or alignment wrong */
+  UTVM_ERR_MODEL_BAD_GRAPH = 0xB0D,         /* data flow: read before written, written twice */
+  UTVM_ERR_MODEL_PLAN_WORKSPACE = 0xB0E,    /* planner workspace too small */
+  UTVM_ERR_MODEL_PLAN_OVERFLOW = 0xB0F,     /* sizes overflow the address space */
+  UTVM_ERR_MODEL_SCRATCH = 0xB10            /* the scratch callback failed */
 } utvm_err_t;
 
 /* Returns a short, static, human-readable name for an error code; never NULL. */

@@ -39,6 +39,23 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_KERNEL_BAD_PARAM: return "kernel: bad parameter";
     case UTVM_ERR_KERNEL_BAD_SHAPE: return "kernel: bad tensor shape";
     case UTVM_ERR_KERNEL_UNSUPPORTED: return "kernel: unsupported quantization or option";
+    case UTVM_ERR_MODEL_ARGUMENT: return "model: bad argument";
+    case UTVM_ERR_MODEL_TRUNCATED: return "model: file truncated";
+    case UTVM_ERR_MODEL_MALFORMED: return "model: malformed flatbuffer";
+    case UTVM_ERR_MODEL_NOT_TFLITE: return "model: not a TFLite schema 3 file";
+    case UTVM_ERR_MODEL_SUBGRAPHS: return "model: not exactly one subgraph";
+    case UTVM_ERR_MODEL_INDEX: return "model: index out of range";
+    case UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR: return "model: unsupported operator";
+    case UTVM_ERR_MODEL_UNSUPPORTED_TYPE: return "model: unsupported tensor type";
+    case UTVM_ERR_MODEL_BAD_OPTION: return "model: unsupported or invalid option";
+    case UTVM_ERR_MODEL_BAD_OPERANDS: return "model: wrong operator inputs or outputs";
+    case UTVM_ERR_MODEL_BAD_SHAPE: return "model: bad tensor shape";
+    case UTVM_ERR_MODEL_BAD_QUANTIZATION: return "model: bad quantization";
+    case UTVM_ERR_MODEL_BAD_DATA: return "model: bad constant data";
+    case UTVM_ERR_MODEL_BAD_GRAPH: return "model: bad data flow";
+    case UTVM_ERR_MODEL_PLAN_WORKSPACE: return "model: planner workspace too small";
+    case UTVM_ERR_MODEL_PLAN_OVERFLOW: return "model: planner size overflow";
+    case UTVM_ERR_MODEL_SCRATCH: return "model: scratch size callback failed";
     default: return "unknown error";
   }
 }

@@ -1,0 +1,400 @@
+/*
+ * utvm model layer: a verified, zero-copy reader of TensorFlow Lite flatbuffers (.tflite) and a
+ * static memory planner for one activations arena.
+ *
+ * Reader. utvm_model_open() verifies the whole file once (every offset, vtable, vector, string,
+ * union type and index the accessors will touch, the supported operator set and options, tensor
+ * types, shapes, quantization and constant-data sizes) and keeps only pointers into the caller's
+ * bytes and counts. The accessors decode one tensor or operator on demand into a small caller
+ * struct, re-checking what they read, so they never read outside the file. The bytes must stay
+ * valid and unchanged while the model is used. Nothing allocates, nothing recurses, no state is
+ * static, every loop is bounded by a count that the file size bounds. See docs/TFLITE.md.
+ *
+ * Planner. utvm_plan() places a list of buffers used by an ordered list of steps in one arena
+ * (lifetimes, greedy placement); utvm_model_plan() builds those lists from a model. The caller
+ * provides all working memory (utvm_plan_workspace_size, utvm_model_plan_workspace_size).
+ *
+ * Errors: every function returns UTVM_OK or a UTVM_ERR_MODEL_* code; utvm_model_open() and
+ * utvm_model_plan() also write a readable text to the model's error[] (e.g. "operator 7
+ * (TRANSPOSE): unsupported operator").
+ */
+#ifndef UTVM_MODEL_H
+#define UTVM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Limits
+ * ------------------------------------------------------------------------------------------- */
+
+/* Largest tensor rank (shape length), also the largest RESHAPE new_shape and SQUEEZE dims list. */
+#define UTVM_MODEL_MAX_DIMS 6u
+/* Largest number of inputs (CONCATENATION operands included) and outputs of one operator. */
+#define UTVM_MODEL_MAX_OP_INPUTS 8u
+#define UTVM_MODEL_MAX_OP_OUTPUTS 2u
+/* Largest tensor in bytes (elements x element size). */
+#define UTVM_MODEL_MAX_TENSOR_BYTES 0x7FFFFFFFu
+/* Bytes of utvm_model_t.error, NUL included; longer texts are cut. */
+#define UTVM_MODEL_ERROR_SIZE 128u
+/* The TFLite schema version the reader accepts (Model.version). */
+#define UTVM_MODEL_SCHEMA_VERSION 3u
+
+/* ---------------------------------------------------------------------------------------------
+ * Enumerations (values are the TFLite schema's)
+ * ------------------------------------------------------------------------------------------- */
+
+/* Tensor element types the reader accepts (TFLite TensorType); any other is an error. */
+typedef enum {
+  UTVM_MODEL_FLOAT32 = 0,
+  UTVM_MODEL_INT32 = 2,
+  UTVM_MODEL_UINT8 = 3,
+  UTVM_MODEL_INT64 = 4,
+  UTVM_MODEL_BOOL = 6,
+  UTVM_MODEL_INT16 = 7,
+  UTVM_MODEL_INT8 = 9
+} utvm_model_type_t;
+
+/* Supported builtin operators (TFLite BuiltinOperator); any other is an error at open. */
+typedef enum {
+  UTVM_MODEL_OP_ADD = 0,
+  UTVM_MODEL_OP_AVERAGE_POOL_2D = 1,
+  UTVM_MODEL_OP_CONCATENATION = 2,
+  UTVM_MODEL_OP_CONV_2D = 3,
+  UTVM_MODEL_OP_DEPTHWISE_CONV_2D = 4,
+  UTVM_MODEL_OP_DEQUANTIZE = 6,
+  UTVM_MODEL_OP_FULLY_CONNECTED = 9,
+  UTVM_MODEL_OP_LOGISTIC = 14,
+  UTVM_MODEL_OP_MAX_POOL_2D = 17,
+  UTVM_MODEL_OP_MUL = 18,
+  UTVM_MODEL_OP_RESHAPE = 22,
+  UTVM_MODEL_OP_SOFTMAX = 25,
+  UTVM_MODEL_OP_TANH = 28,
+  UTVM_MODEL_OP_PAD = 34,
+  UTVM_MODEL_OP_MEAN = 40,
+  UTVM_MODEL_OP_SQUEEZE = 43,
+  UTVM_MODEL_OP_QUANTIZE = 114
+} utvm_model_op_t;
+
+typedef enum { UTVM_MODEL_PADDING_SAME = 0, UTVM_MODEL_PADDING_VALID = 1 } utvm_model_padding_t;
+
+/* Fused activations the reader accepts (TFLite ActivationFunctionType); TANH and SIGN_BIT are
+ * errors. */
+typedef enum {
+  UTVM_MODEL_ACT_NONE = 0,
+  UTVM_MODEL_ACT_RELU = 1,
+  UTVM_MODEL_ACT_RELU_N1_TO_1 = 2,
+  UTVM_MODEL_ACT_RELU6 = 3
+} utvm_model_activation_t;
+
+/* ---------------------------------------------------------------------------------------------
+ * Tensors
+ * ------------------------------------------------------------------------------------------- */
+
+/* Quantization of a tensor: real = scale * (q - zero_point), per tensor (count 1) or per channel
+ * along quantized_dimension (count = dims[quantized_dimension] > 1). Verified at open: every
+ * scale finite and > 0; zero_point_count is 0 (all zero), 1 (one value for every channel) or
+ * count; every zero point in the range of the tensor type (int8 -128..127, uint8 0..255, int16,
+ * else int32). Read channel values with utvm_model_quant_scale/_zero_point. */
+typedef struct {
+  uint32_t count;               /* 0: not quantized, 1: per tensor, >1: per channel */
+  uint32_t zero_point_count;    /* 0, 1 or count */
+  int32_t quantized_dimension;  /* axis of the channels (0 unless per channel; 0 for 1-D) */
+  float scale;                  /* channel 0's scale (0.0f when not quantized) */
+  int32_t zero_point;           /* channel 0's zero point */
+  const uint8_t *scales;        /* count little-endian float32 in the file */
+  const uint8_t *zero_points;   /* zero_point_count little-endian int64 in the file */
+} utvm_model_quant_t;
+
+/* A tensor, decoded by utvm_model_tensor(). Pointers point into the model's bytes. */
+typedef struct {
+  const char *name;             /* NUL-terminated, "" when the file has none */
+  utvm_model_type_t type;
+  uint32_t element_size;        /* bytes per element (1, 2, 4 or 8) */
+  uint32_t rank;                /* 0..UTVM_MODEL_MAX_DIMS */
+  int32_t dims[UTVM_MODEL_MAX_DIMS]; /* shape, each >= 0; entries past rank are 0 */
+  size_t elements;              /* product of dims (1 for rank 0) */
+  size_t bytes;                 /* elements * element_size */
+  const uint8_t *data;          /* constant data (bytes long, aligned to element_size), or NULL
+                                   for a tensor computed at run time (activation, graph input) */
+  uint32_t buffer;              /* index of its Buffer in the file */
+  utvm_model_quant_t quant;
+} utvm_model_tensor_t;
+
+/* Channel c's scale (c < q->count; channel 0's when count is 1) or 0.0f out of range. */
+float utvm_model_quant_scale(const utvm_model_quant_t *q, uint32_t c);
+/* Channel c's zero point: 0 when none are stored, the single value when one is stored. */
+int32_t utvm_model_quant_zero_point(const utvm_model_quant_t *q, uint32_t c);
+
+/* ---------------------------------------------------------------------------------------------
+ * Operators and their options
+ * ------------------------------------------------------------------------------------------- */
+
+/* Which member of utvm_model_options_t.u is valid. */
+typedef enum {
+  UTVM_MODEL_OPTIONS_NONE = 0,  /* LOGISTIC, TANH, QUANTIZE, DEQUANTIZE, PAD: no options */
+  UTVM_MODEL_OPTIONS_CONV_2D,
+  UTVM_MODEL_OPTIONS_DEPTHWISE_CONV_2D,
+  UTVM_MODEL_OPTIONS_FULLY_CONNECTED,
+  UTVM_MODEL_OPTIONS_POOL_2D,   /* AVERAGE_POOL_2D and MAX_POOL_2D */
+  UTVM_MODEL_OPTIONS_ADD,
+  UTVM_MODEL_OPTIONS_MUL,
+  UTVM_MODEL_OPTIONS_SOFTMAX,
+  UTVM_MODEL_OPTIONS_RESHAPE,
+  UTVM_MODEL_OPTIONS_SQUEEZE,
+  UTVM_MODEL_OPTIONS_CONCATENATION,
+  UTVM_MODEL_OPTIONS_REDUCER    /* MEAN */
+} utvm_model_options_kind_t;
+
+/* Strides, dilations and filter sizes are verified >= 1. */
+typedef struct {
+  utvm_model_padding_t padding;
+  int32_t stride_w;
+  int32_t stride_h;
+  int32_t dilation_w;
+  int32_t dilation_h;
+  utvm_model_activation_t activation;
+  int32_t quantized_bias_type;  /* 0: not set (int32 bias for int8), else UTVM_MODEL_INT32/INT64 */
+} utvm_model_conv2d_options_t;
+
+typedef struct {
+  utvm_model_padding_t padding;
+  int32_t stride_w;
+  int32_t stride_h;
+  int32_t dilation_w;
+  int32_t dilation_h;
+  int32_t depth_multiplier;     /* >= 0 as stored (newer converters derive it from the shapes) */
+  utvm_model_activation_t activation;
+} utvm_model_depthwise_options_t;
+
+typedef struct {
+  utvm_model_activation_t activation;
+  bool keep_num_dims;
+  bool asymmetric_quantize_inputs;
+  int32_t quantized_bias_type;  /* as in Conv2D; weights_format is verified DEFAULT */
+} utvm_model_fully_connected_options_t;
+
+typedef struct {
+  utvm_model_padding_t padding;
+  int32_t stride_w;
+  int32_t stride_h;
+  int32_t filter_w;
+  int32_t filter_h;
+  utvm_model_activation_t activation;
+} utvm_model_pool2d_options_t;
+
+typedef struct {
+  utvm_model_activation_t activation;
+  bool pot_scale_int16;         /* int16 ADD only; default true */
+} utvm_model_add_options_t;
+
+typedef struct {
+  utvm_model_activation_t activation;
+} utvm_model_mul_options_t;
+
+typedef struct {
+  float beta;                   /* verified finite and > 0 */
+} utvm_model_softmax_options_t;
+
+/* When has_new_shape is false (options absent or empty new_shape), the output shape is the
+ * output tensor's shape, which the second input (a shape tensor) describes when present. */
+typedef struct {
+  bool has_new_shape;
+  uint32_t rank;
+  int32_t new_shape[UTVM_MODEL_MAX_DIMS]; /* as stored; at most one -1 */
+} utvm_model_reshape_options_t;
+
+/* count 0: squeeze every dimension of size 1. dims are normalised to 0..input rank-1. */
+typedef struct {
+  uint32_t count;
+  int32_t dims[UTVM_MODEL_MAX_DIMS];
+} utvm_model_squeeze_options_t;
+
+typedef struct {
+  int32_t axis;                 /* normalised to 0..output rank-1 */
+  utvm_model_activation_t activation;
+} utvm_model_concatenation_options_t;
+
+typedef struct {
+  bool keep_dims;
+} utvm_model_reducer_options_t;
+
+typedef struct {
+  utvm_model_options_kind_t kind;
+  union {
+    utvm_model_conv2d_options_t conv2d;
+    utvm_model_depthwise_options_t depthwise;
+    utvm_model_fully_connected_options_t fully_connected;
+    utvm_model_pool2d_options_t pool2d;
+    utvm_model_add_options_t add;
+    utvm_model_mul_options_t mul;
+    utvm_model_softmax_options_t softmax;
+    utvm_model_reshape_options_t reshape;
+    utvm_model_squeeze_options_t squeeze;
+    utvm_model_concatenation_options_t concatenation;
+    utvm_model_reducer_options_t reducer;
+  } u;
+} utvm_model_options_t;
+
+/* An operator, decoded by utvm_model_operator(). Tensor indices are < n_tensors; an input is
+ * -1 only where the operator allows an absent operand (the bias of CONV_2D, DEPTHWISE_CONV_2D
+ * and FULLY_CONNECTED, the shape of RESHAPE). */
+typedef struct {
+  utvm_model_op_t code;         /* max(deprecated_builtin_code, builtin_code), as the schema says */
+  int32_t version;              /* OperatorCode.version (operator revision, default 1) */
+  uint32_t n_inputs;
+  uint32_t n_outputs;
+  int32_t inputs[UTVM_MODEL_MAX_OP_INPUTS];
+  int32_t outputs[UTVM_MODEL_MAX_OP_OUTPUTS];
+  utvm_model_options_t options;
+} utvm_model_operator_t;
+
+/* ---------------------------------------------------------------------------------------------
+ * The model
+ * ------------------------------------------------------------------------------------------- */
+
+/* A verified model: caller-owned (stack or static), filled by utvm_model_open(). The public
+ * fields are read-only for the caller; the rest is private. */
+typedef struct {
+  /* public, read-only */
+  uint32_t version;             /* schema version (3) */
+  const char *description;      /* Model.description, NUL-terminated, "" when absent */
+  uint32_t n_tensors;
+  uint32_t n_operators;
+  uint32_t n_inputs;            /* graph inputs */
+  uint32_t n_outputs;           /* graph outputs */
+  uint32_t n_buffers;
+  char error[UTVM_MODEL_ERROR_SIZE]; /* what failed, "" after success */
+  /* private */
+  const uint8_t *data_;
+  uint32_t size_;
+  uint32_t opcodes_;            /* positions of the vectors' first elements in the file */
+  uint32_t n_opcodes_;
+  uint32_t buffers_;
+  uint32_t tensors_;
+  uint32_t operators_;
+  uint32_t inputs_;
+  uint32_t outputs_;
+  bool valid_;
+} utvm_model_t;
+
+/* Verifies data[0..size) as a TFLite model with one subgraph of supported operators and fills
+ * *m. On failure returns the code, writes m->error and leaves the model unusable (accessors
+ * return UTVM_ERR_MODEL_ARGUMENT). data must stay valid while m is used; its address should be
+ * 16-byte aligned (constant data is checked aligned to its element size). */
+utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size);
+
+/* Decodes tensor index (< m->n_tensors) into *t. */
+utvm_err_t utvm_model_tensor(const utvm_model_t *m, uint32_t index, utvm_model_tensor_t *t);
+
+/* Decodes operator index (< m->n_operators, in execution order) into *op. */
+utvm_err_t utvm_model_operator(const utvm_model_t *m, uint32_t index, utvm_model_operator_t *op);
+
+/* The tensor index of graph input i (< m->n_inputs) / graph output i (< m->n_outputs). */
+utvm_err_t utvm_model_input(const utvm_model_t *m, uint32_t i, uint32_t *tensor);
+utvm_err_t utvm_model_output(const utvm_model_t *m, uint32_t i, uint32_t *tensor);
+
+/* The TFLite name of builtin operator code ("CONV_2D"), or "?" if unknown. */
+const char *utvm_model_op_name(int32_t code);
+
+/* ---------------------------------------------------------------------------------------------
+ * Planner (generic: buffers and ordered steps; no TFLite knowledge)
+ * ------------------------------------------------------------------------------------------- */
+
+/* Every planned buffer and scratch area starts at a multiple of this many bytes from the arena
+ * base (which the caller aligns to it too). */
+#define UTVM_PLAN_ALIGNMENT 16u
+/* An absent entry in a step's reads or writes (skipped), and the offset of an unplanned buffer. */
+#define UTVM_PLAN_NONE UINT32_MAX
+#define UTVM_PLAN_NO_OFFSET SIZE_MAX
+
+/* utvm_plan_buffer_t.flags */
+#define UTVM_PLAN_INPUT 0x1u    /* graph input: alive from step 0 */
+#define UTVM_PLAN_OUTPUT 0x2u   /* graph output: alive until the last step */
+#define UTVM_PLAN_CONSTANT 0x4u /* lives elsewhere (model data): never placed */
+
+typedef struct {
+  size_t size;                  /* bytes */
+  uint32_t flags;               /* UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT | UTVM_PLAN_CONSTANT */
+} utvm_plan_buffer_t;
+
+/* How a step's outputs may share memory with its inputs. */
+typedef enum {
+  /* Outputs get memory of their own, disjoint from every buffer alive during the step. */
+  UTVM_PLAN_STEP_DEFAULT = 0,
+  /* writes[0] is a view of reads[0] (RESHAPE, SQUEEZE: same bytes, nothing computed): both get
+   * the same offset and the union of their lifetimes. Applied when both are planned, reads[0]
+   * is written by no later step and writes[0] by no other step; else treated as DEFAULT. The
+   * executor must skip the copy when the two offsets are equal. */
+  UTVM_PLAN_STEP_ALIAS = 1,
+  /* Planned extension (treated as DEFAULT today): writes[0] may overlap reads[0] when reads[0]
+   * dies at this step, for element-wise kernels that read each element before writing it
+   * (ADD, MUL, activations, QUANTIZE) and, with care, DEPTHWISE_CONV_2D. */
+  UTVM_PLAN_STEP_INPLACE = 2
+} utvm_plan_step_kind_t;
+
+typedef struct {
+  const uint32_t *reads;        /* buffer indices (< n_buffers) or UTVM_PLAN_NONE */
+  uint32_t n_reads;
+  const uint32_t *writes;
+  uint32_t n_writes;
+  size_t scratch;               /* bytes of scratch memory the step needs while it runs */
+  utvm_plan_step_kind_t kind;
+} utvm_plan_step_t;
+
+/* The plan. Set offsets (n_buffers entries) and scratch_offsets (n_steps entries; may be NULL
+ * when no step has scratch) before calling; the planner fills them and the sizes. */
+typedef struct {
+  size_t *offsets;              /* out: each buffer's offset in the arena, UTVM_PLAN_NO_OFFSET
+                                   for constants and buffers no step uses (nor flags) */
+  size_t *scratch_offsets;      /* out: each step's scratch offset, UTVM_PLAN_NO_OFFSET if none */
+  size_t arena_size;            /* out: bytes of the arena (buffers and scratch) */
+  size_t lower_bound;           /* out: max over steps of the bytes alive at that step */
+  size_t max_scratch;           /* out: the largest scratch of one step */
+  uint32_t heuristic;           /* out: which placement order won (0 size, 1 start, 2 span) */
+} utvm_plan_t;
+
+/* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows). */
+size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps);
+
+/* Plans the arena: lifetimes (first write or read .. last read or write; INPUT from step 0,
+ * OUTPUT to the last step), aliases, then greedy placement (largest first, lowest offset that
+ * overlaps no placed buffer alive at the same time) under three orders, keeping the smallest.
+ * Each step's scratch is placed like a buffer alive during that step only. Deterministic. */
+utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
+                     const utvm_plan_step_t *steps, uint32_t n_steps, void *workspace,
+                     size_t workspace_size, utvm_plan_t *plan);
+
+/* ---------------------------------------------------------------------------------------------
+ * Planning a model
+ * ------------------------------------------------------------------------------------------- */
+
+/* Asked once per operator for its scratch bytes (e.g. by asking the kernels); NULL means 0. */
+typedef utvm_err_t (*utvm_model_scratch_fn)(void *ctx, const utvm_model_t *m, uint32_t index,
+                                            const utvm_model_operator_t *op, size_t *bytes);
+
+/* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if that overflows). */
+size_t utvm_model_plan_workspace_size(const utvm_model_t *m);
+
+/* Plans m: one buffer per tensor (tensor index = buffer index; constants are not placed,
+ * graph inputs and outputs flagged), one step per operator (inputs read, outputs written,
+ * RESHAPE and SQUEEZE of a computed tensor as UTVM_PLAN_STEP_ALIAS). Also checks the data
+ * flow: every computed tensor an operator reads is a graph input or written by an earlier
+ * operator, no tensor is written twice or is both a graph input and written, every graph
+ * output is produced. plan->offsets needs m->n_tensors entries, plan->scratch_offsets
+ * m->n_operators (or NULL when scratch is NULL). Writes m->error on failure. */
+utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
+                           void *workspace, size_t workspace_size, utvm_plan_t *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_MODEL_H */

@@ -1,0 +1,410 @@
+/*
+ * Static memory planner: places buffers used by an ordered list of steps in one arena.
+ *
+ * 1. Lifetimes. Each buffer lives from the first step that reads or writes it to the last one
+ *    (inclusive); graph inputs from step 0, graph outputs to the last step. Constants and
+ *    buffers no step uses are not placed.
+ * 2. Aliases. An ALIAS step's output joins its input's group: the group is placed once, with
+ *    the union of the lifetimes and the largest size (union-find, linked root to root).
+ * 3. Items. One item per group and one per step with scratch (alive during that step only).
+ * 4. Placement, greedy: items in a given order, each at the lowest 16-byte aligned offset where
+ *    it overlaps no placed item whose lifetime intersects its own (one pass over the placed
+ *    items sorted by offset). Three orders: size descending (TFLM's greedy planner), first use
+ *    ascending, lifetime span descending; ties by index. The smallest arena wins; planning
+ *    stops early when an order reaches the lower bound.
+ * 5. Lower bound: the largest sum of item sizes alive at one step (difference array).
+ *
+ * Cost: O(n log n) sorting (heap sort, no recursion) and O(n^2) placement per order, n = items.
+ * Memory: the caller's workspace only (utvm_plan_workspace_size).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/model.h"
+
+#define WS_ALIGN 8u
+#define NONE UINT32_MAX
+#define N_ORDERS 3u
+
+typedef char plan_alignment_is_power_of_two[
+    (UTVM_PLAN_ALIGNMENT != 0u && (UTVM_PLAN_ALIGNMENT & (UTVM_PLAN_ALIGNMENT - 1u)) == 0u) ? 1
+                                                                                           : -1];
+
+/* The workspace, carved into arrays. Items 0..nb-1 are buffers (the roots of alias groups are
+ * placed), items nb..nb+ns-1 the steps' scratch areas. */
+typedef struct {
+  uint32_t nb;
+  uint32_t ns;
+  uint32_t ni;
+  size_t *size;     /* [ni] bytes (a group root: its largest member) */
+  size_t *off;      /* [ni] offset under the current order */
+  size_t *best;     /* [ni] offset under the best order so far */
+  size_t *diff;     /* [max(ns,1)+1] lower-bound difference array */
+  uint32_t *first;  /* [ni] first step alive, NONE: not placed */
+  uint32_t *last;   /* [ni] last step alive */
+  uint32_t *order;  /* [ni] items in placement order */
+  uint32_t *placed; /* [ni] placed items by offset */
+  uint32_t *root;   /* [nb] alias group links */
+  uint32_t *writes; /* [nb] number of steps writing the buffer */
+  uint32_t *lastw;  /* [nb] last step writing it */
+} ws_t;
+
+static size_t align_up(size_t x) {
+  const size_t mask = (size_t)UTVM_PLAN_ALIGNMENT - 1u;
+  return (x + mask) & ~mask;
+}
+
+static uint64_t plan_align8(uint64_t x) {
+  const uint64_t mask = (uint64_t)WS_ALIGN - 1u;
+  return (x + mask) & ~mask;
+}
+
+static uint32_t diff_len(uint32_t ns) {
+  return ((ns == 0u) ? 1u : ns) + 1u;
+}
+
+size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps) {
+  uint64_t ni = (uint64_t)n_buffers + n_steps;
+  uint64_t bytes = WS_ALIGN; /* room to align the start */
+  bytes += (3u * ni + diff_len(n_steps)) * sizeof(size_t);
+  bytes += plan_align8((4u * ni + 3u * (uint64_t)n_buffers) * sizeof(uint32_t));
+  if (ni > 0x7FFFFFFFu || bytes > SIZE_MAX) { /* item indices stay below 2^31 */
+    return SIZE_MAX;
+  }
+  return (size_t)bytes;
+}
+
+static void ws_carve(ws_t *w, void *workspace, uint32_t nb, uint32_t ns) {
+  uint8_t *p = (uint8_t *)workspace;
+  size_t pad = (size_t)((0u - (uintptr_t)p) & (WS_ALIGN - 1u));
+  size_t ni = (size_t)nb + ns;
+  p = &p[pad];
+  w->nb = nb;
+  w->ns = ns;
+  w->ni = nb + ns;
+  w->size = (size_t *)(void *)p;
+  w->off = &w->size[ni];
+  w->best = &w->off[ni];
+  w->diff = &w->best[ni];
+  w->first = (uint32_t *)(void *)&w->diff[diff_len(ns)];
+  w->last = &w->first[ni];
+  w->order = &w->last[ni];
+  w->placed = &w->order[ni];
+  w->root = &w->placed[ni];
+  w->writes = &w->root[nb];
+  w->lastw = &w->writes[nb];
+}
+
+/* The root of b's alias group (links always point to a root, so the walk is short; bounded). */
+static uint32_t find_root(const ws_t *w, uint32_t b) {
+  uint32_t x = b;
+  uint32_t guard;
+  for (guard = 0u; guard < w->nb && w->root[x] != x; guard++) {
+    x = w->root[x];
+  }
+  return x;
+}
+
+static void touch(ws_t *w, uint32_t item, uint32_t step) {
+  if (w->first[item] == NONE || step < w->first[item]) {
+    w->first[item] = step;
+  }
+  if (step > w->last[item]) {
+    w->last[item] = step;
+  }
+}
+
+static utvm_err_t check_steps(const utvm_plan_buffer_t *buffers, uint32_t nb,
+                              const utvm_plan_step_t *steps, uint32_t ns,
+                              const utvm_plan_t *plan) {
+  uint32_t s;
+  uint32_t k;
+  if ((buffers == NULL && nb != 0u) || (steps == NULL && ns != 0u) || plan == NULL ||
+      (plan->offsets == NULL && nb != 0u)) {
+    return UTVM_ERR_MODEL_ARGUMENT;
+  }
+  for (s = 0u; s < ns; s++) {
+    const utvm_plan_step_t *st = &steps[s];
+    if ((st->reads == NULL && st->n_reads != 0u) || (st->writes == NULL && st->n_writes != 0u) ||
+        (st->scratch != 0u && plan->scratch_offsets == NULL)) {
+      return UTVM_ERR_MODEL_ARGUMENT;
+    }
+    for (k = 0u; k < st->n_reads; k++) {
+      if (st->reads[k] != UTVM_PLAN_NONE && st->reads[k] >= nb) {
+        return UTVM_ERR_MODEL_INDEX;
+      }
+    }
+    for (k = 0u; k < st->n_writes; k++) {
+      if (st->writes[k] != UTVM_PLAN_NONE && st->writes[k] >= nb) {
+        return UTVM_ERR_MODEL_INDEX;
+      }
+    }
+  }
+  return UTVM_OK;
+}
+
+/* Lifetimes of the buffers (steps 1 and 2 above). */
+static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_step_t *steps) {
+  uint32_t b;
+  uint32_t s;
+  uint32_t k;
+  uint32_t end = (w->ns == 0u) ? 0u : w->ns - 1u;
+  for (b = 0u; b < w->nb; b++) {
+    w->first[b] = NONE;
+    w->last[b] = 0u;
+    w->root[b] = b;
+    w->writes[b] = 0u;
+    w->lastw[b] = 0u;
+  }
+  for (s = 0u; s < w->ns; s++) {
+    for (k = 0u; k < steps[s].n_reads; k++) {
+      if (steps[s].reads[k] != UTVM_PLAN_NONE) {
+        touch(w, steps[s].reads[k], s);
+      }
+    }
+    for (k = 0u; k < steps[s].n_writes; k++) {
+      b = steps[s].writes[k];
+      if (b != UTVM_PLAN_NONE) {
+        touch(w, b, s);
+        w->writes[b]++;
+        w->lastw[b] = s;
+      }
+    }
+  }
+  for (b = 0u; b < w->nb; b++) {
+    if ((buffers[b].flags & UTVM_PLAN_INPUT) != 0u) {
+      touch(w, b, 0u);
+    }
+    if ((buffers[b].flags & UTVM_PLAN_OUTPUT) != 0u) {
+      touch(w, b, end);
+    }
+    if ((buffers[b].flags & UTVM_PLAN_CONSTANT) != 0u) {
+      w->first[b] = NONE;
+    }
+    w->size[b] = buffers[b].size;
+  }
+  /* Aliases, in step order. */
+  for (s = 0u; s < w->ns; s++) {
+    const utvm_plan_step_t *st = &steps[s];
+    uint32_t in;
+    uint32_t out;
+    if (st->kind != UTVM_PLAN_STEP_ALIAS || st->n_reads == 0u || st->n_writes == 0u) {
+      continue;
+    }
+    in = st->reads[0];
+    out = st->writes[0];
+    if (in == UTVM_PLAN_NONE || out == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
+        w->first[out] == NONE || (buffers[out].flags & UTVM_PLAN_INPUT) != 0u ||
+        w->writes[out] != 1u || (w->writes[in] != 0u && w->lastw[in] >= s)) {
+      continue; /* not a safe alias: plan it as a default step */
+    }
+    in = find_root(w, in);
+    out = find_root(w, out);
+    if (in != out) {
+      w->root[out] = in;
+    }
+  }
+  /* Fold each group into its root. */
+  for (b = 0u; b < w->nb; b++) {
+    uint32_t r = find_root(w, b);
+    if (r != b && w->first[b] != NONE) {
+      if (w->first[b] < w->first[r]) {
+        w->first[r] = w->first[b];
+      }
+      if (w->last[b] > w->last[r]) {
+        w->last[r] = w->last[b];
+      }
+      if (w->size[b] > w->size[r]) {
+        w->size[r] = w->size[b];
+      }
+    }
+  }
+  for (b = 0u; b < w->nb; b++) {
+    if (find_root(w, b) != b) {
+      w->first[b] = NONE; /* placed through its root */
+    }
+  }
+  for (s = 0u; s < w->ns; s++) {
+    w->size[w->nb + s] = steps[s].scratch;
+    w->first[w->nb + s] = (steps[s].scratch != 0u) ? s : NONE;
+    w->last[w->nb + s] = s;
+  }
+}
+
+/* true when item a is placed before item b under order o */
+static bool before(const ws_t *w, uint32_t o, uint32_t a, uint32_t b) {
+  uint32_t span_a = w->last[a] - w->first[a];
+  uint32_t span_b = w->last[b] - w->first[b];
+  if (o == 1u && w->first[a] != w->first[b]) {
+    return w->first[a] < w->first[b];
+  }
+  if (o == 2u && span_a != span_b) {
+    return span_a > span_b;
+  }
+  if (w->size[a] != w->size[b]) {
+    return w->size[a] > w->size[b];
+  }
+  if (w->first[a] != w->first[b]) {
+    return w->first[a] < w->first[b];
+  }
+  return a < b;
+}
+
+/* Restores the heap property below root in a[0..size): a parent sorts after its children. */
+static void sift_down(const ws_t *w, uint32_t o, uint32_t *a, uint32_t root, uint32_t size) {
+  uint32_t r = root;
+  uint32_t child = 2u * r + 1u;
+  while (child < size) { /* r at least doubles each turn */
+    uint32_t tmp;
+    if (child + 1u < size && before(w, o, a[child], a[child + 1u])) {
+      child++;
+    }
+    if (!before(w, o, a[r], a[child])) {
+      break;
+    }
+    tmp = a[r];
+    a[r] = a[child];
+    a[child] = tmp;
+    r = child;
+    child = 2u * r + 1u;
+  }
+}
+
+/* Heap sort of order[0..n) by before(), without recursion. */
+static void sort_items(ws_t *w, uint32_t o, uint32_t n) {
+  uint32_t i;
+  uint32_t *a = w->order;
+  for (i = n / 2u; i > 0u; i--) {
+    sift_down(w, o, a, i - 1u, n);
+  }
+  for (i = n; i > 1u; i--) {
+    uint32_t tmp = a[0];
+    a[0] = a[i - 1u];
+    a[i - 1u] = tmp;
+    sift_down(w, o, a, 0u, i - 1u);
+  }
+}
+
+/* Greedy placement of order[0..n); returns the arena size. */
+static size_t place(ws_t *w, uint32_t n) {
+  uint32_t i;
+  uint32_t k;
+  uint32_t n_placed = 0u;
+  size_t arena = 0u;
+  for (i = 0u; i < n; i++) {
+    uint32_t it = w->order[i];
+    size_t cand = 0u;
+    uint32_t at;
+    /* placed[] is sorted by offset, so the first gap that fits is the lowest one */
+    for (k = 0u; k < n_placed; k++) {
+      uint32_t p = w->placed[k];
+      if (w->size[p] == 0u || w->first[p] > w->last[it] || w->first[it] > w->last[p]) {
+        continue; /* takes no memory, or lifetimes do not intersect */
+      }
+      if (cand + w->size[it] <= w->off[p]) {
+        break;
+      }
+      if (align_up(w->off[p] + w->size[p]) > cand) {
+        cand = align_up(w->off[p] + w->size[p]);
+      }
+    }
+    w->off[it] = cand;
+    if (cand + w->size[it] > arena) {
+      arena = cand + w->size[it];
+    }
+    /* insert by offset (stable: after equal offsets) */
+    at = n_placed;
+    while (at > 0u && w->off[w->placed[at - 1u]] > cand) {
+      w->placed[at] = w->placed[at - 1u];
+      at--;
+    }
+    w->placed[at] = it;
+    n_placed++;
+  }
+  return arena;
+}
+
+/* The largest bytes alive at one step. */
+static size_t lower_bound(ws_t *w) {
+  uint32_t i;
+  uint32_t s;
+  size_t sum = 0u;
+  size_t best = 0u;
+  for (s = 0u; s < diff_len(w->ns); s++) {
+    w->diff[s] = 0u;
+  }
+  for (i = 0u; i < w->ni; i++) {
+    if (w->first[i] != NONE) {
+      /* modular arithmetic: the running sums below are exact (they never exceed the total) */
+      w->diff[w->first[i]] += w->size[i];
+      w->diff[w->last[i] + 1u] -= w->size[i];
+    }
+  }
+  for (s = 0u; s + 1u < diff_len(w->ns); s++) {
+    sum += w->diff[s];
+    if (sum > best) {
+      best = sum;
+    }
+  }
+  return best;
+}
+
+utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
+                     const utvm_plan_step_t *steps, uint32_t n_steps, void *workspace,
+                     size_t workspace_size, utvm_plan_t *plan) {
+  ws_t w;
+  uint32_t i;
+  uint32_t n = 0u;
+  uint32_t o;
+  size_t total = 0u;
+  size_t best_arena = SIZE_MAX;
+  utvm_err_t err = check_steps(buffers, n_buffers, steps, n_steps, plan);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  if (utvm_plan_workspace_size(n_buffers, n_steps) == SIZE_MAX ||
+      workspace_size < utvm_plan_workspace_size(n_buffers, n_steps) || workspace == NULL) {
+    return UTVM_ERR_MODEL_PLAN_WORKSPACE;
+  }
+  ws_carve(&w, workspace, n_buffers, n_steps);
+  lifetimes(&w, buffers, steps);
+  plan->max_scratch = 0u;
+  for (i = 0u; i < w.ni; i++) {
+    if (w.first[i] != NONE) {
+      if (w.size[i] > SIZE_MAX - total - UTVM_PLAN_ALIGNMENT) {
+        return UTVM_ERR_MODEL_PLAN_OVERFLOW;
+      }
+      total += align_up(w.size[i]);
+      w.order[n] = i;
+      n++;
+    }
+    if (i >= w.nb && w.size[i] > plan->max_scratch) {
+      plan->max_scratch = w.size[i];
+    }
+  }
+  plan->lower_bound = lower_bound(&w);
+  plan->heuristic = 0u;
+  for (o = 0u; o < N_ORDERS && best_arena > plan->lower_bound; o++) {
+    size_t arena;
+    sort_items(&w, o, n);
+    arena = place(&w, n);
+    if (arena < best_arena) {
+      best_arena = arena;
+      plan->heuristic = o;
+      for (i = 0u; i < n; i++) {
+        w.best[w.order[i]] = w.off[w.order[i]];
+      }
+    }
+  }
+  plan->arena_size = (n == 0u) ? 0u : best_arena;
+  for (i = 0u; i < w.nb; i++) {
+    uint32_t r = find_root(&w, i);
+    plan->offsets[i] = (w.first[r] != NONE) ? w.best[r] : UTVM_PLAN_NO_OFFSET;
+  }
+  for (i = 0u; i < w.ns && plan->scratch_offsets != NULL; i++) {
+    plan->scratch_offsets[i] =
+        (w.first[w.nb + i] != NONE) ? w.best[w.nb + i] : UTVM_PLAN_NO_OFFSET;
+  }
+  return UTVM_OK;
+}

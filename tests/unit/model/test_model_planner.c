@@ -1,0 +1,448 @@
+/*
+ * The static memory planner on hand-made step lists (chain, diamond, inputs alive from step 0,
+ * outputs to the end, aliases, alignment, scratch, constants, bad arguments, random problems
+ * checked by an independent checker) and on the shipped models: the arena and lower bound of
+ * each, printed beside TensorFlow Lite Micro's arena, which the arena must stay below.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model_check.h"
+#include "utvm/model.h"
+
+#ifndef UTVM_SHARED_DIR
+#error "UTVM_SHARED_DIR must name the shared/ folder"
+#endif
+
+#define MAXB 64u
+#define MAXS 64u
+
+/* A problem under construction: buffers, steps and their index lists. */
+typedef struct {
+  utvm_plan_buffer_t b[MAXB];
+  uint32_t nb;
+  utvm_plan_step_t s[MAXS];
+  uint32_t ns;
+  uint32_t idx[MAXS][8];
+  size_t offsets[MAXB];
+  size_t scratch[MAXS];
+  utvm_plan_t plan;
+} problem_t;
+
+static void init(problem_t *p, uint32_t nb, const size_t *sizes) {
+  uint32_t i;
+  memset(p, 0, sizeof(*p));
+  p->nb = nb;
+  for (i = 0u; i < nb; i++) {
+    p->b[i].size = sizes[i];
+  }
+}
+
+/* Adds a step reading r[0..nr) and writing w[0..nw). */
+static void step(problem_t *p, uint32_t nr, const uint32_t *r, uint32_t nw, const uint32_t *w,
+                 size_t scratch, utvm_plan_step_kind_t kind) {
+  utvm_plan_step_t *s = &p->s[p->ns];
+  if (nr != 0u) {
+    memcpy(p->idx[p->ns], r, nr * sizeof(uint32_t));
+  }
+  if (nw != 0u) {
+    memcpy(&p->idx[p->ns][4], w, nw * sizeof(uint32_t));
+  }
+  s->reads = p->idx[p->ns];
+  s->n_reads = nr;
+  s->writes = &p->idx[p->ns][4];
+  s->n_writes = nw;
+  s->scratch = scratch;
+  s->kind = kind;
+  p->ns++;
+}
+
+/* Plans p and checks the plan independently. */
+static utvm_err_t run(problem_t *p) {
+  size_t size = utvm_plan_workspace_size(p->nb, p->ns);
+  void *ws = malloc(size);
+  utvm_err_t err;
+  const char *why;
+  assert_non_null(ws);
+  p->plan.offsets = p->offsets;
+  p->plan.scratch_offsets = p->scratch;
+  err = utvm_plan(p->b, p->nb, p->s, p->ns, ws, size, &p->plan);
+  free(ws);
+  if (err == UTVM_OK) {
+    why = plan_check(p->b, p->nb, p->s, p->ns, &p->plan);
+    if (why != NULL) {
+      fail_msg("plan: %s", why);
+    }
+  }
+  return err;
+}
+
+static void test_chain(void **state) {
+  static const size_t sizes[] = {64, 32, 48, 16};
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u;
+  problem_t p;
+  (void)state;
+  init(&p, 4u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[d].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &c, 1u, &d, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.plan.lower_bound, 96); /* a + b */
+  assert_int_equal(p.plan.arena_size, p.plan.lower_bound);
+  assert_int_equal(p.offsets[a], 0);
+  assert_int_equal(p.offsets[c], 0); /* a is dead by step 1 */
+  assert_int_equal(p.plan.max_scratch, 0);
+}
+
+static void test_diamond(void **state) {
+  static const size_t sizes[] = {32, 48, 16, 64};
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u;
+  static const uint32_t bc[] = {1u, 2u};
+  problem_t p;
+  (void)state;
+  init(&p, 4u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[d].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &a, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 2u, bc, 1u, &d, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  /* step 1: a + b + c = 96, step 2: b + c + d = 128 */
+  assert_int_equal(p.plan.lower_bound, 128);
+  assert_int_equal(p.plan.arena_size, 128);
+}
+
+static void test_input_lives_from_step_zero(void **state) {
+  static const size_t sizes[] = {32, 32, 32, 32};
+  static const uint32_t x = 0u, y = 1u, in = 2u, out = 3u;
+  static const uint32_t y_in[] = {1u, 2u};
+  problem_t p;
+  (void)state;
+  init(&p, 4u, sizes);
+  p.b[in].flags = UTVM_PLAN_INPUT; /* first read at step 2 */
+  p.b[out].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 0u, NULL, 1u, &x, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &x, 1u, &y, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 2u, y_in, 1u, &out, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[in] != p.offsets[x]);
+  assert_true(p.offsets[in] != p.offsets[y]);
+  assert_int_equal(p.plan.lower_bound, 96);
+  assert_int_equal(p.plan.arena_size, 96);
+}
+
+static void test_output_lives_to_the_end(void **state) {
+  static const size_t sizes[] = {32, 32, 32, 32};
+  static const uint32_t in = 0u, out = 1u, x = 2u, y = 3u;
+  problem_t p;
+  (void)state;
+  init(&p, 4u, sizes);
+  p.b[in].flags = UTVM_PLAN_INPUT;
+  p.b[out].flags = UTVM_PLAN_OUTPUT; /* written at step 0, read by nobody */
+  step(&p, 1u, &in, 1u, &out, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &in, 1u, &x, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &x, 1u, &y, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[out] != p.offsets[x]);
+  assert_true(p.offsets[out] != p.offsets[y]);
+}
+
+static void test_alias(void **state) {
+  static const size_t sizes[] = {32, 64, 64, 16};
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u;
+  problem_t p;
+  (void)state;
+  init(&p, 4u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[d].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_ALIAS); /* RESHAPE */
+  step(&p, 1u, &c, 1u, &d, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[b], p.offsets[c]);
+  assert_int_equal(p.plan.lower_bound, 96); /* a + b, b = c counted once */
+  assert_int_equal(p.plan.arena_size, 96);
+  /* the same as DEFAULT: b and c apart */
+  p.s[1].kind = UTVM_PLAN_STEP_INPLACE;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[b] != p.offsets[c]);
+  assert_int_equal(p.plan.arena_size, 128);
+}
+
+static void test_alias_refused(void **state) {
+  static const size_t sizes[] = {32, 32, 32};
+  static const uint32_t a = 0u, b = 1u, c = 2u;
+  problem_t p;
+  (void)state;
+  /* the alias input is written again later: no alias */
+  init(&p, 3u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 1u, &b, 1u, &a, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 2u, (const uint32_t[]){0u, 1u}, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[a] != p.offsets[b]);
+  /* the alias output is a graph input: no alias */
+  init(&p, 3u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[b].flags = UTVM_PLAN_INPUT;
+  p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[a] != p.offsets[b]);
+  /* a constant input: the output is placed on its own */
+  init(&p, 3u, sizes);
+  p.b[a].flags = UTVM_PLAN_CONSTANT;
+  p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[a], UTVM_PLAN_NO_OFFSET);
+  assert_true(p.offsets[b] != UTVM_PLAN_NO_OFFSET);
+  /* a chain of aliases shares one offset */
+  init(&p, 3u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_ALIAS);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[a], p.offsets[b]);
+  assert_int_equal(p.offsets[b], p.offsets[c]);
+  assert_int_equal(p.plan.arena_size, 32);
+}
+
+static void test_alignment(void **state) {
+  static const size_t sizes[] = {1, 3, 17, 5};
+  static const uint32_t all[] = {0u, 1u, 2u};
+  static const uint32_t out = 3u;
+  problem_t p;
+  uint32_t i;
+  (void)state;
+  init(&p, 4u, sizes);
+  for (i = 0u; i < 3u; i++) {
+    p.b[i].flags = UTVM_PLAN_INPUT;
+  }
+  p.b[out].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 3u, all, 1u, &out, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  for (i = 0u; i < 4u; i++) {
+    assert_int_equal(p.offsets[i] % UTVM_PLAN_ALIGNMENT, 0);
+  }
+  /* 17 at 0, then 5, 3, 1 at 32, 48, 64: arena 65, lower bound 26 */
+  assert_int_equal(p.plan.arena_size, 65);
+  assert_int_equal(p.plan.lower_bound, 26);
+}
+
+static void test_scratch_and_constants(void **state) {
+  static const size_t sizes[] = {32, 32, 1000, 32};
+  static const uint32_t in = 0u, mid = 1u, weights = 2u, out = 3u;
+  static const uint32_t in_w[] = {0u, 2u};
+  problem_t p;
+  (void)state;
+  init(&p, 4u, sizes);
+  p.b[in].flags = UTVM_PLAN_INPUT;
+  p.b[weights].flags = UTVM_PLAN_CONSTANT;
+  p.b[out].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 2u, in_w, 1u, &mid, 100u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &mid, 1u, &out, 48u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[weights], UTVM_PLAN_NO_OFFSET);
+  assert_int_equal(p.plan.max_scratch, 100);
+  assert_true(p.scratch[0] != UTVM_PLAN_NO_OFFSET);
+  assert_int_equal(p.plan.lower_bound, 164); /* step 0: 32 + 32 + 100 */
+  /* the scratch of step 1 may reuse the input's memory */
+  assert_true(p.plan.arena_size <= 176);
+}
+
+static void test_unused_and_empty(void **state) {
+  static const size_t sizes[] = {32, 32};
+  problem_t p;
+  (void)state;
+  init(&p, 2u, sizes);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.plan.arena_size, 0);
+  assert_int_equal(p.offsets[0], UTVM_PLAN_NO_OFFSET);
+  /* no steps: inputs and outputs alive together at "step 0" */
+  p.b[0].flags = UTVM_PLAN_INPUT;
+  p.b[1].flags = UTVM_PLAN_OUTPUT;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.plan.arena_size, 64);
+  assert_int_equal(p.plan.lower_bound, 64);
+}
+
+static void test_bad_arguments(void **state) {
+  static const size_t sizes[] = {32, 32};
+  static const uint32_t a = 0u, bad = 5u;
+  problem_t p;
+  uint8_t ws[4096];
+  (void)state;
+  init(&p, 2u, sizes);
+  step(&p, 1u, &a, 1u, &bad, 0u, UTVM_PLAN_STEP_DEFAULT);
+  p.plan.offsets = p.offsets;
+  p.plan.scratch_offsets = p.scratch;
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), &p.plan), UTVM_ERR_MODEL_INDEX);
+  p.idx[0][4] = 1u;
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, 8u, &p.plan), UTVM_ERR_MODEL_PLAN_WORKSPACE);
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, NULL, sizeof(ws), &p.plan),
+                   UTVM_ERR_MODEL_PLAN_WORKSPACE);
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), NULL), UTVM_ERR_MODEL_ARGUMENT);
+  p.s[0].scratch = 8u;
+  p.plan.scratch_offsets = NULL;
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), &p.plan), UTVM_ERR_MODEL_ARGUMENT);
+  p.plan.scratch_offsets = p.scratch;
+  /* a workspace at an odd address is aligned internally */
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, &ws[1], utvm_plan_workspace_size(2u, 1u),
+                             &p.plan), UTVM_OK);
+  /* sizes that overflow the address space */
+  p.b[0].size = SIZE_MAX - 4u;
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), &p.plan),
+                   UTVM_ERR_MODEL_PLAN_OVERFLOW);
+  assert_int_equal(utvm_plan_workspace_size(0x7FFFFFFFu, 2u), SIZE_MAX);
+}
+
+static uint32_t rnd(uint32_t *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (*seed >> 16) & 0x7FFFu;
+}
+
+/* Random problems: every plan passes the checker, and planning twice gives the same plan. */
+static void test_random_problems(void **state) {
+  uint32_t seed = 12345u;
+  uint32_t round;
+  (void)state;
+  for (round = 0u; round < 300u; round++) {
+    problem_t p;
+    size_t sizes[MAXB];
+    size_t first[MAXB];
+    uint32_t nb = 2u + round % 40u;
+    uint32_t ns = 1u + (round * 7u) % 30u;
+    uint32_t i;
+    uint32_t k;
+#define RND() rnd(&seed)
+    for (i = 0u; i < nb; i++) {
+      sizes[i] = (RND() % 8u == 0u) ? 0u : (size_t)(RND() % 500u);
+    }
+    init(&p, nb, sizes);
+    for (i = 0u; i < nb; i++) {
+      uint32_t f = RND() % 16u;
+      p.b[i].flags = ((f & 1u) ? UTVM_PLAN_INPUT : 0u) | ((f & 2u) ? UTVM_PLAN_OUTPUT : 0u) |
+                     ((f & 12u) == 12u ? UTVM_PLAN_CONSTANT : 0u);
+    }
+    for (i = 0u; i < ns; i++) {
+      uint32_t r[3];
+      uint32_t w[2];
+      uint32_t nr = RND() % 4u;
+      uint32_t nw = RND() % 3u;
+      for (k = 0u; k < nr; k++) {
+        r[k] = (RND() % 10u == 0u) ? UTVM_PLAN_NONE : RND() % nb;
+      }
+      for (k = 0u; k < nw; k++) {
+        w[k] = RND() % nb;
+      }
+      {
+        size_t scratch = (RND() % 4u == 0u) ? (size_t)(RND() % 200u) : 0u;
+        utvm_plan_step_kind_t kind =
+            (RND() % 3u == 0u) ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
+        step(&p, nr, r, nw, w, scratch, kind);
+      }
+    }
+#undef RND
+    assert_int_equal(run(&p), UTVM_OK);
+    memcpy(first, p.offsets, nb * sizeof(size_t));
+    {
+      size_t arena = p.plan.arena_size;
+      assert_int_equal(run(&p), UTVM_OK);
+      assert_int_equal(p.plan.arena_size, arena);
+      assert_memory_equal(first, p.offsets, nb * sizeof(size_t));
+    }
+  }
+}
+
+/* ---- the shipped models ---- */
+
+typedef struct {
+  const char *name;
+  const char *file;
+  size_t tflm_arena; /* 0: not published */
+} shipped_t;
+
+static const shipped_t shipped[] = {
+    {"person_detect", "person_detect_int8.tflite", 85024u},
+    {"micro_speech", "micro_speech_int8.tflite", 7312u},
+    {"KWS (DS-CNN)", "mlperf_tiny_kws_dscnn_int8.tflite", 24000u},
+    {"VWW (MobileNetV1)", "mlperf_tiny_vww_mobilenetv1_int8.tflite", 103392u},
+    {"IC (ResNet-8)", "mlperf_tiny_ic_resnet8_int8.tflite", 55712u},
+    {"AD (autoencoder)", "mlperf_tiny_ad_autoencoder_int8.tflite", 3424u},
+    {"hello_world", "hello_world_int8.tflite", 1184u},
+    {"network_tester", "refdata/network_tester/network_model.tflite", 0u},
+    {"ops/chain_dscnn", "ops/chain_dscnn.tflite", 0u},
+};
+
+static void test_shipped_models(void **state) {
+  size_t i;
+  (void)state;
+  print_message("%-20s %9s %11s %11s %11s %10s\n", "model", "operators", "arena B",
+                "lower bd B", "TFLM B", "workspace");
+  for (i = 0u; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+    char path[512];
+    FILE *f;
+    long n;
+    uint8_t *data;
+    utvm_model_t m;
+    utvm_plan_t plan;
+    utvm_err_t err;
+    const char *why;
+    (void)snprintf(path, sizeof(path), "%s/models/%s", UTVM_SHARED_DIR, shipped[i].file);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    data = (uint8_t *)malloc((size_t)n);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+    (void)fclose(f);
+    assert_int_equal(utvm_model_open(&m, data, (size_t)n), UTVM_OK);
+    why = model_plan_check(&m, 0u, &plan, &err);
+    if (why != NULL || err != UTVM_OK) {
+      fail_msg("%s: %s %s", shipped[i].name, why != NULL ? why : utvm_strerror(err), m.error);
+    }
+    print_message("%-20s %9u %11zu %11zu %11zu %10zu\n", shipped[i].name, m.n_operators,
+                  plan.arena_size, plan.lower_bound, shipped[i].tflm_arena,
+                  utvm_model_plan_workspace_size(&m));
+    assert_true(plan.arena_size >= plan.lower_bound);
+    if (shipped[i].tflm_arena != 0u) {
+      assert_true(plan.arena_size < shipped[i].tflm_arena);
+    }
+    free(data);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_chain),
+      cmocka_unit_test(test_diamond),
+      cmocka_unit_test(test_input_lives_from_step_zero),
+      cmocka_unit_test(test_output_lives_to_the_end),
+      cmocka_unit_test(test_alias),
+      cmocka_unit_test(test_alias_refused),
+      cmocka_unit_test(test_alignment),
+      cmocka_unit_test(test_scratch_and_constants),
+      cmocka_unit_test(test_unused_and_empty),
+      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_random_problems),
+      cmocka_unit_test(test_shipped_models),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,695 @@
+/*
+ * The TFLite reader against every shipped model (the 7 real models, network_tester and the 32
+ * operator cases of ops/cases.json), against hand-built models with one defect each (error code
+ * and text), and against hostile bytes: every truncation and byte corruption of hello_world and
+ * truncations of every other model must give an error or a model whose accessors and plan are
+ * sound (run it under the host-asan preset for the memory checks).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model_cases.h"
+#include "model_check.h"
+#include "tflite_builder.h"
+#include "utvm/model.h"
+
+#ifndef UTVM_SHARED_DIR
+#error "UTVM_SHARED_DIR must name the shared/ folder"
+#endif
+
+/* The whole file in a heap block of exactly its size (so ASan sees reads past the end). */
+static uint8_t *load(const char *relative, size_t *size) {
+  char path[512];
+  FILE *f;
+  long n;
+  uint8_t *data;
+  (void)snprintf(path, sizeof(path), "%s/models/%s", UTVM_SHARED_DIR, relative);
+  f = fopen(path, "rb");
+  if (f == NULL) {
+    fail_msg("cannot open %s", path);
+  }
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  n = ftell(f);
+  assert_true(n > 0);
+  assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+  data = (uint8_t *)malloc((size_t)n);
+  assert_non_null(data);
+  assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+  (void)fclose(f);
+  *size = (size_t)n;
+  return data;
+}
+
+static void assert_close(double got, double want) {
+  if (fabs(got - want) > 1e-6 * fabs(want) + 1e-9) {
+    fail_msg("got %.9g, expected %.9g", got, want);
+  }
+}
+
+/* Opens data; if it is accepted, every accessor and the planner must be sound. Returns the
+ * open() code. */
+static utvm_err_t open_and_exercise(const uint8_t *data, size_t size, uint32_t scratch_seed) {
+  utvm_model_t m;
+  uint32_t sum = 0u;
+  utvm_err_t plan_err;
+  const char *why;
+  utvm_err_t err = utvm_model_open(&m, data, size);
+  if (err != UTVM_OK) {
+    if (m.error[0] == '\0') {
+      fail_msg("open failed (%s) without an error text", utvm_strerror(err));
+    }
+    return err;
+  }
+  why = model_exercise(&m, &sum);
+  if (why != NULL) {
+    fail_msg("accepted model: %s", why);
+  }
+  why = model_plan_check(&m, scratch_seed, NULL, &plan_err);
+  if (why != NULL) {
+    fail_msg("accepted model: plan: %s (%s)", why, m.error);
+  }
+  return err;
+}
+
+/* ---- the real models ---- */
+
+typedef struct {
+  const char *file;
+  uint32_t n_ops;
+  uint32_t in_rank;
+  int32_t in_dims[4];
+  double in_scale;
+  int32_t in_zp;
+  uint32_t out_rank;
+  int32_t out_dims[4];
+  int32_t first_op;
+  int32_t last_op;
+} real_model_t;
+
+static const real_model_t real_models[] = {
+    {"person_detect_int8.tflite", 31u, 4u, {1, 96, 96, 1}, 0.00784314, -1, 2u, {1, 2}, 4, 25},
+    {"micro_speech_int8.tflite", 4u, 2u, {1, 1960}, 0.101716, -128, 2u, {1, 4}, 22, 25},
+    {"hello_world_int8.tflite", 3u, 2u, {1, 1}, 0.02448, -128, 2u, {1, 1}, 9, 9},
+    {"mlperf_tiny_kws_dscnn_int8.tflite", 13u, 4u, {1, 49, 10, 1}, 0.584703, 83, 2u, {1, 12}, 3, 25},
+    {"mlperf_tiny_vww_mobilenetv1_int8.tflite", 31u, 4u, {1, 96, 96, 3}, 1.0 / 255.0, -128, 2u,
+     {1, 2}, 3, 25},
+    {"mlperf_tiny_ic_resnet8_int8.tflite", 16u, 4u, {1, 32, 32, 3}, 1.0, -128, 2u, {1, 10}, 3, 25},
+    {"mlperf_tiny_ad_autoencoder_int8.tflite", 10u, 2u, {1, 640}, 0.391015, 89, 2u, {1, 640}, 9,
+     9},
+    {"refdata/network_tester/network_model.tflite", 1u, 0u, {0}, 0.0, 0, 0u, {0}, 4, 4},
+};
+
+static void test_real_models(void **state) {
+  size_t i;
+  (void)state;
+  for (i = 0u; i < sizeof(real_models) / sizeof(real_models[0]); i++) {
+    const real_model_t *r = &real_models[i];
+    size_t size;
+    uint8_t *data = load(r->file, &size);
+    utvm_model_t m;
+    utvm_model_tensor_t t;
+    utvm_model_operator_t op;
+    uint32_t index;
+    uint32_t k;
+    utvm_err_t err = utvm_model_open(&m, data, size);
+    if (err != UTVM_OK) {
+      fail_msg("%s: %s: %s", r->file, utvm_strerror(err), m.error);
+    }
+    assert_int_equal(m.version, 3);
+    assert_true(strlen(m.description) > 0u);
+    assert_int_equal(m.n_operators, r->n_ops);
+    assert_int_equal(m.n_inputs, 1);
+    assert_int_equal(m.n_outputs, 1);
+    assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
+    assert_int_equal(op.code, r->first_op);
+    assert_int_equal(utvm_model_operator(&m, m.n_operators - 1u, &op), UTVM_OK);
+    assert_int_equal(op.code, r->last_op);
+    for (k = 0u; k < m.n_operators; k++) {
+      /* field 3 left at 0 in several files must not read as ADD (only IC has ADD) */
+      assert_int_equal(utvm_model_operator(&m, k, &op), UTVM_OK);
+      if (op.code == UTVM_MODEL_OP_ADD) {
+        assert_string_equal(r->file, "mlperf_tiny_ic_resnet8_int8.tflite");
+      }
+    }
+    if (r->in_rank != 0u) {
+      assert_int_equal(utvm_model_input(&m, 0u, &index), UTVM_OK);
+      assert_int_equal(utvm_model_tensor(&m, index, &t), UTVM_OK);
+      assert_int_equal(t.type, UTVM_MODEL_INT8);
+      assert_int_equal(t.rank, r->in_rank);
+      assert_memory_equal(t.dims, r->in_dims, r->in_rank * sizeof(int32_t));
+      assert_null(t.data);
+      assert_int_equal(t.quant.count, 1);
+      if (fabs(t.quant.scale - r->in_scale) > 1e-5 * r->in_scale) {
+        fail_msg("%s: input scale %g, expected %g", r->file, (double)t.quant.scale, r->in_scale);
+      }
+      assert_int_equal(t.quant.zero_point, r->in_zp);
+      assert_int_equal(utvm_model_output(&m, 0u, &index), UTVM_OK);
+      assert_int_equal(utvm_model_tensor(&m, index, &t), UTVM_OK);
+      assert_int_equal(t.type, UTVM_MODEL_INT8);
+      assert_int_equal(t.rank, r->out_rank);
+      assert_memory_equal(t.dims, r->out_dims, r->out_rank * sizeof(int32_t));
+    }
+    assert_int_equal(open_and_exercise(data, size, 0u), UTVM_OK);
+    assert_int_equal(open_and_exercise(data, size, 7u), UTVM_OK);
+    free(data);
+  }
+}
+
+/* person_detect's depthwise biases store quantized_dimension 3 on a 1-D tensor. */
+static void test_person_detect_bias_dimension(void **state) {
+  size_t size;
+  uint8_t *data = load("person_detect_int8.tflite", &size);
+  utvm_model_t m;
+  utvm_model_tensor_t t;
+  (void)state;
+  assert_int_equal(utvm_model_open(&m, data, size), UTVM_OK);
+  assert_int_equal(utvm_model_tensor(&m, 33u, &t), UTVM_OK);
+  assert_int_equal(t.rank, 1);
+  assert_int_equal(t.quant.count, 8);
+  assert_int_equal(t.quant.quantized_dimension, 0);
+  assert_int_equal(t.type, UTVM_MODEL_INT32);
+  assert_non_null(t.data);
+  assert_int_equal(t.bytes, 32);
+  free(data);
+}
+
+/* ---- the operator cases ---- */
+
+static void check_tensor(const char *where, const utvm_model_t *m, int32_t index,
+                         const case_tensor_t *want) {
+  utvm_model_tensor_t t;
+  uint32_t k;
+  if (want->absent) {
+    if (index != -1) {
+      fail_msg("%s: expected an absent operand, got tensor %d", where, index);
+    }
+    return;
+  }
+  assert_true(index >= 0);
+  assert_int_equal(utvm_model_tensor(m, (uint32_t)index, &t), UTVM_OK);
+  if (want->name != NULL) {
+    assert_string_equal(t.name, want->name);
+  }
+  assert_int_equal(t.type, want->type);
+  assert_int_equal(t.rank, want->rank);
+  for (k = 0u; k < want->rank; k++) {
+    assert_int_equal(t.dims[k], want->dims[k]);
+  }
+  assert_int_equal(t.data != NULL, want->is_const);
+  if (t.data != NULL) {
+    assert_int_equal((uintptr_t)t.data % t.element_size, 0);
+  }
+  assert_int_equal(t.quant.count, want->quant_count);
+  if (want->quant_count == 1u) {
+    assert_close((double)t.quant.scale, (double)want->scale);
+    assert_int_equal(t.quant.zero_point, want->zero_point);
+  } else if (want->quant_count > 1u) {
+    assert_int_equal(t.quant.quantized_dimension, want->quantized_dimension);
+    for (k = 0u; k < t.quant.count; k++) {
+      assert_true(utvm_model_quant_scale(&t.quant, k) > 0.0f);
+    }
+  } else {
+    /* not quantized */
+  }
+}
+
+/* The decoded value of a cases.json option key (and its list, for list options). */
+static double option_value(const utvm_model_operator_t *op, const char *key, const int32_t **list,
+                           uint32_t *list_len) {
+  const utvm_model_options_t *o = &op->options;
+  *list = NULL;
+  *list_len = 0u;
+  switch (o->kind) {
+    case UTVM_MODEL_OPTIONS_CONV_2D:
+      if (strcmp(key, "padding") == 0) return o->u.conv2d.padding;
+      if (strcmp(key, "strideW") == 0) return o->u.conv2d.stride_w;
+      if (strcmp(key, "strideH") == 0) return o->u.conv2d.stride_h;
+      if (strcmp(key, "dilationWFactor") == 0) return o->u.conv2d.dilation_w;
+      if (strcmp(key, "dilationHFactor") == 0) return o->u.conv2d.dilation_h;
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.conv2d.activation;
+      if (strcmp(key, "quantizedBiasType") == 0) return o->u.conv2d.quantized_bias_type;
+      break;
+    case UTVM_MODEL_OPTIONS_DEPTHWISE_CONV_2D:
+      if (strcmp(key, "padding") == 0) return o->u.depthwise.padding;
+      if (strcmp(key, "strideW") == 0) return o->u.depthwise.stride_w;
+      if (strcmp(key, "strideH") == 0) return o->u.depthwise.stride_h;
+      if (strcmp(key, "dilationWFactor") == 0) return o->u.depthwise.dilation_w;
+      if (strcmp(key, "dilationHFactor") == 0) return o->u.depthwise.dilation_h;
+      if (strcmp(key, "depthMultiplier") == 0) return o->u.depthwise.depth_multiplier;
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.depthwise.activation;
+      break;
+    case UTVM_MODEL_OPTIONS_FULLY_CONNECTED:
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.fully_connected.activation;
+      if (strcmp(key, "weightsFormat") == 0) return 0.0; /* verified DEFAULT */
+      if (strcmp(key, "keepNumDims") == 0) return o->u.fully_connected.keep_num_dims;
+      if (strcmp(key, "asymmetricQuantizeInputs") == 0)
+        return o->u.fully_connected.asymmetric_quantize_inputs;
+      if (strcmp(key, "quantizedBiasType") == 0) return o->u.fully_connected.quantized_bias_type;
+      break;
+    case UTVM_MODEL_OPTIONS_POOL_2D:
+      if (strcmp(key, "padding") == 0) return o->u.pool2d.padding;
+      if (strcmp(key, "strideW") == 0) return o->u.pool2d.stride_w;
+      if (strcmp(key, "strideH") == 0) return o->u.pool2d.stride_h;
+      if (strcmp(key, "filterWidth") == 0) return o->u.pool2d.filter_w;
+      if (strcmp(key, "filterHeight") == 0) return o->u.pool2d.filter_h;
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.pool2d.activation;
+      break;
+    case UTVM_MODEL_OPTIONS_ADD:
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.add.activation;
+      if (strcmp(key, "potScaleInt16") == 0) return o->u.add.pot_scale_int16;
+      break;
+    case UTVM_MODEL_OPTIONS_MUL:
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.mul.activation;
+      break;
+    case UTVM_MODEL_OPTIONS_SOFTMAX:
+      if (strcmp(key, "beta") == 0) return (double)o->u.softmax.beta;
+      break;
+    case UTVM_MODEL_OPTIONS_RESHAPE:
+      if (strcmp(key, "newShape") == 0) {
+        *list = o->u.reshape.new_shape;
+        *list_len = o->u.reshape.rank;
+        return 0.0;
+      }
+      break;
+    case UTVM_MODEL_OPTIONS_SQUEEZE:
+      if (strcmp(key, "squeezeDims") == 0) {
+        *list = o->u.squeeze.dims;
+        *list_len = o->u.squeeze.count;
+        return 0.0;
+      }
+      break;
+    case UTVM_MODEL_OPTIONS_CONCATENATION:
+      if (strcmp(key, "axis") == 0) return o->u.concatenation.axis;
+      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.concatenation.activation;
+      break;
+    case UTVM_MODEL_OPTIONS_REDUCER:
+      if (strcmp(key, "keepDims") == 0) return o->u.reducer.keep_dims;
+      break;
+    default:
+      break;
+  }
+  fail_msg("option %s not decoded for %s", key, utvm_model_op_name((int32_t)op->code));
+  return 0.0;
+}
+
+static void test_operator_cases(void **state) {
+  size_t c;
+  (void)state;
+  assert_int_equal(MODEL_CASE_COUNT, 32);
+  for (c = 0u; c < MODEL_CASE_COUNT; c++) {
+    const case_t *cs = &model_cases[c];
+    char file[256];
+    size_t size;
+    uint8_t *data;
+    utvm_model_t m;
+    uint32_t i;
+    uint32_t k;
+    uint32_t index;
+    utvm_err_t err;
+    (void)snprintf(file, sizeof(file), "ops/%s", cs->model);
+    data = load(file, &size);
+    err = utvm_model_open(&m, data, size);
+    if (err != UTVM_OK) {
+      fail_msg("%s: %s: %s", cs->name, utvm_strerror(err), m.error);
+    }
+    assert_int_equal(m.n_operators, cs->n_ops);
+    assert_int_equal(utvm_model_input(&m, 0u, &index), UTVM_OK);
+    check_tensor(cs->name, &m, (int32_t)index, &cs->input);
+    assert_int_equal(utvm_model_output(&m, 0u, &index), UTVM_OK);
+    check_tensor(cs->name, &m, (int32_t)index, &cs->output);
+    for (i = 0u; i < cs->n_ops; i++) {
+      const case_op_t *want = &cs->ops[i];
+      utvm_model_operator_t op;
+      assert_int_equal(utvm_model_operator(&m, i, &op), UTVM_OK);
+      assert_int_equal(op.code, want->code);
+      assert_string_equal(utvm_model_op_name((int32_t)op.code), want->op_name);
+      assert_int_equal(op.n_inputs, want->n_inputs);
+      assert_int_equal(op.n_outputs, want->n_outputs);
+      for (k = 0u; k < want->n_inputs; k++) {
+        check_tensor(cs->name, &m, op.inputs[k], &want->inputs[k]);
+      }
+      for (k = 0u; k < want->n_outputs; k++) {
+        check_tensor(cs->name, &m, op.outputs[k], &want->outputs[k]);
+      }
+      for (k = 0u; k < want->n_options; k++) {
+        const case_option_t *o = &want->options[k];
+        const int32_t *list;
+        uint32_t len;
+        double got = option_value(&op, o->key, &list, &len);
+        if (o->list_len != 0u) {
+          assert_int_equal(len, o->list_len);
+          assert_memory_equal(list, o->list, len * sizeof(int32_t));
+        } else if (fabs(got - o->value) > 1e-6) {
+          fail_msg("%s op %u option %s: got %g, expected %g", cs->name, i, o->key, got, o->value);
+        }
+      }
+    }
+    assert_int_equal(open_and_exercise(data, size, 3u), UTVM_OK);
+    free(data);
+  }
+}
+
+/* ---- hand-built models, one defect each ---- */
+
+static uint8_t built[8192];
+
+static utvm_err_t open_spec(const tb_spec_t *s, utvm_model_t *m, tb_t *b) {
+  uint32_t n = tb_build(s, built, sizeof(built), b);
+  assert_true(n < sizeof(built));
+  return utvm_model_open(m, built, n);
+}
+
+static void expect_error(const tb_spec_t *s, utvm_err_t code, const char *text) {
+  utvm_model_t m;
+  utvm_err_t err = open_spec(s, &m, NULL);
+  if (err != code || strstr(m.error, text) == NULL) {
+    fail_msg("got %s \"%s\", expected %s \"%s\"", utvm_strerror(err), m.error,
+             utvm_strerror(code), text);
+  }
+}
+
+static void test_built_valid(void **state) {
+  tb_spec_t s;
+  utvm_model_t m;
+  utvm_model_tensor_t t;
+  utvm_model_operator_t op;
+  tb_t b;
+  (void)state;
+  tb_default(&s);
+  assert_int_equal(open_spec(&s, &m, &b), UTVM_OK);
+  assert_string_equal(m.description, "utvm test model");
+  assert_int_equal(m.n_tensors, 3);
+  assert_int_equal(utvm_model_tensor(&m, 1u, &t), UTVM_OK);
+  assert_string_equal(t.name, "weights");
+  assert_int_equal(t.quant.count, 2);
+  assert_int_equal(t.quant.quantized_dimension, 0);
+  assert_true(utvm_model_quant_scale(&t.quant, 1u) == 0.125f);
+  assert_int_equal(utvm_model_quant_zero_point(&t.quant, 1u), 0);
+  assert_non_null(t.data);
+  assert_int_equal(t.bytes, 8);
+  assert_int_equal(utvm_model_tensor(&m, 0u, &t), UTVM_OK);
+  assert_int_equal(t.quant.zero_point, -3);
+  assert_true(t.quant.scale == 0.5f);
+  assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
+  assert_int_equal(op.code, UTVM_MODEL_OP_FULLY_CONNECTED);
+  assert_int_equal(op.inputs[2], -1);
+  assert_int_equal(op.options.kind, UTVM_MODEL_OPTIONS_FULLY_CONNECTED);
+  assert_int_equal(op.options.u.fully_connected.activation, UTVM_MODEL_ACT_RELU);
+  assert_int_equal(open_and_exercise(built, b.n, 5u), UTVM_OK);
+  /* field 3 (builtin_code) at 0 with the code in field 0, and the reverse */
+  s.builtin[0] = 0;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
+  assert_int_equal(op.code, UTVM_MODEL_OP_FULLY_CONNECTED);
+  s.builtin[0] = 9;
+  s.deprecated[0] = 0;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  /* no options table: defaults */
+  s.op[0].options_type = 0u;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
+  assert_int_equal(op.options.u.fully_connected.activation, UTVM_MODEL_ACT_NONE);
+}
+
+static void test_built_errors(void **state) {
+  tb_spec_t s;
+  (void)state;
+  tb_default(&s);
+  s.version = 2u;
+  expect_error(&s, UTVM_ERR_MODEL_NOT_TFLITE, "schema version 2, expected 3");
+  tb_default(&s);
+  s.n_subgraphs = 2u;
+  expect_error(&s, UTVM_ERR_MODEL_SUBGRAPHS, "model has 2 subgraphs; exactly 1 is supported");
+  tb_default(&s);
+  s.t[1].buffer = 99u;
+  expect_error(&s, UTVM_ERR_MODEL_INDEX,
+               "tensor 1: buffer index 99 out of range (model has 2 buffers)");
+  tb_default(&s);
+  s.builtin[0] = 39;
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
+               "operator 0 (TRANSPOSE): unsupported operator");
+  tb_default(&s);
+  s.builtin[0] = 300;
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
+               "operator 0 (builtin 300): unsupported operator");
+  tb_default(&s);
+  s.builtin[0] = 32;
+  s.deprecated[0] = 32;
+  s.custom[0] = "MyOp";
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
+               "operator 0 (CUSTOM): unsupported custom operator 'MyOp'");
+  tb_default(&s);
+  s.op[0].fields[0].value = 4u;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+               "operator 0 (FULLY_CONNECTED): options: unsupported fused activation TANH");
+  tb_default(&s);
+  s.op[0].n_fields = 2u;
+  s.op[0].fields[1] = (tb_field_t){1u, 1u, 1u};
+  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "weights format 1 unsupported");
+  tb_default(&s);
+  s.op[0].options_type = 1u; /* Conv2DOptions on a FULLY_CONNECTED */
+  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "options of union type 1 unsupported");
+  tb_default(&s);
+  s.op[0].in[1] = 7;
+  expect_error(&s, UTVM_ERR_MODEL_INDEX,
+               "operator 0 (FULLY_CONNECTED): inputs: tensor index 7 out of range (model has 3 "
+               "tensors)");
+  tb_default(&s);
+  s.op[0].in[0] = -1;
+  expect_error(&s, UTVM_ERR_MODEL_INDEX, "tensor index -1 out of range");
+  tb_default(&s);
+  s.op[0].n_in = 1u;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_OPERANDS, "inputs: 1 tensors, expected 2 to 3");
+  tb_default(&s);
+  s.op[0].opcode_index = 4u;
+  expect_error(&s, UTVM_ERR_MODEL_INDEX, "opcode index 4 out of range (model has 1 operator codes)");
+  tb_default(&s);
+  s.t[2].sparse = true;
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "tensor 2: sparse tensors unsupported");
+  tb_default(&s);
+  s.t[2].variable = true;
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "tensor 2: variable tensors unsupported");
+  tb_default(&s);
+  s.t[0].type = 5;
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "tensor 0: unsupported type STRING");
+  tb_default(&s);
+  s.buffer_len[1] = 6u;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_DATA, "tensor 1: constant data of 6 bytes, its shape needs 8");
+  tb_default(&s);
+  s.t[1].n_scales = 3u;
+  s.t[1].scales[2] = 1.0f;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_QUANTIZATION, "scale count differs");
+  tb_default(&s);
+  s.t[0].zps[0] = 200;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_QUANTIZATION, "zero point 0 outside the range");
+  tb_default(&s);
+  s.t[0].scales[0] = 0.0f;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_QUANTIZATION, "scale 0 is not a finite number > 0");
+  tb_default(&s);
+  s.t[0].rank = 7u;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_SHAPE, "rank 7 above the limit");
+  tb_default(&s);
+  s.t[0].dims[1] = -4;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_SHAPE, "negative dimension -4");
+  tb_default(&s);
+  s.op[0].out[0] = 1;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_GRAPH, "output tensor 1 is a constant");
+  tb_default(&s);
+  s.inputs[0] = 1;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_GRAPH, "graph input 0: tensor 1 is a constant");
+  tb_default(&s);
+  s.outputs[0] = 3;
+  expect_error(&s, UTVM_ERR_MODEL_INDEX, "graph output 0: tensor index 3 out of range");
+  /* CONV_2D with a zero stride, SOFTMAX with beta 0 */
+  tb_default(&s);
+  s.builtin[0] = 3;
+  s.deprecated[0] = 3;
+  s.t[0] = (tb_tensor_t){4u, {1, 2, 2, 1}, 9, 0u, "in", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  s.t[1] = (tb_tensor_t){4u, {2, 1, 1, 1}, 9, 1u, "w", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  s.buffer_len[1] = 2u;
+  s.t[2] = (tb_tensor_t){4u, {1, 2, 2, 2}, 9, 0u, "out", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  s.op[0].options_type = 1u;
+  s.op[0].n_fields = 2u;
+  s.op[0].fields[0] = (tb_field_t){1u, 4u, 1u};
+  s.op[0].fields[1] = (tb_field_t){2u, 4u, 1u};
+  {
+    utvm_model_t m;
+    utvm_model_operator_t op;
+    assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+    assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
+    assert_int_equal(op.options.u.conv2d.dilation_w, 1); /* schema default */
+  }
+  s.op[0].fields[1].value = 0u;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "operator 0 (CONV_2D): options: stride_h 0 is not >= 1");
+  tb_default(&s);
+  s.builtin[0] = 25;
+  s.deprecated[0] = 25;
+  s.op[0] = (tb_op_t){0u, 1u, {0}, 1u, {2}, 9u, 1u, {{0u, 4u, 0u}}};
+  s.t[2].dims[1] = 4;
+  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "beta is not a finite number > 0");
+}
+
+static void test_built_truncated_vector(void **state) {
+  tb_spec_t s;
+  tb_t b;
+  utvm_model_t m;
+  char want[128];
+  (void)state;
+  tb_default(&s);
+  assert_int_equal(open_spec(&s, &m, &b), UTVM_OK);
+  /* tensor 0's shape claims 5000 dimensions */
+  built[b.shape_pos] = 0x88;
+  built[b.shape_pos + 1u] = 0x13;
+  assert_int_equal(utvm_model_open(&m, built, b.n), UTVM_ERR_MODEL_TRUNCATED);
+  (void)snprintf(want, sizeof(want),
+                 "tensor 0: shape: file truncated: vector at offset 0x%x of length 20000 exceeds "
+                 "file size %u",
+                 (unsigned)b.shape_pos, (unsigned)b.n);
+  assert_string_equal(m.error, want);
+  /* too short, not TFL3 */
+  assert_int_equal(utvm_model_open(&m, built, 5u), UTVM_ERR_MODEL_TRUNCATED);
+  assert_string_equal(m.error, "file truncated: 5 bytes, a TFLite file has at least 8");
+  built[4] = 'X';
+  assert_int_equal(utvm_model_open(&m, built, b.n), UTVM_ERR_MODEL_NOT_TFLITE);
+  assert_int_equal(utvm_model_open(&m, NULL, 10u), UTVM_ERR_MODEL_ARGUMENT);
+  assert_int_equal(utvm_model_open(NULL, built, 10u), UTVM_ERR_MODEL_ARGUMENT);
+  /* a failed open leaves the accessors refusing */
+  {
+    utvm_model_tensor_t t;
+    uint32_t index;
+    assert_int_equal(utvm_model_tensor(&m, 0u, &t), UTVM_ERR_MODEL_ARGUMENT);
+    assert_int_equal(utvm_model_input(&m, 0u, &index), UTVM_ERR_MODEL_ARGUMENT);
+  }
+}
+
+/* The data-flow checks of utvm_model_plan. */
+static void test_built_data_flow(void **state) {
+  tb_spec_t s;
+  utvm_model_t m;
+  utvm_plan_t plan;
+  utvm_err_t err;
+  (void)state;
+  /* the graph input is not the tensor the operator reads: t0 is read but never written */
+  tb_default(&s);
+  s.t[3] = s.t[0];
+  s.n_tensors = 4u;
+  s.inputs[0] = 3;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
+  assert_string_equal(m.error,
+                      "operator 0 (FULLY_CONNECTED): tensor 0 is read before any operator writes it");
+  /* the graph output is never computed */
+  tb_default(&s);
+  s.t[3] = s.t[2];
+  s.n_tensors = 4u;
+  s.outputs[0] = 3;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
+  assert_string_equal(m.error, "graph output 0: tensor 3 is never computed");
+  /* an operator writes the graph input */
+  tb_default(&s);
+  s.op[0].out[0] = 0;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
+  /* two operators write the same tensor */
+  tb_default(&s);
+  s.n_ops = 2u;
+  s.op[1] = s.op[0];
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
+  assert_string_equal(m.error, "operator 1 (FULLY_CONNECTED): tensor 2 is written a second time");
+}
+
+/* ---- hostile bytes ---- */
+
+static void truncations(const char *file, size_t step_hint) {
+  size_t size;
+  uint8_t *data = load(file, &size);
+  size_t len;
+  size_t step = (step_hint != 0u) ? step_hint : ((size / 256u) + 1u);
+  uint32_t accepted = 0u;
+  for (len = 0u; len < size; len += (len < 64u || len + 64u >= size) ? 1u : step) {
+    uint8_t *copy = (uint8_t *)malloc(len == 0u ? 1u : len);
+    assert_non_null(copy);
+    memcpy(copy, data, len);
+    if (open_and_exercise(copy, len, (uint32_t)len) == UTVM_OK) {
+      accepted++;
+    }
+    free(copy);
+  }
+  /* the root table sits at the end of a file written back to front: no truncation is valid */
+  assert_int_equal(accepted, 0);
+  free(data);
+}
+
+static void test_truncated_hello_world_every_length(void **state) {
+  (void)state;
+  truncations("hello_world_int8.tflite", 1u);
+}
+
+static void test_truncated_models(void **state) {
+  size_t i;
+  (void)state;
+  for (i = 0u; i < sizeof(real_models) / sizeof(real_models[0]); i++) {
+    truncations(real_models[i].file, 0u);
+  }
+  for (i = 0u; i < MODEL_CASE_COUNT; i++) {
+    char file[256];
+    (void)snprintf(file, sizeof(file), "ops/%s", model_cases[i].model);
+    truncations(file, 7u);
+  }
+}
+
+static void test_corrupted_hello_world_every_byte(void **state) {
+  static const uint8_t flips[] = {0x01u, 0x02u, 0x10u, 0x80u, 0xFFu};
+  size_t size;
+  uint8_t *data = load("hello_world_int8.tflite", &size);
+  size_t pos;
+  size_t f;
+  uint32_t accepted = 0u;
+  uint32_t rejected = 0u;
+  (void)state;
+  for (pos = 0u; pos < size; pos++) {
+    for (f = 0u; f < sizeof(flips); f++) {
+      data[pos] ^= flips[f];
+      if (open_and_exercise(data, size, (uint32_t)pos) == UTVM_OK) {
+        accepted++;
+      } else {
+        rejected++;
+      }
+      data[pos] ^= flips[f];
+    }
+  }
+  print_message("hello_world corruptions: %u accepted (still valid), %u rejected\n", accepted,
+                rejected);
+  assert_true(rejected > 0u);
+  free(data);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_real_models),
+      cmocka_unit_test(test_person_detect_bias_dimension),
+      cmocka_unit_test(test_operator_cases),
+      cmocka_unit_test(test_built_valid),
+      cmocka_unit_test(test_built_errors),
+      cmocka_unit_test(test_built_truncated_vector),
+      cmocka_unit_test(test_built_data_flow),
+      cmocka_unit_test(test_truncated_hello_world_every_length),
+      cmocka_unit_test(test_truncated_models),
+      cmocka_unit_test(test_corrupted_hello_world_every_byte),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
