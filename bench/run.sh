@@ -417,3 +417,49 @@ cycles; and the receive cost per byte depends on how many bytes each wake-up fin
 QEMU hands the UART one byte at a time, so every byte costs an interrupt and a main-loop pass.
 EOF
 fi
+
+# ------------------------------------------------------------------ int8 kernels (issue 13)
+# Flash of each kernel's object (one operator per file) in libutvm_kernels.a, per Cortex-M
+# preset: .text + .rodata of the object, as arm-none-eabi-size reports it (each object's code is
+# what a model using that operator links; the prepare helpers are shared by all).
+echo
+echo "## int8 kernel library: flash per kernel (Cortex-M, arm-none-eabi-gcc -Os)"
+echo
+kernel_presets=(cortex-m3 cortex-m4 cortex-m55)
+for preset in "${kernel_presets[@]}"; do
+  build "$preset" utvm_kernels
+done
+printf '| object |'
+for preset in "${kernel_presets[@]}"; do printf ' %s (bytes) |' "$preset"; done
+printf '\n|---|'
+for _ in "${kernel_presets[@]}"; do printf -- '---:|'; done
+echo
+declare -A kernel_size
+objects=()
+for preset in "${kernel_presets[@]}"; do
+  while read -r text data _bss _dec _hex name _archive; do
+    [[ $name == *.obj ]] || continue
+    name=${name%.c.obj}
+    kernel_size[$preset/$name]=$((text + data))
+    [[ $preset == "${kernel_presets[0]}" ]] && objects+=("$name")
+  done < <(arm-none-eabi-size "build/$preset/src/kernels/libutvm_kernels.a")
+done
+for name in "${objects[@]}"; do
+  printf '| %s |' "$name"
+  for preset in "${kernel_presets[@]}"; do printf ' %s |' "${kernel_size[$preset/$name]}"; done
+  echo
+done
+printf '| **total** |'
+for preset in "${kernel_presets[@]}"; do
+  total=0
+  for name in "${objects[@]}"; do total=$((total + kernel_size[$preset/$name])); done
+  printf ' **%s** |' "$total"
+done
+echo
+cat <<EOF
+
+Measured with \`arm-none-eabi-size build/PRESET/src/kernels/libutvm_kernels.a\` (text + data of
+each object, -Os -ffunction-sections; $(arm-none-eabi-gcc --version | head -n 1)). A firmware
+links only the kernels its models use (--gc-sections); quantize_params holds the prepare helpers
+(float scales to integer multipliers), which a generated model (the code emitter) need not link.
+EOF
