@@ -6,6 +6,7 @@ Usage: test_qemu_cli.py <utvm binary> <board> <bin dir of the board build>
 readme: README.md's firmware main() (extracted at build time into utvm-readme.elf) boots,
   serves and times a function with a running timer; the same main() without its
   TVMPlatformInitialize call (utvm-readme-no-init.elf) makes timing an error, never 0 us.
+image: qemu:BOARD without an ELF works from any working directory.
 interrupt: SIGINT and SIGTERM during a call end utvm with 130 / 143 and leave no QEMU behind,
   without QEMU's "terminating on signal" notice.
 """
@@ -51,6 +52,18 @@ def case_readme():
           "without TVMPlatformInitialize timing is an error", p)
 
 
+def case_image_from_any_directory():
+    """qemu:BOARD without an ELF finds the board's image from another working directory (next
+    to the tool's own build), and names the places it looked when there is none."""
+    p = subprocess.run([UTVM, "--connect", "qemu:" + BOARD, "--json", "info"], cwd="/",
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and json.loads(p.stdout)["ok"], "qemu:%s from / works" % BOARD, p)
+    p = subprocess.run([UTVM, "--connect", "qemu:no-such-board", "info"], cwd="/",
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 3 and "looked for" in p.stderr and
+          "no-such-board/bin/utvm-server.elf" in p.stderr, "a missing image names where", p)
+
+
 def case_interrupt():
     elf = os.path.join(BIN, "utvm-server.elf")
     for signum, rc in [(signal.SIGINT, 130), (signal.SIGTERM, 143)]:
@@ -73,7 +86,7 @@ def case_interrupt():
 
 def main():
     failed = 0
-    for case in [case_readme, case_interrupt]:
+    for case in [case_readme, case_image_from_any_directory, case_interrupt]:
         try:
             case()
             print("PASS", case.__name__)
