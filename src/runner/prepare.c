@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "runner_internal.h"
 
@@ -29,53 +30,55 @@ typedef struct {
   const utvm_model_operator_t *op;
 } prep_t;
 
-static uint64_t align_up(uint64_t x) {
+static uint64_t prep_align(uint64_t x) {
   const uint64_t mask = (uint64_t)RUNNER_ALIGN - 1u;
   return (x + mask) & ~mask;
 }
 
-/* Starts the text "operator <k> (<NAME>): ". */
-static void begin(const prep_t *p) {
-  runner_text_operator(p->ctx->text, p->index, (int32_t)p->op->code);
+/* Starts the text "operator <k> (<NAME>): " and returns it. */
+static runner_text_t *prep_begin(const prep_t *p) {
+  runner_text_t *text = p->ctx->text;
+  runner_text_operator(text, p->index, (int32_t)p->op->code);
+  return text;
 }
 
-static utvm_err_t fail(const prep_t *p, utvm_err_t err, const char *msg) {
-  begin(p);
-  runner_text_str(p->ctx->text, msg);
+static utvm_err_t prep_fail(const prep_t *p, utvm_err_t err, const char *msg) {
+  runner_text_t *text = prep_begin(p);
+  runner_text_str(text, msg);
   return err;
 }
 
 /* "<what>: <kernel error>" for a failed prepare helper. */
 static utvm_err_t fail_kernel(const prep_t *p, utvm_err_t err, const char *what) {
-  begin(p);
-  runner_text_str(p->ctx->text, what);
-  runner_text_str(p->ctx->text, ": ");
-  runner_text_str(p->ctx->text, utvm_strerror(err));
+  runner_text_t *text = prep_begin(p);
+  runner_text_str(text, what);
+  runner_text_str(text, ": ");
+  runner_text_str(text, utvm_strerror(err));
   return err;
 }
 
 /* "<role> <shape> <msg>". */
 static utvm_err_t fail_shape(const prep_t *p, const char *role, const operand_t *o,
                              const char *msg) {
-  begin(p);
-  runner_text_str(p->ctx->text, role);
-  runner_text_str(p->ctx->text, " ");
-  runner_text_dims(p->ctx->text, o->t.rank, o->t.dims);
-  runner_text_str(p->ctx->text, msg);
+  runner_text_t *text = prep_begin(p);
+  runner_text_str(text, role);
+  runner_text_str(text, " ");
+  runner_text_dims(text, o->t.rank, o->t.dims);
+  runner_text_str(text, msg);
   return UTVM_ERR_RUNNER_OPERANDS;
 }
 
 /* "<role> <shape> does not fit <other role> <shape>". */
 static utvm_err_t fail_fit(const prep_t *p, const char *role, const operand_t *a,
                            const char *other, const operand_t *b) {
-  begin(p);
-  runner_text_str(p->ctx->text, role);
-  runner_text_str(p->ctx->text, " ");
-  runner_text_dims(p->ctx->text, a->t.rank, a->t.dims);
-  runner_text_str(p->ctx->text, " does not fit ");
-  runner_text_str(p->ctx->text, other);
-  runner_text_str(p->ctx->text, " ");
-  runner_text_dims(p->ctx->text, b->t.rank, b->t.dims);
+  runner_text_t *text = prep_begin(p);
+  runner_text_str(text, role);
+  runner_text_str(text, " ");
+  runner_text_dims(text, a->t.rank, a->t.dims);
+  runner_text_str(text, " does not fit ");
+  runner_text_str(text, other);
+  runner_text_str(text, " ");
+  runner_text_dims(text, b->t.rank, b->t.dims);
   return UTVM_ERR_RUNNER_OPERANDS;
 }
 
@@ -90,11 +93,11 @@ static utvm_err_t load(const prep_t *p, uint32_t k, operand_t *o) {
     index = -1;
   }
   if (index < 0) {
-    return fail(p, UTVM_ERR_RUNNER_OPERANDS, "a required operand is absent");
+    return prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "a required operand is absent");
   }
   o->index = (uint32_t)index;
   if (utvm_model_tensor(p->ctx->m, o->index, &o->t) != UTVM_OK) {
-    return fail(p, UTVM_ERR_RUNNER_OPERANDS, "an operand cannot be decoded");
+    return prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "an operand cannot be decoded");
   }
   return UTVM_OK;
 }
@@ -124,12 +127,12 @@ static utvm_err_t check_nonempty(const prep_t *p, const operand_t *o, const char
 static utvm_err_t check_type(const prep_t *p, const operand_t *o, const char *role,
                              utvm_model_type_t type) {
   if (o->t.type != type) {
-    begin(p);
-    runner_text_str(p->ctx->text, role);
-    runner_text_str(p->ctx->text, " is ");
-    runner_text_str(p->ctx->text, runner_type_name(o->t.type));
-    runner_text_str(p->ctx->text, ", not ");
-    runner_text_str(p->ctx->text, runner_type_name(type));
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, role);
+    runner_text_str(text, " is ");
+    runner_text_str(text, runner_type_name(o->t.type));
+    runner_text_str(text, ", not ");
+    runner_text_str(text, runner_type_name(type));
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return check_nonempty(p, o, role);
@@ -139,9 +142,9 @@ static utvm_err_t check_type(const prep_t *p, const operand_t *o, const char *ro
 static utvm_err_t check_q8(const prep_t *p, const operand_t *o, const char *role) {
   utvm_err_t err = check_type(p, o, role, UTVM_MODEL_INT8);
   if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
-    begin(p);
-    runner_text_str(p->ctx->text, role);
-    runner_text_str(p->ctx->text, (o->t.quant.count == 0u) ? " is not quantized"
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, role);
+    runner_text_str(text, (o->t.quant.count == 0u) ? " is not quantized"
                                                             : " is quantized per channel");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
@@ -151,13 +154,13 @@ static utvm_err_t check_q8(const prep_t *p, const operand_t *o, const char *role
 static utvm_err_t check_rank(const prep_t *p, const operand_t *o, const char *role,
                              uint32_t rank) {
   if (o->t.rank != rank) {
-    begin(p);
-    runner_text_str(p->ctx->text, role);
-    runner_text_str(p->ctx->text, " ");
-    runner_text_dims(p->ctx->text, o->t.rank, o->t.dims);
-    runner_text_str(p->ctx->text, " is not ");
-    runner_text_u64(p->ctx->text, (uint64_t)rank);
-    runner_text_str(p->ctx->text, "-D");
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, role);
+    runner_text_str(text, " ");
+    runner_text_dims(text, o->t.rank, o->t.dims);
+    runner_text_str(text, " is not ");
+    runner_text_u64(text, (uint64_t)rank);
+    runner_text_str(text, "-D");
     return UTVM_ERR_RUNNER_OPERANDS;
   }
   return UTVM_OK;
@@ -165,9 +168,9 @@ static utvm_err_t check_rank(const prep_t *p, const operand_t *o, const char *ro
 
 static utvm_err_t check_constant(const prep_t *p, const operand_t *o, const char *role) {
   if (o->t.data == NULL) {
-    begin(p);
-    runner_text_str(p->ctx->text, role);
-    runner_text_str(p->ctx->text, " is not constant");
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, role);
+    runner_text_str(text, " is not constant");
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return UTVM_OK;
@@ -191,7 +194,7 @@ static utvm_err_t input_ref(const prep_t *p, const operand_t *o, runner_ref_t *r
   if (o->t.data == NULL) {
     ref->offset = p->ctx->offsets[o->index];
     if (ref->offset == UTVM_PLAN_NO_OFFSET) {
-      return fail(p, UTVM_ERR_RUNNER_OPERANDS, "an input has no place in the arena");
+      return prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "an input has no place in the arena");
     }
   }
   return UTVM_OK;
@@ -200,7 +203,7 @@ static utvm_err_t input_ref(const prep_t *p, const operand_t *o, runner_ref_t *r
 static utvm_err_t output_offset(const prep_t *p, const operand_t *o, size_t *offset) {
   *offset = p->ctx->offsets[o->index];
   if (*offset == UTVM_PLAN_NO_OFFSET) {
-    return fail(p, UTVM_ERR_RUNNER_OPERANDS, "the output has no place in the arena");
+    return prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "the output has no place in the arena");
   }
   return UTVM_OK;
 }
@@ -234,10 +237,10 @@ static utvm_err_t channel_arrays(const prep_t *p, void *record, size_t record_by
                                  uint32_t count, int32_t **multipliers, int32_t **shifts,
                                  utvm_per_channel_quant_t *quant) {
   uint8_t *bytes = (uint8_t *)record;
-  const uint64_t start = align_up((uint64_t)record_bytes);
-  const uint64_t need = start + align_up((uint64_t)count * 8u);
+  const uint64_t start = prep_align((uint64_t)record_bytes);
+  const uint64_t need = start + prep_align((uint64_t)count * 8u);
   if ((count == 0u) || (count > (uint32_t)INT32_MAX) || (need > (uint64_t)size)) {
-    return fail(p, UTVM_ERR_RUNNER_ARGUMENT, "prepared record too small");
+    return prep_fail(p, UTVM_ERR_RUNNER_ARGUMENT, "prepared record too small");
   }
   void *m = &bytes[start];
   void *s = &bytes[start + ((uint64_t)count * 4u)];
@@ -257,10 +260,10 @@ static utvm_err_t check_filter_zero_points(const prep_t *p, const operand_t *f) 
   for (c = 0u; c < count; c++) {
     const int32_t zp = utvm_model_quant_zero_point(&f->t.quant, c);
     if (zp != 0) {
-      begin(p);
-      runner_text_str(p->ctx->text, "filter zero point ");
-      runner_text_i32(p->ctx->text, zp);
-      runner_text_str(p->ctx->text, " is not 0");
+      runner_text_t *text = prep_begin(p);
+      runner_text_str(text, "filter zero point ");
+      runner_text_i32(text, zp);
+      runner_text_str(text, " is not 0");
       return UTVM_ERR_RUNNER_UNSUPPORTED;
     }
   }
@@ -276,19 +279,19 @@ static utvm_err_t check_filter(const prep_t *p, const operand_t *f, int32_t qdim
     err = check_constant(p, f, "filter");
   }
   if ((err == UTVM_OK) && (f->t.quant.count == 0u)) {
-    err = fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "filter is not quantized");
+    err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "filter is not quantized");
   }
   if ((err == UTVM_OK) && (f->t.quant.count > 1u) &&
       ((f->t.quant.quantized_dimension != qdim) || (f->t.quant.count != (uint32_t)channels))) {
-    begin(p);
-    runner_text_str(p->ctx->text, "filter has ");
-    runner_text_u64(p->ctx->text, (uint64_t)f->t.quant.count);
-    runner_text_str(p->ctx->text, " channel scales along dimension ");
-    runner_text_i32(p->ctx->text, f->t.quant.quantized_dimension);
-    runner_text_str(p->ctx->text, ", not ");
-    runner_text_i32(p->ctx->text, channels);
-    runner_text_str(p->ctx->text, " along ");
-    runner_text_i32(p->ctx->text, qdim);
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, "filter has ");
+    runner_text_u64(text, (uint64_t)f->t.quant.count);
+    runner_text_str(text, " channel scales along dimension ");
+    runner_text_i32(text, f->t.quant.quantized_dimension);
+    runner_text_str(text, ", not ");
+    runner_text_i32(text, channels);
+    runner_text_str(text, " along ");
+    runner_text_i32(text, qdim);
     err = UTVM_ERR_RUNNER_OPERANDS;
   }
   return err;
@@ -301,7 +304,7 @@ static utvm_err_t load_bias(const prep_t *p, int32_t bias_type, int32_t channels
   utvm_err_t err = UTVM_OK;
   *bias = NULL;
   if (bias_type == (int32_t)UTVM_MODEL_INT64) {
-    return fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "int64 bias (int16 activations) is not supported");
+    return prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "int64 bias (int16 activations) is not supported");
   }
   if (present(p, 2u)) {
     err = load(p, 2u, &b);
@@ -312,11 +315,11 @@ static utvm_err_t load_bias(const prep_t *p, int32_t bias_type, int32_t channels
       err = check_constant(p, &b, "bias");
     }
     if ((err == UTVM_OK) && (b.t.elements != (size_t)channels)) {
-      begin(p);
-      runner_text_str(p->ctx->text, "bias has ");
-      runner_text_u64(p->ctx->text, (uint64_t)b.t.elements);
-      runner_text_str(p->ctx->text, " elements, not ");
-      runner_text_i32(p->ctx->text, channels);
+      runner_text_t *text = prep_begin(p);
+      runner_text_str(text, "bias has ");
+      runner_text_u64(text, (uint64_t)b.t.elements);
+      runner_text_str(text, " elements, not ");
+      runner_text_i32(text, channels);
       err = UTVM_ERR_RUNNER_OPERANDS;
     }
     if (err == UTVM_OK) {
@@ -398,7 +401,7 @@ static utvm_err_t conv_options(const prep_t *p, bool depthwise, conv_options_t *
     o->bias_type = opt->u.conv2d.quantized_bias_type;
     return UTVM_OK;
   }
-  return fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+  return prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
 }
 
 /* Filter, input and output channels of a convolution fit together. */
@@ -411,11 +414,11 @@ static utvm_err_t conv_shapes(const prep_t *p, bool depthwise, const operand_t *
     const int32_t stored = p->op->options.u.depthwise.depth_multiplier;
     fits = (f->t.dims[0] == 1) && (f->t.dims[3] == out_c) && ((out_c % in_c) == 0);
     if (fits && (stored > 0) && (stored != (out_c / in_c))) {
-      begin(p);
-      runner_text_str(p->ctx->text, "depth_multiplier ");
-      runner_text_i32(p->ctx->text, stored);
-      runner_text_str(p->ctx->text, " differs from the shapes' ");
-      runner_text_i32(p->ctx->text, out_c / in_c);
+      runner_text_t *text = prep_begin(p);
+      runner_text_str(text, "depth_multiplier ");
+      runner_text_i32(text, stored);
+      runner_text_str(text, " differs from the shapes' ");
+      runner_text_i32(text, out_c / in_c);
       return UTVM_ERR_RUNNER_OPERANDS;
     }
   } else {
@@ -438,12 +441,12 @@ static utvm_err_t fail_output_size(const prep_t *p, const operand_t *out, int32_
   expected[1] = h;
   expected[2] = w;
   expected[3] = out->t.dims[3];
-  begin(p);
-  runner_text_str(p->ctx->text, "output ");
-  runner_text_dims(p->ctx->text, out->t.rank, out->t.dims);
-  runner_text_str(p->ctx->text, " is not the ");
-  runner_text_dims(p->ctx->text, 4u, expected);
-  runner_text_str(p->ctx->text, " the options give");
+  runner_text_t *text = prep_begin(p);
+  runner_text_str(text, "output ");
+  runner_text_dims(text, out->t.rank, out->t.dims);
+  runner_text_str(text, " is not the ");
+  runner_text_dims(text, 4u, expected);
+  runner_text_str(text, " the options give");
   return UTVM_ERR_RUNNER_OPERANDS;
 }
 
@@ -578,7 +581,7 @@ static utvm_err_t prepare_fc(const prep_t *p, runner_fc_t *rec, size_t size) {
   int32_t *shifts = NULL;
   utvm_err_t err = load_weighted(p, &in, &f, &out);
   if ((err == UTVM_OK) && (p->op->options.kind != UTVM_MODEL_OPTIONS_FULLY_CONNECTED)) {
-    err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+    err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
   }
   if (err == UTVM_OK) {
     err = check_rank(p, &f, "filter", 2u);
@@ -636,7 +639,7 @@ static utvm_err_t prepare_pool(const prep_t *p, runner_pool_t *rec) {
     err = load(p, UINT32_MAX, &out);
   }
   if ((err == UTVM_OK) && (p->op->options.kind != UTVM_MODEL_OPTIONS_POOL_2D)) {
-    err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+    err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
   }
   if (err == UTVM_OK) {
     err = check_q8(p, &in, "input");
@@ -651,7 +654,7 @@ static utvm_err_t prepare_pool(const prep_t *p, runner_pool_t *rec) {
     err = check_rank(p, &out, "output", 4u);
   }
   if ((err == UTVM_OK) && !same_quant(&in, &out)) {
-    err = fail(p, UTVM_ERR_RUNNER_UNSUPPORTED,
+    err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED,
                "input and output scales or zero points differ");
   }
   if ((err == UTVM_OK) &&
@@ -718,9 +721,9 @@ static utvm_err_t prepare_binary(const prep_t *p, runner_binary_t *rec) {
   if (err == UTVM_OK) {
     err = load(p, UINT32_MAX, &out);
   }
-  if ((err == UTVM_OK) && (p->op->options.kind != (add ? UTVM_MODEL_OPTIONS_ADD
-                                                        : UTVM_MODEL_OPTIONS_MUL))) {
-    err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+  const utvm_model_options_kind_t kind = add ? UTVM_MODEL_OPTIONS_ADD : UTVM_MODEL_OPTIONS_MUL;
+  if ((err == UTVM_OK) && (p->op->options.kind != kind)) {
+    err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
   }
   if (err == UTVM_OK) {
     err = check_q8(p, &a, "input 1");
@@ -732,13 +735,13 @@ static utvm_err_t prepare_binary(const prep_t *p, runner_binary_t *rec) {
     err = check_q8(p, &out, "output");
   }
   if ((err == UTVM_OK) && !broadcasts(&a.t, &b.t, &out.t)) {
-    begin(p);
-    runner_text_str(p->ctx->text, "inputs ");
-    runner_text_dims(p->ctx->text, a.t.rank, a.t.dims);
-    runner_text_str(p->ctx->text, " and ");
-    runner_text_dims(p->ctx->text, b.t.rank, b.t.dims);
-    runner_text_str(p->ctx->text, " do not broadcast to output ");
-    runner_text_dims(p->ctx->text, out.t.rank, out.t.dims);
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, "inputs ");
+    runner_text_dims(text, a.t.rank, a.t.dims);
+    runner_text_str(text, " and ");
+    runner_text_dims(text, b.t.rank, b.t.dims);
+    runner_text_str(text, " do not broadcast to output ");
+    runner_text_dims(text, out.t.rank, out.t.dims);
     err = UTVM_ERR_RUNNER_OPERANDS;
   }
   if (err == UTVM_OK) {
@@ -774,12 +777,12 @@ static utvm_err_t prepare_binary(const prep_t *p, runner_binary_t *rec) {
 static utvm_err_t check_fixed_output(const prep_t *p, const operand_t *out, float scale,
                                      int32_t zero_point) {
   if (!scale_near(out->t.quant.scale, scale) || (out->t.quant.zero_point != zero_point)) {
-    begin(p);
-    runner_text_str(p->ctx->text, "output zero point ");
-    runner_text_i32(p->ctx->text, out->t.quant.zero_point);
-    runner_text_str(p->ctx->text, " or scale is not the required ");
-    runner_text_i32(p->ctx->text, zero_point);
-    runner_text_str(p->ctx->text, (scale == SCALE_1_256) ? " and 1/256" : " and 1/128");
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, "output zero point ");
+    runner_text_i32(text, out->t.quant.zero_point);
+    runner_text_str(text, " or scale is not the required ");
+    runner_text_i32(text, zero_point);
+    runner_text_str(text, (scale == SCALE_1_256) ? " and 1/256" : " and 1/128");
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return UTVM_OK;
@@ -825,7 +828,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
         err = check_fixed_output(p, &out, SCALE_1_256, INT8_MIN);
       }
       if ((err == UTVM_OK) && (p->op->options.kind != UTVM_MODEL_OPTIONS_SOFTMAX)) {
-        err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+        err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
       }
       if (err == UTVM_OK) {
         rec->depth = in.t.dims[in.t.rank - 1u];
@@ -856,7 +859,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
     case UTVM_MODEL_OP_RESHAPE:
     case UTVM_MODEL_OP_SQUEEZE:
       if (in.t.type != out.t.type) {
-        err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "input and output types differ");
+        err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "input and output types differ");
       }
       break;
     case UTVM_MODEL_OP_QUANTIZE:
@@ -885,7 +888,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
       rec->zero_point = in.t.quant.zero_point;
       break;
     default:
-      err = fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "not an element-wise operator");
+      err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "not an element-wise operator");
       break;
   }
   if (err == UTVM_OK) {
@@ -902,21 +905,31 @@ static bool read_int(const utvm_model_tensor_t *t, size_t i, int32_t *v) {
   const uint8_t *b = t->data;
   uint64_t u = 0u;
   uint32_t k;
-  const uint32_t size = (t->type == UTVM_MODEL_INT64) ? 8u : 4u;
+  int64_t value;
+  uint32_t size = 4u;
+  if (t->type == UTVM_MODEL_INT64) {
+    size = 8u;
+  }
   for (k = 0u; k < size; k++) {
-    u |= (uint64_t)b[(i * size) + k] << (8u * k);
+    const size_t at = (i * (size_t)size) + (size_t)k;
+    const uint32_t shift = 8u * k;
+    u |= (uint64_t)b[at] << shift;
   }
   if (size == 4u) {
-    const uint32_t low = (uint32_t)u;
-    *v = (low > (uint32_t)INT32_MAX) ? -(int32_t)(0xFFFFFFFFu - low) - 1 : (int32_t)low;
-    return true;
+    const uint64_t mask = 0xFFFFFFFFu;
+    const uint64_t complement = (~u) & mask;
+    value = ((u & 0x80000000u) != 0u) ? (-(int64_t)complement - 1) : (int64_t)u;
+  } else if ((u >> 63) != 0u) {
+    const uint64_t complement = ~u;
+    value = -(int64_t)complement - 1;
+  } else {
+    value = (int64_t)u;
   }
-  if ((u <= (uint64_t)INT32_MAX) || (u >= 0xFFFFFFFF80000000u)) {
-    const uint32_t low = (uint32_t)u;
-    *v = (low > (uint32_t)INT32_MAX) ? -(int32_t)(0xFFFFFFFFu - low) - 1 : (int32_t)low;
-    return true;
+  if ((value < (int64_t)INT32_MIN) || (value > (int64_t)INT32_MAX)) {
+    return false;
   }
-  return false;
+  *v = (int32_t)value;
+  return true;
 }
 
 /* A constant int32 (or int64 when allowed) operand: the paddings of PAD, the axes of MEAN. */
@@ -928,11 +941,11 @@ static utvm_err_t load_int_constant(const prep_t *p, uint32_t k, const char *rol
   }
   if ((err == UTVM_OK) && (o->t.type != UTVM_MODEL_INT32) &&
       (!allow_int64 || (o->t.type != UTVM_MODEL_INT64))) {
-    begin(p);
-    runner_text_str(p->ctx->text, role);
-    runner_text_str(p->ctx->text, " are ");
-    runner_text_str(p->ctx->text, runner_type_name(o->t.type));
-    runner_text_str(p->ctx->text, allow_int64 ? ", not int32 or int64" : ", not int32");
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, role);
+    runner_text_str(text, " are ");
+    runner_text_str(text, runner_type_name(o->t.type));
+    runner_text_str(text, allow_int64 ? ", not int32 or int64" : ", not int32");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return err;
@@ -961,7 +974,7 @@ static utvm_err_t prepare_pad(const prep_t *p, runner_pad_t *rec) {
     err = fail_fit(p, "output", &out, "input", &in);
   }
   if ((err == UTVM_OK) && !same_quant(&in, &out)) {
-    err = fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "input and output scales or zero points differ");
+    err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "input and output scales or zero points differ");
   }
   if (err == UTVM_OK) {
     err = load_int_constant(p, 1u, "paddings", true, &pads);
@@ -1018,7 +1031,7 @@ static utvm_err_t concat_input(const prep_t *p, uint32_t k, const operand_t *out
     err = check_q8(p, &in, "input");
   }
   if ((err == UTVM_OK) && !same_quant(&in, out)) {
-    err = fail(p, UTVM_ERR_RUNNER_UNSUPPORTED,
+    err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED,
                "an input's scale or zero point differs from the output's");
   }
   if ((err == UTVM_OK) && (in.t.rank != out->t.rank)) {
@@ -1046,13 +1059,13 @@ static utvm_err_t prepare_concat(const prep_t *p, runner_concat_t *rec) {
   int64_t axis_total = 0;
   utvm_err_t err = load(p, UINT32_MAX, &out);
   if ((err == UTVM_OK) && (p->op->options.kind != UTVM_MODEL_OPTIONS_CONCATENATION)) {
-    err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+    err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
   }
   if (err == UTVM_OK) {
     err = check_q8(p, &out, "output");
   }
   if ((err == UTVM_OK) && (o->activation != UTVM_MODEL_ACT_NONE)) {
-    err = fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "a fused activation is not supported");
+    err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "a fused activation is not supported");
   }
   if ((err == UTVM_OK) && ((out.t.rank < 1u) || (o->axis < 0) ||
                            ((uint32_t)o->axis >= out.t.rank) ||
@@ -1097,12 +1110,13 @@ static utvm_err_t prepare_mean(const prep_t *p, runner_mean_t *rec) {
   operand_t out;
   bool reduced[UTVM_MODEL_MAX_DIMS] = {false, false, false, false, false, false};
   uint32_t i;
+  (void)memset(&axes, 0, sizeof(axes));
   utvm_err_t err = load(p, 0u, &in);
   if (err == UTVM_OK) {
     err = load(p, UINT32_MAX, &out);
   }
   if ((err == UTVM_OK) && (p->op->options.kind != UTVM_MODEL_OPTIONS_REDUCER)) {
-    err = fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
+    err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
   }
   if (err == UTVM_OK) {
     err = check_q8(p, &in, "input");
@@ -1122,11 +1136,11 @@ static utvm_err_t prepare_mean(const prep_t *p, runner_mean_t *rec) {
     const int32_t rank = (int32_t)in.t.rank;
     (void)read_int(&axes.t, (size_t)i, &axis);
     if ((axis < -rank) || (axis >= rank)) {
-      begin(p);
-      runner_text_str(p->ctx->text, "axis ");
-      runner_text_i32(p->ctx->text, axis);
-      runner_text_str(p->ctx->text, " is outside input ");
-      runner_text_dims(p->ctx->text, in.t.rank, in.t.dims);
+      runner_text_t *text = prep_begin(p);
+      runner_text_str(text, "axis ");
+      runner_text_i32(text, axis);
+      runner_text_str(text, " is outside input ");
+      runner_text_dims(text, in.t.rank, in.t.dims);
       err = UTVM_ERR_RUNNER_OPERANDS;
     } else {
       rec->axes[i] = axis;
@@ -1166,29 +1180,29 @@ size_t runner_record_size(const utvm_model_t *m, const utvm_model_operator_t *op
           (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) != UTVM_OK)) {
         return SIZE_MAX;
       }
-      size = (op->code == UTVM_MODEL_OP_FULLY_CONNECTED) ? align_up(sizeof(runner_fc_t))
-                                                         : align_up(sizeof(runner_conv_t));
-      size += align_up((uint64_t)((f.quant.count > 1u) ? f.quant.count : 1u) * 8u);
+      size = (op->code == UTVM_MODEL_OP_FULLY_CONNECTED) ? prep_align(sizeof(runner_fc_t))
+                                                         : prep_align(sizeof(runner_conv_t));
+      size += prep_align((uint64_t)((f.quant.count > 1u) ? f.quant.count : 1u) * 8u);
       break;
     case UTVM_MODEL_OP_AVERAGE_POOL_2D:
     case UTVM_MODEL_OP_MAX_POOL_2D:
-      size = align_up(sizeof(runner_pool_t));
+      size = prep_align(sizeof(runner_pool_t));
       break;
     case UTVM_MODEL_OP_ADD:
     case UTVM_MODEL_OP_MUL:
-      size = align_up(sizeof(runner_binary_t));
+      size = prep_align(sizeof(runner_binary_t));
       break;
     case UTVM_MODEL_OP_PAD:
-      size = align_up(sizeof(runner_pad_t));
+      size = prep_align(sizeof(runner_pad_t));
       break;
     case UTVM_MODEL_OP_CONCATENATION:
-      size = align_up(sizeof(runner_concat_t));
+      size = prep_align(sizeof(runner_concat_t));
       break;
     case UTVM_MODEL_OP_MEAN:
-      size = align_up(sizeof(runner_mean_t));
+      size = prep_align(sizeof(runner_mean_t));
       break;
     default:
-      size = align_up(sizeof(runner_unary_t));
+      size = prep_align(sizeof(runner_unary_t));
       break;
   }
   return (size >= (uint64_t)SIZE_MAX) ? SIZE_MAX : (size_t)size;
@@ -1202,7 +1216,7 @@ utvm_err_t runner_prepare(const runner_prepare_ctx_t *ctx, uint32_t index,
   p.index = index;
   p.op = op;
   if (op->n_outputs != 1u) {
-    return fail(&p, UTVM_ERR_RUNNER_OPERANDS, "not exactly one output");
+    return prep_fail(&p, UTVM_ERR_RUNNER_OPERANDS, "not exactly one output");
   }
   switch (op->code) {
     case UTVM_MODEL_OP_CONV_2D:
@@ -1239,7 +1253,7 @@ utvm_err_t runner_prepare(const runner_prepare_ctx_t *ctx, uint32_t index,
       err = prepare_unary(&p, (runner_unary_t *)record);
       break;
     default:
-      err = fail(&p, UTVM_ERR_RUNNER_UNSUPPORTED, "operator not supported by the runner");
+      err = prep_fail(&p, UTVM_ERR_RUNNER_UNSUPPORTED, "operator not supported by the runner");
       break;
   }
   return err;

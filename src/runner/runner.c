@@ -19,18 +19,18 @@ typedef struct {
   runner_op_t *ops;
   uint8_t *region;
   size_t region_size;
-} layout_t;
+} runner_layout_t;
 
-static uint64_t align_up(uint64_t x) {
+static uint64_t runner_align(uint64_t x) {
   const uint64_t mask = (uint64_t)RUNNER_ALIGN - 1u;
   return (x + mask) & ~mask;
 }
 
 /* Bytes of the three tables before the region. */
 static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
-  return align_up((uint64_t)n_tensors * sizeof(size_t)) +
-         align_up((uint64_t)n_operators * sizeof(size_t)) +
-         align_up((uint64_t)n_operators * sizeof(runner_op_t));
+  return runner_align((uint64_t)n_tensors * sizeof(size_t)) +
+         runner_align((uint64_t)n_operators * sizeof(size_t)) +
+         runner_align((uint64_t)n_operators * sizeof(runner_op_t));
 }
 
 /* Bytes of every operator's record; SIZE_MAX if one cannot be decoded. */
@@ -51,7 +51,8 @@ static uint64_t records_size(const utvm_model_t *m) {
   return total;
 }
 
-size_t utvm_runner_workspace_size(const utvm_model_t *m) {
+/* utvm_runner_workspace_size(), for init. */
+static size_t workspace_bytes(const utvm_model_t *m) {
   if (m == NULL) {
     return SIZE_MAX;
   }
@@ -68,20 +69,22 @@ size_t utvm_runner_workspace_size(const utvm_model_t *m) {
   return (total >= (uint64_t)SIZE_MAX) ? SIZE_MAX : (size_t)total;
 }
 
-static void carve(layout_t *l, void *workspace, size_t size, uint32_t n_tensors,
+size_t utvm_runner_workspace_size(const utvm_model_t *m) { return workspace_bytes(m); }
+
+static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint32_t n_tensors,
                   uint32_t n_operators) {
   uint8_t *p = (uint8_t *)workspace;
   const size_t pad = (size_t)((0u - (uintptr_t)p) & (RUNNER_ALIGN - 1u));
   size_t at = pad;
   void *v = &p[at];
   l->offsets = (size_t *)v;
-  at += (size_t)align_up((uint64_t)n_tensors * sizeof(size_t));
+  at += (size_t)runner_align((uint64_t)n_tensors * sizeof(size_t));
   v = &p[at];
   l->scratch_offsets = (size_t *)v;
-  at += (size_t)align_up((uint64_t)n_operators * sizeof(size_t));
+  at += (size_t)runner_align((uint64_t)n_operators * sizeof(size_t));
   v = &p[at];
   l->ops = (runner_op_t *)v;
-  at += (size_t)align_up((uint64_t)n_operators * sizeof(runner_op_t));
+  at += (size_t)runner_align((uint64_t)n_operators * sizeof(runner_op_t));
   l->region = &p[at];
   l->region_size = size - at;
 }
@@ -125,7 +128,7 @@ static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
 }
 
 /* Prepares every operator into the region, after planning. */
-static utvm_err_t prepare_all(const utvm_model_t *m, const layout_t *l, runner_text_t *text) {
+static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, runner_text_t *text) {
   runner_prepare_ctx_t ctx;
   uint64_t at = 0u;
   uint32_t k;
@@ -169,7 +172,7 @@ static utvm_err_t fail_size(runner_text_t *text, utvm_err_t err, const char *wha
 utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                             size_t workspace_size, void *arena, size_t arena_size) {
   runner_text_t text;
-  layout_t l;
+  runner_layout_t l;
   utvm_plan_t plan;
   if (r == NULL) {
     return UTVM_ERR_RUNNER_ARGUMENT;
@@ -180,7 +183,7 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
     runner_text_str(&text, "model or workspace is NULL");
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
-  const size_t needed = utvm_runner_workspace_size(m);
+  const size_t needed = workspace_bytes(m);
   if (needed == SIZE_MAX) {
     runner_text_str(&text, "the model is not open");
     return UTVM_ERR_RUNNER_ARGUMENT;
@@ -188,7 +191,7 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
   if (workspace_size < needed) {
     return fail_size(&text, UTVM_ERR_RUNNER_WORKSPACE, "workspace", workspace_size, needed);
   }
-  carve(&l, workspace, workspace_size, m->n_tensors, m->n_operators);
+  runner_carve(&l, workspace, workspace_size, m->n_tensors, m->n_operators);
   plan.offsets = l.offsets;
   plan.scratch_offsets = l.scratch_offsets;
   utvm_err_t err = utvm_model_plan(m, scratch_size, NULL, l.region, l.region_size, &plan);
@@ -207,12 +210,13 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
     return fail_size(&text, UTVM_ERR_RUNNER_ARENA, "arena", (arena == NULL) ? 0u : arena_size,
                      plan.arena_size);
   }
-  if (((uintptr_t)arena % UTVM_RUNNER_ARENA_ALIGNMENT) != 0u) {
+  uint8_t *arena_bytes = (uint8_t *)arena;
+  if (((uintptr_t)arena_bytes % UTVM_RUNNER_ARENA_ALIGNMENT) != 0u) {
     runner_text_str(&text, "arena: not 16-byte aligned");
     return UTVM_ERR_RUNNER_ARENA;
   }
   r->model_ = m;
-  r->arena_ = (uint8_t *)arena;
+  r->arena_ = arena_bytes;
   r->offsets_ = l.offsets;
   r->ops_ = l.ops;
   r->ready_ = true;

@@ -13,7 +13,7 @@ void runner_text_init(runner_text_t *t, char *buf, size_t cap) {
   }
 }
 
-static void text_char(runner_text_t *t, char c) {
+static void runner_text_char(runner_text_t *t, char c) {
   if ((t->buf != NULL) && ((t->len + 1u) < t->cap)) {
     t->buf[t->len] = c;
     t->len++;
@@ -26,7 +26,7 @@ void runner_text_str(runner_text_t *t, const char *s) {
   if (s != NULL) {
     /* Bounded by the capacity: characters past it are dropped. */
     for (i = 0u; (s[i] != '\0') && ((t->len + 1u) < t->cap); i++) {
-      text_char(t, s[i]);
+      runner_text_char(t, s[i]);
     }
   }
 }
@@ -43,14 +43,15 @@ void runner_text_u64(runner_text_t *t, uint64_t v) {
   } while ((x != 0u) && (n < 20u));
   while (n > 0u) {
     n--;
-    text_char(t, digits[n]);
+    runner_text_char(t, digits[n]);
   }
 }
 
 void runner_text_i32(runner_text_t *t, int32_t v) {
   if (v < 0) {
-    text_char(t, '-');
-    runner_text_u64(t, (uint64_t)(0u - (uint32_t)v));
+    const uint32_t magnitude = 0u - (uint32_t)v;
+    runner_text_char(t, '-');
+    runner_text_u64(t, (uint64_t)magnitude);
   } else {
     runner_text_u64(t, (uint64_t)v);
   }
@@ -58,14 +59,14 @@ void runner_text_i32(runner_text_t *t, int32_t v) {
 
 void runner_text_dims(runner_text_t *t, uint32_t rank, const int32_t *dims) {
   uint32_t i;
-  text_char(t, '[');
+  runner_text_char(t, '[');
   for (i = 0u; (i < rank) && (i < UTVM_MODEL_MAX_DIMS); i++) {
     if (i > 0u) {
-      text_char(t, ',');
+      runner_text_char(t, ',');
     }
     runner_text_i32(t, dims[i]);
   }
-  text_char(t, ']');
+  runner_text_char(t, ']');
 }
 
 void runner_text_operator(runner_text_t *t, uint32_t index, int32_t code) {
