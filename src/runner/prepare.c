@@ -49,7 +49,7 @@ static utvm_err_t prep_fail(const prep_t *p, utvm_err_t err, const char *msg) {
 }
 
 /* "<what>: <kernel error>" for a failed prepare helper. */
-static utvm_err_t fail_kernel(const prep_t *p, utvm_err_t err, const char *what) {
+static utvm_err_t prep_fail_kernel(const prep_t *p, utvm_err_t err, const char *what) {
   runner_text_t *text = prep_begin(p);
   runner_text_str(text, what);
   runner_text_str(text, ": ");
@@ -58,7 +58,7 @@ static utvm_err_t fail_kernel(const prep_t *p, utvm_err_t err, const char *what)
 }
 
 /* "<role> <shape> <msg>". */
-static utvm_err_t fail_shape(const prep_t *p, const char *role, const operand_t *o,
+static utvm_err_t prep_fail_shape(const prep_t *p, const char *role, const operand_t *o,
                              const char *msg) {
   runner_text_t *text = prep_begin(p);
   runner_text_str(text, role);
@@ -69,7 +69,7 @@ static utvm_err_t fail_shape(const prep_t *p, const char *role, const operand_t 
 }
 
 /* "<role> <shape> does not fit <other role> <shape>". */
-static utvm_err_t fail_fit(const prep_t *p, const char *role, const operand_t *a,
+static utvm_err_t prep_fail_fit(const prep_t *p, const char *role, const operand_t *a,
                            const char *other, const operand_t *b) {
   runner_text_t *text = prep_begin(p);
   runner_text_str(text, role);
@@ -119,7 +119,7 @@ static bool dims_positive(const utvm_model_tensor_t *t) {
 /* Every dimension >= 1 (the kernels do not take empty tensors). */
 static utvm_err_t check_nonempty(const prep_t *p, const operand_t *o, const char *role) {
   if (!dims_positive(&o->t)) {
-    return fail_shape(p, role, o, " has an empty dimension");
+    return prep_fail_shape(p, role, o, " has an empty dimension");
   }
   return UTVM_OK;
 }
@@ -252,6 +252,19 @@ static utvm_err_t channel_arrays(const prep_t *p, void *record, size_t record_by
   return UTVM_OK;
 }
 
+/* A multiplier's shift within the kernels' range (-31..31): the scale ratio it stands for
+ * lies between 2^-32 and 2^31. */
+static utvm_err_t check_shift(const prep_t *p, int32_t shift) {
+  if ((shift < -31) || (shift > 31)) {
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, "the scales' ratio is about 2^");
+    runner_text_i32(text, shift);
+    runner_text_str(text, " (the kernels take 2^-31 to 2^31)");
+    return UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  return UTVM_OK;
+}
+
 /* Filter zero points must be 0: the int8 kernels take symmetric weights (FULLY_CONNECTED
  * per-tensor weights excepted). */
 static utvm_err_t check_filter_zero_points(const prep_t *p, const operand_t *f) {
@@ -346,8 +359,13 @@ static utvm_err_t channel_multipliers(const prep_t *p, const operand_t *in, cons
       err = utvm_conv_quant_params(in->t.quant.scale, &scale, 1, out->t.quant.scale,
                                    &multipliers[c], &shifts[c]);
     }
+    if (err == UTVM_OK) {
+      err = check_shift(p, shifts[c]);
+    } else {
+      err = prep_fail_kernel(p, err, "output multiplier");
+    }
   }
-  return (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "output multiplier");
+  return err;
 }
 
 /* Input 0, the filter (input 1) and the output of CONV_2D / DEPTHWISE_CONV_2D / FC. */
@@ -426,10 +444,10 @@ static utvm_err_t conv_shapes(const prep_t *p, bool depthwise, const operand_t *
     fits = (f->t.dims[0] == out_c) && ((in_c % f_c) == 0) && ((out_c % (in_c / f_c)) == 0);
   }
   if (!fits) {
-    return fail_fit(p, "filter", f, "input", in);
+    return prep_fail_fit(p, "filter", f, "input", in);
   }
   if (out->t.dims[0] != in->t.dims[0]) {
-    return fail_fit(p, "output", out, "input", in);
+    return prep_fail_fit(p, "output", out, "input", in);
   }
   return UTVM_OK;
 }
@@ -488,7 +506,7 @@ static utvm_err_t prepare_conv(const prep_t *p, runner_conv_t *rec, size_t size)
                                o.dilation_w, in.t.dims[1], in.t.dims[2], f.t.dims[1],
                                f.t.dims[2], &pad);
     if (err != UTVM_OK) {
-      err = fail_kernel(p, err, "padding");
+      err = prep_fail_kernel(p, err, "padding");
     } else if ((pad.out_h != out.t.dims[1]) || (pad.out_w != out.t.dims[2])) {
       err = fail_output_size(p, &out, pad.out_h, pad.out_w);
     } else {
@@ -501,7 +519,7 @@ static utvm_err_t prepare_conv(const prep_t *p, runner_conv_t *rec, size_t size)
   if (err == UTVM_OK) {
     err = utvm_activation_range_s8((int32_t)o.activation, out.t.quant.scale,
                                    out.t.quant.zero_point, &act_min, &act_max);
-    err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "activation");
+    err = (err == UTVM_OK) ? UTVM_OK : prep_fail_kernel(p, err, "activation");
   }
   if (err == UTVM_OK) {
     err = channel_arrays(p, rec, sizeof(*rec), size, f.t.quant.count, &multipliers, &shifts,
@@ -560,11 +578,11 @@ static utvm_err_t fc_shapes(const prep_t *p, const operand_t *in, const operand_
   const int32_t units = f->t.dims[0];
   const int32_t depth = f->t.dims[1];
   if ((out->t.rank < 1u) || (out->t.dims[out->t.rank - 1u] != units)) {
-    return fail_fit(p, "output", out, "filter", f);
+    return prep_fail_fit(p, "output", out, "filter", f);
   }
   const uint64_t batches = (uint64_t)out->t.elements / (uint64_t)units;
   if ((batches * (uint64_t)depth) != (uint64_t)in->t.elements) {
-    return fail_fit(p, "input", in, "filter", f);
+    return prep_fail_fit(p, "input", in, "filter", f);
   }
   rec->batches = (int32_t)batches;
   rec->depth = depth;
@@ -602,7 +620,7 @@ static utvm_err_t prepare_fc(const prep_t *p, runner_fc_t *rec, size_t size) {
     err = utvm_activation_range_s8((int32_t)o->activation, out.t.quant.scale,
                                    out.t.quant.zero_point, &rec->params.act_min,
                                    &rec->params.act_max);
-    err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "activation");
+    err = (err == UTVM_OK) ? UTVM_OK : prep_fail_kernel(p, err, "activation");
   }
   if (err == UTVM_OK) {
     err = channel_arrays(p, rec, sizeof(*rec), size, f.t.quant.count, &multipliers, &shifts,
@@ -659,7 +677,7 @@ static utvm_err_t prepare_pool(const prep_t *p, runner_pool_t *rec) {
   }
   if ((err == UTVM_OK) &&
       ((in.t.dims[0] != out.t.dims[0]) || (in.t.dims[3] != out.t.dims[3]))) {
-    err = fail_fit(p, "output", &out, "input", &in);
+    err = prep_fail_fit(p, "output", &out, "input", &in);
   }
   if (err == UTVM_OK) {
     err = utvm_pool2d_params_s8(to_padding(o->padding), o->stride_h, o->stride_w, o->filter_h,
@@ -667,7 +685,7 @@ static utvm_err_t prepare_pool(const prep_t *p, runner_pool_t *rec) {
                                 out.t.quant.scale, out.t.quant.zero_point, &rec->params, &out_h,
                                 &out_w);
     if (err != UTVM_OK) {
-      err = fail_kernel(p, err, "window");
+      err = prep_fail_kernel(p, err, "window");
     } else if ((out_h != out.t.dims[1]) || (out_w != out.t.dims[2])) {
       err = fail_output_size(p, &out, out_h, out_w);
     } else {
@@ -754,7 +772,10 @@ static utvm_err_t prepare_binary(const prep_t *p, runner_binary_t *rec) {
                                b.t.quant.zero_point, out.t.quant.scale, out.t.quant.zero_point,
                                (int32_t)p->op->options.u.mul.activation, &rec->params.mul);
     }
-    err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "quantization");
+    err = (err == UTVM_OK) ? UTVM_OK : prep_fail_kernel(p, err, "quantization");
+  }
+  if ((err == UTVM_OK) && !add) {
+    err = check_shift(p, rec->params.mul.output_shift);
   }
   if (err == UTVM_OK) {
     err = input_ref(p, &a, &rec->input1);
@@ -804,7 +825,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
     err = check_nonempty(p, &out, "output");
   }
   if ((err == UTVM_OK) && (in.t.elements != out.t.elements)) {
-    err = fail_fit(p, "output", &out, "input", &in);
+    err = prep_fail_fit(p, "output", &out, "input", &in);
   }
   if (err != UTVM_OK) {
     return err;
@@ -822,7 +843,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
       }
       if ((err == UTVM_OK) && ((in.t.rank < 1u) || (out.t.rank < 1u) ||
                                (in.t.dims[in.t.rank - 1u] != out.t.dims[out.t.rank - 1u]))) {
-        err = fail_fit(p, "output", &out, "input", &in);
+        err = prep_fail_fit(p, "output", &out, "input", &in);
       }
       if (err == UTVM_OK) {
         err = check_fixed_output(p, &out, SCALE_1_256, INT8_MIN);
@@ -834,7 +855,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
         rec->depth = in.t.dims[in.t.rank - 1u];
         err = utvm_softmax_params_s8(p->op->options.u.softmax.beta, in.t.quant.scale,
                                      &rec->params.softmax);
-        err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "beta and input scale");
+        err = (err == UTVM_OK) ? UTVM_OK : prep_fail_kernel(p, err, "beta and input scale");
       }
       break;
     case UTVM_MODEL_OP_LOGISTIC:
@@ -853,7 +874,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
                                             out.t.quant.zero_point, &rec->params.logistic)
                   : utvm_tanh_params_s8(in.t.quant.scale, in.t.quant.zero_point,
                                         &rec->params.logistic);
-        err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "input scale");
+        err = (err == UTVM_OK) ? UTVM_OK : prep_fail_kernel(p, err, "input scale");
       }
       break;
     case UTVM_MODEL_OP_RESHAPE:
@@ -873,7 +894,8 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
           err = utvm_requantize_params_s8(in.t.quant.scale, in.t.quant.zero_point,
                                           out.t.quant.scale, out.t.quant.zero_point,
                                           &rec->params.requantize);
-          err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "scales");
+          err = (err == UTVM_OK) ? check_shift(p, rec->params.requantize.shift)
+                                 : prep_fail_kernel(p, err, "scales");
         }
       } else {
         /* err set */
@@ -968,10 +990,10 @@ static utvm_err_t prepare_pad(const prep_t *p, runner_pad_t *rec) {
     err = check_q8(p, &out, "output");
   }
   if ((err == UTVM_OK) && ((in.t.rank < 1u) || (in.t.rank > 4u))) {
-    err = fail_shape(p, "input", &in, " is not 1-D to 4-D");
+    err = prep_fail_shape(p, "input", &in, " is not 1-D to 4-D");
   }
   if ((err == UTVM_OK) && (out.t.rank != in.t.rank)) {
-    err = fail_fit(p, "output", &out, "input", &in);
+    err = prep_fail_fit(p, "output", &out, "input", &in);
   }
   if ((err == UTVM_OK) && !same_quant(&in, &out)) {
     err = prep_fail(p, UTVM_ERR_RUNNER_UNSUPPORTED, "input and output scales or zero points differ");
@@ -981,7 +1003,7 @@ static utvm_err_t prepare_pad(const prep_t *p, runner_pad_t *rec) {
   }
   if ((err == UTVM_OK) && ((pads.t.rank != 2u) || (pads.t.dims[0] != (int32_t)in.t.rank) ||
                            (pads.t.dims[1] != 2))) {
-    err = fail_fit(p, "paddings", &pads, "input", &in);
+    err = prep_fail_fit(p, "paddings", &pads, "input", &in);
   }
   if (err != UTVM_OK) {
     return err;
@@ -998,7 +1020,7 @@ static utvm_err_t prepare_pad(const prep_t *p, runner_pad_t *rec) {
     if (!read_int(&pads.t, (size_t)d * 2u, &before) ||
         !read_int(&pads.t, ((size_t)d * 2u) + 1u, &after) || (before < 0) || (after < 0) ||
         (((int64_t)in.t.dims[d] + before + after) != (int64_t)out.t.dims[d])) {
-      err = fail_fit(p, "output", &out, "input and paddings of", &in);
+      err = prep_fail_fit(p, "output", &out, "input and paddings of", &in);
     } else {
       rec->params.before[lead + d] = before;
       rec->params.after[lead + d] = after;
@@ -1035,11 +1057,11 @@ static utvm_err_t concat_input(const prep_t *p, uint32_t k, const operand_t *out
                "an input's scale or zero point differs from the output's");
   }
   if ((err == UTVM_OK) && (in.t.rank != out->t.rank)) {
-    err = fail_fit(p, "input", &in, "output", out);
+    err = prep_fail_fit(p, "input", &in, "output", out);
   }
   for (d = 0u; (d < in.t.rank) && (err == UTVM_OK); d++) {
     if ((d != axis) && (in.t.dims[d] != out->t.dims[d])) {
-      err = fail_fit(p, "input", &in, "output", out);
+      err = prep_fail_fit(p, "input", &in, "output", out);
     }
   }
   if (err == UTVM_OK) {
@@ -1070,13 +1092,13 @@ static utvm_err_t prepare_concat(const prep_t *p, runner_concat_t *rec) {
   if ((err == UTVM_OK) && ((out.t.rank < 1u) || (o->axis < 0) ||
                            ((uint32_t)o->axis >= out.t.rank) ||
                            (p->op->n_inputs > UTVM_MODEL_MAX_OP_INPUTS))) {
-    err = fail_shape(p, "output", &out, " has no dimension at the axis");
+    err = prep_fail_shape(p, "output", &out, " has no dimension at the axis");
   }
   for (k = 0u; (k < p->op->n_inputs) && (err == UTVM_OK); k++) {
     err = concat_input(p, k, &out, (uint32_t)o->axis, rec, &axis_total);
   }
   if ((err == UTVM_OK) && (axis_total != (int64_t)out.t.dims[o->axis])) {
-    err = fail_shape(p, "output", &out, " is not the inputs' sizes added along the axis");
+    err = prep_fail_shape(p, "output", &out, " is not the inputs' sizes added along the axis");
   }
   if (err == UTVM_OK) {
     err = output_offset(p, &out, &rec->output);
@@ -1129,7 +1151,7 @@ static utvm_err_t prepare_mean(const prep_t *p, runner_mean_t *rec) {
   }
   if ((err == UTVM_OK) &&
       ((axes.t.rank > 1u) || (axes.t.elements > (size_t)UTVM_KERNEL_MAX_RANK))) {
-    err = fail_shape(p, "axes", &axes, " is not a list of at most 6 axes");
+    err = prep_fail_shape(p, "axes", &axes, " is not a list of at most 6 axes");
   }
   for (i = 0u; (err == UTVM_OK) && (i < axes.t.elements); i++) {
     int32_t axis = 0;
@@ -1149,12 +1171,12 @@ static utvm_err_t prepare_mean(const prep_t *p, runner_mean_t *rec) {
   }
   if ((err == UTVM_OK) &&
       !mean_output_fits(&in, &out, reduced, p->op->options.u.reducer.keep_dims)) {
-    err = fail_fit(p, "output", &out, "input and axes of", &in);
+    err = prep_fail_fit(p, "output", &out, "input and axes of", &in);
   }
   if (err == UTVM_OK) {
     err = utvm_mean_params_s8(in.t.quant.scale, in.t.quant.zero_point, out.t.quant.scale,
                               out.t.quant.zero_point, &rec->params);
-    err = (err == UTVM_OK) ? UTVM_OK : fail_kernel(p, err, "scales");
+    err = (err == UTVM_OK) ? check_shift(p, rec->params.shift) : prep_fail_kernel(p, err, "scales");
   }
   if (err == UTVM_OK) {
     err = input_ref(p, &in, &rec->input);
