@@ -479,6 +479,8 @@ static utvm_err_t prepare_conv(const prep_t *p, runner_conv_t *rec, size_t size)
   int32_t *shifts = NULL;
   int32_t act_min = 0;
   int32_t act_max = 0;
+  (void)memset(&o, 0, sizeof(o));
+  (void)memset(&pad, 0, sizeof(pad));
   utvm_err_t err = load_weighted(p, &in, &f, &out);
   if (err == UTVM_OK) {
     err = check_rank(p, &in, "input", 4u);
