@@ -584,7 +584,19 @@ static utvm_err_t fc_shapes(const prep_t *p, const operand_t *in, const operand_
   }
   const uint64_t batches = (uint64_t)out->t.elements / (uint64_t)units;
   if ((batches * (uint64_t)depth) != (uint64_t)in->t.elements) {
-    return prep_fail_fit(p, "input", in, "filter", f);
+    runner_text_t *text = prep_begin(p);
+    runner_text_str(text, "input ");
+    runner_text_dims(text, in->t.rank, in->t.dims);
+    runner_text_str(text, " is not ");
+    runner_text_u64(text, batches);
+    runner_text_str(text, " rows of ");
+    runner_text_i32(text, depth);
+    runner_text_str(text, " (filter ");
+    runner_text_dims(text, f->t.rank, f->t.dims);
+    runner_text_str(text, ", output ");
+    runner_text_dims(text, out->t.rank, out->t.dims);
+    runner_text_str(text, ")");
+    return UTVM_ERR_RUNNER_OPERANDS;
   }
   rec->batches = (int32_t)batches;
   rec->depth = depth;
