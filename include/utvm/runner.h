@@ -13,7 +13,7 @@
  * model's float scales through the kernels' prepare helpers, and every operand type, shape and
  * quantization combination is checked before any kernel runs, so a model the reader accepts
  * either runs or fails with a code and a text naming the operator, e.g.
- * "operator 7 (CONV_2D): filter [8,3,3,4] does not fit input channels 3".
+ * "operator 2 (FULLY_CONNECTED): bias is int8, not int32".
  *
  * Usage:
  *   utvm_runner_init(&r, &m, ws, sizeof(ws), NULL, 0u);   -> UTVM_ERR_RUNNER_ARENA, sets
@@ -87,7 +87,8 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                             size_t workspace_size, void *arena, size_t arena_size);
 
 /* Describes tensor index (< the model's n_tensors) into *t. UTVM_ERR_RUNNER_ARGUMENT if the
- * runner is not ready or the index is out of range. */
+ * runner is not ready, the index is out of range or the tensor has no memory (a non-constant
+ * tensor that no operator uses). */
 utvm_err_t utvm_runner_tensor(const utvm_runner_t *r, uint32_t index, utvm_runner_tensor_t *t);
 
 /* Graph input / output i (< n_inputs / n_outputs) as utvm_runner_tensor(): write the inputs'
