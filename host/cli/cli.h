@@ -45,4 +45,22 @@ void cli_print_value(FILE *out, const utvm_host_value_t *v, bool json);
 /* Exit code of a host library error. */
 int cli_exit_code(utvm_host_err_t err);
 
+/* Most --input and --output files of utvm run. */
+#define CLI_MAX_RUN_FILES 8
+
+/* The options of utvm run. */
+typedef struct {
+  bool json;
+  bool per_layer;
+  const char *model;
+  const char *inputs[CLI_MAX_RUN_FILES];
+  int num_inputs;
+  const char *outputs[CLI_MAX_RUN_FILES];
+  int num_outputs;
+} cli_run_options_t;
+
+/* utvm run: runs a .tflite model on the host with the model runner; returns the exit code
+ * (0 ok, 2 usage or input files, 4 a model the reader or runner refuses). */
+int cli_run(const cli_run_options_t *o);
+
 #endif /* UTVM_CLI_H */

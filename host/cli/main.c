@@ -32,6 +32,11 @@ typedef struct {
   const char *command;
   const char *positional[CLI_MAX_ARGS];
   int num_positional;
+  bool per_layer;
+  const char *inputs[CLI_MAX_RUN_FILES];
+  int num_inputs;
+  const char *outputs[CLI_MAX_RUN_FILES];
+  int num_outputs;
 } cli_options_t;
 
 static volatile sig_atomic_t interrupted;
@@ -52,6 +57,9 @@ static const char usage_text[] =
     "  explain TEXT          print a device error text with its #<id> tokens (from a device\n"
     "                        built with UTVM_ERROR_TEXTS=OFF) replaced by their texts; no\n"
     "                        device needed\n"
+    "  run MODEL --input IN [--output OUT] [--per-layer]\n"
+    "                        run a .tflite model on this host with the model runner (int8\n"
+    "                        kernels, bit-exact with TFLite Micro); no device needed\n"
     "\n"
     "arguments: i:INT u:UINT f:FLOAT b:0|1 s:TEXT x:HEXBYTES n: (null)\n"
     "           t:DTYPE:[1,2,3] (inline tensor, nested lists for more dimensions; every value\n"
@@ -72,9 +80,10 @@ static const char usage_text[] =
     "  $UTVM_BUILD_DIR, ./build, the build this tool belongs to and its source tree's build/);\n"
     "  QEMU runs with -icount shift=0, so its timings are virtual: 1 ns per instruction.\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 3 connection failure, 4 device error, 5 device reset,\n"
-    "  130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP); on a signal\n"
-    "  the transport's child processes (QEMU, exec: commands) are killed first\n";
+    "exit codes: 0 ok, 2 usage, 3 connection failure, 4 device error (run: model refused),\n"
+    "  5 device reset, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up\n"
+    "  (SIGHUP); on a signal the transport's child processes (QEMU, exec: commands) are\n"
+    "  killed first\n";
 
 /* Each command's own help (utvm COMMAND --help). */
 static const struct {
@@ -102,6 +111,18 @@ static const struct {
               "1 KiB up to --max-size (default 1 MiB, or the largest block the device grants).\n"},
     {"logs", "usage: utvm [--connect T] [--json] logs\n\n"
              "Stays connected and prints device logs until EOF or Ctrl-C (exit code 0).\n"},
+    {"run", "usage: utvm [--json] run MODEL.tflite --input IN [--input IN2 ...] [--output OUT ...]\n"
+            "                [--per-layer]\n\n"
+            "Runs MODEL on this host with the model runner (the int8 kernels, bit-exact with\n"
+            "TensorFlow Lite Micro's reference kernels); no device is started. The k-th --input\n"
+            "fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
+            ".npy are NumPy files (dtype and size must match the tensor), any other name holds\n"
+            "the tensor's raw bytes (exactly its size). Prints the outputs, the arena size, the\n"
+            "operator count and the time taken; --per-layer adds each operator with its time and\n"
+            "output shape (JSON: \"layers\"). --json prints one object with arena_bytes,\n"
+            "operators, output (values of output 0), outputs and seconds. Models of at most\n"
+            "64 MiB. Exit codes: 0 ok, 2 usage (bad option, missing or wrong-size input file),\n"
+            "4 a model the reader or the runner refuses (the text names the operator).\n"},
     {"explain", "usage: utvm explain TEXT\n\n"
                 "Replaces the #<id> tokens of a device error text (a device built with\n"
                 "UTVM_ERROR_TEXTS=OFF) by their texts; needs no device.\n"},
@@ -204,6 +225,10 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->json = true;
         continue;
       }
+      if (strcmp(a, "--per-layer") == 0) {
+        o->per_layer = true;
+        continue;
+      }
       if (i + 1 >= argc) {
         return usage_error(o, "option %s needs a value", a);
       }
@@ -212,6 +237,13 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
       int bench_max = 0;
       if (strcmp(a, "--connect") == 0) {
         o->connect = v;
+      } else if ((strcmp(a, "--input") == 0) || (strcmp(a, "--output") == 0)) {
+        bool input = strcmp(a, "--input") == 0;
+        int *count = input ? &o->num_inputs : &o->num_outputs;
+        if (*count >= CLI_MAX_RUN_FILES) {
+          return usage_error(o, "too many %s files (at most 8)", a);
+        }
+        (input ? o->inputs : o->outputs)[(*count)++] = v;
       } else if (strcmp(a, "--timeout") == 0) {
         ok = parse_double(v, &o->timeout_s) && (o->timeout_s > 0.0);
       } else if (strcmp(a, "--start-timeout") == 0) {
@@ -965,6 +997,26 @@ static int cmd_explain(const cli_options_t *o) {
   return CLI_EXIT_OK;
 }
 
+/* run MODEL: no device; the model runner on this host. */
+static int cmd_run(const cli_options_t *o) {
+  if (o->num_positional != 1) {
+    return usage_error(o, "run needs one model file%s", "");
+  }
+  if (o->num_inputs == 0) {
+    return usage_error(o, "run needs --input FILE for each graph input%s", "");
+  }
+  cli_run_options_t r;
+  (void)memset(&r, 0, sizeof(r));
+  r.json = o->json;
+  r.per_layer = o->per_layer;
+  r.model = o->positional[0];
+  (void)memcpy(r.inputs, o->inputs, sizeof(r.inputs));
+  r.num_inputs = o->num_inputs;
+  (void)memcpy(r.outputs, o->outputs, sizeof(r.outputs));
+  r.num_outputs = o->num_outputs;
+  return cli_run(&r);
+}
+
 int main(int argc, char **argv) {
   cli_options_t o;
   int exit_code = parse_options(argc, argv, &o);
@@ -973,6 +1025,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(o.command, "explain") == 0) {
     return cmd_explain(&o);
+  }
+  if (strcmp(o.command, "run") == 0) {
+    return cmd_run(&o);
   }
   int (*command)(const cli_options_t *, utvm_host_t *) = NULL;
   if (strcmp(o.command, "info") == 0) {

@@ -87,7 +87,14 @@ typedef enum {
   UTVM_ERR_MODEL_BAD_GRAPH = 0xB0D,         /* data flow: read before written, written twice */
   UTVM_ERR_MODEL_PLAN_WORKSPACE = 0xB0E,    /* planner workspace too small */
   UTVM_ERR_MODEL_PLAN_OVERFLOW = 0xB0F,     /* sizes overflow the address space */
-  UTVM_ERR_MODEL_SCRATCH = 0xB10            /* the scratch callback failed */
+  UTVM_ERR_MODEL_SCRATCH = 0xB10,           /* the scratch callback failed */
+
+  /* Model runner (0xCxx). */
+  UTVM_ERR_RUNNER_ARGUMENT = 0xC00,    /* NULL pointer, index out of range, runner not ready */
+  UTVM_ERR_RUNNER_WORKSPACE = 0xC01,   /* workspace smaller than utvm_runner_workspace_size */
+  UTVM_ERR_RUNNER_ARENA = 0xC02,       /* arena too small or not 16-byte aligned */
+  UTVM_ERR_RUNNER_OPERANDS = 0xC03,    /* operand types, shapes or quantization do not fit */
+  UTVM_ERR_RUNNER_UNSUPPORTED = 0xC04  /* a valid operand combination the runner cannot run */
 } utvm_err_t;
 
 /* Returns a short, static, human-readable name for an error code; never NULL. */

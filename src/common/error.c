@@ -56,6 +56,11 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_MODEL_PLAN_WORKSPACE: return "model: planner workspace too small";
     case UTVM_ERR_MODEL_PLAN_OVERFLOW: return "model: planner size overflow";
     case UTVM_ERR_MODEL_SCRATCH: return "model: scratch size callback failed";
+    case UTVM_ERR_RUNNER_ARGUMENT: return "runner: bad argument";
+    case UTVM_ERR_RUNNER_WORKSPACE: return "runner: workspace too small";
+    case UTVM_ERR_RUNNER_ARENA: return "runner: arena too small or misaligned";
+    case UTVM_ERR_RUNNER_OPERANDS: return "runner: operands do not fit the operator";
+    case UTVM_ERR_RUNNER_UNSUPPORTED: return "runner: unsupported operand types";
     default: return "unknown error";
   }
 }

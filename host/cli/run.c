@@ -1,0 +1,485 @@
+/* utvm run: runs a .tflite model on the host with the model runner (src/runner), no device. */
+#define _DEFAULT_SOURCE
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "utvm/runner.h"
+
+/* Largest model file read. */
+#define RUN_MAX_MODEL_BYTES ((size_t)64u << 20)
+/* Values printed per output in text mode (JSON prints them all). */
+#define RUN_MAX_TEXT_VALUES 4096u
+
+typedef struct {
+  const cli_run_options_t *o;
+  uint8_t *model_bytes;
+  void *workspace;
+  void *arena;
+  utvm_model_t model;
+  utvm_runner_t runner;
+  double *layer_seconds;
+} run_t;
+
+static double run_now(void) {
+  struct timespec ts;
+  (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Prints an error (stderr, and the JSON object with --json); returns code. */
+static int run_error(const cli_run_options_t *o, int code, const char *kind, const char *msg) {
+  (void)fprintf(stderr, "utvm: %s\n", msg);
+  if (code == CLI_EXIT_USAGE) {
+    (void)fprintf(stderr, "(run 'utvm run --help' for usage)\n");
+  }
+  if (o->json) {
+    (void)printf("{\"ok\": false, \"exit_code\": %d, \"kind\": \"%s\", \"error\": ", code, kind);
+    cli_json_string(stdout, msg, strlen(msg));
+    (void)printf("}\n");
+  }
+  return code;
+}
+
+static const char *run_type_name(utvm_model_type_t type) {
+  switch (type) {
+    case UTVM_MODEL_FLOAT32: return "float32";
+    case UTVM_MODEL_INT32: return "int32";
+    case UTVM_MODEL_UINT8: return "uint8";
+    case UTVM_MODEL_INT64: return "int64";
+    case UTVM_MODEL_BOOL: return "bool";
+    case UTVM_MODEL_INT16: return "int16";
+    case UTVM_MODEL_INT8: return "int8";
+    default: return "?";
+  }
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s);
+  size_t k = strlen(suffix);
+  return (n >= k) && (strcmp(&s[n - k], suffix) == 0);
+}
+
+/* "int8[1,96,96,1]". */
+static void tensor_label(const utvm_runner_tensor_t *t, char *buf, size_t size) {
+  size_t len = (size_t)snprintf(buf, size, "%s[", run_type_name(t->type));
+  for (uint32_t d = 0u; (d < t->rank) && (len < size); d++) {
+    len += (size_t)snprintf(&buf[len], size - len, "%s%d", (d > 0u) ? "," : "", (int)t->dims[d]);
+  }
+  if (len < size) {
+    (void)snprintf(&buf[len], size - len, "]");
+  }
+}
+
+/* Reads path into a 16-byte aligned block (the reader wants the model so aligned). */
+static int read_model(run_t *run, size_t *size) {
+  const cli_run_options_t *o = run->o;
+  char msg[1024];
+  struct stat st;
+  FILE *f = fopen(o->model, "rb");
+  if ((f == NULL) || (fstat(fileno(f), &st) != 0) || !S_ISREG(st.st_mode)) {
+    (void)snprintf(msg, sizeof(msg), "cannot read model %s: %s", o->model,
+                   (f == NULL) ? strerror(errno) : "not a regular file");
+    if (f != NULL) {
+      (void)fclose(f);
+    }
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  if ((st.st_size <= 0) || ((uint64_t)st.st_size > (uint64_t)RUN_MAX_MODEL_BYTES)) {
+    (void)fclose(f);
+    (void)snprintf(msg, sizeof(msg), "model %s: %lld bytes (a model must have 1 to %zu bytes)",
+                   o->model, (long long)st.st_size, RUN_MAX_MODEL_BYTES);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  *size = (size_t)st.st_size;
+  void *p = NULL;
+  if (posix_memalign(&p, 16u, (*size + 15u) & ~(size_t)15u) != 0) {
+    (void)fclose(f);
+    return run_error(o, CLI_EXIT_USAGE, "usage", "out of memory for the model");
+  }
+  run->model_bytes = (uint8_t *)p;
+  size_t got = fread(run->model_bytes, 1u, *size, f);
+  (void)fclose(f);
+  if (got != *size) {
+    (void)snprintf(msg, sizeof(msg), "cannot read model %s: short read", o->model);
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  return -1;
+}
+
+/* Opens the model and sets up the runner with workspace and arena of the sizes it asks for. */
+static int setup(run_t *run) {
+  const cli_run_options_t *o = run->o;
+  char msg[1024];
+  size_t size = 0u;
+  int code = read_model(run, &size);
+  if (code >= 0) {
+    return code;
+  }
+  utvm_err_t err = utvm_model_open(&run->model, run->model_bytes, size);
+  if (err != UTVM_OK) {
+    (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, run->model.error);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  size_t ws = utvm_runner_workspace_size(&run->model);
+  run->workspace = (ws != SIZE_MAX) ? malloc(ws) : NULL;
+  if (run->workspace == NULL) {
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", "no memory for the runner workspace");
+  }
+  err = utvm_runner_init(&run->runner, &run->model, run->workspace, ws, NULL, 0u);
+  if (err == UTVM_ERR_RUNNER_ARENA) {
+    size_t arena = run->runner.arena_size;
+    if (posix_memalign(&run->arena, 16u, (arena > 16u) ? arena : 16u) != 0) {
+      run->arena = NULL;
+      return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", "no memory for the arena");
+    }
+    err = utvm_runner_init(&run->runner, &run->model, run->workspace, ws, run->arena, arena);
+  }
+  if (err != UTVM_OK) {
+    (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, run->runner.error);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  return -1;
+}
+
+/* The npy dtype of a tensor type. */
+static bool npy_dtype_of(utvm_model_type_t type, utvm_host_dtype_t *d, const char **descr) {
+  d->lanes = 1u;
+  switch (type) {
+    case UTVM_MODEL_INT8: d->code = 0u; d->bits = 8u; *descr = "|i1"; return true;
+    case UTVM_MODEL_UINT8: d->code = 1u; d->bits = 8u; *descr = "|u1"; return true;
+    case UTVM_MODEL_INT16: d->code = 0u; d->bits = 16u; *descr = "<i2"; return true;
+    case UTVM_MODEL_INT32: d->code = 0u; d->bits = 32u; *descr = "<i4"; return true;
+    case UTVM_MODEL_INT64: d->code = 0u; d->bits = 64u; *descr = "<i8"; return true;
+    case UTVM_MODEL_FLOAT32: d->code = 2u; d->bits = 32u; *descr = "<f4"; return true;
+    default: return false;
+  }
+}
+
+/* Copies input file i into graph input i: raw bytes of exactly the tensor's size, or a .npy of
+ * the tensor's element type and size. */
+static int load_input(run_t *run, uint32_t i) {
+  const cli_run_options_t *o = run->o;
+  const char *path = o->inputs[i];
+  char msg[1024];
+  char label[128];
+  utvm_runner_tensor_t t;
+  (void)utvm_runner_input(&run->runner, i, &t);
+  tensor_label(&t, label, sizeof(label));
+  if (ends_with(path, ".npy")) {
+    utvm_host_npy_t npy;
+    char why[512];
+    if (utvm_host_npy_read(path, &npy, why, sizeof(why)) != UTVM_HOST_OK) {
+      (void)snprintf(msg, sizeof(msg), "input %u (%s): %s", i, path, why);
+      return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+    }
+    utvm_host_dtype_t want;
+    const char *descr = NULL;
+    bool ok = npy_dtype_of(t.type, &want, &descr) && (npy.dtype.code == want.code) &&
+              (npy.dtype.bits == want.bits) && (npy.nbytes == t.bytes);
+    if (ok) {
+      (void)memcpy(t.data, npy.data, t.bytes);
+    } else {
+      char have[32];
+      utvm_host_dtype_name(npy.dtype, have, sizeof(have));
+      (void)snprintf(msg, sizeof(msg),
+                     "input %u (%s): holds %zu bytes of %s, the model's input %u is %s (%zu "
+                     "bytes)", i, path, npy.nbytes, have, i, label, t.bytes);
+    }
+    utvm_host_npy_free(&npy);
+    return ok ? -1 : run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  struct stat st;
+  FILE *f = fopen(path, "rb");
+  if ((f == NULL) || (fstat(fileno(f), &st) != 0)) {
+    (void)snprintf(msg, sizeof(msg), "input %u: cannot read %s: %s", i, path, strerror(errno));
+    if (f != NULL) {
+      (void)fclose(f);
+    }
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  if ((uint64_t)st.st_size != (uint64_t)t.bytes) {
+    (void)fclose(f);
+    (void)snprintf(msg, sizeof(msg),
+                   "input %u (%s): %lld bytes, expected %zu (the model's input %u is %s)", i,
+                   path, (long long)st.st_size, t.bytes, i, label);
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  size_t got = fread(t.data, 1u, t.bytes, f);
+  (void)fclose(f);
+  if (got != t.bytes) {
+    (void)snprintf(msg, sizeof(msg), "input %u: short read from %s", i, path);
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  return -1;
+}
+
+/* Writes t as a .npy file (format 1.0, header padded to 64 bytes). */
+static bool write_npy(FILE *f, const utvm_runner_tensor_t *t) {
+  utvm_host_dtype_t d;
+  const char *descr = NULL;
+  if (!npy_dtype_of(t->type, &d, &descr)) {
+    return false;
+  }
+  char header[256];
+  int len = snprintf(header, sizeof(header), "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                     descr);
+  for (uint32_t k = 0u; k < t->rank; k++) {
+    len += snprintf(&header[len], sizeof(header) - (size_t)len, "%d,%s", (int)t->dims[k],
+                    (k + 1u < t->rank) ? " " : "");
+  }
+  len += snprintf(&header[len], sizeof(header) - (size_t)len, "), }");
+  /* Pad with spaces and end with a newline so that data starts at a multiple of 64. */
+  size_t total = 10u + (size_t)len + 1u;
+  size_t padded = (total + 63u) & ~(size_t)63u;
+  size_t header_len = padded - 10u;
+  uint8_t prefix[10] = {0x93u, 'N', 'U', 'M', 'P', 'Y', 1u, 0u,
+                        (uint8_t)(header_len & 0xFFu), (uint8_t)(header_len >> 8)};
+  bool ok = fwrite(prefix, 1u, sizeof(prefix), f) == sizeof(prefix);
+  ok = ok && (fwrite(header, 1u, (size_t)len, f) == (size_t)len);
+  for (size_t k = (size_t)len; ok && (k + 1u < header_len); k++) {
+    ok = fputc(' ', f) != EOF;
+  }
+  ok = ok && (fputc('\n', f) != EOF);
+  return ok && (fwrite(t->const_data, 1u, t->bytes, f) == t->bytes);
+}
+
+static int write_output(run_t *run, uint32_t i) {
+  const cli_run_options_t *o = run->o;
+  const char *path = o->outputs[i];
+  char msg[1024];
+  utvm_runner_tensor_t t;
+  (void)utvm_runner_output(&run->runner, i, &t);
+  FILE *f = fopen(path, "wb");
+  bool ok = f != NULL;
+  if (ok) {
+    ok = ends_with(path, ".npy") ? write_npy(f, &t)
+                                 : (fwrite(t.const_data, 1u, t.bytes, f) == t.bytes);
+    ok = (fclose(f) == 0) && ok;
+  }
+  if (!ok) {
+    (void)snprintf(msg, sizeof(msg), "output %u: cannot write %s%s%s", i, path,
+                   (errno != 0) ? ": " : "", (errno != 0) ? strerror(errno) : "");
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  return -1;
+}
+
+/* Prints element k of t as a JSON/text number. */
+static void print_value(FILE *out, const utvm_runner_tensor_t *t, size_t k) {
+  const uint8_t *p = (const uint8_t *)t->const_data;
+  switch (t->type) {
+    case UTVM_MODEL_INT8:
+      (void)fprintf(out, "%d", (int)(int8_t)p[k]);
+      break;
+    case UTVM_MODEL_UINT8:
+    case UTVM_MODEL_BOOL:
+      (void)fprintf(out, "%u", (unsigned)p[k]);
+      break;
+    case UTVM_MODEL_INT16: {
+      int16_t v;
+      (void)memcpy(&v, &p[2u * k], sizeof(v));
+      (void)fprintf(out, "%d", (int)v);
+      break;
+    }
+    case UTVM_MODEL_INT32: {
+      int32_t v;
+      (void)memcpy(&v, &p[4u * k], sizeof(v));
+      (void)fprintf(out, "%ld", (long)v);
+      break;
+    }
+    case UTVM_MODEL_INT64: {
+      int64_t v;
+      (void)memcpy(&v, &p[8u * k], sizeof(v));
+      (void)fprintf(out, "%lld", (long long)v);
+      break;
+    }
+    default: {
+      float v;
+      (void)memcpy(&v, &p[4u * k], sizeof(v));
+      if (isfinite(v)) {
+        (void)fprintf(out, "%.9g", (double)v);
+      } else {
+        (void)fprintf(out, "null");
+      }
+      break;
+    }
+  }
+}
+
+static void print_values(FILE *out, const utvm_runner_tensor_t *t, size_t limit) {
+  size_t n = t->bytes / ((t->type == UTVM_MODEL_INT8 || t->type == UTVM_MODEL_UINT8 ||
+                          t->type == UTVM_MODEL_BOOL)
+                             ? 1u
+                             : (t->type == UTVM_MODEL_INT16) ? 2u
+                             : (t->type == UTVM_MODEL_INT64) ? 8u : 4u);
+  (void)fputc('[', out);
+  for (size_t k = 0u; (k < n) && (k < limit); k++) {
+    (void)fputs((k > 0u) ? ", " : "", out);
+    print_value(out, t, k);
+  }
+  (void)fputs((n > limit) ? ", ...]" : "]", out);
+}
+
+static void print_shape_json(FILE *out, const utvm_runner_tensor_t *t) {
+  (void)fputc('[', out);
+  for (uint32_t d = 0u; d < t->rank; d++) {
+    (void)fprintf(out, "%s%d", (d > 0u) ? ", " : "", (int)t->dims[d]);
+  }
+  (void)fputc(']', out);
+}
+
+/* The output tensor of operator k. */
+static void layer_output(const run_t *run, uint32_t k, utvm_runner_tensor_t *t,
+                         const char **name) {
+  utvm_model_operator_t op;
+  (void)memset(t, 0, sizeof(*t));
+  *name = "?";
+  if (utvm_model_operator(&run->model, k, &op) == UTVM_OK) {
+    *name = utvm_model_op_name((int32_t)op.code);
+    (void)utvm_runner_tensor(&run->runner, (uint32_t)op.outputs[0], t);
+  }
+}
+
+static void print_json(const run_t *run, double seconds) {
+  const cli_run_options_t *o = run->o;
+  (void)printf("{\"ok\": true, \"model\": ");
+  cli_json_string(stdout, o->model, strlen(o->model));
+  (void)printf(", \"operators\": %u, \"tensors\": %u, \"arena_bytes\": %zu, "
+               "\"workspace_bytes\": %zu, \"seconds\": %.9f, \"output\": ",
+               run->model.n_operators, run->model.n_tensors, run->runner.arena_size,
+               run->runner.workspace_size, seconds);
+  utvm_runner_tensor_t t;
+  (void)utvm_runner_output(&run->runner, 0u, &t);
+  print_values(stdout, &t, SIZE_MAX);
+  (void)printf(", \"outputs\": [");
+  for (uint32_t i = 0u; i < run->model.n_outputs; i++) {
+    (void)utvm_runner_output(&run->runner, i, &t);
+    (void)printf("%s{\"index\": %u, \"tensor\": %u, \"type\": \"%s\", \"shape\": ",
+                 (i > 0u) ? ", " : "", i, t.tensor, run_type_name(t.type));
+    print_shape_json(stdout, &t);
+    (void)printf(", \"scale\": %.9g, \"zero_point\": %d, \"values\": ", (double)t.scale,
+                 (int)t.zero_point);
+    print_values(stdout, &t, SIZE_MAX);
+    (void)printf("}");
+  }
+  (void)printf("]");
+  if (o->per_layer) {
+    (void)printf(", \"layers\": [");
+    for (uint32_t k = 0u; k < run->model.n_operators; k++) {
+      const char *name = NULL;
+      layer_output(run, k, &t, &name);
+      (void)printf("%s{\"index\": %u, \"operator\": \"%s\", \"type\": \"%s\", \"shape\": ",
+                   (k > 0u) ? ", " : "", k, name, run_type_name(t.type));
+      print_shape_json(stdout, &t);
+      (void)printf(", \"seconds\": %.9f}", run->layer_seconds[k]);
+    }
+    (void)printf("]");
+  }
+  (void)printf("}\n");
+}
+
+static void print_text(const run_t *run, double seconds) {
+  const cli_run_options_t *o = run->o;
+  char label[128];
+  utvm_runner_tensor_t t;
+  (void)printf("model       %s: %u operators, %u tensors\n", o->model, run->model.n_operators,
+               run->model.n_tensors);
+  (void)printf("arena       %zu bytes (runner workspace %zu bytes)\n", run->runner.arena_size,
+               run->runner.workspace_size);
+  if (o->per_layer) {
+    (void)printf("layers:\n  %4s  %-20s %-24s %12s\n", "#", "operator", "output", "time (us)");
+    for (uint32_t k = 0u; k < run->model.n_operators; k++) {
+      const char *name = NULL;
+      layer_output(run, k, &t, &name);
+      tensor_label(&t, label, sizeof(label));
+      (void)printf("  %4u  %-20s %-24s %12.3f\n", k, name, label, run->layer_seconds[k] * 1e6);
+    }
+  }
+  (void)printf("time        %.6f s\n", seconds);
+  for (uint32_t i = 0u; i < run->model.n_outputs; i++) {
+    (void)utvm_runner_output(&run->runner, i, &t);
+    tensor_label(&t, label, sizeof(label));
+    (void)printf("output %-4u %s scale %.9g zero point %d: ", i, label, (double)t.scale,
+                 (int)t.zero_point);
+    print_values(stdout, &t, RUN_MAX_TEXT_VALUES);
+    (void)printf("\n");
+  }
+}
+
+static int run_model(run_t *run) {
+  const cli_run_options_t *o = run->o;
+  char msg[1024];
+  int code = setup(run);
+  if (code >= 0) {
+    return code;
+  }
+  if ((uint32_t)o->num_inputs != run->model.n_inputs) {
+    (void)snprintf(msg, sizeof(msg), "the model has %u input(s), %d --input given",
+                   run->model.n_inputs, o->num_inputs);
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  if ((uint32_t)o->num_outputs > run->model.n_outputs) {
+    (void)snprintf(msg, sizeof(msg), "the model has %u output(s), %d --output given",
+                   run->model.n_outputs, o->num_outputs);
+    return run_error(o, CLI_EXIT_USAGE, "usage", msg);
+  }
+  for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
+    code = load_input(run, i);
+    if (code >= 0) {
+      return code;
+    }
+  }
+  run->layer_seconds = (double *)calloc((size_t)run->model.n_operators + 1u, sizeof(double));
+  if (run->layer_seconds == NULL) {
+    return run_error(o, CLI_EXIT_USAGE, "usage", "out of memory");
+  }
+  double seconds = 0.0;
+  utvm_err_t err = UTVM_OK;
+  if (o->per_layer) {
+    for (uint32_t k = 0u; (k < run->model.n_operators) && (err == UTVM_OK); k++) {
+      double t0 = run_now();
+      err = utvm_runner_invoke_operator(&run->runner, k);
+      run->layer_seconds[k] = run_now() - t0;
+      seconds += run->layer_seconds[k];
+    }
+  } else {
+    double t0 = run_now();
+    err = utvm_runner_invoke(&run->runner);
+    seconds = run_now() - t0;
+  }
+  if (err != UTVM_OK) {
+    (void)snprintf(msg, sizeof(msg), "model %s failed: %s", o->model, run->runner.error);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  for (uint32_t i = 0u; i < (uint32_t)o->num_outputs; i++) {
+    code = write_output(run, i);
+    if (code >= 0) {
+      return code;
+    }
+  }
+  if (o->json) {
+    print_json(run, seconds);
+  } else {
+    print_text(run, seconds);
+  }
+  return CLI_EXIT_OK;
+}
+
+int cli_run(const cli_run_options_t *o) {
+  run_t run;
+  (void)memset(&run, 0, sizeof(run));
+  run.o = o;
+  int code = run_model(&run);
+  free(run.layer_seconds);
+  free(run.arena);
+  free(run.workspace);
+  free(run.model_bytes);
+  return code;
+}

@@ -1,0 +1,110 @@
+/*
+ * utvm model runner: runs a TFLite model opened by the model reader (utvm/model.h) with the
+ * int8 kernels (utvm/kernels.h), bit-exact with TensorFlow Lite Micro's reference kernels.
+ *
+ * Memory: the caller owns all of it. The workspace (utvm_runner_workspace_size bytes, any
+ * alignment) holds the tensor offsets, the planner's working memory and each operator's
+ * prepared parameters (per-channel multipliers and shifts included); the arena (16-byte
+ * aligned, r->arena_size bytes) holds every activation tensor and kernel scratch area. Both,
+ * the model and its bytes must stay valid and unchanged while the runner is used. Nothing
+ * allocates, nothing recurses, no state is static.
+ *
+ * init plans the arena and prepares every operator once: all integer parameters come from the
+ * model's float scales through the kernels' prepare helpers, and every operand type, shape and
+ * quantization combination is checked before any kernel runs, so a model the reader accepts
+ * either runs or fails with a code and a text naming the operator, e.g.
+ * "operator 2 (FULLY_CONNECTED): bias is int8, not int32".
+ *
+ * Usage:
+ *   utvm_runner_init(&r, &m, ws, sizeof(ws), NULL, 0u);   -> UTVM_ERR_RUNNER_ARENA, sets
+ *                                                            r.arena_size (model checked)
+ *   utvm_runner_init(&r, &m, ws, sizeof(ws), arena, r.arena_size);
+ *   utvm_runner_input(&r, 0u, &in);  memcpy(in.data, ..., in.bytes);
+ *   utvm_runner_invoke(&r);
+ *   utvm_runner_output(&r, 0u, &out);
+ */
+#ifndef UTVM_RUNNER_H
+#define UTVM_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/error.h"
+#include "utvm/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of utvm_runner_t.error, NUL included; longer texts are cut. */
+#define UTVM_RUNNER_ERROR_SIZE 160u
+/* Alignment the arena must have (the planner's). */
+#define UTVM_RUNNER_ARENA_ALIGNMENT UTVM_PLAN_ALIGNMENT
+
+/* A runner: caller-owned (stack or static), filled by utvm_runner_init(). The public fields are
+ * read-only for the caller; the rest is private. */
+typedef struct {
+  /* public, read-only */
+  size_t arena_size;            /* bytes of arena the plan needs (set once planning succeeded) */
+  size_t workspace_size;        /* bytes of workspace used */
+  uint32_t n_operators;
+  char error[UTVM_RUNNER_ERROR_SIZE]; /* what failed, "" after success */
+  /* private */
+  const utvm_model_t *model_;
+  uint8_t *arena_;
+  size_t *offsets_;             /* [n_tensors] arena offset of each tensor, or UTVM_PLAN_NO_OFFSET */
+  void *ops_;                   /* [n_operators] prepared operators */
+  bool ready_;
+} utvm_runner_t;
+
+/* A tensor as the runner holds it: data points into the arena (activations, graph inputs and
+ * outputs) or into the model's bytes (constants, read-only). */
+typedef struct {
+  void *data;                   /* NULL for a constant (see const_data) */
+  const void *const_data;       /* the bytes, for every tensor */
+  size_t bytes;
+  uint32_t tensor;              /* its index in the model */
+  utvm_model_type_t type;
+  uint32_t rank;
+  int32_t dims[UTVM_MODEL_MAX_DIMS];
+  float scale;                  /* per-tensor scale (channel 0's), 0.0f when not quantized */
+  int32_t zero_point;
+} utvm_runner_tensor_t;
+
+/* Bytes of workspace utvm_runner_init() needs for m (an opened model), or SIZE_MAX if m is not
+ * open or the size overflows. */
+size_t utvm_runner_workspace_size(const utvm_model_t *m);
+
+/* Plans m's arena, prepares and checks every operator, then takes the arena. On success the
+ * runner is ready to invoke. Errors (code plus r->error): UTVM_ERR_RUNNER_WORKSPACE (the text
+ * gives the bytes needed), UTVM_ERR_MODEL_* from the planner, UTVM_ERR_RUNNER_OPERANDS,
+ * UTVM_ERR_RUNNER_UNSUPPORTED or UTVM_ERR_KERNEL_* for an operator (the text names it), and
+ * UTVM_ERR_RUNNER_ARENA when arena is NULL, misaligned or smaller than r->arena_size (which is
+ * then set: pass NULL and 0 to learn it). m->error receives the planner's text too. The
+ * workspace and arena stay the caller's. */
+utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
+                            size_t workspace_size, void *arena, size_t arena_size);
+
+/* Describes tensor index (< the model's n_tensors) into *t. UTVM_ERR_RUNNER_ARGUMENT if the
+ * runner is not ready, the index is out of range or the tensor has no memory (a non-constant
+ * tensor that no operator uses). */
+utvm_err_t utvm_runner_tensor(const utvm_runner_t *r, uint32_t index, utvm_runner_tensor_t *t);
+
+/* Graph input / output i (< n_inputs / n_outputs) as utvm_runner_tensor(): write the inputs'
+ * data before utvm_runner_invoke(), read the outputs' after it. */
+utvm_err_t utvm_runner_input(const utvm_runner_t *r, uint32_t i, utvm_runner_tensor_t *t);
+utvm_err_t utvm_runner_output(const utvm_runner_t *r, uint32_t i, utvm_runner_tensor_t *t);
+
+/* Runs operator k (< r->n_operators) alone, for per-layer timing; the operators before it must
+ * have run. A kernel's error is returned with r->error naming the operator. */
+utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k);
+
+/* Runs every operator in order (stops at the first error, as invoke_operator). */
+utvm_err_t utvm_runner_invoke(utvm_runner_t *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_RUNNER_H */

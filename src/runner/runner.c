@@ -1,0 +1,299 @@
+/*
+ * The model runner: workspace layout, planning (with the kernels' scratch sizes), preparing
+ * every operator once, tensor access and invocation.
+ *
+ * Workspace: [tensor offsets][scratch offsets][operators][region], where the region first
+ * holds the planner's working memory and then, once the plan is made, the operators' records
+ * (so it is the larger of the two).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "runner_internal.h"
+
+typedef struct {
+  size_t *offsets;
+  size_t *scratch_offsets;
+  runner_op_t *ops;
+  uint8_t *region;
+  size_t region_size;
+} runner_layout_t;
+
+static uint64_t runner_align(uint64_t x) {
+  const uint64_t mask = (uint64_t)RUNNER_ALIGN - 1u;
+  return (x + mask) & ~mask;
+}
+
+/* Bytes of the three tables before the region. */
+static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
+  return runner_align((uint64_t)n_tensors * sizeof(size_t)) +
+         runner_align((uint64_t)n_operators * sizeof(size_t)) +
+         runner_align((uint64_t)n_operators * sizeof(runner_op_t));
+}
+
+/* Bytes of every operator's record; SIZE_MAX if one cannot be decoded. */
+static uint64_t records_size(const utvm_model_t *m) {
+  uint64_t total = 0u;
+  uint32_t k;
+  for (k = 0u; k < m->n_operators; k++) {
+    utvm_model_operator_t op;
+    size_t size = SIZE_MAX;
+    if (utvm_model_operator(m, k, &op) == UTVM_OK) {
+      size = runner_record_size(m, &op);
+    }
+    if (size == SIZE_MAX) {
+      return (uint64_t)SIZE_MAX;
+    }
+    total += (uint64_t)size;
+  }
+  return total;
+}
+
+/* utvm_runner_workspace_size(), for init. */
+static size_t workspace_bytes(const utvm_model_t *m) {
+  if (m == NULL) {
+    return SIZE_MAX;
+  }
+  const size_t plan = utvm_model_plan_workspace_size(m);
+  if (plan == SIZE_MAX) {
+    return SIZE_MAX;
+  }
+  const uint64_t records = records_size(m);
+  if (records >= (uint64_t)SIZE_MAX) {
+    return SIZE_MAX;
+  }
+  const uint64_t region = ((uint64_t)plan > records) ? (uint64_t)plan : records;
+  const uint64_t total = RUNNER_ALIGN + tables_size(m->n_tensors, m->n_operators) + region;
+  return (total >= (uint64_t)SIZE_MAX) ? SIZE_MAX : (size_t)total;
+}
+
+size_t utvm_runner_workspace_size(const utvm_model_t *m) { return workspace_bytes(m); }
+
+static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint32_t n_tensors,
+                  uint32_t n_operators) {
+  uint8_t *p = (uint8_t *)workspace;
+  const size_t pad = (size_t)((0u - (uintptr_t)p) & (RUNNER_ALIGN - 1u));
+  size_t at = pad;
+  void *v = &p[at];
+  l->offsets = (size_t *)v;
+  at += (size_t)runner_align((uint64_t)n_tensors * sizeof(size_t));
+  v = &p[at];
+  l->scratch_offsets = (size_t *)v;
+  at += (size_t)runner_align((uint64_t)n_operators * sizeof(size_t));
+  v = &p[at];
+  l->ops = (runner_op_t *)v;
+  at += (size_t)runner_align((uint64_t)n_operators * sizeof(runner_op_t));
+  l->region = &p[at];
+  l->region_size = size - at;
+}
+
+/* The kernels' scratch bytes for operator op (0 for shapes the prepare step will refuse). */
+static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
+                               const utvm_model_operator_t *op, size_t *bytes) {
+  utvm_model_tensor_t in;
+  utvm_model_tensor_t f;
+  utvm_model_tensor_t out;
+  (void)ctx;
+  (void)index;
+  *bytes = 0u;
+  if (((op->code != UTVM_MODEL_OP_CONV_2D) && (op->code != UTVM_MODEL_OP_DEPTHWISE_CONV_2D) &&
+       (op->code != UTVM_MODEL_OP_FULLY_CONNECTED)) ||
+      (op->n_inputs < 2u) || (op->n_outputs < 1u) || (op->inputs[0] < 0) ||
+      (op->inputs[1] < 0)) {
+    return UTVM_OK;
+  }
+  if ((utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) != UTVM_OK) ||
+      (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) != UTVM_OK) ||
+      (utvm_model_tensor(m, (uint32_t)op->outputs[0], &out) != UTVM_OK)) {
+    return UTVM_ERR_RUNNER_OPERANDS;
+  }
+  if ((op->code == UTVM_MODEL_OP_FULLY_CONNECTED) && (f.rank == 2u) && (f.dims[0] > 0)) {
+    const uint64_t batches = (uint64_t)out.elements / (uint64_t)f.dims[0];
+    if (batches <= (uint64_t)INT32_MAX) {
+      *bytes = utvm_fully_connected_s8_scratch_size((int32_t)batches, f.dims[1], f.dims[0]);
+    }
+  } else if ((in.rank == 4u) && (f.rank == 4u) && (out.rank == 4u)) {
+    const utvm_dims_t di = {in.dims[0], in.dims[1], in.dims[2], in.dims[3]};
+    const utvm_dims_t df = {f.dims[0], f.dims[1], f.dims[2], f.dims[3]};
+    const utvm_dims_t dout = {out.dims[0], out.dims[1], out.dims[2], out.dims[3]};
+    *bytes = (op->code == UTVM_MODEL_OP_CONV_2D)
+                 ? utvm_conv2d_s8_scratch_size(&di, &df, &dout)
+                 : utvm_depthwise_conv2d_s8_scratch_size(&di, &df, &dout);
+  } else {
+    /* refused when prepared */
+  }
+  return UTVM_OK;
+}
+
+/* Prepares every operator into the region, after planning. */
+static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, runner_text_t *text) {
+  runner_prepare_ctx_t ctx;
+  uint64_t at = 0u;
+  uint32_t k;
+  utvm_err_t err = UTVM_OK;
+  ctx.m = m;
+  ctx.offsets = l->offsets;
+  ctx.scratch_offsets = l->scratch_offsets;
+  ctx.text = text;
+  for (k = 0u; (k < m->n_operators) && (err == UTVM_OK); k++) {
+    utvm_model_operator_t op;
+    size_t size = SIZE_MAX;
+    err = utvm_model_operator(m, k, &op);
+    if (err == UTVM_OK) {
+      size = runner_record_size(m, &op);
+    }
+    if ((err != UTVM_OK) || (size == SIZE_MAX) || ((at + (uint64_t)size) > l->region_size)) {
+      runner_text_operator(text, k, (err == UTVM_OK) ? (int32_t)op.code : -1);
+      runner_text_str(text, "cannot be decoded");
+      err = UTVM_ERR_RUNNER_OPERANDS;
+    } else {
+      void *record = &l->region[at];
+      err = runner_prepare(&ctx, k, &op, record, size);
+      l->ops[k].code = op.code;
+      l->ops[k].record = record;
+      at += (uint64_t)size;
+    }
+  }
+  return err;
+}
+
+static utvm_err_t fail_size(runner_text_t *text, utvm_err_t err, const char *what, size_t given,
+                            size_t needed) {
+  runner_text_str(text, what);
+  runner_text_str(text, ": ");
+  runner_text_u64(text, (uint64_t)given);
+  runner_text_str(text, " bytes given, the model needs ");
+  runner_text_u64(text, (uint64_t)needed);
+  return err;
+}
+
+utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
+                            size_t workspace_size, void *arena, size_t arena_size) {
+  runner_text_t text;
+  runner_layout_t l;
+  utvm_plan_t plan;
+  if (r == NULL) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  (void)memset(r, 0, sizeof(*r));
+  runner_text_init(&text, r->error, sizeof(r->error));
+  if ((m == NULL) || (workspace == NULL)) {
+    runner_text_str(&text, "model or workspace is NULL");
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  const size_t needed = workspace_bytes(m);
+  if (needed == SIZE_MAX) {
+    runner_text_str(&text, "the model is not open");
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  if (workspace_size < needed) {
+    return fail_size(&text, UTVM_ERR_RUNNER_WORKSPACE, "workspace", workspace_size, needed);
+  }
+  runner_carve(&l, workspace, workspace_size, m->n_tensors, m->n_operators);
+  plan.offsets = l.offsets;
+  plan.scratch_offsets = l.scratch_offsets;
+  utvm_err_t err = utvm_model_plan(m, scratch_size, NULL, l.region, l.region_size, &plan);
+  if (err != UTVM_OK) {
+    runner_text_str(&text, m->error);
+    return err;
+  }
+  r->arena_size = plan.arena_size;
+  r->workspace_size = needed;
+  r->n_operators = m->n_operators;
+  err = prepare_all(m, &l, &text);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  if ((arena == NULL) || (arena_size < plan.arena_size)) {
+    return fail_size(&text, UTVM_ERR_RUNNER_ARENA, "arena", (arena == NULL) ? 0u : arena_size,
+                     plan.arena_size);
+  }
+  uint8_t *arena_bytes = (uint8_t *)arena;
+  if (((uintptr_t)arena_bytes % UTVM_RUNNER_ARENA_ALIGNMENT) != 0u) {
+    runner_text_str(&text, "arena: not 16-byte aligned");
+    return UTVM_ERR_RUNNER_ARENA;
+  }
+  r->model_ = m;
+  r->arena_ = arena_bytes;
+  r->offsets_ = l.offsets;
+  r->ops_ = l.ops;
+  r->ready_ = true;
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_runner_tensor(const utvm_runner_t *r, uint32_t index, utvm_runner_tensor_t *t) {
+  utvm_model_tensor_t mt;
+  uint32_t d;
+  if ((r == NULL) || (t == NULL) || !r->ready_ ||
+      (utvm_model_tensor(r->model_, index, &mt) != UTVM_OK)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  (void)memset(t, 0, sizeof(*t));
+  if (mt.data != NULL) {
+    t->const_data = mt.data;
+  } else if (r->offsets_[index] != UTVM_PLAN_NO_OFFSET) {
+    t->data = &r->arena_[r->offsets_[index]];
+    t->const_data = t->data;
+  } else {
+    return UTVM_ERR_RUNNER_ARGUMENT; /* used by no operator: it has no memory */
+  }
+  t->bytes = mt.bytes;
+  t->tensor = index;
+  t->type = mt.type;
+  t->rank = mt.rank;
+  for (d = 0u; d < UTVM_MODEL_MAX_DIMS; d++) {
+    t->dims[d] = mt.dims[d];
+  }
+  t->scale = mt.quant.scale;
+  t->zero_point = mt.quant.zero_point;
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_runner_input(const utvm_runner_t *r, uint32_t i, utvm_runner_tensor_t *t) {
+  uint32_t index = 0u;
+  if ((r == NULL) || !r->ready_ || (utvm_model_input(r->model_, i, &index) != UTVM_OK)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  return utvm_runner_tensor(r, index, t);
+}
+
+utvm_err_t utvm_runner_output(const utvm_runner_t *r, uint32_t i, utvm_runner_tensor_t *t) {
+  uint32_t index = 0u;
+  if ((r == NULL) || !r->ready_ || (utvm_model_output(r->model_, i, &index) != UTVM_OK)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  return utvm_runner_tensor(r, index, t);
+}
+
+utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k) {
+  runner_text_t text;
+  if (r == NULL) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  runner_text_init(&text, r->error, sizeof(r->error));
+  if (!r->ready_ || (k >= r->n_operators)) {
+    runner_text_str(&text, r->ready_ ? "operator index out of range" : "runner not initialised");
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  const runner_op_t *ops = (const runner_op_t *)r->ops_;
+  const utvm_err_t err = runner_execute(&ops[k], r->arena_);
+  if (err != UTVM_OK) {
+    runner_text_operator(&text, k, (int32_t)ops[k].code);
+    runner_text_str(&text, utvm_strerror(err));
+  }
+  return err;
+}
+
+utvm_err_t utvm_runner_invoke(utvm_runner_t *r) {
+  uint32_t k;
+  utvm_err_t err = (r == NULL) ? UTVM_ERR_RUNNER_ARGUMENT : UTVM_OK;
+  for (k = 0u; (err == UTVM_OK) && (k < r->n_operators); k++) {
+    err = utvm_runner_invoke_operator(r, k);
+  }
+  if ((err == UTVM_OK) && !r->ready_) {
+    err = utvm_runner_invoke_operator(r, 0u); /* writes the text */
+  }
+  return err;
+}

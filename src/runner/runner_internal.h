@@ -1,0 +1,160 @@
+/*
+ * Internal to src/runner: the prepared form of each operator (its kernel's parameters and
+ * where its operands live), the per-operator prepare step and the bounded error-text builder.
+ */
+#ifndef UTVM_RUNNER_INTERNAL_H
+#define UTVM_RUNNER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/kernels.h"
+#include "utvm/model.h"
+#include "utvm/runner.h"
+
+/* Records in the workspace start at multiples of this. */
+#define RUNNER_ALIGN 8u
+
+/* Where an input operand lives: constant data in the model, or an arena offset. */
+typedef struct {
+  const uint8_t *constant; /* NULL: at arena + offset */
+  size_t offset;
+} runner_ref_t;
+
+typedef struct {
+  runner_ref_t input;
+  const int8_t *filter;
+  const int32_t *bias;     /* NULL when the model has none */
+  size_t output;
+  size_t scratch;          /* arena offset, or UTVM_PLAN_NO_OFFSET */
+  utvm_dims_t input_dims;
+  utvm_dims_t filter_dims;
+  utvm_dims_t output_dims;
+  utvm_per_channel_quant_t quant; /* arrays follow the record in the workspace */
+  union {
+    utvm_conv2d_params_t conv;
+    utvm_depthwise_conv2d_params_t depthwise;
+  } params;
+} runner_conv_t;
+
+typedef struct {
+  runner_ref_t input;
+  const int8_t *filter;
+  const int32_t *bias;
+  size_t output;
+  size_t scratch;
+  int32_t batches;
+  int32_t depth;
+  int32_t units;
+  utvm_per_channel_quant_t quant;
+  utvm_fully_connected_params_t params;
+} runner_fc_t;
+
+typedef struct {
+  runner_ref_t input;
+  size_t output;
+  utvm_dims_t input_dims;
+  utvm_dims_t output_dims;
+  utvm_pool2d_params_t params;
+} runner_pool_t;
+
+typedef struct {
+  runner_ref_t input1;
+  runner_ref_t input2;
+  size_t output;
+  utvm_shape_t shape1;
+  utvm_shape_t shape2;
+  utvm_shape_t output_shape;
+  union {
+    utvm_add_params_t add;
+    utvm_mul_params_t mul;
+  } params;
+} runner_binary_t;
+
+/* SOFTMAX, LOGISTIC, TANH, QUANTIZE, DEQUANTIZE, RESHAPE, SQUEEZE: one input, one output of
+ * the same number of elements. */
+typedef struct {
+  runner_ref_t input;
+  size_t output;
+  int32_t size;            /* elements */
+  int32_t depth;           /* SOFTMAX: the last dimension */
+  size_t bytes;            /* RESHAPE, SQUEEZE */
+  float scale;             /* QUANTIZE from float32 (output), DEQUANTIZE (input) */
+  int32_t zero_point;
+  union {
+    utvm_softmax_params_t softmax;
+    utvm_logistic_params_t logistic;
+    utvm_requantize_params_t requantize;
+  } params;
+} runner_unary_t;
+
+typedef struct {
+  runner_ref_t input;
+  size_t output;
+  utvm_dims_t input_dims;
+  utvm_pad_params_t params;
+} runner_pad_t;
+
+typedef struct {
+  size_t output;
+  int32_t n_inputs;
+  int32_t axis;
+  utvm_shape_t output_shape;
+  runner_ref_t inputs[UTVM_MODEL_MAX_OP_INPUTS];
+  utvm_shape_t shapes[UTVM_MODEL_MAX_OP_INPUTS];
+} runner_concat_t;
+
+typedef struct {
+  runner_ref_t input;
+  size_t output;
+  utvm_shape_t input_shape;
+  int32_t n_axes;
+  int32_t axes[UTVM_KERNEL_MAX_RANK];
+  utvm_mean_params_t params;
+} runner_mean_t;
+
+/* One prepared operator: its code and its record (one of the types above). */
+typedef struct {
+  utvm_model_op_t code;
+  void *record;
+} runner_op_t;
+
+/* A bounded text in a caller's buffer. */
+typedef struct {
+  char *buf;
+  size_t len;              /* characters written, NUL excluded */
+  size_t cap;              /* bytes of buf, NUL included */
+} runner_text_t;
+
+void runner_text_init(runner_text_t *t, char *buf, size_t cap);
+/* Appends a string, an unsigned or a signed decimal, a shape "[1,2,3]". */
+void runner_text_str(runner_text_t *t, const char *s);
+void runner_text_u64(runner_text_t *t, uint64_t v);
+void runner_text_i32(runner_text_t *t, int32_t v);
+void runner_text_dims(runner_text_t *t, uint32_t rank, const int32_t *dims);
+/* Appends "operator <index> (<NAME>): ". */
+void runner_text_operator(runner_text_t *t, uint32_t index, int32_t code);
+/* The name of a tensor type ("int8"). */
+const char *runner_type_name(utvm_model_type_t type);
+
+/* Bytes of operator op's record with its arrays (a multiple of RUNNER_ALIGN), or SIZE_MAX if
+ * its operands cannot be decoded. */
+size_t runner_record_size(const utvm_model_t *m, const utvm_model_operator_t *op);
+
+/* Everything prepare needs to know about the runner being set up. */
+typedef struct {
+  const utvm_model_t *m;
+  const size_t *offsets;        /* the plan's tensor offsets */
+  const size_t *scratch_offsets;
+  runner_text_t *text;
+} runner_prepare_ctx_t;
+
+/* Checks operator index (decoded in *op) and fills its record (record_size bytes, aligned to
+ * RUNNER_ALIGN) with everything invoke needs; on failure writes the text. */
+utvm_err_t runner_prepare(const runner_prepare_ctx_t *ctx, uint32_t index,
+                          const utvm_model_operator_t *op, void *record, size_t record_size);
+
+/* Runs a prepared operator on arena. */
+utvm_err_t runner_execute(const runner_op_t *op, uint8_t *arena);
+
+#endif /* UTVM_RUNNER_INTERNAL_H */

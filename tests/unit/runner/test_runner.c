@@ -1,0 +1,307 @@
+/*
+ * The model runner against TensorFlow Lite Micro: every input/expected pair of
+ * shared/models/refdata (the real models and network_tester) and of shared/models/ops (32
+ * operator cases, 64 pairs) must come out byte for byte as TFLM's reference kernels computed
+ * them (float outputs bit for bit); each real model's arena must be strictly below TFLM's; and
+ * the API's argument, workspace and arena errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runner_pairs.h"
+#include "runner_test_util.h"
+
+/* A model with its reference pairs (files relative to shared/models). */
+typedef struct {
+  const char *name;
+  const char *model;
+  const char *inputs[4];
+  const char *outputs[4];
+  size_t tflm_arena; /* TFLM's arena for this model (models/README.md), 0 if not given */
+} ref_model_t;
+
+static const ref_model_t ref_models[] = {
+    {"person_detect",
+     "person_detect_int8.tflite",
+     {"refdata/person_detection/person_input_int8.bin",
+      "refdata/person_detection/no_person_input_int8.bin", NULL, NULL},
+     {"refdata/person_detection/person_tflm.out0.bin",
+      "refdata/person_detection/no_person_tflm.out0.bin", NULL, NULL},
+     85024u},
+    {"micro_speech",
+     "micro_speech_int8.tflite",
+     {"refdata/micro_speech/yes_1000ms_features_int8.bin",
+      "refdata/micro_speech/no_1000ms_features_int8.bin",
+      "refdata/micro_speech/silence_1000ms_features_int8.bin",
+      "refdata/micro_speech/noise_1000ms_features_int8.bin"},
+     {"refdata/micro_speech/yes_1000ms_tflm.out0.bin", "refdata/micro_speech/no_1000ms_tflm.out0.bin",
+      "refdata/micro_speech/silence_1000ms_tflm.out0.bin",
+      "refdata/micro_speech/noise_1000ms_tflm.out0.bin"},
+     7312u},
+    {"hello_world",
+     "hello_world_int8.tflite",
+     {"refdata/hello_world/in_-96.bin", "refdata/hello_world/in_-63.bin",
+      "refdata/hello_world/in_-34.bin", "refdata/hello_world/in_0.bin"},
+     {"refdata/hello_world/tflm_in_-96.out0.bin", "refdata/hello_world/tflm_in_-63.out0.bin",
+      "refdata/hello_world/tflm_in_-34.out0.bin", "refdata/hello_world/tflm_in_0.out0.bin"},
+     1184u},
+    {"KWS (DS-CNN)",
+     "mlperf_tiny_kws_dscnn_int8.tflite",
+     {"refdata/mlperf_tiny/kws_input0_int8.bin", NULL, NULL, NULL},
+     {"refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin", NULL, NULL, NULL},
+     24000u},
+    {"VWW (MobileNetV1)",
+     "mlperf_tiny_vww_mobilenetv1_int8.tflite",
+     {"refdata/mlperf_tiny/vww_from_person_bmp_int8.bin",
+      "refdata/mlperf_tiny/vww_from_no_person_bmp_int8.bin", NULL, NULL},
+     {"refdata/mlperf_tiny/vww_from_person_bmp_int8_tflm.out0.bin",
+      "refdata/mlperf_tiny/vww_from_no_person_bmp_int8_tflm.out0.bin", NULL, NULL},
+     103392u},
+    {"IC (ResNet-8)",
+     "mlperf_tiny_ic_resnet8_int8.tflite",
+     {"refdata/mlperf_tiny/ic_input0_int8.bin", NULL, NULL, NULL},
+     {"refdata/mlperf_tiny/ic_input0_int8_tflm.out0.bin", NULL, NULL, NULL},
+     55712u},
+    {"AD (autoencoder)",
+     "mlperf_tiny_ad_autoencoder_int8.tflite",
+     {"refdata/mlperf_tiny/ad_window0_int8.bin", NULL, NULL, NULL},
+     {"refdata/mlperf_tiny/ad_window0_int8_tflm.out0.bin", NULL, NULL, NULL},
+     3424u},
+    {"network_tester",
+     "refdata/network_tester/network_model.tflite",
+     {"refdata/network_tester/input_data.bin", NULL, NULL, NULL},
+     {"refdata/network_tester/expected_output_data.bin", NULL, NULL, NULL},
+     0u},
+};
+
+/* Runs input_file through an initialised instance and compares output 0 with expected_file
+ * byte for byte; returns 1 if equal. */
+static int run_pair(rt_instance_t *in, const char *label, const char *input_file,
+                    const char *expected_file) {
+  size_t in_size = 0u;
+  size_t out_size = 0u;
+  uint8_t *input = rt_load(input_file, &in_size);
+  uint8_t *expected = rt_load(expected_file, &out_size);
+  if ((input == NULL) || (expected == NULL)) {
+    fail_msg("%s: cannot read %s or %s", label, input_file, expected_file);
+  }
+  utvm_runner_tensor_t t;
+  assert_int_equal(in->model.n_inputs, 1u);
+  assert_int_equal(utvm_runner_input(&in->runner, 0u, &t), UTVM_OK);
+  if (t.bytes != in_size) {
+    fail_msg("%s: input %s has %zu bytes, the model wants %zu", label, input_file, in_size,
+             t.bytes);
+  }
+  (void)memcpy(t.data, input, in_size);
+  const utvm_err_t err = utvm_runner_invoke(&in->runner);
+  if (err != UTVM_OK) {
+    fail_msg("%s: invoke: %s: %s", label, utvm_strerror(err), in->runner.error);
+  }
+  assert_int_equal(utvm_runner_output(&in->runner, 0u, &t), UTVM_OK);
+  int same = (t.bytes == out_size) && (memcmp(t.const_data, expected, out_size) == 0);
+  if (!same) {
+    (void)printf("MISMATCH %s: %s -> %s\n", label, input_file, expected_file);
+    const uint8_t *got = (const uint8_t *)t.const_data;
+    for (size_t i = 0u; (i < out_size) && (i < t.bytes); i++) {
+      if (got[i] != expected[i]) {
+        (void)printf("  first difference at byte %zu: got %d, expected %d\n", i,
+                     (int)(int8_t)got[i], (int)(int8_t)expected[i]);
+        break;
+      }
+    }
+  }
+  free(input);
+  free(expected);
+  return same;
+}
+
+/* Opens and initialises a model file of shared/models, failing the test with the texts. */
+static uint8_t *setup_file(rt_instance_t *in, const char *model_file) {
+  size_t size = 0u;
+  uint8_t *data = rt_load(model_file, &size);
+  if (data == NULL) {
+    fail_msg("cannot read %s/models/%s", UTVM_SHARED_DIR, model_file);
+  }
+  const char *stage = "";
+  const utvm_err_t err = rt_setup(in, data, size, (size_t)16u << 20, &stage);
+  if (err != UTVM_OK) {
+    fail_msg("%s: %s: %s: model '%s' runner '%s'", model_file, stage, utvm_strerror(err),
+             in->model.error, in->runner.error);
+  }
+  return data;
+}
+
+static void test_refdata_pairs(void **state) {
+  (void)state;
+  int pairs = 0;
+  int exact = 0;
+  for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
+    const ref_model_t *rm = &ref_models[m];
+    rt_instance_t in;
+    uint8_t *data = setup_file(&in, rm->model);
+    int model_pairs = 0;
+    int model_exact = 0;
+    for (size_t k = 0u; (k < 4u) && (rm->inputs[k] != NULL); k++) {
+      model_pairs++;
+      model_exact += run_pair(&in, rm->name, rm->inputs[k], rm->outputs[k]);
+    }
+    (void)printf("%-20s %u operators, pairs bit-exact %d/%d\n", rm->name, in.model.n_operators,
+                 model_exact, model_pairs);
+    pairs += model_pairs;
+    exact += model_exact;
+    rt_teardown(&in);
+    free(data);
+  }
+  (void)printf("refdata: %d/%d pairs bit-exact\n", exact, pairs);
+  assert_int_equal(exact, pairs);
+  assert_int_equal(pairs, 16);
+}
+
+static void test_ops_pairs(void **state) {
+  (void)state;
+  int exact = 0;
+  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
+  for (int i = 0; i < pairs; i++) {
+    const runner_pair_t *p = &runner_op_pairs[i];
+    char model[256];
+    char input[256];
+    char output[256];
+    (void)snprintf(model, sizeof(model), "ops/%s", p->model);
+    (void)snprintf(input, sizeof(input), "ops/%s", p->input);
+    (void)snprintf(output, sizeof(output), "ops/%s", p->output);
+    rt_instance_t in;
+    uint8_t *data = setup_file(&in, model);
+    exact += run_pair(&in, p->name, input, output);
+    rt_teardown(&in);
+    free(data);
+  }
+  (void)printf("ops: %d/%d pairs bit-exact\n", exact, pairs);
+  assert_int_equal(exact, pairs);
+  assert_int_equal(pairs, 64);
+}
+
+/* Each real model's arena is below TFLM's; prints the table of README.md. */
+static void test_arena_below_tflm(void **state) {
+  (void)state;
+  (void)printf("| model | operators | arena (B) | TFLM arena (B) | workspace (B) |\n");
+  (void)printf("|---|---:|---:|---:|---:|\n");
+  for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
+    const ref_model_t *rm = &ref_models[m];
+    if (rm->tflm_arena == 0u) {
+      continue;
+    }
+    rt_instance_t in;
+    uint8_t *data = setup_file(&in, rm->model);
+    (void)printf("| %s | %u | %zu | %zu | %zu |\n", rm->name, in.model.n_operators,
+                 in.runner.arena_size, rm->tflm_arena, in.runner.workspace_size);
+    assert_true(in.runner.arena_size < rm->tflm_arena);
+    rt_teardown(&in);
+    free(data);
+  }
+}
+
+static void test_argument_errors(void **state) {
+  (void)state;
+  size_t size = 0u;
+  uint8_t *data = rt_load("hello_world_int8.tflite", &size);
+  assert_non_null(data);
+  utvm_model_t m;
+  utvm_runner_t r;
+  utvm_runner_tensor_t t;
+  assert_int_equal(utvm_model_open(&m, data, size), UTVM_OK);
+  const size_t ws_size = utvm_runner_workspace_size(&m);
+  assert_true((ws_size > 0u) && (ws_size < 65536u));
+  uint8_t *ws = (uint8_t *)malloc(ws_size);
+  assert_non_null(ws);
+
+  assert_int_equal(utvm_runner_workspace_size(NULL), SIZE_MAX);
+  assert_int_equal(utvm_runner_init(NULL, &m, ws, ws_size, NULL, 0u), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_init(&r, NULL, ws, ws_size, NULL, 0u), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_init(&r, &m, NULL, ws_size, NULL, 0u), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_invoke(&r), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_input(&r, 0u, &t), UTVM_ERR_RUNNER_ARGUMENT);
+
+  /* A workspace one byte short: the text gives the size needed. */
+  assert_int_equal(utvm_runner_init(&r, &m, ws, ws_size - 1u, NULL, 0u),
+                   UTVM_ERR_RUNNER_WORKSPACE);
+  char want[64];
+  (void)snprintf(want, sizeof(want), "needs %zu", ws_size);
+  assert_non_null(strstr(r.error, want));
+
+  /* No arena: the model is checked and the arena size reported. */
+  assert_int_equal(utvm_runner_init(&r, &m, ws, ws_size, NULL, 0u), UTVM_ERR_RUNNER_ARENA);
+  const size_t arena_size = r.arena_size;
+  assert_true(arena_size > 0u);
+  (void)snprintf(want, sizeof(want), "arena: 0 bytes given, the model needs %zu", arena_size);
+  assert_string_equal(r.error, want);
+  assert_int_equal(utvm_runner_invoke(&r), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_string_equal(r.error, "runner not initialised");
+
+  /* Too small by one byte, then misaligned, then right. */
+  uint8_t *arena = (uint8_t *)malloc(arena_size + 16u);
+  assert_non_null(arena);
+  assert_int_equal(utvm_runner_init(&r, &m, ws, ws_size, arena, arena_size - 1u),
+                   UTVM_ERR_RUNNER_ARENA);
+  assert_int_equal(utvm_runner_init(&r, &m, ws, ws_size, &arena[1], arena_size),
+                   UTVM_ERR_RUNNER_ARENA);
+  assert_string_equal(r.error, "arena: not 16-byte aligned");
+  /* An unaligned workspace is fine (it is aligned inside, with the slack counted). */
+  uint8_t *ws2 = (uint8_t *)malloc(ws_size + 1u);
+  assert_non_null(ws2);
+  assert_int_equal(utvm_runner_init(&r, &m, &ws2[1], ws_size, arena, arena_size), UTVM_OK);
+  assert_string_equal(r.error, "");
+
+  /* Accessors and invoke_operator reject out-of-range indices. */
+  assert_int_equal(utvm_runner_input(&r, 1u, &t), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_output(&r, 1u, &t), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_tensor(&r, m.n_tensors, &t), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_input(&r, 0u, NULL), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_invoke_operator(&r, r.n_operators), UTVM_ERR_RUNNER_ARGUMENT);
+  assert_string_equal(r.error, "operator index out of range");
+
+  /* Step by step gives the same as invoke. */
+  assert_int_equal(utvm_runner_input(&r, 0u, &t), UTVM_OK);
+  assert_int_equal(t.type, UTVM_MODEL_INT8);
+  assert_int_equal(t.bytes, 1u);
+  *(int8_t *)t.data = -63;
+  for (uint32_t k = 0u; k < r.n_operators; k++) {
+    assert_int_equal(utvm_runner_invoke_operator(&r, k), UTVM_OK);
+  }
+  assert_int_equal(utvm_runner_output(&r, 0u, &t), UTVM_OK);
+  assert_int_equal(*(const int8_t *)t.const_data, 125);
+  assert_true(t.scale > 0.0f);
+  assert_int_equal(t.zero_point, 5);
+
+  /* A constant tensor is described read-only. */
+  for (uint32_t i = 0u; i < m.n_tensors; i++) {
+    utvm_model_tensor_t mt;
+    assert_int_equal(utvm_model_tensor(&m, i, &mt), UTVM_OK);
+    if (mt.data != NULL) {
+      assert_int_equal(utvm_runner_tensor(&r, i, &t), UTVM_OK);
+      assert_null(t.data);
+      assert_ptr_equal(t.const_data, mt.data);
+      break;
+    }
+  }
+  free(ws2);
+  free(arena);
+  free(ws);
+  free(data);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_refdata_pairs),
+      cmocka_unit_test(test_ops_pairs),
+      cmocka_unit_test(test_arena_below_tflm),
+      cmocka_unit_test(test_argument_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
