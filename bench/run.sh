@@ -463,3 +463,50 @@ each object, -Os -ffunction-sections; $(arm-none-eabi-gcc --version | head -n 1)
 links only the kernels its models use (--gc-sections); quantize_params holds the prepare helpers
 (float scales to integer multipliers), which a generated model (the code emitter) need not link.
 EOF
+
+# ------------------------------------------------------------------ models (issue 13)
+# Host instructions per inference (bench/bench_model.c under callgrind: exactly one
+# utvm_runner_invoke after a warm-up), the runner's activations arena next to TensorFlow Lite
+# Micro's arena for the same model, and whether the output equals TFLM's reference bytes.
+build host bench_model
+MODEL_BENCH=build/host/bench/bench_model
+MODELS=${UTVM_SHARED_DIR:-../shared}/models
+# model file | input | TFLM's output | TFLM arena (bytes, shared/models/README.md)
+MODEL_CASES=(
+  "person_detect_int8.tflite refdata/person_detection/person_input_int8.bin refdata/person_detection/person_tflm.out0.bin 85024"
+  "micro_speech_int8.tflite refdata/micro_speech/yes_1000ms_features_int8.bin refdata/micro_speech/yes_1000ms_tflm.out0.bin 7312"
+  "mlperf_tiny_kws_dscnn_int8.tflite refdata/mlperf_tiny/kws_input0_int8.bin refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin 24000"
+  "mlperf_tiny_vww_mobilenetv1_int8.tflite refdata/mlperf_tiny/vww_from_person_bmp_int8.bin refdata/mlperf_tiny/vww_from_person_bmp_int8_tflm.out0.bin 103392"
+  "mlperf_tiny_ic_resnet8_int8.tflite refdata/mlperf_tiny/ic_input0_int8.bin refdata/mlperf_tiny/ic_input0_int8_tflm.out0.bin 55712"
+  "mlperf_tiny_ad_autoencoder_int8.tflite refdata/mlperf_tiny/ad_window0_int8.bin refdata/mlperf_tiny/ad_window0_int8_tflm.out0.bin 3424"
+  "hello_world_int8.tflite refdata/hello_world/in_-63.bin refdata/hello_world/tflm_in_-63.out0.bin 1184"
+)
+echo
+echo "## Models: host instructions per inference and working memory"
+echo
+echo "| model | operators | bit-exact with TFLM | arena (bytes) | TFLM arena (bytes) | arena / TFLM | runner workspace (bytes) | host instructions per inference |"
+echo "|---|---:|:---:|---:|---:|---:|---:|---:|"
+for entry in "${MODEL_CASES[@]}"; do
+  read -r file input expected tflm <<<"$entry"
+  result=$(valgrind --tool=callgrind --toggle-collect=measured_invoke \
+    --callgrind-out-file="$OUT/callgrind_model.out" "$MODEL_BENCH" "$MODELS/$file" \
+    "$MODELS/$input" "$MODELS/$expected" 2>>"$LOG") || fail "$MODEL_BENCH $file failed, see $LOG"
+  read -r _ ops _ arena _ exact _ workspace <<<"$result"
+  ir=$(sed -n 's/^summary: //p' "$OUT/callgrind_model.out")
+  awk -v m="${file%.tflite}" -v o="$ops" -v e="$exact" -v a="$arena" -v t="$tflm" -v i="$ir" \
+    -v w="$workspace" \
+    'BEGIN { printf "| %s | %s | %s | %d | %d | %.2f | %d | %d |\n", m, o, e, a, t, a / t, w, i }'
+done
+cat <<EOF
+
+Measured by \`valgrind --tool=callgrind --toggle-collect=measured_invoke build/host/bench/bench_model
+MODEL INPUT EXPECTED\` (host preset: gcc $(gcc -dumpversion), RelWithDebInfo -O2, portable C kernels):
+one inference after a warm-up, instructions of utvm_runner_invoke and everything it calls. The
+arena is the runner's activations arena (every intermediate tensor, graph inputs and outputs,
+kernel scratch), planned once at init; TFLM's figure is its whole tensor arena for the same model
+(shared/models/README.md), which also holds its own bookkeeping. The runner workspace is the
+runner's own memory besides the arena (utvm_runner_workspace_size on this 64-bit host: tensor
+offsets, each operator's prepared parameters, and during init the planner's working memory,
+which the prepared parameters then reuse). bit-exact: the output equals TFLM's reference output
+byte for byte.
+EOF
