@@ -2,7 +2,9 @@
 # The utvm demo (README command 1): builds the host tools and the mps2-an385 (Cortex-M3)
 # firmware, boots the firmware in qemu-system-arm and drives it over its emulated UART with
 # the `utvm` CLI: device info, echo, a tensor round trip, test_add_f32 checked against the
-# host's own sum, a time evaluation and a link benchmark.
+# host's own sum, a time evaluation and a link benchmark; then runs the shipped int8 models on
+# the board's core (utvm-model-test.elf) and KWS on the host with `utvm run`, both checked
+# against TensorFlow Lite Micro's outputs.
 #
 #   bash scripts/demo.sh            (UTVM_DEMO_BOARD=mps3-an547 etc. for another board)
 set -euo pipefail
@@ -74,5 +76,15 @@ utvm time test_busy_wait_us i:1000 --number 10 --repeat 3
 
 step "link benchmark over the emulated UART"
 utvm bench --max-size 65536
+
+MODELS=${UTVM_SHARED_DIR:-../shared}/models
+step "int8 models on the $BOARD's core: shared/models built into utvm-model-test.elf, run with the portable kernels and compared with TensorFlow Lite Micro's outputs (instructions under -icount)"
+python3 tests/qemu/test_qemu_models.py "$BOARD" "build/$BOARD/bin/utvm-model-test.elf" 5
+
+step "the same KWS model on the host: utvm run, output checked against TFLM's"
+"$UTVM" run "$MODELS/mlperf_tiny_kws_dscnn_int8.tflite" \
+  --input "$MODELS/refdata/mlperf_tiny/kws_input0_int8.bin" --output build/demo-kws.out.bin
+cmp build/demo-kws.out.bin "$MODELS/refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin"
+echo "utvm run output is bit-exact with TFLM's"
 
 printf '\n==> demo finished\n'
