@@ -423,7 +423,7 @@ fi
 # preset: .text + .rodata of the object, as arm-none-eabi-size reports it (each object's code is
 # what a model using that operator links; the prepare helpers are shared by all).
 echo
-echo "## int8 kernel library: flash per kernel (Cortex-M, arm-none-eabi-gcc -Os)"
+echo "## int8 kernel library: flash per kernel (Cortex-M presets: kernels at -O2, UTVM_KERNELS_SIZE_BUILD_FLAGS)"
 echo
 kernel_presets=(cortex-m3 cortex-m4 cortex-m55)
 for preset in "${kernel_presets[@]}"; do
@@ -459,7 +459,8 @@ echo
 cat <<EOF
 
 Measured with \`arm-none-eabi-size build/PRESET/src/kernels/libutvm_kernels.a\` (text + data of
-each object, -Os -ffunction-sections; $(arm-none-eabi-gcc --version | head -n 1)). A firmware
+each object; the presets build MinSizeRel (-Os) with the kernels at UTVM_KERNELS_SIZE_BUILD_FLAGS,
+default -O2; $(arm-none-eabi-gcc --version | head -n 1)). A firmware
 links only the kernels its models use (--gc-sections); quantize_params holds the prepare helpers
 (float scales to integer multipliers), which a generated model (the code emitter) need not link.
 EOF
