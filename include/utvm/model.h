@@ -311,9 +311,11 @@ const char *utvm_model_op_name(int32_t code);
 /* Every planned buffer and scratch area starts at a multiple of this many bytes from the arena
  * base (which the caller aligns to it too). */
 #define UTVM_PLAN_ALIGNMENT 16u
-/* An absent entry in a step's reads or writes (skipped), and the offset of an unplanned buffer. */
+/* An absent entry in a step's reads or writes (skipped), and the offset of an unplanned buffer.
+ * Sizes and offsets are 32-bit: the planner refuses (UTVM_ERR_MODEL_PLAN_OVERFLOW) a problem
+ * whose placed sizes, each rounded up to UTVM_PLAN_ALIGNMENT, add up to 4 GiB - 16 or more. */
 #define UTVM_PLAN_NONE UINT32_MAX
-#define UTVM_PLAN_NO_OFFSET SIZE_MAX
+#define UTVM_PLAN_NO_OFFSET UINT32_MAX
 
 /* utvm_plan_buffer_t.flags */
 #define UTVM_PLAN_INPUT 0x1u    /* graph input: alive from step 0 */
@@ -321,7 +323,7 @@ const char *utvm_model_op_name(int32_t code);
 #define UTVM_PLAN_CONSTANT 0x4u /* lives elsewhere (model data): never placed */
 
 typedef struct {
-  size_t size;                  /* bytes */
+  uint32_t size;                /* bytes */
   uint32_t flags;               /* UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT | UTVM_PLAN_CONSTANT */
 } utvm_plan_buffer_t;
 
@@ -342,19 +344,19 @@ typedef enum {
 
 typedef struct {
   const uint32_t *reads;        /* buffer indices (< n_buffers) or UTVM_PLAN_NONE */
-  uint32_t n_reads;
   const uint32_t *writes;
+  uint32_t n_reads;
   uint32_t n_writes;
-  size_t scratch;               /* bytes of scratch memory the step needs while it runs */
+  uint32_t scratch;             /* bytes of scratch memory the step needs while it runs */
   utvm_plan_step_kind_t kind;
 } utvm_plan_step_t;
 
 /* The plan. Set offsets (n_buffers entries) and scratch_offsets (n_steps entries; may be NULL
  * when no step has scratch) before calling; the planner fills them and the sizes. */
 typedef struct {
-  size_t *offsets;              /* out: each buffer's offset in the arena, UTVM_PLAN_NO_OFFSET
+  uint32_t *offsets;            /* out: each buffer's offset in the arena, UTVM_PLAN_NO_OFFSET
                                    for constants and buffers no step uses (nor flags) */
-  size_t *scratch_offsets;      /* out: each step's scratch offset, UTVM_PLAN_NO_OFFSET if none */
+  uint32_t *scratch_offsets;    /* out: each step's scratch offset, UTVM_PLAN_NO_OFFSET if none */
   size_t arena_size;            /* out: bytes of the arena (buffers and scratch) */
   size_t lower_bound;           /* out: max over steps of the bytes alive at that step */
   size_t max_scratch;           /* out: the largest scratch of one step */

@@ -53,8 +53,9 @@ typedef struct {
   /* private */
   const utvm_model_t *model_;
   uint8_t *arena_;
-  size_t *offsets_;             /* [n_tensors] arena offset of each tensor, or UTVM_PLAN_NO_OFFSET */
+  uint32_t *offsets_;           /* [n_tensors] arena offset of each tensor, or UTVM_PLAN_NO_OFFSET */
   void *ops_;                   /* [n_operators] prepared operators */
+  uint8_t *records_;            /* their records */
   bool ready_;
 } utvm_runner_t;
 
