@@ -363,7 +363,8 @@ typedef struct {
   uint32_t heuristic;           /* out: which placement order won (0 size, 1 start, 2 span) */
 } utvm_plan_t;
 
-/* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows). */
+/* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows):
+ * 28 per buffer and 28 per step plus 12 to 16, on any target (32-bit words only). */
 size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps);
 
 /* Plans the arena: lifetimes (first write or read .. last read or write; INPUT from step 0,
@@ -382,16 +383,23 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
 typedef utvm_err_t (*utvm_model_scratch_fn)(void *ctx, const utvm_model_t *m, uint32_t index,
                                             const utvm_model_operator_t *op, size_t *bytes);
 
-/* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if that overflows). */
+/* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if m is not open, a tensor or
+ * operator cannot be decoded, or the size overflows). Decodes every tensor and operator to
+ * count the computed ones: 40 bytes per computed tensor, 4 per computed operand and 60 per
+ * operator (52 on a 32-bit target), plus alignment. */
 size_t utvm_model_plan_workspace_size(const utvm_model_t *m);
 
-/* Plans m: one buffer per tensor (tensor index = buffer index; constants are not placed,
- * graph inputs and outputs flagged), one step per operator (inputs read, outputs written,
- * RESHAPE and SQUEEZE of a computed tensor as UTVM_PLAN_STEP_ALIAS). Also checks the data
- * flow: every computed tensor an operator reads is a graph input or written by an earlier
- * operator, no tensor is written twice or is both a graph input and written, every graph
- * output is produced. plan->offsets needs m->n_tensors entries, plan->scratch_offsets
- * m->n_operators (or NULL when scratch is NULL). Writes m->error on failure. */
+/* Plans m: one buffer per computed tensor (graph inputs and operator outputs; constants take
+ * no planner memory; graph inputs and outputs flagged), one step per operator (its computed
+ * inputs read, its outputs written, RESHAPE and SQUEEZE of a computed tensor as
+ * UTVM_PLAN_STEP_ALIAS). Also checks the data flow: every computed tensor an operator reads is
+ * a graph input or written by an earlier operator, no tensor is written twice or is both a
+ * graph input and written, no constant is written, every graph output is produced.
+ * plan->offsets needs m->n_tensors entries and receives each tensor's offset
+ * (UTVM_PLAN_NO_OFFSET for constants and unused tensors); it is also the tensor-to-buffer map
+ * while planning, so after an error its entries are unspecified. plan->scratch_offsets needs
+ * m->n_operators entries (or NULL when scratch is NULL); a scratch size of 4 GiB or more is
+ * refused (UTVM_ERR_MODEL_PLAN_OVERFLOW). Writes m->error on failure. */
 utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
                            void *workspace, size_t workspace_size, utvm_plan_t *plan);
 
