@@ -50,10 +50,12 @@ typedef struct {
 } utvm_shape_t;
 
 /* Output requantization of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: count is 1
- * (per-tensor: entry 0 for every channel) or the number of output channels (per-channel). */
+ * (per-tensor: entry 0 for every channel) or the number of output channels (per-channel).
+ * Shifts are int8_t (their range is -31..31) to keep per-channel tables small; the prepare
+ * helpers below produce int32_t shifts, which the caller stores narrowed. */
 typedef struct {
   const int32_t *multiplier;
-  const int32_t *shift;
+  const int8_t *shift;
   int32_t count;
 } utvm_per_channel_quant_t;
 

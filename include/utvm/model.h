@@ -311,9 +311,11 @@ const char *utvm_model_op_name(int32_t code);
 /* Every planned buffer and scratch area starts at a multiple of this many bytes from the arena
  * base (which the caller aligns to it too). */
 #define UTVM_PLAN_ALIGNMENT 16u
-/* An absent entry in a step's reads or writes (skipped), and the offset of an unplanned buffer. */
+/* An absent entry in a step's reads or writes (skipped), and the offset of an unplanned buffer.
+ * Sizes and offsets are 32-bit: the planner refuses (UTVM_ERR_MODEL_PLAN_OVERFLOW) a problem
+ * whose placed sizes, each rounded up to UTVM_PLAN_ALIGNMENT, add up to 4 GiB - 16 or more. */
 #define UTVM_PLAN_NONE UINT32_MAX
-#define UTVM_PLAN_NO_OFFSET SIZE_MAX
+#define UTVM_PLAN_NO_OFFSET UINT32_MAX
 
 /* utvm_plan_buffer_t.flags */
 #define UTVM_PLAN_INPUT 0x1u    /* graph input: alive from step 0 */
@@ -321,7 +323,7 @@ const char *utvm_model_op_name(int32_t code);
 #define UTVM_PLAN_CONSTANT 0x4u /* lives elsewhere (model data): never placed */
 
 typedef struct {
-  size_t size;                  /* bytes */
+  uint32_t size;                /* bytes */
   uint32_t flags;               /* UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT | UTVM_PLAN_CONSTANT */
 } utvm_plan_buffer_t;
 
@@ -342,26 +344,27 @@ typedef enum {
 
 typedef struct {
   const uint32_t *reads;        /* buffer indices (< n_buffers) or UTVM_PLAN_NONE */
-  uint32_t n_reads;
   const uint32_t *writes;
+  uint32_t n_reads;
   uint32_t n_writes;
-  size_t scratch;               /* bytes of scratch memory the step needs while it runs */
+  uint32_t scratch;             /* bytes of scratch memory the step needs while it runs */
   utvm_plan_step_kind_t kind;
 } utvm_plan_step_t;
 
 /* The plan. Set offsets (n_buffers entries) and scratch_offsets (n_steps entries; may be NULL
  * when no step has scratch) before calling; the planner fills them and the sizes. */
 typedef struct {
-  size_t *offsets;              /* out: each buffer's offset in the arena, UTVM_PLAN_NO_OFFSET
+  uint32_t *offsets;            /* out: each buffer's offset in the arena, UTVM_PLAN_NO_OFFSET
                                    for constants and buffers no step uses (nor flags) */
-  size_t *scratch_offsets;      /* out: each step's scratch offset, UTVM_PLAN_NO_OFFSET if none */
+  uint32_t *scratch_offsets;    /* out: each step's scratch offset, UTVM_PLAN_NO_OFFSET if none */
   size_t arena_size;            /* out: bytes of the arena (buffers and scratch) */
   size_t lower_bound;           /* out: max over steps of the bytes alive at that step */
   size_t max_scratch;           /* out: the largest scratch of one step */
   uint32_t heuristic;           /* out: which placement order won (0 size, 1 start, 2 span) */
 } utvm_plan_t;
 
-/* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows). */
+/* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows):
+ * 28 per buffer and 28 per step plus 12 to 16, on any target (32-bit words only). */
 size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps);
 
 /* Plans the arena: lifetimes (first write or read .. last read or write; INPUT from step 0,
@@ -380,16 +383,23 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
 typedef utvm_err_t (*utvm_model_scratch_fn)(void *ctx, const utvm_model_t *m, uint32_t index,
                                             const utvm_model_operator_t *op, size_t *bytes);
 
-/* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if that overflows). */
+/* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if m is not open, a tensor or
+ * operator cannot be decoded, or the size overflows). Decodes every tensor and operator to
+ * count the computed ones: 40 bytes per computed tensor, 4 per computed operand and 60 per
+ * operator (52 on a 32-bit target), plus alignment. */
 size_t utvm_model_plan_workspace_size(const utvm_model_t *m);
 
-/* Plans m: one buffer per tensor (tensor index = buffer index; constants are not placed,
- * graph inputs and outputs flagged), one step per operator (inputs read, outputs written,
- * RESHAPE and SQUEEZE of a computed tensor as UTVM_PLAN_STEP_ALIAS). Also checks the data
- * flow: every computed tensor an operator reads is a graph input or written by an earlier
- * operator, no tensor is written twice or is both a graph input and written, every graph
- * output is produced. plan->offsets needs m->n_tensors entries, plan->scratch_offsets
- * m->n_operators (or NULL when scratch is NULL). Writes m->error on failure. */
+/* Plans m: one buffer per computed tensor (graph inputs and operator outputs; constants take
+ * no planner memory; graph inputs and outputs flagged), one step per operator (its computed
+ * inputs read, its outputs written, RESHAPE and SQUEEZE of a computed tensor as
+ * UTVM_PLAN_STEP_ALIAS). Also checks the data flow: every computed tensor an operator reads is
+ * a graph input or written by an earlier operator, no tensor is written twice or is both a
+ * graph input and written, no constant is written, every graph output is produced.
+ * plan->offsets needs m->n_tensors entries and receives each tensor's offset
+ * (UTVM_PLAN_NO_OFFSET for constants and unused tensors); it is also the tensor-to-buffer map
+ * while planning, so after an error its entries are unspecified. plan->scratch_offsets needs
+ * m->n_operators entries (or NULL when scratch is NULL); a scratch size of 4 GiB or more is
+ * refused (UTVM_ERR_MODEL_PLAN_OVERFLOW). Writes m->error on failure. */
 utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
                            void *workspace, size_t workspace_size, utvm_plan_t *plan);
 

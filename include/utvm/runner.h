@@ -3,11 +3,15 @@
  * int8 kernels (utvm/kernels.h), bit-exact with TensorFlow Lite Micro's reference kernels.
  *
  * Memory: the caller owns all of it. The workspace (utvm_runner_workspace_size bytes, any
- * alignment) holds the tensor offsets, the planner's working memory and each operator's
- * prepared parameters (per-channel multipliers and shifts included); the arena (16-byte
- * aligned, r->arena_size bytes) holds every activation tensor and kernel scratch area. Both,
- * the model and its bytes must stay valid and unchanged while the runner is used. Nothing
- * allocates, nothing recurses, no state is static.
+ * alignment) holds a 32-bit arena offset per tensor and per operator (its scratch), an 8-byte
+ * entry per operator, then one region: during init the planner's working memory (computed
+ * tensors and operators only), then, in the same bytes, each operator's prepared record
+ * (kernel parameters, operand places, per-channel int32 multipliers and int8 shifts); the
+ * region is the larger of the two. The arena (16-byte aligned, r->arena_size bytes, below
+ * 4 GiB) holds every activation tensor and kernel scratch area. Arena plus workspace is what
+ * compares with TFLM's arena (which holds its tensor and operator data too). Both, the model
+ * and its bytes must stay valid and unchanged while the runner is used. Nothing allocates,
+ * nothing recurses, no state is static.
  *
  * init plans the arena and prepares every operator once: all integer parameters come from the
  * model's float scales through the kernels' prepare helpers, and every operand type, shape and
@@ -53,8 +57,9 @@ typedef struct {
   /* private */
   const utvm_model_t *model_;
   uint8_t *arena_;
-  size_t *offsets_;             /* [n_tensors] arena offset of each tensor, or UTVM_PLAN_NO_OFFSET */
+  uint32_t *offsets_;           /* [n_tensors] arena offset of each tensor, or UTVM_PLAN_NO_OFFSET */
   void *ops_;                   /* [n_operators] prepared operators */
+  uint8_t *records_;            /* their records */
   bool ready_;
 } utvm_runner_t;
 

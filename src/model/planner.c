@@ -15,7 +15,9 @@
  * 5. Lower bound: the largest sum of item sizes alive at one step (difference array).
  *
  * Cost: O(n log n) sorting (heap sort, no recursion) and O(n^2) placement per order, n = items.
- * Memory: the caller's workspace only (utvm_plan_workspace_size).
+ * Memory: the caller's workspace only (utvm_plan_workspace_size): 4-byte sizes and offsets (the
+ * sum of all placed sizes is checked below 4 GiB), six words per item, one per buffer, one per
+ * step. The best order's offsets are not kept aside: that order is placed again at the end.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,40 +25,37 @@
 
 #include "utvm/model.h"
 
-#define WS_ALIGN 8u
+#define WS_ALIGN 4u
 #define NONE UINT32_MAX
 #define N_ORDERS 3u
+/* The largest sum of aligned item sizes: every offset and end then fits 32 bits, below
+ * UTVM_PLAN_NO_OFFSET. */
+#define PLAN_MAX_TOTAL ((uint64_t)UINT32_MAX - ((uint64_t)UTVM_PLAN_ALIGNMENT - 1u))
 
 typedef char plan_alignment_is_power_of_two[
     (UTVM_PLAN_ALIGNMENT != 0u && (UTVM_PLAN_ALIGNMENT & (UTVM_PLAN_ALIGNMENT - 1u)) == 0u) ? 1
                                                                                            : -1];
 
-/* The workspace, carved into arrays. Items 0..nb-1 are buffers (the roots of alias groups are
- * placed), items nb..nb+ns-1 the steps' scratch areas. */
+/* The workspace, carved into arrays of 32-bit words. Items 0..nb-1 are buffers (the roots of
+ * alias groups are placed), items nb..nb+ns-1 the steps' scratch areas. */
 typedef struct {
   uint32_t nb;
   uint32_t ns;
   uint32_t ni;
-  size_t *size;     /* [ni] bytes (a group root: its largest member) */
-  size_t *off;      /* [ni] offset under the current order */
-  size_t *best;     /* [ni] offset under the best order so far */
-  size_t *diff;     /* [max(ns,1)+1] lower-bound difference array */
+  uint32_t *size;   /* [ni] bytes (a group root: its largest member) */
+  uint32_t *off;    /* [ni] offset under the current order */
   uint32_t *first;  /* [ni] first step alive, NONE: not placed */
   uint32_t *last;   /* [ni] last step alive */
-  uint32_t *order;  /* [ni] items in placement order */
-  uint32_t *placed; /* [ni] placed items by offset */
+  uint32_t *order;  /* [ni] items in placement order (while computing lifetimes: the number of
+                       steps writing each buffer) */
+  uint32_t *placed; /* [ni] placed items by offset (while computing lifetimes: the last step
+                       writing each buffer) */
   uint32_t *root;   /* [nb] alias group links */
-  uint32_t *writes; /* [nb] number of steps writing the buffer */
-  uint32_t *lastw;  /* [nb] last step writing it */
+  uint32_t *diff;   /* [max(ns,1)+1] lower-bound difference array */
 } ws_t;
 
-static size_t align_up(size_t x) {
-  const size_t mask = (size_t)UTVM_PLAN_ALIGNMENT - 1u;
-  return (x + mask) & ~mask;
-}
-
-static uint64_t plan_align8(uint64_t x) {
-  const uint64_t mask = (uint64_t)WS_ALIGN - 1u;
+static uint32_t align_up(uint32_t x) {
+  const uint32_t mask = UTVM_PLAN_ALIGNMENT - 1u;
   return (x + mask) & ~mask;
 }
 
@@ -66,9 +65,8 @@ static uint32_t diff_len(uint32_t ns) {
 
 size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps) {
   uint64_t ni = (uint64_t)n_buffers + n_steps;
-  uint64_t bytes = WS_ALIGN; /* room to align the start */
-  bytes += (3u * ni + diff_len(n_steps)) * sizeof(size_t);
-  bytes += plan_align8((4u * ni + 3u * (uint64_t)n_buffers) * sizeof(uint32_t));
+  uint64_t words = (6u * ni) + n_buffers + diff_len(n_steps);
+  uint64_t bytes = WS_ALIGN + (words * sizeof(uint32_t)); /* room to align the start */
   if (ni > 0x7FFFFFFFu || bytes > SIZE_MAX) { /* item indices stay below 2^31 */
     return SIZE_MAX;
   }
@@ -83,17 +81,14 @@ static void ws_carve(ws_t *w, void *workspace, uint32_t nb, uint32_t ns) {
   w->nb = nb;
   w->ns = ns;
   w->ni = nb + ns;
-  w->size = (size_t *)(void *)p;
+  w->size = (uint32_t *)(void *)p;
   w->off = &w->size[ni];
-  w->best = &w->off[ni];
-  w->diff = &w->best[ni];
-  w->first = (uint32_t *)(void *)&w->diff[diff_len(ns)];
+  w->first = &w->off[ni];
   w->last = &w->first[ni];
   w->order = &w->last[ni];
   w->placed = &w->order[ni];
   w->root = &w->placed[ni];
-  w->writes = &w->root[nb];
-  w->lastw = &w->writes[nb];
+  w->diff = &w->root[nb];
 }
 
 /* The root of b's alias group (links always point to a root, so the walk is short; bounded). */
@@ -150,12 +145,14 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
   uint32_t s;
   uint32_t k;
   uint32_t end = (w->ns == 0u) ? 0u : w->ns - 1u;
+  uint32_t *writes = w->order;
+  uint32_t *lastw = w->placed;
   for (b = 0u; b < w->nb; b++) {
     w->first[b] = NONE;
     w->last[b] = 0u;
     w->root[b] = b;
-    w->writes[b] = 0u;
-    w->lastw[b] = 0u;
+    writes[b] = 0u;
+    lastw[b] = 0u;
   }
   for (s = 0u; s < w->ns; s++) {
     for (k = 0u; k < steps[s].n_reads; k++) {
@@ -167,8 +164,8 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
       b = steps[s].writes[k];
       if (b != UTVM_PLAN_NONE) {
         touch(w, b, s);
-        w->writes[b]++;
-        w->lastw[b] = s;
+        writes[b]++;
+        lastw[b] = s;
       }
     }
   }
@@ -196,7 +193,7 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     out = st->writes[0];
     if (in == UTVM_PLAN_NONE || out == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
         w->first[out] == NONE || (buffers[out].flags & UTVM_PLAN_INPUT) != 0u ||
-        w->writes[out] != 1u || (w->writes[in] != 0u && w->lastw[in] >= s)) {
+        writes[out] != 1u || (writes[in] != 0u && lastw[in] >= s)) {
       continue; /* not a safe alias: plan it as a default step */
     }
     in = find_root(w, in);
@@ -271,7 +268,8 @@ static void sift_down(const ws_t *w, uint32_t o, uint32_t *a, uint32_t root, uin
   }
 }
 
-/* Heap sort of order[0..n) by before(), without recursion. */
+/* Heap sort of order[0..n) by before(), without recursion. The comparison is a strict total
+ * order, so the result does not depend on the order it starts from. */
 static void sort_items(ws_t *w, uint32_t o, uint32_t n) {
   uint32_t i;
   uint32_t *a = w->order;
@@ -286,15 +284,16 @@ static void sort_items(ws_t *w, uint32_t o, uint32_t n) {
   }
 }
 
-/* Greedy placement of order[0..n); returns the arena size. */
-static size_t place(ws_t *w, uint32_t n) {
+/* Greedy placement of order[0..n); returns the arena size. The items' aligned sizes add up to
+ * at most PLAN_MAX_TOTAL, and no end exceeds that sum, so nothing below wraps. */
+static uint32_t place(ws_t *w, uint32_t n) {
   uint32_t i;
   uint32_t k;
   uint32_t n_placed = 0u;
-  size_t arena = 0u;
+  uint32_t arena = 0u;
   for (i = 0u; i < n; i++) {
     uint32_t it = w->order[i];
-    size_t cand = 0u;
+    uint32_t cand = 0u;
     uint32_t at;
     /* placed[] is sorted by offset, so the first gap that fits is the lowest one */
     for (k = 0u; k < n_placed; k++) {
@@ -326,11 +325,11 @@ static size_t place(ws_t *w, uint32_t n) {
 }
 
 /* The largest bytes alive at one step. */
-static size_t lower_bound(ws_t *w) {
+static uint32_t lower_bound(ws_t *w) {
   uint32_t i;
   uint32_t s;
-  size_t sum = 0u;
-  size_t best = 0u;
+  uint32_t sum = 0u;
+  uint32_t best = 0u;
   for (s = 0u; s < diff_len(w->ns); s++) {
     w->diff[s] = 0u;
   }
@@ -357,8 +356,11 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
   uint32_t i;
   uint32_t n = 0u;
   uint32_t o;
-  size_t total = 0u;
-  size_t best_arena = SIZE_MAX;
+  uint32_t best_order = 0u;
+  uint32_t last_order = 0u;
+  uint32_t bound;
+  uint64_t total = 0u;
+  uint64_t best_arena = UINT64_MAX;
   utvm_err_t err = check_steps(buffers, n_buffers, steps, n_steps, plan);
   if (err != UTVM_OK) {
     return err;
@@ -372,10 +374,10 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
   plan->max_scratch = 0u;
   for (i = 0u; i < w.ni; i++) {
     if (w.first[i] != NONE) {
-      if (w.size[i] > SIZE_MAX - total - UTVM_PLAN_ALIGNMENT) {
+      total += ((uint64_t)w.size[i] + UTVM_PLAN_ALIGNMENT - 1u) & ~((uint64_t)UTVM_PLAN_ALIGNMENT - 1u);
+      if (total > PLAN_MAX_TOTAL) {
         return UTVM_ERR_MODEL_PLAN_OVERFLOW;
       }
-      total += align_up(w.size[i]);
       w.order[n] = i;
       n++;
     }
@@ -383,28 +385,30 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
       plan->max_scratch = w.size[i];
     }
   }
-  plan->lower_bound = lower_bound(&w);
-  plan->heuristic = 0u;
-  for (o = 0u; o < N_ORDERS && best_arena > plan->lower_bound; o++) {
-    size_t arena;
+  bound = lower_bound(&w);
+  plan->lower_bound = bound;
+  for (o = 0u; o < N_ORDERS && best_arena > bound; o++) {
+    uint32_t arena;
     sort_items(&w, o, n);
     arena = place(&w, n);
     if (arena < best_arena) {
       best_arena = arena;
-      plan->heuristic = o;
-      for (i = 0u; i < n; i++) {
-        w.best[w.order[i]] = w.off[w.order[i]];
-      }
+      best_order = o;
     }
+    last_order = o;
   }
-  plan->arena_size = (n == 0u) ? 0u : best_arena;
+  if (best_order != last_order) { /* the offsets are the last order's: place the best again */
+    sort_items(&w, best_order, n);
+    (void)place(&w, n);
+  }
+  plan->heuristic = best_order;
+  plan->arena_size = (n == 0u) ? 0u : (size_t)best_arena;
   for (i = 0u; i < w.nb; i++) {
     uint32_t r = find_root(&w, i);
-    plan->offsets[i] = (w.first[r] != NONE) ? w.best[r] : UTVM_PLAN_NO_OFFSET;
+    plan->offsets[i] = (w.first[r] != NONE) ? w.off[r] : UTVM_PLAN_NO_OFFSET;
   }
   for (i = 0u; i < w.ns && plan->scratch_offsets != NULL; i++) {
-    plan->scratch_offsets[i] =
-        (w.first[w.nb + i] != NONE) ? w.best[w.nb + i] : UTVM_PLAN_NO_OFFSET;
+    plan->scratch_offsets[i] = (w.first[w.nb + i] != NONE) ? w.off[w.nb + i] : UTVM_PLAN_NO_OFFSET;
   }
   return UTVM_OK;
 }

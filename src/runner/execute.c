@@ -19,12 +19,12 @@ static const int8_t *input_s8(uint8_t *arena, const runner_ref_t *ref) {
   return (const int8_t *)input_at(arena, ref);
 }
 
-static int8_t *output_s8(uint8_t *arena, size_t offset) {
+static int8_t *output_s8(uint8_t *arena, uint32_t offset) {
   void *p = &arena[offset];
   return (int8_t *)p;
 }
 
-static void *scratch_at(uint8_t *arena, size_t offset) {
+static void *scratch_at(uint8_t *arena, uint32_t offset) {
   void *p = NULL;
   if (offset != UTVM_PLAN_NO_OFFSET) {
     p = &arena[offset];
@@ -95,14 +95,13 @@ static utvm_err_t run_concat(const runner_concat_t *c, uint8_t *arena) {
                                output_s8(arena, c->output));
 }
 
-utvm_err_t runner_execute(const runner_op_t *op, uint8_t *arena) {
+utvm_err_t runner_execute(utvm_model_op_t code, const void *record, uint8_t *arena) {
   utvm_err_t err;
-  const void *record = op->record;
-  switch (op->code) {
+  switch (code) {
     case UTVM_MODEL_OP_CONV_2D:
     case UTVM_MODEL_OP_DEPTHWISE_CONV_2D:
       err = run_conv((const runner_conv_t *)record,
-                     op->code == UTVM_MODEL_OP_DEPTHWISE_CONV_2D, arena);
+                     code == UTVM_MODEL_OP_DEPTHWISE_CONV_2D, arena);
       break;
     case UTVM_MODEL_OP_FULLY_CONNECTED: {
       const runner_fc_t *f = (const runner_fc_t *)record;
@@ -114,7 +113,7 @@ utvm_err_t runner_execute(const runner_op_t *op, uint8_t *arena) {
     case UTVM_MODEL_OP_AVERAGE_POOL_2D:
     case UTVM_MODEL_OP_MAX_POOL_2D: {
       const runner_pool_t *p = (const runner_pool_t *)record;
-      err = (op->code == UTVM_MODEL_OP_AVERAGE_POOL_2D)
+      err = (code == UTVM_MODEL_OP_AVERAGE_POOL_2D)
                 ? utvm_avg_pool2d_s8(&p->params, &p->input_dims, input_s8(arena, &p->input),
                                      &p->output_dims, output_s8(arena, p->output))
                 : utvm_max_pool2d_s8(&p->params, &p->input_dims, input_s8(arena, &p->input),
@@ -124,7 +123,7 @@ utvm_err_t runner_execute(const runner_op_t *op, uint8_t *arena) {
     case UTVM_MODEL_OP_ADD:
     case UTVM_MODEL_OP_MUL: {
       const runner_binary_t *b = (const runner_binary_t *)record;
-      err = (op->code == UTVM_MODEL_OP_ADD)
+      err = (code == UTVM_MODEL_OP_ADD)
                 ? utvm_add_s8(&b->params.add, &b->shape1, input_s8(arena, &b->input1),
                               &b->shape2, input_s8(arena, &b->input2), &b->output_shape,
                               output_s8(arena, b->output))
@@ -149,7 +148,7 @@ utvm_err_t runner_execute(const runner_op_t *op, uint8_t *arena) {
       break;
     }
     default:
-      err = run_unary(op->code, (const runner_unary_t *)record, arena);
+      err = run_unary(code, (const runner_unary_t *)record, arena);
       break;
   }
   return err;

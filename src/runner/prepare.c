@@ -200,7 +200,7 @@ static utvm_err_t input_ref(const prep_t *p, const operand_t *o, runner_ref_t *r
   return UTVM_OK;
 }
 
-static utvm_err_t output_offset(const prep_t *p, const operand_t *o, size_t *offset) {
+static utvm_err_t output_offset(const prep_t *p, const operand_t *o, uint32_t *offset) {
   *offset = p->ctx->offsets[o->index];
   if (*offset == UTVM_PLAN_NO_OFFSET) {
     return prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "the output has no place in the arena");
@@ -231,21 +231,26 @@ static utvm_padding_t to_padding(utvm_model_padding_t padding) {
   return (padding == UTVM_MODEL_PADDING_SAME) ? UTVM_PADDING_SAME : UTVM_PADDING_VALID;
 }
 
+/* Bytes of the per-channel arrays of count channels: int32_t multipliers, then int8_t shifts. */
+static uint64_t channel_bytes(uint64_t count) {
+  return prep_align(count * (sizeof(int32_t) + sizeof(int8_t)));
+}
+
 /* The per-channel arrays (count entries each) that follow a record of record_bytes in a block
  * of size bytes; quant points to them. */
 static utvm_err_t channel_arrays(const prep_t *p, void *record, size_t record_bytes, size_t size,
-                                 uint32_t count, int32_t **multipliers, int32_t **shifts,
+                                 uint32_t count, int32_t **multipliers, int8_t **shifts,
                                  utvm_per_channel_quant_t *quant) {
   uint8_t *bytes = (uint8_t *)record;
   const uint64_t start = prep_align((uint64_t)record_bytes);
-  const uint64_t need = start + prep_align((uint64_t)count * 8u);
+  const uint64_t need = start + channel_bytes((uint64_t)count);
   if ((count == 0u) || (count > (uint32_t)INT32_MAX) || (need > (uint64_t)size)) {
     return prep_fail(p, UTVM_ERR_RUNNER_ARGUMENT, "prepared record too small");
   }
   void *m = &bytes[start];
   void *s = &bytes[start + ((uint64_t)count * 4u)];
   *multipliers = (int32_t *)m;
-  *shifts = (int32_t *)s;
+  *shifts = (int8_t *)s;
   quant->multiplier = *multipliers;
   quant->shift = *shifts;
   quant->count = (int32_t)count;
@@ -347,20 +352,22 @@ static utvm_err_t load_bias(const prep_t *p, int32_t bias_type, int32_t channels
  * connected layer, into multipliers[count] and shifts[count]. */
 static utvm_err_t channel_multipliers(const prep_t *p, const operand_t *in, const operand_t *f,
                                       const operand_t *out, bool fully_connected, uint32_t count,
-                                      int32_t *multipliers, int32_t *shifts) {
+                                      int32_t *multipliers, int8_t *shifts) {
   uint32_t c;
   utvm_err_t err = UTVM_OK;
   for (c = 0u; (c < count) && (err == UTVM_OK); c++) {
     const float scale = utvm_model_quant_scale(&f->t.quant, c);
+    int32_t shift = 0;
     if (fully_connected && (count == 1u)) {
       err = utvm_fully_connected_quant_params(in->t.quant.scale, &scale, 1, out->t.quant.scale,
-                                              &multipliers[c], &shifts[c]);
+                                              &multipliers[c], &shift);
     } else {
       err = utvm_conv_quant_params(in->t.quant.scale, &scale, 1, out->t.quant.scale,
-                                   &multipliers[c], &shifts[c]);
+                                   &multipliers[c], &shift);
     }
     if (err == UTVM_OK) {
-      err = check_shift(p, shifts[c]);
+      err = check_shift(p, shift);
+      shifts[c] = (int8_t)((err == UTVM_OK) ? shift : 0); /* -31..31 once checked */
     } else {
       err = prep_fail_kernel(p, err, "output multiplier");
     }
@@ -476,7 +483,7 @@ static utvm_err_t prepare_conv(const prep_t *p, runner_conv_t *rec, size_t size)
   conv_options_t o;
   utvm_padding_values_t pad;
   int32_t *multipliers = NULL;
-  int32_t *shifts = NULL;
+  int8_t *shifts = NULL;
   int32_t act_min = 0;
   int32_t act_max = 0;
   (void)memset(&o, 0, sizeof(o));
@@ -610,7 +617,7 @@ static utvm_err_t prepare_fc(const prep_t *p, runner_fc_t *rec, size_t size) {
   operand_t f;
   operand_t out;
   int32_t *multipliers = NULL;
-  int32_t *shifts = NULL;
+  int8_t *shifts = NULL;
   utvm_err_t err = load_weighted(p, &in, &f, &out);
   if ((err == UTVM_OK) && (p->op->options.kind != UTVM_MODEL_OPTIONS_FULLY_CONNECTED)) {
     err = prep_fail(p, UTVM_ERR_RUNNER_OPERANDS, "options of another operator");
@@ -846,7 +853,7 @@ static utvm_err_t prepare_unary(const prep_t *p, runner_unary_t *rec) {
   }
   rec->size = (int32_t)in.t.elements;
   rec->depth = 1;
-  rec->bytes = in.t.bytes;
+  rec->bytes = (uint32_t)in.t.bytes; /* at most UTVM_MODEL_MAX_TENSOR_BYTES */
   rec->scale = 0.0f;
   rec->zero_point = 0;
   switch (code) {
@@ -1218,7 +1225,7 @@ size_t runner_record_size(const utvm_model_t *m, const utvm_model_operator_t *op
       }
       size = (op->code == UTVM_MODEL_OP_FULLY_CONNECTED) ? prep_align(sizeof(runner_fc_t))
                                                          : prep_align(sizeof(runner_conv_t));
-      size += prep_align((uint64_t)((f.quant.count > 1u) ? f.quant.count : 1u) * 8u);
+      size += channel_bytes((uint64_t)((f.quant.count > 1u) ? f.quant.count : 1u));
       break;
     case UTVM_MODEL_OP_AVERAGE_POOL_2D:
     case UTVM_MODEL_OP_MAX_POOL_2D:

@@ -4,7 +4,8 @@
  *
  * Workspace: [tensor offsets][scratch offsets][operators][region], where the region first
  * holds the planner's working memory and then, once the plan is made, the operators' records
- * (so it is the larger of the two).
+ * (so it is the larger of the two). Offsets are 32-bit (the planner's); each operator entry is
+ * its code and its record's position in the region.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,8 +15,8 @@
 #include "runner_internal.h"
 
 typedef struct {
-  size_t *offsets;
-  size_t *scratch_offsets;
+  uint32_t *offsets;
+  uint32_t *scratch_offsets;
   runner_op_t *ops;
   uint8_t *region;
   size_t region_size;
@@ -28,8 +29,8 @@ static uint64_t runner_align(uint64_t x) {
 
 /* Bytes of the three tables before the region. */
 static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
-  return runner_align((uint64_t)n_tensors * sizeof(size_t)) +
-         runner_align((uint64_t)n_operators * sizeof(size_t)) +
+  return runner_align((uint64_t)n_tensors * sizeof(uint32_t)) +
+         runner_align((uint64_t)n_operators * sizeof(uint32_t)) +
          runner_align((uint64_t)n_operators * sizeof(runner_op_t));
 }
 
@@ -77,11 +78,11 @@ static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint3
   const size_t pad = (size_t)((0u - (uintptr_t)p) & (RUNNER_ALIGN - 1u));
   size_t at = pad;
   void *v = &p[at];
-  l->offsets = (size_t *)v;
-  at += (size_t)runner_align((uint64_t)n_tensors * sizeof(size_t));
+  l->offsets = (uint32_t *)v;
+  at += (size_t)runner_align((uint64_t)n_tensors * sizeof(uint32_t));
   v = &p[at];
-  l->scratch_offsets = (size_t *)v;
-  at += (size_t)runner_align((uint64_t)n_operators * sizeof(size_t));
+  l->scratch_offsets = (uint32_t *)v;
+  at += (size_t)runner_align((uint64_t)n_operators * sizeof(uint32_t));
   v = &p[at];
   l->ops = (runner_op_t *)v;
   at += (size_t)runner_align((uint64_t)n_operators * sizeof(runner_op_t));
@@ -144,7 +145,8 @@ static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, r
     if (err == UTVM_OK) {
       size = runner_record_size(m, &op);
     }
-    if ((err != UTVM_OK) || (size == SIZE_MAX) || ((at + (uint64_t)size) > l->region_size)) {
+    if ((err != UTVM_OK) || (size == SIZE_MAX) || ((at + (uint64_t)size) > l->region_size) ||
+        (at > (uint64_t)UINT32_MAX)) {
       runner_text_operator(text, k, (err == UTVM_OK) ? (int32_t)op.code : -1);
       runner_text_str(text, "cannot be decoded");
       err = UTVM_ERR_RUNNER_OPERANDS;
@@ -152,7 +154,7 @@ static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, r
       void *record = &l->region[at];
       err = runner_prepare(&ctx, k, &op, record, size);
       l->ops[k].code = op.code;
-      l->ops[k].record = record;
+      l->ops[k].record = (uint32_t)at;
       at += (uint64_t)size;
     }
   }
@@ -219,6 +221,7 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
   r->arena_ = arena_bytes;
   r->offsets_ = l.offsets;
   r->ops_ = l.ops;
+  r->records_ = l.region;
   r->ready_ = true;
   return UTVM_OK;
 }
@@ -278,7 +281,7 @@ utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   const runner_op_t *ops = (const runner_op_t *)r->ops_;
-  const utvm_err_t err = runner_execute(&ops[k], r->arena_);
+  const utvm_err_t err = runner_execute(ops[k].code, &r->records_[ops[k].record], r->arena_);
   if (err != UTVM_OK) {
     runner_text_operator(&text, k, (int32_t)ops[k].code);
     runner_text_str(&text, utvm_strerror(err));

@@ -15,18 +15,19 @@
 /* Records in the workspace start at multiples of this. */
 #define RUNNER_ALIGN 8u
 
-/* Where an input operand lives: constant data in the model, or an arena offset. */
+/* Where an input operand lives: constant data in the model, or an arena offset. Offsets are
+ * the planner's (32-bit, below 4 GiB). */
 typedef struct {
   const uint8_t *constant; /* NULL: at arena + offset */
-  size_t offset;
+  uint32_t offset;
 } runner_ref_t;
 
 typedef struct {
   runner_ref_t input;
   const int8_t *filter;
   const int32_t *bias;     /* NULL when the model has none */
-  size_t output;
-  size_t scratch;          /* arena offset, or UTVM_PLAN_NO_OFFSET */
+  uint32_t output;
+  uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
   utvm_dims_t input_dims;
   utvm_dims_t filter_dims;
   utvm_dims_t output_dims;
@@ -41,18 +42,18 @@ typedef struct {
   runner_ref_t input;
   const int8_t *filter;
   const int32_t *bias;
-  size_t output;
-  size_t scratch;
+  utvm_per_channel_quant_t quant; /* arrays follow the record in the workspace */
+  uint32_t output;
+  uint32_t scratch;
   int32_t batches;
   int32_t depth;
   int32_t units;
-  utvm_per_channel_quant_t quant;
   utvm_fully_connected_params_t params;
 } runner_fc_t;
 
 typedef struct {
   runner_ref_t input;
-  size_t output;
+  uint32_t output;
   utvm_dims_t input_dims;
   utvm_dims_t output_dims;
   utvm_pool2d_params_t params;
@@ -61,7 +62,7 @@ typedef struct {
 typedef struct {
   runner_ref_t input1;
   runner_ref_t input2;
-  size_t output;
+  uint32_t output;
   utvm_shape_t shape1;
   utvm_shape_t shape2;
   utvm_shape_t output_shape;
@@ -75,10 +76,10 @@ typedef struct {
  * the same number of elements. */
 typedef struct {
   runner_ref_t input;
-  size_t output;
+  uint32_t output;
   int32_t size;            /* elements */
   int32_t depth;           /* SOFTMAX: the last dimension */
-  size_t bytes;            /* RESHAPE, SQUEEZE */
+  uint32_t bytes;          /* RESHAPE, SQUEEZE */
   float scale;             /* QUANTIZE from float32 (output), DEQUANTIZE (input) */
   int32_t zero_point;
   union {
@@ -90,13 +91,13 @@ typedef struct {
 
 typedef struct {
   runner_ref_t input;
-  size_t output;
+  uint32_t output;
   utvm_dims_t input_dims;
   utvm_pad_params_t params;
 } runner_pad_t;
 
 typedef struct {
-  size_t output;
+  uint32_t output;
   int32_t n_inputs;
   int32_t axis;
   utvm_shape_t output_shape;
@@ -106,17 +107,18 @@ typedef struct {
 
 typedef struct {
   runner_ref_t input;
-  size_t output;
+  uint32_t output;
   utvm_shape_t input_shape;
   int32_t n_axes;
   int32_t axes[UTVM_KERNEL_MAX_RANK];
   utvm_mean_params_t params;
 } runner_mean_t;
 
-/* One prepared operator: its code and its record (one of the types above). */
+/* One prepared operator: its code and where its record (one of the types above) starts, in
+ * bytes from the first record. */
 typedef struct {
   utvm_model_op_t code;
-  void *record;
+  uint32_t record;
 } runner_op_t;
 
 /* A bounded text in a caller's buffer. */
@@ -144,8 +146,8 @@ size_t runner_record_size(const utvm_model_t *m, const utvm_model_operator_t *op
 /* Everything prepare needs to know about the runner being set up. */
 typedef struct {
   const utvm_model_t *m;
-  const size_t *offsets;        /* the plan's tensor offsets */
-  const size_t *scratch_offsets;
+  const uint32_t *offsets;      /* the plan's tensor offsets */
+  const uint32_t *scratch_offsets;
   runner_text_t *text;
 } runner_prepare_ctx_t;
 
@@ -154,7 +156,7 @@ typedef struct {
 utvm_err_t runner_prepare(const runner_prepare_ctx_t *ctx, uint32_t index,
                           const utvm_model_operator_t *op, void *record, size_t record_size);
 
-/* Runs a prepared operator on arena. */
-utvm_err_t runner_execute(const runner_op_t *op, uint8_t *arena);
+/* Runs a prepared operator (its code and record) on arena. */
+utvm_err_t runner_execute(utvm_model_op_t code, const void *record, uint8_t *arena);
 
 #endif /* UTVM_RUNNER_INTERNAL_H */

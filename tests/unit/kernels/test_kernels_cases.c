@@ -18,7 +18,7 @@
 #define HALF_S 0
 
 static const int32_t one_multiplier[1] = {ONE_M};
-static const int32_t one_shift[1] = {ONE_S};
+static const int8_t one_shift[1] = {ONE_S};
 static const utvm_per_channel_quant_t unit_quant = {one_multiplier, one_shift, 1};
 
 static utvm_conv2d_params_t conv_params(int32_t stride, int32_t dilation, int32_t pad) {
@@ -71,7 +71,7 @@ static void test_conv2d_same_padding_stride2(void **state) {
   const utvm_dims_t out_dims = {1, 2, 2, 1};
   const int8_t input[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   const int8_t filter[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-  const int32_t half_shift[1] = {HALF_S};
+  const int8_t half_shift[1] = {HALF_S};
   const utvm_per_channel_quant_t half = {one_multiplier, half_shift, 1};
   int8_t out[4];
   const utvm_conv2d_params_t params = conv_params(2, 1, padding.pad_top);
@@ -99,7 +99,7 @@ static void test_conv2d_dilation_per_channel_batch2(void **state) {
   memset(filter, 1, 9);
   memset(filter + 9, 2, 9);
   const int32_t multipliers[2] = {ONE_M, ONE_M};
-  const int32_t shifts[2] = {ONE_S, HALF_S};
+  const int8_t shifts[2] = {ONE_S, HALF_S};
   const utvm_per_channel_quant_t quant = {multipliers, shifts, 2};
   int8_t out[4];
   const utvm_conv2d_params_t params = conv_params(1, 2, 0);
@@ -153,7 +153,7 @@ static void test_conv2d_checks(void **state) {
   int8_t out[12];
   utvm_conv2d_params_t params = conv_params(1, 1, 0);
   const int32_t multipliers[2] = {ONE_M, ONE_M};
-  const int32_t shifts[2] = {ONE_S, ONE_S};
+  const int8_t shifts[2] = {ONE_S, ONE_S};
   const utvm_per_channel_quant_t two = {multipliers, shifts, 2}; /* neither 1 nor 3 */
   assert_int_equal(utvm_conv2d_s8(&params, &two, &dims, data, &filter_dims, data, NULL,
                                   &out_dims, out, NULL),
@@ -161,7 +161,7 @@ static void test_conv2d_checks(void **state) {
   assert_int_equal(utvm_conv2d_s8(NULL, &unit_quant, &dims, data, &filter_dims, data, NULL,
                                   &out_dims, out, NULL),
                    UTVM_ERR_KERNEL_BAD_PARAM);
-  const int32_t bad_shift[1] = {32};
+  const int8_t bad_shift[1] = {32};
   const utvm_per_channel_quant_t shifted = {one_multiplier, bad_shift, 1};
   assert_int_equal(utvm_conv2d_s8(&params, &shifted, &dims, data, &filter_dims, data, NULL,
                                   &out_dims, out, NULL),
@@ -206,7 +206,7 @@ static void test_depthwise_multiplier2(void **state) {
   const int8_t filter[4] = {1, 2, 3, 4};
   const int32_t bias[4] = {1, 1, 1, 1};
   const int32_t multipliers[4] = {ONE_M, ONE_M, ONE_M, ONE_M};
-  const int32_t shifts[4] = {ONE_S, ONE_S, ONE_S, HALF_S};
+  const int8_t shifts[4] = {ONE_S, ONE_S, ONE_S, HALF_S};
   const utvm_per_channel_quant_t quant = {multipliers, shifts, 4};
   const utvm_depthwise_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 2, 0, 0, INT8_MIN, INT8_MAX};
   int8_t out[4];

@@ -58,6 +58,14 @@ static void prepare_window(const char *what, size_t index, const conv_vector_t *
   expect_ints(what, index, expected, actual, 4);
 }
 
+/* The kernels take int8_t shifts: narrows the prepare helpers' int32_t ones (checked in range). */
+static void narrow_shifts(const int32_t *shifts, int8_t *narrow, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    assert_true(shifts[i] >= -31 && shifts[i] <= 31);
+    narrow[i] = (int8_t)shifts[i];
+  }
+}
+
 static void prepare_conv_quant(const char *what, size_t index, const conv_vector_t *v,
                                int32_t *multipliers, int32_t *shifts, int32_t *act_min,
                                int32_t *act_max) {
@@ -90,7 +98,9 @@ static void test_conv2d_vectors(void **state) {
     params.pad_left = v->pad_left;
     params.input_offset = -v->input_zero_point;
     params.output_offset = v->output_zero_point;
-    const utvm_per_channel_quant_t quant = {multipliers, shifts, v->scale_count};
+    int8_t narrow[64];
+    narrow_shifts(shifts, narrow, v->scale_count);
+    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};
     const size_t count = dims_count(&v->output_dims);
     assert_true(count <= MAX_OUTPUT);
     assert_int_equal(utvm_conv2d_s8_scratch_size(&v->input_dims, &v->filter_dims, &v->output_dims),
@@ -120,7 +130,9 @@ static void test_depthwise_conv2d_vectors(void **state) {
     params.depth_multiplier = v->depth_multiplier;
     params.input_offset = -v->input_zero_point;
     params.output_offset = v->output_zero_point;
-    const utvm_per_channel_quant_t quant = {multipliers, shifts, v->scale_count};
+    int8_t narrow[64];
+    narrow_shifts(shifts, narrow, v->scale_count);
+    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};
     const size_t count = dims_count(&v->output_dims);
     assert_true(count <= MAX_OUTPUT);
     assert_int_equal(
@@ -155,7 +167,9 @@ static void test_fully_connected_vectors(void **state) {
     params.input_offset = -v->input_zero_point;
     params.filter_offset = -v->filter_zero_point;
     params.output_offset = v->output_zero_point;
-    const utvm_per_channel_quant_t quant = {multipliers, shifts, v->scale_count};
+    int8_t narrow[64];
+    narrow_shifts(shifts, narrow, v->scale_count);
+    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};
     assert_int_equal(utvm_fully_connected_s8_scratch_size(v->batches, v->input_depth,
                                                           v->output_depth),
                      0);

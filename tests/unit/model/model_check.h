@@ -261,8 +261,8 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
   const char *why = NULL;
   size_t ws_size = utvm_model_plan_workspace_size(m);
   void *ws = (ws_size != SIZE_MAX) ? malloc(ws_size == 0u ? 1u : ws_size) : NULL;
-  size_t *offsets = (size_t *)calloc((size_t)m->n_tensors + 1u, sizeof(size_t));
-  size_t *scratch_offsets = (size_t *)calloc((size_t)m->n_operators + 1u, sizeof(size_t));
+  uint32_t *offsets = (uint32_t *)calloc((size_t)m->n_tensors + 1u, sizeof(uint32_t));
+  uint32_t *scratch_offsets = (uint32_t *)calloc((size_t)m->n_operators + 1u, sizeof(uint32_t));
   utvm_plan_buffer_t *buffers = (utvm_plan_buffer_t *)calloc((size_t)m->n_tensors + 1u, sizeof(*buffers));
   utvm_plan_step_t *steps = (utvm_plan_step_t *)calloc((size_t)m->n_operators + 1u, sizeof(*steps));
   uint32_t *idx = (uint32_t *)calloc(((size_t)m->n_operators + 1u) *
@@ -289,7 +289,7 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
   for (i = 0u; i < m->n_tensors; i++) {
     utvm_model_tensor_t tensor;
     (void)utvm_model_tensor(m, i, &tensor);
-    buffers[i].size = tensor.bytes;
+    buffers[i].size = (uint32_t)tensor.bytes;
     buffers[i].flags = (tensor.data != NULL) ? UTVM_PLAN_CONSTANT : 0u;
   }
   for (i = 0u; i < m->n_inputs; i++) {
@@ -311,7 +311,11 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
     steps[i].n_reads = op.n_inputs;
     steps[i].writes = w;
     steps[i].n_writes = op.n_outputs;
-    (void)model_check_scratch(&scratch_seed, m, i, &op, &steps[i].scratch);
+    {
+      size_t scratch = 0u;
+      (void)model_check_scratch(&scratch_seed, m, i, &op, &scratch);
+      steps[i].scratch = (uint32_t)scratch;
+    }
     steps[i].kind = (op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE)
                         ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
   }

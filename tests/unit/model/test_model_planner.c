@@ -31,8 +31,8 @@ typedef struct {
   utvm_plan_step_t s[MAXS];
   uint32_t ns;
   uint32_t idx[MAXS][8];
-  size_t offsets[MAXB];
-  size_t scratch[MAXS];
+  uint32_t offsets[MAXB];
+  uint32_t scratch[MAXS];
   utvm_plan_t plan;
 } problem_t;
 
@@ -41,7 +41,7 @@ static void init(problem_t *p, uint32_t nb, const size_t *sizes) {
   memset(p, 0, sizeof(*p));
   p->nb = nb;
   for (i = 0u; i < nb; i++) {
-    p->b[i].size = sizes[i];
+    p->b[i].size = (uint32_t)sizes[i];
   }
 }
 
@@ -59,7 +59,7 @@ static void step(problem_t *p, uint32_t nr, const uint32_t *r, uint32_t nw, cons
   s->n_reads = nr;
   s->writes = &p->idx[p->ns][4];
   s->n_writes = nw;
-  s->scratch = scratch;
+  s->scratch = (uint32_t)scratch;
   s->kind = kind;
   p->ns++;
 }
@@ -304,8 +304,17 @@ static void test_bad_arguments(void **state) {
   /* a workspace at an odd address is aligned internally */
   assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, &ws[1], utvm_plan_workspace_size(2u, 1u),
                              &p.plan), UTVM_OK);
-  /* sizes that overflow the address space */
-  p.b[0].size = SIZE_MAX - 4u;
+  /* offsets are 32-bit: the aligned sizes may add up to 4 GiB - 16, not more */
+  p.s[0].scratch = 0u;
+  p.b[0].size = 0xFFFFFFF0u;
+  p.b[1].size = 0u;
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), &p.plan), UTVM_OK);
+  assert_int_equal(p.plan.arena_size, 0xFFFFFFF0u);
+  p.b[0].size = UINT32_MAX - 4u;
+  assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), &p.plan),
+                   UTVM_ERR_MODEL_PLAN_OVERFLOW);
+  p.b[0].size = 0x80000000u;
+  p.b[1].size = 0x80000000u;
   assert_int_equal(utvm_plan(p.b, p.nb, p.s, p.ns, ws, sizeof(ws), &p.plan),
                    UTVM_ERR_MODEL_PLAN_OVERFLOW);
   assert_int_equal(utvm_plan_workspace_size(0x7FFFFFFFu, 2u), SIZE_MAX);
@@ -324,7 +333,7 @@ static void test_random_problems(void **state) {
   for (round = 0u; round < 300u; round++) {
     problem_t p;
     size_t sizes[MAXB];
-    size_t first[MAXB];
+    uint32_t first[MAXB];
     uint32_t nb = 2u + round % 40u;
     uint32_t ns = 1u + (round * 7u) % 30u;
     uint32_t i;
@@ -359,12 +368,12 @@ static void test_random_problems(void **state) {
     }
 #undef RND
     assert_int_equal(run(&p), UTVM_OK);
-    memcpy(first, p.offsets, nb * sizeof(size_t));
+    memcpy(first, p.offsets, nb * sizeof(uint32_t));
     {
       size_t arena = p.plan.arena_size;
       assert_int_equal(run(&p), UTVM_OK);
       assert_int_equal(p.plan.arena_size, arena);
-      assert_memory_equal(first, p.offsets, nb * sizeof(size_t));
+      assert_memory_equal(first, p.offsets, nb * sizeof(uint32_t));
     }
   }
 }
