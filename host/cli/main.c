@@ -37,6 +37,10 @@ typedef struct {
   int num_inputs;
   const char *outputs[CLI_MAX_RUN_FILES];
   int num_outputs;
+  /* call/time: the arguments after the function name, parsed (and their files read) once,
+   * before the device starts; main owns and frees them. */
+  cli_arg_t *args;
+  int num_args;
 } cli_options_t;
 
 static volatile sig_atomic_t interrupted;
@@ -363,27 +367,24 @@ static void progress_end(utvm_host_t *host, progress_t *p) {
 
 /* ------------------------------------------------------------------ arguments on the device */
 
+/* Frees the device memory of the uploaded tensor arguments (main frees their host copies). */
 static void free_device_args(utvm_host_t *host, cli_arg_t *args, int n) {
   for (int i = 0; i < n; i++) {
     if (args[i].uploaded) {
       (void)utvm_host_dev_free_data(host, args[i].value.v.tensor.device,
                                     args[i].value.v.tensor.data);
+      args[i].uploaded = false;
     }
-    cli_arg_free(&args[i]);
   }
 }
 
-/* Parses the positional arguments from index first and uploads tensors. */
-static int prepare_args(const cli_options_t *o, utvm_host_t *host, int first, cli_arg_t *args,
-                        utvm_host_value_t *values, int *count) {
-  *count = 0;
-  for (int i = first; i < o->num_positional; i++) {
-    char err[512];
-    cli_arg_t *a = &args[*count];
-    if (!cli_parse_arg(o->positional[i], a, err, sizeof(err))) {
-      return usage_error(o, "%s", err);
-    }
-    (*count)++;
+/* Uploads the tensors among the parsed arguments (o->args) and gives each argument's value in
+ * values; *count is the number of arguments. */
+static int prepare_args(const cli_options_t *o, utvm_host_t *host, utvm_host_value_t *values,
+                        int *count) {
+  *count = o->num_args;
+  for (int i = 0; i < o->num_args; i++) {
+    cli_arg_t *a = &o->args[i];
     if (a->is_tensor) {
       utvm_host_tensor_t *t = &a->value.v.tensor;
       utvm_host_err_t rc = utvm_host_dev_alloc_data_with_scope(host, t, NULL, &t->data);
@@ -398,7 +399,7 @@ static int prepare_args(const cli_options_t *o, utvm_host_t *host, int first, cl
         return report(o, rc, utvm_host_last_error(host));
       }
     }
-    values[*count - 1] = a->value;
+    values[i] = a->value;
   }
   return -1;
 }
@@ -416,10 +417,10 @@ static int cmd_call(const cli_options_t *o, utvm_host_t *host) {
   if (rc != UTVM_HOST_OK) {
     return report(o, rc, utvm_host_last_error(host));
   }
-  cli_arg_t args[CLI_MAX_ARGS];
+  cli_arg_t *args = o->args;
   utvm_host_value_t values[CLI_MAX_ARGS];
   int n = 0;
-  int exit_code = prepare_args(o, host, 1, args, values, &n);
+  int exit_code = prepare_args(o, host, values, &n);
   utvm_host_value_t ret;
   if (exit_code < 0) {
     rc = utvm_host_call(host, function, values, (size_t)n, &ret);
@@ -540,10 +541,10 @@ static int cmd_time(const cli_options_t *o, utvm_host_t *host) {
     return report(o, rc, detail);
   }
   (void)utvm_host_free_handle(host, function, UTVM_TC_FUNCTION);
-  cli_arg_t args[CLI_MAX_ARGS];
+  cli_arg_t *args = o->args;
   utvm_host_value_t values[CLI_MAX_ARGS];
   int n = 0;
-  int exit_code = prepare_args(o, host, 1, args, values, &n);
+  int exit_code = prepare_args(o, host, values, &n);
   double *seconds = NULL;
   size_t count = 0u;
   if (exit_code < 0) {
@@ -1017,6 +1018,14 @@ static int cmd_run(const cli_options_t *o) {
   return cli_run(&r);
 }
 
+/* Frees the host copies of the parsed call/time arguments. */
+static void free_parsed_args(cli_options_t *o) {
+  for (int i = 0; i < o->num_args; i++) {
+    cli_arg_free(&o->args[i]);
+  }
+  o->num_args = 0;
+}
+
 int main(int argc, char **argv) {
   cli_options_t o;
   int exit_code = parse_options(argc, argv, &o);
@@ -1045,23 +1054,25 @@ int main(int argc, char **argv) {
   }
   /* Arguments are checked before a device is started: a typo or a missing file costs no
    * QEMU boot. */
+  cli_arg_t args[CLI_MAX_ARGS];
+  o.args = args;
   for (int i = 1; ((command == cmd_call) || (command == cmd_time)) && (i < o.num_positional);
        i++) {
     char err[512];
-    cli_arg_t arg;
-    if (!cli_parse_arg(o.positional[i], &arg, err, sizeof(err))) {
+    if (!cli_parse_arg(o.positional[i], &args[o.num_args], err, sizeof(err))) {
+      free_parsed_args(&o);
       return usage_error(&o, "%s", err);
     }
-    cli_arg_free(&arg);
+    o.num_args++;
   }
   install_signal_handlers();
   utvm_host_t *host = NULL;
   utvm_host_log_fn log = ((command == cmd_logs) && o.json) ? log_as_json : log_to_stderr;
   exit_code = connect_device(&o, log, &host);
-  if (exit_code >= 0) {
-    return exit_code;
+  if (exit_code < 0) {
+    exit_code = command(&o, host);
+    utvm_host_close(host);
   }
-  exit_code = command(&o, host);
-  utvm_host_close(host);
+  free_parsed_args(&o);
   return exit_code;
 }
