@@ -1,5 +1,6 @@
 /* Expansion of the "#<id>" tokens a device built with UTVM_ERROR_TEXTS=OFF writes into its
  * exception texts (utvm/error_texts.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,19 @@ static const struct {
                    {"workspace arena full, bytes ", "workspace arena full: need "},
                    {", largest free ", ", largest free "}};
 
+/* True if out[0, len) ends with text. */
+static bool ends_with(const char *out, size_t len, const char *text) {
+  size_t tlen = strlen(text);
+  return (len >= tlen) && (strncmp(&out[len - tlen], text, tlen) == 0);
+}
+
+/* Adds the snprintf result of w characters at out[*len] to *len, clamped to what fit. */
+static void advance(size_t out_size, size_t *len, int w) {
+  if (w > 0) {
+    *len = ((size_t)w < out_size - *len) ? *len + (size_t)w : out_size - 1u;
+  }
+}
+
 /* Platform error codes the host explains after the device's hex value. */
 static const struct {
   const char *device;
@@ -57,10 +71,9 @@ static const struct {
 /* If out[0, *len) ends with one of kPlatformCodes' device texts, appends its explanation. */
 static void explain_platform_code(char *out, size_t out_size, size_t *len) {
   for (size_t k = 0u; k < sizeof(kPlatformCodes) / sizeof(kPlatformCodes[0]); k++) {
-    size_t dlen = strlen(kPlatformCodes[k].device);
-    if ((*len >= dlen) && (strncmp(&out[*len - dlen], kPlatformCodes[k].device, dlen) == 0)) {
-      int w = snprintf(&out[*len], out_size - *len, "%s", kPlatformCodes[k].explanation);
-      *len = (w < 0) ? *len : (((size_t)w < out_size - *len) ? *len + (size_t)w : out_size - 1u);
+    if (ends_with(out, *len, kPlatformCodes[k].device)) {
+      advance(out_size, len,
+              snprintf(&out[*len], out_size - *len, "%s", kPlatformCodes[k].explanation));
     }
   }
 }
@@ -69,9 +82,7 @@ static void explain_platform_code(char *out, size_t out_size, size_t *len) {
  * that text, writes the count as "300,032 bytes (0x00049400)" and moves *p past it. */
 static void rewrite_byte_count(char *out, size_t out_size, size_t *len, const char **p) {
   for (size_t k = 0u; k < sizeof(kByteCounts) / sizeof(kByteCounts[0]); k++) {
-    size_t dlen = strlen(kByteCounts[k].device);
-    if ((*len < dlen) || (strncmp(&out[*len - dlen], kByteCounts[k].device, dlen) != 0) ||
-        (strncmp(*p, "0x", 2u) != 0)) {
+    if (!ends_with(out, *len, kByteCounts[k].device) || (strncmp(*p, "0x", 2u) != 0)) {
       continue;
     }
     char *end = NULL;
@@ -90,10 +101,9 @@ static void rewrite_byte_count(char *out, size_t out_size, size_t *len, const ch
       grouped[g++] = digits[i];
     }
     grouped[g] = '\0';
-    *len -= dlen;
-    int w = snprintf(&out[*len], out_size - *len, "%s%s bytes (%.*s)", kByteCounts[k].host,
-                     grouped, (int)(end - *p), *p);
-    *len = (w < 0) ? *len : (((size_t)w < out_size - *len) ? *len + (size_t)w : out_size - 1u);
+    *len -= strlen(kByteCounts[k].device);
+    advance(out_size, len, snprintf(&out[*len], out_size - *len, "%s%s bytes (%.*s)",
+                                    kByteCounts[k].host, grouped, (int)(end - *p), *p));
     *p = end;
     return;
   }

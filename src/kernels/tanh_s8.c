@@ -1,12 +1,11 @@
 /* TANH, int8 (TFLite's reference_integer_ops::Tanh: Q4 input, gemmlowp's tanh). */
 #include "fixed_point.h"
+#include "q4_activation.h"
 #include "utvm/kernels.h"
 
 utvm_err_t utvm_tanh_s8(const utvm_tanh_params_t *params, int32_t size, const int8_t *input,
                         int8_t *output) {
-  if (params == NULL || input == NULL || output == NULL || params->input_left_shift < -31 ||
-      params->input_left_shift > 31 || params->input_range_radius < 0 ||
-      params->input_zero_point < INT8_MIN || params->input_zero_point > INT8_MAX) {
+  if (input == NULL || output == NULL || !utvm_q4_activation_params_valid(params)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   if (size < 0) {
