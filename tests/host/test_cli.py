@@ -304,42 +304,15 @@ def case_arena_full_in_decimal():
           "largest free " in p.stderr, "arena-full error in decimal and hex", p)
 
 
-def interrupt_leaves_no_child(connect, args, signum, expect_rc, settle=1.5):
-    """Starts utvm, waits until its transport's children run, sends signum and checks the exit
-    code and that none of the children survives."""
-    env = dict(os.environ)
-    env.pop("UTVM_CONNECT", None)
-    proc = subprocess.Popen([UTVM, "--connect", connect] + list(args), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
-    children = []
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        children = orphans.descendants(proc.pid)
-        if children and time.time() > deadline - 20 + settle:
-            break
-        time.sleep(0.05)
-    check(children, "utvm started its transport's processes")
-    proc.send_signal(signum)
-    out, err = proc.communicate(timeout=20)
-    check(proc.returncode == expect_rc,
-          "exit code %d after signal %d, got %d (stderr %r)" % (expect_rc, signum,
-                                                                proc.returncode, err))
-    deadline = time.time() + 5
-    while time.time() < deadline and any(orphans.alive(c) for c in children):
-        time.sleep(0.05)
-    survivors = [c for c in children if orphans.alive(c)]
-    check(not survivors, "no child survives: %r" % survivors)
-    return err
-
-
 def case_interrupt_exec():
     import signal
     for signum, rc in [(signal.SIGINT, 130), (signal.SIGTERM, 143)]:
-        interrupt_leaves_no_child(CONNECT, ["call", "test_busy_wait_us", "i:5000000"], signum, rc)
+        orphans.interrupt_leaves_no_child(
+            [UTVM, "--connect", CONNECT, "call", "test_busy_wait_us", "i:5000000"], signum, rc)
     # A shell command with a child of its own: the whole process group goes.
-    interrupt_leaves_no_child("exec:sh -c '%s; true'" % SERVER,
-                              ["time", "test_busy_wait_us", "i:2000000", "--repeat", "5"],
-                              signal.SIGINT, 130)
+    orphans.interrupt_leaves_no_child(
+        [UTVM, "--connect", "exec:sh -c '%s; true'" % SERVER, "time", "test_busy_wait_us",
+         "i:2000000", "--repeat", "5"], signal.SIGINT, 130)
 
 
 CASES = [case_help, case_explain, case_info, case_call_scalars, case_call_tensors, case_errors, case_time,
