@@ -94,7 +94,14 @@ typedef enum {
   UTVM_ERR_RUNNER_WORKSPACE = 0xC01,   /* workspace smaller than utvm_runner_workspace_size */
   UTVM_ERR_RUNNER_ARENA = 0xC02,       /* arena too small or not 16-byte aligned */
   UTVM_ERR_RUNNER_OPERANDS = 0xC03,    /* operand types, shapes or quantization do not fit */
-  UTVM_ERR_RUNNER_UNSUPPORTED = 0xC04  /* a valid operand combination the runner cannot run */
+  UTVM_ERR_RUNNER_UNSUPPORTED = 0xC04, /* a valid operand combination the runner cannot run */
+
+  /* Kernel functions and the generic compiler (0xExx). */
+  UTVM_ERR_KFUNC_PARAMS = 0xE00,       /* op params malformed or inconsistent */
+  UTVM_ERR_KFUNC_CAPACITY = 0xE01,     /* op params buffer too small */
+  UTVM_ERR_COMPILE_ARGUMENT = 0xE80,   /* NULL pointer or empty model */
+  UTVM_ERR_COMPILE_MEMORY = 0xE81,     /* host allocation failed */
+  UTVM_ERR_COMPILE_LIMIT = 0xE82       /* the model exceeds a limit of the graph format */
 } utvm_err_t;
 
 /* Returns a short, static, human-readable name for an error code; never NULL. */

@@ -61,6 +61,11 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_RUNNER_ARENA: return "runner: arena too small or misaligned";
     case UTVM_ERR_RUNNER_OPERANDS: return "runner: operands do not fit the operator";
     case UTVM_ERR_RUNNER_UNSUPPORTED: return "runner: unsupported operand types";
+    case UTVM_ERR_KFUNC_PARAMS: return "kfuncs: bad operator parameters";
+    case UTVM_ERR_KFUNC_CAPACITY: return "kfuncs: parameter buffer too small";
+    case UTVM_ERR_COMPILE_ARGUMENT: return "compile: bad argument";
+    case UTVM_ERR_COMPILE_MEMORY: return "compile: out of memory";
+    case UTVM_ERR_COMPILE_LIMIT: return "compile: model exceeds a graph limit";
     default: return "unknown error";
   }
 }
