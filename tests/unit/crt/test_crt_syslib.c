@@ -10,6 +10,7 @@
 
 #include "crt_test_support.h"
 #include "test_syslib.h"
+#include "utvm/kfuncs.h"
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/crt.h"
 
@@ -50,11 +51,11 @@ static TVMFunctionHandle get_function(const char *name) {
   return ret.v_handle;
 }
 
-static void test_registry_lists_the_five_functions(void **state) {
+static void test_registry_lists_the_functions(void **state) {
   const TVMFuncRegistry *registry = TVMSystemLibEntryPoint()->registry;
   tvm_function_index_t index;
   (void)state;
-  assert_int_equal(utvm_crt_registry_count(registry), 5);
+  assert_int_equal(utvm_crt_registry_count(registry), TEST_SYSLIB_FUNCTION_COUNT);
   assert_int_equal(utvm_crt_registry_lookup(registry, "test_abort", &index), UTVM_OK);
   assert_int_equal(index, 3);
   assert_int_equal((uintptr_t)get_function("test_add_f32"), 0x80008000u);
@@ -66,7 +67,17 @@ static void test_registry_lists_the_five_functions(void **state) {
   /* utvm_crt_registry_name walks the same names in order. */
   assert_string_equal(utvm_crt_registry_name(registry, 0), "test_add_f32");
   assert_string_equal(utvm_crt_registry_name(registry, 4), "test_sum_ints");
-  assert_null(utvm_crt_registry_name(registry, 5));
+  /* The kernel functions follow (utvm/kfuncs.h), the blob's count matching the array. */
+  assert_int_equal(utvm_crt_registry_count(registry), TEST_SYSLIB_FUNCTION_COUNT);
+  assert_string_equal(utvm_crt_registry_name(registry, 5), "utvm_k_conv2d_s8");
+  assert_string_equal(utvm_crt_registry_name(registry, 21), "utvm_k_reshape");
+  for (int k = 1; k <= UTVM_OP_KIND_MAX; k++) {
+    tvm_function_index_t at = 0u;
+    assert_int_equal(utvm_crt_registry_lookup(registry, utvm_kfuncs_name((utvm_op_kind_t)k),
+                                              &at), UTVM_OK);
+    assert_int_equal(at, 4 + k);
+  }
+  assert_null(utvm_crt_registry_name(registry, 22));
   assert_null(utvm_crt_registry_name(registry, -1));
   assert_null(utvm_crt_registry_name(NULL, 0));
 }
@@ -366,7 +377,7 @@ static void test_abort_calls_platform_abort(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_registry_lists_the_five_functions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_registry_lists_the_functions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_add_f32_adds, setup, teardown),
       cmocka_unit_test_setup_teardown(test_add_f32_rejects_bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_echo_scalars_and_strings, setup, teardown),
