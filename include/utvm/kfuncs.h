@@ -28,7 +28,8 @@
 extern "C" {
 #endif
 
-/* Number of kernel functions (UTVM_KFUNCS_NAMES, UTVM_KFUNCS_FUNCS). */
+/* Number of kernel functions (UTVM_KFUNCS_NAMES, UTVM_KFUNCS_FUNCS); their names are
+ * utvm_op_kind_function(kind) for kinds 1..UTVM_OP_KIND_MAX. */
 #define UTVM_KFUNCS_COUNT 17u
 
 /* The kernel functions' names as a registry names blob fragment (each NUL-terminated, in the
@@ -52,9 +53,6 @@ extern "C" {
       (TVMBackendPackedCFunc)utvm_k_concatenation_s8, (TVMBackendPackedCFunc)utvm_k_mean_s8,       \
       (TVMBackendPackedCFunc)utvm_k_quantize_f32_s8, (TVMBackendPackedCFunc)utvm_k_requantize_s8,  \
       (TVMBackendPackedCFunc)utvm_k_dequantize_s8_f32, (TVMBackendPackedCFunc)utvm_k_reshape
-
-/* The function name of a kind ("utvm_k_conv2d_s8"), or NULL for an unknown kind. */
-const char *utvm_kfuncs_name(utvm_op_kind_t kind);
 
 /* The kernel functions (arguments above; 0 or -1). One per utvm_op_kind_t, in its order. */
 TVM_DLL int32_t utvm_k_conv2d_s8(TVMValue *args, int *type_codes, int num_args,

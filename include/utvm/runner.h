@@ -152,6 +152,9 @@ typedef enum {
 /* Highest kind. */
 #define UTVM_OP_KIND_MAX 17
 
+/* The kernel function of a kind ("utvm_k_conv2d_s8", utvm/kfuncs.h), or NULL if unknown. */
+const char *utvm_op_kind_function(utvm_op_kind_t kind);
+
 /* Element types of operand tensors (DLPack codes: int 0, uint 1, float 2). */
 typedef enum {
   UTVM_OP_TYPE_ANY = 0,   /* RESHAPE: any type, only the bytes count */

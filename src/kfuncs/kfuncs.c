@@ -13,21 +13,8 @@
 /* Most tensors of a call: inputs, the op-params tensor, the output. */
 #define KF_MAX_ARGS (UTVM_OP_PARAMS_MAX_INPUTS + 2u)
 
-/* The names, in kind order (kind 1 first). */
-static const char *const kKfuncNames[UTVM_KFUNCS_COUNT] = {
-    "utvm_k_conv2d_s8",       "utvm_k_depthwise_conv2d_s8", "utvm_k_fully_connected_s8",
-    "utvm_k_avg_pool2d_s8",   "utvm_k_max_pool2d_s8",       "utvm_k_add_s8",
-    "utvm_k_mul_s8",          "utvm_k_softmax_s8",          "utvm_k_logistic_s8",
-    "utvm_k_tanh_s8",         "utvm_k_pad_s8",              "utvm_k_concatenation_s8",
-    "utvm_k_mean_s8",         "utvm_k_quantize_f32_s8",     "utvm_k_requantize_s8",
-    "utvm_k_dequantize_s8_f32", "utvm_k_reshape"};
-
+/* One function per kind. */
 typedef char kf_check_count[(UTVM_KFUNCS_COUNT == (uint32_t)UTVM_OP_KIND_MAX) ? 1 : -1];
-
-const char *utvm_kfuncs_name(utvm_op_kind_t kind) {
-  const int32_t k = (int32_t)kind;
-  return ((k >= 1) && (k <= UTVM_OP_KIND_MAX)) ? kKfuncNames[k - 1] : NULL;
-}
 
 /* The call being made. */
 typedef struct {
@@ -183,7 +170,7 @@ static int32_t kf_prepare(kf_call_t *c, utvm_op_kind_t kind, const TVMValue *arg
   uint64_t bytes = 0u;
   uint32_t i;
   const char *why = "";
-  c->name = kKfuncNames[(int32_t)kind - 1];
+  c->name = utvm_op_kind_function(kind);
   if ((args == NULL) || (codes == NULL) || (num_args < 3) || (num_args > (int)KF_MAX_ARGS)) {
     return kf_fail(c, "expected inputs, op params and output (3 to 9 tensors)");
   }

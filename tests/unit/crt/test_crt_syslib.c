@@ -73,7 +73,7 @@ static void test_registry_lists_the_functions(void **state) {
   assert_string_equal(utvm_crt_registry_name(registry, 21), "utvm_k_reshape");
   for (int k = 1; k <= UTVM_OP_KIND_MAX; k++) {
     tvm_function_index_t at = 0u;
-    assert_int_equal(utvm_crt_registry_lookup(registry, utvm_kfuncs_name((utvm_op_kind_t)k),
+    assert_int_equal(utvm_crt_registry_lookup(registry, utvm_op_kind_function((utvm_op_kind_t)k),
                                               &at), UTVM_OK);
     assert_int_equal(at, 4 + k);
   }

@@ -1,0 +1,657 @@
+/*
+ * The generic compiler (utvm/host_compile.h): the runner checks and prepares the model, each
+ * operator is exported as op params (utvm_runner_op_params), and the graph JSON, parameter
+ * blob and storage plan are built from those.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utvm/host_compile.h"
+#include "utvm/model.h"
+#include "utvm/runner.h"
+
+#define NO_ENTRY UINT32_MAX
+/* TVM's graph executor: names up to 119 characters, parameter names below 80. */
+#define NAME_CAP 80u
+
+/* A growable byte buffer. */
+typedef struct {
+  uint8_t *data;
+  size_t len;
+  size_t cap;
+  bool failed;
+} cbuf_t;
+
+static void cbuf_put(cbuf_t *b, const void *bytes, size_t n) {
+  if (b->failed) {
+    return;
+  }
+  if ((b->len + n + 1u) > b->cap) {
+    size_t cap = (b->cap == 0u) ? 4096u : b->cap;
+    while ((b->len + n + 1u) > cap) {
+      cap *= 2u;
+    }
+    uint8_t *grown = (uint8_t *)realloc(b->data, cap);
+    if (grown == NULL) {
+      b->failed = true;
+      return;
+    }
+    b->data = grown;
+    b->cap = cap;
+  }
+  (void)memcpy(&b->data[b->len], bytes, n);
+  b->len += n;
+  b->data[b->len] = 0u;
+}
+
+static void cbuf_printf(cbuf_t *b, const char *fmt, ...) {
+  char text[256];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(text, sizeof(text), fmt, ap);
+  va_end(ap);
+  if ((n < 0) || ((size_t)n >= sizeof(text))) {
+    b->failed = true;
+    return;
+  }
+  cbuf_put(b, text, (size_t)n);
+}
+
+static void cbuf_u64(cbuf_t *b, uint64_t v) {
+  uint8_t le[8];
+  for (uint32_t i = 0u; i < 8u; i++) {
+    le[i] = (uint8_t)(v >> (8u * i));
+  }
+  cbuf_put(b, le, sizeof(le));
+}
+
+static void cbuf_u32(cbuf_t *b, uint32_t v) {
+  uint8_t le[4];
+  for (uint32_t i = 0u; i < 4u; i++) {
+    le[i] = (uint8_t)(v >> (8u * i));
+  }
+  cbuf_put(b, le, sizeof(le));
+}
+
+/* Everything the compiler holds while it works. */
+typedef struct {
+  utvm_model_t model;
+  utvm_runner_t runner;
+  uint8_t *bytes;
+  void *workspace;
+  void *arena_block;          /* malloc'd; the arena is its first 16-byte aligned byte */
+  uint32_t *tensor_entry;   /* [n_tensors] entry of each tensor, or NO_ENTRY */
+  int32_t **op_words;       /* [n_ops] encoded op params */
+  uint32_t *op_n_words;
+  uint32_t *op_params_entry;
+  uint32_t *param_tensor;   /* [n_params] tensor index, or NO_ENTRY for op params */
+  uint32_t *param_op;       /* [n_params] operator of op params */
+  char *err;
+  size_t err_cap;
+} compiler_t;
+
+static utvm_err_t fail(compiler_t *c, utvm_err_t code, const char *fmt, ...) {
+  if ((c->err != NULL) && (c->err_cap > 0u)) {
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(c->err, c->err_cap, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static char *dup_text(const char *s) {
+  const size_t n = strlen(s) + 1u;
+  char *d = (char *)malloc(n);
+  if (d != NULL) {
+    (void)memcpy(d, s, n);
+  }
+  return d;
+}
+
+static bool dtype_of(utvm_model_type_t type, DLDataType *dt) {
+  dt->lanes = 1u;
+  switch (type) {
+    case UTVM_MODEL_INT8:
+      dt->code = (uint8_t)kDLInt;
+      dt->bits = 8u;
+      return true;
+    case UTVM_MODEL_UINT8:
+      dt->code = (uint8_t)kDLUInt;
+      dt->bits = 8u;
+      return true;
+    case UTVM_MODEL_INT32:
+      dt->code = (uint8_t)kDLInt;
+      dt->bits = 32u;
+      return true;
+    case UTVM_MODEL_FLOAT32:
+      dt->code = (uint8_t)kDLFloat;
+      dt->bits = 32u;
+      return true;
+    default:
+      return false;
+  }
+}
+
+static const char *dtype_name(DLDataType dt) {
+  if (dt.code == (uint8_t)kDLFloat) {
+    return "float32";
+  }
+  if (dt.code == (uint8_t)kDLUInt) {
+    return "uint8";
+  }
+  return (dt.bits == 8u) ? "int8" : "int32";
+}
+
+/* Adds an entry for model tensor t (its node is created by the caller at the same index). */
+static utvm_err_t add_tensor_entry(compiler_t *c, utvm_graph_t *g, uint32_t t) {
+  utvm_model_tensor_t mt;
+  utvm_graph_entry_t *e = &g->entries[g->n_entries];
+  if (utvm_model_tensor(&c->model, t, &mt) != UTVM_OK) {
+    return fail(c, UTVM_ERR_MODEL_INDEX, "tensor %u cannot be decoded", t);
+  }
+  (void)memset(e, 0, sizeof(*e));
+  if (!dtype_of(mt.type, &e->dtype)) {
+    return fail(c, UTVM_ERR_COMPILE_LIMIT,
+                "tensor %u (%s) has a type the graph does not take (int8, uint8, int32, float32)",
+                t, mt.name);
+  }
+  e->ndim = (mt.rank == 0u) ? 1u : mt.rank;
+  for (uint32_t d = 0u; d < e->ndim; d++) {
+    e->shape[d] = (mt.rank == 0u) ? 1 : (int64_t)mt.dims[d];
+  }
+  e->bytes = (uint64_t)mt.bytes;
+  c->tensor_entry[t] = g->n_entries;
+  g->n_entries++;
+  return UTVM_OK;
+}
+
+/* Storage ids: one per input and parameter, activations by greedy best-fit reuse. */
+static utvm_err_t plan_storage(compiler_t *c, utvm_graph_t *g, uint32_t first_op_entry) {
+  const uint32_t n = g->n_entries;
+  uint32_t *last_use = (uint32_t *)calloc((size_t)n, sizeof(uint32_t));
+  uint32_t *slot_owner = (uint32_t *)calloc((size_t)n, sizeof(uint32_t));
+  g->storage_bytes = (uint64_t *)calloc((size_t)n, sizeof(uint64_t));
+  if ((last_use == NULL) || (slot_owner == NULL) || (g->storage_bytes == NULL)) {
+    free(last_use);
+    free(slot_owner);
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    for (uint32_t i = 0u; i < g->ops[k].n_inputs; i++) {
+      last_use[g->ops[k].entries[i]] = k;
+    }
+  }
+  for (uint32_t i = 0u; i < g->n_outputs; i++) {
+    last_use[g->output_entries[i]] = UINT32_MAX;
+  }
+  uint32_t sid = 0u;
+  for (uint32_t e = 0u; e < first_op_entry; e++) {
+    g->entries[e].storage_id = sid;
+    g->storage_bytes[sid] = g->entries[e].bytes;
+    sid++;
+  }
+  const uint32_t first_slot = sid;
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    const utvm_graph_op_t *op = &g->ops[k];
+    const uint32_t out = op->entries[op->n_inputs];
+    const uint64_t bytes = g->entries[out].bytes;
+    uint32_t best = NO_ENTRY;
+    for (uint32_t s = first_slot; s < sid; s++) {
+      /* free once its last reader ran before this operator */
+      if (last_use[slot_owner[s]] >= k) {
+        continue;
+      }
+      const bool fits = g->storage_bytes[s] >= bytes;
+      if (best == NO_ENTRY) {
+        best = s;
+      } else {
+        const bool best_fits = g->storage_bytes[best] >= bytes;
+        if ((fits && (!best_fits || (g->storage_bytes[s] < g->storage_bytes[best]))) ||
+            (!fits && !best_fits && (g->storage_bytes[s] > g->storage_bytes[best]))) {
+          best = s;
+        }
+      }
+    }
+    if (best == NO_ENTRY) {
+      best = sid;
+      sid++;
+    }
+    slot_owner[best] = out;
+    if (g->storage_bytes[best] < bytes) {
+      g->storage_bytes[best] = bytes;
+    }
+    g->entries[out].storage_id = best;
+  }
+  g->n_storage = sid;
+  for (uint32_t s = first_slot; s < sid; s++) {
+    g->activation_bytes += g->storage_bytes[s];
+  }
+  for (uint32_t s = 0u; s < first_slot; s++) {
+    if (s >= g->n_inputs) {
+      g->param_bytes += g->storage_bytes[s];
+    } else {
+      g->activation_bytes += g->storage_bytes[s];
+    }
+  }
+  free(last_use);
+  free(slot_owner);
+  return UTVM_OK;
+}
+
+/* The parameter blob (6.2): names, then arrays; params[i].data points at array i's bytes. */
+static utvm_err_t build_blob(compiler_t *c, utvm_graph_t *g) {
+  cbuf_t b = {NULL, 0u, 0u, false};
+  size_t *at = (size_t *)calloc((size_t)g->n_params + 1u, sizeof(size_t));
+  if (at == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  cbuf_u64(&b, 0xF7E58D4F05049CB7u);
+  cbuf_u64(&b, 0u);
+  cbuf_u64(&b, (uint64_t)g->n_params);
+  for (uint32_t i = 0u; i < g->n_params; i++) {
+    const size_t len = strlen(g->params[i].name);
+    cbuf_u64(&b, (uint64_t)len);
+    cbuf_put(&b, g->params[i].name, len);
+  }
+  cbuf_u64(&b, (uint64_t)g->n_params);
+  for (uint32_t i = 0u; i < g->n_params; i++) {
+    const utvm_graph_entry_t *e = &g->entries[g->params[i].entry];
+    cbuf_u64(&b, 0xDD5E40F096B4A13Fu);
+    cbuf_u64(&b, 0u);
+    cbuf_u32(&b, 1u);
+    cbuf_u32(&b, 0u);
+    cbuf_u32(&b, e->ndim);
+    const uint8_t dt[4] = {e->dtype.code, e->dtype.bits, (uint8_t)e->dtype.lanes, 0u};
+    cbuf_put(&b, dt, sizeof(dt));
+    for (uint32_t d = 0u; d < e->ndim; d++) {
+      cbuf_u64(&b, (uint64_t)e->shape[d]);
+    }
+    cbuf_u64(&b, e->bytes);
+    at[i] = b.len;
+    if (c->param_tensor[i] != NO_ENTRY) {
+      utvm_model_tensor_t mt;
+      (void)utvm_model_tensor(&c->model, c->param_tensor[i], &mt);
+      cbuf_put(&b, mt.data, mt.bytes);
+    } else {
+      const uint32_t k = c->param_op[i];
+      for (uint32_t w = 0u; w < c->op_n_words[k]; w++) {
+        cbuf_u32(&b, (uint32_t)c->op_words[k][w]);
+      }
+    }
+  }
+  if (b.failed) {
+    free(b.data);
+    free(at);
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  g->params_blob = b.data;
+  g->params_blob_len = b.len;
+  for (uint32_t i = 0u; i < g->n_params; i++) {
+    g->params[i].data = &b.data[at[i]];
+  }
+  free(at);
+  return UTVM_OK;
+}
+
+/* The graph JSON (6.1). */
+static utvm_err_t build_json(compiler_t *c, utvm_graph_t *g, uint32_t first_op_entry) {
+  cbuf_t b = {NULL, 0u, 0u, false};
+  const uint32_t n_nodes = g->n_entries;
+  cbuf_printf(&b, "{\n  \"nodes\": [\n");
+  for (uint32_t n = 0u; n < n_nodes; n++) {
+    const char *sep = ((n + 1u) < n_nodes) ? "," : "";
+    if (n < g->n_inputs) {
+      cbuf_printf(&b, "    {\"op\": \"null\", \"name\": \"%s\", \"inputs\": []}%s\n",
+                  g->input_names[n], sep);
+    } else if (n < first_op_entry) {
+      cbuf_printf(&b, "    {\"op\": \"null\", \"name\": \"%s\", \"inputs\": []}%s\n",
+                  g->params[n - g->n_inputs].name, sep);
+    } else {
+      const utvm_graph_op_t *op = &g->ops[n - first_op_entry];
+      cbuf_printf(&b,
+                  "    {\"op\": \"tvm_op\", \"name\": \"%s\", \"attrs\": {\"func_name\": \"%s\", "
+                  "\"num_inputs\": \"%u\", \"num_outputs\": \"%u\", \"flatten_data\": \"0\"}, "
+                  "\"inputs\": [",
+                  op->name, op->func_name, op->n_inputs, op->n_outputs);
+      for (uint32_t i = 0u; i < op->n_inputs; i++) {
+        cbuf_printf(&b, "%s[%u, 0, 0]", (i > 0u) ? ", " : "", op->entries[i]);
+      }
+      cbuf_printf(&b, "]}%s\n", sep);
+    }
+  }
+  cbuf_printf(&b, "  ],\n  \"arg_nodes\": [");
+  for (uint32_t n = 0u; n < first_op_entry; n++) {
+    cbuf_printf(&b, "%s%u", (n > 0u) ? ", " : "", n);
+  }
+  cbuf_printf(&b, "],\n  \"heads\": [");
+  for (uint32_t i = 0u; i < g->n_outputs; i++) {
+    cbuf_printf(&b, "%s[%u, 0, 0]", (i > 0u) ? ", " : "", g->output_entries[i]);
+  }
+  cbuf_printf(&b, "],\n  \"attrs\": {\n    \"dltype\": [\"list_str\", [");
+  for (uint32_t e = 0u; e < g->n_entries; e++) {
+    cbuf_printf(&b, "%s\"%s\"", (e > 0u) ? ", " : "", dtype_name(g->entries[e].dtype));
+  }
+  cbuf_printf(&b, "]],\n    \"storage_id\": [\"list_int\", [");
+  for (uint32_t e = 0u; e < g->n_entries; e++) {
+    cbuf_printf(&b, "%s%u", (e > 0u) ? ", " : "", g->entries[e].storage_id);
+  }
+  cbuf_printf(&b, "]],\n    \"shape\": [\"list_shape\", [");
+  for (uint32_t e = 0u; e < g->n_entries; e++) {
+    cbuf_printf(&b, "%s[", (e > 0u) ? ", " : "");
+    for (uint32_t d = 0u; d < g->entries[e].ndim; d++) {
+      cbuf_printf(&b, "%s%lld", (d > 0u) ? ", " : "", (long long)g->entries[e].shape[d]);
+    }
+    cbuf_printf(&b, "]");
+  }
+  cbuf_printf(&b, "]]\n  },\n  \"node_row_ptr\": [");
+  for (uint32_t n = 0u; n <= n_nodes; n++) {
+    cbuf_printf(&b, "%s%u", (n > 0u) ? ", " : "", n);
+  }
+  cbuf_printf(&b, "]\n}\n");
+  if (b.failed) {
+    free(b.data);
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  g->json = (char *)b.data;
+  g->json_len = b.len;
+  return UTVM_OK;
+}
+
+/* Opens the model and initialises the runner (arena included) on copies the compiler owns. */
+static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) {
+  c->bytes = (uint8_t *)malloc(size);
+  if (c->bytes == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory for the model");
+  }
+  (void)memcpy(c->bytes, tflite, size);
+  utvm_err_t err = utvm_model_open(&c->model, c->bytes, size);
+  if (err != UTVM_OK) {
+    return fail(c, err, "%s", c->model.error);
+  }
+  const size_t ws = utvm_runner_workspace_size(&c->model);
+  c->workspace = (ws == SIZE_MAX) ? NULL : malloc(ws);
+  if (c->workspace == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory for the runner workspace");
+  }
+  err = utvm_runner_init(&c->runner, &c->model, c->workspace, ws, NULL, 0u);
+  if (err != UTVM_ERR_RUNNER_ARENA) {
+    return fail(c, (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARENA : err, "%s", c->runner.error);
+  }
+  const size_t arena_size = c->runner.arena_size;
+  if (arena_size > (size_t)UTVM_GRAPH_MAX_ARENA) {
+    return fail(c, UTVM_ERR_COMPILE_LIMIT, "the model needs an arena of %zu bytes", arena_size);
+  }
+  c->arena_block = malloc(arena_size + 16u);
+  if (c->arena_block == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory for the arena");
+  }
+  uint8_t *block = (uint8_t *)c->arena_block;
+  uint8_t *arena = &block[(16u - ((uintptr_t)block & 15u)) & 15u];
+  err = utvm_runner_init(&c->runner, &c->model, c->workspace, ws, arena, arena_size);
+  return (err == UTVM_OK) ? UTVM_OK : fail(c, err, "%s", c->runner.error);
+}
+
+/* Exports every operator's op params and adds the input and parameter entries. */
+static utvm_err_t export_ops(compiler_t *c, utvm_graph_t *g, utvm_op_operands_t *operands) {
+  const uint32_t n_ops = c->runner.n_operators;
+  for (uint32_t k = 0u; k < n_ops; k++) {
+    utvm_op_params_t p;
+    const char *why = "";
+    utvm_err_t err = utvm_runner_op_params(&c->runner, k, &p, &operands[k]);
+    if (err != UTVM_OK) {
+      return fail(c, UTVM_ERR_COMPILE_LIMIT,
+                  "operator %u: more than %u inputs or no single output", k,
+                  UTVM_OP_PARAMS_MAX_INPUTS);
+    }
+    const uint32_t words = utvm_op_params_words(&p);
+    c->op_words[k] = (int32_t *)malloc((size_t)words * sizeof(int32_t));
+    if (c->op_words[k] == NULL) {
+      return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+    }
+    err = utvm_op_params_encode(&p, c->op_words[k], words, &c->op_n_words[k], &why);
+    if (err != UTVM_OK) {
+      return fail(c, err, "operator %u: op params: %s", k, why);
+    }
+    g->ops[k].func_name = dup_text(utvm_op_kind_function(p.kind));
+    g->ops[k].n_inputs = operands[k].n_inputs + 1u;
+    g->ops[k].n_outputs = 1u;
+    g->ops[k].entries = (uint32_t *)calloc((size_t)operands[k].n_inputs + 2u, sizeof(uint32_t));
+    if ((g->ops[k].func_name == NULL) || (g->ops[k].entries == NULL)) {
+      return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+    }
+  }
+  return UTVM_OK;
+}
+
+static utvm_err_t add_param(compiler_t *c, utvm_graph_t *g, const char *name, uint32_t tensor,
+                            uint32_t op) {
+  utvm_graph_param_t *p = &g->params[g->n_params];
+  p->name = dup_text(name);
+  if (p->name == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  p->entry = g->n_entries;
+  c->param_tensor[g->n_params] = tensor;
+  c->param_op[g->n_params] = op;
+  g->n_params++;
+  if (tensor != NO_ENTRY) {
+    utvm_err_t err = add_tensor_entry(c, g, tensor);
+    p->bytes = g->entries[p->entry].bytes;
+    return err;
+  }
+  utvm_graph_entry_t *e = &g->entries[g->n_entries];
+  (void)memset(e, 0, sizeof(*e));
+  e->ndim = 1u;
+  e->shape[0] = (int64_t)c->op_n_words[op];
+  e->dtype.code = (uint8_t)kDLInt;
+  e->dtype.bits = 32u;
+  e->dtype.lanes = 1u;
+  e->bytes = (uint64_t)c->op_n_words[op] * 4u;
+  p->bytes = e->bytes;
+  c->op_params_entry[op] = g->n_entries;
+  g->n_entries++;
+  return UTVM_OK;
+}
+
+static utvm_err_t build_graph(compiler_t *c, utvm_graph_t *g) {
+  const uint32_t n_ops = c->runner.n_operators;
+  const uint32_t n_tensors = c->model.n_tensors;
+  char name[NAME_CAP];
+  utvm_err_t err = UTVM_OK;
+  utvm_op_operands_t *operands = (utvm_op_operands_t *)calloc((size_t)n_ops + 1u,
+                                                              sizeof(utvm_op_operands_t));
+  /* at most: every tensor, one op params per operator */
+  const size_t max_entries = (size_t)n_tensors + (size_t)n_ops + 1u;
+  c->tensor_entry = (uint32_t *)malloc(((size_t)n_tensors + 1u) * sizeof(uint32_t));
+  c->op_words = (int32_t **)calloc((size_t)n_ops + 1u, sizeof(int32_t *));
+  c->op_n_words = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
+  c->op_params_entry = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
+  c->param_tensor = (uint32_t *)calloc(max_entries, sizeof(uint32_t));
+  c->param_op = (uint32_t *)calloc(max_entries, sizeof(uint32_t));
+  g->entries = (utvm_graph_entry_t *)calloc(max_entries, sizeof(utvm_graph_entry_t));
+  g->ops = (utvm_graph_op_t *)calloc((size_t)n_ops + 1u, sizeof(utvm_graph_op_t));
+  g->params = (utvm_graph_param_t *)calloc(max_entries, sizeof(utvm_graph_param_t));
+  g->input_entries = (uint32_t *)calloc((size_t)c->model.n_inputs + 1u, sizeof(uint32_t));
+  g->input_names = (char **)calloc((size_t)c->model.n_inputs + 1u, sizeof(char *));
+  g->output_entries = (uint32_t *)calloc((size_t)c->model.n_outputs + 1u, sizeof(uint32_t));
+  if ((operands == NULL) || (c->tensor_entry == NULL) || (c->op_words == NULL) ||
+      (c->op_n_words == NULL) || (c->op_params_entry == NULL) || (c->param_tensor == NULL) ||
+      (c->param_op == NULL) || (g->entries == NULL) || (g->ops == NULL) ||
+      (g->params == NULL) || (g->input_entries == NULL) || (g->input_names == NULL) ||
+      (g->output_entries == NULL)) {
+    free(operands);
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  for (uint32_t t = 0u; t < n_tensors; t++) {
+    c->tensor_entry[t] = NO_ENTRY;
+  }
+  g->n_ops = n_ops;
+  err = export_ops(c, g, operands);
+  /* Model inputs: nodes 0.. in the model's input order. */
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < c->model.n_inputs); i++) {
+    uint32_t t = 0u;
+    (void)utvm_model_input(&c->model, i, &t);
+    if (c->tensor_entry[t] != NO_ENTRY) {
+      err = fail(c, UTVM_ERR_COMPILE_LIMIT, "tensor %u is model input twice", t);
+      break;
+    }
+    (void)snprintf(name, sizeof(name), "input%u", i);
+    g->input_names[i] = dup_text(name);
+    g->input_entries[i] = g->n_entries;
+    g->n_inputs++;
+    err = (g->input_names[i] == NULL) ? fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory")
+                                      : add_tensor_entry(c, g, t);
+  }
+  /* Parameters: constants at first use, then each operator's op params. */
+  for (uint32_t k = 0u; (err == UTVM_OK) && (k < n_ops); k++) {
+    for (uint32_t i = 0u; (err == UTVM_OK) && (i < operands[k].n_inputs); i++) {
+      const uint32_t t = operands[k].inputs[i];
+      utvm_model_tensor_t mt;
+      if ((utvm_model_tensor(&c->model, t, &mt) == UTVM_OK) && (mt.data != NULL) &&
+          (c->tensor_entry[t] == NO_ENTRY)) {
+        (void)snprintf(name, sizeof(name), "p%u", t);
+        err = add_param(c, g, name, t, 0u);
+      }
+    }
+    if (err == UTVM_OK) {
+      (void)snprintf(name, sizeof(name), "op%u_params", k);
+      err = add_param(c, g, name, NO_ENTRY, k);
+    }
+  }
+  const uint32_t first_op_entry = g->n_entries;
+  /* Operator nodes, in model order. */
+  for (uint32_t k = 0u; (err == UTVM_OK) && (k < n_ops); k++) {
+    utvm_graph_op_t *op = &g->ops[k];
+    for (uint32_t i = 0u; i < operands[k].n_inputs; i++) {
+      const uint32_t e = c->tensor_entry[operands[k].inputs[i]];
+      if (e == NO_ENTRY) {
+        err = fail(c, UTVM_ERR_MODEL_BAD_GRAPH, "operator %u reads tensor %u before it is written",
+                   k, operands[k].inputs[i]);
+        break;
+      }
+      op->entries[i] = e;
+    }
+    if (err != UTVM_OK) {
+      break;
+    }
+    op->entries[operands[k].n_inputs] = c->op_params_entry[k];
+    if (c->tensor_entry[operands[k].output] != NO_ENTRY) {
+      err = fail(c, UTVM_ERR_MODEL_BAD_GRAPH, "operator %u writes tensor %u a second time", k,
+                 operands[k].output);
+      break;
+    }
+    const char *fn = op->func_name;
+    (void)snprintf(name, sizeof(name), "op%u_%s", k, &fn[7]); /* without "utvm_k_" */
+    op->name = dup_text(name);
+    op->entries[op->n_inputs] = g->n_entries;
+    err = (op->name == NULL) ? fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory")
+                             : add_tensor_entry(c, g, operands[k].output);
+  }
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < c->model.n_outputs); i++) {
+    uint32_t t = 0u;
+    (void)utvm_model_output(&c->model, i, &t);
+    if (c->tensor_entry[t] == NO_ENTRY) {
+      err = fail(c, UTVM_ERR_COMPILE_LIMIT, "model output %u (tensor %u) is no operator's output",
+                 i, t);
+    } else {
+      g->output_entries[i] = c->tensor_entry[t];
+      g->n_outputs++;
+    }
+  }
+  if ((err == UTVM_OK) && (g->n_inputs == 0u)) {
+    err = fail(c, UTVM_ERR_COMPILE_LIMIT, "the model has no input");
+  }
+  free(operands);
+  if (err == UTVM_OK) {
+    err = plan_storage(c, g, first_op_entry);
+  }
+  if (err == UTVM_OK) {
+    err = build_blob(c, g);
+  }
+  if (err == UTVM_OK) {
+    err = build_json(c, g, first_op_entry);
+  }
+  return err;
+}
+
+static void compiler_free(compiler_t *c) {
+  if (c->op_words != NULL) {
+    for (uint32_t k = 0u; k < c->runner.n_operators; k++) {
+      free(c->op_words[k]);
+    }
+  }
+  free(c->op_words);
+  free(c->op_n_words);
+  free(c->op_params_entry);
+  free(c->param_tensor);
+  free(c->param_op);
+  free(c->tensor_entry);
+  free(c->arena_block);
+  free(c->workspace);
+  free(c->bytes);
+}
+
+utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_graph_t *g,
+                                     char *err, size_t err_cap) {
+  compiler_t c;
+  (void)memset(&c, 0, sizeof(c));
+  c.err = err;
+  c.err_cap = err_cap;
+  if ((err != NULL) && (err_cap > 0u)) {
+    err[0] = '\0';
+  }
+  if (g == NULL) {
+    return fail(&c, UTVM_ERR_COMPILE_ARGUMENT, "no graph to fill");
+  }
+  (void)memset(g, 0, sizeof(*g));
+  if ((tflite == NULL) || (size == 0u)) {
+    return fail(&c, UTVM_ERR_COMPILE_ARGUMENT, "no model bytes");
+  }
+  utvm_err_t rc = open_model(&c, tflite, size);
+  if (rc == UTVM_OK) {
+    rc = build_graph(&c, g);
+  }
+  compiler_free(&c);
+  if (rc != UTVM_OK) {
+    utvm_host_graph_free(g);
+  }
+  return rc;
+}
+
+void utvm_host_graph_free(utvm_graph_t *g) {
+  if (g == NULL) {
+    return;
+  }
+  free(g->json);
+  free(g->params_blob);
+  free(g->entries);
+  if (g->ops != NULL) {
+    for (uint32_t k = 0u; k < g->n_ops; k++) {
+      free(g->ops[k].name);
+      free(g->ops[k].func_name);
+      free(g->ops[k].entries);
+    }
+  }
+  free(g->ops);
+  if (g->params != NULL) {
+    for (uint32_t i = 0u; i < g->n_params; i++) {
+      free(g->params[i].name);
+    }
+  }
+  free(g->params);
+  if (g->input_names != NULL) {
+    for (uint32_t i = 0u; i < g->n_inputs; i++) {
+      free(g->input_names[i]);
+    }
+  }
+  free(g->input_names);
+  free(g->input_entries);
+  free(g->output_entries);
+  free(g->storage_bytes);
+  (void)memset(g, 0, sizeof(*g));
+}
