@@ -1,0 +1,219 @@
+/*
+ * Every model the runner tests run (shared/models/ops: 32 cases, 64 pairs; shared/models
+ * refdata: 8 models, 16 pairs), compiled by utvm_host_compile_generic and executed in this
+ * process through the kernel functions of the system library (graph_exec.h, the host-driven
+ * path), must give TFLM's outputs byte for byte. Also checks the graph's invariants: storage
+ * ids never shared by two live entries, every parameter in the blob.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "crt_test_support.h"
+#include "graph_exec.h"
+#include "runner_pairs.h"
+#include "runner_test_util.h"
+#include "test_syslib.h"
+#include "utvm/host_compile.h"
+
+typedef struct {
+  const char *model;
+  const char *inputs[4];
+  const char *outputs[4];
+} ref_model_t;
+
+static const ref_model_t ref_models[] = {
+    {"person_detect_int8.tflite",
+     {"refdata/person_detection/person_input_int8.bin",
+      "refdata/person_detection/no_person_input_int8.bin", NULL, NULL},
+     {"refdata/person_detection/person_tflm.out0.bin",
+      "refdata/person_detection/no_person_tflm.out0.bin", NULL, NULL}},
+    {"micro_speech_int8.tflite",
+     {"refdata/micro_speech/yes_1000ms_features_int8.bin",
+      "refdata/micro_speech/no_1000ms_features_int8.bin",
+      "refdata/micro_speech/silence_1000ms_features_int8.bin",
+      "refdata/micro_speech/noise_1000ms_features_int8.bin"},
+     {"refdata/micro_speech/yes_1000ms_tflm.out0.bin", "refdata/micro_speech/no_1000ms_tflm.out0.bin",
+      "refdata/micro_speech/silence_1000ms_tflm.out0.bin",
+      "refdata/micro_speech/noise_1000ms_tflm.out0.bin"}},
+    {"hello_world_int8.tflite",
+     {"refdata/hello_world/in_-96.bin", "refdata/hello_world/in_-63.bin",
+      "refdata/hello_world/in_-34.bin", "refdata/hello_world/in_0.bin"},
+     {"refdata/hello_world/tflm_in_-96.out0.bin", "refdata/hello_world/tflm_in_-63.out0.bin",
+      "refdata/hello_world/tflm_in_-34.out0.bin", "refdata/hello_world/tflm_in_0.out0.bin"}},
+    {"mlperf_tiny_kws_dscnn_int8.tflite",
+     {"refdata/mlperf_tiny/kws_input0_int8.bin", NULL, NULL, NULL},
+     {"refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin", NULL, NULL, NULL}},
+    {"mlperf_tiny_vww_mobilenetv1_int8.tflite",
+     {"refdata/mlperf_tiny/vww_from_person_bmp_int8.bin",
+      "refdata/mlperf_tiny/vww_from_no_person_bmp_int8.bin", NULL, NULL},
+     {"refdata/mlperf_tiny/vww_from_person_bmp_int8_tflm.out0.bin",
+      "refdata/mlperf_tiny/vww_from_no_person_bmp_int8_tflm.out0.bin", NULL, NULL}},
+    {"mlperf_tiny_ic_resnet8_int8.tflite",
+     {"refdata/mlperf_tiny/ic_input0_int8.bin", NULL, NULL, NULL},
+     {"refdata/mlperf_tiny/ic_input0_int8_tflm.out0.bin", NULL, NULL, NULL}},
+    {"mlperf_tiny_ad_autoencoder_int8.tflite",
+     {"refdata/mlperf_tiny/ad_window0_int8.bin", NULL, NULL, NULL},
+     {"refdata/mlperf_tiny/ad_window0_int8_tflm.out0.bin", NULL, NULL, NULL}},
+    {"refdata/network_tester/network_model.tflite",
+     {"refdata/network_tester/input_data.bin", NULL, NULL, NULL},
+     {"refdata/network_tester/expected_output_data.bin", NULL, NULL, NULL}},
+};
+
+static int setup(void **state) {
+  (void)state;
+  return (test_runtime_start(TVMSystemLibEntryPoint()) != NULL) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  test_runtime_stop();
+  return 0;
+}
+
+/* No storage id holds two entries that are live at once (an entry lives from the operator
+ * that writes it, or the start, to its last reader, or the end for outputs). */
+static void check_storage(const utvm_graph_t *g) {
+  const uint32_t n = g->n_entries;
+  int64_t *first = (int64_t *)malloc(n * sizeof(int64_t));
+  int64_t *last = (int64_t *)malloc(n * sizeof(int64_t));
+  assert_non_null(first);
+  assert_non_null(last);
+  for (uint32_t e = 0u; e < n; e++) {
+    first[e] = -1;
+    last[e] = -1;
+    assert_true(g->entries[e].storage_id < g->n_storage);
+    assert_true(g->storage_bytes[g->entries[e].storage_id] >= g->entries[e].bytes);
+  }
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    const utvm_graph_op_t *op = &g->ops[k];
+    for (uint32_t i = 0u; i < op->n_inputs; i++) {
+      last[op->entries[i]] = (int64_t)k;
+    }
+    first[op->entries[op->n_inputs]] = (int64_t)k;
+  }
+  for (uint32_t i = 0u; i < g->n_outputs; i++) {
+    last[g->output_entries[i]] = INT64_MAX;
+  }
+  for (uint32_t a = 0u; a < n; a++) {
+    for (uint32_t b = a + 1u; b < n; b++) {
+      if (g->entries[a].storage_id == g->entries[b].storage_id) {
+        const int64_t a_end = (last[a] > first[a]) ? last[a] : first[a];
+        const int64_t b_end = (last[b] > first[b]) ? last[b] : first[b];
+        /* only activations share, and their lifetimes are disjoint */
+        assert_true((first[a] >= 0) && (first[b] >= 0));
+        assert_true((a_end < first[b]) || (b_end < first[a]));
+      }
+    }
+  }
+  free(first);
+  free(last);
+}
+
+/* Compiles model_file, runs each input and compares output 0; returns the exact pairs. */
+static int run_model(const char *model_file, const char *const *inputs,
+                     const char *const *outputs, int n_pairs) {
+  size_t size = 0u;
+  uint8_t *data = rt_load(model_file, &size);
+  utvm_graph_t g;
+  char err[256];
+  int exact = 0;
+  if (data == NULL) {
+    fail_msg("cannot read %s", model_file);
+  }
+  const utvm_err_t rc = utvm_host_compile_generic(data, size, &g, err, sizeof(err));
+  if (rc != UTVM_OK) {
+    fail_msg("%s: compile: %s: %s", model_file, utvm_strerror(rc), err);
+  }
+  check_storage(&g);
+  rt_instance_t r;
+  const char *stage = "";
+  assert_int_equal(rt_setup(&r, data, size, (size_t)16u << 20, &stage), UTVM_OK);
+  (void)printf("%-45s %3u ops %4u entries %3u storage ids: activations %8llu B (runner arena "
+               "%8zu B), parameters %8llu B\n",
+               model_file, g.n_ops, g.n_entries, g.n_storage,
+               (unsigned long long)g.activation_bytes, r.runner.arena_size,
+               (unsigned long long)g.param_bytes);
+  rt_teardown(&r);
+  graph_exec_t x;
+  if (graph_exec_init(&x, &g, err, sizeof(err)) != 0) {
+    fail_msg("%s: %s", model_file, err);
+  }
+  for (int p = 0; p < n_pairs; p++) {
+    size_t in_size = 0u;
+    size_t out_size = 0u;
+    size_t got_size = 0u;
+    uint8_t *in = rt_load(inputs[p], &in_size);
+    uint8_t *want = rt_load(outputs[p], &out_size);
+    assert_non_null(in);
+    assert_non_null(want);
+    assert_int_equal(graph_exec_set_input(&x, 0u, in, in_size), 0);
+    if (graph_exec_run(&x, err, sizeof(err)) != 0) {
+      fail_msg("%s: %s", model_file, err);
+    }
+    const uint8_t *got = (const uint8_t *)graph_exec_output(&x, 0u, &got_size);
+    if ((got_size == out_size) && (memcmp(got, want, out_size) == 0)) {
+      exact++;
+    } else {
+      (void)printf("MISMATCH %s: %s\n", model_file, inputs[p]);
+    }
+    free(in);
+    free(want);
+  }
+  graph_exec_free(&x);
+  utvm_host_graph_free(&g);
+  assert_null(g.json);
+  free(data);
+  return exact;
+}
+
+static void test_refdata_models(void **state) {
+  (void)state;
+  int pairs = 0;
+  int exact = 0;
+  for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
+    int n = 0;
+    while ((n < 4) && (ref_models[m].inputs[n] != NULL)) {
+      n++;
+    }
+    exact += run_model(ref_models[m].model, ref_models[m].inputs, ref_models[m].outputs, n);
+    pairs += n;
+  }
+  (void)printf("refdata through the kernel functions: %d/%d pairs bit-exact\n", exact, pairs);
+  assert_int_equal(pairs, 16);
+  assert_int_equal(exact, pairs);
+}
+
+static void test_ops_models(void **state) {
+  (void)state;
+  int exact = 0;
+  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
+  for (int i = 0; i < pairs; i++) {
+    char model[256];
+    char input[256];
+    char output[256];
+    (void)snprintf(model, sizeof(model), "ops/%s", runner_op_pairs[i].model);
+    (void)snprintf(input, sizeof(input), "ops/%s", runner_op_pairs[i].input);
+    (void)snprintf(output, sizeof(output), "ops/%s", runner_op_pairs[i].output);
+    const char *in[1] = {input};
+    const char *out[1] = {output};
+    exact += run_model(model, in, out, 1);
+  }
+  (void)printf("ops through the kernel functions: %d/%d pairs bit-exact\n", exact, pairs);
+  assert_int_equal(pairs, 64);
+  assert_int_equal(exact, pairs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_refdata_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ops_models, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
