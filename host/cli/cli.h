@@ -63,4 +63,8 @@ typedef struct {
  * (0 ok, 2 usage or input files, 4 a model the reader or runner refuses). */
 int cli_run(const cli_run_options_t *o);
 
+/* utvm compile --generic: writes out_dir/graph.json and out_dir/params.bin for model; returns
+ * the exit code (0 ok, 2 usage or files, 4 a model refused). */
+int cli_compile(const char *model, const char *out_dir, bool json);
+
 #endif /* UTVM_CLI_H */

@@ -33,6 +33,8 @@ typedef struct {
   const char *positional[CLI_MAX_ARGS];
   int num_positional;
   bool per_layer;
+  bool generic;
+  const char *out_dir;
   const char *inputs[CLI_MAX_RUN_FILES];
   int num_inputs;
   const char *outputs[CLI_MAX_RUN_FILES];
@@ -61,6 +63,8 @@ static const char usage_text[] =
     "  explain TEXT          print a device error text with its #<id> tokens (from a device\n"
     "                        built with UTVM_ERROR_TEXTS=OFF) replaced by their texts; no\n"
     "                        device needed\n"
+    "  compile MODEL --generic -o DIR\n"
+    "                        graph.json + params.bin for the kernel functions (no device)\n"
     "  run MODEL --input IN [--output OUT] [--per-layer]\n"
     "                        run a .tflite model on this host with the model runner (int8\n"
     "                        kernels, bit-exact with TFLite Micro); no device needed\n"
@@ -127,6 +131,14 @@ static const struct {
             "operators, output (values of output 0), outputs and seconds. Models of at most\n"
             "64 MiB. Exit codes: 0 ok, 2 usage (bad option, missing or wrong-size input file),\n"
             "4 a model the reader or the runner refuses (the text names the operator).\n"},
+    {"compile", "usage: utvm [--json] compile MODEL.tflite --generic -o DIR\n\n"
+                "Compiles MODEL for the kernel functions every utvm firmware has (utvm_k_*,\n"
+                "docs/KERNEL_FUNCS.md): writes DIR/graph.json (TVM graph executor JSON) and\n"
+                "DIR/params.bin (TVM parameter blob: weights, biases and each operator's op\n"
+                "params); DIR is created if needed. Prints the operators, entries, storage and\n"
+                "parameter bytes (--json: one object). The model goes through the runner's\n"
+                "checks. Exit codes: 0 ok, 2 usage (bad option, unreadable model, unwritable\n"
+                "DIR), 4 a model the reader, the runner or the compiler refuses.\n"},
     {"explain", "usage: utvm explain TEXT\n\n"
                 "Replaces the #<id> tokens of a device error text (a device built with\n"
                 "UTVM_ERROR_TEXTS=OFF) by their texts; needs no device.\n"},
@@ -220,6 +232,13 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
       options_done = true;
       continue;
     }
+    if (!options_done && (strcmp(a, "-o") == 0)) {
+      if (i + 1 >= argc) {
+        return usage_error(o, "option %s needs a value", a);
+      }
+      o->out_dir = argv[++i];
+      continue;
+    }
     if (!options_done && (strncmp(a, "--", 2u) == 0)) {
       if ((strcmp(a, "--help") == 0) || (strcmp(a, "-h") == 0)) {
         help = true;
@@ -231,6 +250,10 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
       }
       if (strcmp(a, "--per-layer") == 0) {
         o->per_layer = true;
+        continue;
+      }
+      if (strcmp(a, "--generic") == 0) {
+        o->generic = true;
         continue;
       }
       if (i + 1 >= argc) {
@@ -1018,6 +1041,20 @@ static int cmd_run(const cli_options_t *o) {
   return cli_run(&r);
 }
 
+/* compile MODEL --generic -o DIR: no device. */
+static int cmd_compile(const cli_options_t *o) {
+  if (o->num_positional != 1) {
+    return usage_error(o, "compile needs one model file%s", "");
+  }
+  if (!o->generic) {
+    return usage_error(o, "compile needs --generic (the only target so far)%s", "");
+  }
+  if (o->out_dir == NULL) {
+    return usage_error(o, "compile needs -o DIR%s", "");
+  }
+  return cli_compile(o->positional[0], o->out_dir, o->json);
+}
+
 /* Frees the host copies of the parsed call/time arguments. */
 static void free_parsed_args(cli_options_t *o) {
   for (int i = 0; i < o->num_args; i++) {
@@ -1037,6 +1074,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(o.command, "run") == 0) {
     return cmd_run(&o);
+  }
+  if (strcmp(o.command, "compile") == 0) {
+    return cmd_compile(&o);
   }
   int (*command)(const cli_options_t *, utvm_host_t *) = NULL;
   if (strcmp(o.command, "info") == 0) {
