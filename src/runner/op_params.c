@@ -46,6 +46,7 @@ typedef struct {
   uint32_t n;
   uint32_t at;
   bool ok;
+  bool in_body; /* the header was read and accepted */
 } op_cursor_t;
 
 static void walk_i32(op_cursor_t *c, int32_t *v) {
@@ -226,6 +227,7 @@ static void walk_all(op_cursor_t *c, utvm_op_params_t *p, uint32_t *total) {
     }
   }
   if (c->ok) {
+    c->in_body = true;
     walk_body(c, p);
   }
 }
@@ -566,6 +568,7 @@ uint32_t utvm_op_params_words(const utvm_op_params_t *p) {
   c.n = UINT32_MAX;
   c.at = 0u;
   c.ok = true;
+  c.in_body = false;
   walk_all(&c, &copy, &total);
   return c.ok ? c.at : 0u;
 }
@@ -590,6 +593,7 @@ utvm_err_t utvm_op_params_encode(utvm_op_params_t *p, int32_t *words, uint32_t c
   c.n = total;
   c.at = 0u;
   c.ok = true;
+  c.in_body = false;
   walk_all(&c, p, &total);
   *n_words = total;
   return UTVM_OK;
@@ -608,10 +612,10 @@ utvm_err_t utvm_op_params_decode(const int32_t *words, uint32_t n_words, utvm_op
   c.n = n_words;
   c.at = 0u;
   c.ok = true;
+  c.in_body = false;
   walk_all(&c, p, &total);
   if (!c.ok) {
-    *why = (c.at < UTVM_OP_PARAMS_HEADER_WORDS) ? "truncated or bad header"
-                                                : "truncated or bad body";
+    *why = c.in_body ? "truncated or bad body" : "truncated or bad header";
     return UTVM_ERR_KFUNC_PARAMS;
   }
   if ((total != n_words) || (c.at != n_words)) {

@@ -1,0 +1,245 @@
+/*
+ * The op-params format and the kernel functions against hostile input: a real operator's
+ * params (chain_dscnn's, exported by the runner) round-trip; every truncation and every
+ * single-word corruption decodes to an error text or to valid params (never a crash, meant for
+ * host-asan); and calls with wrong argument counts, type codes, dtypes, sizes, misaligned or
+ * other-kind op params return -1 with a text naming the function and the problem.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "crt_test_support.h"
+#include "runner_test_util.h"
+#include "test_syslib.h"
+#include "utvm/kfuncs.h"
+
+/* Operator 0 of chain_dscnn (a CONV_2D): its op params words and operand sizes. */
+typedef struct {
+  int32_t words[512];
+  uint32_t n;
+  utvm_op_params_t p;
+  rt_instance_t in;
+  uint8_t *model;
+} fixture_t;
+
+static fixture_t fx;
+
+static int setup(void **state) {
+  size_t size = 0u;
+  const char *stage = "";
+  const char *why = "";
+  utvm_op_operands_t operands;
+  (void)state;
+  fx.model = rt_load("ops/chain_dscnn.tflite", &size);
+  if ((fx.model == NULL) || (rt_setup(&fx.in, fx.model, size, 1u << 20, &stage) != UTVM_OK) ||
+      (utvm_runner_op_params(&fx.in.runner, 0u, &fx.p, &operands) != UTVM_OK) ||
+      (fx.p.kind != UTVM_OP_CONV2D_S8) ||
+      (utvm_op_params_encode(&fx.p, fx.words, 512u, &fx.n, &why) != UTVM_OK)) {
+    return -1;
+  }
+  return (test_runtime_start(TVMSystemLibEntryPoint()) != NULL) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  test_runtime_stop();
+  rt_teardown(&fx.in);
+  free(fx.model);
+  return 0;
+}
+
+static void test_round_trip(void **state) {
+  utvm_op_params_t d;
+  int32_t again[512];
+  uint32_t n = 0u;
+  const char *why = NULL;
+  (void)state;
+  assert_int_equal(fx.words[0], UTVM_OP_PARAMS_MAGIC);
+  assert_int_equal(fx.words[2], (int32_t)fx.n);
+  assert_int_equal(utvm_op_params_decode(fx.words, fx.n, &d, &why), UTVM_OK);
+  assert_int_equal(d.kind, UTVM_OP_CONV2D_S8);
+  assert_int_equal(d.quant.count, fx.p.quant.count);
+  assert_memory_equal(d.quant.shift, fx.p.quant.shift, (size_t)d.quant.count);
+  assert_memory_equal(&d.p.conv, &fx.p.p.conv, sizeof(d.p.conv));
+  assert_int_equal(utvm_op_params_encode(&d, again, 512u, &n, &why), UTVM_OK);
+  assert_int_equal(n, fx.n);
+  assert_memory_equal(again, fx.words, (size_t)n * 4u);
+  /* Too small a buffer. */
+  assert_int_equal(utvm_op_params_encode(&d, again, n - 1u, &n, &why), UTVM_ERR_KFUNC_CAPACITY);
+}
+
+static void test_truncations_and_corruptions(void **state) {
+  utvm_op_params_t d;
+  const char *why = NULL;
+  (void)state;
+  for (uint32_t len = 0u; len < fx.n; len++) {
+    int32_t *w = (int32_t *)malloc(((size_t)len + 1u) * 4u);
+    assert_non_null(w);
+    (void)memcpy(w, fx.words, (size_t)len * 4u);
+    assert_int_equal(utvm_op_params_decode(w, len, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+    assert_true(strlen(why) > 0u);
+    free(w);
+  }
+  const int32_t values[] = {0, -1, 1, 2, 7, 8, 31, 32, -32, INT32_MAX, INT32_MIN, 0x7FFF};
+  int32_t *w = (int32_t *)malloc((size_t)fx.n * 4u);
+  assert_non_null(w);
+  int refused = 0;
+  for (uint32_t i = 0u; i < fx.n; i++) {
+    for (size_t v = 0u; v < sizeof(values) / sizeof(values[0]); v++) {
+      (void)memcpy(w, fx.words, (size_t)fx.n * 4u);
+      w[i] = values[v];
+      if (utvm_op_params_decode(w, fx.n, &d, &why) != UTVM_OK) {
+        assert_true(strlen(why) > 0u);
+        refused++;
+      }
+    }
+  }
+  free(w);
+  assert_true(refused > 0);
+  /* Specific texts. */
+  int32_t bad[512];
+  (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
+  bad[0] = 0x504B0002;
+  assert_int_equal(utvm_op_params_decode(bad, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "truncated or bad header");
+  (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
+  bad[2] = (int32_t)fx.n + 1;
+  assert_int_equal(utvm_op_params_decode(bad, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "word count differs from the tensor's");
+  (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
+  bad[5] = 0; /* input n */
+  assert_int_equal(utvm_op_params_decode(bad, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "a dimension is < 1 or a tensor too large");
+}
+
+/* Tensors for a call of utvm_k_conv2d_s8 with fixture's params. */
+typedef struct {
+  DLTensor t[5];
+  int64_t shapes[5][1];
+  TVMValue args[5];
+  int codes[5];
+  void *data[5];
+} call_t;
+
+static void call_init(call_t *c) {
+  (void)memset(c, 0, sizeof(*c));
+  const utvm_op_params_t *p = &fx.p;
+  for (uint32_t i = 0u; i < 5u; i++) {
+    uint32_t bytes;
+    uint8_t bits = 8u;
+    if (i == 3u) {
+      bytes = fx.n * 4u;
+      bits = 32u;
+    } else {
+      const uint32_t k = (i < 3u) ? i : 3u;
+      bytes = p->operands[k].bytes;
+      bits = (p->operands[k].type == UTVM_OP_TYPE_INT32) ? 32u : 8u;
+    }
+    c->data[i] = calloc(1u, bytes + 8u);
+    assert_non_null(c->data[i]);
+    c->shapes[i][0] = (int64_t)(bytes / (bits / 8u));
+    c->t[i].data = c->data[i];
+    c->t[i].device.device_type = kDLCPU;
+    c->t[i].ndim = 1;
+    c->t[i].dtype.code = kDLInt;
+    c->t[i].dtype.bits = bits;
+    c->t[i].dtype.lanes = 1u;
+    c->t[i].shape = c->shapes[i];
+    c->args[i].v_handle = &c->t[i];
+    c->codes[i] = kTVMNDArrayHandle;
+  }
+  (void)memcpy(c->data[3], fx.words, (size_t)fx.n * 4u);
+}
+
+static void call_free(call_t *c) {
+  for (uint32_t i = 0u; i < 5u; i++) {
+    free(c->data[i]);
+  }
+}
+
+static int call(call_t *c, int n) {
+  TVMValue ret;
+  int ret_code = 0;
+  return utvm_k_conv2d_s8(c->args, c->codes, n, &ret, &ret_code, NULL);
+}
+
+static void expect_error(call_t *c, int n, const char *text) {
+  assert_int_equal(call(c, n), -1);
+  if (!contains(test_last_error(), text) || !starts_with(test_last_error(), "utvm_k_conv2d_s8: ")) {
+    fail_msg("expected '%s' in '%s'", text, test_last_error());
+  }
+}
+
+static void test_hostile_calls(void **state) {
+  call_t c;
+  (void)state;
+  call_init(&c);
+  assert_int_equal(call(&c, 5), 0); /* a valid call (zero data) */
+  c.codes[4] = kTVMDLTensorHandle;
+  assert_int_equal(call(&c, 5), 0); /* type code 7 too */
+  expect_error(&c, 2, "expected inputs, op params and output");
+  expect_error(&c, 4, "op params: "); /* the bias taken for the op params */
+  call_t short_call = c; /* input, filter, op params, output: the params want a bias */
+  short_call.args[2] = c.args[3];
+  short_call.codes[2] = c.codes[3];
+  short_call.args[3] = c.args[4];
+  short_call.codes[3] = c.codes[4];
+  expect_error(&short_call, 4, "argument count differs");
+  c.codes[0] = kDLInt;
+  expect_error(&c, 5, "argument 0: not a tensor");
+  c.codes[0] = kTVMNDArrayHandle;
+  c.t[4].dtype.code = kDLFloat;
+  expect_error(&c, 5, "argument 4: dtype is not int8");
+  c.t[4].dtype.code = kDLInt;
+  c.t[2].dtype.bits = 8u;
+  expect_error(&c, 5, "argument 2: dtype is not int32");
+  c.t[2].dtype.bits = 32u;
+  c.shapes[4][0]--;
+  expect_error(&c, 5, "op params say");
+  c.shapes[4][0]++;
+  c.t[0].byte_offset = 1u; /* same bytes, offset honoured: still valid for int8 */
+  assert_int_equal(call(&c, 5), 0);
+  c.t[0].byte_offset = 0u;
+  c.t[2].byte_offset = 2u;
+  expect_error(&c, 5, "argument 2: data not 4-byte aligned");
+  c.t[2].byte_offset = 0u;
+  c.t[1].device.device_type = kDLCUDA;
+  expect_error(&c, 5, "argument 1: not a compact CPU tensor");
+  c.t[1].device.device_type = kDLCPU;
+  c.t[1].data = NULL;
+  expect_error(&c, 5, "argument 1: NULL tensor");
+  c.t[1].data = c.data[1];
+  c.t[3].dtype.bits = 8u;
+  expect_error(&c, 5, "argument 3: op params are not int32");
+  c.t[3].dtype.bits = 32u;
+  c.shapes[3][0]--;
+  expect_error(&c, 5, "op params: ");
+  c.shapes[3][0]++;
+  /* op params of another kind */
+  TVMValue ret;
+  int ret_code = 0;
+  assert_int_equal(utvm_k_depthwise_conv2d_s8(c.args, c.codes, 5, &ret, &ret_code, NULL), -1);
+  assert_true(contains(test_last_error(), "utvm_k_depthwise_conv2d_s8: op params are of another kind"));
+  /* a kernel's own refusal (activation range emptied) */
+  int32_t *w = (int32_t *)c.data[3];
+  w[5 + 12 + 8] = 100; /* act_min */
+  w[5 + 12 + 9] = -100; /* act_max */
+  expect_error(&c, 5, "kernel");
+  call_free(&c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_truncations_and_corruptions),
+      cmocka_unit_test(test_hostile_calls),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
