@@ -58,6 +58,7 @@ typedef struct {
   int num_inputs;
   const char *outputs[CLI_MAX_RUN_FILES];
   int num_outputs;
+  const char *labels; /* "a,b,c": print the label of output 0's largest value, or NULL */
   /* On a device (--connect): connect opens the device (once inputs and outputs are checked)
    * and returns -1 with *host set, or an exit code; the caller closes it. */
   bool on_device;

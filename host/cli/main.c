@@ -23,6 +23,7 @@ typedef struct {
   const char *connect;
   bool connect_given; /* --connect on the command line (run uses no UTVM_CONNECT) */
   bool host_driven;
+  const char *labels;
   bool json;
   double timeout_s;
   double start_timeout_s;
@@ -127,14 +128,15 @@ static const struct {
     {"logs", "usage: utvm [--connect T] [--json] logs\n\n"
              "Stays connected and prints device logs until EOF or Ctrl-C (exit code 0).\n"},
     {"run", "usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite --input IN\n"
-            "                [--input IN2 ...] [--output OUT ...] [--per-layer]\n\n"
+            "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n\n"
             "Runs MODEL on this host with the model runner (the int8 kernels, bit-exact with\n"
             "TensorFlow Lite Micro's reference kernels); no device is started. The k-th --input\n"
             "fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
             ".npy are NumPy files (dtype and size must match the tensor), any other name holds\n"
             "the tensor's raw bytes (exactly its size). Prints the outputs, the arena size, the\n"
             "operator count and the time taken; --per-layer adds each operator with its time and\n"
-            "output shape (JSON: \"layers\"). --json prints one object with arena_bytes,\n"
+            "output shape (JSON: \"layers\"); --labels A,B,C prints the label of output 0's\n"
+            "largest value (JSON: \"answer\"). --json prints one object with arena_bytes,\n"
             "operators, output (values of output 0), outputs and seconds. Models of at most\n"
             "64 MiB. Exit codes: 0 ok, 2 usage (bad option, missing or wrong-size input file),\n"
             "4 a model the reader or the runner refuses (the text names the operator).\n\n"
@@ -274,6 +276,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
           return usage_error(o, "too many %s files (at most 8)", a);
         }
         (input ? o->inputs : o->outputs)[(*count)++] = v;
+      } else if (strcmp(a, "--labels") == 0) {
+        o->labels = v;
       } else if (strcmp(a, "--timeout") == 0) {
         ok = parse_double(v, &o->timeout_s) && (o->timeout_s > 0.0);
       } else if (strcmp(a, "--start-timeout") == 0) {
@@ -1071,6 +1075,7 @@ static int cmd_run(const cli_options_t *o, bool time_only) {
   r.connect = connect_for_model;
   r.connect_ctx = &c;
   r.host_driven = o->host_driven;
+  r.labels = o->labels;
   r.time_only = time_only;
   r.number = time_only ? o->number : 1;
   r.repeat = time_only ? o->repeat : 1;

@@ -354,6 +354,45 @@ static void layer_output(const run_t *run, uint32_t k, utvm_runner_tensor_t *t,
   }
 }
 
+/* Index of the largest value of t (the first one on ties), or -1 for an empty tensor. */
+static long argmax(const utvm_runner_tensor_t *t) {
+  const uint8_t *p = (const uint8_t *)t->const_data;
+  long best = -1;
+  double best_value = 0.0;
+  size_t n = (t->type == UTVM_MODEL_FLOAT32) ? t->bytes / 4u : t->bytes;
+  for (size_t k = 0u; k < n; k++) {
+    double v;
+    if (t->type == UTVM_MODEL_FLOAT32) {
+      float f;
+      (void)memcpy(&f, &p[4u * k], sizeof(f));
+      v = (double)f;
+    } else if (t->type == UTVM_MODEL_UINT8) {
+      v = (double)p[k];
+    } else {
+      v = (double)(int8_t)p[k];
+    }
+    if ((best < 0) || (v > best_value)) {
+      best = (long)k;
+      best_value = v;
+    }
+  }
+  return best;
+}
+
+/* Copies label index of the comma-separated list into buf ("?" past its end). */
+static void label_of(const char *labels, long index, char *buf, size_t size) {
+  const char *p = labels;
+  for (long k = 0; (k < index) && (p != NULL); k++) {
+    p = strchr(p, ',');
+    p = (p != NULL) ? p + 1 : NULL;
+  }
+  size_t len = (p != NULL) ? strcspn(p, ",") : 0u;
+  (void)snprintf(buf, size, "%.*s", (int)len, (p != NULL) ? p : "");
+  if (len == 0u) {
+    (void)snprintf(buf, size, "?");
+  }
+}
+
 static void print_device_layers(const run_t *run, bool json);
 static void print_device_json(const run_t *run);
 static void print_device_text(const run_t *run);
@@ -381,6 +420,15 @@ static void print_json(const run_t *run, double seconds) {
     (void)printf("}");
   }
   (void)printf("]");
+  if (o->labels != NULL) {
+    char label[128];
+    (void)utvm_runner_output(&run->runner, 0u, &t);
+    long best = argmax(&t);
+    label_of(o->labels, best, label, sizeof(label));
+    (void)printf(", \"answer\": {\"index\": %ld, \"label\": ", best);
+    cli_json_string(stdout, label, strlen(label));
+    (void)printf("}");
+  }
   if (o->on_device) {
     print_device_json(run);
   }
@@ -440,6 +488,12 @@ static void print_text(const run_t *run, double seconds) {
                  (int)t.zero_point);
     print_values(stdout, &t, RUN_MAX_TEXT_VALUES);
     (void)printf("\n");
+  }
+  if (o->labels != NULL) {
+    (void)utvm_runner_output(&run->runner, 0u, &t);
+    long best = argmax(&t);
+    label_of(o->labels, best, label, sizeof(label));
+    (void)printf("answer      %s (output 0, index %ld)\n", label, best);
   }
 }
 
