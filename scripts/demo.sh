@@ -3,8 +3,9 @@
 # firmware, boots the firmware in qemu-system-arm and drives it over its emulated UART with
 # the `utvm` CLI: device info, echo, a tensor round trip, test_add_f32 checked against the
 # host's own sum, a time evaluation and a link benchmark; then runs the shipped int8 models on
-# the board's core (utvm-model-test.elf) and KWS on the host with `utvm run`, both checked
-# against TensorFlow Lite Micro's outputs.
+# the board's core (utvm-model-test.elf), KWS on the host with `utvm run`, and KWS on the
+# board's standard RPC firmware (`utvm --connect ... run`: graph executor, no reflash), each
+# checked against TensorFlow Lite Micro's outputs.
 #
 #   bash scripts/demo.sh            (UTVM_DEMO_BOARD=mps3-an547 etc. for another board)
 set -euo pipefail
@@ -86,5 +87,12 @@ step "the same KWS model on the host: utvm run, output checked against TFLM's"
   --input "$MODELS/refdata/mlperf_tiny/kws_input0_int8.bin" --output build/demo-kws.out.bin
 cmp build/demo-kws.out.bin "$MODELS/refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin"
 echo "utvm run output is bit-exact with TFLM's"
+
+step "keyword spotting on the emulated $BOARD with no new firmware: the model compiled for the device's kernel functions, run by its graph executor over the UART; the answer and the time per inference (-icount virtual time)"
+utvm --connect "$UTVM_CONNECT" run "$MODELS/mlperf_tiny_kws_dscnn_int8.tflite" \
+  --input "$MODELS/refdata/mlperf_tiny/kws_input0_int8.bin" --output build/demo-kws-board.out.bin \
+  --labels down,go,left,no,off,on,right,stop,up,yes,silence,unknown
+cmp build/demo-kws-board.out.bin "$MODELS/refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin"
+echo "the board's output is bit-exact with TFLM's"
 
 printf '\n==> demo finished\n'

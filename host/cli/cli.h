@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "utvm/host.h"
+#include "utvm/host_compile.h"
 
 /* Exit codes. */
 enum {
@@ -57,7 +58,56 @@ typedef struct {
   int num_inputs;
   const char *outputs[CLI_MAX_RUN_FILES];
   int num_outputs;
+  const char *labels; /* "a,b,c": print the label of output 0's largest value, or NULL */
+  /* On a device (--connect): connect opens the device (once inputs and outputs are checked)
+   * and returns -1 with *host set, or an exit code; the caller closes it. */
+  bool on_device;
+  int (*connect)(void *ctx, utvm_host_t **host);
+  void *connect_ctx;
+  bool host_driven;  /* walk the graph on the host, one call per operator */
+  bool time_only;    /* utvm time MODEL: inputs optional (zeros), outputs not printed */
+  int number;        /* time evaluator parameters */
+  int repeat;
+  int min_repeat_ms;
 } cli_run_options_t;
+
+/* Most operands of one operator in a host-driven run. */
+#define CLI_REMOTE_MAX_OP_ARGS 16
+
+/* How a compiled model runs on a device. */
+typedef struct {
+  bool host_driven; /* the host calls each operator's kernel function (else the graph executor) */
+  bool per_layer;   /* time each operator (host-driven) */
+  bool timed;       /* host-driven: time each operator even without per_layer */
+  int number;       /* time evaluator: calls per measurement, measurements, minimum ms */
+  int repeat;
+  int min_repeat_ms;
+} cli_remote_options_t;
+
+/* A model input or output in host memory. */
+typedef struct {
+  void *data;
+  size_t bytes;
+} cli_remote_buffer_t;
+
+/* What a device run measured and, on failure, why. */
+typedef struct {
+  double seconds;          /* device time of one inference (time evaluator mean) */
+  double *layer_seconds;   /* [n_ops] per operator (host-driven, timed), malloc'd */
+  uint64_t device_bytes;   /* device tensor memory the run needed (page-rounded) */
+  uint64_t device_free;    /* the device's free tensor memory before the run (0: unknown) */
+  uint64_t upload_bytes;   /* parameters (and graph JSON) uploaded */
+  double upload_seconds;   /* time the parameter upload took */
+  utvm_host_err_t host_error; /* the host library's error, UTVM_HOST_OK for others */
+  char error[1024];
+} cli_remote_result_t;
+
+/* Runs compiled model g on the device behind host: uploads it, copies the n_inputs inputs in,
+ * runs (timed), copies the outputs out and frees all it created on the device. Returns -1 on
+ * success, else an exit code with res->error set. The caller frees res->layer_seconds. */
+int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_graph_t *g,
+                   const cli_remote_buffer_t *inputs, cli_remote_buffer_t *outputs,
+                   cli_remote_result_t *res);
 
 /* utvm run: runs a .tflite model on the host with the model runner; returns the exit code
  * (0 ok, 2 usage or input files, 4 a model the reader or runner refuses). */

@@ -21,6 +21,9 @@
 
 typedef struct {
   const char *connect;
+  bool connect_given; /* --connect on the command line (run uses no UTVM_CONNECT) */
+  bool host_driven;
+  const char *labels;
   bool json;
   double timeout_s;
   double start_timeout_s;
@@ -67,7 +70,10 @@ static const char usage_text[] =
     "                        graph.json + params.bin for the kernel functions (no device)\n"
     "  run MODEL --input IN [--output OUT] [--per-layer]\n"
     "                        run a .tflite model on this host with the model runner (int8\n"
-    "                        kernels, bit-exact with TFLite Micro); no device needed\n"
+    "                        kernels, bit-exact with TFLite Micro); no device needed; with\n"
+    "                        --connect on the device (graph executor, or --host-driven)\n"
+    "  time MODEL.tflite [--input IN] [--per-layer]\n"
+    "                        time a model on the device per inference (or per operator)\n"
     "\n"
     "arguments: i:INT u:UINT f:FLOAT b:0|1 s:TEXT x:HEXBYTES n: (null)\n"
     "           t:DTYPE:[1,2,3] (inline tensor, nested lists for more dimensions; every value\n"
@@ -113,24 +119,41 @@ static const struct {
              "of N calls each (N grows until a repeat lasts M ms); prints mean, median, min,\n"
              "max and stddev per call. Under QEMU (qemu: transport) the times are -icount\n"
              "virtual time: 1 ns = 1 instruction. A device timer that does not run is an\n"
-             "error, never a 0 us result.\n"},
+             "error, never a 0 us result.\n\n"
+             "usage: utvm [--connect T] [--json] time MODEL.tflite [--input IN ...] [--per-layer]\n"
+             "                 [--host-driven] [--number N] [--repeat R] [--min-repeat-ms M]\n\n"
+             "Runs MODEL on the device as 'utvm --connect T run MODEL' does (inputs are zeros\n"
+             "without --input) and times one inference: the time evaluator on the graph\n"
+             "executor's run; --per-layer (implies --host-driven) times each operator's\n"
+             "kernel function instead.\n"},
     {"bench", "usage: utvm [--connect T] [--json] bench [--max-size BYTES]\n\n"
               "Measures the null-call round trip and upload/download throughput for copies from\n"
               "1 KiB up to --max-size (default 1 MiB, or the largest block the device grants).\n"},
     {"logs", "usage: utvm [--connect T] [--json] logs\n\n"
              "Stays connected and prints device logs until EOF or Ctrl-C (exit code 0).\n"},
-    {"run", "usage: utvm [--json] run MODEL.tflite --input IN [--input IN2 ...] [--output OUT ...]\n"
-            "                [--per-layer]\n\n"
+    {"run", "usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite --input IN\n"
+            "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n\n"
             "Runs MODEL on this host with the model runner (the int8 kernels, bit-exact with\n"
             "TensorFlow Lite Micro's reference kernels); no device is started. The k-th --input\n"
             "fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
             ".npy are NumPy files (dtype and size must match the tensor), any other name holds\n"
             "the tensor's raw bytes (exactly its size). Prints the outputs, the arena size, the\n"
             "operator count and the time taken; --per-layer adds each operator with its time and\n"
-            "output shape (JSON: \"layers\"). --json prints one object with arena_bytes,\n"
+            "output shape (JSON: \"layers\"); --labels A,B,C prints the label of output 0's\n"
+            "largest value (JSON: \"answer\"). --json prints one object with arena_bytes,\n"
             "operators, output (values of output 0), outputs and seconds. Models of at most\n"
             "64 MiB. Exit codes: 0 ok, 2 usage (bad option, missing or wrong-size input file),\n"
-            "4 a model the reader or the runner refuses (the text names the operator).\n"},
+            "4 a model the reader or the runner refuses (the text names the operator).\n\n"
+            "With --connect T (given on the command line; UTVM_CONNECT is not used here) the\n"
+            "model runs on the device with no new firmware: it is compiled for the device's\n"
+            "kernel functions (utvm_k_*), the graph JSON goes to tvm.graph_executor.create (as\n"
+            "an uploaded tensor when it exceeds one request), each parameter is copied into\n"
+            "the executor's storage (get_input), then the input, one timed run, the outputs;\n"
+            "everything is freed afterwards. A model larger than the device's free tensor\n"
+            "memory is refused before anything is uploaded. --host-driven: the host allocates\n"
+            "the tensors and calls each operator's kernel function itself (no executor);\n"
+            "--per-layer on a device implies it and times each call. Device errors exit 4,\n"
+            "connection failures 3.\n"},
     {"compile", "usage: utvm [--json] compile MODEL.tflite --generic -o DIR\n\n"
                 "Compiles MODEL for the kernel functions every utvm firmware has (utvm_k_*,\n"
                 "docs/KERNEL_FUNCS.md): writes DIR/graph.json (TVM graph executor JSON) and\n"
@@ -256,6 +279,10 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->generic = true;
         continue;
       }
+      if (strcmp(a, "--host-driven") == 0) {
+        o->host_driven = true;
+        continue;
+      }
       if (i + 1 >= argc) {
         return usage_error(o, "option %s needs a value", a);
       }
@@ -264,6 +291,7 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
       int bench_max = 0;
       if (strcmp(a, "--connect") == 0) {
         o->connect = v;
+        o->connect_given = true;
       } else if ((strcmp(a, "--input") == 0) || (strcmp(a, "--output") == 0)) {
         bool input = strcmp(a, "--input") == 0;
         int *count = input ? &o->num_inputs : &o->num_outputs;
@@ -271,6 +299,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
           return usage_error(o, "too many %s files (at most 8)", a);
         }
         (input ? o->inputs : o->outputs)[(*count)++] = v;
+      } else if (strcmp(a, "--labels") == 0) {
+        o->labels = v;
       } else if (strcmp(a, "--timeout") == 0) {
         ok = parse_double(v, &o->timeout_s) && (o->timeout_s > 0.0);
       } else if (strcmp(a, "--start-timeout") == 0) {
@@ -1021,14 +1051,40 @@ static int cmd_explain(const cli_options_t *o) {
   return CLI_EXIT_OK;
 }
 
-/* run MODEL: no device; the model runner on this host. */
-static int cmd_run(const cli_options_t *o) {
+static bool is_model_file(const char *path) {
+  size_t n = strlen(path);
+  return (n > 7u) && (strcmp(&path[n - 7u], ".tflite") == 0);
+}
+
+/* What run/time MODEL on a device needs to connect once its files are checked. */
+typedef struct {
+  const cli_options_t *o;
+  utvm_host_t *host;
+} model_connect_t;
+
+static int connect_for_model(void *ctx, utvm_host_t **host) {
+  model_connect_t *c = (model_connect_t *)ctx;
+  install_signal_handlers();
+  int code = connect_device(c->o, log_to_stderr, &c->host);
+  *host = c->host;
+  return code;
+}
+
+/* run MODEL: the model runner on this host, or with --connect on the device (graph executor,
+ * or --host-driven); time MODEL: timed on the device. */
+static int cmd_run(const cli_options_t *o, bool time_only) {
   if (o->num_positional != 1) {
-    return usage_error(o, "run needs one model file%s", "");
+    return usage_error(o, "%s needs one model file", time_only ? "time" : "run");
   }
-  if (o->num_inputs == 0) {
+  if ((o->num_inputs == 0) && !time_only) {
     return usage_error(o, "run needs --input FILE for each graph input%s", "");
   }
+  bool on_device = time_only || o->connect_given;
+  if (o->host_driven && !on_device) {
+    return usage_error(o, "--host-driven runs the model on a device: add --connect TRANSPORT%s",
+                       "");
+  }
+  model_connect_t c = {o, NULL};
   cli_run_options_t r;
   (void)memset(&r, 0, sizeof(r));
   r.json = o->json;
@@ -1038,7 +1094,18 @@ static int cmd_run(const cli_options_t *o) {
   r.num_inputs = o->num_inputs;
   (void)memcpy(r.outputs, o->outputs, sizeof(r.outputs));
   r.num_outputs = o->num_outputs;
-  return cli_run(&r);
+  r.on_device = on_device;
+  r.connect = connect_for_model;
+  r.connect_ctx = &c;
+  r.host_driven = o->host_driven;
+  r.labels = o->labels;
+  r.time_only = time_only;
+  r.number = time_only ? o->number : 1;
+  r.repeat = time_only ? o->repeat : 1;
+  r.min_repeat_ms = time_only ? o->min_repeat_ms : 0;
+  int code = cli_run(&r);
+  utvm_host_close(c.host);
+  return code;
 }
 
 /* compile MODEL --generic -o DIR: no device. */
@@ -1073,7 +1140,11 @@ int main(int argc, char **argv) {
     return cmd_explain(&o);
   }
   if (strcmp(o.command, "run") == 0) {
-    return cmd_run(&o);
+    return cmd_run(&o, false);
+  }
+  if ((strcmp(o.command, "time") == 0) && (o.num_positional >= 1) &&
+      is_model_file(o.positional[0])) {
+    return cmd_run(&o, true);
   }
   if (strcmp(o.command, "compile") == 0) {
     return cmd_compile(&o);

@@ -1,4 +1,6 @@
-/* utvm run: runs a .tflite model on the host with the model runner (src/runner), no device. */
+/* utvm run: runs a .tflite model on the host with the model runner (src/runner), or on a device
+ * (--connect: compiled for the generic kernel functions, remote.c); utvm time MODEL times it on
+ * the device. The host runner also gives the inputs' and outputs' shapes and host buffers. */
 #define _DEFAULT_SOURCE
 
 #include <errno.h>
@@ -20,11 +22,15 @@
 typedef struct {
   const cli_run_options_t *o;
   uint8_t *model_bytes;
+  size_t model_size;
   void *workspace;
   void *arena;
   utvm_model_t model;
   utvm_runner_t runner;
   double *layer_seconds;
+  utvm_host_t *host;            /* on a device: the client (closed by the caller of cli_run) */
+  utvm_graph_t graph;           /* on a device: the compiled model */
+  cli_remote_result_t remote;
 } run_t;
 
 static double run_now(void) {
@@ -122,6 +128,7 @@ static int setup(run_t *run) {
   if (code >= 0) {
     return code;
   }
+  run->model_size = size;
   utvm_err_t err = utvm_model_open(&run->model, run->model_bytes, size);
   if (err != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, run->model.error);
@@ -347,6 +354,49 @@ static void layer_output(const run_t *run, uint32_t k, utvm_runner_tensor_t *t,
   }
 }
 
+/* Index of the largest value of t (the first one on ties), or -1 for an empty tensor. */
+static long argmax(const utvm_runner_tensor_t *t) {
+  const uint8_t *p = (const uint8_t *)t->const_data;
+  long best = -1;
+  double best_value = 0.0;
+  size_t n = (t->type == UTVM_MODEL_FLOAT32) ? t->bytes / 4u : t->bytes;
+  for (size_t k = 0u; k < n; k++) {
+    double v;
+    if (t->type == UTVM_MODEL_FLOAT32) {
+      float f;
+      (void)memcpy(&f, &p[4u * k], sizeof(f));
+      v = (double)f;
+    } else if (t->type == UTVM_MODEL_UINT8) {
+      v = (double)p[k];
+    } else {
+      v = (double)(int8_t)p[k];
+    }
+    if ((best < 0) || (v > best_value)) {
+      best = (long)k;
+      best_value = v;
+    }
+  }
+  return best;
+}
+
+/* Copies label index of the comma-separated list into buf ("?" past its end). */
+static void label_of(const char *labels, long index, char *buf, size_t size) {
+  const char *p = labels;
+  for (long k = 0; (k < index) && (p != NULL); k++) {
+    p = strchr(p, ',');
+    p = (p != NULL) ? p + 1 : NULL;
+  }
+  size_t len = (p != NULL) ? strcspn(p, ",") : 0u;
+  (void)snprintf(buf, size, "%.*s", (int)len, (p != NULL) ? p : "");
+  if (len == 0u) {
+    (void)snprintf(buf, size, "?");
+  }
+}
+
+static void print_device_layers(const run_t *run, bool json);
+static void print_device_json(const run_t *run);
+static void print_device_text(const run_t *run);
+
 static void print_json(const run_t *run, double seconds) {
   const cli_run_options_t *o = run->o;
   (void)printf("{\"ok\": true, \"model\": ");
@@ -370,7 +420,23 @@ static void print_json(const run_t *run, double seconds) {
     (void)printf("}");
   }
   (void)printf("]");
-  if (o->per_layer) {
+  if (o->labels != NULL) {
+    char label[128];
+    (void)utvm_runner_output(&run->runner, 0u, &t);
+    long best = argmax(&t);
+    label_of(o->labels, best, label, sizeof(label));
+    (void)printf(", \"answer\": {\"index\": %ld, \"label\": ", best);
+    cli_json_string(stdout, label, strlen(label));
+    (void)printf("}");
+  }
+  if (o->on_device) {
+    print_device_json(run);
+  }
+  if (o->per_layer && (o->on_device)) {
+    (void)printf(", \"layers\": [");
+    print_device_layers(run, true);
+    (void)printf("]");
+  } else if (o->per_layer) {
     (void)printf(", \"layers\": [");
     for (uint32_t k = 0u; k < run->model.n_operators; k++) {
       const char *name = NULL;
@@ -393,7 +459,14 @@ static void print_text(const run_t *run, double seconds) {
                run->model.n_tensors);
   (void)printf("arena       %zu bytes (runner workspace %zu bytes)\n", run->runner.arena_size,
                run->runner.workspace_size);
-  if (o->per_layer) {
+  if (o->on_device) {
+    print_device_text(run);
+  }
+  if (o->per_layer && (o->on_device)) {
+    (void)printf("layers:\n  %4s  %-28s %-22s %12s\n", "#", "kernel function", "output",
+                 "time (us)");
+    print_device_layers(run, false);
+  } else if (o->per_layer) {
     (void)printf("layers:\n  %4s  %-20s %-24s %12s\n", "#", "operator", "output", "time (us)");
     for (uint32_t k = 0u; k < run->model.n_operators; k++) {
       const char *name = NULL;
@@ -402,7 +475,12 @@ static void print_text(const run_t *run, double seconds) {
       (void)printf("  %4u  %-20s %-24s %12.3f\n", k, name, label, run->layer_seconds[k] * 1e6);
     }
   }
-  (void)printf("time        %.6f s\n", seconds);
+  if (o->on_device) {
+    (void)printf("time        %.6f s per inference (device time evaluator%s)\n", seconds,
+                 o->per_layer ? ": sum of the operators" : "");
+  } else {
+    (void)printf("time        %.6f s\n", seconds);
+  }
   for (uint32_t i = 0u; i < run->model.n_outputs; i++) {
     (void)utvm_runner_output(&run->runner, i, &t);
     tensor_label(&t, label, sizeof(label));
@@ -411,6 +489,115 @@ static void print_text(const run_t *run, double seconds) {
     print_values(stdout, &t, RUN_MAX_TEXT_VALUES);
     (void)printf("\n");
   }
+  if (o->labels != NULL) {
+    (void)utvm_runner_output(&run->runner, 0u, &t);
+    long best = argmax(&t);
+    label_of(o->labels, best, label, sizeof(label));
+    (void)printf("answer      %s (output 0, index %ld)\n", label, best);
+  }
+}
+
+/* Runs the model on the device behind o->host: compiled for the generic kernel functions,
+ * inputs from the host runner's input tensors, outputs into its output tensors. */
+static int run_on_device(run_t *run, double *seconds) {
+  const cli_run_options_t *o = run->o;
+  char msg[1400];
+  char why[1024];
+  utvm_err_t err = utvm_host_compile_generic(run->model_bytes, run->model_size, &run->graph, why,
+                                             sizeof(why));
+  if (err != UTVM_OK) {
+    (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, why);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  if ((run->graph.n_inputs != run->model.n_inputs) ||
+      (run->graph.n_outputs != run->model.n_outputs) || (run->model.n_inputs > CLI_MAX_RUN_FILES) ||
+      (run->model.n_outputs > CLI_MAX_RUN_FILES)) {
+    (void)snprintf(msg, sizeof(msg), "model %s: %u inputs and %u outputs are not supported on a "
+                   "device", o->model, run->model.n_inputs, run->model.n_outputs);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  cli_remote_buffer_t inputs[CLI_MAX_RUN_FILES];
+  cli_remote_buffer_t outputs[CLI_MAX_RUN_FILES];
+  for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
+    utvm_runner_tensor_t t;
+    (void)utvm_runner_input(&run->runner, i, &t);
+    inputs[i].data = t.data;
+    inputs[i].bytes = t.bytes;
+  }
+  for (uint32_t i = 0u; i < run->model.n_outputs; i++) {
+    utvm_runner_tensor_t t;
+    (void)utvm_runner_output(&run->runner, i, &t);
+    outputs[i].data = t.data;
+    outputs[i].bytes = t.bytes;
+  }
+  int code = o->connect(o->connect_ctx, &run->host);
+  if (code >= 0) {
+    return code;
+  }
+  cli_remote_options_t ro;
+  (void)memset(&ro, 0, sizeof(ro));
+  ro.host_driven = o->host_driven || o->per_layer;
+  ro.per_layer = o->per_layer;
+  ro.timed = o->time_only;
+  ro.number = o->number;
+  ro.repeat = o->repeat;
+  ro.min_repeat_ms = o->min_repeat_ms;
+  code = cli_remote_run(run->host, &ro, &run->graph, inputs, outputs, &run->remote);
+  if (code >= 0) {
+    const char *kind = (run->remote.host_error != UTVM_HOST_OK)
+                           ? utvm_host_strerror(run->remote.host_error) : "model";
+    (void)snprintf(msg, sizeof(msg), "model %s on the device: %s", o->model, run->remote.error);
+    return run_error(o, code, kind, msg);
+  }
+  *seconds = run->remote.seconds;
+  return -1;
+}
+
+/* Per-operator lines of a device run: the graph's kernel functions and output entries. */
+static void print_device_layers(const run_t *run, bool json) {
+  const utvm_graph_t *g = &run->graph;
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_graph_entry_t *e = &g->entries[op->entries[op->n_inputs]];
+    char shape[128];
+    size_t len = 0u;
+    for (uint32_t d = 0u; (d < e->ndim) && (len < sizeof(shape)); d++) {
+      len += (size_t)snprintf(&shape[len], sizeof(shape) - len, "%s%lld", (d > 0u) ? "," : "",
+                              (long long)e->shape[d]);
+    }
+    shape[(len < sizeof(shape)) ? len : sizeof(shape) - 1u] = '\0';
+    if (json) {
+      (void)printf("%s{\"index\": %u, \"function\": \"%s\", \"shape\": [%s], \"seconds\": %.9f}",
+                   (k > 0u) ? ", " : "", k, op->func_name, shape, run->remote.layer_seconds[k]);
+    } else {
+      (void)printf("  %4u  %-28s [%s]%*s %12.3f\n", k, op->func_name, shape,
+                   (len < 20u) ? (int)(20u - len) : 0, "", run->remote.layer_seconds[k] * 1e6);
+    }
+  }
+}
+
+static void print_device_json(const run_t *run) {
+  const cli_remote_result_t *d = &run->remote;
+  (void)printf(", \"device\": {\"path\": \"%s\", \"device_bytes\": %llu, \"device_free\": %llu, "
+               "\"activation_bytes\": %llu, \"param_bytes\": %llu, \"upload_bytes\": %llu, "
+               "\"upload_seconds\": %.6f, \"kernel_calls\": %u}",
+               (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph-executor",
+               (unsigned long long)d->device_bytes, (unsigned long long)d->device_free,
+               (unsigned long long)run->graph.activation_bytes,
+               (unsigned long long)run->graph.param_bytes, (unsigned long long)d->upload_bytes,
+               d->upload_seconds, run->graph.n_ops);
+}
+
+static void print_device_text(const run_t *run) {
+  const cli_remote_result_t *d = &run->remote;
+  (void)printf("device      %s: %u kernel calls, %llu bytes of tensor memory (activations "
+               "%llu, parameters %llu) of %llu free\n",
+               (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph executor",
+               run->graph.n_ops, (unsigned long long)d->device_bytes,
+               (unsigned long long)run->graph.activation_bytes,
+               (unsigned long long)run->graph.param_bytes, (unsigned long long)d->device_free);
+  (void)printf("upload      %llu bytes in %.3f s\n", (unsigned long long)d->upload_bytes,
+               d->upload_seconds);
 }
 
 static int run_model(run_t *run) {
@@ -420,7 +607,8 @@ static int run_model(run_t *run) {
   if (code >= 0) {
     return code;
   }
-  if ((uint32_t)o->num_inputs != run->model.n_inputs) {
+  if (((uint32_t)o->num_inputs != run->model.n_inputs) &&
+      !(o->time_only && (o->num_inputs == 0))) {
     (void)snprintf(msg, sizeof(msg), "the model has %u input(s), %d --input given",
                    run->model.n_inputs, o->num_inputs);
     return run_error(o, CLI_EXIT_USAGE, "usage", msg);
@@ -431,6 +619,12 @@ static int run_model(run_t *run) {
     return run_error(o, CLI_EXIT_USAGE, "usage", msg);
   }
   for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
+    if (o->num_inputs == 0) {
+      utvm_runner_tensor_t t;
+      (void)utvm_runner_input(&run->runner, i, &t);
+      (void)memset(t.data, 0, t.bytes);
+      continue;
+    }
     code = load_input(run, i);
     if (code >= 0) {
       return code;
@@ -442,7 +636,12 @@ static int run_model(run_t *run) {
   }
   double seconds = 0.0;
   utvm_err_t err = UTVM_OK;
-  if (o->per_layer) {
+  if (o->on_device) {
+    code = run_on_device(run, &seconds);
+    if (code >= 0) {
+      return code;
+    }
+  } else if (o->per_layer) {
     for (uint32_t k = 0u; (k < run->model.n_operators) && (err == UTVM_OK); k++) {
       double t0 = run_now();
       err = utvm_runner_invoke_operator(&run->runner, k);
@@ -478,6 +677,8 @@ int cli_run(const cli_run_options_t *o) {
   run.o = o;
   int code = run_model(&run);
   free(run.layer_seconds);
+  free(run.remote.layer_seconds);
+  utvm_host_graph_free(&run.graph);
   free(run.arena);
   free(run.workspace);
   free(run.model_bytes);

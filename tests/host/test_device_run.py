@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""Models on a device with no new firmware: `utvm --connect T run MODEL.tflite` (the model
+compiled for the device's kernel functions and run by its graph executor over RPC),
+`--host-driven` (the host calls each kernel function) and `utvm time MODEL.tflite`.
+
+Usage: test_device_run.py <utvm binary> <shared/models directory> <transport> <set>
+  set "all":   every refdata model and every ops/cases.json pair through the graph executor,
+               host-driven on one model, time MODEL (with --per-layer), and the error cases
+               (a model too big for the device's memory, a device without kernel functions)
+  set "board": KWS, IC and person detection through the graph executor, time MODEL, and one
+               model host-driven (a QEMU board: slower link, fewer models)
+Outputs are compared with TensorFlow Lite Micro's byte for byte. Python standard library only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+UTVM, MODELS, TRANSPORT, SET = sys.argv[1:5]
+TIMEOUT_S = 900
+
+REFDATA = {
+    "person": ("person_detect_int8.tflite", "refdata/person_detection/person_input_int8.bin",
+               "refdata/person_detection/person_tflm.out0.bin"),
+    "kws": ("mlperf_tiny_kws_dscnn_int8.tflite", "refdata/mlperf_tiny/kws_input0_int8.bin",
+            "refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin"),
+    "vww": ("mlperf_tiny_vww_mobilenetv1_int8.tflite",
+            "refdata/mlperf_tiny/vww_from_person_bmp_int8.bin",
+            "refdata/mlperf_tiny/vww_from_person_bmp_int8_tflm.out0.bin"),
+    "ic": ("mlperf_tiny_ic_resnet8_int8.tflite", "refdata/mlperf_tiny/ic_input0_int8.bin",
+           "refdata/mlperf_tiny/ic_input0_int8_tflm.out0.bin"),
+    "ad": ("mlperf_tiny_ad_autoencoder_int8.tflite", "refdata/mlperf_tiny/ad_window0_int8.bin",
+           "refdata/mlperf_tiny/ad_window0_int8_tflm.out0.bin"),
+    "micro_speech": ("micro_speech_int8.tflite",
+                     "refdata/micro_speech/yes_1000ms_features_int8.bin",
+                     "refdata/micro_speech/yes_1000ms_tflm.out0.bin"),
+    "hello": ("hello_world_int8.tflite", "refdata/hello_world/in_-63.bin",
+              "refdata/hello_world/tflm_in_-63.out0.bin"),
+}
+
+TMP = tempfile.mkdtemp(prefix="utvm_device_run_")
+
+
+def path(relative):
+    return os.path.join(MODELS, relative)
+
+
+def utvm(*args, transport=TRANSPORT):
+    return subprocess.run([UTVM, "--connect", transport, "--timeout", "120"] + list(args),
+                          capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+def check(cond, what, proc=None):
+    if not cond:
+        detail = ""
+        if proc is not None:
+            detail = "\n  rc=%d\n  stdout=%r\n  stderr=%r" % (proc.returncode, proc.stdout[-3000:],
+                                                            proc.stderr[-3000:])
+        raise AssertionError(what + detail)
+
+
+def read(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def run_pair(model, inp, expected, *extra):
+    """Runs one model on the device; checks exit 0 and the output bit-exact. Returns the JSON."""
+    out = os.path.join(TMP, "out.bin")
+    if os.path.exists(out):
+        os.remove(out)
+    proc = utvm("--json", "run", path(model), "--input", path(inp), "--output", out, *extra)
+    check(proc.returncode == 0, "%s on %s: exit code" % (model, TRANSPORT), proc)
+    got = read(out)
+    want = read(path(expected))
+    check(got == want, "%s (%s): output differs from TFLM's (%d of %d bytes differ)" %
+          (model, inp, sum(1 for a, b in zip(got, want) if a != b), len(want)), proc)
+    result = json.loads(proc.stdout)
+    check(result["ok"] and result["device"]["device_bytes"] > 0, "device report", proc)
+    return result
+
+
+def ops_pairs():
+    with open(path("ops/cases.json")) as f:
+        cases = json.load(f)["cases"]
+    for case in cases:
+        for inp, out in case["pairs"]:
+            yield ("ops/" + case["model"], "ops/" + inp, "ops/" + out)
+
+
+def case_models(names):
+    for name in names:
+        result = run_pair(*REFDATA[name])
+        d = result["device"]
+        print("ok   %-14s graph executor bit-exact: %.6f s/inference, %d bytes device memory, "
+              "%d bytes uploaded" % (name, result["seconds"], d["device_bytes"],
+                                     d["upload_bytes"]))
+
+
+def case_ops():
+    count = 0
+    for model, inp, out in ops_pairs():
+        run_pair(model, inp, out)
+        count += 1
+    check(count >= 32, "at least 32 op pairs (%d)" % count)
+    print("ok   ops: %d pairs bit-exact through the graph executor" % count)
+
+
+def case_host_driven(name):
+    result = run_pair(*REFDATA[name], "--host-driven")
+    check(result["device"]["path"] == "host-driven", "host-driven path reported")
+    print("ok   %s host-driven bit-exact" % name)
+
+
+def case_time(name):
+    model = path(REFDATA[name][0])
+    proc = utvm("--json", "time", model, "--input", path(REFDATA[name][1]), "--repeat", "2")
+    check(proc.returncode == 0, "time MODEL", proc)
+    result = json.loads(proc.stdout)
+    check(result["seconds"] > 0.0, "time MODEL gives a positive time per inference", proc)
+    proc = utvm("--json", "time", model, "--per-layer", "--repeat", "1")
+    check(proc.returncode == 0, "time MODEL --per-layer", proc)
+    layers = json.loads(proc.stdout)["layers"]
+    check(len(layers) >= 2 and all(l["seconds"] > 0.0 for l in layers) and
+          all(l["function"].startswith("utvm_k_") for l in layers),
+          "one positive time per kernel call", proc)
+    print("ok   time %s: %.6f s per inference, %d layers timed" %
+          (name, result["seconds"], len(layers)))
+
+
+def case_too_big():
+    server = TRANSPORT.split(" ")[0]
+    proc = utvm("run", path(REFDATA["person"][0]), "--input", path(REFDATA["person"][1]),
+                transport=server + " --arena 65536")
+    check(proc.returncode == 4, "a model too big for the device: exit 4", proc)
+    check("bytes free" in proc.stderr and "nothing was uploaded" in proc.stderr,
+          "the error says how much memory is needed and free", proc)
+    print("ok   too big for the device: %s" % proc.stderr.strip().splitlines()[0][:160])
+
+
+def main():
+    if SET == "all":
+        case_models(["hello", "ad", "micro_speech", "kws", "ic", "person", "vww"])
+        case_ops()
+        case_host_driven("kws")
+        case_time("kws")
+        case_too_big()
+    else:
+        case_models(["kws", "ic", "person"])
+        case_host_driven("ad")
+        case_time("ad")
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
