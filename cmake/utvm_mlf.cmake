@@ -69,3 +69,33 @@ function(utvm_add_mlf target archive)
     target_include_directories(${target} PRIVATE ${dir})
   endif()
 endfunction()
+
+# utvm_add_mlf_from_model(<target> <model.tflite> TOOL <utvm> [EXECUTOR graph|aot] [NAME name]
+#                         [DEPENDS <tool target>])
+#
+# Like utvm_add_mlf for an archive made at build time: runs `<utvm> compile <model> --mlf ...`
+# (TOOL: the utvm host tool's path, e.g. $<TARGET_FILE:utvm> or a host build's bin/utvm in a
+# cross build), extracts it and compiles its codegen/host/src/<name>_lib0.c and _lib1.c into
+# <target>. The archive's graph and parameters are not embedded (use utvm_add_mlf for that).
+function(utvm_add_mlf_from_model target model)
+  cmake_parse_arguments(MLF "" "TOOL;EXECUTOR;NAME" "DEPENDS" ${ARGN})
+  if(NOT MLF_EXECUTOR)
+    set(MLF_EXECUTOR graph)
+  endif()
+  if(NOT MLF_NAME)
+    set(MLF_NAME default)
+  endif()
+  get_filename_component(stem ${model} NAME_WE)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/mlf/${target}_${stem}_${MLF_EXECUTOR})
+  set(sources ${dir}/codegen/host/src/${MLF_NAME}_lib0.c ${dir}/codegen/host/src/${MLF_NAME}_lib1.c)
+  add_custom_command(
+    OUTPUT ${sources}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+    COMMAND ${MLF_TOOL} compile ${model} --mlf ${dir}.tar --executor ${MLF_EXECUTOR}
+            --name ${MLF_NAME}
+    COMMAND ${CMAKE_COMMAND} -E chdir ${dir} ${CMAKE_COMMAND} -E tar xf ${dir}.tar
+    DEPENDS ${model} ${MLF_DEPENDS}
+    COMMENT "utvm compile --mlf ${stem} (${MLF_EXECUTOR})"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${sources})
+endfunction()

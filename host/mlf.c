@@ -213,6 +213,9 @@ static void emit_graph_lib0(const mlf_t *m, sb_t *s) {
   emit_kernel_declarations(m, s);
   for (uint32_t k = 0u; k < g->n_ops; k++) {
     sb_printf(s, "int32_t tvmgen_%s_fused_%u_%s(TVMValue *args, int *type_codes, int num_args, "
+              "TVMValue *ret, int *ret_code, void *resource_handle);\n", m->name, k,
+              kind_of(g->ops[k].func_name));
+    sb_printf(s, "int32_t tvmgen_%s_fused_%u_%s(TVMValue *args, int *type_codes, int num_args, "
               "TVMValue *ret, int *ret_code, void *resource_handle) {\n"
               "  return %s(args, type_codes, num_args, ret, ret_code, resource_handle);\n}\n\n",
               m->name, k, kind_of(g->ops[k].func_name), g->ops[k].func_name);
@@ -315,6 +318,8 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
             "/* Runs the model: args are the inputs then the outputs (DLTensor or NDArray).\n"
             " * The activations live in one workspace block of POOL_BYTES bytes. */\n"
             "int32_t tvmgen_%s_run(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,\n"
+            "                      int *ret_code, void *resource_handle);\n"
+            "int32_t tvmgen_%s_run(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,\n"
             "                      int *ret_code, void *resource_handle) {\n"
             "  uint8_t *io[NUM_INPUTS + NUM_OUTPUTS];\n"
             "  uint8_t *pool = 0;\n"
@@ -369,7 +374,7 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
             "  if (pool != 0) {\n"
             "    (void)TVMBackendFreeWorkspace(kDLCPU, 0, pool);\n  }\n"
             "  return rc;\n}\n\n",
-            n, n, n);
+            n, n, n, n);
   emit_tensor_infos(m, s, "input", g->n_inputs, g->input_entries);
   emit_tensor_infos(m, s, "output", g->n_outputs, g->output_entries);
   sb_printf(s,
@@ -379,11 +384,14 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
             "/* Returns the model's struct TVMMetadata (type code 3, opaque handle). */\n"
             "int32_t tvmgen_%s_get_c_metadata(TVMValue *args, int *type_codes, int num_args,\n"
             "                                 TVMValue *ret, int *ret_code, void "
+            "*resource_handle);\n"
+            "int32_t tvmgen_%s_get_c_metadata(TVMValue *args, int *type_codes, int num_args,\n"
+            "                                 TVMValue *ret, int *ret_code, void "
             "*resource_handle) {\n"
             "  (void)args;\n  (void)type_codes;\n  (void)num_args;\n  (void)resource_handle;\n"
             "  ret[0].v_handle = (void *)(uintptr_t)&model_metadata;\n"
             "  ret_code[0] = kTVMOpaqueHandle;\n  return 0;\n}\n",
-            n, n);
+            n, n, n);
 }
 
 /* The system library: a TVMFuncRegistry of the generated functions. */

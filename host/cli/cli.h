@@ -113,8 +113,18 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
  * (0 ok, 2 usage or input files, 4 a model the reader or runner refuses). */
 int cli_run(const cli_run_options_t *o);
 
-/* utvm compile --generic: writes out_dir/graph.json and out_dir/params.bin for model; returns
- * the exit code (0 ok, 2 usage or files, 4 a model refused). */
-int cli_compile(const char *model, const char *out_dir, bool json);
+/* What utvm compile writes. */
+typedef struct {
+  const char *model;
+  const char *out_dir;  /* --generic -o DIR: DIR/graph.json and DIR/params.bin, or NULL */
+  const char *mlf;      /* --mlf OUT.tar: a Model Library Format archive, or NULL */
+  bool aot;             /* --executor aot (else graph) */
+  const char *name;     /* --name: the MLF module name ("default") */
+  bool json;
+} cli_compile_options_t;
+
+/* utvm compile: writes the files of c for its model; returns the exit code (0 ok, 2 usage or
+ * files, 4 a model refused). */
+int cli_compile(const cli_compile_options_t *c);
 
 #endif /* UTVM_CLI_H */

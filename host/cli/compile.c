@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "utvm/host_mlf.h"
 #include "utvm/host_compile.h"
 
 /* Largest model compile reads. */
@@ -70,7 +71,10 @@ static bool write_file(const char *dir, const char *name, const void *data, size
   return ok;
 }
 
-int cli_compile(const char *model, const char *out_dir, bool json) {
+int cli_compile(const cli_compile_options_t *c) {
+  const char *model = c->model;
+  const char *out_dir = c->out_dir;
+  bool json = c->json;
   char msg[1024];
   char err[512];
   size_t size = 0u;
@@ -84,6 +88,32 @@ int cli_compile(const char *model, const char *out_dir, bool json) {
   if (rc != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "%s: %s: %s", model, utvm_strerror(rc), err);
     return compile_error(json, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  if (c->mlf != NULL) {
+    const utvm_err_t mlf_rc = utvm_host_write_mlf(&g, c->aot ? UTVM_MLF_AOT : UTVM_MLF_GRAPH,
+                                                  c->name, c->mlf, err, sizeof(err));
+    if (mlf_rc != UTVM_OK) {
+      (void)snprintf(msg, sizeof(msg), "%s: %s", c->mlf, err);
+      utvm_host_graph_free(&g);
+      return compile_error(json, (mlf_rc == UTVM_ERR_FUNC_CALL_INVALID_ARG) ? CLI_EXIT_USAGE
+                                                                             : CLI_EXIT_DEVICE_ERROR,
+                           "usage", msg);
+    }
+    if (!json) {
+      (void)printf("wrote %s (Model Library Format, %s executor, module \"%s\")\n", c->mlf,
+                   c->aot ? "aot" : "graph", c->name);
+    }
+  }
+  if (out_dir == NULL) {
+    if (json) {
+      (void)printf("{\"ok\": true, \"mlf\": ");
+      cli_json_string(stdout, c->mlf, strlen(c->mlf));
+      (void)printf(", \"executor\": \"%s\", \"operators\": %u, \"activation_bytes\": %llu, "
+                   "\"parameter_bytes\": %llu}\n", c->aot ? "aot" : "graph", g.n_ops,
+                   (unsigned long long)g.activation_bytes, (unsigned long long)g.param_bytes);
+    }
+    utvm_host_graph_free(&g);
+    return CLI_EXIT_OK;
   }
   if ((mkdir(out_dir, 0777) != 0) && (errno != EEXIST)) {
     (void)snprintf(msg, sizeof(msg), "cannot create %s: %s", out_dir, strerror(errno));

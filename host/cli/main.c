@@ -37,6 +37,9 @@ typedef struct {
   int num_positional;
   bool per_layer;
   bool generic;
+  const char *mlf;
+  const char *executor;
+  const char *mlf_name;
   const char *out_dir;
   const char *inputs[CLI_MAX_RUN_FILES];
   int num_inputs;
@@ -66,7 +69,7 @@ static const char usage_text[] =
     "  explain TEXT          print a device error text with its #<id> tokens (from a device\n"
     "                        built with UTVM_ERROR_TEXTS=OFF) replaced by their texts; no\n"
     "                        device needed\n"
-    "  compile MODEL --generic -o DIR\n"
+    "  compile MODEL --generic -o DIR | --mlf OUT.tar [--executor graph|aot]\n"
     "                        graph.json + params.bin for the kernel functions (no device)\n"
     "  run MODEL --input IN [--output OUT] [--per-layer]\n"
     "                        run a .tflite model on this host with the model runner (int8\n"
@@ -154,7 +157,15 @@ static const struct {
             "the tensors and calls each operator's kernel function itself (no executor);\n"
             "--per-layer on a device implies it and times each call. Device errors exit 4,\n"
             "connection failures 3.\n"},
-    {"compile", "usage: utvm [--json] compile MODEL.tflite --generic -o DIR\n\n"
+    {"compile", "usage: utvm [--json] compile MODEL.tflite --generic -o DIR\n"
+                "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
+                "                     [--name NAME]\n\n"
+                "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
+                "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
+                "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
+                "tvmgen_NAME_get_c_metadata) and NAME_lib1.c (the system library); graph: also\n"
+                "executor-config/graph/NAME.graph and parameters/NAME.params. Link it into a\n"
+                "firmware with utvm_add_mlf() (cmake/utvm_mlf.cmake). NAME defaults to default.\n\n"
                 "Compiles MODEL for the kernel functions every utvm firmware has (utvm_k_*,\n"
                 "docs/KERNEL_FUNCS.md): writes DIR/graph.json (TVM graph executor JSON) and\n"
                 "DIR/params.bin (TVM parameter blob: weights, biases and each operator's op\n"
@@ -299,6 +310,13 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
           return usage_error(o, "too many %s files (at most 8)", a);
         }
         (input ? o->inputs : o->outputs)[(*count)++] = v;
+      } else if (strcmp(a, "--mlf") == 0) {
+        o->mlf = v;
+      } else if (strcmp(a, "--executor") == 0) {
+        o->executor = v;
+        ok = (strcmp(v, "graph") == 0) || (strcmp(v, "aot") == 0);
+      } else if (strcmp(a, "--name") == 0) {
+        o->mlf_name = v;
       } else if (strcmp(a, "--labels") == 0) {
         o->labels = v;
       } else if (strcmp(a, "--timeout") == 0) {
@@ -1108,18 +1126,27 @@ static int cmd_run(const cli_options_t *o, bool time_only) {
   return code;
 }
 
-/* compile MODEL --generic -o DIR: no device. */
+/* compile MODEL --generic -o DIR | --mlf OUT.tar [--executor graph|aot] [--name NAME]: no
+ * device. */
 static int cmd_compile(const cli_options_t *o) {
   if (o->num_positional != 1) {
     return usage_error(o, "compile needs one model file%s", "");
   }
-  if (!o->generic) {
-    return usage_error(o, "compile needs --generic (the only target so far)%s", "");
+  if ((o->mlf == NULL) && !o->generic) {
+    return usage_error(o, "compile needs --generic -o DIR or --mlf OUT.tar%s", "");
   }
-  if (o->out_dir == NULL) {
-    return usage_error(o, "compile needs -o DIR%s", "");
+  if (o->generic && (o->out_dir == NULL)) {
+    return usage_error(o, "compile --generic needs -o DIR%s", "");
   }
-  return cli_compile(o->positional[0], o->out_dir, o->json);
+  cli_compile_options_t c;
+  (void)memset(&c, 0, sizeof(c));
+  c.model = o->positional[0];
+  c.out_dir = o->generic ? o->out_dir : NULL;
+  c.mlf = o->mlf;
+  c.aot = (o->executor != NULL) && (strcmp(o->executor, "aot") == 0);
+  c.name = (o->mlf_name != NULL) ? o->mlf_name : "default";
+  c.json = o->json;
+  return cli_compile(&c);
 }
 
 /* Frees the host copies of the parsed call/time arguments. */
