@@ -52,6 +52,16 @@ TVM_DLL int32_t test_busy_wait_us(TVMValue *args, int *type_code, int num_args,
 TVM_DLL int32_t test_abort(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
                            int *out_type_code, void *resource_handle);
 
+/* The system library also holds a tiny AOT model "default" (one float32[4] input "x", one
+ * float32[4] output "output", output = x + x), as TVM's AOT code generator would emit it:
+ * tvmgen_default_get_c_metadata() -> opaque pointer to its struct TVMMetadata, and
+ * tvmgen_default_run(x, output) (two float32[4] tensors, type code 7 or 13). */
+TVM_DLL int32_t tvmgen_default_run(TVMValue *args, int *type_code, int num_args,
+                                   TVMValue *out_value, int *out_type_code, void *resource_handle);
+TVM_DLL int32_t tvmgen_default_get_c_metadata(TVMValue *args, int *type_code, int num_args,
+                                              TVMValue *out_value, int *out_type_code,
+                                              void *resource_handle);
+
 #ifdef __cplusplus
 }
 #endif

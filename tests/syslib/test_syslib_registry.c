@@ -12,10 +12,13 @@ static const TVMBackendPackedCFunc kTestSyslibFuncs[] = {
     (TVMBackendPackedCFunc)test_busy_wait_us,
     (TVMBackendPackedCFunc)test_abort,
     (TVMBackendPackedCFunc)test_sum_ints,
+    (TVMBackendPackedCFunc)tvmgen_default_run,
+    (TVMBackendPackedCFunc)tvmgen_default_get_c_metadata,
 };
 
 static const TVMFuncRegistry kTestSyslibRegistry = {
-    "\005\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000",
+    "\007\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000"
+    "tvmgen_default_run\000tvmgen_default_get_c_metadata\000",
     kTestSyslibFuncs,
 };
 
