@@ -232,6 +232,31 @@ utvm_err_t utvm_crt_register_global(const char *name, TVMBackendPackedCFunc func
  * utvm_crt_register_global. Call after utvm_rpc_server_init / utvm_crt_init. */
 utvm_err_t utvm_crt_register_optional_globals(void);
 
+/* ---- Modules with state (executors) ----------------------------------------------------- */
+
+/* Hooks of a module that owns state (an executor, see utvm/graph.h and utvm/aot.h); its
+ * functions receive the module's context as resource_handle. */
+typedef struct {
+  /* Releases the context's state (and its tensor-arena memory): called once, by TVMModFree of
+   * the module's handle or by utvm_crt_reset_memory (before the arenas are reset). */
+  void (*release)(void *context);
+  /* 1 if nd is an NDArray this module returned (a view it owns: FreeHandle(nd, 13) is then a
+   * no-op), else 0. */
+  int (*owns_ndarray)(const void *context, const void *nd);
+} utvm_crt_module_hooks_t;
+
+/* Takes a free module slot for module with hooks (may be NULL) and context, and returns its
+ * handle. UTVM_ERR_REGISTRY_FULL when every slot is taken (last error "module table full"),
+ * UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL module/registry/out, UTVM_ERR_PLATFORM_CHECK_FAILURE
+ * without an active runtime. module, hooks and context must stay valid until released. */
+utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module_hooks_t *hooks,
+                                  void *context, TVMModuleHandle *out);
+
+/* Releases an NDArray returned by a packed function (FreeHandle(nd, 13)): a no-op for a view
+ * owned by a live module (owns_ndarray), TVMArrayFree otherwise. -1 with the last error set
+ * for anything else (never dereferences a pointer outside a live tensor allocation). */
+int utvm_crt_ndarray_free(void *nd);
+
 /* ---- Runtime ------------------------------------------------------------------------------ */
 
 /* One live runtime.RPCTimeEvaluator function. Treat as private. */
@@ -254,6 +279,8 @@ typedef struct {
   utvm_page_allocator_t tensors;
   utvm_stack_allocator_t workspace;
   const TVMModule *modules[UTVM_CRT_MAX_MODULES]; /* [0] = system library, may be NULL */
+  const utvm_crt_module_hooks_t *module_hooks[UTVM_CRT_MAX_MODULES]; /* NULL: no state */
+  void *module_contexts[UTVM_CRT_MAX_MODULES]; /* resource_handle of the module's functions */
   uint32_t num_globals;
   utvm_crt_sleep_fn sleep_ms;
   utvm_crt_time_evaluator_t time_evaluators[UTVM_CRT_MAX_TIME_EVALUATORS];
@@ -279,8 +306,9 @@ typedef struct {
  * the tensor arena holds no page; the active runtime is unchanged on error. */
 utvm_err_t utvm_crt_init(utvm_crt_t *crt, const utvm_crt_config_t *config);
 
-/* Releases every tensor, workspace block, time evaluator and non-system module (e.g. when a
- * new RPC session starts); keeps the registered globals. */
+/* Releases every tensor, workspace block, time evaluator and non-system module (calling the
+ * modules' release hooks first), e.g. when a new RPC session starts; keeps the registered
+ * globals. */
 void utvm_crt_reset_memory(utvm_crt_t *crt);
 
 /* Stops using crt: if it is the active runtime, there is none afterwards (TVM API calls then

@@ -96,6 +96,18 @@ typedef enum {
   UTVM_ERR_RUNNER_OPERANDS = 0xC03,    /* operand types, shapes or quantization do not fit */
   UTVM_ERR_RUNNER_UNSUPPORTED = 0xC04, /* a valid operand combination the runner cannot run */
 
+  /* Graph executor (0xD00..0xD7F) and AOT executor (0xD80..0xDFF). */
+  UTVM_ERR_GRAPH_ARGUMENT = 0xD00, /* NULL pointer, index or name out of range, not ready */
+  UTVM_ERR_GRAPH_JSON = 0xD01,     /* graph JSON malformed or not TVM's schema */
+  UTVM_ERR_GRAPH_LIMIT = 0xD02,    /* graph over a UTVM_GRAPH_MAX_* limit */
+  UTVM_ERR_GRAPH_MEMORY = 0xD03,   /* memory smaller than utvm_graph_memory_size */
+  UTVM_ERR_GRAPH_FUNCTION = 0xD04, /* operator function absent from the module, or failed */
+  UTVM_ERR_GRAPH_PARAMS = 0xD05,   /* parameter blob malformed or not matching the graph */
+  UTVM_ERR_GRAPH_TENSOR = 0xD06,   /* set_input tensor of another size or dtype */
+  UTVM_ERR_AOT_ARGUMENT = 0xD80,   /* NULL pointer, index or name out of range, not ready */
+  UTVM_ERR_AOT_METADATA = 0xD81,   /* metadata function absent, failing or out of limits */
+  UTVM_ERR_AOT_MEMORY = 0xD82,     /* memory smaller than utvm_aot_memory_size */
+  UTVM_ERR_AOT_FUNCTION = 0xD83,   /* run function absent from the module, or failed */
   /* Kernel functions and the generic compiler (0xExx). */
   UTVM_ERR_KFUNC_PARAMS = 0xE00,       /* op params malformed or inconsistent */
   UTVM_ERR_KFUNC_CAPACITY = 0xE01,     /* op params buffer too small */

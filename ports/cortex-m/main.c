@@ -15,7 +15,9 @@
 #include "test_syslib.h"
 #include "tvm/runtime/crt/module.h"
 #include "tvm/runtime/crt/platform.h"
+#include "utvm/aot.h"
 #include "utvm/crt.h"
+#include "utvm/graph.h"
 #include "utvm/rpc_server.h"
 
 /* Request buffer: one request's header and arguments (copy payloads go straight to tensor
@@ -117,7 +119,8 @@ int main(void) {
     utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);
   }
   if (utvm_crt_register_optional_globals() != UTVM_OK ||
-      utvm_crt_register_global(UTVM_PORT_BUSY_NS_NAME, get_busy_ns, NULL) != UTVM_OK) {
+      utvm_crt_register_global(UTVM_PORT_BUSY_NS_NAME, get_busy_ns, NULL) != UTVM_OK ||
+      utvm_graph_register_global() != UTVM_OK || utvm_aot_register_global() != UTVM_OK) {
     static const char no_busy_ns[] = "cannot register the optional globals";
     (void)utvm_rpc_server_log(&server, no_busy_ns, sizeof(no_busy_ns) - 1u);
   }

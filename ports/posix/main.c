@@ -14,6 +14,8 @@
 
 #include "posix_port.h"
 #include "tvm/runtime/crt/platform.h"
+#include "utvm/aot.h"
+#include "utvm/graph.h"
 #include "utvm/rpc_server.h"
 
 #define TENSOR_ARENA_MAX (16u * 1024u * 1024u)
@@ -143,6 +145,12 @@ int main(int argc, char **argv) {
   utvm_err_t err = utvm_rpc_server_init(&server, &config);
   if (err == UTVM_OK) {
     err = utvm_crt_register_optional_globals();
+  }
+  if (err == UTVM_OK) {
+    err = utvm_graph_register_global();
+  }
+  if (err == UTVM_OK) {
+    err = utvm_aot_register_global();
   }
   if (err != UTVM_OK) {
     (void)fprintf(stderr, "utvm-posix-server: init failed: %s\n", utvm_strerror(err));

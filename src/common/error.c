@@ -61,6 +61,17 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_RUNNER_ARENA: return "runner: arena too small or misaligned";
     case UTVM_ERR_RUNNER_OPERANDS: return "runner: operands do not fit the operator";
     case UTVM_ERR_RUNNER_UNSUPPORTED: return "runner: unsupported operand types";
+    case UTVM_ERR_GRAPH_ARGUMENT: return "graph executor: bad argument";
+    case UTVM_ERR_GRAPH_JSON: return "graph executor: bad graph JSON";
+    case UTVM_ERR_GRAPH_LIMIT: return "graph executor: graph over a limit";
+    case UTVM_ERR_GRAPH_MEMORY: return "graph executor: memory too small";
+    case UTVM_ERR_GRAPH_FUNCTION: return "graph executor: operator function missing or failed";
+    case UTVM_ERR_GRAPH_PARAMS: return "graph executor: bad parameter blob";
+    case UTVM_ERR_GRAPH_TENSOR: return "graph executor: tensor size or dtype mismatch";
+    case UTVM_ERR_AOT_ARGUMENT: return "aot executor: bad argument";
+    case UTVM_ERR_AOT_METADATA: return "aot executor: bad or missing metadata";
+    case UTVM_ERR_AOT_MEMORY: return "aot executor: memory too small";
+    case UTVM_ERR_AOT_FUNCTION: return "aot executor: run function missing or failed";
     case UTVM_ERR_KFUNC_PARAMS: return "kfuncs: bad operator parameters";
     case UTVM_ERR_KFUNC_CAPACITY: return "kfuncs: parameter buffer too small";
     case UTVM_ERR_COMPILE_ARGUMENT: return "compile: bad argument";

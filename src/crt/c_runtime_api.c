@@ -172,25 +172,53 @@ int TVMModFree(TVMModuleHandle mod) {
     return -1;
   }
   if (module_index != 0u) {
-    crt->modules[module_index] = NULL;
+    utvm_crt_module_release(crt, module_index);
   }
   return 0;
 }
 
-int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
+utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module_hooks_t *hooks,
+                                  void *context, TVMModuleHandle *out) {
   utvm_crt_t *crt = utvm_crt_active();
   uint16_t i;
-  if (crt == NULL || mod == NULL || mod->registry == NULL || out_handle == NULL) {
-    return utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
+  if (module == NULL || module->registry == NULL || out == NULL) {
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
+    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
   }
   for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
     if (crt->modules[i] == NULL) {
-      crt->modules[i] = mod;
-      *out_handle = utvm_crt_module_handle(i);
+      crt->modules[i] = module;
+      crt->module_hooks[i] = hooks;
+      crt->module_contexts[i] = context;
+      *out = utvm_crt_module_handle(i);
+      return UTVM_OK;
+    }
+  }
+  (void)utvm_crt_fail(UTVM_TEXT_MODULES_FULL);
+  return UTVM_ERR_REGISTRY_FULL;
+}
+
+int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
+  return (utvm_crt_module_create(mod, NULL, NULL, out_handle) == UTVM_OK) ? 0 : -1;
+}
+
+int utvm_crt_ndarray_free(void *nd) {
+  utvm_crt_t *crt = utvm_crt_active();
+  uint32_t i;
+  if (crt == NULL) {
+    return -1;
+  }
+  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
+    const utvm_crt_module_hooks_t *hooks = crt->module_hooks[i];
+    if (crt->modules[i] != NULL && hooks != NULL && hooks->owns_ndarray != NULL &&
+        hooks->owns_ndarray(crt->module_contexts[i], nd) != 0) {
       return 0;
     }
   }
-  return utvm_crt_fail(UTVM_TEXT_MODULES_FULL);
+  return TVMArrayFree((TVMArrayHandle)nd);
 }
 
 /* ---- Device memory ----------------------------------------------------------------------- */

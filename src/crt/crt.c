@@ -4,6 +4,7 @@
  * g_active_runtime is the single deliberate global of utvm_crt: the TVM C API has no context
  * parameter, so every TVM entry point works on the runtime last passed to utvm_crt_init.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -47,13 +48,25 @@ void utvm_crt_reset_memory(utvm_crt_t *crt) {
   if (crt == NULL) {
     return;
   }
+  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
+    utvm_crt_module_release(crt, i);
+  }
   utvm_page_allocator_reset(&crt->tensors);
   utvm_stack_allocator_reset(&crt->workspace);
-  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
-    crt->modules[i] = NULL;
-  }
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     crt->time_evaluators[i].func = NULL;
+  }
+}
+
+void utvm_crt_module_release(utvm_crt_t *crt, uint32_t module_index) {
+  const utvm_crt_module_hooks_t *hooks = crt->module_hooks[module_index];
+  void *context = crt->module_contexts[module_index];
+  bool live = crt->modules[module_index] != NULL;
+  crt->modules[module_index] = NULL;
+  crt->module_hooks[module_index] = NULL;
+  crt->module_contexts[module_index] = NULL;
+  if (live && hooks != NULL && hooks->release != NULL) {
+    hooks->release(context);
   }
 }
 

@@ -55,6 +55,7 @@ TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandl
       /* The registry is firmware data: its declared count N bounds funcs[]. */
       if (index < utvm_crt_registry_declared(registry->names)) {
         func = registry->funcs[index];
+        *resource_handle = crt->module_contexts[module_index];
       }
     }
   }

@@ -33,14 +33,17 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
 #define REPLY_PREFIX_SIZE 8u
 
 /* Sends one reply message: head, whose first REPLY_PREFIX_SIZE bytes are filled in here with
- * packet_nbytes and which holds at least the RPC code after them, then tail. */
-static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
-                  uint32_t tail_len) {
+ * packet_nbytes and which holds at least the RPC code after them, then mid, then tail. */
+static void reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
+                        const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
   utvm_session_t *session = &server->session;
-  rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + tail_len);
-  utvm_err_t err = utvm_session_message_begin(session, head_len + tail_len);
+  rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + mid_len + tail_len);
+  utvm_err_t err = utvm_session_message_begin(session, head_len + mid_len + tail_len);
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, head, head_len);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_session_message_write(session, (const uint8_t *)mid, mid_len);
   }
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, (const uint8_t *)tail, tail_len);
@@ -51,6 +54,12 @@ static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, c
   if (err != UTVM_OK) {
     server->stats.write_errors++;
   }
+}
+
+/* reply_parts without mid. */
+static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
+                  uint32_t tail_len) {
+  reply_parts(server, head, head_len, NULL, 0u, tail, tail_len);
 }
 
 /* Sends a reply with one packed value: [code][1][tc][u64 value], or without the value bytes
@@ -79,6 +88,33 @@ static void reply_value(utvm_rpc_server_t *server, int tc, uintptr_t value) {
   reply_one_value(server, UTVM_RPC_RETURN, tc, value, (tc == kTVMNullptr) ? 0u : 8u, NULL, 0u);
 }
 
+/* CallFunc reply for an NDArray result t (PROTOCOL.md 3.5): [Int 13][DLTensor t][Opaque nd],
+ * nd being t's address; the shape is sent straight from the tensor. */
+static void reply_ndarray(utvm_rpc_server_t *server, const DLTensor *t) {
+  if ((t == NULL) || (t->ndim < 0) || ((uint32_t)t->ndim > UTVM_RPC_MAX_NDIM) ||
+      ((t->ndim > 0) && (t->shape == NULL))) {
+    rpc_fail(server, UTVM_TEXT_RPC_NDIM);
+    reply_exception(server);
+    return;
+  }
+  uint8_t head[REPLY_PREFIX_SIZE + 52u];
+  uint8_t tail[16];
+  rpc_write_u32(&head[8], UTVM_RPC_RETURN);
+  rpc_write_u32(&head[12], 3u);
+  rpc_write_u32(&head[16], kTVMArgInt);
+  rpc_write_u32(&head[20], kTVMDLTensorHandle);
+  rpc_write_u32(&head[24], kTVMOpaqueHandle);
+  rpc_write_u64(&head[28], kTVMNDArrayHandle);
+  rpc_write_u64(&head[36], (uint64_t)(uintptr_t)t->data);
+  rpc_write_u32(&head[44], (uint32_t)t->device.device_type);
+  rpc_write_u32(&head[48], (uint32_t)t->device.device_id);
+  rpc_write_u32(&head[52], (uint32_t)t->ndim);
+  (void)memcpy(&head[56], &t->dtype, 4u);
+  rpc_write_u64(&tail[0], t->byte_offset);
+  rpc_write_u64(&tail[8], (uint64_t)(uintptr_t)t);
+  reply_parts(server, head, sizeof(head), t->shape, 8u * (uint32_t)t->ndim, tail, sizeof(tail));
+}
+
 /* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5); str and bytes results follow the
  * header straight from the callee's memory. */
 static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue *v) {
@@ -95,6 +131,9 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
     value = (uint64_t)(uintptr_t)v->v_handle;
   } else if (tc == kTVMNullptr) {
     value_len = 0u;
+  } else if (tc == kTVMNDArrayHandle) {
+    reply_ndarray(server, (const DLTensor *)v->v_handle);
+    return;
   } else if (tc == kTVMStr) {
     tail = (v->v_str != NULL) ? v->v_str : "";
     tail_len = bounded_length((const char *)tail, limit + 1u);
@@ -234,12 +273,18 @@ static bool run_syscall(utvm_rpc_server_t *server, int32_t code, const rpc_args_
       break;
     }
     case UTVM_RPC_FREE_HANDLE: {
-      bool is_function = (v[1].v_int64 == kTVMPackedFuncHandle);
-      if (!is_function && (v[1].v_int64 != kTVMModuleHandle)) {
+      int freed;
+      if (v[1].v_int64 == kTVMPackedFuncHandle) {
+        freed = TVMFuncFree(v[0].v_handle);
+      } else if (v[1].v_int64 == kTVMModuleHandle) {
+        freed = TVMModFree(v[0].v_handle);
+      } else if (v[1].v_int64 == kTVMNDArrayHandle) {
+        freed = utvm_crt_ndarray_free(v[0].v_handle);
+      } else {
         rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)v[1].v_int64);
         return false;
       }
-      if ((is_function ? TVMFuncFree(v[0].v_handle) : TVMModFree(v[0].v_handle)) != 0) {
+      if (freed != 0) {
         return false;
       }
       break;

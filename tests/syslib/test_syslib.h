@@ -17,7 +17,7 @@ extern "C" {
 
 /* Functions of the test system library: the 5 test functions and the UTVM_KFUNCS_COUNT
  * kernel functions (utvm/kfuncs.h). */
-#define TEST_SYSLIB_FUNCTION_COUNT 22u
+#define TEST_SYSLIB_FUNCTION_COUNT 24u
 
 /* Code passed to TVMPlatformAbort by test_abort. */
 #define TEST_SYSLIB_ABORT_CODE 0x7E57
@@ -55,6 +55,16 @@ TVM_DLL int32_t test_busy_wait_us(TVMValue *args, int *type_code, int num_args,
 /* test_abort(): calls TVMPlatformAbort(TEST_SYSLIB_ABORT_CODE); never returns. */
 TVM_DLL int32_t test_abort(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
                            int *out_type_code, void *resource_handle);
+
+/* The system library also holds a tiny AOT model "default" (one float32[4] input "x", one
+ * float32[4] output "output", output = x + x), as TVM's AOT code generator would emit it:
+ * tvmgen_default_get_c_metadata() -> opaque pointer to its struct TVMMetadata, and
+ * tvmgen_default_run(x, output) (two float32[4] tensors, type code 7 or 13). */
+TVM_DLL int32_t tvmgen_default_run(TVMValue *args, int *type_code, int num_args,
+                                   TVMValue *out_value, int *out_type_code, void *resource_handle);
+TVM_DLL int32_t tvmgen_default_get_c_metadata(TVMValue *args, int *type_code, int num_args,
+                                              TVMValue *out_value, int *out_type_code,
+                                              void *resource_handle);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "test_syslib.h"
+#include "tvm/runtime/metadata_types.h"
 #include "tvm/runtime/crt/platform.h"
 
 /* A float32 1-D tensor argument as TVM's argument binder would accept it, or NULL. */
@@ -175,4 +176,46 @@ int32_t test_abort(TVMValue *args, int *type_code, int num_args, TVMValue *out_v
   (void)out_type_code;
   (void)resource_handle;
   TVMPlatformAbort((tvm_crt_error_t)TEST_SYSLIB_ABORT_CODE);
+}
+
+/* ---- The AOT model "default": output = x + x over float32[4] -------------------------------- */
+
+static const int64_t kDefaultShape[1] = {4};
+static const struct TVMTensorInfo kDefaultInputs[1] = {{"x", kDefaultShape, 1, {kDLFloat, 32u, 1u}}};
+static const struct TVMTensorInfo kDefaultOutputs[1] = {
+    {"output", kDefaultShape, 1, {kDLFloat, 32u, 1u}}};
+static const struct TVMMetadata kDefaultMetadata = {
+    1, kDefaultInputs, 1, kDefaultOutputs, 1, NULL, 0, NULL, 0, "tvmgen_default"};
+
+int32_t tvmgen_default_get_c_metadata(TVMValue *args, int *type_code, int num_args,
+                                      TVMValue *out_value, int *out_type_code,
+                                      void *resource_handle) {
+  (void)args;
+  (void)type_code;
+  (void)num_args;
+  (void)resource_handle;
+  out_value->v_handle = (void *)(uintptr_t)&kDefaultMetadata;
+  *out_type_code = kTVMOpaqueHandle;
+  return 0;
+}
+
+int32_t tvmgen_default_run(TVMValue *args, int *type_code, int num_args, TVMValue *out_value,
+                           int *out_type_code, void *resource_handle) {
+  TVMValue add_args[3];
+  int add_codes[3];
+  if (num_args != 2) {
+    TVMAPISetLastError("tvmgen_default_run: expected 2 arguments");
+    return -1;
+  }
+  add_args[0] = args[0];
+  add_args[1] = args[0];
+  add_args[2] = args[1];
+  add_codes[0] = type_code[0];
+  add_codes[1] = type_code[0];
+  add_codes[2] = type_code[1];
+  if (((DLTensor *)args[0].v_handle)->shape == NULL || ((DLTensor *)args[0].v_handle)->shape[0] != 4) {
+    TVMAPISetLastError("tvmgen_default_run: x must be float32[4]");
+    return -1;
+  }
+  return test_add_f32(add_args, add_codes, 3, out_value, out_type_code, resource_handle);
 }

@@ -15,15 +15,19 @@ static const TVMBackendPackedCFunc kTestSyslibFuncs[] = {
     (TVMBackendPackedCFunc)test_abort,
     (TVMBackendPackedCFunc)test_sum_ints,
     UTVM_KFUNCS_FUNCS,
+    (TVMBackendPackedCFunc)tvmgen_default_run,
+    (TVMBackendPackedCFunc)tvmgen_default_get_c_metadata,
 };
 
-/* The blob's count (22 = 5 test functions + UTVM_KFUNCS_COUNT) matches the array. */
+/* The blob's count (24 = 5 test functions + UTVM_KFUNCS_COUNT + the AOT test model's 2)
+ * matches the array. */
 typedef char test_syslib_check_count[
     (sizeof(kTestSyslibFuncs) / sizeof(kTestSyslibFuncs[0]) == TEST_SYSLIB_FUNCTION_COUNT) ? 1 : -1];
 
 static const TVMFuncRegistry kTestSyslibRegistry = {
-    "\026\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000"
-    UTVM_KFUNCS_NAMES,
+    "\030\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000"
+    UTVM_KFUNCS_NAMES
+    "tvmgen_default_run\000tvmgen_default_get_c_metadata\000",
     kTestSyslibFuncs,
 };
 

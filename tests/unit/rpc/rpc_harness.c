@@ -312,6 +312,12 @@ void rpc_ab_tensor(rpc_args_builder_t *b, uint64_t data, int32_t dev_type, int32
   put_tensor_header(&b->values, data, dev_type, ndim, kDLFloat, 32u, shape, byte_offset);
 }
 
+void rpc_ab_tensor_dtype(rpc_args_builder_t *b, uint64_t data, uint8_t code, uint8_t bits,
+                         int32_t ndim, const int64_t *shape) {
+  ab_code(b, kTVMDLTensorHandle);
+  put_tensor_header(&b->values, data, kDLCPU, ndim, code, bits, shape, 0u);
+}
+
 void rpc_ab_emit(const rpc_args_builder_t *b, test_bytes_t *out) {
   rpc_put_u32(out, (uint32_t)b->num);
   test_bytes_append(out, b->codes.data, b->codes.len);

@@ -73,6 +73,9 @@ void rpc_ab_str(rpc_args_builder_t *b, const char *s);
 /* DLTensor argument: data, device {dev_type, 0}, ndim, float32 dtype, shape, byte_offset. */
 void rpc_ab_tensor(rpc_args_builder_t *b, uint64_t data, int32_t dev_type, int32_t ndim,
                    const int64_t *shape, uint64_t byte_offset);
+/* DLTensor argument on cpu(0) of dtype {code, bits, 1}, byte_offset 0. */
+void rpc_ab_tensor_dtype(rpc_args_builder_t *b, uint64_t data, uint8_t code, uint8_t bits,
+                         int32_t ndim, const int64_t *shape);
 /* Appends num_args, codes, values to out. */
 void rpc_ab_emit(const rpc_args_builder_t *b, test_bytes_t *out);
 

@@ -1,0 +1,186 @@
+/*
+ * utvm graph executor: runs a TVM graph (graph JSON of PROTOCOL.md 6.1, parameters of 6.2) with
+ * the operator functions of a module of the C runtime (utvm/crt.h), on the device.
+ *
+ * The graph JSON is read by a bounded, non-recursive parser (nesting tracked in a fixed array of
+ * UTVM_GRAPH_MAX_JSON_DEPTH levels) that accepts TVM's schema and nothing else, and names what is
+ * wrong, e.g. "graph JSON: node 3: func_name longer than 119 characters". Everything the executor
+ * needs is copied out of the JSON at init (input names included): the JSON may be freed
+ * afterwards.
+ *
+ * Memory: the caller owns all of it (littlefs / CMSIS-NN style). utvm_graph_memory_size() tells
+ * how many bytes of memory utvm_graph_init() needs for a graph: its tables (row pointers,
+ * operators with their argument entry ids, the DLTensor of every entry with its shape, input
+ * names) followed by one buffer per storage id, 64-byte aligned, sized to the largest entry
+ * mapped to it (entries are views of their storage buffer, as in TVM). The memory needs no
+ * particular alignment (the size includes the slack). Nothing allocates, nothing recurses, no
+ * state is static.
+ *
+ * Operators are looked up once at init (TVMModGetFunction in the module given) and called by
+ * utvm_graph_run() in node order with their input entries then their output entries, each a
+ * DLTensor passed with type code 13 (kTVMNDArrayHandle), as TVM's C runtime does.
+ *
+ * Usage:
+ *   utvm_graph_memory_size(&g, json, strlen(json));          -> g.memory_size
+ *   utvm_graph_init(&g, json, strlen(json), module, mem, g.memory_size);
+ *   utvm_graph_load_params(&g, blob, blob_len);               (optional)
+ *   utvm_graph_set_input(&g, utvm_graph_input_index(&g, "x"), &tensor);
+ *   utvm_graph_run(&g);
+ *   utvm_graph_output(&g, 0u, &out);                          (a view: out->data holds it)
+ *
+ * Over RPC (utvm_graph_register_global), `tvm.graph_executor.create` allocates that memory from
+ * the runtime's tensor arena and returns a module (see docs/EXECUTORS.md).
+ */
+#ifndef UTVM_GRAPH_H
+#define UTVM_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/crt.h"
+#include "utvm/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Longest graph JSON text in bytes. */
+#ifndef UTVM_GRAPH_MAX_JSON_SIZE
+#define UTVM_GRAPH_MAX_JSON_SIZE (1024u * 1024u)
+#endif
+/* Deepest nesting of JSON arrays and objects (TVM's schema needs 5). */
+#ifndef UTVM_GRAPH_MAX_JSON_DEPTH
+#define UTVM_GRAPH_MAX_JSON_DEPTH 8u
+#endif
+/* Most nodes, entries (node outputs), graph inputs (arg_nodes), graph outputs (heads) and
+ * storage ids of a graph. */
+#ifndef UTVM_GRAPH_MAX_NODES
+#define UTVM_GRAPH_MAX_NODES 4096u
+#endif
+#ifndef UTVM_GRAPH_MAX_ENTRIES
+#define UTVM_GRAPH_MAX_ENTRIES 4096u
+#endif
+#ifndef UTVM_GRAPH_MAX_INPUTS
+#define UTVM_GRAPH_MAX_INPUTS 1024u
+#endif
+#ifndef UTVM_GRAPH_MAX_OUTPUTS
+#define UTVM_GRAPH_MAX_OUTPUTS 256u
+#endif
+#ifndef UTVM_GRAPH_MAX_STORAGE
+#define UTVM_GRAPH_MAX_STORAGE UTVM_GRAPH_MAX_ENTRIES
+#endif
+/* Most tensor arguments (inputs + outputs) of one operator (TVM's C runtime: 9); at least 10. */
+#ifndef UTVM_GRAPH_MAX_OP_ARGS
+#define UTVM_GRAPH_MAX_OP_ARGS 16u
+#endif
+/* Longest node name and func_name (TVM: 119), op (15), attrs key (19), parameter name (79),
+ * in characters. */
+#define UTVM_GRAPH_MAX_NAME_LEN 119u
+#define UTVM_GRAPH_MAX_OP_LEN 15u
+#define UTVM_GRAPH_MAX_ATTR_KEY_LEN 19u
+#define UTVM_GRAPH_MAX_PARAM_NAME_LEN 79u
+/* Most dimensions of an entry's shape (TVM_CRT_MAX_NDIM). */
+#ifndef UTVM_GRAPH_MAX_NDIM
+#define UTVM_GRAPH_MAX_NDIM 6u
+#endif
+/* Largest entry (and storage buffer) in bytes. */
+#ifndef UTVM_GRAPH_MAX_TENSOR_BYTES
+#define UTVM_GRAPH_MAX_TENSOR_BYTES 0x7FFFFFC0u
+#endif
+/* Alignment of every storage buffer (TVM's kAllocAlignment). */
+#define UTVM_GRAPH_STORAGE_ALIGNMENT 64u
+/* Bytes of utvm_graph_t.error, NUL included; longer texts are cut. */
+#define UTVM_GRAPH_ERROR_SIZE 128u
+
+/* Name of the global function registered by utvm_graph_register_global. */
+#define UTVM_GRAPH_CREATE_NAME "tvm.graph_executor.create"
+
+/* One operator node (private). */
+typedef struct {
+  TVMFunctionHandle func;
+  uint32_t node;      /* its node id */
+  uint32_t first_arg; /* index in args_ of its first input entry id */
+  uint16_t num_inputs;
+  uint16_t num_outputs;
+} utvm_graph_op_t;
+
+/* A graph executor: caller-owned, filled by utvm_graph_memory_size / utvm_graph_init. The public
+ * fields are read-only for the caller; the rest is private. */
+typedef struct {
+  /* public, read-only */
+  size_t memory_size;   /* bytes of memory init needs (set by memory_size and init) */
+  uint32_t num_nodes;
+  uint32_t num_entries;
+  uint32_t num_inputs;  /* arg_nodes: graph inputs, parameters included (TVM's definition) */
+  uint32_t num_outputs; /* heads */
+  uint32_t num_ops;
+  uint32_t num_storage;
+  char error[UTVM_GRAPH_ERROR_SIZE]; /* what failed, "" after success */
+  /* private */
+  uint32_t num_args_;
+  uint32_t num_shape_dims_;
+  uint32_t names_size_;
+  uint32_t *row_ptr_;        /* [num_nodes + 1] */
+  utvm_graph_op_t *ops_;     /* [num_ops] */
+  uint32_t *args_;           /* [num_args_] entry ids */
+  uint32_t *input_nodes_;    /* [num_inputs] node ids */
+  uint32_t *input_names_;    /* [num_inputs] offsets in names_ */
+  uint32_t *output_entries_; /* [num_outputs] */
+  DLTensor *entries_;        /* [num_entries] views of their storage */
+  int64_t *shapes_;          /* every entry's shape */
+  uint32_t *entry_sids_;     /* [num_entries] */
+  uint32_t *storage_sizes_;  /* [num_storage] */
+  char *names_;              /* NUL-terminated names of the input nodes */
+  bool ready_;
+} utvm_graph_t;
+
+/* Reads json[0, json_len) (TVM graph JSON, no NUL needed) and sets g->memory_size to the bytes
+ * of memory utvm_graph_init needs for it. UTVM_ERR_GRAPH_JSON / _LIMIT with g->error naming the
+ * problem; UTVM_ERR_GRAPH_ARGUMENT for NULL pointers. Keeps no pointer into json. */
+utvm_err_t utvm_graph_memory_size(utvm_graph_t *g, const char *json, size_t json_len);
+
+/* Parses json into memory (memory_size bytes from the caller, kept until g is no longer used),
+ * looks up every operator in module (a live module handle of the active runtime) and lays out
+ * the storage. Errors as utvm_graph_memory_size, plus UTVM_ERR_GRAPH_MEMORY (memory NULL or
+ * smaller than g->memory_size, which is then set), UTVM_ERR_GRAPH_FUNCTION (a func_name not in
+ * the module). The JSON is not referenced afterwards. */
+utvm_err_t utvm_graph_init(utvm_graph_t *g, const char *json, size_t json_len,
+                           TVMModuleHandle module, void *memory, size_t memory_size);
+
+/* Index of the graph input called name (NUL-terminated), or -1 if there is none. */
+int32_t utvm_graph_input_index(const utvm_graph_t *g, const char *name);
+
+/* Name of graph input index (a string in the executor's memory), or NULL out of range. */
+const char *utvm_graph_input_name(const utvm_graph_t *g, uint32_t index);
+
+/* The DLTensor of graph input / output index: a view into the executor's storage, valid while g
+ * is; write inputs through it, read outputs after utvm_graph_run. UTVM_ERR_GRAPH_ARGUMENT for an
+ * index out of range or an executor not ready. */
+utvm_err_t utvm_graph_input(utvm_graph_t *g, uint32_t index, DLTensor **out);
+utvm_err_t utvm_graph_output(utvm_graph_t *g, uint32_t index, DLTensor **out);
+
+/* Copies the bytes of src (compact, its byte_offset honoured) into graph input index.
+ * UTVM_ERR_GRAPH_TENSOR if src's dtype or byte size differs from the input's,
+ * UTVM_ERR_GRAPH_ARGUMENT for a bad index or a NULL src / src->data. */
+utvm_err_t utvm_graph_set_input(utvm_graph_t *g, uint32_t index, const DLTensor *src);
+
+/* Loads a parameter blob (PROTOCOL.md 6.2): every name must be a graph input whose dtype, shape
+ * and byte size the array matches. The whole blob is checked before anything is copied.
+ * UTVM_ERR_GRAPH_PARAMS with g->error naming the problem. */
+utvm_err_t utvm_graph_load_params(utvm_graph_t *g, const uint8_t *blob, size_t blob_len);
+
+/* Calls every operator in node order; stops at the first failure (UTVM_ERR_GRAPH_FUNCTION, with
+ * g->error naming the node and the function's last-error text). */
+utvm_err_t utvm_graph_run(utvm_graph_t *g);
+
+/* Registers UTVM_GRAPH_CREATE_NAME in the active runtime: create(Str json | DLTensor uint8 json,
+ * Module, Int device_type, Int device_id) -> Module (docs/EXECUTORS.md). Errors as
+ * utvm_crt_register_global. Call after utvm_rpc_server_init / utvm_crt_init. */
+utvm_err_t utvm_graph_register_global(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_GRAPH_H */

@@ -1,0 +1,241 @@
+/*
+ * tvm.graph_executor.create and the functions of the module it returns (PROTOCOL.md 4.2), on
+ * the C API of graph.c. The executor and its memory are one block of the runtime's tensor arena;
+ * the module slot's release hook frees it (TVMModFree, or a new session).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "graph_internal.h"
+#include "tvm/runtime/crt/platform.h"
+
+static int fail_text(const char *text) {
+  TVMAPISetLastError(text);
+  return -1;
+}
+
+/* The executor's error text as the last error: -1 when err is not UTVM_OK, 0 otherwise. */
+static int result_of(const utvm_graph_t *g, utvm_err_t err) {
+  return (err == UTVM_OK) ? 0 : fail_text(g->error);
+}
+
+static bool is_tensor(int code) {
+  return (code == kTVMDLTensorHandle) || (code == kTVMNDArrayHandle);
+}
+
+/* Bytes of a 1-D uint8 tensor argument (JSON text, parameter blob); NULL if it is none. */
+static const uint8_t *byte_tensor(const TVMValue *v, int code, size_t *len) {
+  const DLTensor *t = (const DLTensor *)v->v_handle;
+  if (!is_tensor(code) || (t == NULL) || (t->ndim != 1) || (t->shape == NULL) ||
+      (t->dtype.code != (uint8_t)kDLUInt) || (t->dtype.bits != 8u) || (t->dtype.lanes != 1u) ||
+      (t->shape[0] < 0) || (t->data == NULL)) {
+    return NULL;
+  }
+  *len = (size_t)t->shape[0];
+  return &((const uint8_t *)t->data)[t->byte_offset];
+}
+
+/* The input an argument names (Int index or Str name); -1 if none. */
+static int32_t input_of(const utvm_graph_t *g, const TVMValue *v, int code) {
+  if (code == kTVMStr) {
+    return utvm_graph_input_index(g, v->v_str);
+  }
+  if ((code == kTVMArgInt) && (v->v_int64 >= 0) && (v->v_int64 < (int64_t)g->num_inputs)) {
+    return (int32_t)v->v_int64;
+  }
+  return -1;
+}
+
+static int graph_get_input(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
+                           void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  DLTensor *view = NULL;
+  int32_t index = (num_args == 1) ? input_of(g, &args[0], codes[0]) : -1;
+  if (index < 0) {
+    return fail_text("graph get_input: expected an input index or name of the graph");
+  }
+  (void)utvm_graph_input(g, (uint32_t)index, &view);
+  ret->v_handle = view;
+  *ret_code = kTVMNDArrayHandle;
+  return 0;
+}
+
+static int graph_set_input(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
+                           void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  int32_t index = (num_args == 2) ? input_of(g, &args[0], codes[0]) : -1;
+  (void)ret;
+  (void)ret_code;
+  if ((index < 0) || !is_tensor(codes[1])) {
+    return fail_text("graph set_input: expected (input index or name, tensor)");
+  }
+  return result_of(g, utvm_graph_set_input(g, (uint32_t)index, (const DLTensor *)args[1].v_handle));
+}
+
+static int graph_get_output(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
+                            void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  DLTensor *view = NULL;
+  if ((num_args != 1) || (codes[0] != kTVMArgInt) || (args[0].v_int64 < 0) ||
+      (args[0].v_int64 >= (int64_t)g->num_outputs)) {
+    return fail_text("graph get_output: expected an output index of the graph");
+  }
+  (void)utvm_graph_output(g, (uint32_t)args[0].v_int64, &view);
+  ret->v_handle = view;
+  *ret_code = kTVMNDArrayHandle;
+  return 0;
+}
+
+static int graph_get_input_index(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                                 int *ret_code, void *resource) {
+  const utvm_graph_t *g = (const utvm_graph_t *)resource;
+  if ((num_args != 1) || (codes[0] != kTVMStr)) {
+    return fail_text("graph get_input_index: expected a name");
+  }
+  ret->v_int64 = utvm_graph_input_index(g, args[0].v_str);
+  *ret_code = kTVMArgInt;
+  return 0;
+}
+
+static int graph_get_num_inputs(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                                int *ret_code, void *resource) {
+  (void)args;
+  (void)codes;
+  (void)num_args;
+  ret->v_int64 = ((const utvm_graph_t *)resource)->num_inputs;
+  *ret_code = kTVMArgInt;
+  return 0;
+}
+
+static int graph_get_num_outputs(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                                 int *ret_code, void *resource) {
+  (void)args;
+  (void)codes;
+  (void)num_args;
+  ret->v_int64 = ((const utvm_graph_t *)resource)->num_outputs;
+  *ret_code = kTVMArgInt;
+  return 0;
+}
+
+static int graph_load_params(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                             int *ret_code, void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  const uint8_t *blob = NULL;
+  size_t len = 0u;
+  (void)ret;
+  (void)ret_code;
+  if ((num_args == 1) && (codes[0] == kTVMBytes) && (args[0].v_handle != NULL)) {
+    const TVMByteArray *bytes = (const TVMByteArray *)args[0].v_handle;
+    blob = (const uint8_t *)bytes->data;
+    len = bytes->size;
+  } else if (num_args == 1) {
+    blob = byte_tensor(&args[0], codes[0], &len);
+  } else {
+    /* blob stays NULL */
+  }
+  if (blob == NULL) {
+    return fail_text("graph load_params: expected Bytes or a 1-D uint8 tensor");
+  }
+  return result_of(g, utvm_graph_load_params(g, blob, len));
+}
+
+static int graph_run(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
+                     void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  (void)args;
+  (void)codes;
+  (void)num_args;
+  (void)ret;
+  (void)ret_code;
+  return result_of(g, utvm_graph_run(g));
+}
+
+/* The module's functions; set_input_zero_copy, set_output_zero_copy and share_params are absent
+ * (ModuleGetFunction answers Null, as TVM's GraphModule expects). */
+static const TVMBackendPackedCFunc kGraphFuncs[8] = {
+    graph_get_input,      graph_set_input,       graph_get_output, graph_get_input_index,
+    graph_get_num_inputs, graph_get_num_outputs, graph_load_params, graph_run};
+
+static const TVMFuncRegistry kGraphRegistry = {
+    "\010\000get_input\000set_input\000get_output\000get_input_index\000get_num_inputs\000"
+    "get_num_outputs\000load_params\000run\000",
+    kGraphFuncs};
+
+static const TVMModule kGraphModule = {&kGraphRegistry};
+
+static void graph_release(void *context) {
+  DLDevice cpu = {kDLCPU, 0};
+  ((utvm_graph_t *)context)->ready_ = false;
+  (void)TVMPlatformMemoryFree(context, cpu);
+}
+
+static int graph_owns_ndarray(const void *context, const void *nd) {
+  const utvm_graph_t *g = (const utvm_graph_t *)context;
+  for (uint32_t e = 0u; e < g->num_entries; e++) {
+    if ((const void *)&g->entries_[e] == nd) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static const utvm_crt_module_hooks_t kGraphHooks = {graph_release, graph_owns_ndarray};
+
+/* create(Str json | DLTensor uint8 json, Module, Int device_type, Int device_id) -> Module. */
+static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
+                        void *resource) {
+  DLDevice cpu = {kDLCPU, 0};
+  const char *json = NULL;
+  size_t len = 0u;
+  utvm_graph_t probe;
+  void *block = NULL;
+  TVMModuleHandle handle = NULL;
+  (void)resource;
+  if ((num_args != 4) || (codes[1] != kTVMModuleHandle) || (codes[2] != kTVMArgInt) ||
+      (codes[3] != kTVMArgInt)) {
+    return fail_text("tvm.graph_executor.create: expected (Str json, Module, Int, Int)");
+  }
+  if ((args[2].v_int64 != (int64_t)kDLCPU) || (args[3].v_int64 != 0)) {
+    return fail_text("tvm.graph_executor.create: device must be cpu(0)");
+  }
+  if (codes[0] == kTVMStr) {
+    json = args[0].v_str;
+    while ((len <= UTVM_GRAPH_MAX_JSON_SIZE) && (json[len] != '\0')) {
+      len++;
+    }
+  } else {
+    json = (const char *)byte_tensor(&args[0], codes[0], &len);
+    if (json == NULL) {
+      return fail_text("tvm.graph_executor.create: JSON must be a Str or a 1-D uint8 tensor");
+    }
+  }
+  if (utvm_graph_memory_size(&probe, json, len) != UTVM_OK) {
+    return fail_text(probe.error);
+  }
+  if ((probe.memory_size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
+      (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + probe.memory_size, cpu, &block) !=
+       kTvmErrorNoError)) {
+    TVMAPISetLastError("tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
+    utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + probe.memory_size);
+    return -1;
+  }
+  utvm_graph_t *g = (utvm_graph_t *)block;
+  uint8_t *memory = &((uint8_t *)block)[sizeof(utvm_graph_t)];
+  if (utvm_graph_init(g, json, len, args[1].v_handle, memory, probe.memory_size) != UTVM_OK) {
+    (void)fail_text(g->error);
+    (void)TVMPlatformMemoryFree(block, cpu);
+    return -1;
+  }
+  if (utvm_crt_module_create(&kGraphModule, &kGraphHooks, g, &handle) != UTVM_OK) {
+    (void)TVMPlatformMemoryFree(block, cpu);
+    return -1;
+  }
+  ret->v_handle = handle;
+  *ret_code = kTVMModuleHandle;
+  return 0;
+}
+
+utvm_err_t utvm_graph_register_global(void) {
+  return utvm_crt_register_global(UTVM_GRAPH_CREATE_NAME, graph_create, NULL);
+}
