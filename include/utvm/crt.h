@@ -262,6 +262,7 @@ int utvm_crt_ndarray_free(void *nd);
 /* One live runtime.RPCTimeEvaluator function. Treat as private. */
 typedef struct {
   TVMBackendPackedCFunc func; /* timed function, NULL when the slot is free */
+  void *resource_handle;      /* what func is called with (e.g. its executor) */
   uint32_t number;            /* calls per measurement; grows and persists across calls */
   uint32_t repeat;
   uint32_t min_repeat_ms;

@@ -62,9 +62,16 @@ void utvm_crt_module_release(utvm_crt_t *crt, uint32_t module_index) {
   const utvm_crt_module_hooks_t *hooks = crt->module_hooks[module_index];
   void *context = crt->module_contexts[module_index];
   bool live = crt->modules[module_index] != NULL;
+  uint32_t i;
   crt->modules[module_index] = NULL;
   crt->module_hooks[module_index] = NULL;
   crt->module_contexts[module_index] = NULL;
+  /* A time evaluator of one of its functions would call into released memory. */
+  for (i = 0u; live && (context != NULL) && (i < UTVM_CRT_MAX_TIME_EVALUATORS); i++) {
+    if (crt->time_evaluators[i].resource_handle == context) {
+      crt->time_evaluators[i].func = NULL;
+    }
+  }
   if (live && hooks != NULL && hooks->release != NULL) {
     hooks->release(context);
   }

@@ -66,7 +66,7 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   uint32_t module_index;
   TVMFunctionHandle target;
   TVMBackendPackedCFunc function = NULL;
-  void *target_resource; /* NULL for a module function, which is called with NULL */
+  void *target_resource = NULL; /* the module function's own (e.g. an executor) */
   uint32_t i;
   (void)resource_handle;
   if (num_args != NUM_ARGS) {
@@ -104,6 +104,7 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
     utvm_crt_time_evaluator_t *te = &crt->time_evaluators[i];
     if (te->func == NULL) {
       te->func = function;
+      te->resource_handle = target_resource;
       te->number = (uint32_t)args[4].v_int64;
       te->repeat = (uint32_t)args[5].v_int64;
       te->min_repeat_ms = (uint32_t)args[6].v_int64;
@@ -144,7 +145,8 @@ static int call_timed(const evaluation_t *ev, uint32_t count) {
     TVMValue value;
     int type_code = kTVMNullptr;
     value.v_handle = NULL;
-    if (ev->func(ev->args, ev->type_codes, ev->num_args, &value, &type_code, NULL) != 0) {
+    if (ev->func(ev->args, ev->type_codes, ev->num_args, &value, &type_code,
+                 ev->te->resource_handle) != 0) {
       if (utvm_crt_error_is_empty()) {
         (void)fail(UTVM_TEXT_TE_CALL_FAILED);
       }
