@@ -147,8 +147,18 @@ static int create_executor(remote_t *r) {
                             "the device has no graph executor (tvm.graph_executor.create); "
                             "use --host-driven");
   }
+  /* The largest request the device takes: its GetCRTMaxPacketSize (copies may be larger on a
+   * utvm device, requests are not). */
   uint64_t max_packet = 0u;
-  rc = utvm_host_max_packet(r->host, &max_packet);
+  uint64_t packet_size = 0u;
+  rc = utvm_host_get_global(r->host, "tvm.rpc.server.GetCRTMaxPacketSize", &packet_size);
+  if ((rc == UTVM_HOST_OK) && (packet_size != 0u)) {
+    utvm_host_value_t size;
+    rc = utvm_host_call_idempotent(r->host, packet_size, NULL, 0u, &size);
+    max_packet = ((rc == UTVM_HOST_OK) && (size.type_code == UTVM_TC_INT) && (size.v.i > 0))
+                     ? (uint64_t)size.v.i : 0u;
+    (void)utvm_host_free_handle(r->host, packet_size, UTVM_TC_FUNCTION);
+  }
   if (rc != UTVM_HOST_OK) {
     return remote_fail(r, rc, "reading the device's packet limit");
   }
