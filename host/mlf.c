@@ -306,7 +306,8 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
             (g->n_ops > 0u) ? g->n_ops : 1u);
   for (uint32_t k = 0u; k < g->n_ops; k++) {
     const utvm_graph_op_t *op = &g->ops[k];
-    sb_printf(s, "    {%s, %u, operands_%u},\n", op->func_name, op->n_inputs + op->n_outputs, k);
+    sb_printf(s, "    {(TVMBackendPackedCFunc)%s, %u, operands_%u},\n", op->func_name,
+              op->n_inputs + op->n_outputs, k);
   }
   sb_printf(s, "};\n\n");
   sb_printf(s,
@@ -411,10 +412,12 @@ static void emit_lib1(const mlf_t *m, sb_t *s) {
   }
   sb_printf(s, "\nstatic const TVMBackendPackedCFunc functions[%u] = {\n", count);
   if (m->executor == UTVM_MLF_AOT) {
-    sb_printf(s, "    tvmgen_%s_get_c_metadata,\n    tvmgen_%s_run,\n", m->name, m->name);
+    sb_printf(s, "    (TVMBackendPackedCFunc)tvmgen_%s_get_c_metadata,\n"
+              "    (TVMBackendPackedCFunc)tvmgen_%s_run,\n", m->name, m->name);
   } else {
     for (uint32_t k = 0u; k < g->n_ops; k++) {
-      sb_printf(s, "    tvmgen_%s_fused_%u_%s,\n", m->name, k, kind_of(g->ops[k].func_name));
+      sb_printf(s, "    (TVMBackendPackedCFunc)tvmgen_%s_fused_%u_%s,\n", m->name, k,
+                kind_of(g->ops[k].func_name));
     }
   }
   sb_printf(s, "};\n\n/* u16 count, the names, an empty name. */\n"

@@ -65,6 +65,7 @@ typedef struct {
   int (*connect)(void *ctx, utvm_host_t **host);
   void *connect_ctx;
   bool host_driven;  /* walk the graph on the host, one call per operator */
+  const char *aot;   /* --executor aot: the firmware's AOT model of this name, or NULL */
   bool time_only;    /* utvm time MODEL: inputs optional (zeros), outputs not printed */
   int number;        /* time evaluator parameters */
   int repeat;
@@ -77,6 +78,8 @@ typedef struct {
 /* How a compiled model runs on a device. */
 typedef struct {
   bool host_driven; /* the host calls each operator's kernel function (else the graph executor) */
+  const char *aot;  /* the device's AOT executor runs its built-in model of this name (the
+                     * .tflite only gives the inputs and outputs), or NULL */
   bool per_layer;   /* time each operator (host-driven) */
   bool timed;       /* host-driven: time each operator even without per_layer */
   int number;       /* time evaluator: calls per measurement, measurements, minimum ms */

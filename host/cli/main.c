@@ -155,8 +155,10 @@ static const struct {
             "everything is freed afterwards. A model larger than the device's free tensor\n"
             "memory is refused before anything is uploaded. --host-driven: the host allocates\n"
             "the tensors and calls each operator's kernel function itself (no executor);\n"
-            "--per-layer on a device implies it and times each call. Device errors exit 4,\n"
-            "connection failures 3.\n"},
+            "--per-layer on a device implies it and times each call. --executor aot [--name\n"
+            "NAME] runs the model built into the firmware (utvm_add_mlf of an AOT archive,\n"
+            "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
+            "and outputs. Device errors exit 4, connection failures 3.\n"},
     {"compile", "usage: utvm [--json] compile MODEL.tflite --generic -o DIR\n"
                 "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
                 "                     [--name NAME]\n\n"
@@ -1098,6 +1100,14 @@ static int cmd_run(const cli_options_t *o, bool time_only) {
     return usage_error(o, "run needs --input FILE for each graph input%s", "");
   }
   bool on_device = time_only || o->connect_given;
+  if ((o->executor != NULL) && !on_device) {
+    return usage_error(o, "--executor runs the model on a device: add --connect TRANSPORT%s", "");
+  }
+  if ((o->executor != NULL) && (strcmp(o->executor, "aot") == 0) &&
+      (o->host_driven || o->per_layer)) {
+    return usage_error(o, "--executor aot runs the firmware's model: no --host-driven or "
+                          "--per-layer%s", "");
+  }
   if (o->host_driven && !on_device) {
     return usage_error(o, "--host-driven runs the model on a device: add --connect TRANSPORT%s",
                        "");
@@ -1116,6 +1126,8 @@ static int cmd_run(const cli_options_t *o, bool time_only) {
   r.connect = connect_for_model;
   r.connect_ctx = &c;
   r.host_driven = o->host_driven;
+  r.aot = ((o->executor != NULL) && (strcmp(o->executor, "aot") == 0))
+              ? ((o->mlf_name != NULL) ? o->mlf_name : "default") : NULL;
   r.labels = o->labels;
   r.time_only = time_only;
   r.number = time_only ? o->number : 1;

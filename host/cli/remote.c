@@ -1,6 +1,7 @@
 /* utvm run/time MODEL.tflite on a device: the model compiled for the generic kernel functions
  * (utvm/host_compile.h), then run by the device's graph executor (tvm.graph_executor.create) or
- * walked by the host (--host-driven: one call per operator). */
+ * walked by the host (--host-driven: one call per operator); or, with --executor aot, the
+ * firmware's own AOT-compiled model run by tvm.aot_executor.create. */
 #define _DEFAULT_SOURCE
 
 #include <stdio.h>
@@ -38,6 +39,9 @@ static double remote_now(void) {
 static uint64_t round_page(uint64_t n) {
   return (n + (REMOTE_PAGE_BYTES - 1u)) & ~(uint64_t)(REMOTE_PAGE_BYTES - 1u);
 }
+
+static utvm_host_value_t str_value(const char *s);
+static utvm_host_value_t int_value(int64_t i);
 
 /* Records a host library failure: code and text in res; returns the exit code. */
 static int remote_fail(remote_t *r, utvm_host_err_t rc, const char *what) {
@@ -237,6 +241,57 @@ static utvm_host_value_t int_value(int64_t i) {
   return v;
 }
 
+/* tvm.aot_executor.create(system library, cpu(0), name): the firmware's own model. */
+static int create_aot_executor(remote_t *r) {
+  uint64_t create = 0u;
+  utvm_host_err_t rc = utvm_host_get_global(r->host, "tvm.aot_executor.create", &create);
+  if (rc != UTVM_HOST_OK) {
+    return remote_fail(r, rc, "looking up tvm.aot_executor.create");
+  }
+  if (create == 0u) {
+    return remote_fail_text(r, CLI_EXIT_DEVICE_ERROR,
+                            "the device has no AOT executor (tvm.aot_executor.create)");
+  }
+  utvm_host_value_t args[3];
+  (void)memset(args, 0, sizeof(args));
+  args[0].type_code = UTVM_TC_MODULE;
+  args[0].v.handle = r->syslib;
+  args[1].type_code = UTVM_TC_DEVICE;
+  args[1].v.device.device_type = 1;
+  args[1].v.device.device_id = 0;
+  args[2] = str_value(r->ro->aot);
+  utvm_host_value_t ret;
+  rc = utvm_host_call(r->host, create, args, 3u, &ret);
+  if (rc != UTVM_HOST_OK) {
+    return remote_fail(r, rc, "tvm.aot_executor.create");
+  }
+  if (ret.type_code != UTVM_TC_MODULE) {
+    return remote_fail_text(r, CLI_EXIT_DEVICE_ERROR,
+                            "tvm.aot_executor.create did not return a module");
+  }
+  r->module = ret.v.handle;
+  rc = utvm_host_module_get_function(r->host, r->module, "get_input", &r->get_input);
+  if (rc == UTVM_HOST_OK) {
+    rc = utvm_host_module_get_function(r->host, r->module, "get_output", &r->get_output);
+  }
+  return (rc == UTVM_HOST_OK) ? -1 : remote_fail(r, rc, "the AOT executor's functions");
+}
+
+/* AOT executor: the inputs by index into the executor's input tensors. */
+static int upload_aot(remote_t *r, const cli_remote_buffer_t *inputs) {
+  for (uint32_t i = 0u; i < r->g->n_inputs; i++) {
+    utvm_host_value_t key = int_value((int64_t)i);
+    utvm_host_err_t rc =
+        copy_ndarray(r, r->get_input, &key, (void *)(uintptr_t)inputs[i].data, inputs[i].bytes,
+                     true);
+    if (rc != UTVM_HOST_OK) {
+      return remote_fail(r, rc, "setting a model input (does the firmware's AOT model match "
+                                "this .tflite?)");
+    }
+  }
+  return -1;
+}
+
 /* Graph executor: every parameter into its input's storage (get_input + copy), then the
  * model inputs. */
 static int upload_graph(remote_t *r, const cli_remote_buffer_t *inputs) {
@@ -330,7 +385,7 @@ static double mean_of(const double *seconds, size_t count) {
   return (count > 0u) ? sum / (double)count : 0.0;
 }
 
-/* The graph executor's run, under the time evaluator (its first, untimed call leaves the
+/* The executor's run (graph or AOT), under the time evaluator (its first, untimed call leaves the
  * outputs in place). */
 static int run_graph(remote_t *r) {
   utvm_host_time_params_t p;
@@ -386,7 +441,7 @@ static int download_outputs(remote_t *r, cli_remote_buffer_t *outputs) {
   const utvm_graph_t *g = r->g;
   for (uint32_t i = 0u; i < g->n_outputs; i++) {
     utvm_host_err_t rc;
-    if (r->ro->host_driven) {
+    if (r->ro->host_driven && (r->ro->aot == NULL)) {
       utvm_host_tensor_t t;
       uint32_t eid = g->output_entries[i];
       entry_tensor(g, eid, r->storage[g->entries[eid].storage_id], &t);
@@ -448,27 +503,36 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
   r.g = g;
   r.res = res;
   res->layer_seconds = (double *)calloc((size_t)g->n_ops + 1u, sizeof(double));
-  if (ro->host_driven) {
+  if (ro->host_driven && (ro->aot == NULL)) {
     r.storage = (uint64_t *)calloc((size_t)g->n_storage + 1u, sizeof(uint64_t));
     r.op_functions = (uint64_t *)calloc((size_t)g->n_ops + 1u, sizeof(uint64_t));
   }
   if ((res->layer_seconds == NULL) ||
-      (ro->host_driven && ((r.storage == NULL) || (r.op_functions == NULL)))) {
+      (ro->host_driven && (ro->aot == NULL) &&
+       ((r.storage == NULL) || (r.op_functions == NULL)))) {
     return release(&r, remote_fail_text(&r, CLI_EXIT_USAGE, "out of host memory"));
   }
   utvm_host_err_t rc = utvm_host_system_lib(host, &r.syslib);
   if (rc != UTVM_HOST_OK) {
     return release(&r, remote_fail(&r, rc, "runtime.SystemLib"));
   }
-  int code = check_memory(&r);
-  if (code < 0) {
-    code = ro->host_driven ? upload_host_driven(&r, inputs) : create_executor(&r);
+  int code = -1;
+  if (ro->aot != NULL) {
+    code = create_aot_executor(&r);
+    if (code < 0) {
+      code = upload_aot(&r, inputs);
+    }
+  } else {
+    code = check_memory(&r);
+    if (code < 0) {
+      code = ro->host_driven ? upload_host_driven(&r, inputs) : create_executor(&r);
+    }
+    if ((code < 0) && !ro->host_driven) {
+      code = upload_graph(&r, inputs);
+    }
   }
-  if ((code < 0) && !ro->host_driven) {
-    code = upload_graph(&r, inputs);
-  }
   if (code < 0) {
-    code = ro->host_driven ? run_host_driven(&r) : run_graph(&r);
+    code = (ro->host_driven && (ro->aot == NULL)) ? run_host_driven(&r) : run_graph(&r);
   }
   if (code < 0) {
     code = download_outputs(&r, outputs);

@@ -536,7 +536,8 @@ static int run_on_device(run_t *run, double *seconds) {
   }
   cli_remote_options_t ro;
   (void)memset(&ro, 0, sizeof(ro));
-  ro.host_driven = o->host_driven || o->per_layer;
+  ro.host_driven = (o->host_driven || o->per_layer) && (o->aot == NULL);
+  ro.aot = o->aot;
   ro.per_layer = o->per_layer;
   ro.timed = true; /* host-driven: each call timed, so a run reports its time too */
   ro.number = o->number;
@@ -581,7 +582,8 @@ static void print_device_json(const run_t *run) {
   (void)printf(", \"device\": {\"path\": \"%s\", \"device_bytes\": %llu, \"device_free\": %llu, "
                "\"activation_bytes\": %llu, \"param_bytes\": %llu, \"upload_bytes\": %llu, "
                "\"upload_seconds\": %.6f, \"kernel_calls\": %u}",
-               (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph-executor",
+               (run->o->aot != NULL) ? "aot-executor"
+               : (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph-executor",
                (unsigned long long)d->device_bytes, (unsigned long long)d->device_free,
                (unsigned long long)run->graph.activation_bytes,
                (unsigned long long)run->graph.param_bytes, (unsigned long long)d->upload_bytes,
@@ -590,9 +592,14 @@ static void print_device_json(const run_t *run) {
 
 static void print_device_text(const run_t *run) {
   const cli_remote_result_t *d = &run->remote;
+  if (run->o->aot != NULL) {
+    (void)printf("device      AOT executor: the firmware's model \"%s\"\n", run->o->aot);
+    return;
+  }
   (void)printf("device      %s: %u kernel calls, %llu bytes of tensor memory (activations "
                "%llu, parameters %llu) of %llu free\n",
-               (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph executor",
+               (run->o->aot != NULL) ? "AOT executor (the firmware's model)"
+               : (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph executor",
                run->graph.n_ops, (unsigned long long)d->device_bytes,
                (unsigned long long)run->graph.activation_bytes,
                (unsigned long long)run->graph.param_bytes, (unsigned long long)d->device_free);

@@ -9,6 +9,8 @@ Usage: test_device_run.py <utvm binary> <shared/models directory> <transport> <s
                (a model too big for the device's memory, a device without kernel functions)
   set "board": KWS, IC and person detection through the graph executor, time MODEL, and one
                model host-driven (a QEMU board: slower link, fewer models)
+  set "aot":   a firmware with KWS built in as an AOT archive (utvm-server-aot): run through
+               tvm.aot_executor.create (--executor aot), bit-exact, and timed
 Outputs are compared with TensorFlow Lite Micro's byte for byte. Python standard library only.
 """
 
@@ -78,7 +80,8 @@ def run_pair(model, inp, expected, *extra):
     check(got == want, "%s (%s): output differs from TFLM's (%d of %d bytes differ)" %
           (model, inp, sum(1 for a, b in zip(got, want) if a != b), len(want)), proc)
     result = json.loads(proc.stdout)
-    check(result["ok"] and result["device"]["device_bytes"] > 0, "device report", proc)
+    check(result["ok"] and (result["device"]["device_bytes"] > 0 or "--executor" in extra),
+          "device report", proc)
     return result
 
 
@@ -130,6 +133,17 @@ def case_time(name):
           (name, result["seconds"], len(layers)))
 
 
+def case_aot():
+    result = run_pair(*REFDATA["kws"], "--executor", "aot")
+    check(result["device"]["path"] == "aot-executor", "AOT path reported")
+    check(result["seconds"] > 0.0, "a positive time per inference")
+    proc = utvm("run", path(REFDATA["ic"][0]), "--executor", "aot", "--input",
+                path(REFDATA["ic"][1]))
+    check(proc.returncode == 4 and "does the firmware's AOT model match" in proc.stderr,
+          "a model that is not the firmware's: exit 4 and a hint", proc)
+    print("ok   kws through the AOT executor bit-exact: %.6f s/inference" % result["seconds"])
+
+
 def case_too_big():
     server = TRANSPORT.split(" ")[0]
     proc = utvm("run", path(REFDATA["person"][0]), "--input", path(REFDATA["person"][1]),
@@ -141,7 +155,9 @@ def case_too_big():
 
 
 def main():
-    if SET == "all":
+    if SET == "aot":
+        case_aot()
+    elif SET == "all":
         case_models(["hello", "ad", "micro_speech", "kws", "ic", "person", "vww"])
         case_ops()
         case_host_driven("kws")
