@@ -4,7 +4,8 @@
 #
 #   bash scripts/test.sh
 #
-# Steps: every cross preset of CMakePresets.json (warning-free build; first, so that host tests
+# Steps: the host tool (utvm, for the boards' AOT image), every cross preset of
+# CMakePresets.json (warning-free build; before the host tests, so that they
 # can use the firmware images), host build + ctest, host-asan build + ctest, a host build
 # without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests and
 # the posix server's reset-at-every-byte and system tests, the libFuzzer targets for
@@ -140,6 +141,9 @@ cross_presets=$(cmake --list-presets=build 2>/dev/null | sed -n 's/^ *"\([^"]*\)
 if [[ -z $cross_presets ]]; then
   record cross-presets FAIL "no cross build presets found (cmake --list-presets=build)"
 fi
+# The host tool first: the board presets compile an AOT model archive with it at build time
+# (utvm-server-aot.elf, UTVM_HOST_TOOL = build/host/bin/utvm).
+step host-tool bash -c "cmake --preset host && cmake --build --preset host -j $JOBS --target utvm"
 for preset in $cross_presets; do
   step "$preset-build" cortex_build "$preset"
 done
