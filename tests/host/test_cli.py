@@ -290,7 +290,8 @@ def case_command_help():
 def case_info_lists_functions():
     d = run_json("info")
     check(d["functions"]["system_lib"] == ["test_add_f32", "test_echo", "test_busy_wait_us",
-                                           "test_abort", "test_sum_ints"],
+                                           "test_abort", "test_sum_ints", "tvmgen_default_run",
+                                           "tvmgen_default_get_c_metadata"],
           "info lists the system library: %r" % (d.get("functions"),))
     check("tvm.contrib.random.random_fill" in d["functions"]["globals"], "info lists globals")
     p = run("info")
