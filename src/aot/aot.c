@@ -34,7 +34,7 @@ static utvm_err_t aot_fail(utvm_aot_t *a, utvm_err_t err, const char *text, cons
 }
 
 /* Length of s up to max + 1 (so that a longer string is seen as too long). */
-static size_t bounded_length(const char *s, size_t max) {
+static size_t aot_name_length(const char *s, size_t max) {
   size_t n = 0u;
   while ((n <= max) && (s[n] != '\0')) {
     n++;
@@ -42,7 +42,7 @@ static size_t bounded_length(const char *s, size_t max) {
   return n;
 }
 
-static bool same(const char *a, const char *b) {
+static bool aot_same(const char *a, const char *b) {
   size_t i = 0u;
   while (a[i] == b[i]) {
     if (a[i] == '\0') {
@@ -98,7 +98,7 @@ static utvm_err_t load_metadata(utvm_aot_t *a, TVMModuleHandle module, const cha
   int ret_code = kTVMNullptr;
   size_t dims = 0u;
   size_t data = 0u;
-  size_t n = (name == NULL) ? 0u : bounded_length(name, UTVM_AOT_MAX_NAME_LEN);
+  size_t n = (name == NULL) ? 0u : aot_name_length(name, UTVM_AOT_MAX_NAME_LEN);
   if ((n == 0u) || (n > UTVM_AOT_MAX_NAME_LEN)) {
     return aot_fail(a, UTVM_ERR_AOT_ARGUMENT, "executor name empty or longer than 63 characters",
                     NULL);
@@ -128,7 +128,7 @@ static utvm_err_t load_metadata(utvm_aot_t *a, TVMModuleHandle module, const cha
   if (md->num_constant_pools != 0) {
     return aot_fail(a, UTVM_ERR_AOT_METADATA, "constant pools not supported", NULL);
   }
-  n = (md->mod_name == NULL) ? 0u : bounded_length(md->mod_name, UTVM_AOT_MAX_NAME_LEN);
+  n = (md->mod_name == NULL) ? 0u : aot_name_length(md->mod_name, UTVM_AOT_MAX_NAME_LEN);
   if ((n == 0u) || (n > UTVM_AOT_MAX_NAME_LEN)) {
     return aot_fail(a, UTVM_ERR_AOT_METADATA, "mod_name empty or longer than 63 characters", NULL);
   }
@@ -217,7 +217,7 @@ int32_t utvm_aot_input_index(const utvm_aot_t *a, const char *name) {
     return -1;
   }
   for (uint32_t k = 0u; k < a->num_inputs; k++) {
-    if (same(a->metadata_->inputs[k].name, name)) {
+    if (aot_same(a->metadata_->inputs[k].name, name)) {
       return (int32_t)k;
     }
   }
@@ -269,13 +269,13 @@ utvm_err_t utvm_aot_run(utvm_aot_t *a) {
 
 /* ---- RPC module -------------------------------------------------------------------------------- */
 
-static int fail_text(const char *text) {
+static int aot_fail_text(const char *text) {
   TVMAPISetLastError(text);
   return -1;
 }
 
 /* The input an argument names (Int index or Str name); -1 if none. */
-static int32_t input_of(const utvm_aot_t *a, const TVMValue *v, int code) {
+static int32_t aot_input_of(const utvm_aot_t *a, const TVMValue *v, int code) {
   if (code == kTVMStr) {
     return utvm_aot_input_index(a, v->v_str);
   }
@@ -289,9 +289,9 @@ static int aot_get_input(TVMValue *args, int *codes, int num_args, TVMValue *ret
                          void *resource) {
   utvm_aot_t *a = (utvm_aot_t *)resource;
   DLTensor *t = NULL;
-  int32_t index = (num_args == 1) ? input_of(a, &args[0], codes[0]) : -1;
+  int32_t index = (num_args == 1) ? aot_input_of(a, &args[0], codes[0]) : -1;
   if (index < 0) {
-    return fail_text("aot get_input: expected an input index or name of the model");
+    return aot_fail_text("aot get_input: expected an input index or name of the model");
   }
   (void)utvm_aot_input(a, (uint32_t)index, &t);
   ret->v_handle = t;
@@ -305,7 +305,7 @@ static int aot_get_output(TVMValue *args, int *codes, int num_args, TVMValue *re
   DLTensor *t = NULL;
   if ((num_args != 1) || (codes[0] != kTVMArgInt) || (args[0].v_int64 < 0) ||
       (args[0].v_int64 >= (int64_t)a->num_outputs)) {
-    return fail_text("aot get_output: expected an output index of the model");
+    return aot_fail_text("aot get_output: expected an output index of the model");
   }
   (void)utvm_aot_output(a, (uint32_t)args[0].v_int64, &t);
   ret->v_handle = t;
@@ -316,7 +316,7 @@ static int aot_get_output(TVMValue *args, int *codes, int num_args, TVMValue *re
 static int aot_get_input_index(TVMValue *args, int *codes, int num_args, TVMValue *ret,
                                int *ret_code, void *resource) {
   if ((num_args != 1) || (codes[0] != kTVMStr)) {
-    return fail_text("aot get_input_index: expected a name");
+    return aot_fail_text("aot get_input_index: expected a name");
   }
   ret->v_int64 = utvm_aot_input_index((const utvm_aot_t *)resource, args[0].v_str);
   *ret_code = kTVMArgInt;
@@ -331,7 +331,7 @@ static int aot_get_input_name(TVMValue *args, int *codes, int num_args, TVMValue
     name = utvm_aot_input_name((const utvm_aot_t *)resource, (uint32_t)args[0].v_int64);
   }
   if (name == NULL) {
-    return fail_text("aot get_input_name: expected an input index of the model");
+    return aot_fail_text("aot get_input_name: expected an input index of the model");
   }
   ret->v_str = name;
   *ret_code = kTVMStr;
@@ -366,7 +366,7 @@ static int aot_run(TVMValue *args, int *codes, int num_args, TVMValue *ret, int 
   (void)num_args;
   (void)ret;
   (void)ret_code;
-  return (utvm_aot_run(a) == UTVM_OK) ? 0 : fail_text(a->error);
+  return (utvm_aot_run(a) == UTVM_OK) ? 0 : aot_fail_text(a->error);
 }
 
 /* get_input_info, load_params, set_input, share_params: listed by TVM's AOT executor but not
@@ -379,7 +379,7 @@ static int aot_not_implemented(TVMValue *args, int *codes, int num_args, TVMValu
   (void)ret;
   (void)ret_code;
   (void)resource;
-  return fail_text("aot executor: not implemented");
+  return aot_fail_text("aot executor: not implemented");
 }
 
 static const TVMBackendPackedCFunc kAotFuncs[11] = {
@@ -388,8 +388,9 @@ static const TVMBackendPackedCFunc kAotFuncs[11] = {
     aot_not_implemented, aot_not_implemented, aot_not_implemented};
 
 static const TVMFuncRegistry kAotRegistry = {
-    "\013\000get_input\000get_output\000get_input_index\000get_input_name\000get_num_inputs\000"
-    "get_num_outputs\000run\000get_input_info\000load_params\000set_input\000share_params\000",
+    "\013\000" "get_input\000" "get_output\000" "get_input_index\000" "get_input_name\000"
+    "get_num_inputs\000" "get_num_outputs\000" "run\000" "get_input_info\000" "load_params\000"
+    "set_input\000" "share_params\000",
     kAotFuncs};
 
 static const TVMModule kAotModule = {&kAotRegistry};
@@ -422,13 +423,13 @@ static int aot_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, i
   (void)resource;
   if ((num_args != 3) || (codes[0] != kTVMModuleHandle) || (codes[1] != kDLDevice) ||
       (codes[2] != kTVMStr)) {
-    return fail_text("tvm.aot_executor.create: expected (Module, Device, Str name)");
+    return aot_fail_text("tvm.aot_executor.create: expected (Module, Device, Str name)");
   }
   if ((args[1].v_device.device_type != kDLCPU) || (args[1].v_device.device_id != 0)) {
-    return fail_text("tvm.aot_executor.create: device must be cpu(0)");
+    return aot_fail_text("tvm.aot_executor.create: device must be cpu(0)");
   }
   if (utvm_aot_memory_size(&probe, args[0].v_handle, args[2].v_str) != UTVM_OK) {
-    return fail_text(probe.error);
+    return aot_fail_text(probe.error);
   }
   if (TVMPlatformMemoryAllocate(sizeof(utvm_aot_t) + probe.memory_size, cpu, &block) !=
       kTvmErrorNoError) {
@@ -439,7 +440,7 @@ static int aot_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, i
   utvm_aot_t *a = (utvm_aot_t *)block;
   if (utvm_aot_init(a, args[0].v_handle, args[2].v_str, &((uint8_t *)block)[sizeof(utvm_aot_t)],
                     probe.memory_size) != UTVM_OK) {
-    (void)fail_text(a->error);
+    (void)aot_fail_text(a->error);
     (void)TVMPlatformMemoryFree(block, cpu);
     return -1;
   }

@@ -773,7 +773,7 @@ static utvm_err_t run_pass(graph_pass_t *p) {
 static size_t round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
 /* Bytes of the tables of a counted graph. */
-static size_t tables_size(const utvm_graph_t *g) {
+static size_t graph_tables_size(const utvm_graph_t *g) {
   return round8(((size_t)g->num_nodes + 1u) * 4u) + round8((size_t)g->num_ops * sizeof(utvm_graph_op_t)) +
          round8((size_t)g->num_args_ * 4u) + (2u * round8((size_t)g->num_inputs * 4u)) +
          round8((size_t)g->num_outputs * 4u) + round8((size_t)g->num_entries * sizeof(DLTensor)) +
@@ -863,7 +863,7 @@ utvm_err_t utvm_graph_memory_size(utvm_graph_t *g, const char *json, size_t json
     err = storage_size(&p, &storage);
   }
   if (err == UTVM_OK) {
-    g->memory_size = tables_size(g) + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u) + storage;
+    g->memory_size = graph_tables_size(g) + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u) + storage;
   }
   return err;
 }

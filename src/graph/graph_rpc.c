@@ -10,24 +10,24 @@
 #include "graph_internal.h"
 #include "tvm/runtime/crt/platform.h"
 
-static int fail_text(const char *text) {
+static int graph_fail_text(const char *text) {
   TVMAPISetLastError(text);
   return -1;
 }
 
 /* The executor's error text as the last error: -1 when err is not UTVM_OK, 0 otherwise. */
 static int result_of(const utvm_graph_t *g, utvm_err_t err) {
-  return (err == UTVM_OK) ? 0 : fail_text(g->error);
+  return (err == UTVM_OK) ? 0 : graph_fail_text(g->error);
 }
 
-static bool is_tensor(int code) {
+static bool graph_is_tensor(int code) {
   return (code == kTVMDLTensorHandle) || (code == kTVMNDArrayHandle);
 }
 
 /* Bytes of a 1-D uint8 tensor argument (JSON text, parameter blob); NULL if it is none. */
 static const uint8_t *byte_tensor(const TVMValue *v, int code, size_t *len) {
   const DLTensor *t = (const DLTensor *)v->v_handle;
-  if (!is_tensor(code) || (t == NULL) || (t->ndim != 1) || (t->shape == NULL) ||
+  if (!graph_is_tensor(code) || (t == NULL) || (t->ndim != 1) || (t->shape == NULL) ||
       (t->dtype.code != (uint8_t)kDLUInt) || (t->dtype.bits != 8u) || (t->dtype.lanes != 1u) ||
       (t->shape[0] < 0) || (t->data == NULL)) {
     return NULL;
@@ -37,7 +37,7 @@ static const uint8_t *byte_tensor(const TVMValue *v, int code, size_t *len) {
 }
 
 /* The input an argument names (Int index or Str name); -1 if none. */
-static int32_t input_of(const utvm_graph_t *g, const TVMValue *v, int code) {
+static int32_t graph_input_of(const utvm_graph_t *g, const TVMValue *v, int code) {
   if (code == kTVMStr) {
     return utvm_graph_input_index(g, v->v_str);
   }
@@ -51,9 +51,9 @@ static int graph_get_input(TVMValue *args, int *codes, int num_args, TVMValue *r
                            void *resource) {
   utvm_graph_t *g = (utvm_graph_t *)resource;
   DLTensor *view = NULL;
-  int32_t index = (num_args == 1) ? input_of(g, &args[0], codes[0]) : -1;
+  int32_t index = (num_args == 1) ? graph_input_of(g, &args[0], codes[0]) : -1;
   if (index < 0) {
-    return fail_text("graph get_input: expected an input index or name of the graph");
+    return graph_fail_text("graph get_input: expected an input index or name of the graph");
   }
   (void)utvm_graph_input(g, (uint32_t)index, &view);
   ret->v_handle = view;
@@ -64,11 +64,11 @@ static int graph_get_input(TVMValue *args, int *codes, int num_args, TVMValue *r
 static int graph_set_input(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
                            void *resource) {
   utvm_graph_t *g = (utvm_graph_t *)resource;
-  int32_t index = (num_args == 2) ? input_of(g, &args[0], codes[0]) : -1;
+  int32_t index = (num_args == 2) ? graph_input_of(g, &args[0], codes[0]) : -1;
   (void)ret;
   (void)ret_code;
-  if ((index < 0) || !is_tensor(codes[1])) {
-    return fail_text("graph set_input: expected (input index or name, tensor)");
+  if ((index < 0) || !graph_is_tensor(codes[1])) {
+    return graph_fail_text("graph set_input: expected (input index or name, tensor)");
   }
   return result_of(g, utvm_graph_set_input(g, (uint32_t)index, (const DLTensor *)args[1].v_handle));
 }
@@ -79,7 +79,7 @@ static int graph_get_output(TVMValue *args, int *codes, int num_args, TVMValue *
   DLTensor *view = NULL;
   if ((num_args != 1) || (codes[0] != kTVMArgInt) || (args[0].v_int64 < 0) ||
       (args[0].v_int64 >= (int64_t)g->num_outputs)) {
-    return fail_text("graph get_output: expected an output index of the graph");
+    return graph_fail_text("graph get_output: expected an output index of the graph");
   }
   (void)utvm_graph_output(g, (uint32_t)args[0].v_int64, &view);
   ret->v_handle = view;
@@ -91,7 +91,7 @@ static int graph_get_input_index(TVMValue *args, int *codes, int num_args, TVMVa
                                  int *ret_code, void *resource) {
   const utvm_graph_t *g = (const utvm_graph_t *)resource;
   if ((num_args != 1) || (codes[0] != kTVMStr)) {
-    return fail_text("graph get_input_index: expected a name");
+    return graph_fail_text("graph get_input_index: expected a name");
   }
   ret->v_int64 = utvm_graph_input_index(g, args[0].v_str);
   *ret_code = kTVMArgInt;
@@ -135,7 +135,7 @@ static int graph_load_params(TVMValue *args, int *codes, int num_args, TVMValue 
     /* blob stays NULL */
   }
   if (blob == NULL) {
-    return fail_text("graph load_params: expected Bytes or a 1-D uint8 tensor");
+    return graph_fail_text("graph load_params: expected Bytes or a 1-D uint8 tensor");
   }
   return result_of(g, utvm_graph_load_params(g, blob, len));
 }
@@ -158,8 +158,8 @@ static const TVMBackendPackedCFunc kGraphFuncs[8] = {
     graph_get_num_inputs, graph_get_num_outputs, graph_load_params, graph_run};
 
 static const TVMFuncRegistry kGraphRegistry = {
-    "\010\000get_input\000set_input\000get_output\000get_input_index\000get_num_inputs\000"
-    "get_num_outputs\000load_params\000run\000",
+    "\010\000" "get_input\000" "set_input\000" "get_output\000" "get_input_index\000"
+    "get_num_inputs\000" "get_num_outputs\000" "load_params\000" "run\000",
     kGraphFuncs};
 
 static const TVMModule kGraphModule = {&kGraphRegistry};
@@ -194,10 +194,10 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   (void)resource;
   if ((num_args != 4) || (codes[1] != kTVMModuleHandle) || (codes[2] != kTVMArgInt) ||
       (codes[3] != kTVMArgInt)) {
-    return fail_text("tvm.graph_executor.create: expected (Str json, Module, Int, Int)");
+    return graph_fail_text("tvm.graph_executor.create: expected (Str json, Module, Int, Int)");
   }
   if ((args[2].v_int64 != (int64_t)kDLCPU) || (args[3].v_int64 != 0)) {
-    return fail_text("tvm.graph_executor.create: device must be cpu(0)");
+    return graph_fail_text("tvm.graph_executor.create: device must be cpu(0)");
   }
   if (codes[0] == kTVMStr) {
     json = args[0].v_str;
@@ -207,11 +207,11 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   } else {
     json = (const char *)byte_tensor(&args[0], codes[0], &len);
     if (json == NULL) {
-      return fail_text("tvm.graph_executor.create: JSON must be a Str or a 1-D uint8 tensor");
+      return graph_fail_text("tvm.graph_executor.create: JSON must be a Str or a 1-D uint8 tensor");
     }
   }
   if (utvm_graph_memory_size(&probe, json, len) != UTVM_OK) {
-    return fail_text(probe.error);
+    return graph_fail_text(probe.error);
   }
   if ((probe.memory_size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
       (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + probe.memory_size, cpu, &block) !=
@@ -223,7 +223,7 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   utvm_graph_t *g = (utvm_graph_t *)block;
   uint8_t *memory = &((uint8_t *)block)[sizeof(utvm_graph_t)];
   if (utvm_graph_init(g, json, len, args[1].v_handle, memory, probe.memory_size) != UTVM_OK) {
-    (void)fail_text(g->error);
+    (void)graph_fail_text(g->error);
     (void)TVMPlatformMemoryFree(block, cpu);
     return -1;
   }

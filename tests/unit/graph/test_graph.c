@@ -1,0 +1,348 @@
+/*
+ * Graph executor C API (utvm/graph.h): a 3-operator graph with shared storage run through the
+ * test system library, and hostile graph JSON and parameter blobs (error code and text).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "crt_test_support.h"
+#include "test_syslib.h"
+#include "utvm/graph.h"
+
+/* y = ((x + p) + (x + p)) + x: entries x 0, p 1, t 2, u 3, y 4; u and y share storage 2 with t
+ * (y's storage 2: t is dead once u is computed; u gets storage 3). */
+static const char kBase[] =
+    "{\"nodes\":[{\"op\":\"null\",\"name\":\"x\",\"inputs\":[]},"
+    "{\"op\":\"null\",\"name\":\"p\",\"inputs\":[]},"
+    "{\"op\":\"tvm_op\",\"name\":\"add0\",\"attrs\":{\"func_name\":\"test_add_f32\","
+    "\"num_inputs\":\"2\",\"num_outputs\":\"1\",\"flatten_data\":\"0\"},\"inputs\":[[0,0,0],[1,0,0]]},"
+    "{\"op\":\"tvm_op\",\"name\":\"add1\",\"attrs\":{\"func_name\":\"test_add_f32\","
+    "\"num_inputs\":\"2\",\"num_outputs\":\"1\",\"flatten_data\":\"0\"},\"inputs\":[[2,0],[2,0]]},"
+    "{\"op\":\"tvm_op\",\"name\":\"add2\",\"attrs\":{\"func_name\":\"test_add_f32\","
+    "\"num_inputs\":\"2\",\"num_outputs\":\"1\",\"flatten_data\":\"0\"},\"inputs\":[[3,0,0],[0,0,0]]}],"
+    "\"arg_nodes\":[0,1],\"heads\":[[4,0,0]],"
+    "\"attrs\":{\"dltype\":[\"list_str\",[\"float32\",\"float32\",\"float32\",\"float32\",\"float32\"]],"
+    "\"storage_id\":[\"list_int\",[0,1,2,3,2]],"
+    "\"shape\":[\"list_shape\",[[4],[4],[4],[4],[4]]]},"
+    "\"node_row_ptr\":[0,1,2,3,4,5]}";
+
+static uint8_t memory[16384];
+static utvm_graph_t g;
+
+static int setup(void **state) {
+  (void)state;
+  assert_non_null(test_runtime_start(TVMSystemLibEntryPoint()));
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  test_runtime_stop();
+  return 0;
+}
+
+/* kBase with the first occurrence of from replaced by to (caller frees). */
+static char *with(const char *from, const char *to) {
+  const char *at = strstr(kBase, from);
+  assert_non_null(at);
+  size_t n = strlen(kBase) - strlen(from) + strlen(to) + 1u;
+  char *out = malloc(n);
+  assert_non_null(out);
+  size_t head = (size_t)(at - kBase);
+  memcpy(out, kBase, head);
+  memcpy(&out[head], to, strlen(to));
+  strcpy(&out[head + strlen(to)], at + strlen(from));
+  return out;
+}
+
+static utvm_err_t init_json(const char *json, size_t len) {
+  return utvm_graph_init(&g, json, len, (TVMModuleHandle)(uintptr_t)0x8000u, memory,
+                         sizeof(memory));
+}
+
+static void expect_json_error(const char *json, utvm_err_t code, const char *needle) {
+  utvm_err_t err = init_json(json, strlen(json));
+  if (err != code || strstr(g.error, needle) == NULL) {
+    fail_msg("got 0x%x \"%s\", expected 0x%x with \"%s\"", (unsigned)err, g.error,
+             (unsigned)code, needle);
+  }
+}
+
+static void expect_replaced_error(const char *from, const char *to, utvm_err_t code,
+                                  const char *needle) {
+  char *json = with(from, to);
+  expect_json_error(json, code, needle);
+  free(json);
+}
+
+/* A parameter blob of one float32 array: name, shape [n], values; magic etc. from the spec. */
+static size_t make_params(uint8_t *out, const char *name, int64_t n, uint8_t dtype_code) {
+  size_t at = 0u;
+  uint64_t v;
+#define PUT64(x) (v = (uint64_t)(x), memcpy(&out[at], &v, 8u), at += 8u)
+#define PUT32(x) do { uint32_t w = (uint32_t)(x); memcpy(&out[at], &w, 4u); at += 4u; } while (0)
+  PUT64(0xF7E58D4F05049CB7ull);
+  PUT64(0u);
+  PUT64(1u);
+  PUT64(strlen(name));
+  memcpy(&out[at], name, strlen(name));
+  at += strlen(name);
+  PUT64(1u);
+  PUT64(0xDD5E40F096B4A13Full);
+  PUT64(0u);
+  PUT32(1u);
+  PUT32(0u);
+  PUT32(1u);
+  PUT32((uint32_t)dtype_code | (32u << 8) | (1u << 16));
+  PUT64(n);
+  PUT64(n * 4);
+  for (int64_t i = 0; i < n; i++) {
+    float f = 100.0f * (float)(i + 1);
+    memcpy(&out[at], &f, 4u);
+    at += 4u;
+  }
+#undef PUT64
+#undef PUT32
+  return at;
+}
+
+static void test_run_three_ops(void **state) {
+  (void)state;
+  assert_int_equal(utvm_graph_memory_size(&g, kBase, strlen(kBase)), UTVM_OK);
+  size_t needed = g.memory_size;
+  /* 4 storage buffers of 64 bytes (16 used each); 5 entries without sharing would take 5. */
+  assert_int_equal(g.num_storage, 4u);
+  assert_true(needed >= 4u * 64u);
+  assert_int_equal(utvm_graph_init(&g, kBase, strlen(kBase), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                   memory, needed - 1u),
+                   UTVM_ERR_GRAPH_MEMORY);
+  assert_non_null(strstr(g.error, "bytes needed"));
+  /* Unaligned memory of exactly the size asked for. */
+  assert_int_equal(utvm_graph_init(&g, kBase, strlen(kBase), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                   &memory[3], needed),
+                   UTVM_OK);
+  assert_int_equal(g.num_inputs, 2u);
+  assert_int_equal(g.num_outputs, 1u);
+  assert_int_equal(g.num_ops, 3u);
+  assert_int_equal(utvm_graph_input_index(&g, "p"), 1);
+  assert_int_equal(utvm_graph_input_index(&g, "add0"), -1);
+  assert_string_equal(utvm_graph_input_name(&g, 0u), "x");
+  assert_null(utvm_graph_input_name(&g, 2u));
+  uint8_t blob[256];
+  size_t blob_len = make_params(blob, "p", 4, kDLFloat);
+  assert_int_equal(utvm_graph_load_params(&g, blob, blob_len), UTVM_OK);
+  DLTensor *x = NULL;
+  DLTensor *y = NULL;
+  assert_int_equal(utvm_graph_input(&g, 0u, &x), UTVM_OK);
+  assert_int_equal(((uintptr_t)x->data) % 64u, 0u);
+  static const float xs[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  int64_t shape[1] = {4};
+  DLTensor src = {(void *)(uintptr_t)xs, {kDLCPU, 0}, 1, {kDLFloat, 32u, 1u}, shape, NULL, 0u};
+  assert_int_equal(utvm_graph_set_input(&g, 0u, &src), UTVM_OK);
+  assert_int_equal(utvm_graph_run(&g), UTVM_OK);
+  assert_int_equal(utvm_graph_output(&g, 0u, &y), UTVM_OK);
+  /* ((x + p) * 2) + x */
+  static const float expected[4] = {203.0f, 406.0f, 609.0f, 812.0f};
+  assert_memory_equal(y->data, expected, 16u);
+  /* set_input checks dtype and size. */
+  src.dtype.code = kDLInt;
+  assert_int_equal(utvm_graph_set_input(&g, 0u, &src), UTVM_ERR_GRAPH_TENSOR);
+  src.dtype.code = kDLFloat;
+  shape[0] = 3;
+  assert_int_equal(utvm_graph_set_input(&g, 0u, &src), UTVM_ERR_GRAPH_TENSOR);
+  assert_int_equal(utvm_graph_set_input(&g, 2u, &src), UTVM_ERR_GRAPH_ARGUMENT);
+  assert_int_equal(utvm_graph_output(&g, 1u, &y), UTVM_ERR_GRAPH_ARGUMENT);
+}
+
+static void test_metadata_ends_parsing(void **state) {
+  (void)state;
+  char *json = with("\"node_row_ptr\"", "\"metadata\":{\"anything\": [1, \"x\"]} , garbage");
+  /* node_row_ptr came after metadata: never read, so missing. */
+  expect_json_error(json, UTVM_ERR_GRAPH_JSON, "missing key node_row_ptr");
+  free(json);
+  json = with("\"nodes\":", "\"metadata\":0,\"nodes\":");
+  expect_json_error(json, UTVM_ERR_GRAPH_JSON, "missing key");
+  free(json);
+  size_t n = strlen(kBase);
+  json = malloc(n + 40u);
+  memcpy(json, kBase, n - 1u);
+  strcpy(&json[n - 1u], ",\"metadata\":{unparsed");
+  assert_int_equal(init_json(json, strlen(json)), UTVM_OK);
+  free(json);
+}
+
+static void test_hostile_json(void **state) {
+  (void)state;
+  /* Every truncation fails cleanly. */
+  for (size_t n = 0u; n < strlen(kBase); n++) {
+    utvm_err_t err = init_json(kBase, n);
+    assert_true(err == UTVM_ERR_GRAPH_JSON || err == UTVM_ERR_GRAPH_LIMIT);
+    assert_true(g.error[0] != '\0');
+  }
+  expect_replaced_error("[0,1,2,3,4,5]", "[0,1,2,3,4]", UTVM_ERR_GRAPH_LIMIT,
+                        "heads: entry node id out of range");
+  expect_replaced_error("[0,1,2,3,4,5]", "[0,1,2,3,4,5,6]", UTVM_ERR_GRAPH_JSON,
+                        "values of dltype for 6 entries");
+  expect_replaced_error("[0,1,2,3,4,5]", "[0,1,3,3,4,5]", UTVM_ERR_GRAPH_JSON,
+                        "node_row_ptr does not give this input node one output");
+  expect_replaced_error("[0,1,2,3,4,5]", "[1,1,2,3,4,5]", UTVM_ERR_GRAPH_JSON, "must start at 0");
+  expect_replaced_error("[[0,0,0],[1,0,0]]", "[[0,0,0],[9,0,0]]", UTVM_ERR_GRAPH_LIMIT,
+                        "node 2: entry node id out of range");
+  expect_replaced_error("[[0,0,0],[1,0,0]]", "[[0,0,0],[1,1,0]]", UTVM_ERR_GRAPH_JSON,
+                        "entry refers to output 1 of node 1");
+  expect_replaced_error("[[4,0,0]]", "[[4,0,0,0]]", UTVM_ERR_GRAPH_JSON, "heads: unexpected");
+  expect_replaced_error("[[4],[4],[4],[4],[4]]", "[[4],[4],[4],[4],[65536,65536,65536]]",
+                        UTVM_ERR_GRAPH_LIMIT, "attrs: entry larger than");
+  expect_replaced_error("[[4],[4],[4],[4],[4]]", "[[4],[4],[4],[4],[1,1,1,1,1,1,1]]",
+                        UTVM_ERR_GRAPH_LIMIT, "attrs: shape of more than 6 dimensions");
+  expect_replaced_error("[[4],[4],[4],[4],[4]]", "[[4],[4],[4],[4],[-4]]", UTVM_ERR_GRAPH_LIMIT,
+                        "dimension out of range");
+  expect_replaced_error("\"float32\",\"float32\"]", "\"float33\",\"float32\"]",
+                        UTVM_ERR_GRAPH_JSON, "attrs: unknown dltype float33");
+  expect_replaced_error("\"float32\",\"float32\"]", "\"custom[posit]16\",\"float32\"]",
+                        UTVM_ERR_GRAPH_JSON, "unknown dltype");
+  expect_replaced_error("[0,1,2,3,2]", "[0,1,2,3,999999]", UTVM_ERR_GRAPH_LIMIT,
+                        "attrs: storage id out of range");
+  expect_replaced_error("[0,1,2,3,2]", "[0,1,2,3]", UTVM_ERR_GRAPH_JSON,
+                        "4 values of storage_id for 5 entries");
+  expect_replaced_error("[0,1,2,3,2]", "[0,1,2,3,2.5]", UTVM_ERR_GRAPH_JSON, "is not an integer");
+  expect_replaced_error("\"heads\":[[4,0,0]],", "", UTVM_ERR_GRAPH_JSON, "missing key heads");
+  expect_replaced_error("{\"op\":\"null\",\"name\":\"x\",", "{\"name\":\"x\",", UTVM_ERR_GRAPH_JSON,
+                        "graph JSON: node 0: missing key op");
+  expect_replaced_error("\"storage_id\":[\"list_int\",[0,1,2,3,2]],", "", UTVM_ERR_GRAPH_JSON,
+                        "attrs: missing key storage_id");
+  expect_replaced_error("\"name\":\"add0\"", "\"name\":\"add0\",\"control_deps\":[]",
+                        UTVM_ERR_GRAPH_JSON, "node 2: unknown key control_deps");
+  expect_replaced_error("\"arg_nodes\"", "\"extra\":1,\"arg_nodes\"", UTVM_ERR_GRAPH_JSON,
+                        "unknown key extra");
+  expect_replaced_error("\"attrs\":{\"dltype\"",
+                        "\"attrs\":{\"storage_scope\":[\"list_str\",[\"global\"]],\"dltype\"",
+                        UTVM_ERR_GRAPH_JSON, "storage_scope of type list_str not supported");
+  expect_replaced_error("\"attrs\":{\"dltype\"",
+                        "\"attrs\":{\"extra\":[\"list_int\",[1,2]],\"dltype\"", UTVM_OK, "");
+  expect_replaced_error("\"op\":\"tvm_op\"", "\"op\":\"cuda_op\"", UTVM_ERR_GRAPH_JSON,
+                        "op is neither null nor tvm_op: cuda_op");
+  expect_replaced_error("\"num_inputs\":\"2\"", "\"num_inputs\":\"3\"", UTVM_ERR_GRAPH_JSON,
+                        "num_inputs does not match");
+  expect_replaced_error("\"num_outputs\":\"1\"", "\"num_outputs\":1", UTVM_ERR_GRAPH_JSON,
+                        "attrs value is not a string: num_outputs");
+  expect_replaced_error("\"func_name\":\"test_add_f32\"", "\"func_name\":\"missing\"",
+                        UTVM_ERR_GRAPH_FUNCTION, "node 2: function not in the module: missing");
+  expect_replaced_error("\"func_name\":\"test_add_f32\"", "\"func_name\":\"__nop\"",
+                        UTVM_ERR_GRAPH_JSON, "func_name not supported: __nop");
+  expect_replaced_error("\"arg_nodes\":[0,1]", "\"arg_nodes\":[0,2]", UTVM_ERR_GRAPH_JSON,
+                        "node 2: operator listed in arg_nodes");
+  expect_replaced_error("{\"op\":\"null\",\"name\":\"x\",\"inputs\":[]}",
+                        "{\"op\":\"null\",\"name\":\"x\",\"inputs\":[[1,0]]}", UTVM_ERR_GRAPH_JSON,
+                        "input node with inputs");
+  expect_replaced_error("\"name\":\"x\"", "\"name\":\"x\",\"name\":\"y\"", UTVM_ERR_GRAPH_JSON,
+                        "duplicate key name");
+  expect_replaced_error("\"name\":\"x\"", "\"name\":\"x\\u0041\"", UTVM_ERR_GRAPH_JSON,
+                        "unsupported escape");
+  /* Names: 119 characters pass, 120 do not. */
+  char long_name[200];
+  char letters[130];
+  memset(letters, 'a', sizeof(letters));
+  letters[119] = '\0';
+  (void)snprintf(long_name, sizeof(long_name), "\"name\":\"%s\"", letters);
+  expect_replaced_error("\"name\":\"add0\"", long_name, UTVM_OK, "");
+  letters[119] = 'a';
+  letters[120] = '\0';
+  (void)snprintf(long_name, sizeof(long_name), "\"name\":\"%s\"", letters);
+  expect_replaced_error("\"name\":\"add0\"", long_name, UTVM_ERR_GRAPH_JSON,
+                        "graph JSON: node 2: name longer than 119 characters");
+  char long_func[200];
+  strcpy(long_func, "\"func_name\":\"");
+  memset(&long_func[13], 'f', 120u);
+  strcpy(&long_func[133], "\"");
+  expect_replaced_error("\"func_name\":\"test_add_f32\"", long_func, UTVM_ERR_GRAPH_JSON,
+                        "graph JSON: node 2: func_name longer than 119 characters");
+  /* 1000 levels of nesting: refused at UTVM_GRAPH_MAX_JSON_DEPTH, without recursion. */
+  char *deep = malloc(2200u);
+  size_t n = (size_t)sprintf(deep, "{\"heads\":");
+  for (int i = 0; i < 1000; i++) {
+    deep[n++] = '[';
+  }
+  for (int i = 0; i < 1000; i++) {
+    deep[n++] = ']';
+  }
+  strcpy(&deep[n], "}");
+  expect_json_error(deep, UTVM_ERR_GRAPH_LIMIT, "nesting deeper than 8 levels");
+  free(deep);
+  expect_json_error("[]", UTVM_ERR_GRAPH_JSON, "expected '{'");
+  expect_json_error("{\"nodes\":[]}x", UTVM_ERR_GRAPH_JSON, "");
+  assert_int_equal(utvm_graph_memory_size(&g, NULL, 0u), UTVM_ERR_GRAPH_ARGUMENT);
+  assert_int_equal(utvm_graph_memory_size(&g, kBase, UTVM_GRAPH_MAX_JSON_SIZE + 1u),
+                   UTVM_ERR_GRAPH_LIMIT);
+  assert_int_equal(utvm_graph_run(&g), UTVM_ERR_GRAPH_ARGUMENT); /* not ready after a failure */
+}
+
+static void test_hostile_params(void **state) {
+  (void)state;
+  uint8_t blob[256];
+  assert_int_equal(init_json(kBase, strlen(kBase)), UTVM_OK);
+  DLTensor *p = NULL;
+  assert_int_equal(utvm_graph_input(&g, 1u, &p), UTVM_OK);
+  memset(p->data, 0x55, 16u);
+  size_t n = make_params(blob, "p", 4, kDLFloat);
+  /* Every truncation, every bad magic: an error, and nothing copied. */
+  for (size_t cut = 0u; cut < n; cut++) {
+    assert_int_equal(utvm_graph_load_params(&g, blob, cut), UTVM_ERR_GRAPH_PARAMS);
+    assert_non_null(strstr(g.error, "params: "));
+  }
+  assert_int_equal(((const uint8_t *)p->data)[15], 0x55u);
+  blob[0] ^= 1u;
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: bad magic (not a parameter blob)");
+  blob[0] ^= 1u;
+  blob[41] ^= 1u; /* array magic */
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: p: bad array magic");
+  blob[41] ^= 1u;
+  blob[33] = 2u; /* array count */
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: names and arrays differ in number: 1 and 2");
+  blob[33] = 1u;
+  assert_int_equal(utvm_graph_load_params(&g, blob, n + 1u), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: bytes after the last array");
+  n = make_params(blob, "q", 4, kDLFloat);
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: q: not a graph input");
+  n = make_params(blob, "p", 4, kDLInt);
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: p: ndim or dtype differs from the graph input");
+  n = make_params(blob, "p", 5, kDLFloat);
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: p: shape differs from the graph input");
+  n = make_params(blob, "p", 4, kDLFloat);
+  blob[n - 16u - 8u] = 20u; /* data_byte_size 20 */
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: p: data size differs from the graph input's 16");
+  char name[100];
+  memset(name, 'n', 80u);
+  name[80] = '\0';
+  n = make_params(blob, name, 4, kDLFloat);
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_ERR_GRAPH_PARAMS);
+  assert_string_equal(g.error, "params: name longer than 79 characters");
+  assert_int_equal(((const uint8_t *)p->data)[15], 0x55u);
+  n = make_params(blob, "p", 4, kDLFloat);
+  assert_int_equal(utvm_graph_load_params(&g, blob, n), UTVM_OK);
+  static const float loaded[4] = {100.0f, 200.0f, 300.0f, 400.0f};
+  assert_memory_equal(p->data, loaded, 16u);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_run_three_ops, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_metadata_ends_parsing, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hostile_json, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hostile_params, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
