@@ -221,7 +221,7 @@ def case_errors():
 
 def case_help():
     p = run("run", "--help")
-    check(p.returncode == 0 and p.stdout.startswith("usage: utvm [--json] run MODEL.tflite"),
+    check(p.returncode == 0 and p.stdout.startswith("usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite"),
           "run --help", p)
     p = run("--help")
     check(p.returncode == 0 and "run MODEL --input IN" in p.stdout, "--help lists run", p)

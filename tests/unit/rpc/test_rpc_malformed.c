@@ -203,7 +203,7 @@ static void test_unissued_handles(void **state) {
   rpc_args_builder_t b;
   test_bytes_init(&p);
   uint64_t t = rpc_h_alloc(128u);
-  static const uint64_t bogus[9] = {0u, 1u, 0x8001u, 0x80008007u, 0x8002801Fu, 0xFFFF8001u,
+  static const uint64_t bogus[9] = {0u, 1u, 0x8001u, 0x80008018u, 0x8002801Fu, 0xFFFF8001u,
                                     0xFFFF8005u, 0xDEADBEEFu, 0x8000000080028000u};
   for (size_t i = 0u; i < 9u; i++) {
     rpc_ab_init(&b);
