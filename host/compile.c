@@ -148,9 +148,9 @@ static const char *dtype_name(DLDataType dt) {
 }
 
 /* Adds an entry for model tensor t (its node is created by the caller at the same index). */
-static utvm_err_t add_tensor_entry(compiler_t *c, utvm_graph_t *g, uint32_t t) {
+static utvm_err_t add_tensor_entry(compiler_t *c, utvm_compiled_graph_t *g, uint32_t t) {
   utvm_model_tensor_t mt;
-  utvm_graph_entry_t *e = &g->entries[g->n_entries];
+  utvm_compiled_entry_t *e = &g->entries[g->n_entries];
   if (utvm_model_tensor(&c->model, t, &mt) != UTVM_OK) {
     return fail(c, UTVM_ERR_MODEL_INDEX, "tensor %u cannot be decoded", t);
   }
@@ -171,7 +171,7 @@ static utvm_err_t add_tensor_entry(compiler_t *c, utvm_graph_t *g, uint32_t t) {
 }
 
 /* Storage ids: one per input and parameter, activations by greedy best-fit reuse. */
-static utvm_err_t plan_storage(compiler_t *c, utvm_graph_t *g, uint32_t first_op_entry) {
+static utvm_err_t plan_storage(compiler_t *c, utvm_compiled_graph_t *g, uint32_t first_op_entry) {
   const uint32_t n = g->n_entries;
   uint32_t *last_use = (uint32_t *)calloc((size_t)n, sizeof(uint32_t));
   uint32_t *slot_owner = (uint32_t *)calloc((size_t)n, sizeof(uint32_t));
@@ -197,7 +197,7 @@ static utvm_err_t plan_storage(compiler_t *c, utvm_graph_t *g, uint32_t first_op
   }
   const uint32_t first_slot = sid;
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     const uint32_t out = op->entries[op->n_inputs];
     const uint64_t bytes = g->entries[out].bytes;
     uint32_t best = NO_ENTRY;
@@ -244,7 +244,7 @@ static utvm_err_t plan_storage(compiler_t *c, utvm_graph_t *g, uint32_t first_op
 }
 
 /* The parameter blob (6.2): names, then arrays; params[i].data points at array i's bytes. */
-static utvm_err_t build_blob(compiler_t *c, utvm_graph_t *g) {
+static utvm_err_t build_blob(compiler_t *c, utvm_compiled_graph_t *g) {
   cbuf_t b = {NULL, 0u, 0u, false};
   size_t *at = (size_t *)calloc((size_t)g->n_params + 1u, sizeof(size_t));
   if (at == NULL) {
@@ -260,7 +260,7 @@ static utvm_err_t build_blob(compiler_t *c, utvm_graph_t *g) {
   }
   cbuf_u64(&b, (uint64_t)g->n_params);
   for (uint32_t i = 0u; i < g->n_params; i++) {
-    const utvm_graph_entry_t *e = &g->entries[g->params[i].entry];
+    const utvm_compiled_entry_t *e = &g->entries[g->params[i].entry];
     cbuf_u64(&b, 0xDD5E40F096B4A13Fu);
     cbuf_u64(&b, 0u);
     cbuf_u32(&b, 1u);
@@ -299,7 +299,7 @@ static utvm_err_t build_blob(compiler_t *c, utvm_graph_t *g) {
 }
 
 /* The graph JSON (6.1). */
-static utvm_err_t build_json(compiler_t *c, utvm_graph_t *g, uint32_t first_op_entry) {
+static utvm_err_t build_json(compiler_t *c, utvm_compiled_graph_t *g, uint32_t first_op_entry) {
   cbuf_t b = {NULL, 0u, 0u, false};
   const uint32_t n_nodes = g->n_entries;
   cbuf_printf(&b, "{\n  \"nodes\": [\n");
@@ -312,7 +312,7 @@ static utvm_err_t build_json(compiler_t *c, utvm_graph_t *g, uint32_t first_op_e
       cbuf_printf(&b, "    {\"op\": \"null\", \"name\": \"%s\", \"inputs\": []}%s\n",
                   g->params[n - g->n_inputs].name, sep);
     } else {
-      const utvm_graph_op_t *op = &g->ops[n - first_op_entry];
+      const utvm_compiled_op_t *op = &g->ops[n - first_op_entry];
       cbuf_printf(&b,
                   "    {\"op\": \"tvm_op\", \"name\": \"%s\", \"attrs\": {\"func_name\": \"%s\", "
                   "\"num_inputs\": \"%u\", \"num_outputs\": \"%u\", \"flatten_data\": \"0\"}, "
@@ -383,7 +383,7 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
     return fail(c, (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARENA : err, "%s", c->runner.error);
   }
   const size_t arena_size = c->runner.arena_size;
-  if (arena_size > (size_t)UTVM_GRAPH_MAX_ARENA) {
+  if (arena_size > (size_t)UTVM_COMPILED_MAX_ARENA) {
     return fail(c, UTVM_ERR_COMPILE_LIMIT, "the model needs an arena of %zu bytes", arena_size);
   }
   c->arena_block = malloc(arena_size + 16u);
@@ -397,7 +397,7 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
 }
 
 /* Exports every operator's op params and adds the input and parameter entries. */
-static utvm_err_t export_ops(compiler_t *c, utvm_graph_t *g, utvm_op_operands_t *operands) {
+static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_operands_t *operands) {
   const uint32_t n_ops = c->runner.n_operators;
   for (uint32_t k = 0u; k < n_ops; k++) {
     utvm_op_params_t p;
@@ -428,9 +428,9 @@ static utvm_err_t export_ops(compiler_t *c, utvm_graph_t *g, utvm_op_operands_t 
   return UTVM_OK;
 }
 
-static utvm_err_t add_param(compiler_t *c, utvm_graph_t *g, const char *name, uint32_t tensor,
+static utvm_err_t add_param(compiler_t *c, utvm_compiled_graph_t *g, const char *name, uint32_t tensor,
                             uint32_t op) {
-  utvm_graph_param_t *p = &g->params[g->n_params];
+  utvm_compiled_param_t *p = &g->params[g->n_params];
   p->name = dup_text(name);
   if (p->name == NULL) {
     return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
@@ -444,7 +444,7 @@ static utvm_err_t add_param(compiler_t *c, utvm_graph_t *g, const char *name, ui
     p->bytes = g->entries[p->entry].bytes;
     return err;
   }
-  utvm_graph_entry_t *e = &g->entries[g->n_entries];
+  utvm_compiled_entry_t *e = &g->entries[g->n_entries];
   (void)memset(e, 0, sizeof(*e));
   e->ndim = 1u;
   e->shape[0] = (int64_t)c->op_n_words[op];
@@ -458,7 +458,7 @@ static utvm_err_t add_param(compiler_t *c, utvm_graph_t *g, const char *name, ui
   return UTVM_OK;
 }
 
-static utvm_err_t build_graph(compiler_t *c, utvm_graph_t *g) {
+static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
   const uint32_t n_ops = c->runner.n_operators;
   const uint32_t n_tensors = c->model.n_tensors;
   char name[NAME_CAP];
@@ -473,9 +473,9 @@ static utvm_err_t build_graph(compiler_t *c, utvm_graph_t *g) {
   c->op_params_entry = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
   c->param_tensor = (uint32_t *)calloc(max_entries, sizeof(uint32_t));
   c->param_op = (uint32_t *)calloc(max_entries, sizeof(uint32_t));
-  g->entries = (utvm_graph_entry_t *)calloc(max_entries, sizeof(utvm_graph_entry_t));
-  g->ops = (utvm_graph_op_t *)calloc((size_t)n_ops + 1u, sizeof(utvm_graph_op_t));
-  g->params = (utvm_graph_param_t *)calloc(max_entries, sizeof(utvm_graph_param_t));
+  g->entries = (utvm_compiled_entry_t *)calloc(max_entries, sizeof(utvm_compiled_entry_t));
+  g->ops = (utvm_compiled_op_t *)calloc((size_t)n_ops + 1u, sizeof(utvm_compiled_op_t));
+  g->params = (utvm_compiled_param_t *)calloc(max_entries, sizeof(utvm_compiled_param_t));
   g->input_entries = (uint32_t *)calloc((size_t)c->model.n_inputs + 1u, sizeof(uint32_t));
   g->input_names = (char **)calloc((size_t)c->model.n_inputs + 1u, sizeof(char *));
   g->output_entries = (uint32_t *)calloc((size_t)c->model.n_outputs + 1u, sizeof(uint32_t));
@@ -526,7 +526,7 @@ static utvm_err_t build_graph(compiler_t *c, utvm_graph_t *g) {
   const uint32_t first_op_entry = g->n_entries;
   /* Operator nodes, in model order. */
   for (uint32_t k = 0u; (err == UTVM_OK) && (k < n_ops); k++) {
-    utvm_graph_op_t *op = &g->ops[k];
+    utvm_compiled_op_t *op = &g->ops[k];
     for (uint32_t i = 0u; i < operands[k].n_inputs; i++) {
       const uint32_t e = c->tensor_entry[operands[k].inputs[i]];
       if (e == NO_ENTRY) {
@@ -596,7 +596,7 @@ static void compiler_free(compiler_t *c) {
   free(c->bytes);
 }
 
-utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_graph_t *g,
+utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_compiled_graph_t *g,
                                      char *err, size_t err_cap) {
   compiler_t c;
   (void)memset(&c, 0, sizeof(c));
@@ -623,7 +623,7 @@ utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_gr
   return rc;
 }
 
-void utvm_host_graph_free(utvm_graph_t *g) {
+void utvm_host_graph_free(utvm_compiled_graph_t *g) {
   if (g == NULL) {
     return;
   }

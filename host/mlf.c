@@ -79,7 +79,7 @@ static void sb_printf(sb_t *s, const char *fmt, ...) {
 enum { WHERE_POOL = 0, WHERE_CONSTANT = 1, WHERE_INPUT = 2, WHERE_OUTPUT = 3 };
 
 typedef struct {
-  const utvm_graph_t *g;
+  const utvm_compiled_graph_t *g;
   const char *name;
   utvm_mlf_executor_t executor;
   uint8_t *where;       /* [n_entries] */
@@ -117,7 +117,7 @@ static bool name_ok(const char *name) {
 
 /* Checks g's references and classifies every entry; lays the activations out in one pool. */
 static utvm_err_t classify(mlf_t *m) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   m->where = (uint8_t *)calloc((size_t)g->n_entries + 1u, 1u);
   m->index = (uint32_t *)calloc((size_t)g->n_entries + 1u, sizeof(uint32_t));
   m->offset = (uint64_t *)calloc((size_t)g->n_storage + 1u, sizeof(uint64_t));
@@ -125,7 +125,7 @@ static utvm_err_t classify(mlf_t *m) {
     return mlf_fail(m, UTVM_ERR_PLATFORM_NO_MEMORY, "out of host memory", NULL);
   }
   for (uint32_t e = 0u; e < g->n_entries; e++) {
-    if ((g->entries[e].storage_id >= g->n_storage) || (g->entries[e].ndim > UTVM_GRAPH_MAX_NDIM)) {
+    if ((g->entries[e].storage_id >= g->n_storage) || (g->entries[e].ndim > UTVM_COMPILED_MAX_NDIM)) {
       return mlf_fail(m, UTVM_ERR_FUNC_CALL_INVALID_ARG, "inconsistent graph: an entry", NULL);
     }
   }
@@ -167,7 +167,7 @@ static utvm_err_t classify(mlf_t *m) {
   }
   free(placed);
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     if ((op->n_inputs + op->n_outputs > MLF_MAX_OP_ARGS) || (op->func_name == NULL)) {
       return mlf_fail(m, UTVM_ERR_FUNC_CALL_INVALID_ARG, "an operator has too many operands",
                       NULL);
@@ -184,7 +184,7 @@ static utvm_err_t classify(mlf_t *m) {
 
 /* extern declarations of the distinct kernel functions the operators call. */
 static void emit_kernel_declarations(const mlf_t *m, sb_t *s) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   sb_printf(s, "/* The utvm kernel functions (utvm_kfuncs) the operators call. */\n");
   for (uint32_t k = 0u; k < g->n_ops; k++) {
     bool seen = false;
@@ -207,7 +207,7 @@ static void emit_header(const mlf_t *m, sb_t *s, const char *what) {
 
 /* Graph executor: one function per operator, forwarding to its kernel function. */
 static void emit_graph_lib0(const mlf_t *m, sb_t *s) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   emit_header(m, s, "operators for the graph executor");
   sb_printf(s, "\n");
   emit_kernel_declarations(m, s);
@@ -230,9 +230,9 @@ static void emit_bytes(sb_t *s, const uint8_t *data, uint64_t n) {
 
 static void emit_tensor_infos(const mlf_t *m, sb_t *s, const char *what, uint32_t n,
                               const uint32_t *ids) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   for (uint32_t i = 0u; i < n; i++) {
-    const utvm_graph_entry_t *e = &g->entries[ids[i]];
+    const utvm_compiled_entry_t *e = &g->entries[ids[i]];
     sb_printf(s, "static const int64_t %s%u_shape[%u] = {", what, i, (e->ndim > 0u) ? e->ndim : 1u);
     for (uint32_t d = 0u; d < e->ndim; d++) {
       sb_printf(s, "%s%lld", (d > 0u) ? ", " : "", (long long)e->shape[d]);
@@ -241,7 +241,7 @@ static void emit_tensor_infos(const mlf_t *m, sb_t *s, const char *what, uint32_
   }
   sb_printf(s, "static const struct TVMTensorInfo model_%ss[%u] = {\n", what, (n > 0u) ? n : 1u);
   for (uint32_t i = 0u; i < n; i++) {
-    const utvm_graph_entry_t *e = &g->entries[ids[i]];
+    const utvm_compiled_entry_t *e = &g->entries[ids[i]];
     sb_printf(s, "    {\"%s%u\", %s%u_shape, %u, {%u, %u, %u}},\n", what, i, what, i, e->ndim,
               (unsigned)e->dtype.code, (unsigned)e->dtype.bits, (unsigned)e->dtype.lanes);
   }
@@ -250,7 +250,7 @@ static void emit_tensor_infos(const mlf_t *m, sb_t *s, const char *what, uint32_
 
 /* AOT: constants, entry and operator tables, <mod>_run and the metadata. */
 static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   const char *n = m->name;
   emit_header(m, s, "AOT executor");
   sb_printf(s, "#include \"tvm/runtime/metadata_types.h\"\n\n");
@@ -267,7 +267,7 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
   sb_printf(s, "\n/* Every tensor: where it lives (0 pool at offset, 1 constant, 2 input, 3 "
             "output), shape and type. */\n");
   for (uint32_t e = 0u; e < g->n_entries; e++) {
-    const utvm_graph_entry_t *en = &g->entries[e];
+    const utvm_compiled_entry_t *en = &g->entries[e];
     sb_printf(s, "static const int64_t shape_%u[%u] = {", e, (en->ndim > 0u) ? en->ndim : 1u);
     for (uint32_t d = 0u; d < en->ndim; d++) {
       sb_printf(s, "%s%lld", (d > 0u) ? ", " : "", (long long)en->shape[d]);
@@ -280,7 +280,7 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
   sb_printf(s, "static const model_entry_t model_entries[%u] = {\n",
             (g->n_entries > 0u) ? g->n_entries : 1u);
   for (uint32_t e = 0u; e < g->n_entries; e++) {
-    const utvm_graph_entry_t *en = &g->entries[e];
+    const utvm_compiled_entry_t *en = &g->entries[e];
     char constant[32] = "0";
     if (m->where[e] == WHERE_CONSTANT) {
       (void)snprintf(constant, sizeof(constant), "constant_%u", m->index[e]);
@@ -293,7 +293,7 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
   }
   sb_printf(s, "};\n\n");
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     sb_printf(s, "static const uint32_t operands_%u[%u] = {", k, op->n_inputs + op->n_outputs);
     for (uint32_t a = 0u; a < op->n_inputs + op->n_outputs; a++) {
       sb_printf(s, "%s%u", (a > 0u) ? ", " : "", op->entries[a]);
@@ -305,7 +305,7 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
   sb_printf(s, "static const model_operator_t model_operators[%u] = {\n",
             (g->n_ops > 0u) ? g->n_ops : 1u);
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     sb_printf(s, "    {(TVMBackendPackedCFunc)%s, %u, operands_%u},\n", op->func_name,
               op->n_inputs + op->n_outputs, k);
   }
@@ -397,7 +397,7 @@ static void emit_aot_lib0(const mlf_t *m, sb_t *s) {
 
 /* The system library: a TVMFuncRegistry of the generated functions. */
 static void emit_lib1(const mlf_t *m, sb_t *s) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   uint32_t count = (m->executor == UTVM_MLF_AOT) ? 2u : g->n_ops;
   emit_header(m, s, "system library");
   sb_printf(s, "#include \"tvm/runtime/crt/module.h\"\n\n");
@@ -438,7 +438,7 @@ static void emit_lib1(const mlf_t *m, sb_t *s) {
 
 /* The graph JSON with the k-th operator's func_name replaced by its generated function. */
 static utvm_err_t emit_graph_json(mlf_t *m, sb_t *s) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   const char *p = g->json;
   const char *end = g->json + g->json_len;
   uint32_t k = 0u;
@@ -472,7 +472,7 @@ static utvm_err_t emit_graph_json(mlf_t *m, sb_t *s) {
 static void emit_io_json(const mlf_t *m, sb_t *s, uint32_t n, const uint32_t *ids,
                          const char *prefix) {
   for (uint32_t i = 0u; i < n; i++) {
-    const utvm_graph_entry_t *e = &m->g->entries[ids[i]];
+    const utvm_compiled_entry_t *e = &m->g->entries[ids[i]];
     const char *type = (e->dtype.code == 2u) ? "float" : (e->dtype.code == 1u) ? "uint" : "int";
     sb_printf(s, "%s\"%s%u\": {\"size\": %llu, \"dtype\": \"%s%u\"}", (i > 0u) ? ", " : "",
               prefix, i, (unsigned long long)e->bytes, type, (unsigned)e->dtype.bits);
@@ -480,7 +480,7 @@ static void emit_io_json(const mlf_t *m, sb_t *s, uint32_t n, const uint32_t *id
 }
 
 static void emit_metadata_json(const mlf_t *m, sb_t *s) {
-  const utvm_graph_t *g = m->g;
+  const utvm_compiled_graph_t *g = m->g;
   char when[32];
   time_t now = time(NULL);
   const char *epoch = getenv("SOURCE_DATE_EPOCH");
@@ -563,7 +563,7 @@ static void tar_file(sb_t *tar, const char *name, const void *data, size_t n, ti
   sb_add(tar, zeros, (TAR_BLOCK - (n % TAR_BLOCK)) % TAR_BLOCK);
 }
 
-utvm_err_t utvm_host_write_mlf(const utvm_graph_t *g, utvm_mlf_executor_t executor,
+utvm_err_t utvm_host_write_mlf(const utvm_compiled_graph_t *g, utvm_mlf_executor_t executor,
                                const char *name, const char *path, char *err, size_t err_cap) {
   mlf_t m;
   (void)memset(&m, 0, sizeof(m));

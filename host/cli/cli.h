@@ -108,7 +108,7 @@ typedef struct {
 /* Runs compiled model g on the device behind host: uploads it, copies the n_inputs inputs in,
  * runs (timed), copies the outputs out and frees all it created on the device. Returns -1 on
  * success, else an exit code with res->error set. The caller frees res->layer_seconds. */
-int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_graph_t *g,
+int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_compiled_graph_t *g,
                    const cli_remote_buffer_t *inputs, cli_remote_buffer_t *outputs,
                    cli_remote_result_t *res);
 

@@ -78,7 +78,7 @@ int cli_compile(const cli_compile_options_t *c) {
   char msg[1024];
   char err[512];
   size_t size = 0u;
-  utvm_graph_t g;
+  utvm_compiled_graph_t g;
   uint8_t *data = read_all(model, &size, msg, sizeof(msg));
   if (data == NULL) {
     return compile_error(json, CLI_EXIT_USAGE, "usage", msg);

@@ -20,7 +20,7 @@
 typedef struct {
   utvm_host_t *host;
   const cli_remote_options_t *ro;
-  const utvm_graph_t *g;
+  const utvm_compiled_graph_t *g;
   cli_remote_result_t *res;
   uint64_t syslib;
   uint64_t module;          /* the executor module, 0 when none */
@@ -58,9 +58,9 @@ static int remote_fail_text(remote_t *r, int code, const char *text) {
 }
 
 /* The wire header of graph entry eid at device address data. */
-static void entry_tensor(const utvm_graph_t *g, uint32_t eid, uint64_t data,
+static void entry_tensor(const utvm_compiled_graph_t *g, uint32_t eid, uint64_t data,
                          utvm_host_tensor_t *t) {
-  const utvm_graph_entry_t *e = &g->entries[eid];
+  const utvm_compiled_entry_t *e = &g->entries[eid];
   (void)memset(t, 0, sizeof(*t));
   t->data = data;
   t->device.device_type = 1;
@@ -69,14 +69,14 @@ static void entry_tensor(const utvm_graph_t *g, uint32_t eid, uint64_t data,
   t->dtype.code = e->dtype.code;
   t->dtype.bits = e->dtype.bits;
   t->dtype.lanes = e->dtype.lanes;
-  for (uint32_t d = 0u; (d < e->ndim) && (d < UTVM_GRAPH_MAX_NDIM); d++) {
+  for (uint32_t d = 0u; (d < e->ndim) && (d < UTVM_COMPILED_MAX_NDIM); d++) {
     t->shape[d] = e->shape[d];
   }
 }
 
 /* Device tensor memory the run needs, with every allocation rounded to a page. */
 static uint64_t memory_needed(const remote_t *r) {
-  const utvm_graph_t *g = r->g;
+  const utvm_compiled_graph_t *g = r->g;
   uint64_t need = 0u;
   for (uint32_t s = 0u; s < g->n_storage; s++) {
     need += round_page(g->storage_bytes[s]);
@@ -140,7 +140,7 @@ static utvm_host_err_t copy_ndarray(remote_t *r, uint64_t function, const utvm_h
 /* tvm.graph_executor.create(json, system library, 1, 0): the JSON as a Str when it fits one
  * request, else uploaded as a uint8 tensor (a utvm extension). */
 static int create_executor(remote_t *r) {
-  const utvm_graph_t *g = r->g;
+  const utvm_compiled_graph_t *g = r->g;
   uint64_t create = 0u;
   utvm_host_err_t rc = utvm_host_get_global(r->host, "tvm.graph_executor.create", &create);
   if (rc != UTVM_HOST_OK) {
@@ -295,7 +295,7 @@ static int upload_aot(remote_t *r, const cli_remote_buffer_t *inputs) {
 /* Graph executor: every parameter into its input's storage (get_input + copy), then the
  * model inputs. */
 static int upload_graph(remote_t *r, const cli_remote_buffer_t *inputs) {
-  const utvm_graph_t *g = r->g;
+  const utvm_compiled_graph_t *g = r->g;
   double t0 = remote_now();
   for (uint32_t k = 0u; k < g->n_params; k++) {
     utvm_host_value_t key = str_value(g->params[k].name);
@@ -324,7 +324,7 @@ static int upload_graph(remote_t *r, const cli_remote_buffer_t *inputs) {
 /* Host-driven: one device buffer per storage id, the parameters and inputs copied into
  * theirs, and each operator's function looked up. */
 static int upload_host_driven(remote_t *r, const cli_remote_buffer_t *inputs) {
-  const utvm_graph_t *g = r->g;
+  const utvm_compiled_graph_t *g = r->g;
   const utvm_host_device_t cpu0 = {1, 0};
   const utvm_host_dtype_t u8 = {1u, 8u, 1u};
   for (uint32_t s = 0u; s < g->n_storage; s++) {
@@ -401,10 +401,10 @@ static int run_graph(remote_t *r) {
 /* Host-driven: each operator's kernel function with its entries as tensors, in order, under
  * the time evaluator when per-layer times are wanted. */
 static int run_host_driven(remote_t *r) {
-  const utvm_graph_t *g = r->g;
+  const utvm_compiled_graph_t *g = r->g;
   utvm_host_value_t args[CLI_REMOTE_MAX_OP_ARGS];
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     uint32_t n = op->n_inputs + op->n_outputs;
     if (n > CLI_REMOTE_MAX_OP_ARGS) {
       return remote_fail_text(r, CLI_EXIT_DEVICE_ERROR, "an operator has too many operands");
@@ -438,7 +438,7 @@ static int run_host_driven(remote_t *r) {
 }
 
 static int download_outputs(remote_t *r, cli_remote_buffer_t *outputs) {
-  const utvm_graph_t *g = r->g;
+  const utvm_compiled_graph_t *g = r->g;
   for (uint32_t i = 0u; i < g->n_outputs; i++) {
     utvm_host_err_t rc;
     if (r->ro->host_driven && (r->ro->aot == NULL)) {
@@ -493,7 +493,7 @@ static int release(remote_t *r, int code) {
   return code;
 }
 
-int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_graph_t *g,
+int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_compiled_graph_t *g,
                    const cli_remote_buffer_t *inputs, cli_remote_buffer_t *outputs,
                    cli_remote_result_t *res) {
   remote_t r;

@@ -29,7 +29,7 @@ typedef struct {
   utvm_runner_t runner;
   double *layer_seconds;
   utvm_host_t *host;            /* on a device: the client (closed by the caller of cli_run) */
-  utvm_graph_t graph;           /* on a device: the compiled model */
+  utvm_compiled_graph_t graph;           /* on a device: the compiled model */
   cli_remote_result_t remote;
 } run_t;
 
@@ -556,10 +556,10 @@ static int run_on_device(run_t *run, double *seconds) {
 
 /* Per-operator lines of a device run: the graph's kernel functions and output entries. */
 static void print_device_layers(const run_t *run, bool json) {
-  const utvm_graph_t *g = &run->graph;
+  const utvm_compiled_graph_t *g = &run->graph;
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
-    const utvm_graph_entry_t *e = &g->entries[op->entries[op->n_inputs]];
+    const utvm_compiled_op_t *op = &g->ops[k];
+    const utvm_compiled_entry_t *e = &g->entries[op->entries[op->n_inputs]];
     char shape[128];
     size_t len = 0u;
     for (uint32_t d = 0u; (d < e->ndim) && (len < sizeof(shape)); d++) {

@@ -26,19 +26,19 @@
 extern "C" {
 #endif
 
-#define UTVM_GRAPH_MAX_NDIM 6
+#define UTVM_COMPILED_MAX_NDIM 6
 /* Largest arena the compiler lets the runner plan while checking a model (bytes). */
-#ifndef UTVM_GRAPH_MAX_ARENA
-#define UTVM_GRAPH_MAX_ARENA 0x40000000u
+#ifndef UTVM_COMPILED_MAX_ARENA
+#define UTVM_COMPILED_MAX_ARENA 0x40000000u
 #endif
 
 typedef struct {
   uint32_t ndim;
-  int64_t shape[UTVM_GRAPH_MAX_NDIM];
+  int64_t shape[UTVM_COMPILED_MAX_NDIM];
   DLDataType dtype;
   uint64_t bytes;
   uint32_t storage_id;
-} utvm_graph_entry_t;
+} utvm_compiled_entry_t;
 
 typedef struct {
   char *name;
@@ -46,14 +46,14 @@ typedef struct {
   uint32_t n_inputs;
   uint32_t n_outputs;
   uint32_t *entries; /* n_inputs then n_outputs entry ids */
-} utvm_graph_op_t;
+} utvm_compiled_op_t;
 
 typedef struct {
   char *name;
   uint32_t entry;
   const uint8_t *data;
   uint64_t bytes;
-} utvm_graph_param_t;
+} utvm_compiled_param_t;
 
 typedef struct {
   char *json;
@@ -61,11 +61,11 @@ typedef struct {
   uint8_t *params_blob;
   size_t params_blob_len;          /* parameter blob, PROTOCOL 6.2 */
   uint32_t n_entries;
-  utvm_graph_entry_t *entries;
+  utvm_compiled_entry_t *entries;
   uint32_t n_ops;
-  utvm_graph_op_t *ops;            /* in execution order */
+  utvm_compiled_op_t *ops;            /* in execution order */
   uint32_t n_params;
-  utvm_graph_param_t *params;      /* data points into params_blob */
+  utvm_compiled_param_t *params;      /* data points into params_blob */
   uint32_t n_inputs;
   uint32_t *input_entries;
   char **input_names;              /* model inputs */
@@ -75,15 +75,15 @@ typedef struct {
   uint64_t *storage_bytes;         /* per storage_id: the largest entry */
   uint64_t activation_bytes;
   uint64_t param_bytes;            /* sums, for reports */
-} utvm_graph_t;
+} utvm_compiled_graph_t;
 
 /* Compiles a .tflite (bytes, size) into *g for the generic kernel functions. Errors: code
  * plus text in err (err_cap bytes), e.g. the runner's "operator 2 (...): ..." text. */
-utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_graph_t *g,
+utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_compiled_graph_t *g,
                                      char *err, size_t err_cap);
 
 /* Frees everything; g zeroed. */
-void utvm_host_graph_free(utvm_graph_t *g);
+void utvm_host_graph_free(utvm_compiled_graph_t *g);
 
 #ifdef __cplusplus
 }

@@ -37,7 +37,7 @@ typedef enum { UTVM_MLF_GRAPH = 0, UTVM_MLF_AOT = 1 } utvm_mlf_executor_t;
 /* Writes the MLF archive of g for executor to path, with module name name (e.g. "default").
  * Errors: UTVM_ERR_FUNC_CALL_INVALID_ARG (bad name, inconsistent g), UTVM_ERR_PLATFORM_NO_MEMORY,
  * UTVM_ERR_WRITE_FAILED (the file); a text in err (err_cap bytes). */
-utvm_err_t utvm_host_write_mlf(const utvm_graph_t *g, utvm_mlf_executor_t executor,
+utvm_err_t utvm_host_write_mlf(const utvm_compiled_graph_t *g, utvm_mlf_executor_t executor,
                                const char *name, const char *path, char *err, size_t err_cap);
 
 #ifdef __cplusplus

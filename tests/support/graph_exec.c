@@ -7,7 +7,7 @@
 
 #include "tvm/runtime/c_runtime_api.h"
 
-int graph_exec_init(graph_exec_t *x, const utvm_graph_t *g, char *err, size_t err_cap) {
+int graph_exec_init(graph_exec_t *x, const utvm_compiled_graph_t *g, char *err, size_t err_cap) {
   TVMFunctionHandle syslib_fn = NULL;
   TVMValue ret;
   int ret_code = 0;
@@ -66,9 +66,9 @@ int graph_exec_set_input(graph_exec_t *x, uint32_t i, const void *data, size_t b
 }
 
 int graph_exec_run(graph_exec_t *x, char *err, size_t err_cap) {
-  const utvm_graph_t *g = x->g;
+  const utvm_compiled_graph_t *g = x->g;
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     TVMValue args[16];
     int codes[16];
     TVMValue ret;

@@ -16,7 +16,7 @@
 
 /* An executable graph; owns its buffers. */
 typedef struct {
-  const utvm_graph_t *g;
+  const utvm_compiled_graph_t *g;
   uint8_t **storage;          /* [n_storage] */
   DLTensor *tensors;          /* [n_entries] */
   TVMFunctionHandle *funcs;   /* [n_ops] */
@@ -24,7 +24,7 @@ typedef struct {
 
 /* Allocates the storage, loads the parameters and resolves every function. 0, or -1 with a
  * text in err. */
-int graph_exec_init(graph_exec_t *x, const utvm_graph_t *g, char *err, size_t err_cap);
+int graph_exec_init(graph_exec_t *x, const utvm_compiled_graph_t *g, char *err, size_t err_cap);
 
 /* Copies bytes into model input i; -1 if the size differs. */
 int graph_exec_set_input(graph_exec_t *x, uint32_t i, const void *data, size_t bytes);

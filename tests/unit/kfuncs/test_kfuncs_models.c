@@ -79,7 +79,7 @@ static int teardown(void **state) {
 
 /* No storage id holds two entries that are live at once (an entry lives from the operator
  * that writes it, or the start, to its last reader, or the end for outputs). */
-static void check_storage(const utvm_graph_t *g) {
+static void check_storage(const utvm_compiled_graph_t *g) {
   const uint32_t n = g->n_entries;
   int64_t *first = (int64_t *)malloc(n * sizeof(int64_t));
   int64_t *last = (int64_t *)malloc(n * sizeof(int64_t));
@@ -92,7 +92,7 @@ static void check_storage(const utvm_graph_t *g) {
     assert_true(g->storage_bytes[g->entries[e].storage_id] >= g->entries[e].bytes);
   }
   for (uint32_t k = 0u; k < g->n_ops; k++) {
-    const utvm_graph_op_t *op = &g->ops[k];
+    const utvm_compiled_op_t *op = &g->ops[k];
     for (uint32_t i = 0u; i < op->n_inputs; i++) {
       last[op->entries[i]] = (int64_t)k;
     }
@@ -121,7 +121,7 @@ static int run_model(const char *model_file, const char *const *inputs,
                      const char *const *outputs, int n_pairs) {
   size_t size = 0u;
   uint8_t *data = rt_load(model_file, &size);
-  utvm_graph_t g;
+  utvm_compiled_graph_t g;
   char err[256];
   int exact = 0;
   if (data == NULL) {
