@@ -2,8 +2,9 @@
  * Bare-metal program that runs the whole device stack (framing + session + MinRPC server +
  * C runtime), linked by bench/size/stack_size.sh with --gc-sections so the map file shows
  * what a firmware serving RPC links. The buffers, arenas, server state and platform hooks
- * below are the application's; the test system library and the workspace calls in main()
- * stand in for generated operators.
+ * below are the application's; the test system library's five test functions (in a registry
+ * of this program's own, without the kernel functions the firmware's registry also lists) and
+ * the workspace calls in main() stand in for generated operators.
  *
  * Built with -DSIZE_APP_ONLY, main() leaves the device stack out: linked with the application's
  * hooks kept (stack_size.sh names them with -Wl,--undefined), that program is the baseline
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "test_syslib.h"
+#include "tvm/runtime/crt/module.h"
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/rpc_server.h"
 
@@ -48,6 +50,21 @@ utvm_err_t size_app_random(void *ctx, uint8_t *buf, size_t n) {
 }
 
 uint64_t test_syslib_time_us(void) { return ticks; }
+
+static const TVMBackendPackedCFunc kSizeSyslibFuncs[] = {
+    (TVMBackendPackedCFunc)test_add_f32,      (TVMBackendPackedCFunc)test_echo,
+    (TVMBackendPackedCFunc)test_busy_wait_us, (TVMBackendPackedCFunc)test_abort,
+    (TVMBackendPackedCFunc)test_sum_ints,
+};
+
+static const TVMFuncRegistry kSizeSyslibRegistry = {
+    "\005\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000",
+    kSizeSyslibFuncs,
+};
+
+static const TVMModule kSizeSyslibModule = {&kSizeSyslibRegistry};
+
+const TVMModule *TVMSystemLibEntryPoint(void) { return &kSizeSyslibModule; }
 
 tvm_crt_error_t TVMPlatformTimerStart(void) { return kTvmErrorNoError; }
 
