@@ -8,7 +8,8 @@
 # host, cortex-m3, cortex-m4, cortex-m55, cortex-m4-crc-table and cortex-m4-crc-bitwise
 # (targets it needs only), and the host preset once per CRC implementation in build/bench/.
 # With qemu-system-arm: also the board presets mps2-an385, mps2-an386, mps3-an547, netduinoplus2
-# (firmware images, measured under QEMU by bench/qemu/).
+# (firmware images, measured under QEMU by bench/qemu/), and models over RPC on mps2-an386 and
+# mps3-an547 (bench/models_rpc.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -511,3 +512,16 @@ offsets, each operator's prepared parameters, and during init the planner's work
 which the prepared parameters then reuse). bit-exact: the output equals TFLM's reference output
 byte for byte.
 EOF
+
+# ------------------------------------------------------------------ models over RPC (issue 14)
+# Graph executor, AOT and standalone instructions per inference per board, upload, memory and
+# the model path's flash: bench/models_rpc.sh (needs the host tool and the board images).
+if command -v qemu-system-arm >/dev/null; then
+  build host utvm utvm-posix-server
+  for board in mps2-an386 mps3-an547; do
+    build "$board" utvm-server utvm-server-aot utvm-model-test
+  done
+  build cortex-m4 utvm_graph utvm_aot utvm_kfuncs utvm_kernels utvm_runner utvm_model
+  echo
+  bash bench/models_rpc.sh build 2>>"$LOG" || fail "bench/models_rpc.sh failed, see $LOG"
+fi
