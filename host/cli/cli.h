@@ -130,4 +130,18 @@ typedef struct {
  * files, 4 a model refused). */
 int cli_compile(const cli_compile_options_t *c);
 
+/* What utvm compile emits as standalone C (utvm/host_emit.h). */
+typedef struct {
+  const char *model;
+  const char *out_dir;  /* -o DIR: DIR/NET.h, NET.c, NET_data.c; NULL: report only */
+  const char *name;     /* --name NET */
+  const char *date;     /* --date, or NULL */
+  bool builtin_activations;
+  bool json;
+} cli_emit_options_t;
+
+/* utvm compile -o DIR --name NET / --report: emits or reports; returns the exit code (0 ok,
+ * 2 usage or files, 4 a model refused). */
+int cli_emit(const cli_emit_options_t *e);
+
 #endif /* UTVM_CLI_H */

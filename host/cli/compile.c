@@ -13,6 +13,8 @@
 #include "cli.h"
 #include "utvm/host_mlf.h"
 #include "utvm/host_compile.h"
+#include "utvm/host_emit.h"
+#include "utvm/runner.h"
 
 /* Largest model compile reads. */
 #define COMPILE_MAX_MODEL_BYTES ((size_t)64u << 20)
@@ -153,5 +155,122 @@ int cli_compile(const cli_compile_options_t *c) {
     (void)printf("parameters         %llu bytes\n", (unsigned long long)g.param_bytes);
   }
   utvm_host_graph_free(&g);
+  return CLI_EXIT_OK;
+}
+
+/* Flash (.text* + .rodata* bytes) of each kernel's object file in utvm_kernels built by the
+ * cortex-m4 preset (-Os), measured with `arm-none-eabi-size -A libutvm_kernels.a` (docs/AI.md),
+ * indexed by utvm_op_kind_t. QUANTIZE and REQUANTIZE share one object (quantize_s8.c), counted
+ * once. Generated code needs no prepare helper (quantize_params.c). */
+static const uint32_t emit_kernel_flash[UTVM_OP_KIND_MAX + 1] = {
+    0u, 1308u, 1224u, 628u, 804u, 704u, 1212u, 988u, 1424u, 1292u, 1312u, 532u, 480u, 1132u,
+    464u, 464u, 72u, 36u};
+
+static uint32_t emit_flash(uint32_t kernels_used) {
+  uint32_t total = 0u;
+  bool quantize_counted = false;
+  for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
+    if ((kernels_used & (1u << (k - 1u))) != 0u) {
+      const bool quantize = (k == (uint32_t)UTVM_OP_QUANTIZE_F32_S8) ||
+                            (k == (uint32_t)UTVM_OP_REQUANTIZE_S8);
+      if (!quantize || !quantize_counted) {
+        total += emit_kernel_flash[k];
+      }
+      quantize_counted = quantize_counted || quantize;
+    }
+  }
+  return total;
+}
+
+static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_report_t *r) {
+  const uint32_t flash = emit_flash(r->kernels_used);
+  if (e->json) {
+    (void)printf("{\"ok\": true, \"model\": ");
+    cli_json_string(stdout, e->model, strlen(e->model));
+    (void)printf(", \"name\": ");
+    cli_json_string(stdout, e->name, strlen(e->name));
+    (void)printf(", \"activations_bytes\": %zu, \"io_in_activations\": true, \"io_bytes\": %zu, "
+                 "\"params_bytes\": %zu, \"scratch_bytes\": %zu, \"kernel_flash_bytes\": %u, "
+                 "\"inputs\": %u, \"outputs\": %u, \"layers\": [",
+                 r->activations_bytes, r->io_bytes, r->params_bytes, r->scratch_bytes, flash,
+                 r->n_inputs, r->n_outputs);
+    for (uint32_t k = 0u; k < r->n_layers; k++) {
+      (void)printf("%s{\"kernel\": \"%s\", \"output_bytes\": %u, \"output_offset\": %u, "
+                   "\"scratch_bytes\": %u}", (k == 0u) ? "" : ", ", r->layers[k].function,
+                   r->layers[k].output_bytes, r->layers[k].output_offset,
+                   r->layers[k].scratch_bytes);
+    }
+    (void)printf("], \"kernels\": [");
+    bool first = true;
+    for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
+      if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
+        (void)printf("%s{\"kernel\": \"%s\", \"flash_bytes\": %u}", first ? "" : ", ",
+                     utvm_host_emit_kernel_name(k), emit_kernel_flash[k]);
+        first = false;
+      }
+    }
+    (void)printf("]}\n");
+    return;
+  }
+  (void)printf("model              %s\n", e->model);
+  (void)printf("activations        %zu bytes (inputs and outputs inside: %zu bytes)\n",
+               r->activations_bytes, r->io_bytes);
+  (void)printf("params             %zu bytes\n", r->params_bytes);
+  (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
+  (void)printf("kernel flash       %u bytes (Cortex-M4, -Os)\n", flash);
+  for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
+    if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
+      (void)printf("  %-24s %u bytes\n", utvm_host_emit_kernel_name(k), emit_kernel_flash[k]);
+    }
+  }
+  (void)printf("layers             %u\n", r->n_layers);
+  for (uint32_t k = 0u; k < r->n_layers; k++) {
+    (void)printf("  %4u %-24s output %8u bytes at %8u, scratch %u\n", k, r->layers[k].function,
+                 r->layers[k].output_bytes, r->layers[k].output_offset,
+                 r->layers[k].scratch_bytes);
+  }
+}
+
+int cli_emit(const cli_emit_options_t *e) {
+  char msg[1024];
+  char err[512];
+  size_t size = 0u;
+  utvm_emit_report_t r;
+  uint8_t *data = read_all(e->model, &size, msg, sizeof(msg));
+  if (data == NULL) {
+    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  }
+  if ((e->out_dir != NULL) && (mkdir(e->out_dir, 0777) != 0) && (errno != EEXIST)) {
+    free(data);
+    (void)snprintf(msg, sizeof(msg), "cannot create %s: %s", e->out_dir, strerror(errno));
+    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  }
+  const char *slash = strrchr(e->model, '/');
+  utvm_emit_options_t o;
+  (void)memset(&o, 0, sizeof(o));
+  o.name = e->name;
+  o.model_name = (slash != NULL) ? &slash[1] : e->model;
+  o.date = e->date;
+  o.builtin_activations = e->builtin_activations;
+  const utvm_err_t rc = utvm_host_emit(data, size, &o, e->out_dir, &r, err, sizeof(err));
+  free(data);
+  if (rc != UTVM_OK) {
+    (void)snprintf(msg, sizeof(msg), "%s: %s: %s", e->model, utvm_strerror(rc), err);
+    const bool usage = (rc == UTVM_ERR_EMIT_ARGUMENT) || (rc == UTVM_ERR_EMIT_WRITE);
+    return compile_error(e->json, usage ? CLI_EXIT_USAGE : CLI_EXIT_DEVICE_ERROR,
+                         usage ? "usage" : "model", msg);
+  }
+  if (e->out_dir == NULL) {
+    emit_report_print(e, &r);
+  } else if (e->json) {
+    (void)printf("{\"ok\": true, \"name\": ");
+    cli_json_string(stdout, e->name, strlen(e->name));
+    (void)printf(", \"activations_bytes\": %zu, \"params_bytes\": %zu, \"scratch_bytes\": %zu}\n",
+                 r.activations_bytes, r.params_bytes, r.scratch_bytes);
+  } else {
+    (void)printf("wrote %s/%s.h, %s.c and %s_data.c (activations %zu bytes, params %zu bytes)\n",
+                 e->out_dir, e->name, e->name, e->name, r.activations_bytes, r.params_bytes);
+  }
+  utvm_host_emit_report_free(&r);
   return CLI_EXIT_OK;
 }

@@ -37,6 +37,9 @@ typedef struct {
   int num_positional;
   bool per_layer;
   bool generic;
+  bool report;
+  bool builtin_activations;
+  const char *date;
   const char *mlf;
   const char *executor;
   const char *mlf_name;
@@ -69,7 +72,7 @@ static const char usage_text[] =
     "  explain TEXT          print a device error text with its #<id> tokens (from a device\n"
     "                        built with UTVM_ERROR_TEXTS=OFF) replaced by their texts; no\n"
     "                        device needed\n"
-    "  compile MODEL --generic -o DIR | --mlf OUT.tar [--executor graph|aot]\n"
+    "  compile MODEL -o DIR --name NET | --report | --generic -o DIR | --mlf OUT.tar\n"
     "                        graph.json + params.bin for the kernel functions (no device)\n"
     "  run MODEL --input IN [--output OUT] [--per-layer]\n"
     "                        run a .tflite model on this host with the model runner (int8\n"
@@ -159,9 +162,19 @@ static const struct {
             "NAME] runs the model built into the firmware (utvm_add_mlf of an AOT archive,\n"
             "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
             "and outputs. Device errors exit 4, connection failures 3.\n"},
-    {"compile", "usage: utvm [--json] compile MODEL.tflite --generic -o DIR\n"
+    {"compile", "usage: utvm compile MODEL.tflite -o DIR --name NET [--builtin-activations]\n"
+                "                     [--io-in-activations] [--date DATE]\n"
+                "       utvm [--json] compile MODEL.tflite --report\n"
+                "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
                 "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
                 "                     [--name NAME]\n\n"
+                "-o DIR --name NET (no --generic) emits standalone C for the ai_ API (docs/AI.md):\n"
+                "DIR/NET.h, NET.c (straight kernel calls) and NET_data.c (weights, section\n"
+                ".utvm.weights); inputs and outputs live in the activations buffer at the\n"
+                "planner's offsets (--io-in-activations, the only placement). --builtin-activations\n"
+                "adds the buffer (section .utvm.activations); --date records DATE. --report\n"
+                "prints activations, params, scratch, per-layer output and kernel flash bytes\n"
+                "(--json: one object with activations_bytes, params_bytes, scratch_bytes).\n\n"
                 "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
                 "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
                 "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
@@ -292,6 +305,17 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->generic = true;
         continue;
       }
+      if (strcmp(a, "--report") == 0) {
+        o->report = true;
+        continue;
+      }
+      if (strcmp(a, "--builtin-activations") == 0) {
+        o->builtin_activations = true;
+        continue;
+      }
+      if (strcmp(a, "--io-in-activations") == 0) {
+        continue; /* the only placement, and the default */
+      }
       if (strcmp(a, "--host-driven") == 0) {
         o->host_driven = true;
         continue;
@@ -314,6 +338,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         (input ? o->inputs : o->outputs)[(*count)++] = v;
       } else if (strcmp(a, "--mlf") == 0) {
         o->mlf = v;
+      } else if (strcmp(a, "--date") == 0) {
+        o->date = v;
       } else if (strcmp(a, "--executor") == 0) {
         o->executor = v;
         ok = (strcmp(v, "graph") == 0) || (strcmp(v, "aot") == 0);
@@ -1144,8 +1170,20 @@ static int cmd_compile(const cli_options_t *o) {
   if (o->num_positional != 1) {
     return usage_error(o, "compile needs one model file%s", "");
   }
+  if (o->report || (!o->generic && (o->mlf == NULL) && (o->out_dir != NULL))) {
+    cli_emit_options_t e;
+    (void)memset(&e, 0, sizeof(e));
+    e.model = o->positional[0];
+    e.out_dir = o->report ? NULL : o->out_dir;
+    e.name = (o->mlf_name != NULL) ? o->mlf_name : "network";
+    e.date = o->date;
+    e.builtin_activations = o->builtin_activations;
+    e.json = o->json;
+    return cli_emit(&e);
+  }
   if ((o->mlf == NULL) && !o->generic) {
-    return usage_error(o, "compile needs --generic -o DIR or --mlf OUT.tar%s", "");
+    return usage_error(o, "compile needs -o DIR --name NET, --report, --generic -o DIR or "
+                       "--mlf OUT.tar%s", "");
   }
   if (o->generic && (o->out_dir == NULL)) {
     return usage_error(o, "compile --generic needs -o DIR%s", "");

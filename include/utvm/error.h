@@ -113,7 +113,16 @@ typedef enum {
   UTVM_ERR_KFUNC_CAPACITY = 0xE01,     /* op params buffer too small */
   UTVM_ERR_COMPILE_ARGUMENT = 0xE80,   /* NULL pointer or empty model */
   UTVM_ERR_COMPILE_MEMORY = 0xE81,     /* host allocation failed */
-  UTVM_ERR_COMPILE_LIMIT = 0xE82       /* the model exceeds a limit of the graph format */
+  UTVM_ERR_COMPILE_LIMIT = 0xE82,      /* the model exceeds a limit of the graph format */
+  /* Standalone models: the ai_ API (0xF00..0xF7F) and the code emitter (0xF80..0xFFF). */
+  UTVM_ERR_AI_ARGUMENT = 0xF00,        /* NULL pointer, index out of range, handle not live */
+  UTVM_ERR_AI_ACTIVATIONS = 0xF01,     /* activations buffer too small or misaligned */
+  UTVM_ERR_AI_INSTANCES = 0xF02,       /* every instance of the pool is in use */
+  UTVM_ERR_AI_MODEL = 0xF03,           /* model descriptor malformed or of another API version */
+  UTVM_ERR_AI_RUN = 0xF04,             /* a kernel of the network failed */
+  UTVM_ERR_EMIT_ARGUMENT = 0xF80,      /* NULL pointer, bad name or empty model */
+  UTVM_ERR_EMIT_MEMORY = 0xF81,        /* host allocation failed */
+  UTVM_ERR_EMIT_WRITE = 0xF82          /* an output file could not be written */
 } utvm_err_t;
 
 /* Returns a short, static, human-readable name for an error code; never NULL. */

@@ -240,6 +240,11 @@ utvm_err_t utvm_op_params_decode(const int32_t *words, uint32_t n_words, utvm_op
 utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_params_t *p,
                                  utvm_op_operands_t *operands);
 
+/* Arena offset of operator k's kernel scratch area into *offset (UTVM_PLAN_NO_OFFSET when it
+ * has none), for code that calls the kernels itself. UTVM_ERR_RUNNER_ARGUMENT for a bad runner
+ * or index. */
+utvm_err_t utvm_runner_op_scratch(const utvm_runner_t *r, uint32_t k, uint32_t *offset);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,6 +77,14 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_COMPILE_ARGUMENT: return "compile: bad argument";
     case UTVM_ERR_COMPILE_MEMORY: return "compile: out of memory";
     case UTVM_ERR_COMPILE_LIMIT: return "compile: model exceeds a graph limit";
+    case UTVM_ERR_AI_ARGUMENT: return "ai: bad argument";
+    case UTVM_ERR_AI_ACTIVATIONS: return "ai: activations buffer too small or misaligned";
+    case UTVM_ERR_AI_INSTANCES: return "ai: no free instance";
+    case UTVM_ERR_AI_MODEL: return "ai: bad model descriptor";
+    case UTVM_ERR_AI_RUN: return "ai: network run failed";
+    case UTVM_ERR_EMIT_ARGUMENT: return "emit: bad argument";
+    case UTVM_ERR_EMIT_MEMORY: return "emit: out of memory";
+    case UTVM_ERR_EMIT_WRITE: return "emit: cannot write output";
     default: return "unknown error";
   }
 }

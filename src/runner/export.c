@@ -202,3 +202,24 @@ utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_par
   }
   return err;
 }
+
+utvm_err_t utvm_runner_op_scratch(const utvm_runner_t *r, uint32_t k, uint32_t *offset) {
+  if ((r == NULL) || (offset == NULL) || !r->ready_ || (k >= r->n_operators)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  const runner_op_t *ops = (const runner_op_t *)r->ops_;
+  const void *record = &r->records_[ops[k].record];
+  switch (ops[k].code) {
+    case UTVM_MODEL_OP_CONV_2D:
+    case UTVM_MODEL_OP_DEPTHWISE_CONV_2D:
+      *offset = ((const runner_conv_t *)record)->scratch;
+      break;
+    case UTVM_MODEL_OP_FULLY_CONNECTED:
+      *offset = ((const runner_fc_t *)record)->scratch;
+      break;
+    default:
+      *offset = UTVM_PLAN_NO_OFFSET;
+      break;
+  }
+  return UTVM_OK;
+}

@@ -1,0 +1,41 @@
+# utvm_add_model(<target> <model.tflite> <NAME> [TOOL <utvm>] [BUILTIN_ACTIVATIONS]
+#                [DEPENDS <tool target>])
+#
+# Turns a .tflite into a linked standalone model for <target> (docs/AI.md): at build time runs
+# `<utvm> compile <model> -o <dir> --name <NAME>` and compiles the generated NAME.c and
+# NAME_data.c into <target> with the project's warning flags; <dir> (holding NAME.h) becomes an
+# include directory and utvm_ai (the ai_ API) and utvm_kernels are linked. TOOL defaults to the
+# utvm target of this build (a cross build passes a host build's bin/utvm); BUILTIN_ACTIVATIONS
+# makes the generated code carry its activations buffer (section .utvm.activations).
+function(utvm_add_model target model MODEL_NAME)
+  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS" "TOOL" "DEPENDS" ${ARGN})
+  get_filename_component(model ${model} ABSOLUTE)
+  if(NOT AI_TOOL)
+    if(NOT TARGET utvm)
+      message(FATAL_ERROR "utvm_add_model: no TOOL given and no utvm target in this build")
+    endif()
+    set(AI_TOOL $<TARGET_FILE:utvm>)
+    list(APPEND AI_DEPENDS utvm)
+  endif()
+  set(flags)
+  if(AI_BUILTIN_ACTIVATIONS)
+    set(flags --builtin-activations)
+  endif()
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/ai/${target}_${MODEL_NAME})
+  set(sources ${dir}/${MODEL_NAME}.c ${dir}/${MODEL_NAME}_data.c)
+  add_custom_command(
+    OUTPUT ${sources} ${dir}/${MODEL_NAME}.h
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+    COMMAND ${AI_TOOL} compile ${model} -o ${dir} --name ${MODEL_NAME} ${flags}
+    DEPENDS ${model} ${AI_DEPENDS}
+    COMMENT "utvm compile ${MODEL_NAME} (standalone C)"
+    VERBATIM)
+  set(lib ${target}_ai_${MODEL_NAME})
+  add_library(${lib} OBJECT ${sources})
+  target_include_directories(${lib} PUBLIC ${dir})
+  target_link_libraries(${lib} PUBLIC utvm_ai utvm_kernels)
+  utvm_target_warnings(${lib})
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:${lib}>)
+  target_include_directories(${target} PRIVATE ${dir})
+  target_link_libraries(${target} PRIVATE utvm_ai utvm_kernels)
+endfunction()

@@ -1,0 +1,783 @@
+/* The standalone code emitter (utvm/host_emit.h): the runner's prepared operators as C. */
+#define _DEFAULT_SOURCE
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utvm/host_emit.h"
+#include "utvm/model.h"
+#include "utvm/runner.h"
+
+/* Alignment of every constant in the weights blob. */
+#define EMIT_ALIGN 16u
+
+/* A growing text; every append is bounded by UTVM_EMIT_MAX_BYTES. */
+typedef struct {
+  char *buf;
+  size_t len;
+  size_t cap;
+  bool failed;
+} sb_t;
+
+static void sb_reserve(sb_t *s, size_t more) {
+  if (s->failed) {
+    return;
+  }
+  if ((more > UTVM_EMIT_MAX_BYTES) || (s->len + more > UTVM_EMIT_MAX_BYTES)) {
+    s->failed = true;
+    return;
+  }
+  if (s->len + more + 1u > s->cap) {
+    size_t cap = (s->cap == 0u) ? 4096u : s->cap;
+    while (cap < s->len + more + 1u) {
+      cap *= 2u;
+    }
+    char *p = (char *)realloc(s->buf, cap);
+    if (p == NULL) {
+      s->failed = true;
+      return;
+    }
+    s->buf = p;
+    s->cap = cap;
+  }
+}
+
+static void sb_printf(sb_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sb_t *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    s->failed = true;
+    return;
+  }
+  sb_reserve(s, (size_t)n);
+  if (!s->failed) {
+    va_start(ap, fmt);
+    (void)vsnprintf(&s->buf[s->len], (size_t)n + 1u, fmt, ap);
+    va_end(ap);
+    s->len += (size_t)n;
+  }
+}
+
+static void sb_free(sb_t *s) {
+  free(s->buf);
+  (void)memset(s, 0, sizeof(*s));
+}
+
+/* A C string literal of s (printable ASCII kept, the rest as octal escapes). */
+static void sb_cstring(sb_t *s, const char *text) {
+  size_t i;
+  sb_printf(s, "\"");
+  for (i = 0u; (text != NULL) && (text[i] != '\0') && (i < 256u); i++) {
+    const unsigned char ch = (unsigned char)text[i];
+    if ((ch == '"') || (ch == '\\')) {
+      sb_printf(s, "\\%c", ch);
+    } else if ((ch >= 32u) && (ch < 127u) && (ch != '?')) {
+      sb_printf(s, "%c", ch);
+    } else {
+      sb_printf(s, "\\%03o", ch);
+    }
+  }
+  sb_printf(s, "\"");
+}
+
+/* An exact float literal (C99 hexadecimal). */
+static void sb_float(sb_t *s, float v) { sb_printf(s, "%af", (double)v); }
+
+static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {
+    "",
+    "utvm_conv2d_s8",
+    "utvm_depthwise_conv2d_s8",
+    "utvm_fully_connected_s8",
+    "utvm_avg_pool2d_s8",
+    "utvm_max_pool2d_s8",
+    "utvm_add_s8",
+    "utvm_mul_s8",
+    "utvm_softmax_s8",
+    "utvm_logistic_s8",
+    "utvm_tanh_s8",
+    "utvm_pad_s8",
+    "utvm_concatenation_s8",
+    "utvm_mean_s8",
+    "utvm_quantize_f32_s8",
+    "utvm_requantize_s8",
+    "utvm_dequantize_s8_f32",
+    "utvm_reshape"};
+
+const char *utvm_host_emit_kernel_name(uint32_t kind) {
+  return (kind <= (uint32_t)UTVM_OP_KIND_MAX) ? kernel_names[kind] : "";
+}
+
+/* Everything one emission holds. */
+typedef struct {
+  utvm_model_t model;
+  uint8_t *bytes;            /* a copy of the model */
+  void *workspace;
+  void *arena_block;
+  uint8_t *arena;
+  utvm_runner_t runner;
+  uint32_t *const_offsets;   /* per tensor: offset in the weights blob, or UINT32_MAX */
+  size_t params_bytes;
+  sb_t data;                 /* NET_data.c's blob body */
+  sb_t defs;                 /* NET.c's parameter structs */
+  sb_t body;                 /* NET.c's network */
+  bool uses_w;
+  bool uses_a;
+  char *err;
+  size_t err_cap;
+} emit_t;
+
+static utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...) {
+  if ((e->err != NULL) && (e->err_cap > 0u)) {
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(e->err, e->err_cap, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static bool name_valid(const char *name) {
+  size_t i;
+  if ((name == NULL) || !isalpha((unsigned char)name[0])) {
+    return false;
+  }
+  for (i = 0u; name[i] != '\0'; i++) {
+    if ((i >= UTVM_EMIT_MAX_NAME) || (!isalnum((unsigned char)name[i]) && (name[i] != '_'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Opens the model and initialises the runner on an arena of exactly its size. */
+static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
+  e->bytes = (uint8_t *)malloc(size);
+  if (e->bytes == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the model");
+  }
+  (void)memcpy(e->bytes, tflite, size);
+  utvm_err_t err = utvm_model_open(&e->model, e->bytes, size);
+  if (err != UTVM_OK) {
+    return emit_fail(e, err, "%s", e->model.error);
+  }
+  const size_t ws = utvm_runner_workspace_size(&e->model);
+  e->workspace = (ws == SIZE_MAX) ? NULL : malloc(ws);
+  if (e->workspace == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the runner workspace");
+  }
+  err = utvm_runner_init(&e->runner, &e->model, e->workspace, ws, NULL, 0u);
+  if (err != UTVM_ERR_RUNNER_ARENA) {
+    return emit_fail(e, (err == UTVM_OK) ? UTVM_ERR_EMIT_ARGUMENT : err, "%s", e->runner.error);
+  }
+  const size_t arena_size = e->runner.arena_size;
+  if (arena_size > (size_t)UTVM_EMIT_MAX_ARENA) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "the model needs an arena of %zu bytes",
+                     arena_size);
+  }
+  e->arena_block = malloc(arena_size + EMIT_ALIGN);
+  if (e->arena_block == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the arena");
+  }
+  uint8_t *block = (uint8_t *)e->arena_block;
+  e->arena = &block[(EMIT_ALIGN - ((uintptr_t)block & (EMIT_ALIGN - 1u))) & (EMIT_ALIGN - 1u)];
+  err = utvm_runner_init(&e->runner, &e->model, e->workspace, ws, e->arena, arena_size);
+  if (err != UTVM_OK) {
+    return emit_fail(e, err, "%s", e->runner.error);
+  }
+  e->const_offsets = (uint32_t *)malloc(((size_t)e->model.n_tensors + 1u) * sizeof(uint32_t));
+  if (e->const_offsets == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory");
+  }
+  for (uint32_t t = 0u; t < e->model.n_tensors; t++) {
+    e->const_offsets[t] = UINT32_MAX;
+  }
+  return UTVM_OK;
+}
+
+static void emit_close(emit_t *e) {
+  free(e->const_offsets);
+  free(e->arena_block);
+  free(e->workspace);
+  free(e->bytes);
+  sb_free(&e->data);
+  sb_free(&e->defs);
+  sb_free(&e->body);
+}
+
+/* The arena offset of a tensor that lives in the arena. */
+static uint32_t arena_offset(const emit_t *e, const utvm_runner_tensor_t *t) {
+  return (uint32_t)((const uint8_t *)t->data - e->arena);
+}
+
+/* Appends constant tensor t to the weights blob once; returns its offset. */
+static uint32_t add_constant(emit_t *e, const utvm_runner_tensor_t *t) {
+  if (e->const_offsets[t->tensor] != UINT32_MAX) {
+    return e->const_offsets[t->tensor];
+  }
+  const size_t pad = (EMIT_ALIGN - (e->params_bytes & (EMIT_ALIGN - 1u))) & (EMIT_ALIGN - 1u);
+  const uint8_t *b = (const uint8_t *)t->const_data;
+  size_t i;
+  for (i = 0u; i < pad; i++) {
+    sb_printf(&e->data, "0,%s", (((e->params_bytes + i + 1u) % 24u) == 0u) ? "\n" : "");
+  }
+  e->params_bytes += pad;
+  const uint32_t offset = (uint32_t)e->params_bytes;
+  sb_printf(&e->data, "\n/* tensor %u at %u: %zu bytes */\n", t->tensor, offset, t->bytes);
+  for (i = 0u; i < t->bytes; i++) {
+    sb_printf(&e->data, "%u,%s", b[i], (((i + 1u) % 24u) == 0u) ? "\n" : "");
+  }
+  e->params_bytes += t->bytes;
+  e->const_offsets[t->tensor] = offset;
+  return offset;
+}
+
+/* The C expression of operand tensor index: a weights or an activations pointer. */
+static utvm_err_t operand(emit_t *e, uint32_t index, char *expr, size_t cap) {
+  utvm_runner_tensor_t t;
+  utvm_err_t err = utvm_runner_tensor(&e->runner, index, &t);
+  if (err != UTVM_OK) {
+    return emit_fail(e, err, "tensor %u has no memory", index);
+  }
+  if (t.data == NULL) {
+    (void)snprintf(expr, cap, "w(%uu)", add_constant(e, &t));
+    e->uses_w = true;
+  } else {
+    (void)snprintf(expr, cap, "a(act, %uu)", arena_offset(e, &t));
+    e->uses_a = true;
+  }
+  return UTVM_OK;
+}
+
+static void sb_dims(sb_t *s, const utvm_dims_t *d) {
+  sb_printf(s, "{%d, %d, %d, %d}", d->n, d->h, d->w, d->c);
+}
+
+static void sb_shape(sb_t *s, const utvm_shape_t *sh) {
+  int32_t i;
+  sb_printf(s, "{%d, {", sh->rank);
+  for (i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
+    sb_printf(s, "%s%d", (i == 0) ? "" : ", ", sh->dims[i]);
+  }
+  sb_printf(s, "}}");
+}
+
+/* Per-channel multipliers and shifts of operator k. */
+static void emit_quant(emit_t *e, uint32_t k, const utvm_per_channel_quant_t *q) {
+  int32_t i;
+  sb_printf(&e->defs, "static const int32_t op%u_mult[%d] = {", k, q->count);
+  for (i = 0; i < q->count; i++) {
+    sb_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 8) == 0) ? ",\n    " : ", ",
+              q->multiplier[i]);
+  }
+  sb_printf(&e->defs, "};\nstatic const int8_t op%u_shift[%d] = {", k, q->count);
+  for (i = 0; i < q->count; i++) {
+    sb_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 16) == 0) ? ",\n    " : ", ", q->shift[i]);
+  }
+  sb_printf(&e->defs,
+            "};\nstatic const utvm_per_channel_quant_t op%u_q = {op%u_mult, op%u_shift, %d};\n",
+            k, k, k, q->count);
+}
+
+/* The parameter struct of operator k (kinds that have one). */
+static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
+  sb_t *s = &e->defs;
+  switch (p->kind) {
+    case UTVM_OP_CONV2D_S8: {
+      const utvm_conv2d_params_t *c = &p->p.conv;
+      sb_printf(s,
+                "static const utvm_conv2d_params_t op%u_p = {.stride_h = %d, .stride_w = %d, "
+                ".dilation_h = %d, .dilation_w = %d, .pad_top = %d, .pad_left = %d, "
+                ".input_offset = %d, .output_offset = %d, .act_min = %d, .act_max = %d};\n",
+                k, c->stride_h, c->stride_w, c->dilation_h, c->dilation_w, c->pad_top,
+                c->pad_left, c->input_offset, c->output_offset, c->act_min, c->act_max);
+      break;
+    }
+    case UTVM_OP_DEPTHWISE_CONV2D_S8: {
+      const utvm_depthwise_conv2d_params_t *c = &p->p.depthwise;
+      sb_printf(s,
+                "static const utvm_depthwise_conv2d_params_t op%u_p = {.stride_h = %d, "
+                ".stride_w = %d, .dilation_h = %d, .dilation_w = %d, .pad_top = %d, "
+                ".pad_left = %d, .depth_multiplier = %d, .input_offset = %d, "
+                ".output_offset = %d, .act_min = %d, .act_max = %d};\n",
+                k, c->stride_h, c->stride_w, c->dilation_h, c->dilation_w, c->pad_top,
+                c->pad_left, c->depth_multiplier, c->input_offset, c->output_offset, c->act_min,
+                c->act_max);
+      break;
+    }
+    case UTVM_OP_FULLY_CONNECTED_S8: {
+      const utvm_fully_connected_params_t *c = &p->p.fc;
+      sb_printf(s,
+                "static const utvm_fully_connected_params_t op%u_p = {.input_offset = %d, "
+                ".filter_offset = %d, .output_offset = %d, .act_min = %d, .act_max = %d};\n",
+                k, c->input_offset, c->filter_offset, c->output_offset, c->act_min, c->act_max);
+      break;
+    }
+    case UTVM_OP_AVG_POOL2D_S8:
+    case UTVM_OP_MAX_POOL2D_S8: {
+      const utvm_pool2d_params_t *c = &p->p.pool;
+      sb_printf(s,
+                "static const utvm_pool2d_params_t op%u_p = {.stride_h = %d, .stride_w = %d, "
+                ".filter_h = %d, .filter_w = %d, .pad_top = %d, .pad_left = %d, "
+                ".act_min = %d, .act_max = %d};\n",
+                k, c->stride_h, c->stride_w, c->filter_h, c->filter_w, c->pad_top, c->pad_left,
+                c->act_min, c->act_max);
+      break;
+    }
+    case UTVM_OP_ADD_S8: {
+      const utvm_add_params_t *c = &p->p.add;
+      sb_printf(s,
+                "static const utvm_add_params_t op%u_p = {.input1_offset = %d, "
+                ".input2_offset = %d, .output_offset = %d, .left_shift = %d, "
+                ".input1_multiplier = %d, .input1_shift = %d, .input2_multiplier = %d, "
+                ".input2_shift = %d, .output_multiplier = %d, .output_shift = %d, "
+                ".act_min = %d, .act_max = %d};\n",
+                k, c->input1_offset, c->input2_offset, c->output_offset, c->left_shift,
+                c->input1_multiplier, c->input1_shift, c->input2_multiplier, c->input2_shift,
+                c->output_multiplier, c->output_shift, c->act_min, c->act_max);
+      break;
+    }
+    case UTVM_OP_MUL_S8: {
+      const utvm_mul_params_t *c = &p->p.mul;
+      sb_printf(s,
+                "static const utvm_mul_params_t op%u_p = {.input1_offset = %d, "
+                ".input2_offset = %d, .output_offset = %d, .output_multiplier = %d, "
+                ".output_shift = %d, .act_min = %d, .act_max = %d};\n",
+                k, c->input1_offset, c->input2_offset, c->output_offset, c->output_multiplier,
+                c->output_shift, c->act_min, c->act_max);
+      break;
+    }
+    case UTVM_OP_SOFTMAX_S8: {
+      const utvm_softmax_params_t *c = &p->p.softmax;
+      sb_printf(s,
+                "static const utvm_softmax_params_t op%u_p = {.input_multiplier = %d, "
+                ".input_left_shift = %d, .diff_min = %d};\n",
+                k, c->input_multiplier, c->input_left_shift, c->diff_min);
+      break;
+    }
+    case UTVM_OP_LOGISTIC_S8:
+    case UTVM_OP_TANH_S8: {
+      const utvm_logistic_params_t *c = &p->p.logistic;
+      sb_printf(s,
+                "static const utvm_logistic_params_t op%u_p = {.input_zero_point = %d, "
+                ".input_range_radius = %d, .input_multiplier = %d, .input_left_shift = %d};\n",
+                k, c->input_zero_point, c->input_range_radius, c->input_multiplier,
+                c->input_left_shift);
+      break;
+    }
+    case UTVM_OP_REQUANTIZE_S8: {
+      const utvm_requantize_params_t *c = &p->p.requantize;
+      sb_printf(s,
+                "static const utvm_requantize_params_t op%u_p = {.input_zero_point = %d, "
+                ".output_zero_point = %d, .multiplier = %d, .shift = %d};\n",
+                k, c->input_zero_point, c->output_zero_point, c->multiplier, c->shift);
+      break;
+    }
+    case UTVM_OP_MEAN_S8: {
+      const utvm_mean_params_t *c = &p->p.mean;
+      sb_printf(s,
+                "static const utvm_mean_params_t op%u_p = {.input_zero_point = %d, "
+                ".output_zero_point = %d, .multiplier = %d, .shift = %d};\n",
+                k, c->input_zero_point, c->output_zero_point, c->multiplier, c->shift);
+      sb_printf(s, "static const int32_t op%u_axes[%d] = {", k, UTVM_KERNEL_MAX_RANK);
+      for (int32_t i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
+        sb_printf(s, "%s%d", (i == 0) ? "" : ", ", p->axes[i]);
+      }
+      sb_printf(s, "};\nstatic const utvm_shape_t op%u_s = ", k);
+      sb_shape(s, &p->shapes[0]);
+      sb_printf(s, ";\n");
+      break;
+    }
+    case UTVM_OP_PAD_S8: {
+      const utvm_pad_params_t *c = &p->p.pad;
+      sb_printf(s,
+                "static const utvm_pad_params_t op%u_p = {.before = {%d, %d, %d, %d}, "
+                ".after = {%d, %d, %d, %d}, .pad_value = %d};\n",
+                k, c->before[0], c->before[1], c->before[2], c->before[3], c->after[0],
+                c->after[1], c->after[2], c->after[3], c->pad_value);
+      sb_printf(s, "static const utvm_dims_t op%u_d = ", k);
+      sb_dims(s, &p->dims[0]);
+      sb_printf(s, ";\n");
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/* The dims / shapes arrays of operator k. */
+static void emit_shapes(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
+  sb_t *s = &e->defs;
+  uint32_t n = 0u;
+  uint32_t i;
+  switch (p->kind) {
+    case UTVM_OP_CONV2D_S8:
+    case UTVM_OP_DEPTHWISE_CONV2D_S8:
+      n = 3u;
+      break;
+    case UTVM_OP_AVG_POOL2D_S8:
+    case UTVM_OP_MAX_POOL2D_S8:
+      n = 2u;
+      break;
+    default:
+      break;
+  }
+  if (n > 0u) {
+    sb_printf(s, "static const utvm_dims_t op%u_d[%u] = {", k, n);
+    for (i = 0u; i < n; i++) {
+      sb_printf(s, "%s", (i == 0u) ? "" : ", ");
+      sb_dims(s, &p->dims[i]);
+    }
+    sb_printf(s, "};\n");
+  }
+  n = 0u;
+  if ((p->kind == UTVM_OP_ADD_S8) || (p->kind == UTVM_OP_MUL_S8)) {
+    n = 3u;
+  } else if (p->kind == UTVM_OP_CONCATENATION_S8) {
+    n = p->n_inputs + 1u;
+  } else {
+    n = 0u;
+  }
+  if (n > 0u) {
+    sb_printf(s, "static const utvm_shape_t op%u_s[%u] = {", k, n);
+    for (i = 0u; i < n; i++) {
+      sb_printf(s, "%s", (i == 0u) ? "" : ",\n    ");
+      sb_shape(s, &p->shapes[i]);
+    }
+    sb_printf(s, "};\n");
+  }
+}
+
+/* The kernel call of operator k. */
+static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+                            const utvm_op_operands_t *o, utvm_emit_layer_t *layer) {
+  char in[UTVM_OP_PARAMS_MAX_INPUTS][48];
+  char out[48];
+  char scratch[48] = "NULL";
+  uint32_t scratch_offset = UTVM_PLAN_NO_OFFSET;
+  utvm_runner_tensor_t ot;
+  uint32_t i;
+  utvm_err_t err = UTVM_OK;
+  for (i = 0u; (err == UTVM_OK) && (i < o->n_inputs); i++) {
+    err = operand(e, o->inputs[i], in[i], sizeof(in[i]));
+  }
+  if (err == UTVM_OK) {
+    err = utvm_runner_tensor(&e->runner, o->output, &ot);
+  }
+  if ((err == UTVM_OK) && (ot.data == NULL)) {
+    err = UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  if (err == UTVM_OK) {
+    err = utvm_runner_op_scratch(&e->runner, k, &scratch_offset);
+  }
+  if (err != UTVM_OK) {
+    return emit_fail(e, err, "operator %u: operands not in the plan", k);
+  }
+  (void)snprintf(out, sizeof(out), "a(act, %uu)", arena_offset(e, &ot));
+  e->uses_a = true;
+  if ((p->scratch_bytes > 0u) && (scratch_offset != UTVM_PLAN_NO_OFFSET)) {
+    (void)snprintf(scratch, sizeof(scratch), "a(act, %uu)", scratch_offset);
+  }
+  layer->function = utvm_host_emit_kernel_name((uint32_t)p->kind);
+  layer->output_bytes = (uint32_t)ot.bytes;
+  layer->output_offset = arena_offset(e, &ot);
+  layer->scratch_bytes = p->scratch_bytes;
+  emit_params(e, k, p);
+  emit_shapes(e, k, p);
+  sb_t *s = &e->body;
+  const bool bias = p->has_bias != 0u;
+  sb_printf(s, "  if (err == UTVM_OK) { /* operator %u */\n    ", k);
+  switch (p->kind) {
+    case UTVM_OP_CONV2D_S8:
+    case UTVM_OP_DEPTHWISE_CONV2D_S8:
+      emit_quant(e, k, &p->quant);
+      sb_printf(s, "err = %s(&op%u_p, &op%u_q, &op%u_d[0], %s, &op%u_d[1], %s, %s, &op%u_d[2], "
+                "%s, %s);\n", layer->function, k, k, k, in[0], k, in[1], bias ? in[2] : "NULL",
+                k, out, scratch);
+      break;
+    case UTVM_OP_FULLY_CONNECTED_S8:
+      emit_quant(e, k, &p->quant);
+      sb_printf(s, "err = utvm_fully_connected_s8(&op%u_p, &op%u_q, %d, %d, %d, %s, %s, %s, %s, "
+                "%s);\n", k, k, p->batches, p->depth, p->units, in[0], in[1],
+                bias ? in[2] : "NULL", out, scratch);
+      break;
+    case UTVM_OP_AVG_POOL2D_S8:
+    case UTVM_OP_MAX_POOL2D_S8:
+      sb_printf(s, "err = %s(&op%u_p, &op%u_d[0], %s, &op%u_d[1], %s);\n", layer->function, k,
+                k, in[0], k, out);
+      break;
+    case UTVM_OP_ADD_S8:
+    case UTVM_OP_MUL_S8:
+      sb_printf(s, "err = %s(&op%u_p, &op%u_s[0], %s, &op%u_s[1], %s, &op%u_s[2], %s);\n",
+                layer->function, k, k, in[0], k, in[1], k, out);
+      break;
+    case UTVM_OP_SOFTMAX_S8:
+      sb_printf(s, "err = utvm_softmax_s8(&op%u_p, %d, %d, %s, %s);\n", k, p->size / p->depth,
+                p->depth, in[0], out);
+      break;
+    case UTVM_OP_LOGISTIC_S8:
+    case UTVM_OP_TANH_S8:
+    case UTVM_OP_REQUANTIZE_S8:
+      sb_printf(s, "err = %s(&op%u_p, %d, %s, %s);\n", layer->function, k, p->size, in[0], out);
+      break;
+    case UTVM_OP_QUANTIZE_F32_S8:
+    case UTVM_OP_DEQUANTIZE_S8_F32:
+      sb_printf(s, "err = %s(", layer->function);
+      sb_float(s, p->scale);
+      sb_printf(s, ", %d, %d, %s, %s);\n", p->zero_point, p->size, in[0], out);
+      break;
+    case UTVM_OP_PAD_S8:
+      sb_printf(s, "err = utvm_pad_s8(&op%u_p, &op%u_d, %s, %s);\n", k, k, in[0], out);
+      break;
+    case UTVM_OP_MEAN_S8:
+      sb_printf(s, "err = utvm_mean_s8(&op%u_p, &op%u_s, %s, op%u_axes, %d, %s);\n", k, k,
+                in[0], k, p->n_axes, out);
+      break;
+    case UTVM_OP_CONCATENATION_S8:
+      sb_printf(s, "const int8_t *const in[%u] = {", o->n_inputs);
+      for (i = 0u; i < o->n_inputs; i++) {
+        sb_printf(s, "%s%s", (i == 0u) ? "" : ", ", in[i]);
+      }
+      sb_printf(s, "};\n    err = utvm_concatenation_s8(%u, in, op%u_s, %d, &op%u_s[%u], %s);\n",
+                o->n_inputs, k, p->axis, k, o->n_inputs, out);
+      break;
+    case UTVM_OP_RESHAPE:
+      sb_printf(s, "err = utvm_reshape(%s, %s, %uu);\n", in[0], out, p->bytes);
+      break;
+    default:
+      return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: kind %d has no kernel call", k,
+                       (int)p->kind);
+  }
+  sb_printf(s, "  }\n");
+  return UTVM_OK;
+}
+
+/* An input or output's ai_tensor_info initializer. */
+static utvm_err_t emit_io(emit_t *e, sb_t *s, bool input, uint32_t i, size_t *io_bytes) {
+  utvm_runner_tensor_t t;
+  utvm_model_tensor_t mt;
+  const utvm_err_t err = input ? utvm_runner_input(&e->runner, i, &t)
+                               : utvm_runner_output(&e->runner, i, &t);
+  if ((err != UTVM_OK) || (t.data == NULL) ||
+      (utvm_model_tensor(&e->model, t.tensor, &mt) != UTVM_OK)) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "%s %u is not in the activations",
+                     input ? "input" : "output", i);
+  }
+  const char *code = "kDLInt";
+  uint32_t bits = 8u;
+  switch (t.type) {
+    case UTVM_MODEL_FLOAT32: code = "kDLFloat"; bits = 32u; break;
+    case UTVM_MODEL_INT32: bits = 32u; break;
+    case UTVM_MODEL_UINT8: code = "kDLUInt"; break;
+    case UTVM_MODEL_INT16: bits = 16u; break;
+    case UTVM_MODEL_INT64: bits = 64u; break;
+    case UTVM_MODEL_BOOL: code = "kDLBool"; break;
+    default: break;
+  }
+  sb_printf(s, "    {");
+  sb_cstring(s, mt.name);
+  sb_printf(s, ", %uu, %zuu, {%s, %u, 1}, %u, {", arena_offset(e, &t), t.bytes, code, bits,
+            t.rank);
+  for (uint32_t d = 0u; d < 6u; d++) {
+    sb_printf(s, "%s%d", (d == 0u) ? "" : ", ", (d < t.rank) ? t.dims[d] : 0);
+  }
+  sb_printf(s, "}, ");
+  sb_float(s, t.scale);
+  sb_printf(s, ", %d},\n", t.zero_point);
+  *io_bytes += t.bytes;
+  return UTVM_OK;
+}
+
+static utvm_err_t write_text(emit_t *e, const char *dir, const char *name, const char *suffix,
+                             const sb_t *s) {
+  char path[1024];
+  (void)snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix);
+  if (s->failed) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory (or over %zu bytes) for %s",
+                     UTVM_EMIT_MAX_BYTES, path);
+  }
+  FILE *f = fopen(path, "wb");
+  bool ok = (f != NULL) && (fwrite(s->buf, 1u, s->len, f) == s->len);
+  if ((f != NULL) && (fclose(f) != 0)) {
+    ok = false;
+  }
+  return ok ? UTVM_OK : emit_fail(e, UTVM_ERR_EMIT_WRITE, "cannot write %s", path);
+}
+
+static void header_comment(sb_t *s, const utvm_emit_options_t *o, const char *what) {
+  sb_printf(s, "/*\n * %s of network \"%s\" (model %s),\n * generated by %s for the ai_ API "
+            "version %u.\n", what, o->name, (o->model_name != NULL) ? o->model_name : "",
+            UTVM_EMIT_TOOL_VERSION, 1u);
+  if (o->date != NULL) {
+    sb_printf(s, " * Created %s.\n", o->date);
+  }
+  sb_printf(s, " * Do not edit: run `utvm compile MODEL -o DIR --name %s` again.\n */\n", o->name);
+}
+
+/* Writes NET.h, NET.c and NET_data.c. */
+static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
+                             const utvm_emit_report_t *r, const sb_t *io) {
+  const char *n = o->name;
+  sb_t h = {0};
+  sb_t c = {0};
+  sb_t d = {0};
+  header_comment(&h, o, "Header");
+  sb_printf(&h, "#ifndef AI_%s_H\n#define AI_%s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+            "#include \"utvm/ai.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", n, n);
+  sb_printf(&h, "/* Bytes of the activations buffer (inputs and outputs inside), of the weights, "
+            "inputs and outputs. */\n#define AI_%s_ACTIVATIONS_SIZE %zuu\n"
+            "#define AI_%s_PARAMS_SIZE %zuu\n#define AI_%s_IN_NUM %uu\n#define AI_%s_OUT_NUM %uu\n"
+            "#define AI_%s_NODES %uu\n\n", n, r->activations_bytes, n, r->params_bytes, n,
+            r->n_inputs, n, r->n_outputs, n, r->n_layers);
+  sb_printf(&h, "/* The descriptor, for ai_create() and the other ai_ calls. */\n"
+            "extern const ai_model ai_model_%s;\n"
+            "/* The weights blob (section .utvm.weights). */\n"
+            "extern const uint8_t ai_%s_params[];\n", n, n);
+  if (o->builtin_activations) {
+    sb_printf(&h, "/* The built-in activations buffer (section .utvm.activations). */\n"
+              "extern uint8_t ai_%s_activations[];\n", n);
+  }
+  sb_printf(&h, "/* ai_create(&ai_model_%s, ...), ai_run(h), ai_destroy(h). */\n"
+            "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
+            "ai_handle *handle);\nutvm_err_t ai_%s_run(ai_handle handle);\n"
+            "utvm_err_t ai_%s_destroy(ai_handle handle);\n\n#ifdef __cplusplus\n}\n#endif\n\n"
+            "#endif /* AI_%s_H */\n", n, n, n, n, n);
+
+  header_comment(&c, o, "Kernel calls");
+  sb_printf(&c, "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n"
+            "#include \"utvm/kernels.h\"\n\n", n);
+  if (e->uses_w) {
+    sb_printf(&c, "static const void *w(uint32_t offset) { return &ai_%s_params[offset]; }\n", n);
+  }
+  if (e->uses_a) {
+    sb_printf(&c, "static void *a(uint8_t *act, uint32_t offset) { return &act[offset]; }\n");
+  }
+  sb_printf(&c, "\n%s\nstatic utvm_err_t network(uint8_t *act) {\n  utvm_err_t err = UTVM_OK;\n"
+            "%s  return err;\n}\n\n", e->defs.buf != NULL ? e->defs.buf : "",
+            e->body.buf != NULL ? e->body.buf : "");
+  sb_printf(&c, "static const ai_tensor_info inputs[%u] = {\n%s};\n", r->n_inputs, io[0].buf);
+  sb_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, io[1].buf);
+  sb_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n, 1u, n,
+            UTVM_EMIT_TOOL_VERSION);
+  sb_cstring(&c, (o->model_name != NULL) ? o->model_name : "");
+  sb_printf(&c, ", ");
+  sb_cstring(&c, (o->date != NULL) ? o->date : "");
+  sb_printf(&c, ",\n  %uu, %uu, %uu, inputs, outputs, %zuu, %zuu, ai_%s_params, %s%s%s,\n"
+            "  network, ai_%s_create, ai_%s_run, ai_%s_destroy};\n\n", r->n_layers, r->n_inputs,
+            r->n_outputs, r->activations_bytes, r->params_bytes, n,
+            o->builtin_activations ? "ai_" : "NULL", o->builtin_activations ? n : "",
+            o->builtin_activations ? "_activations" : "", n, n, n);
+  sb_printf(&c, "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
+            "ai_handle *handle) {\n  return ai_create(&ai_model_%s, activations, "
+            "activations_size, handle);\n}\n\n"
+            "utvm_err_t ai_%s_run(ai_handle handle) { return ai_run(handle); }\n\n"
+            "utvm_err_t ai_%s_destroy(ai_handle handle) { return ai_destroy(handle); }\n",
+            n, n, n, n);
+
+  header_comment(&d, o, "Weights");
+  sb_printf(&d, "#include <stdint.h>\n\n#include \"%s.h\"\n\n", n);
+  sb_printf(&d, "const uint8_t ai_%s_params[%zu] UTVM_AI_SECTION(\".utvm.weights\") "
+            "UTVM_AI_ALIGNED = {%s};\n", n, (r->params_bytes > 0u) ? r->params_bytes : 1u,
+            (e->data.buf != NULL) ? e->data.buf : "0");
+  if (o->builtin_activations) {
+    sb_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".utvm.activations\") "
+              "UTVM_AI_ALIGNED;\n", n, (r->activations_bytes > 0u) ? r->activations_bytes : 1u);
+  }
+  utvm_err_t err = write_text(e, dir, n, ".h", &h);
+  if (err == UTVM_OK) {
+    err = write_text(e, dir, n, ".c", &c);
+  }
+  if (err == UTVM_OK) {
+    err = write_text(e, dir, n, "_data.c", &d);
+  }
+  sb_free(&h);
+  sb_free(&c);
+  sb_free(&d);
+  return err;
+}
+
+utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_options_t *o,
+                          const char *dir, utvm_emit_report_t *report, char *err,
+                          size_t err_cap) {
+  emit_t e;
+  utvm_emit_report_t r;
+  sb_t io[2];
+  (void)memset(&e, 0, sizeof(e));
+  (void)memset(&r, 0, sizeof(r));
+  (void)memset(io, 0, sizeof(io));
+  e.err = err;
+  e.err_cap = err_cap;
+  if ((err != NULL) && (err_cap > 0u)) {
+    err[0] = '\0';
+  }
+  if ((tflite == NULL) || (size == 0u) || (o == NULL) || !name_valid(o->name)) {
+    return emit_fail(&e, UTVM_ERR_EMIT_ARGUMENT,
+                     "no model, or the name is not a C identifier of 1 to %u characters",
+                     UTVM_EMIT_MAX_NAME);
+  }
+  utvm_err_t rc = emit_open(&e, tflite, size);
+  if (rc == UTVM_OK) {
+    r.n_layers = e.runner.n_operators;
+    r.layers = (utvm_emit_layer_t *)calloc((size_t)r.n_layers + 1u, sizeof(utvm_emit_layer_t));
+    if (r.layers == NULL) {
+      rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory");
+    }
+  }
+  for (uint32_t k = 0u; (rc == UTVM_OK) && (k < r.n_layers); k++) {
+    utvm_op_params_t p;
+    utvm_op_operands_t ops;
+    rc = utvm_runner_op_params(&e.runner, k, &p, &ops);
+    if (rc != UTVM_OK) {
+      rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
+    } else {
+      rc = emit_call(&e, k, &p, &ops, &r.layers[k]);
+      r.kernels_used |= 1u << ((uint32_t)p.kind - 1u);
+      if (p.scratch_bytes > r.scratch_bytes) {
+        r.scratch_bytes = p.scratch_bytes;
+      }
+    }
+  }
+  if (rc == UTVM_OK) {
+    r.n_inputs = e.model.n_inputs;
+    r.n_outputs = e.model.n_outputs;
+    for (uint32_t i = 0u; (rc == UTVM_OK) && (i < r.n_inputs); i++) {
+      rc = emit_io(&e, &io[0], true, i, &r.io_bytes);
+    }
+    for (uint32_t i = 0u; (rc == UTVM_OK) && (i < r.n_outputs); i++) {
+      rc = emit_io(&e, &io[1], false, i, &r.io_bytes);
+    }
+    r.activations_bytes = e.runner.arena_size;
+    r.params_bytes = e.params_bytes;
+  }
+  if ((rc == UTVM_OK) && (e.data.failed || e.defs.failed || e.body.failed || io[0].failed ||
+                          io[1].failed)) {
+    rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory for the generated code");
+  }
+  if ((rc == UTVM_OK) && (dir != NULL)) {
+    rc = emit_files(&e, o, dir, &r, io);
+  }
+  sb_free(&io[0]);
+  sb_free(&io[1]);
+  emit_close(&e);
+  if ((rc == UTVM_OK) && (report != NULL)) {
+    *report = r;
+  } else {
+    free(r.layers);
+  }
+  return rc;
+}
+
+void utvm_host_emit_report_free(utvm_emit_report_t *report) {
+  if (report != NULL) {
+    free(report->layers);
+    (void)memset(report, 0, sizeof(*report));
+  }
+}

@@ -1,0 +1,86 @@
+/*
+ * utvm host library: the standalone code emitter. Turns an int8 .tflite model that the runner
+ * (utvm/runner.h) accepts into C for the ai_ API (utvm/ai.h; docs/AI.md):
+ *   NET.h       the descriptor `extern const ai_model ai_model_NET`, the entry points
+ *               ai_NET_create/_run/_destroy and AI_NET_* size macros
+ *   NET.c       one static const parameter struct (and per-channel multiplier/shift arrays) per
+ *               operator, and the network: a straight sequence of kernel calls (utvm/kernels.h)
+ *   NET_data.c  the weights as one 16-byte aligned const blob in section ".utvm.weights"
+ *               (and, with builtin_activations, the buffer in ".utvm.activations")
+ * Every tensor and scratch area sits at the runner planner's offset in one activations buffer
+ * (inputs and outputs included: IO in activations), so activations_size is the runner's
+ * arena_size. Every parameter comes from the runner's prepared operators
+ * (utvm_runner_op_params); nothing is re-derived. Output is deterministic: the same model and
+ * options give the same bytes. The weights blob holds the model's little-endian bytes, so the
+ * code is for little-endian targets (Arm Cortex-M, x86).
+ */
+#ifndef UTVM_HOST_EMIT_H
+#define UTVM_HOST_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tool version the generated code records. */
+#define UTVM_EMIT_TOOL_VERSION "utvm 0.1.0"
+/* Longest network name (a C identifier: letter, then letters, digits, '_'). */
+#define UTVM_EMIT_MAX_NAME 32u
+/* Largest generated file (the weights as text). */
+#define UTVM_EMIT_MAX_BYTES ((size_t)512u << 20)
+/* Largest arena the emitter accepts (bytes; the offsets are 32-bit). */
+#define UTVM_EMIT_MAX_ARENA 0x40000000u
+
+typedef struct {
+  const char *name;          /* NET: symbols ai_NET_*, files NET.h, NET.c, NET_data.c */
+  const char *model_name;    /* recorded in the header comment and descriptor, NULL: "" */
+  const char *date;          /* creation date to record, NULL: none (deterministic output) */
+  bool builtin_activations;  /* the generated code carries its own activations buffer */
+} utvm_emit_options_t;
+
+/* One operator of the report. */
+typedef struct {
+  const char *function;      /* the kernel ("utvm_conv2d_s8") */
+  uint32_t output_bytes;
+  uint32_t output_offset;
+  uint32_t scratch_bytes;
+} utvm_emit_layer_t;
+
+/* What a model needs, before any firmware is built. */
+typedef struct {
+  size_t activations_bytes;  /* the activations buffer, inputs and outputs inside */
+  size_t io_bytes;           /* bytes of the inputs and outputs (inside activations_bytes) */
+  size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
+  size_t scratch_bytes;      /* largest kernel scratch of one operator */
+  uint32_t n_inputs;
+  uint32_t n_outputs;
+  uint32_t n_layers;
+  utvm_emit_layer_t *layers; /* malloc'd, freed by utvm_host_emit_report_free */
+  uint32_t kernels_used;     /* bit (kind - 1) per utvm_op_kind_t the model calls */
+} utvm_emit_report_t;
+
+/* Emits the model (tflite, size bytes) as o->name's three files into dir (which must exist),
+ * or only fills *report when dir is NULL; report may be NULL. Errors: UTVM_ERR_EMIT_ARGUMENT
+ * (bad name or options), the reader's, planner's or runner's codes for a model they refuse,
+ * UTVM_ERR_EMIT_MEMORY, UTVM_ERR_EMIT_WRITE; a text in err (err_cap bytes). */
+utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_options_t *o,
+                          const char *dir, utvm_emit_report_t *report, char *err,
+                          size_t err_cap);
+
+/* Frees the report's layers; the report is zeroed. */
+void utvm_host_emit_report_free(utvm_emit_report_t *report);
+
+/* The kernel function (utvm/kernels.h) of an op kind, e.g. "utvm_conv2d_s8", or "" if
+ * unknown. */
+const char *utvm_host_emit_kernel_name(uint32_t kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_HOST_EMIT_H */

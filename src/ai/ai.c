@@ -1,0 +1,290 @@
+/*
+ * The ai_ runtime API (utvm/ai.h): instances from a fixed pool, each an activations buffer
+ * bound to a generated model's descriptor; calls check their arguments and keep a bounded
+ * error text (no printf on the device).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/ai.h"
+
+/* An instance of the pool. */
+struct ai_instance_s {
+  const ai_model *model;       /* NULL: free */
+  uint8_t *activations;
+  ai_error error;
+};
+
+static struct ai_instance_s ai_pool[UTVM_AI_MAX_INSTANCES];
+static ai_error ai_library_error;
+
+/* ---- bounded error texts ---- */
+
+static size_t ai_text_len(const ai_error *e) {
+  size_t n = 0u;
+  while ((n < (UTVM_AI_ERROR_SIZE - 1u)) && (e->text[n] != '\0')) {
+    n++;
+  }
+  return n;
+}
+
+static void ai_text_str(ai_error *e, const char *s) {
+  size_t n = ai_text_len(e);
+  size_t i;
+  for (i = 0u; (s[i] != '\0') && (n < (UTVM_AI_ERROR_SIZE - 1u)); i++) {
+    e->text[n] = s[i];
+    n++;
+  }
+  e->text[n] = '\0';
+}
+
+static void ai_text_u64(ai_error *e, uint64_t v) {
+  static const char dec[] = "0123456789";
+  char digits[21];
+  uint32_t n = 20u;
+  uint64_t x = v;
+  digits[20] = '\0';
+  do {
+    n--;
+    digits[n] = dec[x % 10u];
+    x /= 10u;
+  } while ((x != 0u) && (n > 0u));
+  ai_text_str(e, &digits[n]);
+}
+
+static utvm_err_t ai_fail(ai_error *e, utvm_err_t code, const char *text) {
+  e->code = code;
+  e->text[0] = '\0';
+  ai_text_str(e, text);
+  return code;
+}
+
+static void ai_clear(ai_error *e) {
+  e->code = UTVM_OK;
+  e->text[0] = '\0';
+}
+
+/* ---- checks ---- */
+
+static bool ai_tensors_fit(const ai_tensor_info *t, uint32_t n, size_t activations_size) {
+  bool ok = (n == 0u) || (t != NULL);
+  uint32_t i;
+  for (i = 0u; ok && (i < n); i++) {
+    ok = (t[i].ndim <= UTVM_AI_MAX_DIMS) && (t[i].offset <= activations_size) &&
+         (t[i].bytes <= (activations_size - t[i].offset));
+  }
+  return ok;
+}
+
+static bool ai_model_valid(const ai_model *m) {
+  return (m->api_version == UTVM_AI_API_VERSION) && (m->network != NULL) &&
+         ((m->params != NULL) || (m->params_size == 0u)) &&
+         ai_tensors_fit(m->inputs, m->n_inputs, m->activations_size) &&
+         ai_tensors_fit(m->outputs, m->n_outputs, m->activations_size);
+}
+
+/* The live instance handle points to, or NULL. */
+static struct ai_instance_s *ai_live(ai_handle handle) {
+  struct ai_instance_s *found = NULL;
+  uint32_t i;
+  for (i = 0u; i < UTVM_AI_MAX_INSTANCES; i++) {
+    if ((handle == &ai_pool[i]) && (ai_pool[i].model != NULL)) {
+      found = &ai_pool[i];
+    }
+  }
+  return found;
+}
+
+/* ---- the API ---- */
+
+utvm_err_t ai_create(const ai_model *model, void *activations, size_t activations_size,
+                     ai_handle *handle) {
+  ai_error *e = &ai_library_error;
+  uint8_t *act = (uint8_t *)activations;
+  size_t size = activations_size;
+  uint32_t i;
+  if (handle == NULL) {
+    return ai_fail(e, UTVM_ERR_AI_ARGUMENT, "ai_create: handle is NULL");
+  }
+  *handle = NULL;
+  if (model == NULL) {
+    return ai_fail(e, UTVM_ERR_AI_ARGUMENT, "ai_create: model is NULL");
+  }
+  if (!ai_model_valid(model)) {
+    return ai_fail(e, UTVM_ERR_AI_MODEL,
+                   "ai_create: model descriptor malformed or not of API version 1");
+  }
+  if (act == NULL) {
+    act = model->builtin_activations;
+    size = model->activations_size;
+    if ((act == NULL) && (size > 0u)) {
+      return ai_fail(e, UTVM_ERR_AI_ACTIVATIONS,
+                     "ai_create: activations are NULL and the model has no built-in buffer");
+    }
+  }
+  if (size < model->activations_size) {
+    (void)ai_fail(e, UTVM_ERR_AI_ACTIVATIONS, "ai_create: activations of ");
+    ai_text_u64(e, (uint64_t)size);
+    ai_text_str(e, " bytes, the model needs ");
+    ai_text_u64(e, (uint64_t)model->activations_size);
+    return UTVM_ERR_AI_ACTIVATIONS;
+  }
+  if (((uintptr_t)act % UTVM_AI_ACTIVATIONS_ALIGNMENT) != 0u) {
+    return ai_fail(e, UTVM_ERR_AI_ACTIVATIONS, "ai_create: activations not 16-byte aligned");
+  }
+  for (i = 0u; i < UTVM_AI_MAX_INSTANCES; i++) {
+    if (ai_pool[i].model == NULL) {
+      ai_pool[i].model = model;
+      ai_pool[i].activations = act;
+      ai_clear(&ai_pool[i].error);
+      ai_clear(e);
+      *handle = &ai_pool[i];
+      return UTVM_OK;
+    }
+  }
+  return ai_fail(e, UTVM_ERR_AI_INSTANCES,
+                 "ai_create: every instance is in use (UTVM_AI_MAX_INSTANCES)");
+}
+
+utvm_err_t ai_destroy(ai_handle handle) {
+  struct ai_instance_s *h = ai_live(handle);
+  if (h == NULL) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT, "ai_destroy: handle is not live");
+  }
+  h->model = NULL;
+  h->activations = NULL;
+  return UTVM_OK;
+}
+
+utvm_err_t ai_run(ai_handle handle) {
+  struct ai_instance_s *h = ai_live(handle);
+  if (h == NULL) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT, "ai_run: handle is not live");
+  }
+  const utvm_err_t err = h->model->network(h->activations);
+  if (err != UTVM_OK) {
+    (void)ai_fail(&h->error, UTVM_ERR_AI_RUN, "ai_run: ");
+    ai_text_str(&h->error, h->model->name);
+    ai_text_str(&h->error, ": ");
+    ai_text_str(&h->error, utvm_strerror(err));
+    return UTVM_ERR_AI_RUN;
+  }
+  ai_clear(&h->error);
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_input_size(ai_handle handle, uint32_t *n_inputs) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (n_inputs == NULL)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_input_size: handle not live or n_inputs NULL");
+  }
+  *n_inputs = h->model->n_inputs;
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_output_size(ai_handle handle, uint32_t *n_outputs) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (n_outputs == NULL)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_output_size: handle not live or n_outputs NULL");
+  }
+  *n_outputs = h->model->n_outputs;
+  return UTVM_OK;
+}
+
+static void ai_fill_tensor(const struct ai_instance_s *h, const ai_tensor_info *info,
+                           ai_tensor *t) {
+  uint32_t d;
+  for (d = 0u; d < UTVM_AI_MAX_DIMS; d++) {
+    t->shape[d] = (d < info->ndim) ? info->shape[d] : 0;
+  }
+  t->dl.data = &h->activations[info->offset];
+  t->dl.device.device_type = kDLCPU;
+  t->dl.device.device_id = 0;
+  t->dl.ndim = (int32_t)info->ndim;
+  t->dl.dtype = info->dtype;
+  t->dl.shape = t->shape;
+  t->dl.strides = NULL;
+  t->dl.byte_offset = 0u;
+  t->scale = info->scale;
+  t->zero_point = info->zero_point;
+  t->bytes = (size_t)info->bytes;
+}
+
+utvm_err_t ai_get_input(ai_handle handle, uint32_t i, ai_tensor *t) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (t == NULL) || (i >= h->model->n_inputs)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_input: handle not live, index out of range or tensor NULL");
+  }
+  ai_fill_tensor(h, &h->model->inputs[i], t);
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_output(ai_handle handle, uint32_t i, ai_tensor *t) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (t == NULL) || (i >= h->model->n_outputs)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_output: handle not live, index out of range or tensor NULL");
+  }
+  ai_fill_tensor(h, &h->model->outputs[i], t);
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_activations(ai_handle handle, uint8_t **activations) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (activations == NULL)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_activations: handle not live or activations NULL");
+  }
+  *activations = h->activations;
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_activations_size(ai_handle handle, size_t *size) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (size == NULL)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_activations_size: handle not live or size NULL");
+  }
+  *size = h->model->activations_size;
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_params(ai_handle handle, const uint8_t **params) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (params == NULL)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_params: handle not live or params NULL");
+  }
+  *params = h->model->params;
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_params_size(ai_handle handle, size_t *size) {
+  const struct ai_instance_s *h = ai_live(handle);
+  if ((h == NULL) || (size == NULL)) {
+    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
+                   "ai_get_params_size: handle not live or size NULL");
+  }
+  *size = h->model->params_size;
+  return UTVM_OK;
+}
+
+utvm_err_t ai_get_error(ai_handle handle, ai_error *e) {
+  const ai_error *src = &ai_library_error;
+  if (e == NULL) {
+    return UTVM_ERR_AI_ARGUMENT;
+  }
+  if (handle != NULL) {
+    const struct ai_instance_s *h = ai_live(handle);
+    if (h == NULL) {
+      return UTVM_ERR_AI_ARGUMENT;
+    }
+    src = &h->error;
+  }
+  *e = *src;
+  return UTVM_OK;
+}
