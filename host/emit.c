@@ -639,10 +639,10 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
             r->n_inputs, n, r->n_outputs, n, r->n_layers);
   sb_printf(&h, "/* The descriptor, for ai_create() and the other ai_ calls. */\n"
             "extern const ai_model ai_model_%s;\n"
-            "/* The weights blob (section .utvm.weights). */\n"
+            "/* The weights blob (section .rodata.utvm.weights). */\n"
             "extern const uint8_t ai_%s_params[];\n", n, n);
   if (o->builtin_activations) {
-    sb_printf(&h, "/* The built-in activations buffer (section .utvm.activations). */\n"
+    sb_printf(&h, "/* The built-in activations buffer (section .bss.utvm.activations). */\n"
               "extern uint8_t ai_%s_activations[];\n", n);
   }
   sb_printf(&h, "/* ai_create(&ai_model_%s, ...), ai_run(h), ai_destroy(h). */\n"
@@ -684,11 +684,11 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
 
   header_comment(&d, o, "Weights");
   sb_printf(&d, "#include <stdint.h>\n\n#include \"%s.h\"\n\n", n);
-  sb_printf(&d, "const uint8_t ai_%s_params[%zu] UTVM_AI_SECTION(\".utvm.weights\") "
+  sb_printf(&d, "const uint8_t ai_%s_params[%zu] UTVM_AI_SECTION(\".rodata.utvm.weights\") "
             "UTVM_AI_ALIGNED = {%s};\n", n, (r->params_bytes > 0u) ? r->params_bytes : 1u,
             (e->data.buf != NULL) ? e->data.buf : "0");
   if (o->builtin_activations) {
-    sb_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".utvm.activations\") "
+    sb_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".bss.utvm.activations\") "
               "UTVM_AI_ALIGNED;\n", n, (r->activations_bytes > 0u) ? r->activations_bytes : 1u);
   }
   utvm_err_t err = write_text(e, dir, n, ".h", &h);

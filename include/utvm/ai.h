@@ -49,7 +49,9 @@ extern "C" {
 #define UTVM_AI_ERROR_SIZE 128u
 
 /* Placement of generated data in named ELF sections (GCC and clang; nothing elsewhere):
- * weights in ".utvm.weights", a built-in activations buffer in ".utvm.activations". */
+ * weights in ".rodata.utvm.weights", a built-in activations buffer in ".bss.utvm.activations"
+ * (zero-initialised, no flash image). Default linker scripts put them with .rodata and .bss; a
+ * firmware's script may place them by name (flash, SRAM, external memory; docs/AI.md). */
 #if defined(__GNUC__)
 #define UTVM_AI_SECTION(name) __attribute__((section(name)))
 #define UTVM_AI_ALIGNED __attribute__((aligned(16)))

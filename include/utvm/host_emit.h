@@ -5,8 +5,9 @@
  *               ai_NET_create/_run/_destroy and AI_NET_* size macros
  *   NET.c       one static const parameter struct (and per-channel multiplier/shift arrays) per
  *               operator, and the network: a straight sequence of kernel calls (utvm/kernels.h)
- *   NET_data.c  the weights as one 16-byte aligned const blob in section ".utvm.weights"
- *               (and, with builtin_activations, the buffer in ".utvm.activations")
+ *   NET_data.c  the weights as one 16-byte aligned const blob in section
+ *               ".rodata.utvm.weights" (and, with builtin_activations, the buffer in
+ *               ".bss.utvm.activations")
  * Every tensor and scratch area sits at the runner planner's offset in one activations buffer
  * (inputs and outputs included: IO in activations), so activations_size is the runner's
  * arena_size. Every parameter comes from the runner's prepared operators

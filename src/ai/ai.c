@@ -9,6 +9,9 @@
 
 #include "utvm/ai.h"
 
+/* Characters an error text holds before its NUL. */
+#define AI_TEXT_MAX ((size_t)UTVM_AI_ERROR_SIZE - (size_t)1u)
+
 /* An instance of the pool. */
 struct ai_instance_s {
   const ai_model *model;       /* NULL: free */
@@ -23,7 +26,7 @@ static ai_error ai_library_error;
 
 static size_t ai_text_len(const ai_error *e) {
   size_t n = 0u;
-  while ((n < (UTVM_AI_ERROR_SIZE - 1u)) && (e->text[n] != '\0')) {
+  while ((n < AI_TEXT_MAX) && (e->text[n] != '\0')) {
     n++;
   }
   return n;
@@ -32,7 +35,7 @@ static size_t ai_text_len(const ai_error *e) {
 static void ai_text_str(ai_error *e, const char *s) {
   size_t n = ai_text_len(e);
   size_t i;
-  for (i = 0u; (s[i] != '\0') && (n < (UTVM_AI_ERROR_SIZE - 1u)); i++) {
+  for (i = 0u; (s[i] != '\0') && (n < AI_TEXT_MAX); i++) {
     e->text[n] = s[i];
     n++;
   }
