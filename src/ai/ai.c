@@ -26,8 +26,13 @@ static ai_error ai_library_error;
 
 static size_t ai_text_len(const ai_error *e) {
   size_t n = 0u;
-  while ((n < AI_TEXT_MAX) && (e->text[n] != '\0')) {
-    n++;
+  bool end = false;
+  while (!end && (n < AI_TEXT_MAX)) {
+    const char c = e->text[n];
+    end = c == '\0';
+    if (!end) {
+      n++;
+    }
   }
   return n;
 }
