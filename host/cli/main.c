@@ -1170,6 +1170,10 @@ static int cmd_compile(const cli_options_t *o) {
   if (o->num_positional != 1) {
     return usage_error(o, "compile needs one model file%s", "");
   }
+  if (!o->report && !o->generic && (o->mlf == NULL) && (o->out_dir != NULL) &&
+      (o->mlf_name == NULL)) {
+    return usage_error(o, "compile -o DIR needs --name NET (standalone C) or --generic%s", "");
+  }
   if (o->report || (!o->generic && (o->mlf == NULL) && (o->out_dir != NULL))) {
     cli_emit_options_t e;
     (void)memset(&e, 0, sizeof(e));
