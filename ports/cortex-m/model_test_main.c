@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cortex_m.h"
+#include "embed.h"
 #include "port.h"
 #include "utvm/model.h"
 #include "utvm/runner.h"
@@ -29,13 +30,8 @@
 #define ARENA_SIZE (64u * 1024u)
 #define WORKSPACE_SIZE (40u * 1024u)
 
-/* Embeds a file as a 16-byte aligned read-only symbol <sym> with its end at <sym>_end. */
-#define EMBED(sym, file)                                                                       \
-  __asm__(".section .rodata." #sym ",\"a\"\n.balign 16\n.global " #sym "\n" #sym ":\n"       \
-          ".incbin \"" UTVM_MODELS_DIR "/" file "\"\n.global " #sym "_end\n" #sym "_end:\n"   \
-          ".byte 0\n.previous\n");                                                           \
-  extern const uint8_t sym[];                                                                  \
-  extern const uint8_t sym##_end[]
+/* Embeds a file of shared/models (embed.h). */
+#define EMBED(sym, file) UTVM_EMBED(sym, UTVM_MODELS_DIR "/" file)
 
 EMBED(hello_model, "hello_world_int8.tflite");
 EMBED(hello_in, "refdata/hello_world/in_-63.bin");
