@@ -519,9 +519,11 @@ EOF
 if command -v qemu-system-arm >/dev/null; then
   build host utvm utvm-posix-server
   for board in mps2-an386 mps3-an547; do
-    build "$board" utvm-server utvm-server-aot utvm-model-test
+    build "$board" utvm-server utvm-server-aot utvm-model-test utvm-ai-kws utvm-ai-ic utvm-ai-person
   done
   build cortex-m4 utvm_graph utvm_aot utvm_kfuncs utvm_kernels utvm_runner utvm_model
   echo
   bash bench/models_rpc.sh build 2>>"$LOG" || fail "bench/models_rpc.sh failed, see $LOG"
+  echo
+  bash bench/models_ai.sh build 2>>"$LOG" || fail "bench/models_ai.sh failed, see $LOG"
 fi
