@@ -1,0 +1,200 @@
+/*
+ * DSP fast paths of CONV_2D and FULLY_CONNECTED (see fast_s8.h): one blocked matrix multiply,
+ * two weight rows (output channels) by two columns (output positions or batches), whose inner
+ * loop takes 4 int8 values of each operand per step, widens them to 16 bits with their offsets
+ * added (SXTAB16, on even and odd bytes) and accumulates with SMLAD. Each output is the same
+ * 32-bit wrapping sum as the portable loops', so after the shared requantization
+ * (utvm_mac_output_s8) the bytes are identical.
+ */
+#include "fast_s8.h"
+
+#if defined(UTVM_KERNELS_DSP)
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mac_s8.h"
+
+/* The output side of one multiply: requantization and where the values go. */
+typedef struct {
+  const utvm_per_channel_quant_t *quant;
+  const int32_t *bias;
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} dsp_requant_t;
+
+/* The four sums of rows r0, r1 (offset row_offset) with columns c0, c1 (offset col_offset)
+ * over length values, wrapping: sums[0] r0.c0, [1] r0.c1, [2] r1.c0, [3] r1.c1. */
+static void dsp_dot_2x2(const int8_t *r0, const int8_t *r1, int32_t row_offset, const int8_t *c0,
+                        const int8_t *c1, int32_t col_offset, int32_t length, int32_t sums[4]) {
+  const int32_t row_pair = utvm_dsp_pair(row_offset);
+  const int32_t col_pair = utvm_dsp_pair(col_offset);
+  int32_t s00 = 0;
+  int32_t s01 = 0;
+  int32_t s10 = 0;
+  int32_t s11 = 0;
+  const int32_t blocks = length / 4;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int32_t i = 4 * b;
+    const int32_t wr0 = utvm_dsp_load4(&r0[i]);
+    const int32_t wr1 = utvm_dsp_load4(&r1[i]);
+    const int32_t wc0 = utvm_dsp_load4(&c0[i]);
+    const int32_t wc1 = utvm_dsp_load4(&c1[i]);
+    const int32_t r0_even = utvm_dsp_sxtab16(row_pair, wr0);
+    const int32_t r0_odd = utvm_dsp_sxtab16(row_pair, utvm_dsp_ror8(wr0));
+    const int32_t r1_even = utvm_dsp_sxtab16(row_pair, wr1);
+    const int32_t r1_odd = utvm_dsp_sxtab16(row_pair, utvm_dsp_ror8(wr1));
+    const int32_t c0_even = utvm_dsp_sxtab16(col_pair, wc0);
+    const int32_t c0_odd = utvm_dsp_sxtab16(col_pair, utvm_dsp_ror8(wc0));
+    const int32_t c1_even = utvm_dsp_sxtab16(col_pair, wc1);
+    const int32_t c1_odd = utvm_dsp_sxtab16(col_pair, utvm_dsp_ror8(wc1));
+    s00 = utvm_dsp_smlad(r0_even, c0_even, s00);
+    s00 = utvm_dsp_smlad(r0_odd, c0_odd, s00);
+    s01 = utvm_dsp_smlad(r0_even, c1_even, s01);
+    s01 = utvm_dsp_smlad(r0_odd, c1_odd, s01);
+    s10 = utvm_dsp_smlad(r1_even, c0_even, s10);
+    s10 = utvm_dsp_smlad(r1_odd, c0_odd, s10);
+    s11 = utvm_dsp_smlad(r1_even, c1_even, s11);
+    s11 = utvm_dsp_smlad(r1_odd, c1_odd, s11);
+  }
+  for (int32_t i = 4 * blocks; i < length; ++i) {
+    const int32_t v0 = (int32_t)r0[i] + row_offset;
+    const int32_t v1 = (int32_t)r1[i] + row_offset;
+    const int32_t x0 = (int32_t)c0[i] + col_offset;
+    const int32_t x1 = (int32_t)c1[i] + col_offset;
+    s00 = utvm_wrap_add(s00, v0 * x0);
+    s01 = utvm_wrap_add(s01, v0 * x1);
+    s10 = utvm_wrap_add(s10, v1 * x0);
+    s11 = utvm_wrap_add(s11, v1 * x1);
+  }
+  sums[0] = s00;
+  sums[1] = s01;
+  sums[2] = s10;
+  sums[3] = s11;
+}
+
+/* Every output channel of one or two columns: out0[ch] from c0 and, unless out1 is NULL,
+ * out1[ch] from c1. rows weight rows of length values each, contiguous from weights. */
+static void dsp_multiply_columns(const int8_t *weights, int32_t weight_offset, int32_t rows,
+                                 const int8_t *c0, const int8_t *c1, int32_t col_offset,
+                                 int32_t length, const dsp_requant_t *rq, int8_t *out0,
+                                 int8_t *out1) {
+  const int8_t *second_column = (out1 != NULL) ? c1 : c0;
+  for (int32_t ch = 0; ch < rows; ch += 2) {
+    const bool two_rows = (ch + 1) < rows;
+    const int8_t *r0 = &weights[ch * length];
+    const int8_t *r1 = two_rows ? &r0[length] : r0;
+    int32_t sums[4];
+    dsp_dot_2x2(r0, r1, weight_offset, c0, second_column, col_offset, length, sums);
+    out0[ch] = utvm_mac_output_s8(sums[0], rq->bias, rq->quant, ch, rq->output_offset,
+                                  rq->act_min, rq->act_max);
+    if (out1 != NULL) {
+      out1[ch] = utvm_mac_output_s8(sums[1], rq->bias, rq->quant, ch, rq->output_offset,
+                                    rq->act_min, rq->act_max);
+    }
+    if (two_rows) {
+      out0[ch + 1] = utvm_mac_output_s8(sums[2], rq->bias, rq->quant, ch + 1, rq->output_offset,
+                                        rq->act_min, rq->act_max);
+      if (out1 != NULL) {
+        out1[ch + 1] = utvm_mac_output_s8(sums[3], rq->bias, rq->quant, ch + 1,
+                                          rq->output_offset, rq->act_min, rq->act_max);
+      }
+    }
+  }
+}
+
+size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,
+                                       const utvm_dims_t *filter_dims) {
+  size_t bytes = 0u;
+  if (input_dims->c == filter_dims->c) {
+    bytes = 2u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
+  }
+  return bytes;
+}
+
+/* The im2col column of output position (batch, out_y, out_x): the receptive field's input
+ * values in filter order, padding as the input zero point (which adds 0 once offset). A 1x1
+ * window inside the input is returned in place; otherwise the column is built in buffer. */
+static const int8_t *dsp_conv_column(const utvm_conv2d_params_t *params,
+                                     const utvm_dims_t *input_dims, const int8_t *input,
+                                     const utvm_dims_t *filter_dims, int32_t batch, int32_t out_y,
+                                     int32_t out_x, int8_t *buffer) {
+  const int32_t in_c = input_dims->c;
+  const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+  const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+  const int8_t *batch_input = &input[batch * input_dims->h * input_dims->w * in_c];
+  const bool origin_inside = in_y_origin >= 0 && in_y_origin < input_dims->h &&
+                             in_x_origin >= 0 && in_x_origin < input_dims->w;
+  if (filter_dims->h == 1 && filter_dims->w == 1 && origin_inside) {
+    return &batch_input[(in_y_origin * input_dims->w + in_x_origin) * in_c];
+  }
+  const int8_t pad = (int8_t)(-params->input_offset);
+  int8_t *dst = buffer;
+  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
+      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+      if (in_y >= 0 && in_y < input_dims->h && in_x >= 0 && in_x < input_dims->w) {
+        (void)memcpy(dst, &batch_input[(in_y * input_dims->w + in_x) * in_c], (size_t)in_c);
+      } else {
+        (void)memset(dst, (int)pad, (size_t)in_c);
+      }
+      dst = &dst[in_c];
+    }
+  }
+  return buffer;
+}
+
+void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
+                        const utvm_dims_t *input_dims, const int8_t *input,
+                        const utvm_dims_t *filter_dims, const int8_t *filter,
+                        const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
+                        int8_t *scratch) {
+  const dsp_requant_t rq = {quant, bias, params->output_offset, params->act_min, params->act_max};
+  const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int32_t plane = output_dims->h * output_dims->w;
+  const int32_t positions = output_dims->n * plane;
+  for (int32_t p = 0; p < positions; p += 2) {
+    const bool two_columns = (p + 1) < positions;
+    const int8_t *c0 = dsp_conv_column(params, input_dims, input, filter_dims, p / plane,
+                                       (p % plane) / output_dims->w, p % output_dims->w, scratch);
+    const int8_t *c1 = c0;
+    int8_t *out1 = NULL;
+    if (two_columns) {
+      const int32_t q = p + 1;
+      c1 = dsp_conv_column(params, input_dims, input, filter_dims, q / plane,
+                           (q % plane) / output_dims->w, q % output_dims->w, &scratch[length]);
+      out1 = &output[q * out_c];
+    }
+    dsp_multiply_columns(filter, 0, out_c, c0, c1, params->input_offset, length, &rq,
+                         &output[p * out_c], out1);
+  }
+}
+
+void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
+                                 const utvm_per_channel_quant_t *quant, int32_t batches,
+                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output) {
+  const dsp_requant_t rq = {quant, bias, params->output_offset, params->act_min, params->act_max};
+  for (int32_t batch = 0; batch < batches; batch += 2) {
+    const int8_t *c0 = &input[batch * input_depth];
+    const int8_t *c1 = c0;
+    int8_t *out1 = NULL;
+    if ((batch + 1) < batches) {
+      c1 = &c0[input_depth];
+      out1 = &output[(batch + 1) * output_depth];
+    }
+    dsp_multiply_columns(filter, params->filter_offset, output_depth, c0, c1,
+                         params->input_offset, input_depth, &rq, &output[batch * output_depth],
+                         out1);
+  }
+}
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without the DSP. */
+typedef int utvm_kernels_no_dsp_t;
+#endif
