@@ -4,7 +4,8 @@
  * (tests/support/kernels_fast_compare.c, the host unit test's cases and more), reported on the
  * UART as one line, then the verdict:
  *
- *   kernels: <conv> conv (<in place> 1x1), <fc> fully connected, <bytes> bytes, <n> mismatches
+ *   kernels: <conv> conv (<in place> 1x1), <dw> depthwise, <fc> fully connected, <bytes> bytes,
+ *     <n> mismatches
  *   kernels PASS|FAIL
  */
 #include <stddef.h>
@@ -34,6 +35,8 @@ int main(void) {
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " conv (");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_in_place);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1), ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
@@ -43,6 +46,7 @@ int main(void) {
   write_line(text, len);
   len = 0u;
   const bool pass = (result.mismatches == 0) && (result.conv_cases == KERNEL_TEST_CASES) &&
+                    (result.depthwise_cases == KERNEL_TEST_CASES) &&
                     (result.fc_cases == KERNEL_TEST_CASES);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
   write_line(text, len);

@@ -26,6 +26,14 @@ static inline int32_t utvm_dsp_smlad(int32_t x, int32_t y, int32_t acc) {
   return __smlad(x, y, acc);
 }
 
+/* acc + x.lo * y.lo (SMLABB) and acc + x.hi * y.hi (SMLATT), modulo 2^32. */
+static inline int32_t utvm_dsp_smlabb(int32_t x, int32_t y, int32_t acc) {
+  return __smlabb(x, y, acc);
+}
+static inline int32_t utvm_dsp_smlatt(int32_t x, int32_t y, int32_t acc) {
+  return __smlatt(x, y, acc);
+}
+
 #elif defined(UTVM_KERNELS_DSP_EMULATED)
 #define UTVM_KERNELS_DSP 1
 
@@ -50,6 +58,14 @@ static inline int32_t utvm_dsp_smlad(int32_t x, int32_t y, int32_t acc) {
   const uint32_t lo = (uint32_t)(utvm_dsp_half(x, 0u) * utvm_dsp_half(y, 0u));
   const uint32_t hi = (uint32_t)(utvm_dsp_half(x, 1u) * utvm_dsp_half(y, 1u));
   return (int32_t)((uint32_t)acc + lo + hi);
+}
+
+static inline int32_t utvm_dsp_smlabb(int32_t x, int32_t y, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(utvm_dsp_half(x, 0u) * utvm_dsp_half(y, 0u)));
+}
+
+static inline int32_t utvm_dsp_smlatt(int32_t x, int32_t y, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(utvm_dsp_half(x, 1u) * utvm_dsp_half(y, 1u)));
 }
 #endif
 

@@ -1,5 +1,5 @@
 /*
- * The two implementations behind CONV_2D and FULLY_CONNECTED (internal): the portable C loops,
+ * The two implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal): the portable C loops,
  * compiled everywhere, and the DSP fast paths (fast_s8_dsp.c, compiled when UTVM_KERNELS_DSP is
  * defined: see dsp_s8.h), bit-exact with them. The public functions check every argument and
  * then call one of these, which trust their arguments; tests call both and compare.
@@ -27,6 +27,14 @@ void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *param
                                       const int8_t *input, const int8_t *filter,
                                       const int32_t *bias, int8_t *output);
 
+/* utvm_depthwise_conv2d_s8 in portable C (checked arguments). */
+void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
+                                       const utvm_per_channel_quant_t *quant,
+                                       const utvm_dims_t *input_dims, const int8_t *input,
+                                       const utvm_dims_t *filter_dims, const int8_t *filter,
+                                       const int32_t *bias, const utvm_dims_t *output_dims,
+                                       int8_t *output);
+
 #if defined(UTVM_KERNELS_DSP)
 /* Scratch bytes of utvm_conv2d_s8_dsp for valid shapes (two int8 im2col columns), or 0 when
  * the DSP path does not take this convolution (grouped) and the portable loops run. */
@@ -47,6 +55,15 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  const utvm_per_channel_quant_t *quant, int32_t batches,
                                  int32_t input_depth, int32_t output_depth, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/* utvm_depthwise_conv2d_s8 with depth multiplier 1 (checked arguments; no scratch): four
+ * channels at a time, the taps inside the input only, 16-bit multiply-accumulates. */
+void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output);
 #endif
 
 #endif /* UTVM_KERNELS_FAST_S8_H */

@@ -1,10 +1,13 @@
 /*
- * DSP fast paths of CONV_2D and FULLY_CONNECTED (see fast_s8.h): one blocked matrix multiply,
+ * DSP fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h). The first
+ * two are one blocked matrix multiply,
  * two weight rows (output channels) by two columns (output positions or batches), whose inner
  * loop takes 4 int8 values of each operand per step, widens them to 16 bits with their offsets
  * added (SXTAB16, on even and odd bytes) and accumulates with SMLAD. Each output is the same
  * 32-bit wrapping sum as the portable loops', so after the shared requantization
- * (utvm_mac_output_s8) the bytes are identical.
+ * (utvm_mac_output_s8) the bytes are identical. Depthwise (multiplier 1) takes four channels
+ * per word and multiplies their halfwords separately (SMLABB/SMLATT) over the taps inside the
+ * input, found once per output position instead of tested per tap.
  */
 #include "fast_s8.h"
 
@@ -191,6 +194,127 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
     dsp_multiply_columns(filter, params->filter_offset, output_depth, c0, c1,
                          params->input_offset, input_depth, &rq, &output[batch * output_depth],
                          out1);
+  }
+}
+
+/* The filter taps of a window along one axis that fall inside the input: [*first, *end). */
+static void dsp_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int32_t in,
+                            int32_t *first, int32_t *end) {
+  int64_t lo = 0;
+  if (origin < 0) {
+    lo = (-(int64_t)origin + dilation - 1) / dilation;
+  }
+  int64_t hi = 0;
+  if (origin < in) {
+    hi = ((int64_t)in - 1 - origin) / dilation + 1;
+  }
+  if (hi > taps) {
+    hi = taps;
+  }
+  if (lo > hi) {
+    lo = hi;
+  }
+  *first = (int32_t)lo;
+  *end = (int32_t)hi;
+}
+
+/* The window sums of one output position for channels channel..channel+3 (sums[0..3]). */
+static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
+                            const utvm_dims_t *input_dims, const int8_t *batch_input,
+                            int32_t in_y_origin, int32_t in_x_origin,
+                            const utvm_dims_t *filter_dims, const int8_t *filter, int32_t ys[2],
+                            int32_t xs[2], int32_t channel, int32_t sums[4]) {
+  const int32_t in_c = input_dims->c;
+  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
+  int32_t a0 = 0;
+  int32_t a1 = 0;
+  int32_t a2 = 0;
+  int32_t a3 = 0;
+  for (int32_t filter_y = ys[0]; filter_y < ys[1]; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    const int8_t *input_row = &batch_input[in_y * input_dims->w * in_c + channel];
+    const int8_t *filter_row = &filter[filter_y * filter_dims->w * in_c + channel];
+    for (int32_t filter_x = xs[0]; filter_x < xs[1]; ++filter_x) {
+      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+      const int32_t w_in = utvm_dsp_load4(&input_row[in_x * in_c]);
+      const int32_t w_filter = utvm_dsp_load4(&filter_row[filter_x * in_c]);
+      const int32_t in_even = utvm_dsp_sxtab16(offset_pair, w_in);
+      const int32_t in_odd = utvm_dsp_sxtab16(offset_pair, utvm_dsp_ror8(w_in));
+      const int32_t filter_even = utvm_dsp_sxtab16(0, w_filter);
+      const int32_t filter_odd = utvm_dsp_sxtab16(0, utvm_dsp_ror8(w_filter));
+      a0 = utvm_dsp_smlabb(in_even, filter_even, a0);
+      a1 = utvm_dsp_smlabb(in_odd, filter_odd, a1);
+      a2 = utvm_dsp_smlatt(in_even, filter_even, a2);
+      a3 = utvm_dsp_smlatt(in_odd, filter_odd, a3);
+    }
+  }
+  sums[0] = a0;
+  sums[1] = a1;
+  sums[2] = a2;
+  sums[3] = a3;
+}
+
+/* The window sum of one output position for one channel. */
+static int32_t dsp_depthwise_1(const utvm_depthwise_conv2d_params_t *params,
+                               const utvm_dims_t *input_dims, const int8_t *batch_input,
+                               int32_t in_y_origin, int32_t in_x_origin,
+                               const utvm_dims_t *filter_dims, const int8_t *filter,
+                               int32_t ys[2], int32_t xs[2], int32_t channel) {
+  const int32_t in_c = input_dims->c;
+  int32_t acc = 0;
+  for (int32_t filter_y = ys[0]; filter_y < ys[1]; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    for (int32_t filter_x = xs[0]; filter_x < xs[1]; ++filter_x) {
+      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+      const int32_t input_value = batch_input[(in_y * input_dims->w + in_x) * in_c + channel];
+      const int32_t filter_value = filter[(filter_y * filter_dims->w + filter_x) * in_c + channel];
+      acc = utvm_wrap_add(acc, filter_value * (input_value + params->input_offset));
+    }
+  }
+  return acc;
+}
+
+void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output) {
+  const int32_t in_c = input_dims->c;
+  const int32_t blocks = in_c / 4;
+  int8_t *out = output;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = &input[batch * input_dims->h * input_dims->w * in_c];
+    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      int32_t ys[2];
+      dsp_taps_inside(in_y_origin, params->dilation_h, filter_dims->h, input_dims->h, &ys[0],
+                      &ys[1]);
+      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+        int32_t xs[2];
+        dsp_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0],
+                        &xs[1]);
+        for (int32_t block = 0; block < blocks; ++block) {
+          const int32_t channel = 4 * block;
+          int32_t sums[4];
+          dsp_depthwise_4(params, input_dims, batch_input, in_y_origin, in_x_origin,
+                          filter_dims, filter, ys, xs, channel, sums);
+          for (int32_t k = 0; k < 4; ++k) {
+            out[channel + k] =
+                utvm_mac_output_s8(sums[k], bias, quant, channel + k, params->output_offset,
+                                   params->act_min, params->act_max);
+          }
+        }
+        for (int32_t channel = 4 * blocks; channel < in_c; ++channel) {
+          const int32_t acc = dsp_depthwise_1(params, input_dims, batch_input, in_y_origin,
+                                              in_x_origin, filter_dims, filter, ys, xs, channel);
+          out[channel] = utvm_mac_output_s8(acc, bias, quant, channel, params->output_offset,
+                                            params->act_min, params->act_max);
+        }
+        out = &out[in_c];
+      }
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 /*
- * The multiply-accumulate loop of CONV_2D and FULLY_CONNECTED (internal). A DSP or MVE build
- * replaces this function and nothing else; its result must stay bit-identical.
+ * The portable multiply-accumulate loop of CONV_2D and FULLY_CONNECTED, and the output step of
+ * every path of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal).
  */
 #ifndef UTVM_KERNELS_MAC_S8_H
 #define UTVM_KERNELS_MAC_S8_H

@@ -34,17 +34,20 @@ def main():
     finally:
         proc.kill()
         proc.wait()
-    summary = [m for m in (re.match(r"kernels: (\d+) conv \((\d+) 1x1\), (\d+) fully connected, "
+    summary = [m for m in (re.match(r"kernels: (\d+) conv \((\d+) 1x1\), (\d+) depthwise, "
+                                    r"(\d+) fully connected, "
                                     r"(\d+) bytes, (\d+) mismatches", l) for l in lines) if m]
     if not summary or "kernels PASS" not in lines:
         print("FAIL: no passing verdict from %s within %d s" % (ELF, TIMEOUT_S))
         return 1
-    conv, in_place, fc, compared, mismatches = (int(g) for g in summary[0].groups())
-    if mismatches != 0 or conv < 1000 or fc < 1000 or in_place < 1 or compared < 100000:
-        print("FAIL: %d mismatches over %d conv and %d fully connected cases" %
-              (mismatches, conv, fc))
+    conv, in_place, depthwise, fc, compared, mismatches = \
+        (int(g) for g in summary[0].groups())
+    if mismatches != 0 or min(conv, depthwise, fc) < 1000 or in_place < 1 or compared < 100000:
+        print("FAIL: %d mismatches over %d conv, %d depthwise and %d fully connected cases" %
+              (mismatches, conv, depthwise, fc))
         return 1
-    print("PASS: %d conv and %d fully connected layers bit-exact on %s" % (conv, fc, BOARD))
+    print("PASS: %d conv, %d depthwise and %d fully connected layers bit-exact on %s" %
+          (conv, depthwise, fc, BOARD))
     return 0
 
 

@@ -1,4 +1,5 @@
-/* Randomized DSP-versus-portable comparison of CONV_2D and FULLY_CONNECTED (see the header). */
+/* Randomized DSP-versus-portable comparison of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+ * (see the header). */
 #include "kernels_fast_compare.h"
 
 #include <stdbool.h>
@@ -137,6 +138,49 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
          utvm_conv2d_s8_dsp_scratch_size(&in_dims, &filter_dims) <= sizeof g_scratch;
 }
 
+static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_depthwise_conv2d_params_t params;
+  utvm_dims_t in_dims;
+  utvm_dims_t filter_dims;
+  utvm_dims_t out_dims;
+  const bool three = random_in(state, 0, 1) == 0;
+  in_dims.n = random_in(state, 1, 2);
+  in_dims.h = random_in(state, 1, 8);
+  in_dims.w = random_in(state, 1, 8);
+  in_dims.c = random_in(state, 1, 19);
+  filter_dims.n = 1;
+  filter_dims.h = three ? 3 : random_in(state, 1, 4);
+  filter_dims.w = three ? 3 : random_in(state, 1, 4);
+  filter_dims.c = in_dims.c;
+  params.depth_multiplier = 1;
+  params.stride_h = random_in(state, 1, 3);
+  params.stride_w = random_in(state, 1, 3);
+  params.dilation_h = random_in(state, 1, 2);
+  params.dilation_w = random_in(state, 1, 2);
+  params.pad_top = random_in(state, 0, 2);
+  params.pad_left = random_in(state, 0, 2);
+  random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
+                 &params.act_max);
+  out_dims.n = in_dims.n;
+  out_dims.h = window_out(state, in_dims.h, filter_dims.h, params.stride_h, params.dilation_h,
+                          params.pad_top);
+  out_dims.w = window_out(state, in_dims.w, filter_dims.w, params.stride_w, params.dilation_w,
+                          params.pad_left);
+  out_dims.c = in_dims.c;
+  utvm_per_channel_quant_t quant;
+  const int32_t *bias = random_quant(state, out_dims.c, &quant);
+  fill_s8(state, g_input, in_dims.n * in_dims.h * in_dims.w * in_dims.c);
+  fill_s8(state, g_filter, filter_dims.h * filter_dims.w * filter_dims.c);
+  (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+  (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+  utvm_depthwise_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                    bias, &out_dims, g_out_portable);
+  utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                               &out_dims, g_out_fast);
+  result->depthwise_cases += 1;
+  return same_bytes(out_dims.n * out_dims.h * out_dims.w * out_dims.c, result);
+}
+
 static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_fully_connected_params_t params;
   const int32_t batches = random_in(state, 1, 3);
@@ -163,8 +207,15 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
   result->first_mismatch = -1;
-  for (int32_t i = 0; i < 2 * cases; ++i) {
-    const bool same = (i < cases) ? conv_case(&state, result) : fc_case(&state, result);
+  for (int32_t i = 0; i < 3 * cases; ++i) {
+    bool same;
+    if (i < cases) {
+      same = conv_case(&state, result);
+    } else if (i < 2 * cases) {
+      same = depthwise_case(&state, result);
+    } else {
+      same = fc_case(&state, result);
+    }
     if (!same) {
       if (result->mismatches == 0) {
         result->first_mismatch = i;

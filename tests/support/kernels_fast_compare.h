@@ -11,13 +11,15 @@
 typedef struct {
   int32_t conv_cases;          /* convolutions compared */
   int32_t conv_in_place;       /* of which 1x1 without padding (columns read in place) */
+  int32_t depthwise_cases;     /* depthwise convolutions (multiplier 1) compared */
   int32_t fc_cases;            /* fully connected layers compared */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
-  int32_t first_mismatch;      /* index of the first such case (conv, then fc), or -1 */
+  int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
 } utvm_fast_compare_result_t;
 
-/* Runs cases random convolutions and cases random fully connected layers from seed (strides,
+/* Runs cases random convolutions, depthwise convolutions and fully connected layers each from
+ * seed (strides,
  * padding, dilation, odd channel counts, per-tensor and per-channel quantization, batches > 1)
  * through both paths and counts the differences into *result. */
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result);

@@ -1,5 +1,6 @@
 /*
- * The DSP fast paths of CONV_2D and FULLY_CONNECTED (src/kernels/fast_s8_dsp.c) compiled on the
+ * The DSP fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (src/kernels/fast_s8_dsp.c)
+ * compiled on the
  * host with the emulated intrinsics of dsp_s8.h: the intrinsics on hand-computed values, then
  * thousands of random layers compared byte for byte with the portable loops.
  */
@@ -24,6 +25,9 @@ static void test_emulated_intrinsics(void **state) {
   /* 3 * -2 + -4 * 5 + 100, then a sum that wraps past INT32_MAX. */
   assert_int_equal(utvm_dsp_smlad((int32_t)0xfffc0003, 0x0005fffe, 100), 74);
   assert_int_equal(utvm_dsp_smlad(0x7fff7fff, 0x7fff7fff, INT32_MAX), (int32_t)0xfffe0001);
+  /* Halfword products alone: low (-3 * 5) and high (7 * -2) onto 10. */
+  assert_int_equal(utvm_dsp_smlabb(0x0007fffd, (int32_t)0xfffe0005, 10), -5);
+  assert_int_equal(utvm_dsp_smlatt(0x0007fffd, (int32_t)0xfffe0005, 10), -4);
   assert_int_equal(utvm_dsp_load4((const int8_t *)"\x01\x02\x03\x04"), 0x04030201);
 }
 
@@ -34,6 +38,7 @@ static void test_random_layers_bit_exact(void **state) {
   assert_int_equal(result.mismatches, 0);
   assert_int_equal(result.first_mismatch, -1);
   assert_int_equal(result.conv_cases, 3000);
+  assert_int_equal(result.depthwise_cases, 3000);
   assert_int_equal(result.fc_cases, 3000);
   assert_true(result.conv_in_place > 500);
   assert_true(result.compared_bytes > 100000);
