@@ -1,12 +1,13 @@
 /*
- * The two implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal): the portable C loops,
- * compiled everywhere, and the DSP fast paths (fast_s8_dsp.c, compiled when UTVM_KERNELS_DSP is
- * defined: see dsp_s8.h), bit-exact with them. The public functions check every argument and
+ * The two implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal):
+ * the portable C loops, compiled everywhere, and the DSP fast paths (fast_s8_dsp.c, compiled
+ * when UTVM_KERNELS_DSP is defined: see dsp_s8.h), bit-exact with them. The public functions check every argument and
  * then call one of these, which trust their arguments; tests call both and compare.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
 #define UTVM_KERNELS_FAST_S8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,7 +57,10 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  int32_t input_depth, int32_t output_depth, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, int8_t *output);
 
-/* utvm_depthwise_conv2d_s8 with depth multiplier 1 (checked arguments; no scratch): four
+/* True if utvm_depthwise_conv2d_s8_dsp takes this depth multiplier (1 or a multiple of 4). */
+bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier);
+
+/* utvm_depthwise_conv2d_s8 for those multipliers (checked arguments; no scratch): four output
  * channels at a time, the taps inside the input only, 16-bit multiply-accumulates. */
 void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,

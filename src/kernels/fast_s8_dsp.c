@@ -1,13 +1,14 @@
 /*
  * DSP fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h). The first
- * two are one blocked matrix multiply,
- * two weight rows (output channels) by two columns (output positions or batches), whose inner
- * loop takes 4 int8 values of each operand per step, widens them to 16 bits with their offsets
- * added (SXTAB16, on even and odd bytes) and accumulates with SMLAD. Each output is the same
+ * two are one blocked matrix multiply, two weight rows (output channels) by two columns
+ * (output positions or batches), whose inner loop takes 4 int8 values of each operand per
+ * step, widens them to 16 bits with their offsets added (SXTAB16, on even and odd bytes) and
+ * accumulates with SMLAD. Each output is the same
  * 32-bit wrapping sum as the portable loops', so after the shared requantization
- * (utvm_mac_output_s8) the bytes are identical. Depthwise (multiplier 1) takes four channels
- * per word and multiplies their halfwords separately (SMLABB/SMLATT) over the taps inside the
- * input, found once per output position instead of tested per tap.
+ * (utvm_mac_output_s8) the bytes are identical. Depthwise (multiplier 1 or a multiple of 4)
+ * takes four output channels per filter word and multiplies their halfwords separately
+ * (SMLABB/SMLATT) over the taps inside the input, found once per output position instead of
+ * tested per tap.
  */
 #include "fast_s8.h"
 
@@ -218,24 +219,34 @@ static void dsp_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int3
   *end = (int32_t)hi;
 }
 
-/* The window sums of one output position for channels channel..channel+3 (sums[0..3]). */
+/* Where one output position's window lies: the batch's input, the window origin and the taps
+ * inside the input (rows ys[0]..ys[1]-1, columns xs[0]..xs[1]-1). */
+typedef struct {
+  const int8_t *batch_input;
+  int32_t in_y_origin;
+  int32_t in_x_origin;
+  int32_t ys[2];
+  int32_t xs[2];
+} dsp_window_t;
+
+/* The window sums of output channels channel..channel+3 (sums[0..3]) with multiplier 1: their
+ * input channels are the same four, one word per tap. */
 static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
-                            const utvm_dims_t *input_dims, const int8_t *batch_input,
-                            int32_t in_y_origin, int32_t in_x_origin,
-                            const utvm_dims_t *filter_dims, const int8_t *filter, int32_t ys[2],
-                            int32_t xs[2], int32_t channel, int32_t sums[4]) {
+                            const utvm_dims_t *input_dims, const dsp_window_t *window,
+                            const utvm_dims_t *filter_dims, const int8_t *filter,
+                            int32_t channel, int32_t sums[4]) {
   const int32_t in_c = input_dims->c;
   const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
   int32_t a0 = 0;
   int32_t a1 = 0;
   int32_t a2 = 0;
   int32_t a3 = 0;
-  for (int32_t filter_y = ys[0]; filter_y < ys[1]; ++filter_y) {
-    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
-    const int8_t *input_row = &batch_input[in_y * input_dims->w * in_c + channel];
+  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
+    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
+    const int8_t *input_row = &window->batch_input[in_y * input_dims->w * in_c + channel];
     const int8_t *filter_row = &filter[filter_y * filter_dims->w * in_c + channel];
-    for (int32_t filter_x = xs[0]; filter_x < xs[1]; ++filter_x) {
-      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
+      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
       const int32_t w_in = utvm_dsp_load4(&input_row[in_x * in_c]);
       const int32_t w_filter = utvm_dsp_load4(&filter_row[filter_x * in_c]);
       const int32_t in_even = utvm_dsp_sxtab16(offset_pair, w_in);
@@ -254,24 +265,67 @@ static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
   sums[3] = a3;
 }
 
-/* The window sum of one output position for one channel. */
-static int32_t dsp_depthwise_1(const utvm_depthwise_conv2d_params_t *params,
-                               const utvm_dims_t *input_dims, const int8_t *batch_input,
-                               int32_t in_y_origin, int32_t in_x_origin,
-                               const utvm_dims_t *filter_dims, const int8_t *filter,
-                               int32_t ys[2], int32_t xs[2], int32_t channel) {
+/* The same with a multiplier that is a multiple of 4: the four output channels share one input
+ * channel, whose value goes to both halfwords. */
+static void dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
+                                   const utvm_dims_t *input_dims, const dsp_window_t *window,
+                                   const utvm_dims_t *filter_dims, const int8_t *filter,
+                                   int32_t channel, int32_t sums[4]) {
   const int32_t in_c = input_dims->c;
+  const int32_t out_c = filter_dims->c;
+  const int32_t in_channel = channel / params->depth_multiplier;
+  int32_t a0 = 0;
+  int32_t a1 = 0;
+  int32_t a2 = 0;
+  int32_t a3 = 0;
+  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
+    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
+    const int8_t *input_row = &window->batch_input[in_y * input_dims->w * in_c + in_channel];
+    const int8_t *filter_row = &filter[filter_y * filter_dims->w * out_c + channel];
+    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
+      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
+      const int32_t in_pair =
+          utvm_dsp_pair((int32_t)input_row[in_x * in_c] + params->input_offset);
+      const int32_t w_filter = utvm_dsp_load4(&filter_row[filter_x * out_c]);
+      const int32_t filter_even = utvm_dsp_sxtab16(0, w_filter);
+      const int32_t filter_odd = utvm_dsp_sxtab16(0, utvm_dsp_ror8(w_filter));
+      a0 = utvm_dsp_smlabb(in_pair, filter_even, a0);
+      a1 = utvm_dsp_smlabb(in_pair, filter_odd, a1);
+      a2 = utvm_dsp_smlatt(in_pair, filter_even, a2);
+      a3 = utvm_dsp_smlatt(in_pair, filter_odd, a3);
+    }
+  }
+  sums[0] = a0;
+  sums[1] = a1;
+  sums[2] = a2;
+  sums[3] = a3;
+}
+
+/* The window sum of one output channel (any multiplier). */
+static int32_t dsp_depthwise_1(const utvm_depthwise_conv2d_params_t *params,
+                               const utvm_dims_t *input_dims, const dsp_window_t *window,
+                               const utvm_dims_t *filter_dims, const int8_t *filter,
+                               int32_t channel) {
+  const int32_t in_c = input_dims->c;
+  const int32_t out_c = filter_dims->c;
+  const int32_t in_channel = channel / params->depth_multiplier;
   int32_t acc = 0;
-  for (int32_t filter_y = ys[0]; filter_y < ys[1]; ++filter_y) {
-    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
-    for (int32_t filter_x = xs[0]; filter_x < xs[1]; ++filter_x) {
-      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
-      const int32_t input_value = batch_input[(in_y * input_dims->w + in_x) * in_c + channel];
-      const int32_t filter_value = filter[(filter_y * filter_dims->w + filter_x) * in_c + channel];
+  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
+    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
+    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
+      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
+      const int32_t input_value =
+          window->batch_input[(in_y * input_dims->w + in_x) * in_c + in_channel];
+      const int32_t filter_value =
+          filter[(filter_y * filter_dims->w + filter_x) * out_c + channel];
       acc = utvm_wrap_add(acc, filter_value * (input_value + params->input_offset));
     }
   }
   return acc;
+}
+
+bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier) {
+  return depth_multiplier == 1 || depth_multiplier % 4 == 0;
 }
 
 void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
@@ -280,39 +334,43 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_dims_t *filter_dims, const int8_t *filter,
                                   const int32_t *bias, const utvm_dims_t *output_dims,
                                   int8_t *output) {
-  const int32_t in_c = input_dims->c;
-  const int32_t blocks = in_c / 4;
+  const int32_t out_c = output_dims->c;
+  const int32_t blocks = out_c / 4;
+  const bool shared = params->depth_multiplier > 1;
   int8_t *out = output;
   for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    const int8_t *batch_input = &input[batch * input_dims->h * input_dims->w * in_c];
+    dsp_window_t window;
+    window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
     for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
-      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
-      int32_t ys[2];
-      dsp_taps_inside(in_y_origin, params->dilation_h, filter_dims->h, input_dims->h, &ys[0],
-                      &ys[1]);
+      window.in_y_origin = out_y * params->stride_h - params->pad_top;
+      dsp_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
+                      &window.ys[0], &window.ys[1]);
       for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
-        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
-        int32_t xs[2];
-        dsp_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0],
-                        &xs[1]);
+        window.in_x_origin = out_x * params->stride_w - params->pad_left;
+        dsp_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
+                        &window.xs[0], &window.xs[1]);
         for (int32_t block = 0; block < blocks; ++block) {
           const int32_t channel = 4 * block;
           int32_t sums[4];
-          dsp_depthwise_4(params, input_dims, batch_input, in_y_origin, in_x_origin,
-                          filter_dims, filter, ys, xs, channel, sums);
+          if (shared) {
+            dsp_depthwise_4_shared(params, input_dims, &window, filter_dims, filter, channel,
+                                   sums);
+          } else {
+            dsp_depthwise_4(params, input_dims, &window, filter_dims, filter, channel, sums);
+          }
           for (int32_t k = 0; k < 4; ++k) {
             out[channel + k] =
                 utvm_mac_output_s8(sums[k], bias, quant, channel + k, params->output_offset,
                                    params->act_min, params->act_max);
           }
         }
-        for (int32_t channel = 4 * blocks; channel < in_c; ++channel) {
-          const int32_t acc = dsp_depthwise_1(params, input_dims, batch_input, in_y_origin,
-                                              in_x_origin, filter_dims, filter, ys, xs, channel);
+        for (int32_t channel = 4 * blocks; channel < out_c; ++channel) {
+          const int32_t acc =
+              dsp_depthwise_1(params, input_dims, &window, filter_dims, filter, channel);
           out[channel] = utvm_mac_output_s8(acc, bias, quant, channel, params->output_offset,
                                             params->act_min, params->act_max);
         }
-        out = &out[in_c];
+        out = &out[out_c];
       }
     }
   }

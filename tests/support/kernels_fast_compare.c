@@ -147,12 +147,15 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   in_dims.n = random_in(state, 1, 2);
   in_dims.h = random_in(state, 1, 8);
   in_dims.w = random_in(state, 1, 8);
-  in_dims.c = random_in(state, 1, 19);
+  const int32_t multipliers[4] = {1, 1, 4, 8};
+  params.depth_multiplier = multipliers[random_in(state, 0, 3)];
+  /* At most 19 input channels, and 16 output channels when the multiplier is 4 or 8. */
+  in_dims.c =
+      random_in(state, 1, (params.depth_multiplier == 1) ? 19 : 16 / params.depth_multiplier);
   filter_dims.n = 1;
   filter_dims.h = three ? 3 : random_in(state, 1, 4);
   filter_dims.w = three ? 3 : random_in(state, 1, 4);
-  filter_dims.c = in_dims.c;
-  params.depth_multiplier = 1;
+  filter_dims.c = in_dims.c * params.depth_multiplier;
   params.stride_h = random_in(state, 1, 3);
   params.stride_w = random_in(state, 1, 3);
   params.dilation_h = random_in(state, 1, 2);
@@ -166,7 +169,7 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
                           params.pad_top);
   out_dims.w = window_out(state, in_dims.w, filter_dims.w, params.stride_w, params.dilation_w,
                           params.pad_left);
-  out_dims.c = in_dims.c;
+  out_dims.c = filter_dims.c;
   utvm_per_channel_quant_t quant;
   const int32_t *bias = random_quant(state, out_dims.c, &quant);
   fill_s8(state, g_input, in_dims.n * in_dims.h * in_dims.w * in_dims.c);
@@ -178,6 +181,7 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                                &out_dims, g_out_fast);
   result->depthwise_cases += 1;
+  result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
   return same_bytes(out_dims.n * out_dims.h * out_dims.w * out_dims.c, result);
 }
 

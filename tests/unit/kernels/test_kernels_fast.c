@@ -39,6 +39,7 @@ static void test_random_layers_bit_exact(void **state) {
   assert_int_equal(result.first_mismatch, -1);
   assert_int_equal(result.conv_cases, 3000);
   assert_int_equal(result.depthwise_cases, 3000);
+  assert_true(result.depthwise_shared > 1000);
   assert_int_equal(result.fc_cases, 3000);
   assert_true(result.conv_in_place > 500);
   assert_true(result.compared_bytes > 100000);
