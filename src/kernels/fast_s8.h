@@ -1,8 +1,9 @@
 /*
  * The two implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal):
  * the portable C loops, compiled everywhere, and the DSP fast paths (fast_s8_dsp.c, compiled
- * when UTVM_KERNELS_DSP is defined: see dsp_s8.h), bit-exact with them. The public functions check every argument and
- * then call one of these, which trust their arguments; tests call both and compare.
+ * when UTVM_KERNELS_DSP is defined: see dsp_s8.h), bit-exact with them. The public functions
+ * check every argument and then call one of these, which trust their arguments; tests call
+ * both and compare.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
 #define UTVM_KERNELS_FAST_S8_H
