@@ -35,7 +35,7 @@ static bool conv2d_windows_valid(const utvm_conv2d_params_t *params,
 size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                    const utvm_dims_t *output_dims) {
   size_t bytes = 0u;
-#if defined(UTVM_KERNELS_DSP)
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
   if (conv2d_shapes_valid(input_dims, filter_dims, output_dims)) {
     bytes = utvm_conv2d_s8_dsp_scratch_size(input_dims, filter_dims);
   }
@@ -62,7 +62,7 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-#if defined(UTVM_KERNELS_DSP)
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
   if (scratch != NULL && utvm_conv2d_s8_dsp_scratch_size(input_dims, filter_dims) > 0u) {
     utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
                        output, (int8_t *)scratch);

@@ -82,7 +82,7 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-#if defined(UTVM_KERNELS_DSP)
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
   if (utvm_depthwise_conv2d_s8_dsp_applies(params->depth_multiplier)) {
     utvm_depthwise_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias,
                                  output_dims, output);

@@ -1,9 +1,9 @@
 /*
  * The Cortex-M DSP extension's dual 16-bit operations the fast int8 kernels use (internal).
- * UTVM_KERNELS_DSP is defined when the fast paths are compiled: on a core with the DSP
- * extension (__ARM_FEATURE_DSP: Cortex-M4/M7/M33), where each helper is one ACLE intrinsic of
- * <arm_acle.h>, or with UTVM_KERNELS_DSP_EMULATED (host tests), where each is a few lines of
- * portable C with the same result, so the blocked loops are tested on the host too.
+ * The fast paths are compiled on a core with the DSP extension (__ARM_FEATURE_DSP:
+ * Cortex-M4/M7/M33/M55), where each helper is one ACLE intrinsic of <arm_acle.h>, or with
+ * UTVM_KERNELS_DSP_EMULATED (host tests), where each is a few lines of portable C with the
+ * same result, so the blocked loops are tested on the host too.
  *
  * A word holds 4 int8 values (byte 0 in bits 0..7, little-endian as Cortex-M and the host) or
  * 2 int16 values (halfword 0 in bits 0..15).
@@ -16,7 +16,6 @@
 
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
-#define UTVM_KERNELS_DSP 1
 
 /* Halfwords of a plus bytes 0 and 2 of x sign-extended, each modulo 2^16 (SXTAB16). */
 static inline int32_t utvm_dsp_sxtab16(int32_t a, int32_t x) { return __sxtab16(a, x); }
@@ -35,7 +34,6 @@ static inline int32_t utvm_dsp_smlatt(int32_t x, int32_t y, int32_t acc) {
 }
 
 #elif defined(UTVM_KERNELS_DSP_EMULATED)
-#define UTVM_KERNELS_DSP 1
 
 static inline uint32_t utvm_dsp_half_add_byte(uint32_t half, uint32_t byte) {
   const int32_t value = (int32_t)(int8_t)(uint8_t)(byte & 0xffu);
@@ -69,7 +67,7 @@ static inline int32_t utvm_dsp_smlatt(int32_t x, int32_t y, int32_t acc) {
 }
 #endif
 
-#if defined(UTVM_KERNELS_DSP)
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
 /* x rotated right by 8 bits (bytes 1 and 3 move to 0 and 2); the compiler folds the rotation
  * into the SXTAB16 that takes it. */
 static inline int32_t utvm_dsp_ror8(int32_t x) {

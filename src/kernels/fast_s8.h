@@ -1,9 +1,9 @@
 /*
  * The two implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal):
  * the portable C loops, compiled everywhere, and the DSP fast paths (fast_s8_dsp.c, compiled
- * when UTVM_KERNELS_DSP is defined: see dsp_s8.h), bit-exact with them. The public functions
- * check every argument and then call one of these, which trust their arguments; tests call
- * both and compare.
+ * with __ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see dsp_s8.h), bit-exact with them.
+ * The public functions check every argument and then call one of these, which trust their
+ * arguments; tests call both and compare.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
 #define UTVM_KERNELS_FAST_S8_H
@@ -37,7 +37,7 @@ void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *par
                                        const int32_t *bias, const utvm_dims_t *output_dims,
                                        int8_t *output);
 
-#if defined(UTVM_KERNELS_DSP)
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
 /* Scratch bytes of utvm_conv2d_s8_dsp for valid shapes (two int8 im2col columns), or 0 when
  * the DSP path does not take this convolution (grouped) and the portable loops run. */
 size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,

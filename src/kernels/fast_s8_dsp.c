@@ -12,7 +12,7 @@
  */
 #include "fast_s8.h"
 
-#if defined(UTVM_KERNELS_DSP)
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,7 +9,7 @@
 
 #include "fast_s8.h"
 
-#if !defined(UTVM_KERNELS_DSP)
+#if !(defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED))
 #error "kernels_fast_compare.c needs the DSP paths (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED)"
 #endif
 

@@ -1,7 +1,8 @@
 /*
  * Randomized comparison of the int8 kernels' DSP fast paths with their portable loops
  * (src/kernels/fast_s8.h), shared by the host unit test (emulated intrinsics) and the
- * Cortex-M4 self-test image (real ones). Needs UTVM_KERNELS_DSP (see src/kernels/dsp_s8.h).
+ * Cortex-M4 self-test image (real ones). Needs the DSP paths
+ * (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see src/kernels/dsp_s8.h).
  */
 #ifndef UTVM_TESTS_KERNELS_FAST_COMPARE_H
 #define UTVM_TESTS_KERNELS_FAST_COMPARE_H
