@@ -98,7 +98,8 @@ typedef struct {
 } utvm_conv2d_params_t;
 
 /* Bytes of scratch utvm_conv2d_s8 needs for these shapes: 0 for the portable kernel; on cores
- * with the DSP extension (__ARM_FEATURE_DSP) two im2col columns, 2*KH*KW*Ci, when not grouped. */
+ * with the DSP extension (__ARM_FEATURE_DSP) two int16 im2col columns, 4*KH*KW*Ci, when not
+ * grouped. */
 size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                    const utvm_dims_t *output_dims);
 

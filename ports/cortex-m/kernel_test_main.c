@@ -4,7 +4,7 @@
  * (tests/support/kernels_fast_compare.c, the host unit test's cases and more), reported on the
  * UART as one line, then the verdict:
  *
- *   kernels: <conv> conv (<in place> 1x1), <dw> depthwise, <fc> fully connected, <bytes> bytes,
+ *   kernels: <conv> conv (<1x1> 1x1), <dw> depthwise, <fc> fully connected, <bytes> bytes,
  *     <n> mismatches
  *   kernels PASS|FAIL
  */
@@ -33,7 +33,7 @@ int main(void) {
   utvm_port_append_str(text, sizeof(text) - 1u, &len, "kernels: ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " conv (");
-  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_in_place);
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_pointwise);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise, ");

@@ -20,6 +20,9 @@
 /* Halfwords of a plus bytes 0 and 2 of x sign-extended, each modulo 2^16 (SXTAB16). */
 static inline int32_t utvm_dsp_sxtab16(int32_t a, int32_t x) { return __sxtab16(a, x); }
 
+/* Bytes 0 and 2 of x sign-extended to halfwords (SXTB16). */
+static inline int32_t utvm_dsp_sxtb16(int32_t x) { return __sxtb16(x); }
+
 /* acc + x.lo * y.lo + x.hi * y.hi on signed halfwords, modulo 2^32 (SMLAD). */
 static inline int32_t utvm_dsp_smlad(int32_t x, int32_t y, int32_t acc) {
   return __smlad(x, y, acc);
@@ -47,6 +50,8 @@ static inline int32_t utvm_dsp_sxtab16(int32_t a, int32_t x) {
   const uint32_t hi = utvm_dsp_half_add_byte(ua >> 16, ux >> 16);
   return (int32_t)(lo | (hi << 16));
 }
+
+static inline int32_t utvm_dsp_sxtb16(int32_t x) { return utvm_dsp_sxtab16(0, x); }
 
 static inline int32_t utvm_dsp_half(int32_t x, uint32_t index) {
   return (int32_t)(int16_t)(uint16_t)(((uint32_t)x >> (16u * index)) & 0xffffu);
@@ -80,6 +85,22 @@ static inline int32_t utvm_dsp_load4(const int8_t *p) {
   int32_t word;
   (void)memcpy(&word, p, sizeof word);
   return word;
+}
+
+/* Stores word at p, any alignment. */
+static inline void utvm_dsp_store4(int8_t *p, int32_t word) {
+  (void)memcpy(p, &word, sizeof word);
+}
+
+/* The int16 value at p (any alignment), and value stored there as int16 (-32768..32767). */
+static inline int32_t utvm_dsp_load2(const int8_t *p) {
+  int16_t half;
+  (void)memcpy(&half, p, sizeof half);
+  return half;
+}
+static inline void utvm_dsp_store2(int8_t *p, int32_t value) {
+  const int16_t half = (int16_t)value;
+  (void)memcpy(p, &half, sizeof half);
 }
 
 /* value in both halfwords (an offset for utvm_dsp_sxtab16), value in -32768..32767. */

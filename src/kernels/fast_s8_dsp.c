@@ -1,14 +1,15 @@
 /*
- * DSP fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h). The first
- * two are one blocked matrix multiply, two weight rows (output channels) by two columns
- * (output positions or batches), whose inner loop takes 4 int8 values of each operand per
- * step, widens them to 16 bits with their offsets added (SXTAB16, on even and odd bytes) and
- * accumulates with SMLAD. Each output is the same
- * 32-bit wrapping sum as the portable loops', so after the shared requantization
- * (utvm_mac_output_s8) the bytes are identical. Depthwise (multiplier 1 or a multiple of 4)
- * takes four output channels per filter word and multiplies their halfwords separately
- * (SMLABB/SMLATT) over the taps inside the input, found once per output position instead of
- * tested per tap.
+ * DSP fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h).
+ * CONV_2D is im2col + a matrix multiply blocked two weight rows (output channels) by two
+ * columns (output positions): each column holds the window's input values widened to int16
+ * with the input offset added, stored so that one step of the inner loop loads 4 int8 weights
+ * per row as one word, splits it into even and odd halfword pairs (SXTB16) and accumulates
+ * 16 products with 8 SMLAD. FULLY_CONNECTED has no reuse to pay for a column: its multiply
+ * widens both operands in the loop (SXTAB16 adds the offsets). Each sum is the same 32-bit
+ * wrapping sum as the portable loops', so after the shared requantization (utvm_mac_output_s8)
+ * the bytes are identical. Depthwise (multiplier 1 or a multiple of 4) takes four output
+ * channels per filter word and multiplies their halfwords separately (SMLABB/SMLATT) over the
+ * taps inside the input, found once per output position instead of tested per tap.
  */
 #include "fast_s8.h"
 
@@ -80,6 +81,26 @@ static void dsp_dot_2x2(const int8_t *r0, const int8_t *r1, int32_t row_offset, 
   sums[3] = s11;
 }
 
+/* Output channels ch and (if < rows) ch + 1 of one or two columns from a 2x2 block's sums:
+ * out0 from sums[0] and sums[2], out1 (unless NULL) from sums[1] and sums[3]. */
+static void dsp_store_outputs(const dsp_requant_t *rq, int32_t ch, int32_t rows,
+                              const int32_t sums[4], int8_t *out0, int8_t *out1) {
+  out0[ch] = utvm_mac_output_s8(sums[0], rq->bias, rq->quant, ch, rq->output_offset, rq->act_min,
+                                rq->act_max);
+  if (out1 != NULL) {
+    out1[ch] = utvm_mac_output_s8(sums[1], rq->bias, rq->quant, ch, rq->output_offset,
+                                  rq->act_min, rq->act_max);
+  }
+  if ((ch + 1) < rows) {
+    out0[ch + 1] = utvm_mac_output_s8(sums[2], rq->bias, rq->quant, ch + 1, rq->output_offset,
+                                      rq->act_min, rq->act_max);
+    if (out1 != NULL) {
+      out1[ch + 1] = utvm_mac_output_s8(sums[3], rq->bias, rq->quant, ch + 1,
+                                        rq->output_offset, rq->act_min, rq->act_max);
+    }
+  }
+}
+
 /* Every output channel of one or two columns: out0[ch] from c0 and, unless out1 is NULL,
  * out1[ch] from c1. rows weight rows of length values each, contiguous from weights. */
 static void dsp_multiply_columns(const int8_t *weights, int32_t weight_offset, int32_t rows,
@@ -88,25 +109,11 @@ static void dsp_multiply_columns(const int8_t *weights, int32_t weight_offset, i
                                  int8_t *out1) {
   const int8_t *second_column = (out1 != NULL) ? c1 : c0;
   for (int32_t ch = 0; ch < rows; ch += 2) {
-    const bool two_rows = (ch + 1) < rows;
     const int8_t *r0 = &weights[ch * length];
-    const int8_t *r1 = two_rows ? &r0[length] : r0;
+    const int8_t *r1 = ((ch + 1) < rows) ? &r0[length] : r0;
     int32_t sums[4];
     dsp_dot_2x2(r0, r1, weight_offset, c0, second_column, col_offset, length, sums);
-    out0[ch] = utvm_mac_output_s8(sums[0], rq->bias, rq->quant, ch, rq->output_offset,
-                                  rq->act_min, rq->act_max);
-    if (out1 != NULL) {
-      out1[ch] = utvm_mac_output_s8(sums[1], rq->bias, rq->quant, ch, rq->output_offset,
-                                    rq->act_min, rq->act_max);
-    }
-    if (two_rows) {
-      out0[ch + 1] = utvm_mac_output_s8(sums[2], rq->bias, rq->quant, ch + 1, rq->output_offset,
-                                        rq->act_min, rq->act_max);
-      if (out1 != NULL) {
-        out1[ch + 1] = utvm_mac_output_s8(sums[3], rq->bias, rq->quant, ch + 1,
-                                          rq->output_offset, rq->act_min, rq->act_max);
-      }
-    }
+    dsp_store_outputs(rq, ch, rows, sums, out0, out1);
   }
 }
 
@@ -114,42 +121,112 @@ size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,
                                        const utvm_dims_t *filter_dims) {
   size_t bytes = 0u;
   if (input_dims->c == filter_dims->c) {
-    bytes = 2u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
+    bytes = 4u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
   }
   return bytes;
 }
 
-/* The im2col column of output position (batch, out_y, out_x): the receptive field's input
- * values in filter order, padding as the input zero point (which adds 0 once offset). A 1x1
- * window inside the input is returned in place; otherwise the column is built in buffer. */
-static const int8_t *dsp_conv_column(const utvm_conv2d_params_t *params,
-                                     const utvm_dims_t *input_dims, const int8_t *input,
-                                     const utvm_dims_t *filter_dims, int32_t batch, int32_t out_y,
-                                     int32_t out_x, int8_t *buffer) {
+/* Byte offset of value k of an int16 column of length values: in each whole group of 4 the
+ * values are stored 0, 2, 1, 3 (the even pair as one word, the odd pair as the next, matching
+ * SXTB16 of a weight word and of it rotated by 8); the last length % 4 in order. */
+static int32_t dsp_column_slot(int32_t k, int32_t length) {
+  int32_t slot = k;
+  if (k < length - length % 4) {
+    const int32_t j = k % 4;
+    slot = (k - j) + ((j == 1) ? 2 : ((j == 2) ? 1 : j));
+  }
+  return 2 * slot;
+}
+
+/* The im2col column of output position (batch, out_y, out_x) as int16 values with the input
+ * offset added (0 for padding), laid out as dsp_column_slot says, into buffer (4 * length
+ * bytes are reserved per column pair; this one uses 2 * length). */
+static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
+                            const int8_t *input, const utvm_dims_t *filter_dims, int32_t position,
+                            const utvm_dims_t *output_dims, int8_t *buffer) {
   const int32_t in_c = input_dims->c;
+  const int32_t length = filter_dims->h * filter_dims->w * in_c;
+  const int32_t plane = output_dims->h * output_dims->w;
+  const int32_t out_y = (position % plane) / output_dims->w;
+  const int32_t out_x = position % output_dims->w;
   const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
   const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
-  const int8_t *batch_input = &input[batch * input_dims->h * input_dims->w * in_c];
-  const bool origin_inside = in_y_origin >= 0 && in_y_origin < input_dims->h &&
-                             in_x_origin >= 0 && in_x_origin < input_dims->w;
-  if (filter_dims->h == 1 && filter_dims->w == 1 && origin_inside) {
-    return &batch_input[(in_y_origin * input_dims->w + in_x_origin) * in_c];
-  }
-  const int8_t pad = (int8_t)(-params->input_offset);
-  int8_t *dst = buffer;
+  const int8_t *batch_input = &input[(position / plane) * input_dims->h * input_dims->w * in_c];
+  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
+  const bool by_words = (in_c % 4) == 0;
+  int32_t k = 0;
   for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
     const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
     for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
       const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
-      if (in_y >= 0 && in_y < input_dims->h && in_x >= 0 && in_x < input_dims->w) {
-        (void)memcpy(dst, &batch_input[(in_y * input_dims->w + in_x) * in_c], (size_t)in_c);
+      const bool inside = in_y >= 0 && in_y < input_dims->h && in_x >= 0 && in_x < input_dims->w;
+      const int8_t *src = inside ? &batch_input[(in_y * input_dims->w + in_x) * in_c] : NULL;
+      if (by_words) {
+        for (int32_t c = 0; c < in_c; c += 4) {
+          int32_t even = 0;
+          int32_t odd = 0;
+          if (src != NULL) {
+            const int32_t word = utvm_dsp_load4(&src[c]);
+            even = utvm_dsp_sxtab16(offset_pair, word);
+            odd = utvm_dsp_sxtab16(offset_pair, utvm_dsp_ror8(word));
+          }
+          utvm_dsp_store4(&buffer[2 * (k + c)], even);
+          utvm_dsp_store4(&buffer[2 * (k + c) + 4], odd);
+        }
       } else {
-        (void)memset(dst, (int)pad, (size_t)in_c);
+        for (int32_t c = 0; c < in_c; ++c) {
+          const int32_t value = (src != NULL) ? ((int32_t)src[c] + params->input_offset) : 0;
+          utvm_dsp_store2(&buffer[dsp_column_slot(k + c, length)], value);
+        }
       }
-      dst = &dst[in_c];
+      k += in_c;
     }
   }
-  return buffer;
+}
+
+/* The four sums of weight rows r0, r1 with int16 columns c0, c1 (dsp_conv_column's layout)
+ * over length values, wrapping: sums[0] r0.c0, [1] r0.c1, [2] r1.c0, [3] r1.c1. */
+static void dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1, const int8_t *c0,
+                            const int8_t *c1, int32_t length, int32_t sums[4]) {
+  int32_t s00 = 0;
+  int32_t s01 = 0;
+  int32_t s10 = 0;
+  int32_t s11 = 0;
+  const int32_t blocks = length / 4;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int32_t wr0 = utvm_dsp_load4(&r0[4 * b]);
+    const int32_t wr1 = utvm_dsp_load4(&r1[4 * b]);
+    const int32_t r0_even = utvm_dsp_sxtb16(wr0);
+    const int32_t r0_odd = utvm_dsp_sxtb16(utvm_dsp_ror8(wr0));
+    const int32_t r1_even = utvm_dsp_sxtb16(wr1);
+    const int32_t r1_odd = utvm_dsp_sxtb16(utvm_dsp_ror8(wr1));
+    const int32_t c0_even = utvm_dsp_load4(&c0[8 * b]);
+    const int32_t c0_odd = utvm_dsp_load4(&c0[8 * b + 4]);
+    const int32_t c1_even = utvm_dsp_load4(&c1[8 * b]);
+    const int32_t c1_odd = utvm_dsp_load4(&c1[8 * b + 4]);
+    s00 = utvm_dsp_smlad(r0_even, c0_even, s00);
+    s00 = utvm_dsp_smlad(r0_odd, c0_odd, s00);
+    s01 = utvm_dsp_smlad(r0_even, c1_even, s01);
+    s01 = utvm_dsp_smlad(r0_odd, c1_odd, s01);
+    s10 = utvm_dsp_smlad(r1_even, c0_even, s10);
+    s10 = utvm_dsp_smlad(r1_odd, c0_odd, s10);
+    s11 = utvm_dsp_smlad(r1_even, c1_even, s11);
+    s11 = utvm_dsp_smlad(r1_odd, c1_odd, s11);
+  }
+  for (int32_t i = 4 * blocks; i < length; ++i) {
+    const int32_t v0 = r0[i];
+    const int32_t v1 = r1[i];
+    const int32_t x0 = utvm_dsp_load2(&c0[2 * i]);
+    const int32_t x1 = utvm_dsp_load2(&c1[2 * i]);
+    s00 = utvm_wrap_add(s00, v0 * x0);
+    s01 = utvm_wrap_add(s01, v0 * x1);
+    s10 = utvm_wrap_add(s10, v1 * x0);
+    s11 = utvm_wrap_add(s11, v1 * x1);
+  }
+  sums[0] = s00;
+  sums[1] = s01;
+  sums[2] = s10;
+  sums[3] = s11;
 }
 
 void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
@@ -160,22 +237,24 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
   const dsp_requant_t rq = {quant, bias, params->output_offset, params->act_min, params->act_max};
   const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
   const int32_t out_c = output_dims->c;
-  const int32_t plane = output_dims->h * output_dims->w;
-  const int32_t positions = output_dims->n * plane;
+  const int32_t positions = output_dims->n * output_dims->h * output_dims->w;
+  int8_t *c0 = scratch;
+  int8_t *c1 = &scratch[2 * length];
   for (int32_t p = 0; p < positions; p += 2) {
-    const bool two_columns = (p + 1) < positions;
-    const int8_t *c0 = dsp_conv_column(params, input_dims, input, filter_dims, p / plane,
-                                       (p % plane) / output_dims->w, p % output_dims->w, scratch);
-    const int8_t *c1 = c0;
     int8_t *out1 = NULL;
-    if (two_columns) {
-      const int32_t q = p + 1;
-      c1 = dsp_conv_column(params, input_dims, input, filter_dims, q / plane,
-                           (q % plane) / output_dims->w, q % output_dims->w, &scratch[length]);
-      out1 = &output[q * out_c];
+    dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, c0);
+    if ((p + 1) < positions) {
+      dsp_conv_column(params, input_dims, input, filter_dims, p + 1, output_dims, c1);
+      out1 = &output[(p + 1) * out_c];
     }
-    dsp_multiply_columns(filter, 0, out_c, c0, c1, params->input_offset, length, &rq,
-                         &output[p * out_c], out1);
+    const int8_t *second_column = (out1 != NULL) ? c1 : c0;
+    for (int32_t ch = 0; ch < out_c; ch += 2) {
+      const int8_t *r0 = &filter[ch * length];
+      const int8_t *r1 = ((ch + 1) < out_c) ? &r0[length] : r0;
+      int32_t sums[4];
+      dsp_dot_2x2_s16(r0, r1, c0, second_column, length, sums);
+      dsp_store_outputs(&rq, ch, out_c, sums, &output[p * out_c], out1);
+    }
   }
 }
 

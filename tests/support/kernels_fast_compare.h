@@ -11,7 +11,7 @@
 
 typedef struct {
   int32_t conv_cases;          /* convolutions compared */
-  int32_t conv_in_place;       /* of which 1x1 without padding (columns read in place) */
+  int32_t conv_pointwise;      /* of which 1x1 */
   int32_t depthwise_cases;     /* depthwise convolutions compared */
   int32_t depthwise_shared;    /* of which with multiplier 4 or 8 */
   int32_t fc_cases;            /* fully connected layers compared */
