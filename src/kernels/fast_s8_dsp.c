@@ -126,24 +126,28 @@ size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,
   return bytes;
 }
 
-/* Byte offset of value k of an int16 column of length values: in each whole group of 4 the
- * values are stored 0, 2, 1, 3 (the even pair as one word, the odd pair as the next, matching
- * SXTB16 of a weight word and of it rotated by 8); the last length % 4 in order. */
-static int32_t dsp_column_slot(int32_t k, int32_t length) {
-  int32_t slot = k;
-  if (k < length - length % 4) {
+/* Byte offset of value k of column (0 or 1) in a pair of int16 columns of length values each.
+ * Each whole group of 4 values takes 16 bytes: column 0's values 0 and 2 as one word, its
+ * values 1 and 3 as the next (matching SXTB16 of a weight word and of it rotated by 8), then
+ * column 1's the same way; the last length % 4 values follow, the two columns alternating. */
+static int32_t dsp_column_slot(int32_t k, int32_t column, int32_t length) {
+  const int32_t whole = length - length % 4;
+  int32_t offset;
+  if (k < whole) {
     const int32_t j = k % 4;
-    slot = (k - j) + ((j == 1) ? 2 : ((j == 2) ? 1 : j));
+    const int32_t half = (j == 1) ? 2 : ((j == 2) ? 1 : j);
+    offset = 4 * (k - j) + 8 * column + 2 * half;
+  } else {
+    offset = 4 * whole + 4 * (k - whole) + 2 * column;
   }
-  return 2 * slot;
+  return offset;
 }
 
-/* The im2col column of output position (batch, out_y, out_x) as int16 values with the input
- * offset added (0 for padding), laid out as dsp_column_slot says, into buffer (4 * length
- * bytes are reserved per column pair; this one uses 2 * length). */
+/* The im2col column of output position `position` as int16 values with the input offset added
+ * (0 for padding), stored as column `column` of the pair in buffer (dsp_column_slot). */
 static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
                             const int8_t *input, const utvm_dims_t *filter_dims, int32_t position,
-                            const utvm_dims_t *output_dims, int8_t *buffer) {
+                            const utvm_dims_t *output_dims, int32_t column, int8_t *buffer) {
   const int32_t in_c = input_dims->c;
   const int32_t length = filter_dims->h * filter_dims->w * in_c;
   const int32_t plane = output_dims->h * output_dims->w;
@@ -170,13 +174,14 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
             even = utvm_dsp_sxtab16(offset_pair, word);
             odd = utvm_dsp_sxtab16(offset_pair, utvm_dsp_ror8(word));
           }
-          utvm_dsp_store4(&buffer[2 * (k + c)], even);
-          utvm_dsp_store4(&buffer[2 * (k + c) + 4], odd);
+          int8_t *group = &buffer[4 * (k + c) + 8 * column];
+          utvm_dsp_store4(group, even);
+          utvm_dsp_store4(&group[4], odd);
         }
       } else {
         for (int32_t c = 0; c < in_c; ++c) {
           const int32_t value = (src != NULL) ? ((int32_t)src[c] + params->input_offset) : 0;
-          utvm_dsp_store2(&buffer[dsp_column_slot(k + c, length)], value);
+          utvm_dsp_store2(&buffer[dsp_column_slot(k + c, column, length)], value);
         }
       }
       k += in_c;
@@ -184,44 +189,52 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   }
 }
 
-/* The four sums of weight rows r0, r1 with int16 columns c0, c1 (dsp_conv_column's layout)
+/* The four sums of weight rows r0, r1 with a pair of int16 columns (dsp_column_slot's layout)
  * over length values, wrapping: sums[0] r0.c0, [1] r0.c1, [2] r1.c0, [3] r1.c1. */
-static void dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1, const int8_t *c0,
-                            const int8_t *c1, int32_t length, int32_t sums[4]) {
+static void dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1, const int8_t *columns,
+                            int32_t length, int32_t sums[4]) {
   int32_t s00 = 0;
   int32_t s01 = 0;
   int32_t s10 = 0;
   int32_t s11 = 0;
   const int32_t blocks = length / 4;
-  for (int32_t b = 0; b < blocks; ++b) {
-    const int32_t wr0 = utvm_dsp_load4(&r0[4 * b]);
-    const int32_t wr1 = utvm_dsp_load4(&r1[4 * b]);
+  const int8_t *w0 = r0;
+  const int8_t *w1 = r1;
+  const int8_t *col = columns;
+  const int8_t *const col_end = &columns[16 * blocks];
+  while (col != col_end) {
+    const int32_t wr0 = utvm_dsp_load4(w0);
+    const int32_t wr1 = utvm_dsp_load4(w1);
     const int32_t r0_even = utvm_dsp_sxtb16(wr0);
     const int32_t r0_odd = utvm_dsp_sxtb16(utvm_dsp_ror8(wr0));
     const int32_t r1_even = utvm_dsp_sxtb16(wr1);
     const int32_t r1_odd = utvm_dsp_sxtb16(utvm_dsp_ror8(wr1));
-    const int32_t c0_even = utvm_dsp_load4(&c0[8 * b]);
-    const int32_t c0_odd = utvm_dsp_load4(&c0[8 * b + 4]);
-    const int32_t c1_even = utvm_dsp_load4(&c1[8 * b]);
-    const int32_t c1_odd = utvm_dsp_load4(&c1[8 * b + 4]);
+    const int32_t c0_even = utvm_dsp_load4(col);
+    const int32_t c0_odd = utvm_dsp_load4(&col[4]);
     s00 = utvm_dsp_smlad(r0_even, c0_even, s00);
     s00 = utvm_dsp_smlad(r0_odd, c0_odd, s00);
-    s01 = utvm_dsp_smlad(r0_even, c1_even, s01);
-    s01 = utvm_dsp_smlad(r0_odd, c1_odd, s01);
     s10 = utvm_dsp_smlad(r1_even, c0_even, s10);
     s10 = utvm_dsp_smlad(r1_odd, c0_odd, s10);
+    const int32_t c1_even = utvm_dsp_load4(&col[8]);
+    const int32_t c1_odd = utvm_dsp_load4(&col[12]);
+    s01 = utvm_dsp_smlad(r0_even, c1_even, s01);
+    s01 = utvm_dsp_smlad(r0_odd, c1_odd, s01);
     s11 = utvm_dsp_smlad(r1_even, c1_even, s11);
     s11 = utvm_dsp_smlad(r1_odd, c1_odd, s11);
+    w0 = &w0[4];
+    w1 = &w1[4];
+    col = &col[16];
   }
   for (int32_t i = 4 * blocks; i < length; ++i) {
     const int32_t v0 = r0[i];
     const int32_t v1 = r1[i];
-    const int32_t x0 = utvm_dsp_load2(&c0[2 * i]);
-    const int32_t x1 = utvm_dsp_load2(&c1[2 * i]);
+    const int32_t x0 = utvm_dsp_load2(col);
+    const int32_t x1 = utvm_dsp_load2(&col[2]);
     s00 = utvm_wrap_add(s00, v0 * x0);
     s01 = utvm_wrap_add(s01, v0 * x1);
     s10 = utvm_wrap_add(s10, v1 * x0);
     s11 = utvm_wrap_add(s11, v1 * x1);
+    col = &col[4];
   }
   sums[0] = s00;
   sums[1] = s01;
@@ -238,21 +251,20 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
   const int32_t out_c = output_dims->c;
   const int32_t positions = output_dims->n * output_dims->h * output_dims->w;
-  int8_t *c0 = scratch;
-  int8_t *c1 = &scratch[2 * length];
   for (int32_t p = 0; p < positions; p += 2) {
     int8_t *out1 = NULL;
-    dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, c0);
+    dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
     if ((p + 1) < positions) {
-      dsp_conv_column(params, input_dims, input, filter_dims, p + 1, output_dims, c1);
+      dsp_conv_column(params, input_dims, input, filter_dims, p + 1, output_dims, 1, scratch);
       out1 = &output[(p + 1) * out_c];
+    } else {
+      dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 1, scratch);
     }
-    const int8_t *second_column = (out1 != NULL) ? c1 : c0;
     for (int32_t ch = 0; ch < out_c; ch += 2) {
       const int8_t *r0 = &filter[ch * length];
       const int8_t *r1 = ((ch + 1) < out_c) ? &r0[length] : r0;
       int32_t sums[4];
-      dsp_dot_2x2_s16(r0, r1, c0, second_column, length, sums);
+      dsp_dot_2x2_s16(r0, r1, scratch, length, sums);
       dsp_store_outputs(&rq, ch, out_c, sums, &output[p * out_c], out1);
     }
   }
