@@ -13,17 +13,17 @@
 #error "kernels_fast_compare.c needs the DSP paths (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED)"
 #endif
 
-#define FC_MAX_BYTES 4096
-#define FC_MAX_CHANNELS 16
+#define COMPARE_MAX_BYTES 4096
+#define COMPARE_MAX_CHANNELS 32
 
-static int8_t g_input[FC_MAX_BYTES];
-static int8_t g_filter[FC_MAX_BYTES];
-static int8_t g_out_fast[FC_MAX_BYTES];
-static int8_t g_out_portable[FC_MAX_BYTES];
-static int8_t g_scratch[FC_MAX_BYTES];
-static int32_t g_bias[FC_MAX_CHANNELS];
-static int32_t g_multiplier[FC_MAX_CHANNELS];
-static int8_t g_shift[FC_MAX_CHANNELS];
+static int8_t g_input[COMPARE_MAX_BYTES];
+static int8_t g_filter[COMPARE_MAX_BYTES];
+static int8_t g_out_fast[COMPARE_MAX_BYTES];
+static int8_t g_out_portable[COMPARE_MAX_BYTES];
+static int8_t g_scratch[COMPARE_MAX_BYTES];
+static int32_t g_bias[COMPARE_MAX_CHANNELS];
+static int32_t g_multiplier[COMPARE_MAX_CHANNELS];
+static int8_t g_shift[COMPARE_MAX_CHANNELS];
 
 /* xorshift32: the same cases on every machine. */
 static uint32_t next_random(uint32_t *state) {
