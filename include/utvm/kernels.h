@@ -97,12 +97,15 @@ typedef struct {
   int32_t act_max;
 } utvm_conv2d_params_t;
 
-/* Bytes of scratch utvm_conv2d_s8 needs for these shapes (0 for the portable kernel). */
+/* Bytes of scratch utvm_conv2d_s8 needs for these shapes: 0 for the portable kernel; on cores
+ * with the DSP extension (__ARM_FEATURE_DSP) two int16 im2col columns, 4*KH*KW*Ci, when not
+ * grouped. */
 size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                    const utvm_dims_t *output_dims);
 
 /* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c), bias [Co]
- * or NULL, output [N,OH,OW,Co]. scratch: utvm_conv2d_s8_scratch_size bytes (may be NULL if 0). */
+ * or NULL, output [N,OH,OW,Co]. scratch: utvm_conv2d_s8_scratch_size bytes (may be NULL if 0;
+ * a DSP build given NULL runs the portable loops, with the same result). */
 utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                           const utvm_dims_t *input_dims, const int8_t *input,
                           const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,

@@ -1,7 +1,8 @@
 /*
  * utvm-model-test firmware: runs the shipped int8 models built into the image with the model
- * runner (portable C kernels) on this core, compares every output with TensorFlow Lite Micro's
- * reference bytes and reports on the UART, one line per model:
+ * runner (portable C kernels, DSP fast paths on cores that have them) on this core, compares
+ * every output with TensorFlow Lite Micro's reference bytes and reports on the UART, one line
+ * per model:
  *
  *   model <name>: <operators> operators, arena <bytes> B, workspace <bytes> B,
  *     <instructions> instructions, bit-exact yes|no

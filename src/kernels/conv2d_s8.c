@@ -1,15 +1,8 @@
 /* CONV_2D, int8 (TFLite's reference_integer_ops::ConvPerChannel, grouped convolution included). */
+#include "fast_s8.h"
 #include "mac_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
-
-size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
-                                   const utvm_dims_t *output_dims) {
-  (void)input_dims;
-  (void)filter_dims;
-  (void)output_dims;
-  return 0u;
-}
 
 static bool conv2d_params_valid(const utvm_conv2d_params_t *params) {
   return utvm_input_offset_valid(params->input_offset) &&
@@ -39,11 +32,25 @@ static bool conv2d_windows_valid(const utvm_conv2d_params_t *params,
                            params->pad_left);
 }
 
+size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                   const utvm_dims_t *output_dims) {
+  size_t bytes = 0u;
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+  if (conv2d_shapes_valid(input_dims, filter_dims, output_dims)) {
+    bytes = utvm_conv2d_s8_dsp_scratch_size(input_dims, filter_dims);
+  }
+#else
+  (void)input_dims;
+  (void)filter_dims;
+  (void)output_dims;
+#endif
+  return bytes;
+}
+
 utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                           const utvm_dims_t *input_dims, const int8_t *input,
                           const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,
                           const utvm_dims_t *output_dims, int8_t *output, void *scratch) {
-  (void)scratch;
   if (params == NULL || input == NULL || filter == NULL || output == NULL ||
       !conv2d_params_valid(params)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
@@ -55,6 +62,25 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+  if (scratch != NULL && utvm_conv2d_s8_dsp_scratch_size(input_dims, filter_dims) > 0u) {
+    utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
+                       output, (int8_t *)scratch);
+    return UTVM_OK;
+  }
+#else
+  (void)scratch;
+#endif
+  utvm_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
+                          output_dims, output);
+  return UTVM_OK;
+}
+
+void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
+                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
+                             const int8_t *input, const utvm_dims_t *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const utvm_dims_t *output_dims, int8_t *output) {
   const int32_t in_h = input_dims->h;
   const int32_t in_w = input_dims->w;
   const int32_t in_c = input_dims->c;
@@ -89,17 +115,10 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
                                 0, filter_c);
             }
           }
-          if (bias != NULL) {
-            acc = utvm_wrap_add(acc, bias[channel]);
-          }
-          const int32_t q = utvm_quant_index(quant, channel);
-          acc = utvm_multiply_by_quantized_multiplier(acc, quant->multiplier[q], quant->shift[q]);
-          acc = utvm_clamp_s32(utvm_wrap_add(acc, params->output_offset), params->act_min,
-                               params->act_max);
-          *out++ = (int8_t)acc;
+          *out++ = utvm_mac_output_s8(acc, bias, quant, channel, params->output_offset,
+                                      params->act_min, params->act_max);
         }
       }
     }
   }
-  return UTVM_OK;
 }

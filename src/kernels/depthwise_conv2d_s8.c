@@ -1,5 +1,7 @@
 /* DEPTHWISE_CONV_2D, int8 (TFLite's reference_integer_ops::DepthwiseConvPerChannel). */
+#include "fast_s8.h"
 #include "fixed_point.h"
+#include "mac_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
 
@@ -32,7 +34,7 @@ static bool depthwise_shapes_valid(const utvm_depthwise_conv2d_params_t *params,
 
 /* The multiply-accumulate loop: acc over the filter taps of one output channel that fall
  * inside the input. input points at (in_y_origin, in_x_origin)'s channel, filter at the
- * channel's first tap; a DSP build replaces this function. */
+ * channel's first tap. */
 static int32_t depthwise_window_mac(const utvm_depthwise_conv2d_params_t *params,
                                     const utvm_dims_t *input_dims, const int8_t *input_channel,
                                     int32_t in_y_origin, int32_t in_x_origin,
@@ -80,6 +82,24 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+  if (utvm_depthwise_conv2d_s8_dsp_applies(params->depth_multiplier)) {
+    utvm_depthwise_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias,
+                                 output_dims, output);
+    return UTVM_OK;
+  }
+#endif
+  utvm_depthwise_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
+                                    output_dims, output);
+  return UTVM_OK;
+}
+
+void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
+                                       const utvm_per_channel_quant_t *quant,
+                                       const utvm_dims_t *input_dims, const int8_t *input,
+                                       const utvm_dims_t *filter_dims, const int8_t *filter,
+                                       const int32_t *bias, const utvm_dims_t *output_dims,
+                                       int8_t *output) {
   const int32_t in_c = input_dims->c;
   const int32_t multiplier = params->depth_multiplier;
   int8_t *out = output;
@@ -92,22 +112,14 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
         for (int32_t in_channel = 0; in_channel < in_c; ++in_channel) {
           for (int32_t m = 0; m < multiplier; ++m) {
             const int32_t channel = in_channel * multiplier + m;
-            int32_t acc = depthwise_window_mac(params, input_dims, batch_input + in_channel,
-                                               in_y_origin, in_x_origin, filter_dims,
-                                               filter + channel);
-            if (bias != NULL) {
-              acc = utvm_wrap_add(acc, bias[channel]);
-            }
-            const int32_t q = utvm_quant_index(quant, channel);
-            acc = utvm_multiply_by_quantized_multiplier(acc, quant->multiplier[q],
-                                                        quant->shift[q]);
-            acc = utvm_clamp_s32(utvm_wrap_add(acc, params->output_offset), params->act_min,
-                                 params->act_max);
-            *out++ = (int8_t)acc;
+            const int32_t acc = depthwise_window_mac(params, input_dims,
+                                                     batch_input + in_channel, in_y_origin,
+                                                     in_x_origin, filter_dims, filter + channel);
+            *out++ = utvm_mac_output_s8(acc, bias, quant, channel, params->output_offset,
+                                        params->act_min, params->act_max);
           }
         }
       }
     }
   }
-  return UTVM_OK;
 }

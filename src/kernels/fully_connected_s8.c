@@ -1,5 +1,6 @@
 /* FULLY_CONNECTED, int8 (TFLite's reference_integer_ops::FullyConnected and, with filter
  * offset 0, FullyConnectedPerChannel). */
+#include "fast_s8.h"
 #include "mac_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
@@ -37,21 +38,30 @@ utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
   if (!utvm_per_channel_quant_valid(quant, output_depth)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+  utvm_fully_connected_s8_dsp(params, quant, batches, input_depth, output_depth, input, filter,
+                              bias, output);
+#else
+  utvm_fully_connected_s8_portable(params, quant, batches, input_depth, output_depth, input,
+                                   filter, bias, output);
+#endif
+  return UTVM_OK;
+}
+
+void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *params,
+                                      const utvm_per_channel_quant_t *quant, int32_t batches,
+                                      int32_t input_depth, int32_t output_depth,
+                                      const int8_t *input, const int8_t *filter,
+                                      const int32_t *bias, int8_t *output) {
   for (int32_t batch = 0; batch < batches; ++batch) {
     const int8_t *batch_input = input + batch * input_depth;
     for (int32_t channel = 0; channel < output_depth; ++channel) {
       int32_t acc = utvm_mac_s8(0, batch_input, params->input_offset,
                                 filter + channel * input_depth, params->filter_offset,
                                 input_depth);
-      if (bias != NULL) {
-        acc = utvm_wrap_add(acc, bias[channel]);
-      }
-      const int32_t q = utvm_quant_index(quant, channel);
-      acc = utvm_multiply_by_quantized_multiplier(acc, quant->multiplier[q], quant->shift[q]);
-      acc = utvm_clamp_s32(utvm_wrap_add(acc, params->output_offset), params->act_min,
-                           params->act_max);
-      output[batch * output_depth + channel] = (int8_t)acc;
+      output[batch * output_depth + channel] =
+          utvm_mac_output_s8(acc, bias, quant, channel, params->output_offset, params->act_min,
+                             params->act_max);
     }
   }
-  return UTVM_OK;
 }

@@ -1,0 +1,56 @@
+/*
+ * utvm-kernel-test firmware (cores with the DSP extension): the int8 kernels' DSP fast paths
+ * (real SMLAD/SXTAB16) compared with their portable loops on random layers
+ * (tests/support/kernels_fast_compare.c, the host unit test's cases and more), reported on the
+ * UART as one line, then the verdict:
+ *
+ *   kernels: <conv> conv (<1x1> 1x1), <dw> depthwise, <fc> fully connected, <bytes> bytes,
+ *     <n> mismatches
+ *   kernels PASS|FAIL
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cortex_m.h"
+#include "kernels_fast_compare.h"
+#include "port.h"
+
+#define KERNEL_TEST_SEED 20261126u
+#define KERNEL_TEST_CASES 3000
+
+static void write_line(char *text, size_t len) {
+  text[len] = '\n';
+  utvm_port_uart_write((const uint8_t *)text, len + 1u);
+}
+
+int main(void) {
+  char text[160];
+  size_t len = 0u;
+  utvm_fast_compare_result_t result;
+  utvm_port_timer_init();
+  utvm_port_uart_init();
+  utvm_fast_compare_run(KERNEL_TEST_SEED, KERNEL_TEST_CASES, &result);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, "kernels: ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " conv (");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_pointwise);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1), ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " bytes, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.mismatches);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " mismatches");
+  write_line(text, len);
+  len = 0u;
+  const bool pass = (result.mismatches == 0) && (result.conv_cases == KERNEL_TEST_CASES) &&
+                    (result.depthwise_cases == KERNEL_TEST_CASES) &&
+                    (result.fc_cases == KERNEL_TEST_CASES);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
+  write_line(text, len);
+  for (;;) {
+    utvm_wfi();
+  }
+}

@@ -1,0 +1,74 @@
+/*
+ * The two implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal):
+ * the portable C loops, compiled everywhere, and the DSP fast paths (fast_s8_dsp.c, compiled
+ * with __ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see dsp_s8.h), bit-exact with them.
+ * The public functions check every argument and then call one of these, which trust their
+ * arguments; tests call both and compare.
+ */
+#ifndef UTVM_KERNELS_FAST_S8_H
+#define UTVM_KERNELS_FAST_S8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsp_s8.h"
+#include "utvm/kernels.h"
+
+/* utvm_conv2d_s8 in portable C (checked arguments). */
+void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
+                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
+                             const int8_t *input, const utvm_dims_t *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const utvm_dims_t *output_dims, int8_t *output);
+
+/* utvm_fully_connected_s8 in portable C (checked arguments). */
+void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *params,
+                                      const utvm_per_channel_quant_t *quant, int32_t batches,
+                                      int32_t input_depth, int32_t output_depth,
+                                      const int8_t *input, const int8_t *filter,
+                                      const int32_t *bias, int8_t *output);
+
+/* utvm_depthwise_conv2d_s8 in portable C (checked arguments). */
+void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
+                                       const utvm_per_channel_quant_t *quant,
+                                       const utvm_dims_t *input_dims, const int8_t *input,
+                                       const utvm_dims_t *filter_dims, const int8_t *filter,
+                                       const int32_t *bias, const utvm_dims_t *output_dims,
+                                       int8_t *output);
+
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+/* Scratch bytes of utvm_conv2d_s8_dsp for valid shapes (two int16 im2col columns), or 0 when
+ * the DSP path does not take this convolution (grouped) and the portable loops run. */
+size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,
+                                       const utvm_dims_t *filter_dims);
+
+/* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
+ * arguments; scratch: utvm_conv2d_s8_dsp_scratch_size bytes, which must be > 0, any
+ * alignment). */
+void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
+                        const utvm_dims_t *input_dims, const int8_t *input,
+                        const utvm_dims_t *filter_dims, const int8_t *filter,
+                        const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
+                        int8_t *scratch);
+
+/* utvm_fully_connected_s8 as the same blocked multiply, two batches by two output channels. */
+void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
+                                 const utvm_per_channel_quant_t *quant, int32_t batches,
+                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/* True if utvm_depthwise_conv2d_s8_dsp takes this depth multiplier (1 or a multiple of 4). */
+bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier);
+
+/* utvm_depthwise_conv2d_s8 for those multipliers (checked arguments; no scratch): four output
+ * channels at a time, the taps inside the input only, 16-bit multiply-accumulates. */
+void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output);
+#endif
+
+#endif /* UTVM_KERNELS_FAST_S8_H */

@@ -1,0 +1,55 @@
+#!/usr/bin/python3
+"""The int8 kernels' DSP fast paths on a Cortex-M core with the DSP extension under QEMU: boots
+utvm-kernel-test.elf (ports/cortex-m/kernel_test_main.c: random layers through the fast paths
+and the portable loops), reads its UART until the verdict line and checks that every case was
+compared and none differed.
+
+Usage: test_qemu_kernels.py <board> <utvm-kernel-test.elf>
+"""
+
+import re
+import subprocess
+import sys
+import time
+
+BOARD, ELF = sys.argv[1], sys.argv[2]
+TIMEOUT_S = 300
+
+
+def main():
+    proc = subprocess.Popen(["qemu-system-arm", "-M", BOARD, "-nographic", "-monitor", "none",
+                             "-serial", "stdio", "-icount", "shift=0", "-kernel", ELF],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    lines = []
+    deadline = time.time() + TIMEOUT_S
+    try:
+        for line in proc.stdout:
+            line = line.strip()
+            print(line)
+            lines.append(line)
+            if line.startswith("kernels PASS") or line.startswith("kernels FAIL") or \
+                    time.time() > deadline:
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+    summary = [m for m in (re.match(r"kernels: (\d+) conv \((\d+) 1x1\), (\d+) depthwise, "
+                                    r"(\d+) fully connected, "
+                                    r"(\d+) bytes, (\d+) mismatches", l) for l in lines) if m]
+    if not summary or "kernels PASS" not in lines:
+        print("FAIL: no passing verdict from %s within %d s" % (ELF, TIMEOUT_S))
+        return 1
+    conv, in_place, depthwise, fc, compared, mismatches = \
+        (int(g) for g in summary[0].groups())
+    if mismatches != 0 or min(conv, depthwise, fc) < 1000 or in_place < 1 or compared < 100000:
+        print("FAIL: %d mismatches over %d conv, %d depthwise and %d fully connected cases" %
+              (mismatches, conv, depthwise, fc))
+        return 1
+    print("PASS: %d conv, %d depthwise and %d fully connected layers bit-exact on %s" %
+          (conv, depthwise, fc, BOARD))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+/* Randomized DSP-versus-portable comparison of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+ * (see the header). */
+#include "kernels_fast_compare.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fast_s8.h"
+
+#if !(defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED))
+#error "kernels_fast_compare.c needs the DSP paths (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED)"
+#endif
+
+#define COMPARE_MAX_BYTES 4096
+#define COMPARE_MAX_CHANNELS 32
+
+static int8_t g_input[COMPARE_MAX_BYTES];
+static int8_t g_filter[COMPARE_MAX_BYTES];
+static int8_t g_out_fast[COMPARE_MAX_BYTES];
+static int8_t g_out_portable[COMPARE_MAX_BYTES];
+static int8_t g_scratch[COMPARE_MAX_BYTES];
+static int32_t g_bias[COMPARE_MAX_CHANNELS];
+static int32_t g_multiplier[COMPARE_MAX_CHANNELS];
+static int8_t g_shift[COMPARE_MAX_CHANNELS];
+
+/* xorshift32: the same cases on every machine. */
+static uint32_t next_random(uint32_t *state) {
+  uint32_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  *state = x;
+  return x;
+}
+
+/* A value in lo..hi. */
+static int32_t random_in(uint32_t *state, int32_t lo, int32_t hi) {
+  return lo + (int32_t)(next_random(state) % (uint32_t)(hi - lo + 1));
+}
+
+static void fill_s8(uint32_t *state, int8_t *data, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    data[i] = (int8_t)random_in(state, -128, 127);
+  }
+}
+
+/* Per-tensor (count 1) or per-channel quantization with random multipliers, shifts and bias;
+ * the bias pointer is NULL one time in four. */
+static const int32_t *random_quant(uint32_t *state, int32_t channels,
+                                   utvm_per_channel_quant_t *quant) {
+  quant->count = (random_in(state, 0, 1) == 0) ? 1 : channels;
+  for (int32_t i = 0; i < quant->count; ++i) {
+    g_multiplier[i] = random_in(state, 1073741824, INT32_MAX);
+    g_shift[i] = (int8_t)random_in(state, -14, 1);
+  }
+  quant->multiplier = g_multiplier;
+  quant->shift = g_shift;
+  for (int32_t i = 0; i < channels; ++i) {
+    g_bias[i] = random_in(state, -40000, 40000);
+  }
+  return (random_in(state, 0, 3) == 0) ? NULL : g_bias;
+}
+
+/* Input offset -127..128 with the extremes often, output zero point, activation range. */
+static void random_offsets(uint32_t *state, int32_t *input_offset, int32_t *output_offset,
+                           int32_t *act_min, int32_t *act_max) {
+  const int32_t pick = random_in(state, 0, 3);
+  *input_offset = (pick == 0) ? -127 : ((pick == 1) ? 128 : random_in(state, -127, 128));
+  *output_offset = random_in(state, -128, 127);
+  *act_min = (random_in(state, 0, 1) == 0) ? -128 : random_in(state, -128, 0);
+  *act_max = (random_in(state, 0, 1) == 0) ? 127 : random_in(state, *act_min, 127);
+}
+
+/* Output size of a window (at least 1; sometimes one more than fits, read as padding). */
+static int32_t window_out(uint32_t *state, int32_t in, int32_t filter, int32_t stride,
+                          int32_t dilation, int32_t pad) {
+  const int32_t span = (filter - 1) * dilation + 1;
+  int32_t out = (in + 2 * pad - span) / stride + 1;
+  if (out < 1) {
+    out = 1;
+  }
+  if (random_in(state, 0, 7) == 0) {
+    ++out;
+  }
+  return out;
+}
+
+static bool same_bytes(int32_t count, utvm_fast_compare_result_t *result) {
+  result->compared_bytes += count;
+  return memcmp(g_out_fast, g_out_portable, (size_t)count) == 0;
+}
+
+static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_conv2d_params_t params;
+  utvm_dims_t in_dims;
+  utvm_dims_t filter_dims;
+  utvm_dims_t out_dims;
+  const bool pointwise = random_in(state, 0, 2) == 0;
+  in_dims.n = random_in(state, 1, 2);
+  in_dims.h = random_in(state, 1, 8);
+  in_dims.w = random_in(state, 1, 8);
+  /* Channel counts that are multiples of 4 (word-wise columns) a third of the time. */
+  in_dims.c = (random_in(state, 0, 2) == 0) ? 4 * random_in(state, 1, 4) : random_in(state, 1, 19);
+  filter_dims.n = random_in(state, 1, 9);
+  filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
+  filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
+  filter_dims.c = in_dims.c;
+  params.stride_h = random_in(state, 1, 3);
+  params.stride_w = random_in(state, 1, 3);
+  params.dilation_h = random_in(state, 1, 2);
+  params.dilation_w = random_in(state, 1, 2);
+  params.pad_top = pointwise ? 0 : random_in(state, 0, 2);
+  params.pad_left = pointwise ? 0 : random_in(state, 0, 2);
+  random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
+                 &params.act_max);
+  out_dims.n = in_dims.n;
+  out_dims.h = window_out(state, in_dims.h, filter_dims.h, params.stride_h, params.dilation_h,
+                          params.pad_top);
+  out_dims.w = window_out(state, in_dims.w, filter_dims.w, params.stride_w, params.dilation_w,
+                          params.pad_left);
+  out_dims.c = filter_dims.n;
+  utvm_per_channel_quant_t quant;
+  const int32_t *bias = random_quant(state, out_dims.c, &quant);
+  const int32_t out_count = out_dims.n * out_dims.h * out_dims.w * out_dims.c;
+  fill_s8(state, g_input, in_dims.n * in_dims.h * in_dims.w * in_dims.c);
+  fill_s8(state, g_filter, filter_dims.n * filter_dims.h * filter_dims.w * filter_dims.c);
+  (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+  (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+  (void)memset(g_scratch, 0x77, sizeof g_scratch);
+  utvm_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                          &out_dims, g_out_portable);
+  /* The scratch at any alignment. */
+  utvm_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias, &out_dims,
+                     g_out_fast, &g_scratch[random_in(state, 0, 3)]);
+  result->conv_cases += 1;
+  result->conv_pointwise += pointwise ? 1 : 0;
+  return same_bytes(out_count, result) &&
+         utvm_conv2d_s8_dsp_scratch_size(&in_dims, &filter_dims) + 3u <= sizeof g_scratch;
+}
+
+static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_depthwise_conv2d_params_t params;
+  utvm_dims_t in_dims;
+  utvm_dims_t filter_dims;
+  utvm_dims_t out_dims;
+  const bool three = random_in(state, 0, 1) == 0;
+  in_dims.n = random_in(state, 1, 2);
+  in_dims.h = random_in(state, 1, 8);
+  in_dims.w = random_in(state, 1, 8);
+  const int32_t multipliers[4] = {1, 1, 4, 8};
+  params.depth_multiplier = multipliers[random_in(state, 0, 3)];
+  /* At most 19 input channels, and 16 output channels when the multiplier is 4 or 8. */
+  in_dims.c =
+      random_in(state, 1, (params.depth_multiplier == 1) ? 19 : 16 / params.depth_multiplier);
+  filter_dims.n = 1;
+  filter_dims.h = three ? 3 : random_in(state, 1, 4);
+  filter_dims.w = three ? 3 : random_in(state, 1, 4);
+  filter_dims.c = in_dims.c * params.depth_multiplier;
+  params.stride_h = random_in(state, 1, 3);
+  params.stride_w = random_in(state, 1, 3);
+  params.dilation_h = random_in(state, 1, 2);
+  params.dilation_w = random_in(state, 1, 2);
+  params.pad_top = random_in(state, 0, 2);
+  params.pad_left = random_in(state, 0, 2);
+  random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
+                 &params.act_max);
+  out_dims.n = in_dims.n;
+  out_dims.h = window_out(state, in_dims.h, filter_dims.h, params.stride_h, params.dilation_h,
+                          params.pad_top);
+  out_dims.w = window_out(state, in_dims.w, filter_dims.w, params.stride_w, params.dilation_w,
+                          params.pad_left);
+  out_dims.c = filter_dims.c;
+  utvm_per_channel_quant_t quant;
+  const int32_t *bias = random_quant(state, out_dims.c, &quant);
+  fill_s8(state, g_input, in_dims.n * in_dims.h * in_dims.w * in_dims.c);
+  fill_s8(state, g_filter, filter_dims.h * filter_dims.w * filter_dims.c);
+  (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+  (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+  utvm_depthwise_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                    bias, &out_dims, g_out_portable);
+  utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                               &out_dims, g_out_fast);
+  result->depthwise_cases += 1;
+  result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
+  return same_bytes(out_dims.n * out_dims.h * out_dims.w * out_dims.c, result);
+}
+
+static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_fully_connected_params_t params;
+  const int32_t batches = random_in(state, 1, 3);
+  const int32_t depth = random_in(state, 1, 70);
+  const int32_t units = random_in(state, 1, 13);
+  random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
+                 &params.act_max);
+  params.filter_offset = (random_in(state, 0, 1) == 0) ? 0 : random_in(state, -127, 128);
+  utvm_per_channel_quant_t quant;
+  const int32_t *bias = random_quant(state, units, &quant);
+  fill_s8(state, g_input, batches * depth);
+  fill_s8(state, g_filter, units * depth);
+  (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+  (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+  utvm_fully_connected_s8_portable(&params, &quant, batches, depth, units, g_input, g_filter,
+                                   bias, g_out_portable);
+  utvm_fully_connected_s8_dsp(&params, &quant, batches, depth, units, g_input, g_filter, bias,
+                              g_out_fast);
+  result->fc_cases += 1;
+  return same_bytes(batches * units, result);
+}
+
+void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {
+  uint32_t state = (seed == 0u) ? 1u : seed;
+  (void)memset(result, 0, sizeof *result);
+  result->first_mismatch = -1;
+  for (int32_t i = 0; i < 3 * cases; ++i) {
+    bool same;
+    if (i < cases) {
+      same = conv_case(&state, result);
+    } else if (i < 2 * cases) {
+      same = depthwise_case(&state, result);
+    } else {
+      same = fc_case(&state, result);
+    }
+    if (!same) {
+      if (result->mismatches == 0) {
+        result->first_mismatch = i;
+      }
+      result->mismatches += 1;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/*
+ * Randomized comparison of the int8 kernels' DSP fast paths with their portable loops
+ * (src/kernels/fast_s8.h), shared by the host unit test (emulated intrinsics) and the
+ * Cortex-M4 self-test image (real ones). Needs the DSP paths
+ * (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see src/kernels/dsp_s8.h).
+ */
+#ifndef UTVM_TESTS_KERNELS_FAST_COMPARE_H
+#define UTVM_TESTS_KERNELS_FAST_COMPARE_H
+
+#include <stdint.h>
+
+typedef struct {
+  int32_t conv_cases;          /* convolutions compared */
+  int32_t conv_pointwise;      /* of which 1x1 */
+  int32_t depthwise_cases;     /* depthwise convolutions compared */
+  int32_t depthwise_shared;    /* of which with multiplier 4 or 8 */
+  int32_t fc_cases;            /* fully connected layers compared */
+  int32_t mismatches;          /* cases whose outputs differ in any byte */
+  int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc), or -1 */
+  int32_t compared_bytes;      /* output bytes compared in all */
+} utvm_fast_compare_result_t;
+
+/* Runs cases random convolutions, depthwise convolutions and fully connected layers each from
+ * seed (strides,
+ * padding, dilation, odd channel counts, per-tensor and per-channel quantization, batches > 1)
+ * through both paths and counts the differences into *result. */
+void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result);
+
+#endif /* UTVM_TESTS_KERNELS_FAST_COMPARE_H */
