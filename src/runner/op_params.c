@@ -106,6 +106,12 @@ static void walk_quant(op_cursor_t *c, utvm_per_channel_quant_t *q) {
     q->count = (int32_t)count;
     q->multiplier = &c->in[c->at];
     q->shift = (const int8_t *)shifts;
+    /* The bytes after the last shift are 0: one encoding per parameter set. */
+    for (i = count; i < (shift_words * 4u); i++) {
+      if (q->shift[i] != 0) {
+        c->ok = false;
+      }
+    }
   } else if (c->out != NULL) {
     for (i = 0u; i < count; i++) {
       c->out[c->at + i] = q->multiplier[i];

@@ -103,6 +103,24 @@ static void test_truncations_and_corruptions(void **state) {
   }
   free(w);
   assert_true(refused > 0);
+  /* One encoding per parameter set: a non-zero byte after the last shift (in the last shift
+   * word) is refused (found by fuzz_op_params: a one-channel CONV_2D whose re-encoding
+   * differed); with that byte 0 the same words decode and re-encode unchanged. */
+  static const uint32_t padded[31] = {
+      0x504B0001u, 0x00000001u, 0x0000001Fu, 0x00000002u, 0x01001F00u, 0x00000001u, 0x0000004Bu,
+      0x00000C50u, 0x0000014Bu, 0x00000001u, 0x01001F00u, 0x00000001u, 0x0000004Bu, 0x00000001u,
+      0x01001F00u, 0x00000001u, 0x0000004Bu, 0x00000C50u, 0x0000014Bu, 0x00000001u, 0x01001F00u,
+      0x00000001u, 0x0000004Bu, 0x01000C50u, 0xFF000001u, 0x000026FFu, 0x00000000u, 0x00000000u,
+      0x00000001u, 0x01001F00u, 0x00001F00u};
+  int32_t one_channel[31];
+  int32_t again[31];
+  uint32_t n_again = 0u;
+  (void)memcpy(one_channel, padded, sizeof(one_channel));
+  assert_int_equal(utvm_op_params_decode(one_channel, 31u, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+  one_channel[30] = 0;
+  assert_int_equal(utvm_op_params_decode(one_channel, 31u, &d, &why), UTVM_OK);
+  assert_int_equal(utvm_op_params_encode(&d, again, 31u, &n_again, &why), UTVM_OK);
+  assert_memory_equal(again, one_channel, sizeof(again));
   /* Specific texts. */
   int32_t bad[512];
   (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
