@@ -379,7 +379,8 @@ static const char *check_pad(utvm_op_params_t *p) {
 static const char *check_concat(utvm_op_params_t *p) {
   uint32_t i;
   const int32_t rank = p->shapes[p->n_inputs].rank;
-  if ((p->axis < -rank) || (p->axis >= rank) || (rank < 1)) {
+  /* The rank is checked first: -rank of a hostile INT32_MIN would overflow. */
+  if ((rank < 1) || (rank > UTVM_KERNEL_MAX_RANK) || (p->axis < -rank) || (p->axis >= rank)) {
     return "axis outside the output's rank";
   }
   for (i = 0u; i <= p->n_inputs; i++) {
