@@ -8,87 +8,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_internal.h"
 #include "utvm/host_emit.h"
 #include "utvm/model.h"
 #include "utvm/runner.h"
 
+/* The public bound is the one host_text_t enforces. */
+typedef char text_bound_check[(UTVM_EMIT_MAX_BYTES == HOST_TEXT_MAX_BYTES) ? 1 : -1];
+
 /* Alignment of every constant in the weights blob. */
 #define EMIT_ALIGN 16u
 
-/* A growing text; every append is bounded by UTVM_EMIT_MAX_BYTES. */
-typedef struct {
-  char *buf;
-  size_t len;
-  size_t cap;
-  bool failed;
-} sb_t;
-
-static void sb_reserve(sb_t *s, size_t more) {
-  if (s->failed) {
-    return;
-  }
-  if ((more > UTVM_EMIT_MAX_BYTES) || (s->len + more > UTVM_EMIT_MAX_BYTES)) {
-    s->failed = true;
-    return;
-  }
-  if (s->len + more + 1u > s->cap) {
-    size_t cap = (s->cap == 0u) ? 4096u : s->cap;
-    while (cap < s->len + more + 1u) {
-      cap *= 2u;
-    }
-    char *p = (char *)realloc(s->buf, cap);
-    if (p == NULL) {
-      s->failed = true;
-      return;
-    }
-    s->buf = p;
-    s->cap = cap;
-  }
-}
-
-static void sb_printf(sb_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sb_t *s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    s->failed = true;
-    return;
-  }
-  sb_reserve(s, (size_t)n);
-  if (!s->failed) {
-    va_start(ap, fmt);
-    (void)vsnprintf(&s->buf[s->len], (size_t)n + 1u, fmt, ap);
-    va_end(ap);
-    s->len += (size_t)n;
-  }
-}
-
-static void sb_free(sb_t *s) {
-  free(s->buf);
-  (void)memset(s, 0, sizeof(*s));
-}
-
 /* A C string literal of s (printable ASCII kept, the rest as octal escapes). */
-static void sb_cstring(sb_t *s, const char *text) {
+static void sb_cstring(host_text_t *s, const char *text) {
   size_t i;
-  sb_printf(s, "\"");
+  host_text_printf(s, "\"");
   for (i = 0u; (text != NULL) && (text[i] != '\0') && (i < 256u); i++) {
     const unsigned char ch = (unsigned char)text[i];
     if ((ch == '"') || (ch == '\\')) {
-      sb_printf(s, "\\%c", ch);
+      host_text_printf(s, "\\%c", ch);
     } else if ((ch >= 32u) && (ch < 127u) && (ch != '?')) {
-      sb_printf(s, "%c", ch);
+      host_text_printf(s, "%c", ch);
     } else {
-      sb_printf(s, "\\%03o", ch);
+      host_text_printf(s, "\\%03o", ch);
     }
   }
-  sb_printf(s, "\"");
+  host_text_printf(s, "\"");
 }
 
 /* An exact float literal (C99 hexadecimal). */
-static void sb_float(sb_t *s, float v) { sb_printf(s, "%af", (double)v); }
+static void sb_float(host_text_t *s, float v) { host_text_printf(s, "%af", (double)v); }
 
 static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {
     "",
@@ -124,9 +73,9 @@ typedef struct {
   utvm_runner_t runner;
   uint32_t *const_offsets;   /* per tensor: offset in the weights blob, or UINT32_MAX */
   size_t params_bytes;
-  sb_t data;                 /* NET_data.c's blob body */
-  sb_t defs;                 /* NET.c's parameter structs */
-  sb_t body;                 /* NET.c's network */
+  host_text_t data;                 /* NET_data.c's blob body */
+  host_text_t defs;                 /* NET.c's parameter structs */
+  host_text_t body;                 /* NET.c's network */
   bool uses_w;
   bool uses_a;
   char *err;
@@ -208,9 +157,9 @@ static void emit_close(emit_t *e) {
   free(e->arena_block);
   free(e->workspace);
   free(e->bytes);
-  sb_free(&e->data);
-  sb_free(&e->defs);
-  sb_free(&e->body);
+  host_text_free(&e->data);
+  host_text_free(&e->defs);
+  host_text_free(&e->body);
 }
 
 /* The arena offset of a tensor that lives in the arena. */
@@ -227,13 +176,13 @@ static uint32_t add_constant(emit_t *e, const utvm_runner_tensor_t *t) {
   const uint8_t *b = (const uint8_t *)t->const_data;
   size_t i;
   for (i = 0u; i < pad; i++) {
-    sb_printf(&e->data, "0,%s", (((e->params_bytes + i + 1u) % 24u) == 0u) ? "\n" : "");
+    host_text_printf(&e->data, "0,%s", (((e->params_bytes + i + 1u) % 24u) == 0u) ? "\n" : "");
   }
   e->params_bytes += pad;
   const uint32_t offset = (uint32_t)e->params_bytes;
-  sb_printf(&e->data, "\n/* tensor %u at %u: %zu bytes */\n", t->tensor, offset, t->bytes);
+  host_text_printf(&e->data, "\n/* tensor %u at %u: %zu bytes */\n", t->tensor, offset, t->bytes);
   for (i = 0u; i < t->bytes; i++) {
-    sb_printf(&e->data, "%u,%s", b[i], (((i + 1u) % 24u) == 0u) ? "\n" : "");
+    host_text_printf(&e->data, "%u,%s", b[i], (((i + 1u) % 24u) == 0u) ? "\n" : "");
   }
   e->params_bytes += t->bytes;
   e->const_offsets[t->tensor] = offset;
@@ -257,43 +206,43 @@ static utvm_err_t operand(emit_t *e, uint32_t index, char *expr, size_t cap) {
   return UTVM_OK;
 }
 
-static void sb_dims(sb_t *s, const utvm_dims_t *d) {
-  sb_printf(s, "{%d, %d, %d, %d}", d->n, d->h, d->w, d->c);
+static void sb_dims(host_text_t *s, const utvm_dims_t *d) {
+  host_text_printf(s, "{%d, %d, %d, %d}", d->n, d->h, d->w, d->c);
 }
 
-static void sb_shape(sb_t *s, const utvm_shape_t *sh) {
+static void sb_shape(host_text_t *s, const utvm_shape_t *sh) {
   int32_t i;
-  sb_printf(s, "{%d, {", sh->rank);
+  host_text_printf(s, "{%d, {", sh->rank);
   for (i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
-    sb_printf(s, "%s%d", (i == 0) ? "" : ", ", sh->dims[i]);
+    host_text_printf(s, "%s%d", (i == 0) ? "" : ", ", sh->dims[i]);
   }
-  sb_printf(s, "}}");
+  host_text_printf(s, "}}");
 }
 
 /* Per-channel multipliers and shifts of operator k. */
 static void emit_quant(emit_t *e, uint32_t k, const utvm_per_channel_quant_t *q) {
   int32_t i;
-  sb_printf(&e->defs, "static const int32_t op%u_mult[%d] = {", k, q->count);
+  host_text_printf(&e->defs, "static const int32_t op%u_mult[%d] = {", k, q->count);
   for (i = 0; i < q->count; i++) {
-    sb_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 8) == 0) ? ",\n    " : ", ",
+    host_text_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 8) == 0) ? ",\n    " : ", ",
               q->multiplier[i]);
   }
-  sb_printf(&e->defs, "};\nstatic const int8_t op%u_shift[%d] = {", k, q->count);
+  host_text_printf(&e->defs, "};\nstatic const int8_t op%u_shift[%d] = {", k, q->count);
   for (i = 0; i < q->count; i++) {
-    sb_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 16) == 0) ? ",\n    " : ", ", q->shift[i]);
+    host_text_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 16) == 0) ? ",\n    " : ", ", q->shift[i]);
   }
-  sb_printf(&e->defs,
+  host_text_printf(&e->defs,
             "};\nstatic const utvm_per_channel_quant_t op%u_q = {op%u_mult, op%u_shift, %d};\n",
             k, k, k, q->count);
 }
 
 /* The parameter struct of operator k (kinds that have one). */
 static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
-  sb_t *s = &e->defs;
+  host_text_t *s = &e->defs;
   switch (p->kind) {
     case UTVM_OP_CONV2D_S8: {
       const utvm_conv2d_params_t *c = &p->p.conv;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_conv2d_params_t op%u_p = {.stride_h = %d, .stride_w = %d, "
                 ".dilation_h = %d, .dilation_w = %d, .pad_top = %d, .pad_left = %d, "
                 ".input_offset = %d, .output_offset = %d, .act_min = %d, .act_max = %d};\n",
@@ -303,7 +252,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_DEPTHWISE_CONV2D_S8: {
       const utvm_depthwise_conv2d_params_t *c = &p->p.depthwise;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_depthwise_conv2d_params_t op%u_p = {.stride_h = %d, "
                 ".stride_w = %d, .dilation_h = %d, .dilation_w = %d, .pad_top = %d, "
                 ".pad_left = %d, .depth_multiplier = %d, .input_offset = %d, "
@@ -315,7 +264,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_FULLY_CONNECTED_S8: {
       const utvm_fully_connected_params_t *c = &p->p.fc;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_fully_connected_params_t op%u_p = {.input_offset = %d, "
                 ".filter_offset = %d, .output_offset = %d, .act_min = %d, .act_max = %d};\n",
                 k, c->input_offset, c->filter_offset, c->output_offset, c->act_min, c->act_max);
@@ -324,7 +273,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     case UTVM_OP_AVG_POOL2D_S8:
     case UTVM_OP_MAX_POOL2D_S8: {
       const utvm_pool2d_params_t *c = &p->p.pool;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_pool2d_params_t op%u_p = {.stride_h = %d, .stride_w = %d, "
                 ".filter_h = %d, .filter_w = %d, .pad_top = %d, .pad_left = %d, "
                 ".act_min = %d, .act_max = %d};\n",
@@ -334,7 +283,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_ADD_S8: {
       const utvm_add_params_t *c = &p->p.add;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_add_params_t op%u_p = {.input1_offset = %d, "
                 ".input2_offset = %d, .output_offset = %d, .left_shift = %d, "
                 ".input1_multiplier = %d, .input1_shift = %d, .input2_multiplier = %d, "
@@ -347,7 +296,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_MUL_S8: {
       const utvm_mul_params_t *c = &p->p.mul;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_mul_params_t op%u_p = {.input1_offset = %d, "
                 ".input2_offset = %d, .output_offset = %d, .output_multiplier = %d, "
                 ".output_shift = %d, .act_min = %d, .act_max = %d};\n",
@@ -357,7 +306,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_SOFTMAX_S8: {
       const utvm_softmax_params_t *c = &p->p.softmax;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_softmax_params_t op%u_p = {.input_multiplier = %d, "
                 ".input_left_shift = %d, .diff_min = %d};\n",
                 k, c->input_multiplier, c->input_left_shift, c->diff_min);
@@ -366,7 +315,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     case UTVM_OP_LOGISTIC_S8:
     case UTVM_OP_TANH_S8: {
       const utvm_logistic_params_t *c = &p->p.logistic;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_logistic_params_t op%u_p = {.input_zero_point = %d, "
                 ".input_range_radius = %d, .input_multiplier = %d, .input_left_shift = %d};\n",
                 k, c->input_zero_point, c->input_range_radius, c->input_multiplier,
@@ -375,7 +324,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_REQUANTIZE_S8: {
       const utvm_requantize_params_t *c = &p->p.requantize;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_requantize_params_t op%u_p = {.input_zero_point = %d, "
                 ".output_zero_point = %d, .multiplier = %d, .shift = %d};\n",
                 k, c->input_zero_point, c->output_zero_point, c->multiplier, c->shift);
@@ -383,29 +332,29 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     }
     case UTVM_OP_MEAN_S8: {
       const utvm_mean_params_t *c = &p->p.mean;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_mean_params_t op%u_p = {.input_zero_point = %d, "
                 ".output_zero_point = %d, .multiplier = %d, .shift = %d};\n",
                 k, c->input_zero_point, c->output_zero_point, c->multiplier, c->shift);
-      sb_printf(s, "static const int32_t op%u_axes[%d] = {", k, UTVM_KERNEL_MAX_RANK);
+      host_text_printf(s, "static const int32_t op%u_axes[%d] = {", k, UTVM_KERNEL_MAX_RANK);
       for (int32_t i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
-        sb_printf(s, "%s%d", (i == 0) ? "" : ", ", p->axes[i]);
+        host_text_printf(s, "%s%d", (i == 0) ? "" : ", ", p->axes[i]);
       }
-      sb_printf(s, "};\nstatic const utvm_shape_t op%u_s = ", k);
+      host_text_printf(s, "};\nstatic const utvm_shape_t op%u_s = ", k);
       sb_shape(s, &p->shapes[0]);
-      sb_printf(s, ";\n");
+      host_text_printf(s, ";\n");
       break;
     }
     case UTVM_OP_PAD_S8: {
       const utvm_pad_params_t *c = &p->p.pad;
-      sb_printf(s,
+      host_text_printf(s,
                 "static const utvm_pad_params_t op%u_p = {.before = {%d, %d, %d, %d}, "
                 ".after = {%d, %d, %d, %d}, .pad_value = %d};\n",
                 k, c->before[0], c->before[1], c->before[2], c->before[3], c->after[0],
                 c->after[1], c->after[2], c->after[3], c->pad_value);
-      sb_printf(s, "static const utvm_dims_t op%u_d = ", k);
+      host_text_printf(s, "static const utvm_dims_t op%u_d = ", k);
       sb_dims(s, &p->dims[0]);
-      sb_printf(s, ";\n");
+      host_text_printf(s, ";\n");
       break;
     }
     default:
@@ -415,7 +364,7 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
 
 /* The dims / shapes arrays of operator k. */
 static void emit_shapes(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
-  sb_t *s = &e->defs;
+  host_text_t *s = &e->defs;
   uint32_t n = 0u;
   uint32_t i;
   switch (p->kind) {
@@ -431,12 +380,12 @@ static void emit_shapes(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
       break;
   }
   if (n > 0u) {
-    sb_printf(s, "static const utvm_dims_t op%u_d[%u] = {", k, n);
+    host_text_printf(s, "static const utvm_dims_t op%u_d[%u] = {", k, n);
     for (i = 0u; i < n; i++) {
-      sb_printf(s, "%s", (i == 0u) ? "" : ", ");
+      host_text_printf(s, "%s", (i == 0u) ? "" : ", ");
       sb_dims(s, &p->dims[i]);
     }
-    sb_printf(s, "};\n");
+    host_text_printf(s, "};\n");
   }
   n = 0u;
   if ((p->kind == UTVM_OP_ADD_S8) || (p->kind == UTVM_OP_MUL_S8)) {
@@ -447,12 +396,12 @@ static void emit_shapes(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
     n = 0u;
   }
   if (n > 0u) {
-    sb_printf(s, "static const utvm_shape_t op%u_s[%u] = {", k, n);
+    host_text_printf(s, "static const utvm_shape_t op%u_s[%u] = {", k, n);
     for (i = 0u; i < n; i++) {
-      sb_printf(s, "%s", (i == 0u) ? "" : ",\n    ");
+      host_text_printf(s, "%s", (i == 0u) ? "" : ",\n    ");
       sb_shape(s, &p->shapes[i]);
     }
-    sb_printf(s, "};\n");
+    host_text_printf(s, "};\n");
   }
 }
 
@@ -492,76 +441,76 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
   layer->scratch_bytes = p->scratch_bytes;
   emit_params(e, k, p);
   emit_shapes(e, k, p);
-  sb_t *s = &e->body;
+  host_text_t *s = &e->body;
   const bool bias = p->has_bias != 0u;
-  sb_printf(s, "  if (err == UTVM_OK) { /* operator %u */\n    ", k);
+  host_text_printf(s, "  if (err == UTVM_OK) { /* operator %u */\n    ", k);
   switch (p->kind) {
     case UTVM_OP_CONV2D_S8:
     case UTVM_OP_DEPTHWISE_CONV2D_S8:
       emit_quant(e, k, &p->quant);
-      sb_printf(s, "err = %s(&op%u_p, &op%u_q, &op%u_d[0], %s, &op%u_d[1], %s, %s, &op%u_d[2], "
+      host_text_printf(s, "err = %s(&op%u_p, &op%u_q, &op%u_d[0], %s, &op%u_d[1], %s, %s, &op%u_d[2], "
                 "%s, %s);\n", layer->function, k, k, k, in[0], k, in[1], bias ? in[2] : "NULL",
                 k, out, scratch);
       break;
     case UTVM_OP_FULLY_CONNECTED_S8:
       emit_quant(e, k, &p->quant);
-      sb_printf(s, "err = utvm_fully_connected_s8(&op%u_p, &op%u_q, %d, %d, %d, %s, %s, %s, %s, "
+      host_text_printf(s, "err = utvm_fully_connected_s8(&op%u_p, &op%u_q, %d, %d, %d, %s, %s, %s, %s, "
                 "%s);\n", k, k, p->batches, p->depth, p->units, in[0], in[1],
                 bias ? in[2] : "NULL", out, scratch);
       break;
     case UTVM_OP_AVG_POOL2D_S8:
     case UTVM_OP_MAX_POOL2D_S8:
-      sb_printf(s, "err = %s(&op%u_p, &op%u_d[0], %s, &op%u_d[1], %s);\n", layer->function, k,
+      host_text_printf(s, "err = %s(&op%u_p, &op%u_d[0], %s, &op%u_d[1], %s);\n", layer->function, k,
                 k, in[0], k, out);
       break;
     case UTVM_OP_ADD_S8:
     case UTVM_OP_MUL_S8:
-      sb_printf(s, "err = %s(&op%u_p, &op%u_s[0], %s, &op%u_s[1], %s, &op%u_s[2], %s);\n",
+      host_text_printf(s, "err = %s(&op%u_p, &op%u_s[0], %s, &op%u_s[1], %s, &op%u_s[2], %s);\n",
                 layer->function, k, k, in[0], k, in[1], k, out);
       break;
     case UTVM_OP_SOFTMAX_S8:
-      sb_printf(s, "err = utvm_softmax_s8(&op%u_p, %d, %d, %s, %s);\n", k, p->size / p->depth,
+      host_text_printf(s, "err = utvm_softmax_s8(&op%u_p, %d, %d, %s, %s);\n", k, p->size / p->depth,
                 p->depth, in[0], out);
       break;
     case UTVM_OP_LOGISTIC_S8:
     case UTVM_OP_TANH_S8:
     case UTVM_OP_REQUANTIZE_S8:
-      sb_printf(s, "err = %s(&op%u_p, %d, %s, %s);\n", layer->function, k, p->size, in[0], out);
+      host_text_printf(s, "err = %s(&op%u_p, %d, %s, %s);\n", layer->function, k, p->size, in[0], out);
       break;
     case UTVM_OP_QUANTIZE_F32_S8:
     case UTVM_OP_DEQUANTIZE_S8_F32:
-      sb_printf(s, "err = %s(", layer->function);
+      host_text_printf(s, "err = %s(", layer->function);
       sb_float(s, p->scale);
-      sb_printf(s, ", %d, %d, %s, %s);\n", p->zero_point, p->size, in[0], out);
+      host_text_printf(s, ", %d, %d, %s, %s);\n", p->zero_point, p->size, in[0], out);
       break;
     case UTVM_OP_PAD_S8:
-      sb_printf(s, "err = utvm_pad_s8(&op%u_p, &op%u_d, %s, %s);\n", k, k, in[0], out);
+      host_text_printf(s, "err = utvm_pad_s8(&op%u_p, &op%u_d, %s, %s);\n", k, k, in[0], out);
       break;
     case UTVM_OP_MEAN_S8:
-      sb_printf(s, "err = utvm_mean_s8(&op%u_p, &op%u_s, %s, op%u_axes, %d, %s);\n", k, k,
+      host_text_printf(s, "err = utvm_mean_s8(&op%u_p, &op%u_s, %s, op%u_axes, %d, %s);\n", k, k,
                 in[0], k, p->n_axes, out);
       break;
     case UTVM_OP_CONCATENATION_S8:
-      sb_printf(s, "const int8_t *const in[%u] = {", o->n_inputs);
+      host_text_printf(s, "const int8_t *const in[%u] = {", o->n_inputs);
       for (i = 0u; i < o->n_inputs; i++) {
-        sb_printf(s, "%s%s", (i == 0u) ? "" : ", ", in[i]);
+        host_text_printf(s, "%s%s", (i == 0u) ? "" : ", ", in[i]);
       }
-      sb_printf(s, "};\n    err = utvm_concatenation_s8(%u, in, op%u_s, %d, &op%u_s[%u], %s);\n",
+      host_text_printf(s, "};\n    err = utvm_concatenation_s8(%u, in, op%u_s, %d, &op%u_s[%u], %s);\n",
                 o->n_inputs, k, p->axis, k, o->n_inputs, out);
       break;
     case UTVM_OP_RESHAPE:
-      sb_printf(s, "err = utvm_reshape(%s, %s, %uu);\n", in[0], out, p->bytes);
+      host_text_printf(s, "err = utvm_reshape(%s, %s, %uu);\n", in[0], out, p->bytes);
       break;
     default:
       return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: kind %d has no kernel call", k,
                        (int)p->kind);
   }
-  sb_printf(s, "  }\n");
+  host_text_printf(s, "  }\n");
   return UTVM_OK;
 }
 
 /* An input or output's ai_tensor_info initializer. */
-static utvm_err_t emit_io(emit_t *e, sb_t *s, bool input, uint32_t i, size_t *io_bytes) {
+static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, size_t *io_bytes) {
   utvm_runner_tensor_t t;
   utvm_model_tensor_t mt;
   const utvm_err_t err = input ? utvm_runner_input(&e->runner, i, &t)
@@ -582,22 +531,22 @@ static utvm_err_t emit_io(emit_t *e, sb_t *s, bool input, uint32_t i, size_t *io
     case UTVM_MODEL_BOOL: code = "kDLBool"; break;
     default: break;
   }
-  sb_printf(s, "    {");
+  host_text_printf(s, "    {");
   sb_cstring(s, mt.name);
-  sb_printf(s, ", %uu, %zuu, {%s, %u, 1}, %u, {", arena_offset(e, &t), t.bytes, code, bits,
+  host_text_printf(s, ", %uu, %zuu, {%s, %u, 1}, %u, {", arena_offset(e, &t), t.bytes, code, bits,
             t.rank);
   for (uint32_t d = 0u; d < 6u; d++) {
-    sb_printf(s, "%s%d", (d == 0u) ? "" : ", ", (d < t.rank) ? t.dims[d] : 0);
+    host_text_printf(s, "%s%d", (d == 0u) ? "" : ", ", (d < t.rank) ? t.dims[d] : 0);
   }
-  sb_printf(s, "}, ");
+  host_text_printf(s, "}, ");
   sb_float(s, t.scale);
-  sb_printf(s, ", %d},\n", t.zero_point);
+  host_text_printf(s, ", %d},\n", t.zero_point);
   *io_bytes += t.bytes;
   return UTVM_OK;
 }
 
 static utvm_err_t write_text(emit_t *e, const char *dir, const char *name, const char *suffix,
-                             const sb_t *s) {
+                             const host_text_t *s) {
   char path[1024];
   (void)snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix);
   if (s->failed) {
@@ -605,77 +554,77 @@ static utvm_err_t write_text(emit_t *e, const char *dir, const char *name, const
                      UTVM_EMIT_MAX_BYTES, path);
   }
   FILE *f = fopen(path, "wb");
-  bool ok = (f != NULL) && (fwrite(s->buf, 1u, s->len, f) == s->len);
+  bool ok = (f != NULL) && (fwrite(s->bytes.data, 1u, s->bytes.len, f) == s->bytes.len);
   if ((f != NULL) && (fclose(f) != 0)) {
     ok = false;
   }
   return ok ? UTVM_OK : emit_fail(e, UTVM_ERR_EMIT_WRITE, "cannot write %s", path);
 }
 
-static void header_comment(sb_t *s, const utvm_emit_options_t *o, const char *what) {
-  sb_printf(s, "/*\n * %s of network \"%s\" (model %s),\n * generated by %s for the ai_ API "
+static void header_comment(host_text_t *s, const utvm_emit_options_t *o, const char *what) {
+  host_text_printf(s, "/*\n * %s of network \"%s\" (model %s),\n * generated by %s for the ai_ API "
             "version %u.\n", what, o->name, (o->model_name != NULL) ? o->model_name : "",
             UTVM_EMIT_TOOL_VERSION, 1u);
   if (o->date != NULL) {
-    sb_printf(s, " * Created %s.\n", o->date);
+    host_text_printf(s, " * Created %s.\n", o->date);
   }
-  sb_printf(s, " * Do not edit: run `utvm compile MODEL -o DIR --name %s` again.\n */\n", o->name);
+  host_text_printf(s, " * Do not edit: run `utvm compile MODEL -o DIR --name %s` again.\n */\n", o->name);
 }
 
 /* Writes NET.h, NET.c and NET_data.c. */
 static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
-                             const utvm_emit_report_t *r, const sb_t *io) {
+                             const utvm_emit_report_t *r, const host_text_t *io) {
   const char *n = o->name;
-  sb_t h = {0};
-  sb_t c = {0};
-  sb_t d = {0};
+  host_text_t h = {0};
+  host_text_t c = {0};
+  host_text_t d = {0};
   header_comment(&h, o, "Header");
-  sb_printf(&h, "#ifndef AI_%s_H\n#define AI_%s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+  host_text_printf(&h, "#ifndef AI_%s_H\n#define AI_%s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
             "#include \"utvm/ai.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", n, n);
-  sb_printf(&h, "/* Bytes of the activations buffer (inputs and outputs inside), of the weights, "
+  host_text_printf(&h, "/* Bytes of the activations buffer (inputs and outputs inside), of the weights, "
             "inputs and outputs. */\n#define AI_%s_ACTIVATIONS_SIZE %zuu\n"
             "#define AI_%s_PARAMS_SIZE %zuu\n#define AI_%s_IN_NUM %uu\n#define AI_%s_OUT_NUM %uu\n"
             "#define AI_%s_NODES %uu\n\n", n, r->activations_bytes, n, r->params_bytes, n,
             r->n_inputs, n, r->n_outputs, n, r->n_layers);
-  sb_printf(&h, "/* The descriptor, for ai_create() and the other ai_ calls. */\n"
+  host_text_printf(&h, "/* The descriptor, for ai_create() and the other ai_ calls. */\n"
             "extern const ai_model ai_model_%s;\n"
             "/* The weights blob (section .rodata.utvm.weights). */\n"
             "extern const uint8_t ai_%s_params[];\n", n, n);
   if (o->builtin_activations) {
-    sb_printf(&h, "/* The built-in activations buffer (section .bss.utvm.activations). */\n"
+    host_text_printf(&h, "/* The built-in activations buffer (section .bss.utvm.activations). */\n"
               "extern uint8_t ai_%s_activations[];\n", n);
   }
-  sb_printf(&h, "/* ai_create(&ai_model_%s, ...), ai_run(h), ai_destroy(h). */\n"
+  host_text_printf(&h, "/* ai_create(&ai_model_%s, ...), ai_run(h), ai_destroy(h). */\n"
             "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
             "ai_handle *handle);\nutvm_err_t ai_%s_run(ai_handle handle);\n"
             "utvm_err_t ai_%s_destroy(ai_handle handle);\n\n#ifdef __cplusplus\n}\n#endif\n\n"
             "#endif /* AI_%s_H */\n", n, n, n, n, n);
 
   header_comment(&c, o, "Kernel calls");
-  sb_printf(&c, "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n"
+  host_text_printf(&c, "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n"
             "#include \"utvm/kernels.h\"\n\n", n);
   if (e->uses_w) {
-    sb_printf(&c, "static const void *w(uint32_t offset) { return &ai_%s_params[offset]; }\n", n);
+    host_text_printf(&c, "static const void *w(uint32_t offset) { return &ai_%s_params[offset]; }\n", n);
   }
   if (e->uses_a) {
-    sb_printf(&c, "static void *a(uint8_t *act, uint32_t offset) { return &act[offset]; }\n");
+    host_text_printf(&c, "static void *a(uint8_t *act, uint32_t offset) { return &act[offset]; }\n");
   }
-  sb_printf(&c, "\n%s\nstatic utvm_err_t network(uint8_t *act) {\n  utvm_err_t err = UTVM_OK;\n"
-            "%s  return err;\n}\n\n", e->defs.buf != NULL ? e->defs.buf : "",
-            e->body.buf != NULL ? e->body.buf : "");
-  sb_printf(&c, "static const ai_tensor_info inputs[%u] = {\n%s};\n", r->n_inputs, io[0].buf);
-  sb_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, io[1].buf);
-  sb_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n, 1u, n,
+  host_text_printf(&c, "\n%s\nstatic utvm_err_t network(uint8_t *act) {\n  utvm_err_t err = UTVM_OK;\n"
+            "%s  return err;\n}\n\n", host_text_str(&e->defs),
+            host_text_str(&e->body));
+  host_text_printf(&c, "static const ai_tensor_info inputs[%u] = {\n%s};\n", r->n_inputs, host_text_str(&io[0]));
+  host_text_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, host_text_str(&io[1]));
+  host_text_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n, 1u, n,
             UTVM_EMIT_TOOL_VERSION);
   sb_cstring(&c, (o->model_name != NULL) ? o->model_name : "");
-  sb_printf(&c, ", ");
+  host_text_printf(&c, ", ");
   sb_cstring(&c, (o->date != NULL) ? o->date : "");
-  sb_printf(&c, ",\n  %uu, %uu, %uu, inputs, outputs, %zuu, %zuu, ai_%s_params, %s%s%s,\n"
+  host_text_printf(&c, ",\n  %uu, %uu, %uu, inputs, outputs, %zuu, %zuu, ai_%s_params, %s%s%s,\n"
             "  network, ai_%s_create, ai_%s_run, ai_%s_destroy};\n\n", r->n_layers, r->n_inputs,
             r->n_outputs, r->activations_bytes, r->params_bytes, n,
             o->builtin_activations ? "ai_" : "NULL", o->builtin_activations ? n : "",
             o->builtin_activations ? "_activations" : "", n, n, n);
-  sb_printf(&c, "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
+  host_text_printf(&c, "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
             "ai_handle *handle) {\n  return ai_create(&ai_model_%s, activations, "
             "activations_size, handle);\n}\n\n"
             "utvm_err_t ai_%s_run(ai_handle handle) { return ai_run(handle); }\n\n"
@@ -683,12 +632,12 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
             n, n, n, n);
 
   header_comment(&d, o, "Weights");
-  sb_printf(&d, "#include <stdint.h>\n\n#include \"%s.h\"\n\n", n);
-  sb_printf(&d, "const uint8_t ai_%s_params[%zu] UTVM_AI_SECTION(\".rodata.utvm.weights\") "
+  host_text_printf(&d, "#include <stdint.h>\n\n#include \"%s.h\"\n\n", n);
+  host_text_printf(&d, "const uint8_t ai_%s_params[%zu] UTVM_AI_SECTION(\".rodata.utvm.weights\") "
             "UTVM_AI_ALIGNED = {%s};\n", n, (r->params_bytes > 0u) ? r->params_bytes : 1u,
-            (e->data.buf != NULL) ? e->data.buf : "0");
+            (e->data.bytes.len > 0u) ? host_text_str(&e->data) : "0");
   if (o->builtin_activations) {
-    sb_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".bss.utvm.activations\") "
+    host_text_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".bss.utvm.activations\") "
               "UTVM_AI_ALIGNED;\n", n, (r->activations_bytes > 0u) ? r->activations_bytes : 1u);
   }
   utvm_err_t err = write_text(e, dir, n, ".h", &h);
@@ -698,9 +647,9 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   if (err == UTVM_OK) {
     err = write_text(e, dir, n, "_data.c", &d);
   }
-  sb_free(&h);
-  sb_free(&c);
-  sb_free(&d);
+  host_text_free(&h);
+  host_text_free(&c);
+  host_text_free(&d);
   return err;
 }
 
@@ -709,7 +658,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
                           size_t err_cap) {
   emit_t e;
   utvm_emit_report_t r;
-  sb_t io[2];
+  host_text_t io[2];
   (void)memset(&e, 0, sizeof(e));
   (void)memset(&r, 0, sizeof(r));
   (void)memset(io, 0, sizeof(io));
@@ -764,8 +713,8 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
   if ((rc == UTVM_OK) && (dir != NULL)) {
     rc = emit_files(&e, o, dir, &r, io);
   }
-  sb_free(&io[0]);
-  sb_free(&io[1]);
+  host_text_free(&io[0]);
+  host_text_free(&io[1]);
   emit_close(&e);
   if ((rc == UTVM_OK) && (report != NULL)) {
     *report = r;
