@@ -1,14 +1,17 @@
 # utvm_add_model(<target> <model.tflite> <NAME> [TOOL <utvm>] [BUILTIN_ACTIVATIONS]
-#                [DEPENDS <tool target>])
+#                [IO_IN_ACTIVATIONS] [CPU <cpu>] [DEPENDS <tool target>])
 #
 # Turns a .tflite into a linked standalone model for <target> (docs/AI.md): at build time runs
-# `<utvm> compile <model> -o <dir> --name <NAME>` and compiles the generated NAME.c and
-# NAME_data.c into <target> with the project's warning flags; <dir> (holding NAME.h) becomes an
-# include directory and utvm_ai (the ai_ API) and utvm_kernels are linked. TOOL defaults to the
-# utvm target of this build (a cross build passes a host build's bin/utvm); BUILTIN_ACTIVATIONS
-# makes the generated code carry its activations buffer (section .utvm.activations).
+# `<utvm> compile <model> -o <dir> --name <NAME> --cpu <cpu>` and compiles the generated NAME.c
+# and NAME_data.c into <target> with the project's warning flags; <dir> (holding NAME.h)
+# becomes an include directory and utvm_ai (the ai_ API) and utvm_kernels are linked. TOOL
+# defaults to the utvm target of this build (a cross build passes a host build's bin/utvm);
+# BUILTIN_ACTIVATIONS makes the generated code carry its activations buffer (section
+# .bss.utvm.activations) and IO buffers (.bss.utvm.io); IO_IN_ACTIVATIONS puts the inputs and
+# outputs inside the activations. CPU (whose kernel scratch to plan) defaults to the -mcpu= of
+# UTVM_CPU_FLAGS in a cross build, else host.
 function(utvm_add_model target model MODEL_NAME)
-  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS" "TOOL" "DEPENDS" ${ARGN})
+  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU" "DEPENDS" ${ARGN})
   get_filename_component(model ${model} ABSOLUTE)
   if(NOT AI_TOOL)
     if(NOT TARGET utvm)
@@ -19,8 +22,18 @@ function(utvm_add_model target model MODEL_NAME)
   endif()
   set(flags)
   if(AI_BUILTIN_ACTIVATIONS)
-    set(flags --builtin-activations)
+    list(APPEND flags --builtin-activations)
   endif()
+  if(AI_IO_IN_ACTIVATIONS)
+    list(APPEND flags --io-in-activations)
+  endif()
+  if(NOT AI_CPU)
+    set(AI_CPU host)
+    if(CMAKE_CROSSCOMPILING AND UTVM_CPU_FLAGS MATCHES "-mcpu=([a-z0-9]+-[a-z0-9]+)")
+      set(AI_CPU ${CMAKE_MATCH_1})
+    endif()
+  endif()
+  list(APPEND flags --cpu ${AI_CPU})
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/ai/${target}_${MODEL_NAME})
   set(sources ${dir}/${MODEL_NAME}.c ${dir}/${MODEL_NAME}_data.c)
   add_custom_command(

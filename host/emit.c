@@ -71,13 +71,22 @@ typedef struct {
   void *arena_block;
   uint8_t *arena;
   utvm_runner_t runner;
+  const utvm_emit_options_t *o;
+  bool io_separate;          /* inputs and outputs have buffers of their own */
+  size_t shared_bytes;       /* activations with IO inside (the plan with IO sharing) */
+  size_t separate_bytes;     /* activations without IO (the plan with IO apart) */
   uint32_t *const_offsets;   /* per tensor: offset in the weights blob, or UINT32_MAX */
+  uint32_t *io_index;        /* per tensor: its index in io[] (inputs, then outputs), or
+                                UINT32_MAX */
   size_t params_bytes;
   host_text_t data;                 /* NET_data.c's blob body */
   host_text_t defs;                 /* NET.c's parameter structs */
   host_text_t body;                 /* NET.c's network */
+  host_text_t io_decls;             /* NET.h's IO size macros and built-in IO buffers */
+  host_text_t io_defs;              /* NET_data.c's built-in IO buffers */
   bool uses_w;
   bool uses_a;
+  bool uses_io;
   char *err;
   size_t err_cap;
 } emit_t;
@@ -107,8 +116,63 @@ static bool name_valid(const char *name) {
   return true;
 }
 
-/* Opens the model and initialises the runner on an arena of exactly its size. */
+/* Plans the model with options ro (no arena): the arena size and where IO starts. */
+static utvm_err_t emit_plan(emit_t *e, size_t ws, const utvm_runner_options_t *ro,
+                            size_t *arena_size, size_t *io_offset) {
+  const utvm_err_t err =
+      utvm_runner_init_with(&e->runner, &e->model, e->workspace, ws, NULL, 0u, ro);
+  if (err != UTVM_ERR_RUNNER_ARENA) {
+    return emit_fail(e, (err == UTVM_OK) ? UTVM_ERR_EMIT_ARGUMENT : err, "%s", e->runner.error);
+  }
+  *arena_size = e->runner.arena_size;
+  *io_offset = e->runner.io_offset;
+  if (*arena_size > (size_t)UTVM_EMIT_MAX_ARENA) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "the model needs an arena of %zu bytes",
+                     *arena_size);
+  }
+  return UTVM_OK;
+}
+
+/* Which io[] entry each graph input and output is (the first, for a tensor that is both). */
+static utvm_err_t emit_io_map(emit_t *e) {
+  uint32_t t;
+  uint32_t i;
+  e->io_index = (uint32_t *)malloc(((size_t)e->model.n_tensors + 1u) * sizeof(uint32_t));
+  if (e->io_index == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory");
+  }
+  for (t = 0u; t < e->model.n_tensors; t++) {
+    e->io_index[t] = UINT32_MAX;
+  }
+  for (i = 0u; i < (e->model.n_inputs + e->model.n_outputs); i++) {
+    const utvm_err_t err = (i < e->model.n_inputs)
+                               ? utvm_model_input(&e->model, i, &t)
+                               : utvm_model_output(&e->model, i - e->model.n_inputs, &t);
+    if (err != UTVM_OK) {
+      return emit_fail(e, err, "graph input or output %u cannot be decoded", i);
+    }
+    if (e->io_index[t] == UINT32_MAX) {
+      e->io_index[t] = i;
+    } else if (e->io_separate) {
+      return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT,
+                       "tensor %u is both an input and an output: use --io-in-activations", t);
+    } else {
+      /* one place in the activations serves both */
+    }
+  }
+  if (e->io_separate && ((e->model.n_inputs + e->model.n_outputs) > UTVM_EMIT_MAX_IO)) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT,
+                     "%u inputs and outputs: more than %u need --io-in-activations",
+                     e->model.n_inputs + e->model.n_outputs, UTVM_EMIT_MAX_IO);
+  }
+  return UTVM_OK;
+}
+
+/* Opens the model, plans it both ways (IO shared and apart) for the report, and initialises
+ * the runner with the chosen placement on an arena of exactly its size. */
 static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
+  size_t arena_size = 0u;
+  size_t io_offset = 0u;
   e->bytes = (uint8_t *)malloc(size);
   if (e->bytes == NULL) {
     return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the model");
@@ -123,14 +187,20 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   if (e->workspace == NULL) {
     return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the runner workspace");
   }
-  err = utvm_runner_init(&e->runner, &e->model, e->workspace, ws, NULL, 0u);
-  if (err != UTVM_ERR_RUNNER_ARENA) {
-    return emit_fail(e, (err == UTVM_OK) ? UTVM_ERR_EMIT_ARGUMENT : err, "%s", e->runner.error);
+  utvm_runner_options_t ro = {e->o->core, true};
+  err = emit_plan(e, ws, &ro, &arena_size, &io_offset);
+  e->separate_bytes = io_offset;
+  ro.io_separate = false;
+  if (err == UTVM_OK) {
+    err = emit_plan(e, ws, &ro, &arena_size, &io_offset);
+    e->shared_bytes = arena_size;
   }
-  const size_t arena_size = e->runner.arena_size;
-  if (arena_size > (size_t)UTVM_EMIT_MAX_ARENA) {
-    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "the model needs an arena of %zu bytes",
-                     arena_size);
+  ro.io_separate = e->io_separate;
+  if (err == UTVM_OK) {
+    err = emit_plan(e, ws, &ro, &arena_size, &io_offset);
+  }
+  if (err != UTVM_OK) {
+    return err;
   }
   e->arena_block = malloc(arena_size + EMIT_ALIGN);
   if (e->arena_block == NULL) {
@@ -138,7 +208,7 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   }
   uint8_t *block = (uint8_t *)e->arena_block;
   e->arena = &block[(EMIT_ALIGN - ((uintptr_t)block & (EMIT_ALIGN - 1u))) & (EMIT_ALIGN - 1u)];
-  err = utvm_runner_init(&e->runner, &e->model, e->workspace, ws, e->arena, arena_size);
+  err = utvm_runner_init_with(&e->runner, &e->model, e->workspace, ws, e->arena, arena_size, &ro);
   if (err != UTVM_OK) {
     return emit_fail(e, err, "%s", e->runner.error);
   }
@@ -149,10 +219,11 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   for (uint32_t t = 0u; t < e->model.n_tensors; t++) {
     e->const_offsets[t] = UINT32_MAX;
   }
-  return UTVM_OK;
+  return emit_io_map(e);
 }
 
 static void emit_close(emit_t *e) {
+  free(e->io_index);
   free(e->const_offsets);
   free(e->arena_block);
   free(e->workspace);
@@ -160,11 +231,30 @@ static void emit_close(emit_t *e) {
   host_text_free(&e->data);
   host_text_free(&e->defs);
   host_text_free(&e->body);
+  host_text_free(&e->io_decls);
+  host_text_free(&e->io_defs);
 }
 
 /* The arena offset of a tensor that lives in the arena. */
 static uint32_t arena_offset(const emit_t *e, const utvm_runner_tensor_t *t) {
   return (uint32_t)((const uint8_t *)t->data - e->arena);
+}
+
+/* Whether computed tensor t is an input or output with a buffer of its own. */
+static bool own_buffer(const emit_t *e, const utvm_runner_tensor_t *t) {
+  return e->io_separate && ((size_t)arena_offset(e, t) >= e->runner.io_offset) &&
+         (e->io_index[t->tensor] != UINT32_MAX);
+}
+
+/* The C expression of a computed tensor: its io[] entry or its place in the activations. */
+static void activation_expr(emit_t *e, const utvm_runner_tensor_t *t, char *expr, size_t cap) {
+  if (own_buffer(e, t)) {
+    (void)snprintf(expr, cap, "io[%u]", e->io_index[t->tensor]);
+    e->uses_io = true;
+  } else {
+    (void)snprintf(expr, cap, "a(act, %uu)", arena_offset(e, t));
+    e->uses_a = true;
+  }
 }
 
 /* Appends constant tensor t to the weights blob once; returns its offset. */
@@ -200,8 +290,7 @@ static utvm_err_t operand(emit_t *e, uint32_t index, char *expr, size_t cap) {
     (void)snprintf(expr, cap, "w(%uu)", add_constant(e, &t));
     e->uses_w = true;
   } else {
-    (void)snprintf(expr, cap, "a(act, %uu)", arena_offset(e, &t));
-    e->uses_a = true;
+    activation_expr(e, &t, expr, cap);
   }
   return UTVM_OK;
 }
@@ -430,14 +519,13 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
   if (err != UTVM_OK) {
     return emit_fail(e, err, "operator %u: operands not in the plan", k);
   }
-  (void)snprintf(out, sizeof(out), "a(act, %uu)", arena_offset(e, &ot));
-  e->uses_a = true;
+  activation_expr(e, &ot, out, sizeof(out));
   if ((p->scratch_bytes > 0u) && (scratch_offset != UTVM_PLAN_NO_OFFSET)) {
     (void)snprintf(scratch, sizeof(scratch), "a(act, %uu)", scratch_offset);
   }
   layer->function = utvm_host_emit_kernel_name((uint32_t)p->kind);
   layer->output_bytes = (uint32_t)ot.bytes;
-  layer->output_offset = arena_offset(e, &ot);
+  layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
   layer->scratch_bytes = p->scratch_bytes;
   emit_params(e, k, p);
   emit_shapes(e, k, p);
@@ -517,7 +605,7 @@ static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, siz
                                : utvm_runner_output(&e->runner, i, &t);
   if ((err != UTVM_OK) || (t.data == NULL) ||
       (utvm_model_tensor(&e->model, t.tensor, &mt) != UTVM_OK)) {
-    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "%s %u is not in the activations",
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "%s %u is not a computed tensor",
                      input ? "input" : "output", i);
   }
   const char *code = "kDLInt";
@@ -531,10 +619,23 @@ static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, siz
     case UTVM_MODEL_BOOL: code = "kDLBool"; break;
     default: break;
   }
+  const char *n = e->o->name;
+  const char *what = input ? "in" : "out";
+  host_text_printf(&e->io_decls, "#define AI_%s_%s_%u_SIZE %zuu\n", n, input ? "IN" : "OUT", i,
+                   t.bytes);
   host_text_printf(s, "    {");
   sb_cstring(s, mt.name);
-  host_text_printf(s, ", %uu, %zuu, {%s, %u, 1}, %u, {", arena_offset(e, &t), t.bytes, code, bits,
-            t.rank);
+  if (!own_buffer(e, &t)) {
+    host_text_printf(s, ", %uu, NULL", arena_offset(e, &t));
+  } else if (e->o->builtin_activations) {
+    host_text_printf(s, ", UTVM_AI_OWN_BUFFER, ai_%s_%s%u", n, what, i);
+    host_text_printf(&e->io_decls, "extern uint8_t ai_%s_%s%u[];\n", n, what, i);
+    host_text_printf(&e->io_defs, "uint8_t ai_%s_%s%u[%zu] UTVM_AI_SECTION(\".bss.utvm.io\") "
+                     "UTVM_AI_ALIGNED;\n", n, what, i, (t.bytes > 0u) ? t.bytes : 1u);
+  } else {
+    host_text_printf(s, ", UTVM_AI_OWN_BUFFER, NULL");
+  }
+  host_text_printf(s, ", %zuu, {%s, %u, 1}, %u, {", t.bytes, code, bits, t.rank);
   for (uint32_t d = 0u; d < 6u; d++) {
     host_text_printf(s, "%s%d", (d == 0u) ? "" : ", ", (d < t.rank) ? t.dims[d] : 0);
   }
@@ -564,7 +665,7 @@ static utvm_err_t write_text(emit_t *e, const char *dir, const char *name, const
 static void header_comment(host_text_t *s, const utvm_emit_options_t *o, const char *what) {
   host_text_printf(s, "/*\n * %s of network \"%s\" (model %s),\n * generated by %s for the ai_ API "
             "version %u.\n", what, o->name, (o->model_name != NULL) ? o->model_name : "",
-            UTVM_EMIT_TOOL_VERSION, 1u);
+            UTVM_EMIT_TOOL_VERSION, UTVM_EMIT_AI_API_VERSION);
   if (o->date != NULL) {
     host_text_printf(s, " * Created %s.\n", o->date);
   }
@@ -581,18 +682,27 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   header_comment(&h, o, "Header");
   host_text_printf(&h, "#ifndef AI_%s_H\n#define AI_%s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
             "#include \"utvm/ai.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", n, n);
-  host_text_printf(&h, "/* Bytes of the activations buffer (inputs and outputs inside), of the weights, "
-            "inputs and outputs. */\n#define AI_%s_ACTIVATIONS_SIZE %zuu\n"
+  host_text_printf(&h, "/* Bytes of the activations buffer (%s), of the weights; "
+            "inputs, outputs, kernel calls; whether inputs and outputs live in the activations; "
+            "the bytes of each input and output. */\n#define AI_%s_ACTIVATIONS_SIZE %zuu\n"
             "#define AI_%s_PARAMS_SIZE %zuu\n#define AI_%s_IN_NUM %uu\n#define AI_%s_OUT_NUM %uu\n"
-            "#define AI_%s_NODES %uu\n\n", n, r->activations_bytes, n, r->params_bytes, n,
-            r->n_inputs, n, r->n_outputs, n, r->n_layers);
+            "#define AI_%s_NODES %uu\n#define AI_%s_IO_IN_ACTIVATIONS %uu\n%s\n",
+            e->io_separate ? "inputs and outputs apart" : "inputs and outputs inside",
+            n, r->activations_bytes, n, r->params_bytes, n, r->n_inputs, n, r->n_outputs, n,
+            r->n_layers, n, e->io_separate ? 0u : 1u, host_text_str(&e->io_decls));
+  if (e->io_separate) {
+    host_text_printf(&h, "/* The ai_ library must hold this model's inputs and outputs. */\n"
+                     "typedef char ai_%s_io_fits[(%uu <= UTVM_AI_MAX_IO) ? 1 : -1];\n\n", n,
+                     r->n_inputs + r->n_outputs);
+  }
   host_text_printf(&h, "/* The descriptor, for ai_create() and the other ai_ calls. */\n"
             "extern const ai_model ai_model_%s;\n"
             "/* The weights blob (section .rodata.utvm.weights). */\n"
             "extern const uint8_t ai_%s_params[];\n", n, n);
   if (o->builtin_activations) {
-    host_text_printf(&h, "/* The built-in activations buffer (section .bss.utvm.activations). */\n"
-              "extern uint8_t ai_%s_activations[];\n", n);
+    host_text_printf(&h, "/* The built-in activations buffer (section .bss.utvm.activations)%s. */\n"
+              "extern uint8_t ai_%s_activations[];\n",
+              e->io_separate ? "; the built-in inputs and outputs (.bss.utvm.io) are above" : "", n);
   }
   host_text_printf(&h, "/* ai_create(&ai_model_%s, ...), ai_run(h), ai_destroy(h). */\n"
             "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
@@ -609,13 +719,14 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   if (e->uses_a) {
     host_text_printf(&c, "static void *a(uint8_t *act, uint32_t offset) { return &act[offset]; }\n");
   }
-  host_text_printf(&c, "\n%s\nstatic utvm_err_t network(uint8_t *act) {\n  utvm_err_t err = UTVM_OK;\n"
-            "%s  return err;\n}\n\n", host_text_str(&e->defs),
+  host_text_printf(&c, "\n%s\nstatic utvm_err_t network(uint8_t *act, void *const *io) {\n"
+            "  utvm_err_t err = UTVM_OK;\n%s%s%s  return err;\n}\n\n", host_text_str(&e->defs),
+            e->uses_a ? "" : "  (void)act;\n", e->uses_io ? "" : "  (void)io;\n",
             host_text_str(&e->body));
   host_text_printf(&c, "static const ai_tensor_info inputs[%u] = {\n%s};\n", r->n_inputs, host_text_str(&io[0]));
   host_text_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, host_text_str(&io[1]));
-  host_text_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n, 1u, n,
-            UTVM_EMIT_TOOL_VERSION);
+  host_text_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n,
+            UTVM_EMIT_AI_API_VERSION, n, UTVM_EMIT_TOOL_VERSION);
   sb_cstring(&c, (o->model_name != NULL) ? o->model_name : "");
   host_text_printf(&c, ", ");
   sb_cstring(&c, (o->date != NULL) ? o->date : "");
@@ -638,7 +749,8 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
             (e->data.bytes.len > 0u) ? host_text_str(&e->data) : "0");
   if (o->builtin_activations) {
     host_text_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".bss.utvm.activations\") "
-              "UTVM_AI_ALIGNED;\n", n, (r->activations_bytes > 0u) ? r->activations_bytes : 1u);
+              "UTVM_AI_ALIGNED;\n%s", n, (r->activations_bytes > 0u) ? r->activations_bytes : 1u,
+              host_text_str(&e->io_defs));
   }
   utvm_err_t err = write_text(e, dir, n, ".h", &h);
   if (err == UTVM_OK) {
@@ -664,6 +776,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
   (void)memset(io, 0, sizeof(io));
   e.err = err;
   e.err_cap = err_cap;
+  e.o = o;
   if ((err != NULL) && (err_cap > 0u)) {
     err[0] = '\0';
   }
@@ -672,6 +785,10 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
                      "no model, or the name is not a C identifier of 1 to %u characters",
                      UTVM_EMIT_MAX_NAME);
   }
+  if ((o->core != UTVM_KERNELS_PORTABLE) && (o->core != UTVM_KERNELS_DSP)) {
+    return emit_fail(&e, UTVM_ERR_EMIT_ARGUMENT, "unknown kernels core %d", (int)o->core);
+  }
+  e.io_separate = !o->io_in_activations;
   utvm_err_t rc = emit_open(&e, tflite, size);
   if (rc == UTVM_OK) {
     r.n_layers = e.runner.n_operators;
@@ -703,11 +820,13 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     for (uint32_t i = 0u; (rc == UTVM_OK) && (i < r.n_outputs); i++) {
       rc = emit_io(&e, &io[1], false, i, &r.io_bytes);
     }
-    r.activations_bytes = e.runner.arena_size;
+    r.activations_bytes = e.io_separate ? e.runner.io_offset : e.runner.arena_size;
+    r.activations_io_shared_bytes = e.shared_bytes;
+    r.activations_io_separate_bytes = e.separate_bytes;
     r.params_bytes = e.params_bytes;
   }
   if ((rc == UTVM_OK) && (e.data.failed || e.defs.failed || e.body.failed || io[0].failed ||
-                          io[1].failed)) {
+                          io[1].failed || e.io_decls.failed || e.io_defs.failed)) {
     rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory for the generated code");
   }
   if ((rc == UTVM_OK) && (dir != NULL)) {

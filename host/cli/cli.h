@@ -136,7 +136,9 @@ typedef struct {
   const char *out_dir;  /* -o DIR: DIR/NET.h, NET.c, NET_data.c; NULL: report only */
   const char *name;     /* --name NET */
   const char *date;     /* --date, or NULL */
+  const char *cpu;      /* --cpu: the target core (cortex-m4, ...), NULL: host */
   bool builtin_activations;
+  bool io_in_activations;
   bool json;
 } cli_emit_options_t;
 

@@ -182,6 +182,30 @@ static uint32_t emit_flash(uint32_t kernels_used) {
   return total;
 }
 
+/* The kernels a --cpu value runs (NULL: the host's, portable); false for an unknown name. */
+static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core) {
+  static const char *const portable[] = {"host", "cortex-m0", "cortex-m0plus", "cortex-m3"};
+  static const char *const dsp[] = {"cortex-m4",  "cortex-m7",  "cortex-m33",
+                                    "cortex-m35p", "cortex-m55", "cortex-m85"};
+  size_t i;
+  *core = UTVM_KERNELS_PORTABLE;
+  if (cpu == NULL) {
+    return true;
+  }
+  for (i = 0u; i < (sizeof(portable) / sizeof(portable[0])); i++) {
+    if (strcmp(cpu, portable[i]) == 0) {
+      return true;
+    }
+  }
+  for (i = 0u; i < (sizeof(dsp) / sizeof(dsp[0])); i++) {
+    if (strcmp(cpu, dsp[i]) == 0) {
+      *core = UTVM_KERNELS_DSP;
+      return true;
+    }
+  }
+  return false;
+}
+
 static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_report_t *r) {
   const uint32_t flash = emit_flash(r->kernels_used);
   if (e->json) {
@@ -189,16 +213,23 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
     cli_json_string(stdout, e->model, strlen(e->model));
     (void)printf(", \"name\": ");
     cli_json_string(stdout, e->name, strlen(e->name));
-    (void)printf(", \"activations_bytes\": %zu, \"io_in_activations\": true, \"io_bytes\": %zu, "
-                 "\"params_bytes\": %zu, \"scratch_bytes\": %zu, \"kernel_flash_bytes\": %u, "
-                 "\"inputs\": %u, \"outputs\": %u, \"layers\": [",
-                 r->activations_bytes, r->io_bytes, r->params_bytes, r->scratch_bytes, flash,
-                 r->n_inputs, r->n_outputs);
+    (void)printf(", \"cpu\": \"%s\", \"activations_bytes\": %zu, \"io_in_activations\": %s, "
+                 "\"io_bytes\": %zu, \"activations_io_shared_bytes\": %zu, "
+                 "\"activations_io_separate_bytes\": %zu, \"params_bytes\": %zu, "
+                 "\"scratch_bytes\": %zu, \"kernel_flash_bytes\": %u, \"inputs\": %u, "
+                 "\"outputs\": %u, \"layers\": [",
+                 (e->cpu != NULL) ? e->cpu : "host", r->activations_bytes,
+                 e->io_in_activations ? "true" : "false", r->io_bytes,
+                 r->activations_io_shared_bytes, r->activations_io_separate_bytes,
+                 r->params_bytes, r->scratch_bytes, flash, r->n_inputs, r->n_outputs);
     for (uint32_t k = 0u; k < r->n_layers; k++) {
-      (void)printf("%s{\"kernel\": \"%s\", \"output_bytes\": %u, \"output_offset\": %u, "
+      char offset[16] = "null";
+      if (r->layers[k].output_offset != UINT32_MAX) {
+        (void)snprintf(offset, sizeof(offset), "%u", r->layers[k].output_offset);
+      }
+      (void)printf("%s{\"kernel\": \"%s\", \"output_bytes\": %u, \"output_offset\": %s, "
                    "\"scratch_bytes\": %u}", (k == 0u) ? "" : ", ", r->layers[k].function,
-                   r->layers[k].output_bytes, r->layers[k].output_offset,
-                   r->layers[k].scratch_bytes);
+                   r->layers[k].output_bytes, offset, r->layers[k].scratch_bytes);
     }
     (void)printf("], \"kernels\": [");
     bool first = true;
@@ -213,8 +244,13 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
     return;
   }
   (void)printf("model              %s\n", e->model);
-  (void)printf("activations        %zu bytes (inputs and outputs inside: %zu bytes)\n",
-               r->activations_bytes, r->io_bytes);
+  (void)printf("cpu                %s\n", (e->cpu != NULL) ? e->cpu : "host");
+  (void)printf("activations        %zu bytes (%s)\n", r->activations_bytes,
+               e->io_in_activations ? "inputs and outputs inside" : "inputs and outputs apart");
+  (void)printf("  IO apart         %zu bytes + inputs and outputs %zu bytes\n",
+               r->activations_io_separate_bytes, r->io_bytes);
+  (void)printf("  IO inside        %zu bytes (--io-in-activations)\n",
+               r->activations_io_shared_bytes);
   (void)printf("params             %zu bytes\n", r->params_bytes);
   (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
   (void)printf("kernel flash       %u bytes (Cortex-M4, -Os)\n", flash);
@@ -225,9 +261,12 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
   }
   (void)printf("layers             %u\n", r->n_layers);
   for (uint32_t k = 0u; k < r->n_layers; k++) {
-    (void)printf("  %4u %-24s output %8u bytes at %8u, scratch %u\n", k, r->layers[k].function,
-                 r->layers[k].output_bytes, r->layers[k].output_offset,
-                 r->layers[k].scratch_bytes);
+    char at[24] = "own buffer";
+    if (r->layers[k].output_offset != UINT32_MAX) {
+      (void)snprintf(at, sizeof(at), "%u", r->layers[k].output_offset);
+    }
+    (void)printf("  %4u %-24s output %8u bytes at %10s, scratch %u\n", k, r->layers[k].function,
+                 r->layers[k].output_bytes, at, r->layers[k].scratch_bytes);
   }
 }
 
@@ -252,6 +291,14 @@ int cli_emit(const cli_emit_options_t *e) {
   o.model_name = (slash != NULL) ? &slash[1] : e->model;
   o.date = e->date;
   o.builtin_activations = e->builtin_activations;
+  o.io_in_activations = e->io_in_activations;
+  if (!cli_kernels_core(e->cpu, &o.core)) {
+    free(data);
+    (void)snprintf(msg, sizeof(msg), "--cpu %s: not one of host, cortex-m0, cortex-m0plus, "
+                   "cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m35p, cortex-m55, "
+                   "cortex-m85", e->cpu);
+    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  }
   const utvm_err_t rc = utvm_host_emit(data, size, &o, e->out_dir, &r, err, sizeof(err));
   free(data);
   if (rc != UTVM_OK) {

@@ -39,7 +39,9 @@ typedef struct {
   bool generic;
   bool report;
   bool builtin_activations;
+  bool io_in_activations;
   const char *date;
+  const char *cpu;
   const char *mlf;
   const char *executor;
   const char *mlf_name;
@@ -163,18 +165,22 @@ static const struct {
             "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
             "and outputs. Device errors exit 4, connection failures 3.\n"},
     {"compile", "usage: utvm compile MODEL.tflite -o DIR --name NET [--builtin-activations]\n"
-                "                     [--io-in-activations] [--date DATE]\n"
-                "       utvm [--json] compile MODEL.tflite --report\n"
+                "                     [--io-in-activations] [--cpu CPU] [--date DATE]\n"
+                "       utvm [--json] compile MODEL.tflite --report [--io-in-activations] [--cpu CPU]\n"
                 "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
                 "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
                 "                     [--name NAME]\n\n"
                 "-o DIR --name NET (no --generic) emits standalone C for the ai_ API (docs/AI.md):\n"
                 "DIR/NET.h, NET.c (straight kernel calls) and NET_data.c (weights, section\n"
-                ".rodata.utvm.weights); inputs and outputs live in the activations buffer at the\n"
-                "planner's offsets (--io-in-activations, the only placement). --builtin-activations\n"
-                "adds the buffer (section .bss.utvm.activations); --date records DATE. --report\n"
-                "prints activations, params, scratch, per-layer output and kernel flash bytes\n"
-                "(--json: one object with activations_bytes, params_bytes, scratch_bytes).\n\n"
+                ".rodata.utvm.weights); inputs and outputs get buffers of their own (the\n"
+                "application's: ai_set_input/ai_set_output), or with --io-in-activations live in\n"
+                "the activations at the planner's offsets. --builtin-activations adds the buffers\n"
+                "(sections .bss.utvm.activations, .bss.utvm.io); --cpu plans kernel scratch for\n"
+                "that core (host, cortex-m0/m0plus/m3: portable kernels; cortex-m4/m7/m33/m35p/\n"
+                "m55/m85: DSP paths; default host); --date records DATE. --report prints\n"
+                "activations with and without IO sharing, params, scratch, per-layer output and\n"
+                "kernel flash bytes (--json: one object with activations_bytes, params_bytes,\n"
+                "scratch_bytes, ...).\n\n"
                 "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
                 "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
                 "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
@@ -314,7 +320,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         continue;
       }
       if (strcmp(a, "--io-in-activations") == 0) {
-        continue; /* the only placement, and the default */
+        o->io_in_activations = true;
+        continue;
       }
       if (strcmp(a, "--host-driven") == 0) {
         o->host_driven = true;
@@ -340,6 +347,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->mlf = v;
       } else if (strcmp(a, "--date") == 0) {
         o->date = v;
+      } else if (strcmp(a, "--cpu") == 0) {
+        o->cpu = v;
       } else if (strcmp(a, "--executor") == 0) {
         o->executor = v;
         ok = (strcmp(v, "graph") == 0) || (strcmp(v, "aot") == 0);
@@ -1182,6 +1191,8 @@ static int cmd_compile(const cli_options_t *o) {
     e.name = (o->mlf_name != NULL) ? o->mlf_name : "network";
     e.date = o->date;
     e.builtin_activations = o->builtin_activations;
+    e.io_in_activations = o->io_in_activations;
+    e.cpu = o->cpu;
     e.json = o->json;
     return cli_emit(&e);
   }

@@ -4,17 +4,21 @@
  *
  * A generated model is a descriptor, `ai_model_NET` (ai_model), plus a network function that
  * calls the int8 kernels (utvm/kernels.h) one after another on one activations buffer: every
- * activation, kernel scratch area, input and output lives at the runner planner's offset in it,
- * so activations_size bytes (the runner's arena_size) is all the RAM a model needs. The
- * weights are one read-only blob (params_size bytes).
+ * activation and kernel scratch area lives at the runner planner's offset in it. Inputs and
+ * outputs have buffers of their own (the application's, bound with ai_set_input/_output, or
+ * the model's built-in ones), or, for a model generated with --io-in-activations, sit inside
+ * the activations (IO sharing). activations_size bytes plus the IO buffers is all the RAM a
+ * model needs. The weights are one read-only blob (params_size bytes).
  *
  * Usage:
  *   ai_handle h;
  *   static uint8_t act[AI_NET_ACTIVATIONS_SIZE] UTVM_AI_ALIGNED;
+ *   static int8_t in_buf[AI_NET_IN_0_SIZE], out_buf[AI_NET_OUT_0_SIZE];
  *   ai_create(&ai_model_NET, act, sizeof(act), &h);   (NULL, 0: the built-in buffer)
- *   ai_get_input(h, 0u, &in);  memcpy(in.dl.data, ..., ai_tensor_bytes(&in)) ...
+ *   ai_set_input(h, 0u, in_buf, sizeof(in_buf));      (not with --io-in-activations)
+ *   ai_set_output(h, 0u, out_buf, sizeof(out_buf));
+ *   ... fill in_buf (or ai_get_input(h, 0u, &in) and write in.dl.data) ...
  *   ai_run(h);
- *   ai_get_output(h, 0u, &out);
  *   ai_destroy(h);
  *
  * Instances come from a fixed pool of UTVM_AI_MAX_INSTANCES (static memory of this library),
@@ -36,7 +40,7 @@ extern "C" {
 #endif
 
 /* Version of the descriptor layout below; generated code records the one it was made for. */
-#define UTVM_AI_API_VERSION 1u
+#define UTVM_AI_API_VERSION 2u
 /* Instances live at once (all models together). */
 #ifndef UTVM_AI_MAX_INSTANCES
 #define UTVM_AI_MAX_INSTANCES 4u
@@ -45,6 +49,14 @@ extern "C" {
 #define UTVM_AI_ACTIVATIONS_ALIGNMENT 16u
 /* Highest rank of an input or output tensor. */
 #define UTVM_AI_MAX_DIMS 6u
+/* Most inputs plus outputs of a model whose IO has buffers of its own. */
+#ifndef UTVM_AI_MAX_IO
+#define UTVM_AI_MAX_IO 8u
+#endif
+/* Alignment of an application's input or output buffer (float32 IO is read as words). */
+#define UTVM_AI_IO_ALIGNMENT 4u
+/* ai_tensor_info.offset of an input or output with a buffer of its own. */
+#define UTVM_AI_OWN_BUFFER UINT32_MAX
 /* Bytes of an error text, NUL included; longer texts are cut. */
 #define UTVM_AI_ERROR_SIZE 128u
 
@@ -63,7 +75,8 @@ extern "C" {
 /* An input or output of a model, as the generated code describes it. */
 typedef struct {
   const char *name;            /* the model's tensor name ("" if none) */
-  uint32_t offset;             /* in the activations buffer */
+  uint32_t offset;             /* in the activations buffer, or UTVM_AI_OWN_BUFFER */
+  uint8_t *buffer;             /* an own-buffer tensor's built-in buffer, or NULL */
   uint32_t bytes;
   DLDataType dtype;            /* int8, or float32 for a model with float IO */
   uint32_t ndim;
@@ -76,9 +89,10 @@ struct ai_model_s;
 /* An instance: a pointer into the library's pool, valid from ai_create to ai_destroy. */
 typedef struct ai_instance_s *ai_handle;
 
-/* The network function: runs every kernel on activations (activations_size bytes, aligned);
- * returns the first kernel error. */
-typedef utvm_err_t (*ai_network_fn)(uint8_t *activations);
+/* The network function: runs every kernel on activations (activations_size bytes, aligned)
+ * and io (the buffers of the inputs, then of the outputs, that have their own); returns the
+ * first kernel error. */
+typedef utvm_err_t (*ai_network_fn)(uint8_t *activations, void *const *io);
 
 /* A generated model's descriptor (`const ai_model ai_model_NET`). */
 typedef struct ai_model_s {
@@ -92,7 +106,7 @@ typedef struct ai_model_s {
   uint32_t n_outputs;
   const ai_tensor_info *inputs;
   const ai_tensor_info *outputs;
-  size_t activations_size;     /* bytes of the activations buffer (inputs and outputs inside) */
+  size_t activations_size;     /* bytes of the activations buffer */
   size_t params_size;          /* bytes of the weights blob */
   const uint8_t *params;       /* the weights blob */
   uint8_t *builtin_activations; /* the model's own buffer, or NULL */
@@ -103,8 +117,8 @@ typedef struct ai_model_s {
   utvm_err_t (*destroy)(ai_handle handle);
 } ai_model;
 
-/* An input or output: the DLTensor (data in the activations buffer, shape in this struct, so
- * keep the struct where dl is used) plus its quantization. */
+/* An input or output: the DLTensor (shape in this struct, so keep the struct where dl is used)
+ * plus its quantization. */
 typedef struct {
   DLTensor dl;
   int64_t shape[UTVM_AI_MAX_DIMS];
@@ -130,15 +144,24 @@ utvm_err_t ai_create(const ai_model *model, void *activations, size_t activation
  * for a handle that is not live. */
 utvm_err_t ai_destroy(ai_handle handle);
 
-/* Runs the network once on the instance's activations (inputs written before, outputs read
- * after). UTVM_ERR_AI_RUN with the kernel's error in the text. */
+/* Binds input / output i (< n_inputs / n_outputs) of a tensor with a buffer of its own to the
+ * application's data (at least the tensor's bytes, UTVM_AI_IO_ALIGNMENT-aligned, owned by the
+ * caller while the instance uses it); replaces a built-in buffer. UTVM_ERR_AI_ARGUMENT for a
+ * bad handle, index, pointer or size, or a tensor that lives in the activations. */
+utvm_err_t ai_set_input(ai_handle handle, uint32_t i, void *data, size_t bytes);
+utvm_err_t ai_set_output(ai_handle handle, uint32_t i, void *data, size_t bytes);
+
+/* Runs the network once (inputs written before, outputs read after). UTVM_ERR_AI_ARGUMENT if an
+ * input or output has no buffer yet (ai_set_input / ai_set_output); UTVM_ERR_AI_RUN with the
+ * kernel's error in the text. */
 utvm_err_t ai_run(ai_handle handle);
 
 /* Number of inputs / outputs of the instance's model. */
 utvm_err_t ai_get_input_size(ai_handle handle, uint32_t *n_inputs);
 utvm_err_t ai_get_output_size(ai_handle handle, uint32_t *n_outputs);
 
-/* Input / output i (< n_inputs / n_outputs) into *t, data inside the instance's activations. */
+/* Input / output i (< n_inputs / n_outputs) into *t: data in the instance's activations, its
+ * bound or built-in buffer, or NULL while an own-buffer tensor has none. */
 utvm_err_t ai_get_input(ai_handle handle, uint32_t i, ai_tensor *t);
 utvm_err_t ai_get_output(ai_handle handle, uint32_t i, ai_tensor *t);
 

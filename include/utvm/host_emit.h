@@ -8,9 +8,11 @@
  *   NET_data.c  the weights as one 16-byte aligned const blob in section
  *               ".rodata.utvm.weights" (and, with builtin_activations, the buffer in
  *               ".bss.utvm.activations")
- * Every tensor and scratch area sits at the runner planner's offset in one activations buffer
- * (inputs and outputs included: IO in activations), so activations_size is the runner's
- * arena_size. Every parameter comes from the runner's prepared operators
+ * Every activation tensor and scratch area sits at the runner planner's offset in one
+ * activations buffer. Inputs and outputs have buffers of their own (the application's, bound
+ * with ai_set_input/ai_set_output, or built-in ones), or with io_in_activations sit inside the
+ * activations at planned offsets (IO sharing), so activations_size is the runner's arena_size
+ * (or its io_offset). Scratch is planned for the target core's kernels (options core). Every parameter comes from the runner's prepared operators
  * (utvm_runner_op_params); nothing is re-derived. Output is deterministic: the same model and
  * options give the same bytes. The weights blob holds the model's little-endian bytes, so the
  * code is for little-endian targets (Arm Cortex-M, x86).
@@ -23,17 +25,22 @@
 #include <stdint.h>
 
 #include "utvm/error.h"
+#include "utvm/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The tool version the generated code records. */
+/* The tool version the generated code records, and the ai_ API version (UTVM_AI_API_VERSION
+ * of utvm/ai.h) it is generated for. */
 #define UTVM_EMIT_TOOL_VERSION "utvm 0.1.0"
+#define UTVM_EMIT_AI_API_VERSION 2u
 /* Longest network name (a C identifier: letter, then letters, digits, '_'). */
 #define UTVM_EMIT_MAX_NAME 32u
 /* Largest generated file (the weights as text). */
 #define UTVM_EMIT_MAX_BYTES ((size_t)512u << 20)
+/* Most inputs plus outputs of a model whose IO is apart (the ai_ API's UTVM_AI_MAX_IO). */
+#define UTVM_EMIT_MAX_IO 8u
 /* Largest arena the emitter accepts (bytes; the offsets are 32-bit). */
 #define UTVM_EMIT_MAX_ARENA 0x40000000u
 
@@ -41,21 +48,26 @@ typedef struct {
   const char *name;          /* NET: symbols ai_NET_*, files NET.h, NET.c, NET_data.c */
   const char *model_name;    /* recorded in the header comment and descriptor, NULL: "" */
   const char *date;          /* creation date to record, NULL: none (deterministic output) */
-  bool builtin_activations;  /* the generated code carries its own activations buffer */
+  bool builtin_activations;  /* the generated code carries its own activations buffer (and,
+                                without io_in_activations, a buffer per input and output) */
+  bool io_in_activations;    /* inputs and outputs inside the activations (IO sharing) */
+  utvm_kernels_core_t core;  /* the target's kernels, whose scratch is planned */
 } utvm_emit_options_t;
 
 /* One operator of the report. */
 typedef struct {
   const char *function;      /* the kernel ("utvm_conv2d_s8") */
   uint32_t output_bytes;
-  uint32_t output_offset;
+  uint32_t output_offset;    /* in the activations; UINT32_MAX for an output of its own */
   uint32_t scratch_bytes;
 } utvm_emit_layer_t;
 
 /* What a model needs, before any firmware is built. */
 typedef struct {
-  size_t activations_bytes;  /* the activations buffer, inputs and outputs inside */
-  size_t io_bytes;           /* bytes of the inputs and outputs (inside activations_bytes) */
+  size_t activations_bytes;  /* the activations buffer of the chosen IO placement */
+  size_t activations_io_shared_bytes;   /* activations with inputs and outputs inside */
+  size_t activations_io_separate_bytes; /* activations without them (IO apart) */
+  size_t io_bytes;           /* bytes of the inputs and outputs together */
   size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
   size_t scratch_bytes;      /* largest kernel scratch of one operator */
   uint32_t n_inputs;

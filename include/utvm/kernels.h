@@ -30,6 +30,22 @@
 extern "C" {
 #endif
 
+/* ---- Cores ---- */
+
+/* Which kernel variants a build runs, as far as they differ in scratch memory: the portable C
+ * loops (hosts, Cortex-M0/M0+/M3), or the fast paths of cores with the DSP extension
+ * (Cortex-M4/M7/M33/M35P/M55/M85). Results are the same bit for bit. */
+typedef enum {
+  UTVM_KERNELS_PORTABLE = 0,
+  UTVM_KERNELS_DSP = 1
+} utvm_kernels_core_t;
+
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#define UTVM_KERNELS_NATIVE UTVM_KERNELS_DSP
+#else
+#define UTVM_KERNELS_NATIVE UTVM_KERNELS_PORTABLE
+#endif
+
 /* ---- Shapes and shared parameter types ---- */
 
 /* A 4-D NHWC shape (batches, height, width, channels); every dimension >= 1. */
@@ -97,11 +113,17 @@ typedef struct {
   int32_t act_max;
 } utvm_conv2d_params_t;
 
-/* Bytes of scratch utvm_conv2d_s8 needs for these shapes: 0 for the portable kernel; on cores
- * with the DSP extension (__ARM_FEATURE_DSP) two int16 im2col columns, 4*KH*KW*Ci, when not
- * grouped. */
+/* Bytes of scratch utvm_conv2d_s8 needs for these shapes on this build's core
+ * (UTVM_KERNELS_NATIVE): 0 for the portable kernel; on cores with the DSP extension
+ * (__ARM_FEATURE_DSP) two int16 im2col columns, 4*KH*KW*Ci, when not grouped. */
 size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                    const utvm_dims_t *output_dims);
+
+/* The same for the kernels of another core, so that a host tool plans a target's memory
+ * (0 for invalid shapes or an unknown core). */
+size_t utvm_conv2d_s8_scratch_size_for(utvm_kernels_core_t core, const utvm_dims_t *input_dims,
+                                       const utvm_dims_t *filter_dims,
+                                       const utvm_dims_t *output_dims);
 
 /* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c), bias [Co]
  * or NULL, output [N,OH,OW,Co]. scratch: utvm_conv2d_s8_scratch_size bytes (may be NULL if 0;

@@ -361,6 +361,9 @@ typedef struct {
   size_t lower_bound;           /* out: max over steps of the bytes alive at that step */
   size_t max_scratch;           /* out: the largest scratch of one step */
   uint32_t heuristic;           /* out: which placement order won (0 size, 1 start, 2 span) */
+  size_t io_offset;             /* out (utvm_model_plan): where the graph inputs and outputs
+                                   start with UTVM_MODEL_PLAN_IO_SEPARATE (the bytes below are
+                                   the activations); arena_size without it */
 } utvm_plan_t;
 
 /* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows):
@@ -378,6 +381,13 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
 /* ---------------------------------------------------------------------------------------------
  * Planning a model
  * ------------------------------------------------------------------------------------------- */
+
+/* utvm_model_plan() options. IO_SEPARATE: the graph inputs and outputs share no memory with
+ * the activations or with each other; they are placed one after another (each aligned) after
+ * the planned activations, from plan->io_offset to plan->arena_size, so that an application can
+ * give them buffers of their own. Without it they are planned like any tensor (IO sharing: an
+ * output may reuse an input's bytes once the input is read). */
+#define UTVM_MODEL_PLAN_IO_SEPARATE 0x1u
 
 /* Asked once per operator for its scratch bytes (e.g. by asking the kernels); NULL means 0. */
 typedef utvm_err_t (*utvm_model_scratch_fn)(void *ctx, const utvm_model_t *m, uint32_t index,
@@ -399,9 +409,11 @@ size_t utvm_model_plan_workspace_size(const utvm_model_t *m);
  * (UTVM_PLAN_NO_OFFSET for constants and unused tensors); it is also the tensor-to-buffer map
  * while planning, so after an error its entries are unspecified. plan->scratch_offsets needs
  * m->n_operators entries (or NULL when scratch is NULL); a scratch size of 4 GiB or more is
- * refused (UTVM_ERR_MODEL_PLAN_OVERFLOW). Writes m->error on failure. */
+ * refused (UTVM_ERR_MODEL_PLAN_OVERFLOW). options: 0 or UTVM_MODEL_PLAN_IO_SEPARATE (unknown
+ * bits are refused). Writes m->error on failure. */
 utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
-                           void *workspace, size_t workspace_size, utvm_plan_t *plan);
+                           uint32_t options, void *workspace, size_t workspace_size,
+                           utvm_plan_t *plan);
 
 #ifdef __cplusplus
 }

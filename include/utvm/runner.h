@@ -53,6 +53,8 @@ typedef struct {
   /* public, read-only */
   size_t arena_size;            /* bytes of arena the plan needs (set once planning succeeded) */
   size_t workspace_size;        /* bytes of workspace used */
+  size_t io_offset;             /* with io_separate: where the inputs and outputs start in the
+                                   arena (below are the activations); arena_size otherwise */
   uint32_t n_operators;
   char error[UTVM_RUNNER_ERROR_SIZE]; /* what failed, "" after success */
   /* private */
@@ -61,8 +63,20 @@ typedef struct {
   uint32_t *offsets_;           /* [n_tensors] arena offset of each tensor, or UTVM_PLAN_NO_OFFSET */
   void *ops_;                   /* [n_operators] prepared operators */
   uint8_t *records_;            /* their records */
+  utvm_kernels_core_t core_;
   bool ready_;
 } utvm_runner_t;
+
+/* How utvm_runner_init_with() plans. */
+typedef struct {
+  /* Whose kernel scratch sizes to plan: UTVM_KERNELS_NATIVE for the kernels this runner calls;
+   * another core's lets a host tool plan a target's memory (the portable kernels ignore
+   * scratch, so the runner still computes the same results). */
+  utvm_kernels_core_t core;
+  /* The graph inputs and outputs in their own bytes after the activations
+   * (UTVM_MODEL_PLAN_IO_SEPARATE; r->io_offset), instead of sharing the activations. */
+  bool io_separate;
+} utvm_runner_options_t;
 
 /* A tensor as the runner holds it: data points into the arena (activations, graph inputs and
  * outputs) or into the model's bytes (constants, read-only). */
@@ -91,6 +105,12 @@ size_t utvm_runner_workspace_size(const utvm_model_t *m);
  * workspace and arena stay the caller's. */
 utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                             size_t workspace_size, void *arena, size_t arena_size);
+
+/* utvm_runner_init() with options (NULL: this build's kernels, IO sharing the activations, as
+ * utvm_runner_init). UTVM_ERR_RUNNER_ARGUMENT for an unknown core. */
+utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *workspace,
+                                 size_t workspace_size, void *arena, size_t arena_size,
+                                 const utvm_runner_options_t *options);
 
 /* Describes tensor index (< the model's n_tensors) into *t. UTVM_ERR_RUNNER_ARGUMENT if the
  * runner is not ready, the index is out of range or the tensor has no memory (a non-constant
@@ -176,7 +196,8 @@ typedef struct {
 typedef struct {
   utvm_op_kind_t kind;
   uint32_t n_inputs;          /* input operand tensors (the op-params tensor not counted) */
-  uint32_t scratch_bytes;     /* kernel scratch the host's kernels need (device may need more) */
+  uint32_t scratch_bytes;     /* kernel scratch planned (for the runner's core, see
+                                 utvm_runner_options_t; another core may need more) */
   utvm_dims_t dims[3];        /* CONV/DEPTHWISE: input, filter, output; POOL: input, output;
                                  PAD: input */
   utvm_shape_t shapes[UTVM_OP_PARAMS_MAX_INPUTS + 1u]; /* ADD/MUL: input 1, input 2, output;

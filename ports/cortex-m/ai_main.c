@@ -8,7 +8,8 @@
  * (the format tests/qemu/test_qemu_models.py reads). Under QEMU -icount shift=0 the guest
  * clock advances 1 ns per instruction, so SysTick ticks of the run give its instruction count
  * at SysTick resolution. The build defines UTVM_AI_HEADER ("NET.h"), UTVM_AI_MODEL
- * (ai_model_NET), UTVM_AI_ACTIVATIONS (AI_NET_ACTIVATIONS_SIZE), UTVM_AI_INPUT and
+ * (ai_model_NET), UTVM_AI_ACTIVATIONS (AI_NET_ACTIVATIONS_SIZE), UTVM_AI_INPUT_SIZE and
+ * UTVM_AI_OUTPUT_SIZE (AI_NET_IN_0_SIZE, AI_NET_OUT_0_SIZE: the IO buffers), UTVM_AI_INPUT and
  * UTVM_AI_EXPECTED (paths of the reference files).
  */
 #include <stddef.h>
@@ -25,6 +26,8 @@ UTVM_EMBED(reference_input, UTVM_AI_INPUT);
 UTVM_EMBED(reference_output, UTVM_AI_EXPECTED);
 
 static uint8_t activations[UTVM_AI_ACTIVATIONS] UTVM_AI_ALIGNED;
+static uint8_t input[UTVM_AI_INPUT_SIZE] UTVM_AI_ALIGNED;
+static uint8_t output[UTVM_AI_OUTPUT_SIZE] UTVM_AI_ALIGNED;
 
 static void write_line(char *text, size_t len) {
   text[len] = '\n';
@@ -43,6 +46,8 @@ static bool run_model(char *text, size_t cap, size_t *len) {
   bool exact = false;
   (void)memset(&e, 0, sizeof(e));
   if ((ai_create(m, activations, sizeof(activations), &h) != UTVM_OK) ||
+      (ai_set_input(h, 0u, input, sizeof(input)) != UTVM_OK) ||
+      (ai_set_output(h, 0u, output, sizeof(output)) != UTVM_OK) ||
       (ai_get_input(h, 0u, &in) != UTVM_OK) || (in.bytes != in_bytes)) {
     (void)ai_get_error(h, &e);
     utvm_port_append_str(text, cap, len, (e.text[0] != '\0') ? e.text : "input size differs");

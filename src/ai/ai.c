@@ -16,6 +16,7 @@
 struct ai_instance_s {
   const ai_model *model;       /* NULL: free */
   uint8_t *activations;
+  void *io[UTVM_AI_MAX_IO];    /* the buffers of the inputs, then of the outputs */
   ai_error error;
 };
 
@@ -79,8 +80,9 @@ static bool ai_tensors_fit(const ai_tensor_info *t, uint32_t n, size_t activatio
   bool ok = (n == 0u) || (t != NULL);
   uint32_t i;
   for (i = 0u; ok && (i < n); i++) {
-    ok = (t[i].ndim <= UTVM_AI_MAX_DIMS) && (t[i].offset <= activations_size) &&
-         (t[i].bytes <= (activations_size - t[i].offset));
+    ok = (t[i].ndim <= UTVM_AI_MAX_DIMS) &&
+         ((t[i].offset == UTVM_AI_OWN_BUFFER) ||
+          ((t[i].offset <= activations_size) && (t[i].bytes <= (activations_size - t[i].offset))));
   }
   return ok;
 }
@@ -88,6 +90,7 @@ static bool ai_tensors_fit(const ai_tensor_info *t, uint32_t n, size_t activatio
 static bool ai_model_valid(const ai_model *m) {
   return (m->api_version == UTVM_AI_API_VERSION) && (m->network != NULL) &&
          ((m->params != NULL) || (m->params_size == 0u)) &&
+         (m->n_inputs <= UTVM_AI_MAX_IO) && (m->n_outputs <= (UTVM_AI_MAX_IO - m->n_inputs)) &&
          ai_tensors_fit(m->inputs, m->n_inputs, m->activations_size) &&
          ai_tensors_fit(m->outputs, m->n_outputs, m->activations_size);
 }
@@ -102,6 +105,25 @@ static struct ai_instance_s *ai_live(ai_handle handle) {
     }
   }
   return found;
+}
+
+/* Input or output k (inputs first) of h's model. */
+static const ai_tensor_info *ai_io_info(const struct ai_instance_s *h, uint32_t k) {
+  const ai_model *m = h->model;
+  return (k < m->n_inputs) ? &m->inputs[k] : &m->outputs[k - m->n_inputs];
+}
+
+/* Each input's and output's place: in the activations, or its built-in buffer (or none). */
+static void ai_bind_defaults(struct ai_instance_s *h) {
+  uint32_t k;
+  for (k = 0u; k < UTVM_AI_MAX_IO; k++) {
+    h->io[k] = NULL;
+    if (k < (h->model->n_inputs + h->model->n_outputs)) {
+      const ai_tensor_info *t = ai_io_info(h, k);
+      h->io[k] = (t->offset == UTVM_AI_OWN_BUFFER) ? (void *)t->buffer
+                                                   : (void *)&h->activations[t->offset];
+    }
+  }
 }
 
 /* ---- the API ---- */
@@ -121,7 +143,8 @@ utvm_err_t ai_create(const ai_model *model, void *activations, size_t activation
   }
   if (!ai_model_valid(model)) {
     return ai_fail(e, UTVM_ERR_AI_MODEL,
-                   "ai_create: model descriptor malformed or not of API version 1");
+                   "ai_create: model descriptor malformed, with more than UTVM_AI_MAX_IO inputs "
+                   "and outputs, or not of API version 2");
   }
   if (act == NULL) {
     act = model->builtin_activations;
@@ -145,6 +168,7 @@ utvm_err_t ai_create(const ai_model *model, void *activations, size_t activation
     if (ai_pool[i].model == NULL) {
       ai_pool[i].model = model;
       ai_pool[i].activations = act;
+      ai_bind_defaults(&ai_pool[i]);
       ai_clear(&ai_pool[i].error);
       ai_clear(e);
       *handle = &ai_pool[i];
@@ -165,12 +189,68 @@ utvm_err_t ai_destroy(ai_handle handle) {
   return UTVM_OK;
 }
 
+/* ai_set_input / ai_set_output: binds io[k] of tensor t. */
+static utvm_err_t ai_set_io(ai_handle handle, bool input, uint32_t i, void *data, size_t bytes) {
+  const char *what = input ? "ai_set_input: " : "ai_set_output: ";
+  ai_error *e = &ai_library_error;
+  struct ai_instance_s *h = ai_live(handle);
+  if (h == NULL) {
+    (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
+    ai_text_str(e, "handle is not live");
+    return UTVM_ERR_AI_ARGUMENT;
+  }
+  const uint32_t n = input ? h->model->n_inputs : h->model->n_outputs;
+  const uint32_t k = input ? i : (h->model->n_inputs + i);
+  const char *problem = NULL;
+  if (i >= n) {
+    problem = "index out of range";
+  } else if (ai_io_info(h, k)->offset != UTVM_AI_OWN_BUFFER) {
+    problem = "the tensor lives in the activations (model generated with --io-in-activations)";
+  } else if ((data == NULL) || (((uintptr_t)data % UTVM_AI_IO_ALIGNMENT) != 0u)) {
+    problem = "data is NULL or not 4-byte aligned";
+  } else if (bytes < ai_io_info(h, k)->bytes) {
+    (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
+    ai_text_u64(e, (uint64_t)bytes);
+    ai_text_str(e, " bytes, the tensor needs ");
+    ai_text_u64(e, (uint64_t)ai_io_info(h, k)->bytes);
+    return UTVM_ERR_AI_ARGUMENT;
+  } else {
+    h->io[k] = data;
+  }
+  if (problem != NULL) {
+    (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
+    ai_text_str(e, problem);
+    return UTVM_ERR_AI_ARGUMENT;
+  }
+  return UTVM_OK;
+}
+
+utvm_err_t ai_set_input(ai_handle handle, uint32_t i, void *data, size_t bytes) {
+  return ai_set_io(handle, true, i, data, bytes);
+}
+
+utvm_err_t ai_set_output(ai_handle handle, uint32_t i, void *data, size_t bytes) {
+  return ai_set_io(handle, false, i, data, bytes);
+}
+
 utvm_err_t ai_run(ai_handle handle) {
   struct ai_instance_s *h = ai_live(handle);
   if (h == NULL) {
     return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT, "ai_run: handle is not live");
   }
-  const utvm_err_t err = h->model->network(h->activations);
+  const uint32_t n_io = h->model->n_inputs + h->model->n_outputs;
+  uint32_t k;
+  for (k = 0u; k < n_io; k++) {
+    if (h->io[k] == NULL) {
+      (void)ai_fail(&h->error, UTVM_ERR_AI_ARGUMENT,
+                    (k < h->model->n_inputs) ? "ai_run: no buffer for input "
+                                             : "ai_run: no buffer for output ");
+      ai_text_u64(&h->error, (uint64_t)((k < h->model->n_inputs) ? k : (k - h->model->n_inputs)));
+      ai_text_str(&h->error, (k < h->model->n_inputs) ? " (ai_set_input)" : " (ai_set_output)");
+      return UTVM_ERR_AI_ARGUMENT;
+    }
+  }
+  const utvm_err_t err = h->model->network(h->activations, h->io);
   if (err != UTVM_OK) {
     (void)ai_fail(&h->error, UTVM_ERR_AI_RUN, "ai_run: ");
     ai_text_str(&h->error, h->model->name);
@@ -202,13 +282,13 @@ utvm_err_t ai_get_output_size(ai_handle handle, uint32_t *n_outputs) {
   return UTVM_OK;
 }
 
-static void ai_fill_tensor(const struct ai_instance_s *h, const ai_tensor_info *info,
-                           ai_tensor *t) {
+static void ai_fill_tensor(const struct ai_instance_s *h, uint32_t k, ai_tensor *t) {
+  const ai_tensor_info *info = ai_io_info(h, k);
   uint32_t d;
   for (d = 0u; d < UTVM_AI_MAX_DIMS; d++) {
     t->shape[d] = (d < info->ndim) ? info->shape[d] : 0;
   }
-  t->dl.data = &h->activations[info->offset];
+  t->dl.data = h->io[k];
   t->dl.device.device_type = kDLCPU;
   t->dl.device.device_id = 0;
   t->dl.ndim = (int32_t)info->ndim;
@@ -227,7 +307,7 @@ utvm_err_t ai_get_input(ai_handle handle, uint32_t i, ai_tensor *t) {
     return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
                    "ai_get_input: handle not live, index out of range or tensor NULL");
   }
-  ai_fill_tensor(h, &h->model->inputs[i], t);
+  ai_fill_tensor(h, i, t);
   return UTVM_OK;
 }
 
@@ -237,7 +317,7 @@ utvm_err_t ai_get_output(ai_handle handle, uint32_t i, ai_tensor *t) {
     return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
                    "ai_get_output: handle not live, index out of range or tensor NULL");
   }
-  ai_fill_tensor(h, &h->model->outputs[i], t);
+  ai_fill_tensor(h, h->model->n_inputs + i, t);
   return UTVM_OK;
 }
 

@@ -32,19 +32,21 @@ static bool conv2d_windows_valid(const utvm_conv2d_params_t *params,
                            params->pad_left);
 }
 
+size_t utvm_conv2d_s8_scratch_size_for(utvm_kernels_core_t core, const utvm_dims_t *input_dims,
+                                       const utvm_dims_t *filter_dims,
+                                       const utvm_dims_t *output_dims) {
+  size_t bytes = 0u;
+  if ((core == UTVM_KERNELS_DSP) && conv2d_shapes_valid(input_dims, filter_dims, output_dims) &&
+      (input_dims->c == filter_dims->c)) {
+    bytes = 4u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
+  }
+  return bytes;
+}
+
 size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                    const utvm_dims_t *output_dims) {
-  size_t bytes = 0u;
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
-  if (conv2d_shapes_valid(input_dims, filter_dims, output_dims)) {
-    bytes = utvm_conv2d_s8_dsp_scratch_size(input_dims, filter_dims);
-  }
-#else
-  (void)input_dims;
-  (void)filter_dims;
-  (void)output_dims;
-#endif
-  return bytes;
+  return utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_NATIVE, input_dims, filter_dims,
+                                         output_dims);
 }
 
 utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
@@ -63,7 +65,8 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
 #if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
-  if (scratch != NULL && utvm_conv2d_s8_dsp_scratch_size(input_dims, filter_dims) > 0u) {
+  if (scratch != NULL &&
+      utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims, output_dims) > 0u) {
     utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
                        output, (int8_t *)scratch);
     return UTVM_OK;

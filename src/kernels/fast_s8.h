@@ -38,13 +38,8 @@ void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *par
                                        int8_t *output);
 
 #if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
-/* Scratch bytes of utvm_conv2d_s8_dsp for valid shapes (two int16 im2col columns), or 0 when
- * the DSP path does not take this convolution (grouped) and the portable loops run. */
-size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,
-                                       const utvm_dims_t *filter_dims);
-
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
- * arguments; scratch: utvm_conv2d_s8_dsp_scratch_size bytes, which must be > 0, any
+ * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must be > 0, any
  * alignment). */
 void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                         const utvm_dims_t *input_dims, const int8_t *input,

@@ -117,15 +117,6 @@ static void dsp_multiply_columns(const int8_t *weights, int32_t weight_offset, i
   }
 }
 
-size_t utvm_conv2d_s8_dsp_scratch_size(const utvm_dims_t *input_dims,
-                                       const utvm_dims_t *filter_dims) {
-  size_t bytes = 0u;
-  if (input_dims->c == filter_dims->c) {
-    bytes = 4u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
-  }
-  return bytes;
-}
-
 /* Byte offset of value k of column (0 or 1) in a pair of int16 columns of length values each.
  * Each whole group of 4 values takes 16 bytes: column 0's values 0 and 2 as one word, its
  * values 1 and 3 as the next (matching SXTB16 of a weight word and of it rotated by 8), then

@@ -10,7 +10,8 @@
 
 #include "runner_internal.h"
 
-static void export_conv(const runner_conv_t *c, bool depthwise, utvm_op_params_t *p) {
+static void export_conv(const runner_conv_t *c, bool depthwise, utvm_kernels_core_t core,
+                        utvm_op_params_t *p) {
   p->kind = depthwise ? UTVM_OP_DEPTHWISE_CONV2D_S8 : UTVM_OP_CONV2D_S8;
   p->dims[0] = c->input_dims;
   p->dims[1] = c->filter_dims;
@@ -23,7 +24,8 @@ static void export_conv(const runner_conv_t *c, bool depthwise, utvm_op_params_t
   } else {
     p->p.conv = c->params.conv;
     p->scratch_bytes =
-        (uint32_t)utvm_conv2d_s8_scratch_size(&c->input_dims, &c->filter_dims, &c->output_dims);
+        (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &c->input_dims, &c->filter_dims,
+                                                  &c->output_dims);
   }
   p->has_bias = (c->bias != NULL) ? 1u : 0u;
   p->quant = c->quant;
@@ -78,11 +80,13 @@ static void export_unary(utvm_model_op_t code, const runner_unary_t *u, utvm_op_
 }
 
 /* The record's fields as op params (n_inputs set by the caller). */
-static void export_record(utvm_model_op_t code, const void *record, utvm_op_params_t *p) {
+static void export_record(utvm_model_op_t code, const void *record, utvm_kernels_core_t core,
+                          utvm_op_params_t *p) {
   switch (code) {
     case UTVM_MODEL_OP_CONV_2D:
     case UTVM_MODEL_OP_DEPTHWISE_CONV_2D:
-      export_conv((const runner_conv_t *)record, code == UTVM_MODEL_OP_DEPTHWISE_CONV_2D, p);
+      export_conv((const runner_conv_t *)record, code == UTVM_MODEL_OP_DEPTHWISE_CONV_2D, core,
+                  p);
       break;
     case UTVM_MODEL_OP_FULLY_CONNECTED:
       export_fc((const runner_fc_t *)record, p);
@@ -196,7 +200,7 @@ utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_par
   utvm_err_t err = export_operands(&op, operands);
   if (err == UTVM_OK) {
     const runner_op_t *ops = (const runner_op_t *)r->ops_;
-    export_record(ops[k].code, &r->records_[ops[k].record], p);
+    export_record(ops[k].code, &r->records_[ops[k].record], r->core_, p);
     p->n_inputs = operands->n_inputs;
     err = utvm_op_params_check(p, &why);
   }

@@ -96,7 +96,7 @@ static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
   utvm_model_tensor_t in;
   utvm_model_tensor_t f;
   utvm_model_tensor_t out;
-  (void)ctx;
+  const utvm_kernels_core_t core = *(const utvm_kernels_core_t *)ctx;
   (void)index;
   *bytes = 0u;
   if (((op->code != UTVM_MODEL_OP_CONV_2D) && (op->code != UTVM_MODEL_OP_DEPTHWISE_CONV_2D) &&
@@ -120,7 +120,7 @@ static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
     const utvm_dims_t df = {f.dims[0], f.dims[1], f.dims[2], f.dims[3]};
     const utvm_dims_t dout = {out.dims[0], out.dims[1], out.dims[2], out.dims[3]};
     *bytes = (op->code == UTVM_MODEL_OP_CONV_2D)
-                 ? utvm_conv2d_s8_scratch_size(&di, &df, &dout)
+                 ? utvm_conv2d_s8_scratch_size_for(core, &di, &df, &dout)
                  : utvm_depthwise_conv2d_s8_scratch_size(&di, &df, &dout);
   } else {
     /* refused when prepared */
@@ -173,9 +173,17 @@ static utvm_err_t fail_size(runner_text_t *text, utvm_err_t err, const char *wha
 
 utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                             size_t workspace_size, void *arena, size_t arena_size) {
+  return utvm_runner_init_with(r, m, workspace, workspace_size, arena, arena_size, NULL);
+}
+
+utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *workspace,
+                                 size_t workspace_size, void *arena, size_t arena_size,
+                                 const utvm_runner_options_t *options) {
   runner_text_t text;
   runner_layout_t l;
   utvm_plan_t plan;
+  utvm_kernels_core_t core = UTVM_KERNELS_NATIVE;
+  uint32_t plan_options = 0u;
   if (r == NULL) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
@@ -184,6 +192,14 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
   if ((m == NULL) || (workspace == NULL)) {
     runner_text_str(&text, "model or workspace is NULL");
     return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  if (options != NULL) {
+    if ((options->core != UTVM_KERNELS_PORTABLE) && (options->core != UTVM_KERNELS_DSP)) {
+      runner_text_str(&text, "options: unknown kernels core");
+      return UTVM_ERR_RUNNER_ARGUMENT;
+    }
+    core = options->core;
+    plan_options = options->io_separate ? UTVM_MODEL_PLAN_IO_SEPARATE : 0u;
   }
   const size_t needed = workspace_bytes(m);
   if (needed == SIZE_MAX) {
@@ -196,12 +212,15 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
   runner_carve(&l, workspace, workspace_size, m->n_tensors, m->n_operators);
   plan.offsets = l.offsets;
   plan.scratch_offsets = l.scratch_offsets;
-  utvm_err_t err = utvm_model_plan(m, scratch_size, NULL, l.region, l.region_size, &plan);
+  utvm_err_t err =
+      utvm_model_plan(m, scratch_size, &core, plan_options, l.region, l.region_size, &plan);
   if (err != UTVM_OK) {
     runner_text_str(&text, m->error);
     return err;
   }
   r->arena_size = plan.arena_size;
+  r->io_offset = plan.io_offset;
+  r->core_ = core;
   r->workspace_size = needed;
   r->n_operators = m->n_operators;
   err = prepare_all(m, &l, &text);

@@ -34,7 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(model_exercise(&m, &sum) == NULL);
   if (m.n_tensors <= CHECK_LIMIT && m.n_operators <= CHECK_LIMIT) {
     utvm_err_t plan_err;
-    const char *why = model_plan_check(&m, (uint32_t)(size & 0xFFu), NULL, &plan_err);
+    const char *why = model_plan_check(&m, (uint32_t)(size & 0xFFu), 0u, NULL, &plan_err);
+    if (why == NULL) {
+      why = model_plan_check(&m, (uint32_t)(size & 0xFFu), UTVM_MODEL_PLAN_IO_SEPARATE, NULL,
+                             &plan_err);
+    }
     if (why != NULL) {
       (void)fprintf(stderr, "plan: %s (%s)\n", why, m.error);
     }

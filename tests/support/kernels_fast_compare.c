@@ -137,7 +137,7 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   result->conv_cases += 1;
   result->conv_pointwise += pointwise ? 1 : 0;
   return same_bytes(out_count, result) &&
-         utvm_conv2d_s8_dsp_scratch_size(&in_dims, &filter_dims) + 3u <= sizeof g_scratch;
+         utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) + 3u <= sizeof g_scratch;
 }
 
 static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) {

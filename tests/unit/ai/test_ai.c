@@ -1,10 +1,11 @@
 /*
  * Standalone models (utvm_add_model: the code of `utvm compile -o DIR --name NET`) run through
- * the ai_ API: all seven models are linked into this one program and each gives TensorFlow
- * Lite Micro's output byte for byte on its reference input, in an activations buffer of
- * exactly activations_size bytes (one byte fewer is refused with the size in the error); two
- * instances of one model with separate activations; the built-in buffer; argument errors of
- * every call.
+ * the ai_ API: all seven models (IO in buffers of their own) and KWS once more with
+ * --io-in-activations are linked into this one program and each gives TensorFlow Lite Micro's
+ * output byte for byte on its reference input, in an activations buffer of exactly
+ * activations_size bytes and IO buffers of exactly their sizes (one byte fewer is refused with
+ * the size in the error); two instances of one model with separate activations; the built-in
+ * buffers; argument errors of every call.
  */
 #define _POSIX_C_SOURCE 200112L
 
@@ -22,6 +23,7 @@
 #include "hello.h"
 #include "ic.h"
 #include "kws.h"
+#include "kws_shared.h"
 #include "person.h"
 #include "speech.h"
 #include "utvm/ai.h"
@@ -50,6 +52,8 @@ static const ref_pair_t pairs[] = {
      REF "mlperf_tiny/ad_window0_int8_tflm.out0.bin"},
     {&ai_model_person, REF "person_detection/person_input_int8.bin",
      REF "person_detection/person_tflm.out0.bin"},
+    {&ai_model_kws_shared, REF "mlperf_tiny/kws_input0_int8.bin",
+     REF "mlperf_tiny/kws_input0_int8_tflm.out0.bin"},
 };
 
 static uint8_t file_buf[MAX_FILE];
@@ -69,6 +73,33 @@ static uint8_t *exact_block(size_t size) {
   return (uint8_t *)p;
 }
 
+/* The IO blocks bind_io made, freed after the tests. */
+#define MAX_IO_BLOCKS 64u
+static void *io_blocks[MAX_IO_BLOCKS];
+static size_t n_io_blocks;
+
+static void *io_block(size_t size) {
+  assert_true(n_io_blocks < MAX_IO_BLOCKS);
+  io_blocks[n_io_blocks] = exact_block(size);
+  return io_blocks[n_io_blocks++];
+}
+
+/* Binds exact-size heap buffers to input 0 and output 0 of h when they have buffers of their
+ * own and none yet. */
+static void bind_io(ai_handle h, const ai_model *m) {
+  ai_tensor t;
+  assert_int_equal(ai_get_input(h, 0u, &t), UTVM_OK);
+  if (m->inputs[0].offset == UTVM_AI_OWN_BUFFER && t.dl.data == NULL) {
+    assert_int_equal(ai_set_input(h, 0u, io_block(m->inputs[0].bytes), m->inputs[0].bytes),
+                     UTVM_OK);
+  }
+  assert_int_equal(ai_get_output(h, 0u, &t), UTVM_OK);
+  if (m->outputs[0].offset == UTVM_AI_OWN_BUFFER && t.dl.data == NULL) {
+    assert_int_equal(ai_set_output(h, 0u, io_block(m->outputs[0].bytes), m->outputs[0].bytes),
+                     UTVM_OK);
+  }
+}
+
 /* Writes the input of pair, runs h and compares output 0 with the reference. */
 static void run_and_check(ai_handle h, const ref_pair_t *pair) {
   ai_tensor in;
@@ -76,6 +107,7 @@ static void run_and_check(ai_handle h, const ref_pair_t *pair) {
   uint32_t n = 0u;
   assert_int_equal(ai_get_input_size(h, &n), UTVM_OK);
   assert_int_equal(n, 1u);
+  bind_io(h, pair->model);
   assert_int_equal(ai_get_input(h, 0u, &in), UTVM_OK);
   assert_int_equal(read_file(pair->input, file_buf, sizeof(file_buf)), in.bytes);
   (void)memcpy(in.dl.data, file_buf, in.bytes);
@@ -135,6 +167,8 @@ static void test_two_instances(void **state) {
   assert_int_equal(ai_kws_create(act1, AI_kws_ACTIVATIONS_SIZE, &h1), UTVM_OK);
   assert_int_equal(ai_create(&ai_model_kws, act2, AI_kws_ACTIVATIONS_SIZE, &h2), UTVM_OK);
   assert_ptr_not_equal(h1, h2);
+  bind_io(h1, &ai_model_kws);
+  bind_io(h2, &ai_model_kws);
   /* instance 2 holds a different input: its run must not disturb instance 1 */
   assert_int_equal(ai_get_input(h2, 0u, &in2), UTVM_OK);
   (void)memset(in2.dl.data, 0x11, in2.bytes);
@@ -157,11 +191,18 @@ static void test_builtin_activations(void **state) {
   (void)state;
   ai_handle h = NULL;
   uint8_t *act = NULL;
+  ai_tensor t;
   assert_non_null(ai_model_hello.builtin_activations);
   assert_null(ai_model_kws.builtin_activations);
   assert_int_equal(ai_create(&ai_model_hello, NULL, 0u, &h), UTVM_OK);
   assert_int_equal(ai_get_activations(h, &act), UTVM_OK);
   assert_ptr_equal(act, ai_hello_activations);
+  /* the built-in IO buffers are bound from the start */
+  assert_int_equal(ai_get_input(h, 0u, &t), UTVM_OK);
+  assert_ptr_equal(t.dl.data, ai_hello_in0);
+  assert_int_equal(ai_get_output(h, 0u, &t), UTVM_OK);
+  assert_ptr_equal(t.dl.data, ai_hello_out0);
+  assert_int_equal(AI_hello_IN_0_SIZE, ai_model_hello.inputs[0].bytes);
   run_and_check(h, &pairs[0]);
   assert_int_equal(ai_destroy(h), UTVM_OK);
   /* a model without one needs a buffer */
@@ -189,14 +230,70 @@ static void test_descriptor(void **state) {
   assert_int_equal(ai_get_params_size(h, &size), UTVM_OK);
   assert_int_equal(size, AI_kws_PARAMS_SIZE);
   ai_tensor in;
+  assert_int_equal(AI_kws_IO_IN_ACTIVATIONS, 0);
+  assert_int_equal(ai_model_kws.inputs[0].offset, UTVM_AI_OWN_BUFFER);
+  assert_null(ai_model_kws.inputs[0].buffer);
   assert_int_equal(ai_get_input(h, 0u, &in), UTVM_OK);
-  assert_ptr_equal(in.dl.data, &act[ai_model_kws.inputs[0].offset]);
+  assert_null(in.dl.data); /* nothing bound yet */
   assert_int_equal(in.dl.ndim, 4);
   assert_int_equal(in.dl.shape[1], 49);
   assert_int_equal(in.zero_point, ai_model_kws.inputs[0].zero_point);
   assert_true(in.scale > 0.0f);
   assert_int_equal(ai_destroy(h), UTVM_OK);
   free(act);
+  /* IO sharing: the tensors sit in the activations, which are larger by less than the IO */
+  assert_int_equal(AI_kws_shared_IO_IN_ACTIVATIONS, 1);
+  assert_true(AI_kws_shared_ACTIVATIONS_SIZE <
+              AI_kws_ACTIVATIONS_SIZE + AI_kws_IN_0_SIZE + AI_kws_OUT_0_SIZE);
+  act = exact_block(AI_kws_shared_ACTIVATIONS_SIZE);
+  assert_int_equal(ai_create(&ai_model_kws_shared, act, AI_kws_shared_ACTIVATIONS_SIZE, &h),
+                   UTVM_OK);
+  assert_int_equal(ai_get_input(h, 0u, &in), UTVM_OK);
+  assert_ptr_equal(in.dl.data, &act[ai_model_kws_shared.inputs[0].offset]);
+  assert_int_equal(ai_destroy(h), UTVM_OK);
+  free(act);
+}
+
+/* Binding inputs and outputs: checks, and ai_run without them. */
+static void test_io_binding(void **state) {
+  (void)state;
+  ai_handle h = NULL;
+  ai_error e;
+  uint8_t *act = exact_block(AI_kws_ACTIVATIONS_SIZE);
+  uint8_t *in = exact_block(AI_kws_IN_0_SIZE + 4u);
+  uint8_t *out = exact_block(AI_kws_OUT_0_SIZE);
+  assert_int_equal(ai_create(&ai_model_kws, act, AI_kws_ACTIVATIONS_SIZE, &h), UTVM_OK);
+  assert_int_equal(ai_run(h), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_get_error(h, &e), UTVM_OK);
+  assert_string_equal(e.text, "ai_run: no buffer for input 0 (ai_set_input)");
+  assert_int_equal(ai_set_input(h, 0u, in, AI_kws_IN_0_SIZE - 1u), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_get_error(NULL, &e), UTVM_OK);
+  assert_non_null(strstr(e.text, "the tensor needs 490"));
+  assert_int_equal(ai_set_input(h, 0u, &in[1], AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_set_input(h, 0u, NULL, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_set_input(h, 1u, in, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_set_output(h, 1u, out, AI_kws_OUT_0_SIZE), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_set_input(NULL, 0u, in, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_set_input(h, 0u, in, AI_kws_IN_0_SIZE), UTVM_OK);
+  assert_int_equal(ai_run(h), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_get_error(h, &e), UTVM_OK);
+  assert_string_equal(e.text, "ai_run: no buffer for output 0 (ai_set_output)");
+  assert_int_equal(ai_set_output(h, 0u, out, AI_kws_OUT_0_SIZE), UTVM_OK);
+  (void)memset(in, 0, AI_kws_IN_0_SIZE);
+  assert_int_equal(ai_run(h), UTVM_OK);
+  assert_int_equal(ai_destroy(h), UTVM_OK);
+  /* a tensor inside the activations cannot be rebound */
+  free(act);
+  act = exact_block(AI_kws_shared_ACTIVATIONS_SIZE);
+  assert_int_equal(ai_create(&ai_model_kws_shared, act, AI_kws_shared_ACTIVATIONS_SIZE, &h),
+                   UTVM_OK);
+  assert_int_equal(ai_set_input(h, 0u, in, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_get_error(NULL, &e), UTVM_OK);
+  assert_non_null(strstr(e.text, "lives in the activations"));
+  assert_int_equal(ai_destroy(h), UTVM_OK);
+  free(act);
+  free(in);
+  free(out);
 }
 
 static void test_argument_errors(void **state) {
@@ -282,7 +379,12 @@ int main(void) {
       cmocka_unit_test(test_two_instances),
       cmocka_unit_test(test_builtin_activations),
       cmocka_unit_test(test_descriptor),
+      cmocka_unit_test(test_io_binding),
       cmocka_unit_test(test_argument_errors),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  for (size_t i = 0u; i < n_io_blocks; i++) {
+    free(io_blocks[i]);
+  }
+  return failed;
 }

@@ -51,8 +51,15 @@ static void test_scratch_size(void **state) {
   const utvm_dims_t input = {1, 5, 5, 7};
   const utvm_dims_t filter = {4, 3, 3, 7};
   const utvm_dims_t grouped = {4, 3, 3, 1};
-  assert_int_equal(utvm_conv2d_s8_dsp_scratch_size(&input, &filter), 4u * 3u * 3u * 7u);
-  assert_int_equal(utvm_conv2d_s8_dsp_scratch_size(&input, &grouped), 0u);
+  const utvm_dims_t output = {1, 3, 3, 4};
+  assert_int_equal(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &input, &filter, &output),
+                   4u * 3u * 3u * 7u);
+  assert_int_equal(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &input, &grouped, &output),
+                   0u);
+  assert_int_equal(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_PORTABLE, &input, &filter, &output),
+                   0u);
+  /* The host's kernel library is the portable one (only this test emulates the DSP path). */
+  assert_int_equal(utvm_conv2d_s8_scratch_size(&input, &filter, &output), 0u);
 }
 
 int main(void) {

@@ -253,11 +253,45 @@ static inline utvm_err_t model_check_scratch(void *ctx, const utvm_model_t *m, u
   return UTVM_OK;
 }
 
-/* Plans m with utvm_model_plan and checks the plan against lists built here from the
- * accessors. Returns NULL when the plan is right or when utvm_model_plan rightly refused
- * (*err says which); else what is wrong. */
+/* With UTVM_MODEL_PLAN_IO_SEPARATE: every graph input and output lies in [io_offset,
+ * arena_size), aligned, apart from the others; then they are taken out of the plan (flagged
+ * constant, unplaced, arena ending at io_offset) for the check of the activations. */
+static inline const char *plan_check_io(const utvm_model_t *m, utvm_plan_buffer_t *buffers,
+                                        utvm_plan_t *plan) {
+  uint32_t i;
+  uint32_t j;
+  for (i = 0u; i < m->n_tensors; i++) {
+    if ((buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) == 0u ||
+        (buffers[i].flags & UTVM_PLAN_CONSTANT) != 0u) continue;
+    const size_t off = plan->offsets[i];
+    if (off < plan->io_offset || off + buffers[i].size > plan->arena_size ||
+        off % UTVM_PLAN_ALIGNMENT != 0u) {
+      return "an input or output outside the IO area, or misaligned";
+    }
+    for (j = 0u; j < i; j++) {
+      if ((buffers[j].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u &&
+          (buffers[j].flags & UTVM_PLAN_CONSTANT) == 0u &&
+          plan_overlap(off, buffers[i].size, plan->offsets[j], buffers[j].size)) {
+        return "two inputs or outputs overlap";
+      }
+    }
+  }
+  for (i = 0u; i < m->n_tensors; i++) {
+    if ((buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u) {
+      buffers[i].flags |= UTVM_PLAN_CONSTANT;
+      plan->offsets[i] = UTVM_PLAN_NO_OFFSET;
+    }
+  }
+  plan->arena_size = plan->io_offset;
+  return NULL;
+}
+
+/* Plans m with utvm_model_plan (options: 0 or UTVM_MODEL_PLAN_IO_SEPARATE) and checks the plan
+ * against lists built here from the accessors. Returns NULL when the plan is right or when
+ * utvm_model_plan rightly refused (*err says which); else what is wrong. */
 static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_seed,
-                                           utvm_plan_t *out, utvm_err_t *err) {
+                                           uint32_t options, utvm_plan_t *out,
+                                           utvm_err_t *err) {
   const char *why = NULL;
   size_t ws_size = utvm_model_plan_workspace_size(m);
   void *ws = (ws_size != SIZE_MAX) ? malloc(ws_size == 0u ? 1u : ws_size) : NULL;
@@ -281,7 +315,7 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
   memset(&plan, 0, sizeof(plan));
   plan.offsets = offsets;
   plan.scratch_offsets = scratch_offsets;
-  *err = utvm_model_plan(m, model_check_scratch, &scratch_seed, ws, ws_size, &plan);
+  *err = utvm_model_plan(m, model_check_scratch, &scratch_seed, options, ws, ws_size, &plan);
   if (*err != UTVM_OK) {
     if (m->error[0] == '\0') why = "utvm_model_plan failed without an error text";
     goto done;
@@ -319,9 +353,18 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
     steps[i].kind = (op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE)
                         ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
   }
-  why = plan_check(buffers, m->n_tensors, steps, m->n_operators, &plan);
   if (out != NULL) {
     *out = plan;
+  }
+  if ((options & UTVM_MODEL_PLAN_IO_SEPARATE) != 0u) {
+    why = plan_check_io(m, buffers, &plan);
+  } else if (plan.io_offset != plan.arena_size) {
+    why = "io_offset is not arena_size without IO_SEPARATE";
+  }
+  if (why == NULL) {
+    why = plan_check(buffers, m->n_tensors, steps, m->n_operators, &plan);
+  }
+  if (out != NULL) {
     out->offsets = NULL;
     out->scratch_offsets = NULL;
   }

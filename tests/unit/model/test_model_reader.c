@@ -72,7 +72,10 @@ static utvm_err_t open_and_exercise(const uint8_t *data, size_t size, uint32_t s
   if (why != NULL) {
     fail_msg("accepted model: %s", why);
   }
-  why = model_plan_check(&m, scratch_seed, NULL, &plan_err);
+  why = model_plan_check(&m, scratch_seed, 0u, NULL, &plan_err);
+  if (why == NULL) {
+    why = model_plan_check(&m, scratch_seed, UTVM_MODEL_PLAN_IO_SEPARATE, NULL, &plan_err);
+  }
   if (why != NULL) {
     fail_msg("accepted model: plan: %s (%s)", why, m.error);
   }
@@ -583,7 +586,7 @@ static void test_built_data_flow(void **state) {
   s.n_tensors = 4u;
   s.inputs[0] = 3;
   assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
-  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_null(model_plan_check(&m, 0u, 0u, &plan, &err));
   assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
   assert_string_equal(m.error,
                       "operator 0 (FULLY_CONNECTED): tensor 0 is read before any operator writes it");
@@ -593,21 +596,21 @@ static void test_built_data_flow(void **state) {
   s.n_tensors = 4u;
   s.outputs[0] = 3;
   assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
-  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_null(model_plan_check(&m, 0u, 0u, &plan, &err));
   assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
   assert_string_equal(m.error, "graph output 0: tensor 3 is never computed");
   /* an operator writes the graph input */
   tb_default(&s);
   s.op[0].out[0] = 0;
   assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
-  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_null(model_plan_check(&m, 0u, 0u, &plan, &err));
   assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
   /* two operators write the same tensor */
   tb_default(&s);
   s.n_ops = 2u;
   s.op[1] = s.op[0];
   assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
-  assert_null(model_plan_check(&m, 0u, &plan, &err));
+  assert_null(model_plan_check(&m, 0u, 0u, &plan, &err));
   assert_int_equal(err, UTVM_ERR_MODEL_BAD_GRAPH);
   assert_string_equal(m.error, "operator 1 (FULLY_CONNECTED): tensor 2 is written a second time");
 }
