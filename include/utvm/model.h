@@ -321,10 +321,11 @@ const char *utvm_model_op_name(int32_t code);
 #define UTVM_PLAN_INPUT 0x1u    /* graph input: alive from step 0 */
 #define UTVM_PLAN_OUTPUT 0x2u   /* graph output: alive until the last step */
 #define UTVM_PLAN_CONSTANT 0x4u /* lives elsewhere (model data): never placed */
+#define UTVM_PLAN_APART 0x8u    /* shares no memory: placed after the arena (plan->io_offset) */
 
 typedef struct {
   uint32_t size;                /* bytes */
-  uint32_t flags;               /* UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT | UTVM_PLAN_CONSTANT */
+  uint32_t flags;               /* UTVM_PLAN_INPUT | _OUTPUT | _CONSTANT | _APART */
 } utvm_plan_buffer_t;
 
 /* How a step's outputs may share memory with its inputs. */
@@ -361,9 +362,9 @@ typedef struct {
   size_t lower_bound;           /* out: max over steps of the bytes alive at that step */
   size_t max_scratch;           /* out: the largest scratch of one step */
   uint32_t heuristic;           /* out: which placement order won (0 size, 1 start, 2 span) */
-  size_t io_offset;             /* out (utvm_model_plan): where the graph inputs and outputs
-                                   start with UTVM_MODEL_PLAN_IO_SEPARATE (the bytes below are
-                                   the activations); arena_size without it */
+  size_t io_offset;             /* out: where the APART buffers start, one after another, each
+                                   aligned, up to arena_size (the bytes below are the shared
+                                   arena); arena_size when there are none */
 } utvm_plan_t;
 
 /* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows):
@@ -373,7 +374,8 @@ size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps);
 /* Plans the arena: lifetimes (first write or read .. last read or write; INPUT from step 0,
  * OUTPUT to the last step), aliases, then greedy placement (largest first, lowest offset that
  * overlaps no placed buffer alive at the same time) under three orders, keeping the smallest.
- * Each step's scratch is placed like a buffer alive during that step only. Deterministic. */
+ * Each step's scratch is placed like a buffer alive during that step only. APART buffers come
+ * last, after the arena, in index order. Deterministic. */
 utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
                      const utvm_plan_step_t *steps, uint32_t n_steps, void *workspace,
                      size_t workspace_size, utvm_plan_t *plan);

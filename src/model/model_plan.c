@@ -296,28 +296,6 @@ static utvm_err_t check_outputs(const utvm_model_t *m, utvm_model_text_t *text,
   return err;
 }
 
-/* With UTVM_MODEL_PLAN_IO_SEPARATE: the graph inputs and outputs (left unplaced) one after
- * another after the activations. */
-static utvm_err_t place_io(const layout_t *l, uint32_t n_buffers, utvm_plan_t *plan,
-                           utvm_model_text_t *text) {
-  const uint64_t mask = (uint64_t)UTVM_PLAN_ALIGNMENT - 1u;
-  uint64_t at = ((uint64_t)plan->arena_size + mask) & ~mask;
-  uint32_t b;
-  plan->io_offset = (size_t)at;
-  for (b = 0u; b < n_buffers; b++) {
-    if ((l->buffers[b].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u) {
-      if ((at + (uint64_t)l->buffers[b].size) > ((uint64_t)UINT32_MAX - mask)) {
-        utvm_model_text_str(text, "plan: the inputs and outputs pass 4 GiB");
-        return UTVM_ERR_MODEL_PLAN_OVERFLOW;
-      }
-      l->offsets[b] = (uint32_t)at;
-      at = (at + (uint64_t)l->buffers[b].size + mask) & ~mask;
-    }
-  }
-  plan->arena_size = (size_t)at;
-  return UTVM_OK;
-}
-
 utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
                            uint32_t options, void *workspace, size_t workspace_size,
                            utvm_plan_t *plan) {
@@ -363,24 +341,17 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
     l.buffers[i].flags &= ~FLAG_WRITTEN;
     if (((options & UTVM_MODEL_PLAN_IO_SEPARATE) != 0u) &&
         ((l.buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u)) {
-      l.buffers[i].flags |= UTVM_PLAN_CONSTANT; /* placed after the activations */
+      l.buffers[i].flags |= UTVM_PLAN_APART;
     }
   }
   plan->offsets = l.offsets;
   err = utvm_plan(l.buffers, c.n_buffers, l.steps, m->n_operators, l.plan_ws, l.plan_ws_size,
                   plan);
   plan->offsets = l.map;
-  plan->io_offset = plan->arena_size;
   if (err != UTVM_OK) {
     utvm_model_text_str(&text, "plan: ");
     utvm_model_text_str(&text, utvm_strerror(err));
     return err;
-  }
-  if ((options & UTVM_MODEL_PLAN_IO_SEPARATE) != 0u) {
-    err = place_io(&l, c.n_buffers, plan, &text);
-    if (err != UTVM_OK) {
-      return err;
-    }
   }
   for (i = 0u; i < m->n_tensors; i++) {
     if (l.map[i] != UTVM_PLAN_NONE) {

@@ -176,7 +176,7 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     if ((buffers[b].flags & UTVM_PLAN_OUTPUT) != 0u) {
       touch(w, b, end);
     }
-    if ((buffers[b].flags & UTVM_PLAN_CONSTANT) != 0u) {
+    if ((buffers[b].flags & (UTVM_PLAN_CONSTANT | UTVM_PLAN_APART)) != 0u) {
       w->first[b] = NONE;
     }
     w->size[b] = buffers[b].size;
@@ -349,6 +349,25 @@ static uint32_t lower_bound(ws_t *w) {
   return best;
 }
 
+/* The APART buffers one after another after the arena (the total was checked to fit). */
+static void place_apart(const utvm_plan_buffer_t *buffers, uint32_t n_buffers, utvm_plan_t *plan) {
+  uint32_t at = align_up((uint32_t)plan->arena_size);
+  uint32_t b;
+  bool any = false;
+  plan->io_offset = plan->arena_size;
+  for (b = 0u; b < n_buffers; b++) {
+    if ((buffers[b].flags & (UTVM_PLAN_APART | UTVM_PLAN_CONSTANT)) == UTVM_PLAN_APART) {
+      if (!any) {
+        plan->io_offset = at;
+        any = true;
+      }
+      plan->offsets[b] = at;
+      at += align_up(buffers[b].size);
+      plan->arena_size = at;
+    }
+  }
+}
+
 utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
                      const utvm_plan_step_t *steps, uint32_t n_steps, void *workspace,
                      size_t workspace_size, utvm_plan_t *plan) {
@@ -372,6 +391,12 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
   ws_carve(&w, workspace, n_buffers, n_steps);
   lifetimes(&w, buffers, steps);
   plan->max_scratch = 0u;
+  for (i = 0u; i < w.nb; i++) {
+    if ((buffers[i].flags & (UTVM_PLAN_APART | UTVM_PLAN_CONSTANT)) == UTVM_PLAN_APART) {
+      total += ((uint64_t)buffers[i].size + UTVM_PLAN_ALIGNMENT - 1u) &
+               ~((uint64_t)UTVM_PLAN_ALIGNMENT - 1u);
+    }
+  }
   for (i = 0u; i < w.ni; i++) {
     if (w.first[i] != NONE) {
       total += ((uint64_t)w.size[i] + UTVM_PLAN_ALIGNMENT - 1u) & ~((uint64_t)UTVM_PLAN_ALIGNMENT - 1u);
@@ -410,5 +435,6 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
   for (i = 0u; i < w.ns && plan->scratch_offsets != NULL; i++) {
     plan->scratch_offsets[i] = (w.first[w.nb + i] != NONE) ? w.off[w.nb + i] : UTVM_PLAN_NO_OFFSET;
   }
+  place_apart(buffers, n_buffers, plan);
   return UTVM_OK;
 }

@@ -265,6 +265,32 @@ static void test_scratch_and_constants(void **state) {
   assert_true(p.plan.arena_size <= 176);
 }
 
+/* APART buffers (inputs and outputs with buffers of their own) follow the arena, one after
+ * another, each aligned; the rest is planned without them. */
+static void test_apart(void **state) {
+  static const size_t sizes[] = {20, 40, 33};
+  static const uint32_t in = 0u, mid = 1u, out = 2u;
+  problem_t p;
+  (void)state;
+  init(&p, 3u, sizes);
+  p.b[in].flags = UTVM_PLAN_INPUT | UTVM_PLAN_APART;
+  p.b[out].flags = UTVM_PLAN_OUTPUT | UTVM_PLAN_APART;
+  step(&p, 1u, &in, 1u, &mid, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &mid, 1u, &out, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[mid], 0);
+  assert_int_equal(p.plan.lower_bound, 40);
+  assert_int_equal(p.plan.io_offset, 48);
+  assert_int_equal(p.offsets[in], 48);
+  assert_int_equal(p.offsets[out], 80);
+  assert_int_equal(p.plan.arena_size, 128);
+  /* without APART buffers io_offset is the arena's end */
+  p.b[in].flags = UTVM_PLAN_INPUT;
+  p.b[out].flags = UTVM_PLAN_OUTPUT;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.plan.io_offset, p.plan.arena_size);
+}
+
 static void test_unused_and_empty(void **state) {
   static const size_t sizes[] = {32, 32};
   problem_t p;
@@ -453,6 +479,7 @@ static void test_shipped_models(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chain),
+      cmocka_unit_test(test_apart),
       cmocka_unit_test(test_diamond),
       cmocka_unit_test(test_input_lives_from_step_zero),
       cmocka_unit_test(test_output_lives_to_the_end),
