@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit_internal.h"
 #include "host_internal.h"
 #include "utvm/host_emit.h"
 #include "utvm/model.h"
@@ -16,11 +17,8 @@
 /* The public bound is the one host_text_t enforces. */
 typedef char text_bound_check[(UTVM_EMIT_MAX_BYTES == HOST_TEXT_MAX_BYTES) ? 1 : -1];
 
-/* Alignment of every constant in the weights blob. */
-#define EMIT_ALIGN 16u
 
-/* A C string literal of s (printable ASCII kept, the rest as octal escapes). */
-static void sb_cstring(host_text_t *s, const char *text) {
+void emit_cstring(host_text_t *s, const char *text) {
   size_t i;
   host_text_printf(s, "\"");
   for (i = 0u; (text != NULL) && (text[i] != '\0') && (i < 256u); i++) {
@@ -36,8 +34,7 @@ static void sb_cstring(host_text_t *s, const char *text) {
   host_text_printf(s, "\"");
 }
 
-/* An exact float literal (C99 hexadecimal). */
-static void sb_float(host_text_t *s, float v) { host_text_printf(s, "%af", (double)v); }
+void emit_float(host_text_t *s, float v) { host_text_printf(s, "%af", (double)v); }
 
 static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {
     "",
@@ -63,37 +60,7 @@ const char *utvm_host_emit_kernel_name(uint32_t kind) {
   return (kind <= (uint32_t)UTVM_OP_KIND_MAX) ? kernel_names[kind] : "";
 }
 
-/* Everything one emission holds. */
-typedef struct {
-  utvm_model_t model;
-  uint8_t *bytes;            /* a copy of the model */
-  void *workspace;
-  void *arena_block;
-  uint8_t *arena;
-  utvm_runner_t runner;
-  const utvm_emit_options_t *o;
-  bool io_separate;          /* inputs and outputs have buffers of their own */
-  size_t shared_bytes;       /* activations with IO inside (the plan with IO sharing) */
-  size_t separate_bytes;     /* activations without IO (the plan with IO apart) */
-  uint32_t *const_offsets;   /* per tensor: offset in the weights blob, or UINT32_MAX */
-  uint32_t *io_index;        /* per tensor: its index in io[] (inputs, then outputs), or
-                                UINT32_MAX */
-  size_t params_bytes;
-  host_text_t data;                 /* NET_data.c's blob body */
-  host_text_t defs;                 /* NET.c's parameter structs */
-  host_text_t body;                 /* NET.c's network */
-  host_text_t io_decls;             /* NET.h's IO size macros and built-in IO buffers */
-  host_text_t io_defs;              /* NET_data.c's built-in IO buffers */
-  bool uses_w;
-  bool uses_a;
-  bool uses_io;
-  char *err;
-  size_t err_cap;
-} emit_t;
-
-static utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...) {
+utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...) {
   if ((e->err != NULL) && (e->err_cap > 0u)) {
     va_list ap;
     va_start(ap, fmt);
@@ -103,7 +70,7 @@ static utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...) {
   return code;
 }
 
-static bool name_valid(const char *name) {
+bool emit_name_valid(const char *name) {
   size_t i;
   if ((name == NULL) || !isalpha((unsigned char)name[0])) {
     return false;
@@ -222,17 +189,23 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   return emit_io_map(e);
 }
 
-static void emit_close(emit_t *e) {
-  free(e->io_index);
+void emit_free_shared(emit_t *e) {
   free(e->const_offsets);
-  free(e->arena_block);
-  free(e->workspace);
-  free(e->bytes);
+  e->const_offsets = NULL;
   host_text_free(&e->data);
   host_text_free(&e->defs);
   host_text_free(&e->body);
+  host_text_free(&e->externs);
   host_text_free(&e->io_decls);
   host_text_free(&e->io_defs);
+}
+
+static void emit_close(emit_t *e) {
+  free(e->io_index);
+  free(e->arena_block);
+  free(e->workspace);
+  free(e->bytes);
+  emit_free_shared(e);
 }
 
 /* The arena offset of a tensor that lives in the arena. */
@@ -257,25 +230,25 @@ static void activation_expr(emit_t *e, const utvm_runner_tensor_t *t, char *expr
   }
 }
 
-/* Appends constant tensor t to the weights blob once; returns its offset. */
-static uint32_t add_constant(emit_t *e, const utvm_runner_tensor_t *t) {
-  if (e->const_offsets[t->tensor] != UINT32_MAX) {
-    return e->const_offsets[t->tensor];
+uint32_t emit_constant(emit_t *e, uint32_t id, const void *data, size_t bytes) {
+  if (e->const_offsets[id] != UINT32_MAX) {
+    return e->const_offsets[id];
   }
   const size_t pad = (EMIT_ALIGN - (e->params_bytes & (EMIT_ALIGN - 1u))) & (EMIT_ALIGN - 1u);
-  const uint8_t *b = (const uint8_t *)t->const_data;
+  const uint8_t *b = (const uint8_t *)data;
   size_t i;
   for (i = 0u; i < pad; i++) {
     host_text_printf(&e->data, "0,%s", (((e->params_bytes + i + 1u) % 24u) == 0u) ? "\n" : "");
   }
   e->params_bytes += pad;
   const uint32_t offset = (uint32_t)e->params_bytes;
-  host_text_printf(&e->data, "\n/* tensor %u at %u: %zu bytes */\n", t->tensor, offset, t->bytes);
-  for (i = 0u; i < t->bytes; i++) {
+  host_text_printf(&e->data, "\n/* %s %u at %u: %zu bytes */\n", e->constant_kind, id, offset,
+                   bytes);
+  for (i = 0u; i < bytes; i++) {
     host_text_printf(&e->data, "%u,%s", b[i], (((i + 1u) % 24u) == 0u) ? "\n" : "");
   }
-  e->params_bytes += t->bytes;
-  e->const_offsets[t->tensor] = offset;
+  e->params_bytes += bytes;
+  e->const_offsets[id] = offset;
   return offset;
 }
 
@@ -287,7 +260,7 @@ static utvm_err_t operand(emit_t *e, uint32_t index, char *expr, size_t cap) {
     return emit_fail(e, err, "tensor %u has no memory", index);
   }
   if (t.data == NULL) {
-    (void)snprintf(expr, cap, "w(%uu)", add_constant(e, &t));
+    (void)snprintf(expr, cap, "w(%uu)", emit_constant(e, t.tensor, t.const_data, t.bytes));
     e->uses_w = true;
   } else {
     activation_expr(e, &t, expr, cap);
@@ -494,12 +467,12 @@ static void emit_shapes(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
   }
 }
 
-/* The kernel call of operator k. */
+/* The kernel call of operator k (tflite back end): operands from the runner's plan. */
 static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
                             const utvm_op_operands_t *o, utvm_emit_layer_t *layer) {
-  char in[UTVM_OP_PARAMS_MAX_INPUTS][48];
-  char out[48];
-  char scratch[48] = "NULL";
+  char in[UTVM_OP_PARAMS_MAX_INPUTS][EMIT_EXPR_SIZE];
+  char out[EMIT_EXPR_SIZE];
+  char scratch[EMIT_EXPR_SIZE] = "NULL";
   uint32_t scratch_offset = UTVM_PLAN_NO_OFFSET;
   utvm_runner_tensor_t ot;
   uint32_t i;
@@ -527,6 +500,17 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
   layer->output_bytes = (uint32_t)ot.bytes;
   layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
   layer->scratch_bytes = p->scratch_bytes;
+  return emit_kernel_call(e, k, p, in, o->n_inputs, out, scratch);
+}
+
+utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+                            char (*in)[EMIT_EXPR_SIZE], uint32_t n_in, const char *out,
+                            const char *scratch) {
+  const char *function = utvm_host_emit_kernel_name((uint32_t)p->kind);
+  uint32_t i;
+  if ((n_in > UTVM_OP_PARAMS_MAX_INPUTS) || (n_in < p->n_inputs) || (n_in == 0u)) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: %u operands", k, n_in);
+  }
   emit_params(e, k, p);
   emit_shapes(e, k, p);
   host_text_t *s = &e->body;
@@ -537,7 +521,7 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
     case UTVM_OP_DEPTHWISE_CONV2D_S8:
       emit_quant(e, k, &p->quant);
       host_text_printf(s, "err = %s(&op%u_p, &op%u_q, &op%u_d[0], %s, &op%u_d[1], %s, %s, &op%u_d[2], "
-                "%s, %s);\n", layer->function, k, k, k, in[0], k, in[1], bias ? in[2] : "NULL",
+                "%s, %s);\n", function, k, k, k, in[0], k, in[1], bias ? in[2] : "NULL",
                 k, out, scratch);
       break;
     case UTVM_OP_FULLY_CONNECTED_S8:
@@ -548,13 +532,13 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
       break;
     case UTVM_OP_AVG_POOL2D_S8:
     case UTVM_OP_MAX_POOL2D_S8:
-      host_text_printf(s, "err = %s(&op%u_p, &op%u_d[0], %s, &op%u_d[1], %s);\n", layer->function, k,
+      host_text_printf(s, "err = %s(&op%u_p, &op%u_d[0], %s, &op%u_d[1], %s);\n", function, k,
                 k, in[0], k, out);
       break;
     case UTVM_OP_ADD_S8:
     case UTVM_OP_MUL_S8:
       host_text_printf(s, "err = %s(&op%u_p, &op%u_s[0], %s, &op%u_s[1], %s, &op%u_s[2], %s);\n",
-                layer->function, k, k, in[0], k, in[1], k, out);
+                function, k, k, in[0], k, in[1], k, out);
       break;
     case UTVM_OP_SOFTMAX_S8:
       host_text_printf(s, "err = utvm_softmax_s8(&op%u_p, %d, %d, %s, %s);\n", k, p->size / p->depth,
@@ -563,12 +547,12 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
     case UTVM_OP_LOGISTIC_S8:
     case UTVM_OP_TANH_S8:
     case UTVM_OP_REQUANTIZE_S8:
-      host_text_printf(s, "err = %s(&op%u_p, %d, %s, %s);\n", layer->function, k, p->size, in[0], out);
+      host_text_printf(s, "err = %s(&op%u_p, %d, %s, %s);\n", function, k, p->size, in[0], out);
       break;
     case UTVM_OP_QUANTIZE_F32_S8:
     case UTVM_OP_DEQUANTIZE_S8_F32:
-      host_text_printf(s, "err = %s(", layer->function);
-      sb_float(s, p->scale);
+      host_text_printf(s, "err = %s(", function);
+      emit_float(s, p->scale);
       host_text_printf(s, ", %d, %d, %s, %s);\n", p->zero_point, p->size, in[0], out);
       break;
     case UTVM_OP_PAD_S8:
@@ -579,12 +563,12 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
                 in[0], k, p->n_axes, out);
       break;
     case UTVM_OP_CONCATENATION_S8:
-      host_text_printf(s, "const int8_t *const in[%u] = {", o->n_inputs);
-      for (i = 0u; i < o->n_inputs; i++) {
+      host_text_printf(s, "const int8_t *const in[%u] = {", n_in);
+      for (i = 0u; i < n_in; i++) {
         host_text_printf(s, "%s%s", (i == 0u) ? "" : ", ", in[i]);
       }
       host_text_printf(s, "};\n    err = utvm_concatenation_s8(%u, in, op%u_s, %d, &op%u_s[%u], %s);\n",
-                o->n_inputs, k, p->axis, k, o->n_inputs, out);
+                n_in, k, p->axis, k, n_in, out);
       break;
     case UTVM_OP_RESHAPE:
       host_text_printf(s, "err = utvm_reshape(%s, %s, %uu);\n", in[0], out, p->bytes);
@@ -597,10 +581,46 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
   return UTVM_OK;
 }
 
-/* An input or output's ai_tensor_info initializer. */
+void emit_io_info(emit_t *e, host_text_t *s, const emit_io_t *io) {
+  const char *code = "kDLInt";
+  switch (io->dtype.code) {
+    case kDLFloat: code = "kDLFloat"; break;
+    case kDLUInt: code = "kDLUInt"; break;
+    case EMIT_DL_BOOL: code = "6u /* kDLBool */"; break;
+    default: break;
+  }
+  const char *n = e->o->name;
+  const char *what = io->input ? "in" : "out";
+  host_text_printf(&e->io_decls, "#define AI_%s_%s_%u_SIZE %zuu\n", n, io->input ? "IN" : "OUT",
+                   io->index, io->bytes);
+  host_text_printf(s, "    {");
+  emit_cstring(s, io->name);
+  if (!io->own_buffer) {
+    host_text_printf(s, ", %uu, NULL", io->offset);
+  } else if (e->o->builtin_activations) {
+    host_text_printf(s, ", UTVM_AI_OWN_BUFFER, ai_%s_%s%u", n, what, io->index);
+    host_text_printf(&e->io_decls, "extern uint8_t ai_%s_%s%u[];\n", n, what, io->index);
+    host_text_printf(&e->io_defs, "uint8_t ai_%s_%s%u[%zu] UTVM_AI_SECTION(\".bss.utvm.io\") "
+                     "UTVM_AI_ALIGNED;\n", n, what, io->index, (io->bytes > 0u) ? io->bytes : 1u);
+  } else {
+    host_text_printf(s, ", UTVM_AI_OWN_BUFFER, NULL");
+  }
+  host_text_printf(s, ", %zuu, {%s, %u, %u}, %u, {", io->bytes, code, io->dtype.bits,
+                   io->dtype.lanes, io->rank);
+  for (uint32_t d = 0u; d < UTVM_AI_MAX_DIMS_EMITTED; d++) {
+    host_text_printf(s, "%s%lld", (d == 0u) ? "" : ", ",
+                     (d < io->rank) ? (long long)io->dims[d] : 0LL);
+  }
+  host_text_printf(s, "}, ");
+  emit_float(s, io->scale);
+  host_text_printf(s, ", %d},\n", io->zero_point);
+}
+
+/* An input or output's ai_tensor_info initializer (tflite back end). */
 static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, size_t *io_bytes) {
   utvm_runner_tensor_t t;
   utvm_model_tensor_t mt;
+  emit_io_t io;
   const utvm_err_t err = input ? utvm_runner_input(&e->runner, i, &t)
                                : utvm_runner_output(&e->runner, i, &t);
   if ((err != UTVM_OK) || (t.data == NULL) ||
@@ -608,40 +628,32 @@ static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, siz
     return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "%s %u is not a computed tensor",
                      input ? "input" : "output", i);
   }
-  const char *code = "kDLInt";
-  uint32_t bits = 8u;
+  (void)memset(&io, 0, sizeof(io));
+  io.dtype.code = (uint8_t)kDLInt;
+  io.dtype.bits = 8u;
+  io.dtype.lanes = 1u;
   switch (t.type) {
-    case UTVM_MODEL_FLOAT32: code = "kDLFloat"; bits = 32u; break;
-    case UTVM_MODEL_INT32: bits = 32u; break;
-    case UTVM_MODEL_UINT8: code = "kDLUInt"; break;
-    case UTVM_MODEL_INT16: bits = 16u; break;
-    case UTVM_MODEL_INT64: bits = 64u; break;
-    case UTVM_MODEL_BOOL: code = "kDLBool"; break;
+    case UTVM_MODEL_FLOAT32: io.dtype.code = (uint8_t)kDLFloat; io.dtype.bits = 32u; break;
+    case UTVM_MODEL_INT32: io.dtype.bits = 32u; break;
+    case UTVM_MODEL_UINT8: io.dtype.code = (uint8_t)kDLUInt; break;
+    case UTVM_MODEL_INT16: io.dtype.bits = 16u; break;
+    case UTVM_MODEL_INT64: io.dtype.bits = 64u; break;
+    case UTVM_MODEL_BOOL: io.dtype.code = (uint8_t)EMIT_DL_BOOL; break;
     default: break;
   }
-  const char *n = e->o->name;
-  const char *what = input ? "in" : "out";
-  host_text_printf(&e->io_decls, "#define AI_%s_%s_%u_SIZE %zuu\n", n, input ? "IN" : "OUT", i,
-                   t.bytes);
-  host_text_printf(s, "    {");
-  sb_cstring(s, mt.name);
-  if (!own_buffer(e, &t)) {
-    host_text_printf(s, ", %uu, NULL", arena_offset(e, &t));
-  } else if (e->o->builtin_activations) {
-    host_text_printf(s, ", UTVM_AI_OWN_BUFFER, ai_%s_%s%u", n, what, i);
-    host_text_printf(&e->io_decls, "extern uint8_t ai_%s_%s%u[];\n", n, what, i);
-    host_text_printf(&e->io_defs, "uint8_t ai_%s_%s%u[%zu] UTVM_AI_SECTION(\".bss.utvm.io\") "
-                     "UTVM_AI_ALIGNED;\n", n, what, i, (t.bytes > 0u) ? t.bytes : 1u);
-  } else {
-    host_text_printf(s, ", UTVM_AI_OWN_BUFFER, NULL");
+  io.input = input;
+  io.index = i;
+  io.name = mt.name;
+  io.own_buffer = own_buffer(e, &t);
+  io.offset = arena_offset(e, &t);
+  io.bytes = t.bytes;
+  io.rank = (t.rank < UTVM_AI_MAX_DIMS_EMITTED) ? t.rank : UTVM_AI_MAX_DIMS_EMITTED;
+  for (uint32_t d = 0u; d < io.rank; d++) {
+    io.dims[d] = t.dims[d];
   }
-  host_text_printf(s, ", %zuu, {%s, %u, 1}, %u, {", t.bytes, code, bits, t.rank);
-  for (uint32_t d = 0u; d < 6u; d++) {
-    host_text_printf(s, "%s%d", (d == 0u) ? "" : ", ", (d < t.rank) ? t.dims[d] : 0);
-  }
-  host_text_printf(s, "}, ");
-  sb_float(s, t.scale);
-  host_text_printf(s, ", %d},\n", t.zero_point);
+  io.scale = t.scale;
+  io.zero_point = t.zero_point;
+  emit_io_info(e, s, &io);
   *io_bytes += t.bytes;
   return UTVM_OK;
 }
@@ -673,7 +685,7 @@ static void header_comment(host_text_t *s, const utvm_emit_options_t *o, const c
 }
 
 /* Writes NET.h, NET.c and NET_data.c. */
-static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
+utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
                              const utvm_emit_report_t *r, const host_text_t *io) {
   const char *n = o->name;
   host_text_t h = {0};
@@ -712,7 +724,23 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
 
   header_comment(&c, o, "Kernel calls");
   host_text_printf(&c, "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n"
-            "#include \"utvm/kernels.h\"\n\n", n);
+            "#include \"utvm/kernels.h\"\n%s\n", n,
+            e->uses_packed ? "#include \"tvm/runtime/c_runtime_api.h\"\n" : "");
+  if (e->uses_packed) {
+    host_text_printf(&c, "/* The operators' packed functions (TVM's backend signature), defined in "
+                     "the model's\n * library (e.g. an MLF archive's codegen/host/src). */\n%s\n"
+                     "/* Calls f on the DLTensors t[n] (type code kTVMDLTensorHandle). */\n"
+                     "static utvm_err_t call_packed(TVMBackendPackedCFunc f, DLTensor *t, int n) {\n"
+                     "  TVMValue values[%u];\n  int codes[%u];\n  TVMValue ret;\n"
+                     "  int ret_code = kTVMNullptr;\n  int i;\n"
+                     "  for (i = 0; i < n; i++) {\n    values[i].v_handle = &t[i];\n"
+                     "    codes[i] = kTVMDLTensorHandle;\n  }\n"
+                     "  return (f(values, codes, n, &ret, &ret_code, NULL) == 0) ? UTVM_OK\n"
+                     "                                                          : "
+                     "UTVM_ERR_AI_RUN;\n}\n\n",
+                     host_text_str(&e->externs), UTVM_EMIT_MAX_PACKED_ARGS,
+                     UTVM_EMIT_MAX_PACKED_ARGS);
+  }
   if (e->uses_w) {
     host_text_printf(&c, "static const void *w(uint32_t offset) { return &ai_%s_params[offset]; }\n", n);
   }
@@ -727,9 +755,9 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   host_text_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, host_text_str(&io[1]));
   host_text_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n,
             UTVM_EMIT_AI_API_VERSION, n, UTVM_EMIT_TOOL_VERSION);
-  sb_cstring(&c, (o->model_name != NULL) ? o->model_name : "");
+  emit_cstring(&c, (o->model_name != NULL) ? o->model_name : "");
   host_text_printf(&c, ", ");
-  sb_cstring(&c, (o->date != NULL) ? o->date : "");
+  emit_cstring(&c, (o->date != NULL) ? o->date : "");
   host_text_printf(&c, ",\n  %uu, %uu, %uu, inputs, outputs, %zuu, %zuu, ai_%s_params, %s%s%s,\n"
             "  network, ai_%s_create, ai_%s_run, ai_%s_destroy};\n\n", r->n_layers, r->n_inputs,
             r->n_outputs, r->activations_bytes, r->params_bytes, n,
@@ -777,10 +805,11 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
   e.err = err;
   e.err_cap = err_cap;
   e.o = o;
+  e.constant_kind = "tensor";
   if ((err != NULL) && (err_cap > 0u)) {
     err[0] = '\0';
   }
-  if ((tflite == NULL) || (size == 0u) || (o == NULL) || !name_valid(o->name)) {
+  if ((tflite == NULL) || (size == 0u) || (o == NULL) || !emit_name_valid(o->name)) {
     return emit_fail(&e, UTVM_ERR_EMIT_ARGUMENT,
                      "no model, or the name is not a C identifier of 1 to %u characters",
                      UTVM_EMIT_MAX_NAME);
@@ -826,7 +855,8 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.params_bytes = e.params_bytes;
   }
   if ((rc == UTVM_OK) && (e.data.failed || e.defs.failed || e.body.failed || io[0].failed ||
-                          io[1].failed || e.io_decls.failed || e.io_defs.failed)) {
+                          io[1].failed || e.io_decls.failed || e.io_defs.failed ||
+                          e.externs.failed)) {
     rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory for the generated code");
   }
   if ((rc == UTVM_OK) && (dir != NULL)) {

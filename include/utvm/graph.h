@@ -148,6 +148,17 @@ utvm_err_t utvm_graph_memory_size(utvm_graph_t *g, const char *json, size_t json
 utvm_err_t utvm_graph_init(utvm_graph_t *g, const char *json, size_t json_len,
                            TVMModuleHandle module, void *memory, size_t memory_size);
 
+/* Finds operator function name (NUL-terminated) for utvm_graph_init_lookup: returns 0 and sets
+ * *func, or nonzero when there is none. */
+typedef int32_t (*utvm_graph_lookup_fn)(void *ctx, const char *name, TVMFunctionHandle *func);
+
+/* utvm_graph_init with the operators found by lookup(ctx, ...) instead of in a module (a code
+ * generator's handles need not be callable: then only the inspection calls below apply).
+ * Errors as utvm_graph_init; UTVM_ERR_GRAPH_ARGUMENT if lookup is NULL. */
+utvm_err_t utvm_graph_init_lookup(utvm_graph_t *g, const char *json, size_t json_len,
+                                  utvm_graph_lookup_fn lookup, void *ctx, void *memory,
+                                  size_t memory_size);
+
 /* Index of the graph input called name (NUL-terminated), or -1 if there is none. */
 int32_t utvm_graph_input_index(const utvm_graph_t *g, const char *name);
 
@@ -173,6 +184,29 @@ utvm_err_t utvm_graph_load_params(utvm_graph_t *g, const uint8_t *blob, size_t b
 /* Calls every operator in node order; stops at the first failure (UTVM_ERR_GRAPH_FUNCTION, with
  * g->error naming the node and the function's last-error text). */
 utvm_err_t utvm_graph_run(utvm_graph_t *g);
+
+/* ---- Inspection, for code generators (e.g. the host's standalone emitter) ---- */
+
+/* Operator k (< num_ops, in node order). */
+typedef struct {
+  TVMFunctionHandle func;   /* as the lookup returned it */
+  uint32_t node;            /* its node id */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const uint32_t *entries;  /* num_inputs input then num_outputs output entry ids, in g */
+} utvm_graph_op_info_t;
+
+/* Describes operator k into *op. UTVM_ERR_GRAPH_ARGUMENT out of range or not ready. */
+utvm_err_t utvm_graph_op(const utvm_graph_t *g, uint32_t k, utvm_graph_op_info_t *op);
+
+/* Entry entry's DLTensor (a view of its storage, in g's memory) and storage id. */
+utvm_err_t utvm_graph_entry(const utvm_graph_t *g, uint32_t entry, const DLTensor **t,
+                            uint32_t *storage_id);
+
+/* The entry id of graph input index (< num_inputs: arg_nodes order, parameters included) /
+ * of graph output index (< num_outputs). */
+utvm_err_t utvm_graph_input_entry(const utvm_graph_t *g, uint32_t index, uint32_t *entry);
+utvm_err_t utvm_graph_output_entry(const utvm_graph_t *g, uint32_t index, uint32_t *entry);
 
 /* Registers UTVM_GRAPH_CREATE_NAME in the active runtime: create(Str json | DLTensor uint8 json,
  * Module, Int device_type, Int device_id) -> Module (docs/EXECUTORS.md). Errors as

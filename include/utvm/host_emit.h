@@ -41,6 +41,8 @@ extern "C" {
 #define UTVM_EMIT_MAX_BYTES ((size_t)512u << 20)
 /* Most inputs plus outputs of a model whose IO is apart (the ai_ API's UTVM_AI_MAX_IO). */
 #define UTVM_EMIT_MAX_IO 8u
+/* Most arguments of one packed-function call in a graph (UTVM_GRAPH_MAX_OP_ARGS). */
+#define UTVM_EMIT_MAX_PACKED_ARGS 16u
 /* Largest arena the emitter accepts (bytes; the offsets are 32-bit). */
 #define UTVM_EMIT_MAX_ARENA 0x40000000u
 

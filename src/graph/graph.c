@@ -26,7 +26,8 @@ typedef struct {
   graph_json_t j;
   utvm_graph_t *g;
   bool fill;
-  TVMModuleHandle module;
+  utvm_graph_lookup_fn lookup;
+  void *lookup_ctx;
   size_t top[TOP_COUNT];
   size_t dltype_pos; /* offsets of the attrs payload lists (count pass) */
   size_t sid_pos;
@@ -667,7 +668,7 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
     for (uint32_t k = 0u; k < (uint32_t)n->num_outputs; k++) {
       g->args_[p->args_used + k] = first + k;
     }
-    if (TVMModGetFunction(p->module, n->func, 1, &func) != 0) {
+    if (p->lookup(p->lookup_ctx, n->func, &func) != 0) {
       return graph_json_fail(j, UTVM_ERR_GRAPH_FUNCTION, "function not in the module: ",
                              n->func);
     }
@@ -937,9 +938,23 @@ static utvm_err_t place_storage(utvm_graph_t *g, uint8_t *tables_end, const uint
   return UTVM_OK;
 }
 
+/* utvm_graph_init's lookup: the function in the module (ctx). */
+static int32_t module_lookup(void *ctx, const char *name, TVMFunctionHandle *func) {
+  return (int32_t)TVMModGetFunction((TVMModuleHandle)ctx, name, 1, func);
+}
+
 utvm_err_t utvm_graph_init(utvm_graph_t *g, const char *json, size_t json_len,
                            TVMModuleHandle module, void *memory, size_t memory_size) {
+  return utvm_graph_init_lookup(g, json, json_len, module_lookup, module, memory, memory_size);
+}
+
+utvm_err_t utvm_graph_init_lookup(utvm_graph_t *g, const char *json, size_t json_len,
+                                  utvm_graph_lookup_fn lookup, void *ctx, void *memory,
+                                  size_t memory_size) {
   graph_pass_t p;
+  if (lookup == NULL) {
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
   utvm_err_t err = utvm_graph_memory_size(g, json, json_len);
   if (err != UTVM_OK) {
     return err;
@@ -954,7 +969,8 @@ utvm_err_t utvm_graph_init(utvm_graph_t *g, const char *json, size_t json_len,
   uint8_t *tables = &bytes[(8u - ((uintptr_t)bytes & 7u)) & 7u];
   uint8_t *tables_end = place_tables(g, tables);
   pass_init(&p, g, json, json_len, true);
-  p.module = module;
+  p.lookup = lookup;
+  p.lookup_ctx = ctx;
   err = run_pass(&p);
   if (err == UTVM_OK) {
     err = place_storage(g, tables_end, &bytes[memory_size]);
@@ -1088,5 +1104,47 @@ utvm_err_t utvm_graph_run(utvm_graph_t *g) {
     }
   }
   g->error[0] = '\0';
+  return UTVM_OK;
+}
+
+/* ---- Inspection (code generators) -------------------------------------------------------------- */
+
+utvm_err_t utvm_graph_op(const utvm_graph_t *g, uint32_t k, utvm_graph_op_info_t *op) {
+  if ((g == NULL) || !g->ready_ || (k >= g->num_ops) || (op == NULL)) {
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
+  const utvm_graph_op_t *o = &g->ops_[k];
+  op->func = o->func;
+  op->node = o->node;
+  op->num_inputs = o->num_inputs;
+  op->num_outputs = o->num_outputs;
+  op->entries = &g->args_[o->first_arg];
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_graph_entry(const utvm_graph_t *g, uint32_t entry, const DLTensor **t,
+                            uint32_t *storage_id) {
+  if ((g == NULL) || !g->ready_ || (entry >= g->num_entries) || (t == NULL) ||
+      (storage_id == NULL)) {
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
+  *t = &g->entries_[entry];
+  *storage_id = g->entry_sids_[entry];
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_graph_input_entry(const utvm_graph_t *g, uint32_t index, uint32_t *entry) {
+  if ((g == NULL) || !g->ready_ || (index >= g->num_inputs) || (entry == NULL)) {
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
+  *entry = g->row_ptr_[g->input_nodes_[index]];
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_graph_output_entry(const utvm_graph_t *g, uint32_t index, uint32_t *entry) {
+  if ((g == NULL) || !g->ready_ || (index >= g->num_outputs) || (entry == NULL)) {
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
+  *entry = g->output_entries_[index];
   return UTVM_OK;
 }
