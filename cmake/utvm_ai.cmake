@@ -1,7 +1,9 @@
 # utvm_add_model(<target> <model.tflite> <NAME> [TOOL <utvm>] [BUILTIN_ACTIVATIONS]
-#                [IO_IN_ACTIVATIONS] [CPU <cpu>] [DEPENDS <tool target>])
+#                [IO_IN_ACTIVATIONS] [CPU <cpu>] [PARAMS <graph.params>]
+#                [DEPENDS <tool target or files>])
 #
-# Turns a .tflite into a linked standalone model for <target> (docs/AI.md): at build time runs
+# Turns a model (a .tflite, a TVM graph JSON with PARAMS its parameter blob, or a graph MLF
+# archive) into a linked standalone model for <target> (docs/AI.md): at build time runs
 # `<utvm> compile <model> -o <dir> --name <NAME> --cpu <cpu>` and compiles the generated NAME.c
 # and NAME_data.c into <target> with the project's warning flags; <dir> (holding NAME.h)
 # becomes an include directory and utvm_ai (the ai_ API) and utvm_kernels are linked. TOOL
@@ -11,7 +13,8 @@
 # outputs inside the activations. CPU (whose kernel scratch to plan) defaults to the -mcpu= of
 # UTVM_CPU_FLAGS in a cross build, else host.
 function(utvm_add_model target model MODEL_NAME)
-  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU" "DEPENDS" ${ARGN})
+  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS" "DEPENDS"
+                        ${ARGN})
   get_filename_component(model ${model} ABSOLUTE)
   if(NOT AI_TOOL)
     if(NOT TARGET utvm)
@@ -34,6 +37,11 @@ function(utvm_add_model target model MODEL_NAME)
     endif()
   endif()
   list(APPEND flags --cpu ${AI_CPU})
+  if(AI_PARAMS)
+    get_filename_component(AI_PARAMS ${AI_PARAMS} ABSOLUTE)
+    list(APPEND flags --params ${AI_PARAMS})
+    list(APPEND AI_DEPENDS ${AI_PARAMS})
+  endif()
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/ai/${target}_${MODEL_NAME})
   set(sources ${dir}/${MODEL_NAME}.c ${dir}/${MODEL_NAME}_data.c)
   add_custom_command(

@@ -84,7 +84,8 @@ endfunction()
 # Like utvm_add_mlf for an archive made at build time: runs `<utvm> compile <model> --mlf ...`
 # (TOOL: the utvm host tool's path, e.g. $<TARGET_FILE:utvm> or a host build's bin/utvm in a
 # cross build), extracts it and compiles its codegen/host/src/<name>_lib0.c and _lib1.c into
-# <target>; a graph archive's JSON and parameters are embedded as with utvm_add_mlf.
+# <target>; a graph archive's JSON and parameters are embedded as with utvm_add_mlf. The
+# archive itself is ${CMAKE_CURRENT_BINARY_DIR}/mlf/<target>_<model stem>_<executor>.tar.
 function(utvm_add_mlf_from_model target model)
   cmake_parse_arguments(MLF "" "TOOL;EXECUTOR;NAME" "DEPENDS" ${ARGN})
   if(NOT MLF_EXECUTOR)
@@ -96,7 +97,7 @@ function(utvm_add_mlf_from_model target model)
   get_filename_component(stem ${model} NAME_WE)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/mlf/${target}_${stem}_${MLF_EXECUTOR})
   set(sources ${dir}/codegen/host/src/${MLF_NAME}_lib0.c ${dir}/codegen/host/src/${MLF_NAME}_lib1.c)
-  set(outputs ${sources})
+  set(outputs ${sources} ${dir}.tar)
   if(MLF_EXECUTOR STREQUAL "graph")
     set(graph ${dir}/executor-config/graph/${MLF_NAME}.graph)
     set(params ${dir}/parameters/${MLF_NAME}.params)

@@ -496,7 +496,8 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
   if ((p->scratch_bytes > 0u) && (scratch_offset != UTVM_PLAN_NO_OFFSET)) {
     (void)snprintf(scratch, sizeof(scratch), "a(act, %uu)", scratch_offset);
   }
-  layer->function = utvm_host_emit_kernel_name((uint32_t)p->kind);
+  (void)snprintf(layer->function, sizeof(layer->function), "%s",
+                 utvm_host_emit_kernel_name((uint32_t)p->kind));
   layer->output_bytes = (uint32_t)ot.bytes;
   layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
   layer->scratch_bytes = p->scratch_bytes;
@@ -743,6 +744,10 @@ utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
   }
   if (e->uses_w) {
     host_text_printf(&c, "static const void *w(uint32_t offset) { return &ai_%s_params[offset]; }\n", n);
+  }
+  if (e->uses_wp) {
+    host_text_printf(&c, "static void *wp(uint32_t offset) {\n"
+                     "  return (void *)(uintptr_t)&ai_%s_params[offset];\n}\n", n);
   }
   if (e->uses_a) {
     host_text_printf(&c, "static void *a(uint8_t *act, uint32_t offset) { return &act[offset]; }\n");

@@ -51,6 +51,7 @@ typedef struct {
   host_text_t io_decls;      /* NET.h's IO size macros and built-in IO buffers */
   host_text_t io_defs;       /* NET_data.c's built-in IO buffers */
   bool uses_w;
+  bool uses_wp;              /* writable weights pointers (a packed call's DLTensor) */
   bool uses_a;
   bool uses_io;
   bool uses_packed;          /* the network calls packed functions (call_packed helper) */

@@ -583,3 +583,98 @@ utvm_err_t utvm_host_write_mlf(const utvm_compiled_graph_t *g, utvm_mlf_executor
   free(m.offset);
   return rc;
 }
+
+/* ---- Reading an archive's graph ---------------------------------------------------------- */
+
+/* A tar header's octal field (NUL- or space-terminated digits), or UINT64_MAX if malformed. */
+static uint64_t tar_octal(const uint8_t *field, size_t width) {
+  uint64_t v = 0u;
+  size_t i = 0u;
+  while ((i < width) && (field[i] == (uint8_t)' ')) {
+    i++;
+  }
+  size_t digits = 0u;
+  for (; (i < width) && (field[i] >= (uint8_t)'0') && (field[i] <= (uint8_t)'7'); i++) {
+    v = (v << 3) | (uint64_t)(field[i] - (uint8_t)'0');
+    digits++;
+  }
+  if ((digits == 0u) || (digits > 11u) || ((i < width) && (field[i] != 0u) &&
+                                           (field[i] != (uint8_t)' '))) {
+    return UINT64_MAX;
+  }
+  return v;
+}
+
+/* Whether path (a member name, "./" prefix allowed) is dir/<name><suffix>, name non-empty and
+ * without '/'. */
+static bool tar_path_is(const char *path, const char *dir, const char *suffix) {
+  const char *p = (strncmp(path, "./", 2u) == 0) ? &path[2] : path;
+  const size_t nd = strlen(dir);
+  const size_t ns = strlen(suffix);
+  const size_t n = strlen(p);
+  return (n > (nd + ns)) && (strncmp(p, dir, nd) == 0) && (strcmp(&p[n - ns], suffix) == 0) &&
+         (memchr(&p[nd], '/', n - nd) == NULL);
+}
+
+utvm_err_t utvm_host_mlf_find_graph(const uint8_t *tar, size_t len, const uint8_t **graph,
+                                    size_t *graph_len, const uint8_t **params,
+                                    size_t *params_len, char *err, size_t err_cap) {
+  size_t pos = 0u;
+  uint32_t members = 0u;
+  *graph = NULL;
+  *graph_len = 0u;
+  *params = NULL;
+  *params_len = 0u;
+  if ((len >= 2u) && (tar[0] == 0x1fu) && (tar[1] == 0x8bu)) {
+    (void)snprintf(err, err_cap, "a gzip-compressed archive: unpack it first (gunzip)");
+    return UTVM_ERR_EMIT_ARGUMENT;
+  }
+  while ((len - pos) >= 512u) {
+    const uint8_t *h = &tar[pos];
+    char path[260];
+    bool zero = true;
+    for (size_t i = 0u; zero && (i < 512u); i++) {
+      zero = h[i] == 0u;
+    }
+    if (zero) {
+      break; /* the end-of-archive blocks */
+    }
+    if ((memcmp(&h[257], "ustar", 5u) != 0) || (++members > UTVM_MLF_MAX_MEMBERS)) {
+      (void)snprintf(err, err_cap, "member at byte %zu: not a ustar header (or too many)", pos);
+      return UTVM_ERR_EMIT_ARGUMENT;
+    }
+    const uint64_t size = tar_octal(&h[124], 12u);
+    if ((size == UINT64_MAX) || (size > (uint64_t)(len - pos - 512u))) {
+      (void)snprintf(err, err_cap, "member at byte %zu: bad or truncated size", pos);
+      return UTVM_ERR_EMIT_ARGUMENT;
+    }
+    char name[101];
+    char prefix[156];
+    (void)memcpy(name, &h[0], 100u);
+    name[100] = '\0';
+    (void)memcpy(prefix, &h[345], 155u);
+    prefix[155] = '\0';
+    (void)snprintf(path, sizeof(path), "%s%s%s", prefix, (prefix[0] != '\0') ? "/" : "", name);
+    const bool file = (h[156] == (uint8_t)'0') || (h[156] == 0u);
+    const uint8_t *data = &tar[pos + 512u];
+    if (file && (*graph == NULL) && tar_path_is(path, "executor-config/graph/", ".graph")) {
+      *graph = data;
+      *graph_len = (size_t)size;
+    } else if (file && (*params == NULL) && tar_path_is(path, "parameters/", ".params")) {
+      *params = data;
+      *params_len = (size_t)size;
+    } else {
+      /* another member (source, metadata, directory, pax header): skipped */
+    }
+    pos += 512u + (size_t)((size + 511u) & ~(uint64_t)511u);
+    if (pos > len) {
+      pos = len;
+    }
+  }
+  if (*graph == NULL) {
+    (void)snprintf(err, err_cap, "no executor-config/graph/*.graph in the archive (an AOT "
+                   "archive, or not Model Library Format)");
+    return UTVM_ERR_EMIT_ARGUMENT;
+  }
+  return UTVM_OK;
+}

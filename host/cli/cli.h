@@ -137,6 +137,7 @@ typedef struct {
   const char *name;     /* --name NET */
   const char *date;     /* --date, or NULL */
   const char *cpu;      /* --cpu: the target core (cortex-m4, ...), NULL: host */
+  const char *params;   /* --params: a graph JSON model's parameter blob, or NULL */
   bool builtin_activations;
   bool io_in_activations;
   bool json;

@@ -270,6 +270,43 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
   }
 }
 
+/* The emitter for what model holds: a .tflite ("TFL3" at byte 4), an MLF archive ("ustar" at
+ * byte 257, or gzip's magic: refused with a hint), else a graph JSON with params. */
+static utvm_err_t emit_any(const uint8_t *model, size_t size, const uint8_t *params,
+                           size_t params_size, const utvm_emit_options_t *o, const char *dir,
+                           utvm_emit_report_t *r, char *err, size_t err_cap) {
+  size_t first = 0u;
+  while ((first < size) && ((model[first] == (uint8_t)' ') || (model[first] == (uint8_t)'\n') ||
+                            (model[first] == (uint8_t)'\r') || (model[first] == (uint8_t)'\t'))) {
+    first++;
+  }
+  const bool archive = ((size > 262u) && (memcmp(&model[257], "ustar", 5u) == 0)) ||
+                       ((size >= 2u) && (model[0] == 0x1fu) && (model[1] == 0x8bu));
+  const bool json = (first < size) && (model[first] == (uint8_t)'{');
+  if (archive || json) {
+    const uint8_t *graph = model;
+    size_t graph_len = size;
+    if (archive) {
+      if (params != NULL) {
+        (void)snprintf(err, err_cap, "--params goes with a graph JSON: the archive has its own");
+        return UTVM_ERR_EMIT_ARGUMENT;
+      }
+      const utvm_err_t rc = utvm_host_mlf_find_graph(model, size, &graph, &graph_len, &params,
+                                                     &params_size, err, err_cap);
+      if (rc != UTVM_OK) {
+        return rc;
+      }
+    }
+    return utvm_host_emit_graph((const char *)graph, graph_len, params, params_size, o, dir, r,
+                                err, err_cap);
+  }
+  if (params != NULL) {
+    (void)snprintf(err, err_cap, "--params goes with a graph JSON model");
+    return UTVM_ERR_EMIT_ARGUMENT;
+  }
+  return utvm_host_emit(model, size, o, dir, r, err, err_cap);
+}
+
 int cli_emit(const cli_emit_options_t *e) {
   char msg[1024];
   char err[512];
@@ -283,6 +320,15 @@ int cli_emit(const cli_emit_options_t *e) {
     free(data);
     (void)snprintf(msg, sizeof(msg), "cannot create %s: %s", e->out_dir, strerror(errno));
     return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  }
+  uint8_t *params = NULL;
+  size_t params_size = 0u;
+  if (e->params != NULL) {
+    params = read_all(e->params, &params_size, msg, sizeof(msg));
+    if (params == NULL) {
+      free(data);
+      return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+    }
   }
   const char *slash = strrchr(e->model, '/');
   utvm_emit_options_t o;
@@ -299,8 +345,10 @@ int cli_emit(const cli_emit_options_t *e) {
                    "cortex-m85", e->cpu);
     return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
   }
-  const utvm_err_t rc = utvm_host_emit(data, size, &o, e->out_dir, &r, err, sizeof(err));
+  const utvm_err_t rc = emit_any(data, size, params, params_size, &o, e->out_dir, &r, err,
+                                 sizeof(err));
   free(data);
+  free(params);
   if (rc != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "%s: %s: %s", e->model, utvm_strerror(rc), err);
     const bool usage = (rc == UTVM_ERR_EMIT_ARGUMENT) || (rc == UTVM_ERR_EMIT_WRITE);

@@ -42,6 +42,7 @@ typedef struct {
   bool io_in_activations;
   const char *date;
   const char *cpu;
+  const char *params;
   const char *mlf;
   const char *executor;
   const char *mlf_name;
@@ -164,13 +165,16 @@ static const struct {
             "NAME] runs the model built into the firmware (utvm_add_mlf of an AOT archive,\n"
             "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
             "and outputs. Device errors exit 4, connection failures 3.\n"},
-    {"compile", "usage: utvm compile MODEL.tflite -o DIR --name NET [--builtin-activations]\n"
+    {"compile", "usage: utvm compile MODEL -o DIR --name NET [--builtin-activations]\n"
                 "                     [--io-in-activations] [--cpu CPU] [--date DATE]\n"
+                "                     [--params GRAPH.params]\n"
                 "       utvm [--json] compile MODEL.tflite --report [--io-in-activations] [--cpu CPU]\n"
                 "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
                 "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
                 "                     [--name NAME]\n\n"
-                "-o DIR --name NET (no --generic) emits standalone C for the ai_ API (docs/AI.md):\n"
+                "-o DIR --name NET (no --generic) emits standalone C for the ai_ API (docs/AI.md)\n"
+                "from MODEL: a .tflite, a TVM graph JSON (with --params its parameter blob) or a\n"
+                "graph-executor Model Library Format archive (.tar):\n"
                 "DIR/NET.h, NET.c (straight kernel calls) and NET_data.c (weights, section\n"
                 ".rodata.utvm.weights); inputs and outputs get buffers of their own (the\n"
                 "application's: ai_set_input/ai_set_output), or with --io-in-activations live in\n"
@@ -349,6 +353,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->date = v;
       } else if (strcmp(a, "--cpu") == 0) {
         o->cpu = v;
+      } else if (strcmp(a, "--params") == 0) {
+        o->params = v;
       } else if (strcmp(a, "--executor") == 0) {
         o->executor = v;
         ok = (strcmp(v, "graph") == 0) || (strcmp(v, "aot") == 0);
@@ -1193,6 +1199,7 @@ static int cmd_compile(const cli_options_t *o) {
     e.builtin_activations = o->builtin_activations;
     e.io_in_activations = o->io_in_activations;
     e.cpu = o->cpu;
+    e.params = o->params;
     e.json = o->json;
     return cli_emit(&e);
   }

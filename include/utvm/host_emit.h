@@ -41,6 +41,8 @@ extern "C" {
 #define UTVM_EMIT_MAX_BYTES ((size_t)512u << 20)
 /* Most inputs plus outputs of a model whose IO is apart (the ai_ API's UTVM_AI_MAX_IO). */
 #define UTVM_EMIT_MAX_IO 8u
+/* Longest function name a report row holds (a graph's func_name, UTVM_GRAPH_MAX_NAME_LEN). */
+#define UTVM_EMIT_MAX_FUNCTION 119u
 /* Most arguments of one packed-function call in a graph (UTVM_GRAPH_MAX_OP_ARGS). */
 #define UTVM_EMIT_MAX_PACKED_ARGS 16u
 /* Largest arena the emitter accepts (bytes; the offsets are 32-bit). */
@@ -58,7 +60,8 @@ typedef struct {
 
 /* One operator of the report. */
 typedef struct {
-  const char *function;      /* the kernel ("utvm_conv2d_s8") */
+  char function[UTVM_EMIT_MAX_FUNCTION + 1u]; /* the kernel ("utvm_conv2d_s8") or packed
+                                                function called */
   uint32_t output_bytes;
   uint32_t output_offset;    /* in the activations; UINT32_MAX for an output of its own */
   uint32_t scratch_bytes;
@@ -86,6 +89,19 @@ typedef struct {
 utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_options_t *o,
                           const char *dir, utvm_emit_report_t *report, char *err,
                           size_t err_cap);
+
+/* Emits a TVM graph (graph JSON of json_len bytes, PROTOCOL.md 6.1, and its parameter blob,
+ * 6.2, or NULL) the same way: read by the graph executor's parser, one buffer per entry planned
+ * by utvm_plan. Operators whose function is a kernel function (utvm_k_*: `utvm compile
+ * --generic` or `--mlf`) become direct kernel calls, their op params decoded here; any other
+ * function (TVM's fused operators) a call of the packed function of that name, which the
+ * firmware links from the model's library (an MLF archive's codegen/host/src/ *.c). Inputs are
+ * the graph inputs that are not parameters, outputs its heads; neither carries quantization
+ * (scale 0). Errors as utvm_host_emit, plus the graph parser's UTVM_ERR_GRAPH_* codes. */
+utvm_err_t utvm_host_emit_graph(const char *json, size_t json_len, const uint8_t *params,
+                                size_t params_len, const utvm_emit_options_t *o,
+                                const char *dir, utvm_emit_report_t *report, char *err,
+                                size_t err_cap);
 
 /* Frees the report's layers; the report is zeroed. */
 void utvm_host_emit_report_free(utvm_emit_report_t *report);

@@ -40,6 +40,18 @@ typedef enum { UTVM_MLF_GRAPH = 0, UTVM_MLF_AOT = 1 } utvm_mlf_executor_t;
 utvm_err_t utvm_host_write_mlf(const utvm_compiled_graph_t *g, utvm_mlf_executor_t executor,
                                const char *name, const char *path, char *err, size_t err_cap);
 
+/* Most members of an archive utvm_host_mlf_find_graph reads. */
+#define UTVM_MLF_MAX_MEMBERS 100000u
+
+/* Finds a graph-executor MLF archive's graph JSON (executor-config/graph/NAME.graph) and
+ * parameter blob (parameters/NAME.params, or none) in tar[0, len) (an uncompressed ustar/pax
+ * archive, as TVM's export_model_library_format and utvm compile --mlf write), every header and
+ * size checked. The pointers point into tar. UTVM_ERR_EMIT_ARGUMENT with a text in err for a
+ * damaged or compressed archive or one without a graph. */
+utvm_err_t utvm_host_mlf_find_graph(const uint8_t *tar, size_t len, const uint8_t **graph,
+                                    size_t *graph_len, const uint8_t **params,
+                                    size_t *params_len, char *err, size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -126,6 +126,58 @@ def case_report():
           "KWS on a DSP core: the pointwise convolutions' two int16 columns (4 x 64)", p)
 
 
+def only_metadata():
+    """An archive with one small member and no graph."""
+    import io
+    import tarfile
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        info = tarfile.TarInfo("./metadata.json")
+        info.size = 2
+        t.addfile(info, io.BytesIO(b"{}"))
+    return buf.getvalue()
+
+
+def case_graph_inputs():
+    """A graph MLF archive and a generic graph JSON + params as emitter input (the generated
+    code runs in test_mlf_graph); their reports, and damaged inputs refused with a reason."""
+    kws = os.path.join(MODELS, MODEL_FILES[2])
+    tar = os.path.join(TMP, "kws.tar")
+    gen = os.path.join(TMP, "gen")
+    check(run("compile", kws, "--mlf", tar, "--executor", "graph").returncode == 0, "mlf")
+    check(run("compile", kws, "--generic", "-o", gen).returncode == 0, "generic")
+    graph, params = os.path.join(gen, "graph.json"), os.path.join(gen, "params.bin")
+    p = run("--json", "compile", tar, "--report")
+    check(p.returncode == 0, "report of an archive", p)
+    r = json.loads(p.stdout)
+    check(r["activations_io_shared_bytes"] == 16000 and len(r["layers"]) == 13 and
+          r["layers"][0]["kernel"].startswith("tvmgen_default_fused_0"),
+          "archive: TVM's planning input, packed calls of the archive's functions", p)
+    p = run("--json", "compile", graph, "--params", params, "--report", "--cpu", "cortex-m4")
+    check(p.returncode == 0, "report of a graph JSON", p)
+    r = json.loads(p.stdout)
+    check(r["activations_io_shared_bytes"] == 16256 and r["scratch_bytes"] == 256 and
+          r["layers"][0]["kernel"] == "utvm_conv2d_s8",
+          "graph JSON: direct kernel calls, DSP scratch planned", p)
+    a = emit(graph, os.path.join(TMP, "ga"), "g", "--params", params)
+    b = emit(graph, os.path.join(TMP, "gb"), "g", "--params", params)
+    check(a == b, "graph JSON: deterministic")
+    p = run("compile", graph, "--report")
+    check(p.returncode == 2 and "op-params" in p.stderr, "graph JSON without --params", p)
+    p = run("compile", kws, "--report", "--params", params)
+    check(p.returncode == 2 and "--params goes with a graph JSON" in p.stderr,
+          "--params with a .tflite", p)
+    data = read(tar)
+    bad = os.path.join(TMP, "bad.tar")
+    for name, blob, why in (("truncated", data[:700], "truncated size"),
+                            ("gzip", b"\x1f\x8b" + data[:600], "gzip"),
+                            ("no graph", only_metadata(), "no executor-config")):
+        with open(bad, "wb") as f:
+            f.write(blob)
+        p = run("compile", bad, "--report")
+        check(p.returncode == 2 and why in p.stderr, "%s archive refused" % name, p)
+
+
 def case_errors():
     model = os.path.join(MODELS, MODEL_FILES[0])
     p = run("compile", model, "-o", os.path.join(TMP, "e"), "--name", "9bad")

@@ -2,18 +2,27 @@
  * The graph-executor Model Library Format archive of `utvm compile --mlf` for IC (ResNet-8),
  * linked into this program (utvm_add_mlf_from_model): the system library holds one function per
  * operator (tvmgen_default_fused_*), the graph JSON and parameters are embedded
- * (utvm_mlf_default.h), and the graph executor's C API runs it bit-exact with TFLM.
+ * (utvm_mlf_default.h), and the graph executor's C API runs it bit-exact with TFLM. The same
+ * archive emitted as standalone code (ic_mlf.h: packed calls of the archive's functions), and
+ * KWS's generic graph JSON + parameters emitted as standalone code (kws_json.h: direct kernel
+ * calls), each run through the ai_ API bit-exact in exactly their activations size.
  */
+#define _POSIX_C_SOURCE 200112L
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "crt_test_support.h"
+#include "ic_mlf.h"
+#include "kws_json.h"
+#include "utvm/ai.h"
 #include "utvm/graph.h"
 #include "utvm_mlf_default.h"
 
@@ -75,9 +84,56 @@ static void test_graph_archive_runs_bit_exact(void **state) {
   utvm_crt_shutdown(&crt);
 }
 
+/* Runs a standalone model on exact-size heap blocks and compares output 0 with TFLM's. */
+static void run_standalone(const ai_model *m, const char *input, const char *output) {
+  static uint8_t expected[64];
+  void *act = NULL;
+  void *in = NULL;
+  void *out = NULL;
+  ai_handle h = NULL;
+  assert_int_equal(posix_memalign(&act, 16u, m->activations_size), 0);
+  assert_int_equal(posix_memalign(&in, 16u, m->inputs[0].bytes), 0);
+  assert_int_equal(posix_memalign(&out, 16u, m->outputs[0].bytes), 0);
+  assert_int_equal(ai_create(m, act, m->activations_size, &h), UTVM_OK);
+  assert_int_equal(ai_set_input(h, 0u, in, m->inputs[0].bytes), UTVM_OK);
+  assert_int_equal(ai_set_output(h, 0u, out, m->outputs[0].bytes), UTVM_OK);
+  assert_int_equal(read_file(input, (uint8_t *)in, m->inputs[0].bytes), m->inputs[0].bytes);
+  assert_int_equal(ai_run(h), UTVM_OK);
+  assert_int_equal(read_file(output, expected, sizeof(expected)), m->outputs[0].bytes);
+  assert_memory_equal(out, expected, m->outputs[0].bytes);
+  assert_int_equal(ai_destroy(h), UTVM_OK);
+  free(act);
+  free(in);
+  free(out);
+}
+
+static void test_archive_as_standalone_code(void **state) {
+  (void)state;
+  fake_platform_reset();
+  utvm_crt_config_t config = {tensor_arena, sizeof(tensor_arena), workspace_arena,
+                              sizeof(workspace_arena), TVMSystemLibEntryPoint(), NULL};
+  assert_int_equal(utvm_crt_init(&crt, &config), UTVM_OK); /* the functions' workspace */
+  assert_string_equal(ai_model_ic_mlf.model_name, "test_mlf_graph_mlperf_tiny_ic_resnet8_int8_graph.tar");
+  assert_int_equal(ai_model_ic_mlf.n_nodes, 16u);
+  assert_int_equal(ai_model_ic_mlf.inputs[0].scale, 0.0f); /* a graph has no quantization */
+  assert_string_equal(ai_model_ic_mlf.inputs[0].name, "input0");
+  run_standalone(&ai_model_ic_mlf, IC_INPUT, IC_OUTPUT);
+  utvm_crt_shutdown(&crt);
+}
+
+static void test_graph_json_as_standalone_code(void **state) {
+  (void)state;
+  assert_int_equal(AI_kws_json_NODES, 13u);
+  assert_int_equal(AI_kws_json_ACTIVATIONS_SIZE, 16000u);
+  run_standalone(&ai_model_kws_json, UTVM_SHARED_DIR "/models/refdata/mlperf_tiny/kws_input0_int8.bin",
+                 UTVM_SHARED_DIR "/models/refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_graph_archive_runs_bit_exact),
+      cmocka_unit_test(test_archive_as_standalone_code),
+      cmocka_unit_test(test_graph_json_as_standalone_code),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
