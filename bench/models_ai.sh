@@ -22,8 +22,8 @@ object_bytes() { arm-none-eabi-size "$@" | awk 'NR > 1 { s += $1 + $2 } END { pr
 
 echo "## Standalone models (generated C + ai_ API) on QEMU boards"
 echo
-echo "| board | model | bit-exact | standalone (instr.) | graph executor (instr.) | image flash (B) | ai_ runtime (B) | kernels (B) | network code (B) | params (B) | activations (B) | TFLM arena (B) | activations / TFLM |"
-echo "|---|---|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| board | model | bit-exact | standalone (instr.) | graph executor (instr.) | image flash (B) | ai_ runtime (B) | kernels (B) | network code (B) | params (B) | activations (B) | IO (B) | TFLM arena (B) | (activations + IO) / TFLM |"
+echo "|---|---|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for board in mps2-an386 mps3-an547; do
   bin=$BUILD/$board/bin
   for net in kws ic person; do
@@ -41,20 +41,24 @@ for board in mps2-an386 mps3-an547; do
     code=$(object_bytes "$objdir/$net.c.obj")
     params=$(object_bytes "$objdir/${net}_data.c.obj")
     flash=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 + $2 }')
+    cpu=cortex-m4
+    [[ $board == mps3-an547 ]] && cpu=cortex-m55
+    report=$("$UTVM" --json compile "$MODELS/${FILE[$net]}" --report --cpu $cpu)
     python3 - "$board" "$net" "$line" "$graph" "$flash" "$((ai_text + ai_ro))" \
-        "$((k_text + k_ro))" "$code" "$params" "${TFLM[$net]}" <<'EOF'
+        "$((k_text + k_ro))" "$code" "$params" "${TFLM[$net]}" "$report" <<'EOF'
 import json, re, sys
-board, net, line, graph, flash, ai, kernels, code, params, tflm = sys.argv[1:11]
+board, net, line, graph, flash, ai, kernels, code, params, tflm, report = sys.argv[1:12]
+io = json.loads(report)["io_bytes"]
 m = re.search(r"activations (\d+) B, params \d+ B, (\d+) instructions, bit-exact (\w+)", line)
 try:
     g = json.loads(graph)
 except ValueError:
     g = {"ok": False}
 act = int(m.group(1)) if m else 0
-print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f |" % (
+print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s | %.2f |" % (
     board, net, m.group(3) if m else "failed", m.group(2) if m else "-",
     "%.0f" % (g["seconds"] * 1e9) if g.get("ok") else "-", flash, ai, kernels, code, params, act,
-    tflm, act / int(tflm)))
+    io, tflm, (act + io) / int(tflm)))
 EOF
   done
 done
@@ -63,5 +67,6 @@ echo "Standalone: utvm-ai-NET.elf prints the SysTick ticks of one ai_run convert
 echo "instructions (-icount shift=0, SysTick resolution). Graph executor: the same model uploaded to"
 echo "the standard RPC firmware (bench/models_rpc.sh). Flash: arm-none-eabi-size of the image (text +"
 echo "data), the ai_ runtime and kernels as linked (bench/size/map_sizes.py on the map), the network"
-echo "code and parameters as the generated objects NET.c and NET_data.c. Activations: the one buffer"
-echo "the model needs (inputs, outputs and kernel scratch inside), = the runner planner's arena."
+echo "code and parameters as the generated objects NET.c and NET_data.c. Activations: the buffer the"
+echo "model needs (kernel scratch for the board's core inside; inputs and outputs apart, the default:"
+echo "IO is their bytes, in the application's buffers). TFLM's arena holds its inputs and outputs."
