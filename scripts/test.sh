@@ -6,7 +6,7 @@
 #
 # Steps: the host tool (utvm, for the boards' AOT image), every cross preset of
 # CMakePresets.json (warning-free build; before the host tests, so that they
-# can use the firmware images), host build + ctest, host-asan build + ctest, a host build
+# can use the firmware images), the size budgets (scripts/size_budget.sh), host build + ctest, host-asan build + ctest, a host build
 # without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests and
 # the posix server's reset-at-every-byte and system tests, the libFuzzer targets for
 # UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
@@ -147,6 +147,8 @@ step host-tool bash -c "cmake --preset host && cmake --build --preset host -j $J
 for preset in $cross_presets; do
   step "$preset-build" cortex_build "$preset"
 done
+# Flash budgets of the RPC stack and the kernels (scripts/size_budget.sh; log lists each figure).
+step size-budget bash scripts/size_budget.sh
 
 for preset in host host-asan; do
   if step "$preset-build" configure_build "$preset"; then

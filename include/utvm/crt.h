@@ -254,7 +254,8 @@ utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module
 
 /* Releases an NDArray returned by a packed function (FreeHandle(nd, 13)): a no-op for a view
  * owned by a live module (owns_ndarray), TVMArrayFree otherwise. -1 with the last error set
- * for anything else (never dereferences a pointer outside a live tensor allocation). */
+ * for anything else (never dereferences a pointer outside a live tensor allocation), and
+ * always while no module with state was ever created (nothing returns NDArrays then). */
 int utvm_crt_ndarray_free(void *nd);
 
 /* ---- Runtime ------------------------------------------------------------------------------ */
@@ -282,6 +283,10 @@ typedef struct {
   const TVMModule *modules[UTVM_CRT_MAX_MODULES]; /* [0] = system library, may be NULL */
   const utvm_crt_module_hooks_t *module_hooks[UTVM_CRT_MAX_MODULES]; /* NULL: no state */
   void *module_contexts[UTVM_CRT_MAX_MODULES]; /* resource_handle of the module's functions */
+  /* Set by the first utvm_crt_module_create (src/crt/modules.c): a firmware without modules
+   * with state (executors) links none of that code. */
+  void (*release_module)(void *crt, uint32_t module_index);
+  int (*free_ndarray)(void *crt, void *nd);
   uint32_t num_globals;
   utvm_crt_sleep_fn sleep_ms;
   utvm_crt_time_evaluator_t time_evaluators[UTVM_CRT_MAX_TIME_EVALUATORS];

@@ -104,6 +104,7 @@ typedef struct {
   uint8_t rx_state;
   uint32_t max_transfer_size;
   utvm_rpc_server_stats_t stats;
+  void (*reply_ndarray)(void *server, const DLTensor *t); /* utvm_rpc_server_enable_ndarrays */
   utvm_session_t session;
   utvm_crt_t crt;
 } utvm_rpc_server_t;
@@ -118,6 +119,12 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
 /* Consumes n received bytes of any chunking; executes complete requests and writes their
  * replies before returning. Never fails: bad input is answered or discarded and counted. */
 void utvm_rpc_server_feed(utvm_rpc_server_t *server, const uint8_t *data, size_t n);
+
+/* Lets CallFunc return NDArrays ([Int 13][DLTensor][Opaque nd], PROTOCOL.md 3.5), as the graph
+ * and AOT executors' get_input / get_output do: call after utvm_rpc_server_init in a firmware
+ * that registers executors (utvm/graph.h, utvm/aot.h). Without it such a result is answered
+ * with the exception "unsupported type code 0xd" and the code is not linked. */
+void utvm_rpc_server_enable_ndarrays(utvm_rpc_server_t *server);
 
 /* Sends a Log message to the host (1..UTVM_SESSION_LOG_MAX bytes, no terminator needed);
  * allowed at any time except while a reply is being written. Errors as

@@ -118,6 +118,7 @@ int main(void) {
   if (server_start((crash_len > 0u) ? crash_text : NULL) != UTVM_OK) {
     utvm_port_crash(UTVM_PORT_CAUSE_UNEXPECTED, 0u, 0u, 0u);
   }
+  utvm_rpc_server_enable_ndarrays(&server); /* the executors' get_input / get_output */
   if (utvm_crt_register_optional_globals() != UTVM_OK ||
       utvm_crt_register_global(UTVM_PORT_BUSY_NS_NAME, get_busy_ns, NULL) != UTVM_OK ||
       utvm_graph_register_global() != UTVM_OK || utvm_aot_register_global() != UTVM_OK) {

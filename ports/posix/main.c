@@ -144,6 +144,7 @@ int main(int argc, char **argv) {
       NULL};
   utvm_err_t err = utvm_rpc_server_init(&server, &config);
   if (err == UTVM_OK) {
+    utvm_rpc_server_enable_ndarrays(&server); /* the executors' get_input / get_output */
     err = utvm_crt_register_optional_globals();
   }
   if (err == UTVM_OK) {

@@ -171,34 +171,10 @@ int TVMModFree(TVMModuleHandle mod) {
   if (module_index >= UTVM_CRT_MAX_MODULES) {
     return -1;
   }
-  if (module_index != 0u) {
-    utvm_crt_module_release(crt, module_index);
+  if ((module_index != 0u) && (crt->release_module != NULL)) {
+    crt->release_module(crt, module_index);
   }
   return 0;
-}
-
-utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module_hooks_t *hooks,
-                                  void *context, TVMModuleHandle *out) {
-  utvm_crt_t *crt = utvm_crt_active();
-  uint16_t i;
-  if (crt == NULL) {
-    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
-  }
-  if (module == NULL || module->registry == NULL || out == NULL) {
-    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
-    return UTVM_ERR_FUNC_CALL_INVALID_ARG;
-  }
-  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
-    if (crt->modules[i] == NULL) {
-      crt->modules[i] = module;
-      crt->module_hooks[i] = hooks;
-      crt->module_contexts[i] = context;
-      *out = utvm_crt_module_handle(i);
-      return UTVM_OK;
-    }
-  }
-  (void)utvm_crt_fail(UTVM_TEXT_MODULES_FULL);
-  return UTVM_ERR_REGISTRY_FULL;
 }
 
 int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
@@ -207,18 +183,14 @@ int TVMModCreateFromCModule(const TVMModule *mod, TVMModuleHandle *out_handle) {
 
 int utvm_crt_ndarray_free(void *nd) {
   utvm_crt_t *crt = utvm_crt_active();
-  uint32_t i;
   if (crt == NULL) {
     return -1;
   }
-  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
-    const utvm_crt_module_hooks_t *hooks = crt->module_hooks[i];
-    if (crt->modules[i] != NULL && hooks != NULL && hooks->owns_ndarray != NULL &&
-        hooks->owns_ndarray(crt->module_contexts[i], nd) != 0) {
-      return 0;
-    }
+  if (crt->free_ndarray == NULL) {
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)nd);
+    return -1;
   }
-  return TVMArrayFree((TVMArrayHandle)nd);
+  return crt->free_ndarray(crt, nd);
 }
 
 /* ---- Device memory ----------------------------------------------------------------------- */

@@ -48,32 +48,13 @@ void utvm_crt_reset_memory(utvm_crt_t *crt) {
   if (crt == NULL) {
     return;
   }
-  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
-    utvm_crt_module_release(crt, i);
+  for (i = 1u; (i < UTVM_CRT_MAX_MODULES) && (crt->release_module != NULL); i++) {
+    crt->release_module(crt, i);
   }
   utvm_page_allocator_reset(&crt->tensors);
   utvm_stack_allocator_reset(&crt->workspace);
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     crt->time_evaluators[i].func = NULL;
-  }
-}
-
-void utvm_crt_module_release(utvm_crt_t *crt, uint32_t module_index) {
-  const utvm_crt_module_hooks_t *hooks = crt->module_hooks[module_index];
-  void *context = crt->module_contexts[module_index];
-  bool live = crt->modules[module_index] != NULL;
-  uint32_t i;
-  crt->modules[module_index] = NULL;
-  crt->module_hooks[module_index] = NULL;
-  crt->module_contexts[module_index] = NULL;
-  /* A time evaluator of one of its functions would call into released memory. */
-  for (i = 0u; live && (context != NULL) && (i < UTVM_CRT_MAX_TIME_EVALUATORS); i++) {
-    if (crt->time_evaluators[i].resource_handle == context) {
-      crt->time_evaluators[i].func = NULL;
-    }
-  }
-  if (live && hooks != NULL && hooks->release != NULL) {
-    hooks->release(context);
   }
 }
 

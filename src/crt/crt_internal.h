@@ -56,10 +56,6 @@ static inline uint32_t utvm_crt_registry_declared(const char *names) {
 TVMFunctionHandle utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index,
                                          const char *name);
 
-/* Empties module slot module_index (1 .. UTVM_CRT_MAX_MODULES - 1), then calls its release
- * hook, if any. */
-void utvm_crt_module_release(utvm_crt_t *crt, uint32_t module_index);
-
 /* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */
 uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name);
 

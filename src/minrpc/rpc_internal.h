@@ -61,6 +61,17 @@ static inline bool rpc_device_is_cpu0(DLDevice dev) {
   return (dev.device_type == kDLCPU) && (dev.device_id == 0);
 }
 
+/* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
+#define REPLY_PREFIX_SIZE 8u
+
+/* Sends one reply message: head, whose first REPLY_PREFIX_SIZE bytes are filled in here with
+ * packet_nbytes and which holds at least the RPC code after them, then mid, then tail. */
+void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
+                     const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len);
+
+/* Exception reply carrying the last error: [Str tc][text] (PROTOCOL.md 3.5). */
+void rpc_reply_exception(utvm_rpc_server_t *server);
+
 /* Sets the last error to "<request name>: <problem>" for the request being handled, problem
  * being a text of UTVM_RPC_TEXT_LIST (utvm/error_texts.h); rpc_fail_hex adds " 0x<value>". */
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem);

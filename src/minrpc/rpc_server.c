@@ -29,13 +29,9 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
   return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u;
 }
 
-/* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
-#define REPLY_PREFIX_SIZE 8u
 
-/* Sends one reply message: head, whose first REPLY_PREFIX_SIZE bytes are filled in here with
- * packet_nbytes and which holds at least the RPC code after them, then mid, then tail. */
-static void reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
-                        const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
+void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
+                     const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
   utvm_session_t *session = &server->session;
   rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + mid_len + tail_len);
   utvm_err_t err = utvm_session_message_begin(session, head_len + mid_len + tail_len);
@@ -56,10 +52,10 @@ static void reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_
   }
 }
 
-/* reply_parts without mid. */
+/* rpc_reply_parts without mid. */
 static void reply(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len, const void *tail,
                   uint32_t tail_len) {
-  reply_parts(server, head, head_len, NULL, 0u, tail, tail_len);
+  rpc_reply_parts(server, head, head_len, NULL, 0u, tail, tail_len);
 }
 
 /* Sends a reply with one packed value: [code][1][tc][u64 value], or without the value bytes
@@ -74,8 +70,7 @@ static void reply_one_value(utvm_rpc_server_t *server, uint32_t code, int tc, ui
   reply(server, head, REPLY_PREFIX_SIZE + 12u + value_len, tail, tail_len);
 }
 
-/* Exception reply carrying the last error: [Str tc][text] (PROTOCOL.md 3.5). */
-static void reply_exception(utvm_rpc_server_t *server) {
+void rpc_reply_exception(utvm_rpc_server_t *server) {
   const char *text = TVMGetLastError();
   uint32_t len = bounded_length(text, reply_limit(server) - 20u);
   reply_one_value(server, UTVM_RPC_EXCEPTION, kTVMStr, len, 8u, text, len);
@@ -86,33 +81,6 @@ static void reply_exception(utvm_rpc_server_t *server) {
  * which like a handle fits a pointer). */
 static void reply_value(utvm_rpc_server_t *server, int tc, uintptr_t value) {
   reply_one_value(server, UTVM_RPC_RETURN, tc, value, (tc == kTVMNullptr) ? 0u : 8u, NULL, 0u);
-}
-
-/* CallFunc reply for an NDArray result t (PROTOCOL.md 3.5): [Int 13][DLTensor t][Opaque nd],
- * nd being t's address; the shape is sent straight from the tensor. */
-static void reply_ndarray(utvm_rpc_server_t *server, const DLTensor *t) {
-  if ((t == NULL) || (t->ndim < 0) || ((uint32_t)t->ndim > UTVM_RPC_MAX_NDIM) ||
-      ((t->ndim > 0) && (t->shape == NULL))) {
-    rpc_fail(server, UTVM_TEXT_RPC_NDIM);
-    reply_exception(server);
-    return;
-  }
-  uint8_t head[REPLY_PREFIX_SIZE + 52u];
-  uint8_t tail[16];
-  rpc_write_u32(&head[8], UTVM_RPC_RETURN);
-  rpc_write_u32(&head[12], 3u);
-  rpc_write_u32(&head[16], kTVMArgInt);
-  rpc_write_u32(&head[20], kTVMDLTensorHandle);
-  rpc_write_u32(&head[24], kTVMOpaqueHandle);
-  rpc_write_u64(&head[28], kTVMNDArrayHandle);
-  rpc_write_u64(&head[36], (uint64_t)(uintptr_t)t->data);
-  rpc_write_u32(&head[44], (uint32_t)t->device.device_type);
-  rpc_write_u32(&head[48], (uint32_t)t->device.device_id);
-  rpc_write_u32(&head[52], (uint32_t)t->ndim);
-  (void)memcpy(&head[56], &t->dtype, 4u);
-  rpc_write_u64(&tail[0], t->byte_offset);
-  rpc_write_u64(&tail[8], (uint64_t)(uintptr_t)t);
-  reply_parts(server, head, sizeof(head), t->shape, 8u * (uint32_t)t->ndim, tail, sizeof(tail));
 }
 
 /* CallFunc reply: [Int tc][value] (PROTOCOL.md 3.5); str and bytes results follow the
@@ -131,8 +99,8 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
     value = (uint64_t)(uintptr_t)v->v_handle;
   } else if (tc == kTVMNullptr) {
     value_len = 0u;
-  } else if (tc == kTVMNDArrayHandle) {
-    reply_ndarray(server, (const DLTensor *)v->v_handle);
+  } else if ((tc == kTVMNDArrayHandle) && (server->reply_ndarray != NULL)) {
+    server->reply_ndarray(server, (const DLTensor *)v->v_handle);
     return;
   } else if (tc == kTVMStr) {
     tail = (v->v_str != NULL) ? v->v_str : "";
@@ -146,14 +114,14 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
     tail_len = (bytes->size > limit) ? (limit + 1u) : (uint32_t)bytes->size;
   } else if ((kind & RPC_KIND_RETURN_SCALAR) == 0u) {
     rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)(uint32_t)tc);
-    reply_exception(server);
+    rpc_reply_exception(server);
     return;
   } else {
     /* scalar: the 8 value bytes as they are */
   }
   if (tail_len > limit) {
     rpc_fail_hex(server, UTVM_TEXT_RPC_LIMIT, limit);
-    reply_exception(server);
+    rpc_reply_exception(server);
     return;
   }
   if (tail != NULL) {
@@ -465,7 +433,7 @@ static void rpc_dispatch(utvm_rpc_server_t *server) {
       break;
   }
   if (!replied) {
-    reply_exception(server);
+    rpc_reply_exception(server);
   }
 }
 
@@ -569,9 +537,9 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
     } else {
       rpc_fail(server, UTVM_TEXT_RPC_CRC);
     }
-    reply_exception(server);
+    rpc_reply_exception(server);
   } else if (rx_state == RX_DISCARD) {
-    reply_exception(server); /* rejected: the last error says why */
+    rpc_reply_exception(server); /* rejected: the last error says why */
   } else if (rx_state == RX_STREAM_IN) {
     reply_value(server, kTVMNullptr, 0u);
   } else {

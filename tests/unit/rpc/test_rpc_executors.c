@@ -35,6 +35,7 @@ static const char kParamsHex[] =
 static int setup(void **state) {
   (void)state;
   rpc_h_setup(0u);
+  utvm_rpc_server_enable_ndarrays(rpc_h_server());
   assert_int_equal(utvm_graph_register_global(), UTVM_OK);
   assert_int_equal(utvm_aot_register_global(), UTVM_OK);
   return 0;

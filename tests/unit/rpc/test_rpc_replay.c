@@ -294,6 +294,7 @@ static size_t next_device_normal(size_t i) {
 static void test_replay_e2e_session(void **state) {
   (void)state;
   rpc_h_setup(0u);
+  utvm_rpc_server_enable_ndarrays(rpc_h_server());
   assert_int_equal(utvm_graph_register_global(), UTVM_OK);
   assert_int_equal(utvm_aot_register_global(), UTVM_OK);
   map_len = 0u;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Size budgets (run by scripts/test.sh after the cross presets are built): fails when
+#  - the RPC stack (framing + session + minrpc + crt, bench/size/stack_size.sh's "stack" line) of
+#    the cortex-m4 preset (-Os) passes UTVM_STACK_BUDGET bytes (10.6 KiB),
+#  - the same stack built with -DUTVM_ERROR_TEXTS=OFF -DUTVM_LTO=ON (its "cost" line: with LTO
+#    the map cannot tell libraries apart) passes UTVM_STACK_SMALL_BUDGET bytes (7.9 KiB),
+#  - the int8 kernel library (text + data of libutvm_kernels.a) of the cortex-m3 (portable),
+#    cortex-m4 (DSP) or cortex-m55 preset passes its budget (measured + about 5 %),
+# so that size never grows silently. Prints one line per figure: name, bytes, budget, verdict.
+#
+#   bash scripts/size_budget.sh      (needs build/cortex-m3, build/cortex-m4, build/cortex-m55)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-10854}
+UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-8089}
+declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-17408}
+                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-22528}
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-22528})
+work=build/size-budget
+mkdir -p "$work"
+failed=0
+
+# check <name> <bytes> <budget>
+check() {
+  local verdict=ok
+  if [[ -z $2 || $2 -le 0 ]]; then
+    verdict="FAILED (not measured)"
+    failed=1
+  elif (($2 > $3)); then
+    verdict="FAILED (over by $(($2 - $3)) bytes)"
+    failed=1
+  fi
+  printf '%-34s %7s B  budget %6d B  %s\n' "$1" "$2" "$3" "$verdict"
+}
+
+stack=$(bash bench/size/stack_size.sh build/cortex-m4 "$work/m4" | awk '$1 == "stack" { print $2 }')
+check "RPC stack, cortex-m4 -Os" "$stack" "$UTVM_STACK_BUDGET"
+
+small=build/size-budget/m4-small-build
+if cmake --preset cortex-m4 -B "$small" -DUTVM_ERROR_TEXTS=OFF -DUTVM_LTO=ON >"$work/small.log" 2>&1 &&
+   cmake --build "$small" -j2 --target utvm_minrpc utvm_crt utvm_test_syslib >>"$work/small.log" 2>&1; then
+  small_cost=$(bash bench/size/stack_size.sh "$small" "$work/m4-small" |
+               awk '$1 == "cost" { print $2 }')
+else
+  small_cost=""
+  echo "cortex-m4 with UTVM_ERROR_TEXTS=OFF UTVM_LTO=ON did not build: $work/small.log"
+fi
+check "RPC stack, cortex-m4 texts OFF + LTO" "$small_cost" "$UTVM_STACK_SMALL_BUDGET"
+
+for preset in cortex-m3 cortex-m4 cortex-m55; do
+  lib=build/$preset/src/kernels/libutvm_kernels.a
+  bytes=""
+  if [[ -f $lib ]]; then
+    bytes=$(arm-none-eabi-size -t "$lib" | awk '$NF == "(TOTALS)" { print $1 + $2 }')
+  fi
+  check "int8 kernels, $preset" "$bytes" "${KERNELS_BUDGET[$preset]}"
+done
+exit $failed
