@@ -120,8 +120,11 @@ static void ai_bind_defaults(struct ai_instance_s *h) {
     h->io[k] = NULL;
     if (k < (h->model->n_inputs + h->model->n_outputs)) {
       const ai_tensor_info *t = ai_io_info(h, k);
-      h->io[k] = (t->offset == UTVM_AI_OWN_BUFFER) ? (void *)t->buffer
-                                                   : (void *)&h->activations[t->offset];
+      if (t->offset == UTVM_AI_OWN_BUFFER) {
+        h->io[k] = t->buffer;
+      } else {
+        h->io[k] = &h->activations[t->offset];
+      }
     }
   }
 }
@@ -206,7 +209,8 @@ static utvm_err_t ai_set_io(ai_handle handle, bool input, uint32_t i, void *data
     problem = "index out of range";
   } else if (ai_io_info(h, k)->offset != UTVM_AI_OWN_BUFFER) {
     problem = "the tensor lives in the activations (model generated with --io-in-activations)";
-  } else if ((data == NULL) || (((uintptr_t)data % UTVM_AI_IO_ALIGNMENT) != 0u)) {
+  } else if ((data == NULL) ||
+             (((uintptr_t)(const uint8_t *)data % UTVM_AI_IO_ALIGNMENT) != 0u)) {
     problem = "data is NULL or not 4-byte aligned";
   } else if (bytes < ai_io_info(h, k)->bytes) {
     (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
