@@ -244,7 +244,9 @@ def cmake_text(board, utvm, build_type):
             "if(NOT CMAKE_BUILD_TYPE)\n  set(CMAKE_BUILD_TYPE %s)\nendif()\n"
             "set(UTVM_SOURCE_DIR \"%s\" CACHE PATH \"utvm source tree\")\n"
             "set(UTVM_BUILD_TESTS OFF CACHE BOOL \"\" FORCE)\n"
-            "set(UTVM_HOST_TOOL \"\" CACHE FILEPATH \"\" FORCE)\n" % (board, build_type, utvm))
+            "# No host tool: utvm's own model images (utvm-server-aot, utvm-ai-*) are not set up.\n"
+            "set(UTVM_HOST_TOOL ${CMAKE_BINARY_DIR}/no-host-tool CACHE FILEPATH \"\" FORCE)\n"
+            % (board, build_type, utvm))
     if board == "posix":
         return head + (
             "add_subdirectory(${UTVM_SOURCE_DIR} utvm EXCLUDE_FROM_ALL)\n"
