@@ -6,18 +6,20 @@ Usage: test_project_api.py <utvm binary> <template dir> <shared/models directory
 
 A JSON-RPC client of ours starts microtvm_api_server.py as TVM does (--read-fd/--write-fd)
 and runs the flow of tvm.micro.generate_project + build + flash + Session: server_info_query,
-generate_project with the network's AOT archive from `utvm compile --mlf`, build, flash, open_transport,
-a microTVM session over read_transport/write_transport that runs the model (`utvm run
---executor aot`, whose tcp: transport this script bridges to the Project API transport) and
-checks its output byte for byte against TFLM's, close_transport. On a QEMU board it opens two
-fresh sessions (each waits for the boot Terminate) and checks that read_transport's timeout is
-honoured. With board "posix" it also sends bad requests (unknown method, missing parameter or
-option, unknown board or option, corrupt archives, a template that is asked to build, I/O on a
-closed transport, a line that is not JSON): each must give a JSON-RPC error with a readable text
-and the server must keep answering.
+generate_project with the network's AOT archive from `utvm compile --mlf`, build, flash,
+open_transport, a microTVM session over read_transport/write_transport that runs the model
+(`utvm run --executor aot`, whose tcp: transport this script bridges to the Project API
+transport) and checks its output byte for byte against TFLM's, close_transport;
+read_transport's timeout is honoured. On a QEMU board it opens two such sessions on fresh boots,
+then 8 more fresh sessions (`utvm info`) whose first handshake must succeed. With board "posix"
+the archive is gzip-compressed (as AutoTVM's loader passes it) and the test also sends bad
+requests (unknown method, missing parameter or option, unknown board or option, corrupt
+archives, a template that is asked to build, I/O on a closed transport, a line that is not
+JSON): each must give a JSON-RPC error with a readable text and the server must keep answering.
 """
 
 import base64
+import gzip
 import io
 import json
 import os
@@ -45,6 +47,7 @@ MODEL, MODEL_IN, MODEL_OUT = (os.path.join(MODELS, p) for p in NETS[NET])
 TMP = pathlib.Path(tempfile.mkdtemp(prefix="utvm_project_api_"))
 SESSION_TIMEOUT_S = 300
 ERRORS_SEEN = [0]
+FRESH_SESSIONS = 8
 
 
 class RpcFailure(Exception):
@@ -204,31 +207,28 @@ def case_bad_requests(client, archive):
           (ERRORS_SEEN[0] - before + 2))
 
 
-def bridge_session(client, output):
-    """Runs the network through the AOT executor over the Project API transport: `utvm --connect tcp:`
-    talks to a local socket whose bytes this function carries with write_transport and
-    read_transport. Returns utvm's JSON report."""
+def bridge(client, *command):
+    """Runs `utvm --connect tcp:... --json COMMAND` as the microTVM host of a session over the
+    Project API transport: utvm talks to a local socket whose bytes this function carries with
+    write_transport and read_transport. Returns utvm's JSON report."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     listener.settimeout(30)
     port = listener.getsockname()[1]
     proc = subprocess.Popen([UTVM, "--connect", "tcp:127.0.0.1:%d" % port, "--timeout", "120",
-                             "--json", "run", MODEL, "--executor", "aot", "--input", MODEL_IN,
-                             "--output", str(output)],
+                             "--json"] + list(command),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     conn, _ = listener.accept()
     listener.close()
     conn.setblocking(False)
     to_device = from_device = 0
     deadline = time.monotonic() + SESSION_TIMEOUT_S
-    host_open = True
-    while host_open and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
         ready, _, _ = select.select([conn], [], [], 0.002)
         if ready:
             data = conn.recv(65536)
             if not data:
-                host_open = False
                 break
             client.call("write_transport", data=base64.b85encode(data).decode(),
                         timeout_sec=10.0)
@@ -245,10 +245,18 @@ def bridge_session(client, output):
                   exc.message)
     conn.close()
     stdout, stderr = proc.communicate(timeout=60)
-    check(proc.returncode == 0, "utvm run over the Project API transport: exit %d\n%s\n%s" %
-          (proc.returncode, stdout.decode()[-2000:], stderr.decode()[-2000:]))
+    check(proc.returncode == 0, "utvm %s over the Project API transport: exit %d\n%s\n%s" %
+          (command[0], proc.returncode, stdout.decode()[-2000:], stderr.decode()[-2000:]))
     check(to_device > 0 and from_device > 0, "bytes both ways")
     return json.loads(stdout)
+
+
+def open_transport(client, options):
+    t0 = time.monotonic()
+    timeouts = client.call("open_transport", options=options)["timeouts"]
+    check(set(timeouts) == {"session_start_retry_timeout_sec", "session_start_timeout_sec",
+                            "session_established_timeout_sec"}, "TVM's TransportTimeouts")
+    return time.monotonic() - t0
 
 
 def case_flow(template_client, archive):
@@ -276,14 +284,8 @@ def case_flow(template_client, archive):
     client.call("flash", options=options)
     expect_error(client, -32602, "unknown option(s) flash_cmd", "flash",
                  options={"flash_cmd": "x"})
-    sessions = 1 if BOARD == "posix" else 2
-    for session in range(sessions):
-        t0 = time.monotonic()
-        reply = client.call("open_transport", options=options)
-        timeouts = reply["timeouts"]
-        check(set(timeouts) == {"session_start_retry_timeout_sec", "session_start_timeout_sec",
-                                "session_established_timeout_sec"}, "TVM's TransportTimeouts")
-        opened = time.monotonic() - t0
+    for session in range(1 if BOARD == "posix" else 2):
+        opened = open_transport(client, options)
         if session == 0:
             t0 = time.monotonic()
             expect_error(client, -32000, "IoTimeoutError", "read_transport", n=16,
@@ -293,7 +295,8 @@ def case_flow(template_client, archive):
             expect_error(client, -32602, "not base85", "write_transport", data="\x7f~~~",
                          timeout_sec=1.0)
         output = TMP / ("out%d.bin" % session)
-        result = bridge_session(client, output)
+        result = bridge(client, "run", MODEL, "--executor", "aot", "--input", MODEL_IN,
+                        "--output", str(output))
         got, want = output.read_bytes(), pathlib.Path(MODEL_OUT).read_bytes()
         check(got == want, "%s's output differs from TFLM's: %r vs %r" % (NET, got, want))
         check(result["device"]["path"] == "aot-executor", "through tvm.aot_executor.create")
@@ -301,6 +304,18 @@ def case_flow(template_client, archive):
         print("ok   session %d: open_transport %.2f s, %s through the AOT executor over "
               "read/write_transport, bit-exact with TFLM (%d bytes)" % (session + 1, opened, NET,
                                                                           len(got)))
+    if BOARD != "posix":
+        # Fresh boots: the host's first handshake must succeed (no byte sent too early lost).
+        t0 = time.monotonic()
+        for _ in range(FRESH_SESSIONS):
+            open_transport(client, options)
+            info = bridge(client, "info")
+            check(info["stats"]["handshake_attempts"] == 1 and
+                  "tvmgen_default_run" in info["functions"]["system_lib"],
+                  "a fresh session: one handshake, the model's system library: %r" % info)
+            client.call("close_transport")
+        print("ok   %d more fresh sessions, each opened by the first handshake (%.1f s)" %
+              (FRESH_SESSIONS, time.monotonic() - t0))
     expect_error(client, -32000, "TransportClosedError", "read_transport", n=8, timeout_sec=0.1)
     client.call("close_transport")
     client.close()
@@ -315,6 +330,11 @@ def main():
     case_server_info(template)
     if BOARD == "posix":
         case_bad_requests(template, archive)
+    if BOARD == "posix":
+        # As AutoTVM's module loader passes it: a gzip-compressed archive (model.tar.gz).
+        gz = TMP / (NET + ".tar.gz")
+        gz.write_bytes(gzip.compress(archive.read_bytes()))
+        archive = gz
     case_flow(template, archive)
     template.close()
     shutil.rmtree(TMP)
