@@ -14,8 +14,8 @@ read_transport's timeout is honoured. On a QEMU board it opens two such sessions
 then 8 more fresh sessions (`utvm info`) whose first handshake must succeed. With board "posix"
 the archive is gzip-compressed (as AutoTVM's loader passes it) and the test also sends bad
 requests (unknown method, missing parameter or option, unknown board or option, corrupt
-archives, a template that is asked to build, I/O on a closed transport, a line that is not
-JSON): each must give a JSON-RPC error with a readable text and the server must keep answering.
+archives, a template that is asked to build, a model that does not compile, I/O on a closed
+transport, lines that are not JSON): each must give a JSON-RPC error with a readable text and the server must keep answering.
 """
 
 import base64
@@ -155,7 +155,13 @@ def case_bad_requests(client, archive):
     check(reply["error"]["code"] == -32700 and reply["id"] is None, "parse error: %r" % reply)
     reply = client.send_line(b'{"jsonrpc": "2.0", "id": 7, "method": "build"}')
     check(reply["error"]["code"] == -32600 and reply["id"] == 7, "no params: %r" % reply)
+    reply = client.send_line(b"[" * 100000)
+    check(reply["error"]["code"] == -32700, "deeply nested JSON: %r" % reply)
+    reply = client.send_line(b'{"jsonrpc": "2.0", "id": true, "method": "build", "params": {}}')
+    check(reply["error"]["code"] == -32600 and reply["id"] is None, "boolean id: %r" % reply)
     expect_error(client, -32601, "frobnicate: no such method", "frobnicate")
+    expect_error(client, -32602, "timeout_sec must be null or 0 to", "read_transport", n=8,
+                 timeout_sec=-1.0)
     expect_error(client, -32602, "parameter project_dir not given", "generate_project",
                  model_library_format_path=str(archive), standalone_crt_dir="", options={})
     expect_error(client, -32602, "parameter n: want int", "read_transport", n="8",
@@ -203,8 +209,16 @@ def case_bad_requests(client, archive):
     expect_error(client, -32000, "exists and is not an empty directory", "generate_project",
                  model_library_format_path=str(archive), standalone_crt_dir="",
                  project_dir=str(nonempty), options={"board": "posix"})
+    broken = TMP / "broken.tar"
+    make_archive(broken, {"metadata.json": b"{}", "codegen/host/src/broken_lib0.c": b"not C\n"})
+    generate(client, broken, TMP / "broken", board="posix")
+    project = Client(TMP / "broken" / "microtvm_api_server.py")
+    text = expect_error(project, -32000, "build: CMake build step failed", "build", options={})
+    check("broken_lib0.c" in text, "the build error shows the compiler's message: %r" % text)
+    expect_error(project, -32000, "no image at", "open_transport", options={})
+    project.close()
     print("ok   bad requests: %d JSON-RPC errors with readable texts, the server kept answering" %
-          (ERRORS_SEEN[0] - before + 2))
+          (ERRORS_SEEN[0] - before + 4))
 
 
 def bridge(client, *command):

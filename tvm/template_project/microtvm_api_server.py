@@ -50,7 +50,8 @@ import zlib
 
 PROTOCOL_VERSION = 1
 PLATFORM_NAME = "utvm"
-API_SERVER_DIR = pathlib.Path(__file__).resolve().parent
+SERVER_PATH = pathlib.Path(__file__).resolve()
+API_SERVER_DIR = SERVER_PATH.parent
 MODEL_RELPATH = "model.tar"
 SETTINGS_RELPATH = "utvm_project.json"
 BUILD_RELPATH = "build"
@@ -75,6 +76,7 @@ BOOT_TERMINATE = bytes([0xFF, 0xFD, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x
 BOOT_TIMEOUT_S = 20.0
 BOOT_BYTES_MAX = 64 * 1024  # bytes before the boot Terminate (boot log) kept while waiting
 CLOSE_TIMEOUT_S = 5.0
+TIMEOUT_MAX_S = 24 * 3600  # longest timeout_sec accepted (select() refuses huge values)
 READ_CHUNK_MAX = 64 * 1024
 OUTPUT_TAIL_CHARS = 4000
 
@@ -419,7 +421,7 @@ class Handler:
             raise failure("generate_project: project_dir %s exists and is not an empty "
                           "directory" % project)
         project.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(__file__, project / "microtvm_api_server.py")
+        shutil.copy2(SERVER_PATH, project / SERVER_PATH.name)
         shutil.copy2(model_library_format_path, project / MODEL_RELPATH)
         if extra is not None:
             with tarfile.open(extra, mode="r:*") as tar:
@@ -609,8 +611,9 @@ class Handler:
 
 
 def check_timeout(method, timeout_sec):
-    if timeout_sec is not None and timeout_sec < 0:
-        raise RpcError(INVALID_PARAMS, "%s: timeout_sec must be >= 0 or null" % method)
+    if timeout_sec is not None and not 0 <= timeout_sec <= TIMEOUT_MAX_S:
+        raise RpcError(INVALID_PARAMS, "%s: timeout_sec must be null or 0 to %d s, not %r" %
+                       (method, TIMEOUT_MAX_S, timeout_sec))
 
 
 NUMBER = (int, float)
@@ -629,6 +632,11 @@ METHODS = {
 }
 
 
+def valid_id(request_id):
+    return request_id is None or isinstance(request_id, str) or (
+        isinstance(request_id, int) and not isinstance(request_id, bool))
+
+
 def dispatch(handler, request):
     """Validates one request and calls its method; returns the result or raises RpcError."""
     if not isinstance(request, dict):
@@ -636,6 +644,9 @@ def dispatch(handler, request):
     if request.get("jsonrpc") != "2.0":
         raise RpcError(INVALID_REQUEST, "request: jsonrpc must be \"2.0\", got %r" %
                        (request.get("jsonrpc"),))
+    if not valid_id(request.get("id")):
+        raise RpcError(INVALID_REQUEST, "request: id must be a string, an integer or null, got "
+                       "%r" % (request.get("id"),))
     method = request.get("method")
     if not isinstance(method, str):
         raise RpcError(INVALID_REQUEST, "request: method must be a string, got %r" % (method,))
@@ -668,11 +679,11 @@ def serve(handler, read_file, write_file):
         try:
             try:
                 request = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
                 raise RpcError(PARSE_ERROR, "request is not JSON: %s" % exc) from exc
             if isinstance(request, dict):
                 method = request.get("method")
-                if isinstance(request.get("id"), (str, int)):
+                if valid_id(request.get("id")):
                     request_id = request["id"]
             reply = {"jsonrpc": "2.0", "id": request_id, "result": dispatch(handler, request)}
         except RpcError as exc:
@@ -683,9 +694,13 @@ def serve(handler, read_file, write_file):
         except Exception as exc:  # pylint: disable=broad-except
             reply = {"jsonrpc": "2.0", "id": request_id,
                      "error": {"code": SERVER_ERROR, "message": "%s: %s: %s" % (
-                         method, type(exc).__name__, exc)}}
-        write_file.write((json.dumps(reply) + "\n").encode("utf-8"))
-        write_file.flush()
+                         method if isinstance(method, str) else "request",
+                         type(exc).__name__, exc)}}
+        try:
+            write_file.write((json.dumps(reply) + "\n").encode("utf-8"))
+            write_file.flush()
+        except OSError:
+            break  # the client went away
     handler.close_transport()
 
 
