@@ -15,7 +15,10 @@ then 8 more fresh sessions (`utvm info`) whose first handshake must succeed. Wit
 the archive is gzip-compressed (as AutoTVM's loader passes it) and the test also sends bad
 requests (unknown method, missing parameter or option, unknown board or option, corrupt
 archives, a template that is asked to build, a model that does not compile, I/O on a closed
-transport, lines that are not JSON): each must give a JSON-RPC error with a readable text and the server must keep answering.
+transport, lines that are not JSON): each must give a JSON-RPC error with a readable text and
+the server must keep answering; and it tries the real-board options: flash_command, and a
+session over serial_port (a pty whose other side is the POSIX server, booted after the port
+opened).
 """
 
 import base64
@@ -31,6 +34,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 
 UTVM, TEMPLATE, MODELS, BOARD, NET = sys.argv[1:6]
@@ -330,9 +334,68 @@ def case_flow(template_client, archive):
             client.call("close_transport")
         print("ok   %d more fresh sessions, each opened by the first handshake (%.1f s)" %
               (FRESH_SESSIONS, time.monotonic() - t0))
+    if BOARD == "posix":
+        case_real_board(client, project)
     expect_error(client, -32000, "TransportClosedError", "read_transport", n=8, timeout_sec=0.1)
     client.call("close_transport")
     client.close()
+
+
+def relay(master, server, stop):
+    """A board behind a serial port: the POSIX server's pipes on a pty's master side, booted
+    0.5 s after the port was opened (its boot Terminate then arrives while open_transport
+    waits)."""
+    time.sleep(0.5)
+    proc = subprocess.Popen([server], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    out = proc.stdout.fileno()
+    while not stop.is_set():
+        ready, _, _ = select.select([master, out], [], [], 0.05)
+        if master in ready:
+            proc.stdin.write(os.read(master, 4096))
+            proc.stdin.flush()
+        if out in ready:
+            data = os.read(out, 4096)
+            if not data:
+                break
+            os.write(master, data)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def case_real_board(client, project):
+    """flash_command and serial_port, as with a real board: a pty stands for its UART."""
+    flashed = TMP / "flashed.bin"
+    client.call("flash", options={"flash_command": "cp {elf} %s" % flashed})
+    check(flashed.read_bytes() == (project / "build/bin/utvm-project").read_bytes(),
+          "flash_command ran with {elf} replaced by the image")
+    expect_error(client, -32000, "flash: false failed (exit 1)", "flash",
+                 options={"flash_command": "false {elf}"})
+    master, slave = os.openpty()
+    stop = threading.Event()
+    thread = threading.Thread(target=relay, args=(master, str(project / "build/bin/utvm-project"),
+                                                  stop))
+    thread.start()
+    try:
+        opened = open_transport(client, {"serial_port": os.ttyname(slave), "serial_baud": 115200})
+        check(0.4 < opened < 10.0, "open_transport waited for the boot Terminate (%.2f s)" %
+              opened)
+        info = bridge(client, "info")
+        check(info["stats"]["handshake_attempts"] == 1 and
+              "tvmgen_default_run" in info["functions"]["system_lib"], "session over the tty")
+        client.call("close_transport")
+    finally:
+        stop.set()
+        thread.join()
+        os.close(master)
+        os.close(slave)
+    expect_error(client, -32000, "cannot open /nonexistent/tty", "open_transport",
+                 options={"serial_port": "/nonexistent/tty"})
+    expect_error(client, -32602, "unsupported serial_baud 12345", "open_transport",
+                 options={"serial_port": "/dev/null", "serial_baud": 12345})
+    expect_error(client, -32000, "not a configurable serial port", "open_transport",
+                 options={"serial_port": "/dev/null"})
+    print("ok   real-board path: flash_command, a session over serial_port (a pty), "
+          "open_transport waited %.2f s for the boot" % opened)
 
 
 def main():

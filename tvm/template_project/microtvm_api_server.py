@@ -287,12 +287,11 @@ def set_nonblocking(fd):
 class Transport:
     """An open device link: a child process on pipes (QEMU, the POSIX server) or a tty."""
 
-    def __init__(self, read_fd, write_fd, proc=None, log=None, tty=None):
+    def __init__(self, read_fd, write_fd, proc=None, log=None):
         self.read_fd = read_fd
         self.write_fd = write_fd
         self.proc = proc
         self.log = log
-        self.tty = tty
         self.pending = b""
         set_nonblocking(read_fd)
         set_nonblocking(write_fd)
@@ -438,9 +437,12 @@ class Handler:
         return None
 
     def generated(self, method):
-        if self.settings is None:
+        if IS_TEMPLATE:
             raise failure("%s: this is the template project (no model.tar); call "
                           "generate_project and use the generated project" % method)
+        if self.settings is None:
+            raise failure("%s: %s has no %s (not made by generate_project)" %
+                          (method, API_SERVER_DIR, SETTINGS_RELPATH))
         return self.settings
 
     def image(self):
@@ -502,9 +504,16 @@ class Handler:
         settings = self.generated("open_transport")
         self.close_transport()
         if opts["serial_port"] is not None:
-            self.transport = self.open_serial(opts["serial_port"], opts["serial_baud"])
-            # A board that booted before the port opened has announced itself already.
-            self.transport.wait_boot(BOOT_TIMEOUT_S)
+            transport = self.open_serial(opts["serial_port"], opts["serial_baud"])
+            # A board that booted before the port opened has announced itself already: after
+            # BOOT_TIMEOUT_S without a boot Terminate the transport is used as it is.
+            try:
+                transport.wait_boot(BOOT_TIMEOUT_S)
+            except EOFError as exc:
+                transport.close()
+                raise failure("open_transport: %s closed while waiting for the board" %
+                              opts["serial_port"]) from exc
+            self.transport = transport
             return {"timeouts": TIMEOUTS["serial"]}
         if not self.image().is_file():
             raise failure("open_transport: no image at %s (call build first)" % self.image())
@@ -559,7 +568,7 @@ class Handler:
             os.close(fd)
             raise failure("open_transport: %s is not a configurable serial port (%s)" %
                           (port, exc)) from exc
-        return Transport(fd, fd, tty=port)
+        return Transport(fd, fd)
 
     def open_link(self, method):
         if self.transport is None:
