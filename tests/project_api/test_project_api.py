@@ -37,6 +37,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import orphans  # noqa: E402  (tests/tools: the descendants of a process)
+
 UTVM, TEMPLATE, MODELS, BOARD, NET = sys.argv[1:6]
 # Model, input and TFLM's output per network (netduinoplus2's 8 KiB workspace arena is too
 # small for KWS's AOT code, micro_speech fits).
@@ -334,11 +337,30 @@ def case_flow(template_client, archive):
             client.call("close_transport")
         print("ok   %d more fresh sessions, each opened by the first handshake (%.1f s)" %
               (FRESH_SESSIONS, time.monotonic() - t0))
+        check(not [c for c in orphans.descendants(client.proc.pid) if orphans.alive(c)],
+              "close_transport leaves no QEMU behind")
     if BOARD == "posix":
         case_real_board(client, project)
     expect_error(client, -32000, "TransportClosedError", "read_transport", n=8, timeout_sec=0.1)
     client.call("close_transport")
     client.close()
+    if BOARD != "posix":
+        case_server_killed(project, options)
+
+
+def case_server_killed(project, options):
+    """The API server killed with its transport open (TVM crashed): QEMU ends too."""
+    client = Client(project / "microtvm_api_server.py")
+    open_transport(client, options)
+    children = orphans.descendants(client.proc.pid)
+    check(children, "QEMU runs below the API server")
+    client.proc.kill()
+    client.proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(orphans.alive(c) for c in children):
+        time.sleep(0.05)
+    check(not any(orphans.alive(c) for c in children), "QEMU ended with its API server")
+    print("ok   the API server killed with its transport open: QEMU ended too")
 
 
 def relay(master, server, stop):
