@@ -283,7 +283,7 @@ def open_transport(client, options):
 def case_flow(template_client, archive):
     project = TMP / ("project-" + BOARD)
     extra = TMP / "extra.tar"
-    make_archive(extra, {"docs/NOTE.txt": b"extra file\n"})
+    make_archive(extra, {"docs/NOTE.txt": b"extra file\n", "model.tar": b"not the model"})
     generate(template_client, archive, project, board=BOARD, extra_files_tar=str(extra),
              verbose=False)
     check((project / "microtvm_api_server.py").is_file() and

@@ -57,7 +57,8 @@ SETTINGS_RELPATH = "utvm_project.json"
 BUILD_RELPATH = "build"
 IS_TEMPLATE = not (API_SERVER_DIR / MODEL_RELPATH).exists()
 
-# Boards: CPU flags (as CMakePresets.json) and the QEMU machine; "posix" is the host server.
+# Boards and their CPU flags (as CMakePresets.json); a Cortex-M board's name is also its QEMU
+# machine; "posix" is the RPC server as a host process.
 BOARDS = {
     "mps2-an385": "-mcpu=cortex-m3 -mfloat-abi=soft",
     "mps2-an386": "-mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16",
@@ -420,11 +421,14 @@ class Handler:
             raise failure("generate_project: project_dir %s exists and is not an empty "
                           "directory" % project)
         project.mkdir(parents=True, exist_ok=True)
+        if extra is not None:  # first: the project's own files below replace any namesakes
+            with tarfile.open(extra, mode="r:*") as tar:
+                if hasattr(tarfile, "data_filter"):
+                    tar.extractall(str(project), filter="data")
+                else:
+                    tar.extractall(str(project))
         shutil.copy2(SERVER_PATH, project / SERVER_PATH.name)
         shutil.copy2(model_library_format_path, project / MODEL_RELPATH)
-        if extra is not None:
-            with tarfile.open(extra, mode="r:*") as tar:
-                tar.extractall(str(project))
         settings = {"board": opts["board"], "utvm_source_path": utvm,
                     "build_type": opts["build_type"]}
         with open(project / SETTINGS_RELPATH, "w", encoding="utf-8") as f:
