@@ -1,6 +1,7 @@
 /*
- * utvm-kernel-test firmware (cores with the DSP extension): the int8 kernels' DSP fast paths
- * (real SMLAD/SXTAB16) compared with their portable loops on random layers
+ * utvm-kernel-test firmware: the int8 kernels' fast paths (blocked portable C, and on cores with
+ * the DSP extension the DSP paths with real SMLAD/SXTAB16) compared with their reference loops
+ * on random layers
  * (tests/support/kernels_fast_compare.c, the host unit test's cases and more), reported on the
  * UART as one line, then the verdict:
  *

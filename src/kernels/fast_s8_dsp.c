@@ -280,41 +280,10 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
   }
 }
 
-/* The filter taps of a window along one axis that fall inside the input: [*first, *end). */
-static void dsp_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int32_t in,
-                            int32_t *first, int32_t *end) {
-  int64_t lo = 0;
-  if (origin < 0) {
-    lo = (-(int64_t)origin + dilation - 1) / dilation;
-  }
-  int64_t hi = 0;
-  if (origin < in) {
-    hi = ((int64_t)in - 1 - origin) / dilation + 1;
-  }
-  if (hi > taps) {
-    hi = taps;
-  }
-  if (lo > hi) {
-    lo = hi;
-  }
-  *first = (int32_t)lo;
-  *end = (int32_t)hi;
-}
-
-/* Where one output position's window lies: the batch's input, the window origin and the taps
- * inside the input (rows ys[0]..ys[1]-1, columns xs[0]..xs[1]-1). */
-typedef struct {
-  const int8_t *batch_input;
-  int32_t in_y_origin;
-  int32_t in_x_origin;
-  int32_t ys[2];
-  int32_t xs[2];
-} dsp_window_t;
-
 /* The window sums of output channels channel..channel+3 (sums[0..3]) with multiplier 1: their
  * input channels are the same four, one word per tap. */
 static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
-                            const utvm_dims_t *input_dims, const dsp_window_t *window,
+                            const utvm_dims_t *input_dims, const utvm_window_t *window,
                             const utvm_dims_t *filter_dims, const int8_t *filter,
                             int32_t channel, int32_t sums[4]) {
   const int32_t in_c = input_dims->c;
@@ -350,7 +319,7 @@ static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
 /* The same with a multiplier that is a multiple of 4: the four output channels share one input
  * channel, whose value goes to both halfwords. */
 static void dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
-                                   const utvm_dims_t *input_dims, const dsp_window_t *window,
+                                   const utvm_dims_t *input_dims, const utvm_window_t *window,
                                    const utvm_dims_t *filter_dims, const int8_t *filter,
                                    int32_t channel, int32_t sums[4]) {
   const int32_t in_c = input_dims->c;
@@ -385,7 +354,7 @@ static void dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
 
 /* The window sum of one output channel (any multiplier). */
 static int32_t dsp_depthwise_1(const utvm_depthwise_conv2d_params_t *params,
-                               const utvm_dims_t *input_dims, const dsp_window_t *window,
+                               const utvm_dims_t *input_dims, const utvm_window_t *window,
                                const utvm_dims_t *filter_dims, const int8_t *filter,
                                int32_t channel) {
   const int32_t in_c = input_dims->c;
@@ -421,15 +390,15 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
   const bool shared = params->depth_multiplier > 1;
   int8_t *out = output;
   for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    dsp_window_t window;
+    utvm_window_t window;
     window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
     for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
       window.in_y_origin = out_y * params->stride_h - params->pad_top;
-      dsp_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
+      utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
                       &window.ys[0], &window.ys[1]);
       for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
         window.in_x_origin = out_x * params->stride_w - params->pad_left;
-        dsp_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
+        utvm_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
                         &window.xs[0], &window.xs[1]);
         for (int32_t block = 0; block < blocks; ++block) {
           const int32_t channel = 4 * block;

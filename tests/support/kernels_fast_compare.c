@@ -1,5 +1,5 @@
-/* Randomized DSP-versus-portable comparison of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
- * (see the header). */
+/* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+ * with their reference loops (see the header). */
 #include "kernels_fast_compare.h"
 
 #include <stdbool.h>
@@ -9,8 +9,10 @@
 
 #include "fast_s8.h"
 
-#if !(defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED))
-#error "kernels_fast_compare.c needs the DSP paths (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED)"
+#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#define COMPARE_DSP 1
+#else
+#define COMPARE_DSP 0
 #endif
 
 #define COMPARE_MAX_BYTES 4096
@@ -92,6 +94,11 @@ static bool same_bytes(int32_t count, utvm_fast_compare_result_t *result) {
   return memcmp(g_out_fast, g_out_portable, (size_t)count) == 0;
 }
 
+#if COMPARE_DSP
+/* Clears the fast path's output before the next path writes it. */
+static void clear_fast(void) { (void)memset(g_out_fast, 0x5a, sizeof g_out_fast); }
+#endif
+
 static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_conv2d_params_t params;
   utvm_dims_t in_dims;
@@ -131,13 +138,21 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   (void)memset(g_scratch, 0x77, sizeof g_scratch);
   utvm_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                           &out_dims, g_out_portable);
+  utvm_conv2d_s8_blocked(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                         &out_dims, g_out_fast);
+  bool same = same_bytes(out_count, result);
+#if COMPARE_DSP
+  clear_fast();
   /* The scratch at any alignment. */
   utvm_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias, &out_dims,
                      g_out_fast, &g_scratch[random_in(state, 0, 3)]);
+  same = same && same_bytes(out_count, result) &&
+         ((utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) +
+           3u) <= sizeof g_scratch);
+#endif
   result->conv_cases += 1;
   result->conv_pointwise += pointwise ? 1 : 0;
-  return same_bytes(out_count, result) &&
-         utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) + 3u <= sizeof g_scratch;
+  return same;
 }
 
 static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) {
@@ -180,11 +195,22 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
   utvm_depthwise_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
                                     bias, &out_dims, g_out_portable);
+  const int32_t out_count = out_dims.n * out_dims.h * out_dims.w * out_dims.c;
+  bool same = true;
+  if (utvm_depthwise_conv2d_s8_blocked_applies(params.depth_multiplier)) {
+    utvm_depthwise_conv2d_s8_blocked(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                     bias, &out_dims, g_out_fast);
+    same = same_bytes(out_count, result);
+  }
+#if COMPARE_DSP
+  clear_fast();
   utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                                &out_dims, g_out_fast);
+  same = same && same_bytes(out_count, result);
+#endif
   result->depthwise_cases += 1;
   result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
-  return same_bytes(out_dims.n * out_dims.h * out_dims.w * out_dims.c, result);
+  return same;
 }
 
 static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
@@ -203,10 +229,17 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
   utvm_fully_connected_s8_portable(&params, &quant, batches, depth, units, g_input, g_filter,
                                    bias, g_out_portable);
+  utvm_fully_connected_s8_blocked(&params, &quant, batches, depth, units, g_input, g_filter, bias,
+                                  g_out_fast);
+  bool same = same_bytes(batches * units, result);
+#if COMPARE_DSP
+  clear_fast();
   utvm_fully_connected_s8_dsp(&params, &quant, batches, depth, units, g_input, g_filter, bias,
                               g_out_fast);
+  same = same && same_bytes(batches * units, result);
+#endif
   result->fc_cases += 1;
-  return same_bytes(batches * units, result);
+  return same;
 }
 
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {

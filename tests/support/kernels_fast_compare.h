@@ -1,8 +1,8 @@
 /*
- * Randomized comparison of the int8 kernels' DSP fast paths with their portable loops
- * (src/kernels/fast_s8.h), shared by the host unit test (emulated intrinsics) and the
- * Cortex-M4 self-test image (real ones). Needs the DSP paths
- * (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see src/kernels/dsp_s8.h).
+ * Randomized comparison of the int8 kernels' fast paths with their reference loops
+ * (src/kernels/fast_s8.h): the blocked portable C paths always, the DSP paths when built with
+ * them (__ARM_FEATURE_DSP, or UTVM_KERNELS_DSP_EMULATED on the host: see
+ * src/kernels/dsp_s8.h). Shared by the host unit test and the Cortex-M self-test image.
  */
 #ifndef UTVM_TESTS_KERNELS_FAST_COMPARE_H
 #define UTVM_TESTS_KERNELS_FAST_COMPARE_H
