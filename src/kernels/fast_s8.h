@@ -77,10 +77,9 @@ void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
                             const int8_t *filter, const int32_t *bias,
                             const utvm_dims_t *output_dims, int8_t *output);
 
-/* Whether utvm_depthwise_conv2d_s8_blocked takes this multiplier (1). */
-bool utvm_depthwise_conv2d_s8_blocked_applies(int32_t depth_multiplier);
-
-/* utvm_depthwise_conv2d_s8 with multiplier 1, blocked over four channels (checked arguments). */
+/* utvm_depthwise_conv2d_s8 blocked over four output channels when the multiplier is 1 or a
+ * multiple of 4, one at a time otherwise, the taps inside found per position (checked
+ * arguments). */
 void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
                                       const utvm_per_channel_quant_t *quant,
                                       const utvm_dims_t *input_dims, const int8_t *input,

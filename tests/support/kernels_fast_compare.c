@@ -164,9 +164,9 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   in_dims.n = random_in(state, 1, 2);
   in_dims.h = random_in(state, 1, 8);
   in_dims.w = random_in(state, 1, 8);
-  const int32_t multipliers[4] = {1, 1, 4, 8};
-  params.depth_multiplier = multipliers[random_in(state, 0, 3)];
-  /* At most 19 input channels, and 16 output channels when the multiplier is 4 or 8. */
+  const int32_t multipliers[6] = {1, 1, 4, 8, 2, 3};
+  params.depth_multiplier = multipliers[random_in(state, 0, 5)];
+  /* At most 19 input channels, and 16 output channels when the multiplier is above 1. */
   in_dims.c =
       random_in(state, 1, (params.depth_multiplier == 1) ? 19 : 16 / params.depth_multiplier);
   filter_dims.n = 1;
@@ -196,17 +196,16 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   utvm_depthwise_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
                                     bias, &out_dims, g_out_portable);
   const int32_t out_count = out_dims.n * out_dims.h * out_dims.w * out_dims.c;
-  bool same = true;
-  if (utvm_depthwise_conv2d_s8_blocked_applies(params.depth_multiplier)) {
-    utvm_depthwise_conv2d_s8_blocked(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
-                                     bias, &out_dims, g_out_fast);
-    same = same_bytes(out_count, result);
-  }
+  utvm_depthwise_conv2d_s8_blocked(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                   bias, &out_dims, g_out_fast);
+  bool same = same_bytes(out_count, result);
 #if COMPARE_DSP
-  clear_fast();
-  utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
-                               &out_dims, g_out_fast);
-  same = same && same_bytes(out_count, result);
+  if (utvm_depthwise_conv2d_s8_dsp_applies(params.depth_multiplier)) {
+    clear_fast();
+    utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                 bias, &out_dims, g_out_fast);
+    same = same && same_bytes(out_count, result);
+  }
 #endif
   result->depthwise_cases += 1;
   result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;

@@ -13,7 +13,7 @@ typedef struct {
   int32_t conv_cases;          /* convolutions compared */
   int32_t conv_pointwise;      /* of which 1x1 */
   int32_t depthwise_cases;     /* depthwise convolutions compared */
-  int32_t depthwise_shared;    /* of which with multiplier 4 or 8 */
+  int32_t depthwise_shared;    /* of which with a multiplier above 1 */
   int32_t fc_cases;            /* fully connected layers compared */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc), or -1 */
