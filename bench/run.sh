@@ -526,4 +526,10 @@ if command -v qemu-system-arm >/dev/null; then
   bash bench/models_rpc.sh build 2>>"$LOG" || fail "bench/models_rpc.sh failed, see $LOG"
   echo
   bash bench/models_ai.sh build 2>>"$LOG" || fail "bench/models_ai.sh failed, see $LOG"
+  # Issue 16's anchor: the fast paths per core against TFLM (reference and CMSIS-NN).
+  build mps2-an385 utvm-server
+  echo
+  echo "## Kernels per core against TensorFlow Lite Micro (bench/anchor.sh)"
+  echo
+  bash bench/anchor.sh build 2>>"$LOG" || fail "bench/anchor.sh failed, see $LOG"
 fi
