@@ -13,7 +13,7 @@
  */
 #include "fast_s8.h"
 
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(UTVM_KERNELS_DSP_PATHS)
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -280,27 +280,6 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
   }
 }
 
-/* The filter taps of a window along one axis that fall inside the input: [*first, *end). */
-static void dsp_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int32_t in,
-                            int32_t *first, int32_t *end) {
-  int64_t lo = 0;
-  if (origin < 0) {
-    lo = (-(int64_t)origin + dilation - 1) / dilation;
-  }
-  int64_t hi = 0;
-  if (origin < in) {
-    hi = ((int64_t)in - 1 - origin) / dilation + 1;
-  }
-  if (hi > taps) {
-    hi = taps;
-  }
-  if (lo > hi) {
-    lo = hi;
-  }
-  *first = (int32_t)lo;
-  *end = (int32_t)hi;
-}
-
 /* Where one output position's window lies: the batch's input, the window origin and the taps
  * inside the input (rows ys[0]..ys[1]-1, columns xs[0]..xs[1]-1). */
 typedef struct {
@@ -425,11 +404,11 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
     window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
     for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
       window.in_y_origin = out_y * params->stride_h - params->pad_top;
-      dsp_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
+      utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
                       &window.ys[0], &window.ys[1]);
       for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
         window.in_x_origin = out_x * params->stride_w - params->pad_left;
-        dsp_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
+        utvm_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
                         &window.xs[0], &window.xs[1]);
         for (int32_t block = 0; block < blocks; ++block) {
           const int32_t channel = 4 * block;

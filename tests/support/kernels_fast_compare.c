@@ -1,4 +1,4 @@
-/* Randomized DSP-versus-portable comparison of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+/* Randomized fast-versus-portable comparison of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
  * (see the header). */
 #include "kernels_fast_compare.h"
 
@@ -9,12 +9,16 @@
 
 #include "fast_s8.h"
 
-#if !(defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED))
-#error "kernels_fast_compare.c needs the DSP paths (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED)"
+#if defined(__ARM_FEATURE_MVE)
+#define COMPARE_FAST_CORE UTVM_KERNELS_MVE
+#elif defined(UTVM_KERNELS_DSP_PATHS)
+#define COMPARE_FAST_CORE UTVM_KERNELS_DSP
+#else
+#error "kernels_fast_compare.c needs fast paths (__ARM_FEATURE_DSP, __ARM_FEATURE_MVE or UTVM_KERNELS_DSP_EMULATED)"
 #endif
 
-#define COMPARE_MAX_BYTES 4096
-#define COMPARE_MAX_CHANNELS 32
+#define COMPARE_MAX_BYTES 16384
+#define COMPARE_MAX_CHANNELS 48
 
 static int8_t g_input[COMPARE_MAX_BYTES];
 static int8_t g_filter[COMPARE_MAX_BYTES];
@@ -50,15 +54,21 @@ static void fill_s8(uint32_t *state, int8_t *data, int32_t count) {
  * the bias pointer is NULL one time in four. */
 static const int32_t *random_quant(uint32_t *state, int32_t channels,
                                    utvm_per_channel_quant_t *quant) {
+  /* Mostly TFLite's ranges; one case in eight any multiplier, shift and bias (wrapping, the
+   * saturating doubling multiply, rounding shifts up to 31 both ways). */
+  const bool wild = random_in(state, 0, 7) == 0;
   quant->count = (random_in(state, 0, 1) == 0) ? 1 : channels;
   for (int32_t i = 0; i < quant->count; ++i) {
-    g_multiplier[i] = random_in(state, 1073741824, INT32_MAX);
-    g_shift[i] = (int8_t)random_in(state, -14, 1);
+    g_multiplier[i] = wild ? (int32_t)next_random(state) : random_in(state, 1073741824, INT32_MAX);
+    g_shift[i] = (int8_t)(wild ? random_in(state, -31, 31) : random_in(state, -14, 1));
+  }
+  if (wild && (random_in(state, 0, 3) == 0)) {
+    g_multiplier[0] = INT32_MIN;
   }
   quant->multiplier = g_multiplier;
   quant->shift = g_shift;
   for (int32_t i = 0; i < channels; ++i) {
-    g_bias[i] = random_in(state, -40000, 40000);
+    g_bias[i] = wild ? (int32_t)next_random(state) : random_in(state, -40000, 40000);
   }
   return (random_in(state, 0, 3) == 0) ? NULL : g_bias;
 }
@@ -68,7 +78,8 @@ static void random_offsets(uint32_t *state, int32_t *input_offset, int32_t *outp
                            int32_t *act_min, int32_t *act_max) {
   const int32_t pick = random_in(state, 0, 3);
   *input_offset = (pick == 0) ? -127 : ((pick == 1) ? 128 : random_in(state, -127, 128));
-  *output_offset = random_in(state, -128, 127);
+  const int32_t out_pick = random_in(state, 0, 3);
+  *output_offset = (out_pick == 0) ? -128 : ((out_pick == 1) ? 127 : random_in(state, -128, 127));
   *act_min = (random_in(state, 0, 1) == 0) ? -128 : random_in(state, -128, 0);
   *act_max = (random_in(state, 0, 1) == 0) ? 127 : random_in(state, *act_min, 127);
 }
@@ -103,7 +114,8 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   in_dims.w = random_in(state, 1, 8);
   /* Channel counts that are multiples of 4 (word-wise columns) a third of the time. */
   in_dims.c = (random_in(state, 0, 2) == 0) ? 4 * random_in(state, 1, 4) : random_in(state, 1, 19);
-  filter_dims.n = random_in(state, 1, 9);
+  /* Output channels past a few blocks of 4 (and chunks of the MVE row sums) one time in four. */
+  filter_dims.n = (random_in(state, 0, 3) == 0) ? random_in(state, 10, 24) : random_in(state, 1, 9);
   filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.c = in_dims.c;
@@ -131,13 +143,25 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   (void)memset(g_scratch, 0x77, sizeof g_scratch);
   utvm_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                           &out_dims, g_out_portable);
-  /* The scratch at any alignment. */
+  /* The scratch at any alignment, its exact size at the end of the buffer (no scratch where the
+   * size is 0). */
+  const size_t scratch_size =
+      utvm_conv2d_s8_scratch_size_for(COMPARE_FAST_CORE, &in_dims, &filter_dims, &out_dims);
+  const bool scratch_fits = scratch_size + 3u <= sizeof g_scratch;
+  int8_t *scratch = NULL;
+  if (scratch_fits && (scratch_size > 0u)) {
+    scratch = &g_scratch[sizeof g_scratch - scratch_size - (size_t)random_in(state, 0, 3)];
+  }
+#if defined(__ARM_FEATURE_MVE)
+  utvm_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias, &out_dims,
+                     g_out_fast, scratch);
+#else
   utvm_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias, &out_dims,
-                     g_out_fast, &g_scratch[random_in(state, 0, 3)]);
+                     g_out_fast, scratch);
+#endif
   result->conv_cases += 1;
   result->conv_pointwise += pointwise ? 1 : 0;
-  return same_bytes(out_count, result) &&
-         utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) + 3u <= sizeof g_scratch;
+  return same_bytes(out_count, result) && scratch_fits;
 }
 
 static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) {
@@ -149,11 +173,18 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   in_dims.n = random_in(state, 1, 2);
   in_dims.h = random_in(state, 1, 8);
   in_dims.w = random_in(state, 1, 8);
+#if defined(__ARM_FEATURE_MVE)
+  /* MVE takes every multiplier. */
+  const int32_t multipliers[4] = {1, 2, 3, 4};
+#else
+  /* The DSP path takes 1 and multiples of 4. */
   const int32_t multipliers[4] = {1, 1, 4, 8};
+#endif
   params.depth_multiplier = multipliers[random_in(state, 0, 3)];
-  /* At most 19 input channels, and 16 output channels when the multiplier is 4 or 8. */
+  /* At most 40 input channels (16-channel blocks and tails), 24 output channels when the
+   * multiplier is larger. */
   in_dims.c =
-      random_in(state, 1, (params.depth_multiplier == 1) ? 19 : 16 / params.depth_multiplier);
+      random_in(state, 1, (params.depth_multiplier == 1) ? 40 : 24 / params.depth_multiplier);
   filter_dims.n = 1;
   filter_dims.h = three ? 3 : random_in(state, 1, 4);
   filter_dims.w = three ? 3 : random_in(state, 1, 4);
@@ -180,8 +211,13 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
   utvm_depthwise_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
                                     bias, &out_dims, g_out_portable);
+#if defined(__ARM_FEATURE_MVE)
+  utvm_depthwise_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                               &out_dims, g_out_fast);
+#else
   utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                                &out_dims, g_out_fast);
+#endif
   result->depthwise_cases += 1;
   result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
   return same_bytes(out_dims.n * out_dims.h * out_dims.w * out_dims.c, result);
@@ -191,7 +227,7 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_fully_connected_params_t params;
   const int32_t batches = random_in(state, 1, 3);
   const int32_t depth = random_in(state, 1, 70);
-  const int32_t units = random_in(state, 1, 13);
+  const int32_t units = random_in(state, 1, 23);
   random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
                  &params.act_max);
   params.filter_offset = (random_in(state, 0, 1) == 0) ? 0 : random_in(state, -127, 128);
@@ -203,8 +239,13 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
   utvm_fully_connected_s8_portable(&params, &quant, batches, depth, units, g_input, g_filter,
                                    bias, g_out_portable);
+#if defined(__ARM_FEATURE_MVE)
+  utvm_fully_connected_s8_mve(&params, &quant, batches, depth, units, g_input, g_filter, bias,
+                              g_out_fast);
+#else
   utvm_fully_connected_s8_dsp(&params, &quant, batches, depth, units, g_input, g_filter, bias,
                               g_out_fast);
+#endif
   result->fc_cases += 1;
   return same_bytes(batches * units, result);
 }
@@ -213,6 +254,7 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
   result->first_mismatch = -1;
+  result->fast_core = (int32_t)COMPARE_FAST_CORE;
   for (int32_t i = 0; i < 3 * cases; ++i) {
     bool same;
     if (i < cases) {

@@ -1,8 +1,8 @@
 /*
- * Randomized comparison of the int8 kernels' DSP fast paths with their portable loops
- * (src/kernels/fast_s8.h), shared by the host unit test (emulated intrinsics) and the
- * Cortex-M4 self-test image (real ones). Needs the DSP paths
- * (__ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see src/kernels/dsp_s8.h).
+ * Randomized comparison of the int8 kernels' fast paths with their portable loops
+ * (src/kernels/fast_s8.h), shared by the host unit test (DSP paths, emulated intrinsics) and
+ * the Cortex-M self-test image (real ones: the DSP paths on Cortex-M4/M33, the MVE paths on
+ * Cortex-M55). Needs one of them (UTVM_KERNELS_DSP_PATHS or __ARM_FEATURE_MVE).
  */
 #ifndef UTVM_TESTS_KERNELS_FAST_COMPARE_H
 #define UTVM_TESTS_KERNELS_FAST_COMPARE_H
@@ -18,12 +18,13 @@ typedef struct {
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
+  int32_t fast_core;           /* the paths compared: UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
 } utvm_fast_compare_result_t;
 
 /* Runs cases random convolutions, depthwise convolutions and fully connected layers each from
- * seed (strides,
- * padding, dilation, odd channel counts, per-tensor and per-channel quantization, batches > 1)
- * through both paths and counts the differences into *result. */
+ * seed (strides, padding, dilation, odd channel counts, per-tensor and per-channel
+ * quantization, shifts -31..31, extreme offsets, multipliers and biases, batches > 1) through
+ * both paths and counts the differences into *result. */
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result);
 
 #endif /* UTVM_TESTS_KERNELS_FAST_COMPARE_H */
