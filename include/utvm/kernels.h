@@ -51,6 +51,12 @@ typedef enum {
 #define UTVM_KERNELS_NATIVE UTVM_KERNELS_PORTABLE
 #endif
 
+/* Output channels the MVE paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED sum before
+ * requantizing them (stack: 8 bytes per channel); a multiple of 8. */
+#ifndef UTVM_KERNELS_MVE_CHANNEL_BLOCK
+#define UTVM_KERNELS_MVE_CHANNEL_BLOCK 64
+#endif
+
 /* ---- Shapes and shared parameter types ---- */
 
 /* A 4-D NHWC shape (batches, height, width, channels); every dimension >= 1. */

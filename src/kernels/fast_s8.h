@@ -121,7 +121,7 @@ void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
  * gathers take 16-bit channel offsets). */
 bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels);
 
-/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 16 output channels per step,
+/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 8 output channels per step,
  * lane-wise 16x16->32-bit multiplies over the taps inside the input. */
 void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,

@@ -18,7 +18,7 @@
 #endif
 
 #define COMPARE_MAX_BYTES 16384
-#define COMPARE_MAX_CHANNELS 48
+#define COMPARE_MAX_CHANNELS 80
 
 static int8_t g_input[COMPARE_MAX_BYTES];
 static int8_t g_filter[COMPARE_MAX_BYTES];
@@ -109,13 +109,18 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_dims_t filter_dims;
   utvm_dims_t out_dims;
   const bool pointwise = random_in(state, 0, 2) == 0;
-  in_dims.n = random_in(state, 1, 2);
-  in_dims.h = random_in(state, 1, 8);
-  in_dims.w = random_in(state, 1, 8);
+  /* One case in eight has more output channels than the MVE paths sum at a time (64). */
+  const bool wide = random_in(state, 0, 7) == 0;
+  in_dims.n = wide ? 1 : random_in(state, 1, 2);
+  in_dims.h = random_in(state, 1, wide ? 4 : 8);
+  in_dims.w = random_in(state, 1, wide ? 4 : 8);
   /* Channel counts that are multiples of 4 (word-wise columns) a third of the time. */
   in_dims.c = (random_in(state, 0, 2) == 0) ? 4 * random_in(state, 1, 4) : random_in(state, 1, 19);
   /* Output channels past a few blocks of 4 (and chunks of the MVE row sums) one time in four. */
   filter_dims.n = (random_in(state, 0, 3) == 0) ? random_in(state, 10, 24) : random_in(state, 1, 9);
+  if (wide) {
+    filter_dims.n = random_in(state, 60, 72);
+  }
   filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.c = in_dims.c;
@@ -170,7 +175,8 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   utvm_dims_t filter_dims;
   utvm_dims_t out_dims;
   const bool three = random_in(state, 0, 1) == 0;
-  in_dims.n = random_in(state, 1, 2);
+  const bool wide = random_in(state, 0, 7) == 0;
+  in_dims.n = wide ? 1 : random_in(state, 1, 2);
   in_dims.h = random_in(state, 1, 8);
   in_dims.w = random_in(state, 1, 8);
 #if defined(__ARM_FEATURE_MVE)
@@ -185,6 +191,9 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
    * multiplier is larger. */
   in_dims.c =
       random_in(state, 1, (params.depth_multiplier == 1) ? 40 : 24 / params.depth_multiplier);
+  if (wide) {
+    in_dims.c = random_in(state, 60, 72) / params.depth_multiplier;
+  }
   filter_dims.n = 1;
   filter_dims.h = three ? 3 : random_in(state, 1, 4);
   filter_dims.w = three ? 3 : random_in(state, 1, 4);
@@ -227,7 +236,8 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_fully_connected_params_t params;
   const int32_t batches = random_in(state, 1, 3);
   const int32_t depth = random_in(state, 1, 70);
-  const int32_t units = random_in(state, 1, 23);
+  const int32_t units = (random_in(state, 0, 7) == 0) ? random_in(state, 60, 72)
+                                                     : random_in(state, 1, 23);
   random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
                  &params.act_max);
   params.filter_offset = (random_in(state, 0, 1) == 0) ? 0 : random_in(state, -127, 128);
