@@ -36,10 +36,8 @@ size_t utvm_conv2d_s8_scratch_size_for(utvm_kernels_core_t core, const utvm_dims
                                        const utvm_dims_t *filter_dims,
                                        const utvm_dims_t *output_dims) {
   size_t bytes = 0u;
-  const bool pointwise =
-      (filter_dims != NULL) && (filter_dims->h == 1) && (filter_dims->w == 1);
-  const bool im2col = (core == UTVM_KERNELS_DSP) || ((core == UTVM_KERNELS_MVE) && !pointwise);
-  if (im2col && conv2d_shapes_valid(input_dims, filter_dims, output_dims) &&
+  if (((core == UTVM_KERNELS_DSP) || (core == UTVM_KERNELS_MVE)) &&
+      conv2d_shapes_valid(input_dims, filter_dims, output_dims) &&
       (input_dims->c == filter_dims->c)) {
     bytes = 4u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
   }

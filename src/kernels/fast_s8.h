@@ -27,6 +27,12 @@
 /* The filter taps of a window along one axis that fall inside the input: [*first, *end). */
 static inline void utvm_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int32_t in,
                                     int32_t *first, int32_t *end) {
+  if ((dilation == 1) && (origin > -taps) && (origin < in)) {
+    /* The common case without divisions: the window overlaps the input. */
+    *first = (origin < 0) ? -origin : 0;
+    *end = ((in - origin) < taps) ? (in - origin) : taps;
+    return;
+  }
   int64_t lo = 0;
   if (origin < 0) {
     lo = (-(int64_t)origin + dilation - 1) / dilation;
@@ -97,14 +103,12 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
 #endif
 
 #if defined(__ARM_FEATURE_MVE)
-/* True if utvm_conv2d_s8_mve takes this convolution (not grouped; 1x1, which needs no scratch,
- * or with scratch). */
+/* True if utvm_conv2d_s8_mve takes this convolution (not grouped, with scratch). */
 bool utvm_conv2d_s8_mve_applies(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                 bool has_scratch);
 
-/* utvm_conv2d_s8 with int8 dot products, four output channels per column (checked arguments;
- * scratch: unused for 1x1, else utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes,
- * any alignment). */
+/* utvm_conv2d_s8 as int8 im2col (four columns at a time) and dot products (checked arguments;
+ * scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes, any alignment). */
 void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                         const utvm_dims_t *input_dims, const int8_t *input,
                         const utvm_dims_t *filter_dims, const int8_t *filter,

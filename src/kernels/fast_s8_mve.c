@@ -23,6 +23,9 @@
 
 #include "mve_s8.h"
 
+/* Terms for a convolution without bias. */
+static const int32_t mve_no_bias[UTVM_KERNELS_MVE_CHANNEL_BLOCK] = {0};
+
 /* The inner loops are functions of their own, so that their pointers and accumulators get
  * registers instead of sharing them with the callers' loop state. */
 #define MVE_NOINLINE __attribute__((noinline))
@@ -38,49 +41,66 @@ typedef struct {
 
 typedef char mve_block_is_a_multiple_of_8[((MVE_BLOCK % 8) == 0) && (MVE_BLOCK > 0) ? 1 : -1];
 
+/* The four sums of rows r0..r3 with column over length values (wrapping), into sums[0..3]. */
+static inline void mve_dot4(const int8_t *r0, const int8_t *r1, const int8_t *r2,
+                            const int8_t *r3, const int8_t *column, int32_t length,
+                            int32_t *sums) {
+  int32_t a0 = 0;
+  int32_t a1 = 0;
+  int32_t a2 = 0;
+  int32_t a3 = 0;
+  const int8_t *p0 = r0;
+  const int8_t *p1 = r1;
+  const int8_t *p2 = r2;
+  const int8_t *p3 = r3;
+  const int8_t *c = column;
+  const int32_t blocks = length / 16;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int8x16_t x = vldrbq_s8(c);
+    a0 = vmladavaq_s8(a0, vldrbq_s8(p0), x);
+    a1 = vmladavaq_s8(a1, vldrbq_s8(p1), x);
+    a2 = vmladavaq_s8(a2, vldrbq_s8(p2), x);
+    a3 = vmladavaq_s8(a3, vldrbq_s8(p3), x);
+    c = &c[16];
+    p0 = &p0[16];
+    p1 = &p1[16];
+    p2 = &p2[16];
+    p3 = &p3[16];
+  }
+  const int32_t tail = length - 16 * blocks;
+  if (tail > 0) {
+    /* The column's zeroed lanes make the weights' extra lanes add nothing. */
+    const mve_pred16_t p = vctp8q((uint32_t)tail);
+    const int8x16_t x = vldrbq_z_s8(c, p);
+    a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, p), x);
+    a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, p), x);
+    a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, p), x);
+    a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, p), x);
+  }
+  sums[0] = a0;
+  sums[1] = a1;
+  sums[2] = a2;
+  sums[3] = a3;
+}
+
 /* sums[i] = sum over k < length of rows[i * length + k] * column[k] for i < count (wrapping);
  * sums has count rounded up to 4 entries (the extra ones are overwritten). */
 static MVE_NOINLINE void mve_gemv(const int8_t *rows, int32_t length, int32_t count,
                                   const int8_t *column, int32_t *sums) {
-  const int32_t blocks = length / 16;
-  const int32_t tail = length - 16 * blocks;
-  const int8_t *next = rows;
-  for (int32_t row = 0; row < count; row += 4) {
-    const int8_t *r0 = next;
-    const int8_t *r1 = ((row + 1) < count) ? &r0[length] : r0;
-    const int8_t *r2 = ((row + 2) < count) ? &r1[length] : r1;
-    const int8_t *r3 = ((row + 3) < count) ? &r2[length] : r2;
-    next = &r3[length];
-    const int8_t *c = column;
-    int32_t a0 = 0;
-    int32_t a1 = 0;
-    int32_t a2 = 0;
-    int32_t a3 = 0;
-    for (int32_t b = 0; b < blocks; ++b) {
-      const int8x16_t x = vldrbq_s8(c);
-      a0 = vmladavaq_s8(a0, vldrbq_s8(r0), x);
-      a1 = vmladavaq_s8(a1, vldrbq_s8(r1), x);
-      a2 = vmladavaq_s8(a2, vldrbq_s8(r2), x);
-      a3 = vmladavaq_s8(a3, vldrbq_s8(r3), x);
-      c = &c[16];
-      r0 = &r0[16];
-      r1 = &r1[16];
-      r2 = &r2[16];
-      r3 = &r3[16];
-    }
-    if (tail > 0) {
-      /* The column's zeroed lanes make the weights' extra lanes add nothing. */
-      const mve_pred16_t p = vctp8q((uint32_t)tail);
-      const int8x16_t x = vldrbq_z_s8(c, p);
-      a0 = vmladavaq_s8(a0, vldrbq_z_s8(r0, p), x);
-      a1 = vmladavaq_s8(a1, vldrbq_z_s8(r1, p), x);
-      a2 = vmladavaq_s8(a2, vldrbq_z_s8(r2, p), x);
-      a3 = vmladavaq_s8(a3, vldrbq_z_s8(r3, p), x);
-    }
-    sums[row] = a0;
-    sums[row + 1] = a1;
-    sums[row + 2] = a2;
-    sums[row + 3] = a3;
+  const int32_t full = count / 4;
+  const int8_t *r = rows;
+  for (int32_t block = 0; block < full; ++block) {
+    const int8_t *r1 = &r[length];
+    const int8_t *r2 = &r1[length];
+    const int8_t *r3 = &r2[length];
+    mve_dot4(r, r1, r2, r3, column, length, &sums[4 * block]);
+    r = &r3[length];
+  }
+  const int32_t left = count - 4 * full;
+  if (left > 0) {
+    const int8_t *r1 = (left > 1) ? &r[length] : r;
+    const int8_t *r2 = (left > 2) ? &r1[length] : r1;
+    mve_dot4(r, r1, r2, r2, column, length, &sums[4 * full]);
   }
 }
 
@@ -115,69 +135,96 @@ static void mve_fold_terms(int32_t *terms, const int32_t *bias, int32_t scale, i
   }
 }
 
-/* out[i] for i < count from sums[i] + terms[i] (terms may be NULL): channel + i's
- * requantization, offset and clamp (utvm_mac_output_s8's order). */
+/* The requantized, offset and clamped outputs of four accumulators (bias added). */
+static inline int32x4_t mve_output4(int32x4_t acc, int32x4_t multiplier, int32x4_t shift,
+                                    int32x4_t act_min, int32x4_t act_max, int32_t offset) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t x =
+      mve_requantize(acc, multiplier, vmaxq_s32(shift, zero), vminq_s32(shift, zero));
+  return vminq_s32(vmaxq_s32(vaddq_n_s32(x, offset), act_min), act_max);
+}
+
+/* out[i] for i < count from sums[i] + terms[i]: channel + i's requantization, offset and clamp
+ * (utvm_mac_output_s8's order). Per-tensor parameters are gathered from offset 0 in every
+ * lane, so both kinds take the same loop. */
 static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *terms,
                                          int32_t count, int32_t channel,
                                          const utvm_per_channel_quant_t *quant,
                                          const mve_output_t *o, int8_t *out) {
-  const int32x4_t zero = vdupq_n_s32(0);
   const int32x4_t act_min = vdupq_n_s32(o->act_min);
   const int32x4_t act_max = vdupq_n_s32(o->act_max);
-  const bool per_channel = quant->count != 1;
-  const int32x4_t tensor_shift = vdupq_n_s32(quant->shift[0]);
-  int32x4_t multiplier = vdupq_n_s32(quant->multiplier[0]);
-  int32x4_t left_shift = vmaxq_s32(tensor_shift, zero);
-  int32x4_t right_shift = vminq_s32(tensor_shift, zero);
-  for (int32_t i = 0; i < count; i += 4) {
+  const int32_t offset = o->output_offset;
+  const uint32_t step = (quant->count == 1) ? 0u : 1u;
+  const int32_t *multipliers = &quant->multiplier[(int32_t)step * channel];
+  const int8_t *shifts = &quant->shift[(int32_t)step * channel];
+  uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), step);
+  const int32_t whole = count / 4;
+  for (int32_t block = 0; block < whole; ++block) {
+    const int32_t i = 4 * block;
+    const int32x4_t acc = vaddq_s32(vldrwq_s32(&sums[i]), vldrwq_s32(&terms[i]));
+    const int32x4_t multiplier = vldrwq_gather_shifted_offset_s32(multipliers, offsets);
+    const int32x4_t shift = vldrbq_gather_offset_s32(shifts, offsets);
+    vstrbq_s32(&out[i], mve_output4(acc, multiplier, shift, act_min, act_max, offset));
+    offsets = vaddq_n_u32(offsets, 4u * step);
+  }
+  const int32_t i = 4 * whole;
+  if (i < count) {
     const mve_pred16_t p = vctp32q((uint32_t)(count - i));
-    int32x4_t acc = vldrwq_z_s32(&sums[i], p);
-    if (terms != NULL) {
-      acc = vaddq_s32(acc, vldrwq_z_s32(&terms[i], p));
+    const int32x4_t acc =
+        vaddq_s32(vldrwq_z_s32(&sums[i], p), vldrwq_z_s32(&terms[i], p));
+    const int32x4_t multiplier = vldrwq_gather_shifted_offset_z_s32(multipliers, offsets, p);
+    const int32x4_t shift = vldrbq_gather_offset_z_s32(shifts, offsets, p);
+    vstrbq_p_s32(&out[i], mve_output4(acc, multiplier, shift, act_min, act_max, offset), p);
+  }
+}
+
+/* Four im2col columns of length values, interleaved so that one pointer reaches all four
+ * (mve_gemm4): 16-value block b of column j at 64 * b + 16 * j, then the length % 16 values
+ * left of each column one after another. 4 * length bytes in all. */
+typedef struct {
+  int8_t *base;
+  int32_t whole; /* values in whole 16-value blocks: length - length % 16 */
+  int32_t tail;  /* length % 16 */
+} mve_columns_t;
+
+/* n values of column j from value k on: src[0..n), or pad where src is NULL. */
+static void mve_put(const mve_columns_t *cols, int32_t j, int32_t k, const int8_t *src,
+                    int8x16_t pad, int32_t n) {
+  int32_t done = 0;
+  if (((k % 16) == 0) && (k < cols->whole)) {
+    /* Whole 16-value blocks from an aligned start: one vector each. */
+    const int32_t blocks = ((cols->whole - k) < n) ? ((cols->whole - k) / 16) : (n / 16);
+    int8_t *dst = &cols->base[4 * k + 16 * j];
+    for (int32_t b = 0; b < blocks; ++b) {
+      vstrbq_s8(&dst[64 * b], (src != NULL) ? vldrbq_s8(&src[16 * b]) : pad);
     }
-    if (per_channel) {
-      const int32x4_t shift = vldrbq_z_s32(&quant->shift[channel + i], p);
-      multiplier = vldrwq_z_s32(&quant->multiplier[channel + i], p);
-      left_shift = vmaxq_s32(shift, zero);
-      right_shift = vminq_s32(shift, zero);
+    done = 16 * blocks;
+  }
+  while (done < n) {
+    const int32_t at = k + done;
+    int8_t *dst;
+    int32_t room;
+    if (at < cols->whole) {
+      const int32_t offset = at % 16;
+      dst = &cols->base[4 * (at - offset) + 16 * j + offset];
+      room = 16 - offset;
+    } else {
+      dst = &cols->base[4 * cols->whole + j * cols->tail + (at - cols->whole)];
+      room = cols->tail;
     }
-    int32x4_t x = mve_requantize(acc, multiplier, left_shift, right_shift);
-    x = vaddq_n_s32(x, o->output_offset);
-    x = vminq_s32(vmaxq_s32(x, act_min), act_max);
-    vstrbq_p_s32(&out[i], x, p);
+    const int32_t run = ((n - done) < room) ? (n - done) : room;
+    const mve_pred16_t p = vctp8q((uint32_t)run);
+    vstrbq_p_s8(dst, (src != NULL) ? vldrbq_z_s8(&src[done], p) : pad, p);
+    done += run;
   }
 }
 
-/* n bytes from src to dst. */
-static void mve_copy(int8_t *dst, const int8_t *src, int32_t n) {
-  const int32_t blocks = n / 16;
-  for (int32_t b = 0; b < blocks; ++b) {
-    vstrbq_s8(&dst[16 * b], vldrbq_s8(&src[16 * b]));
-  }
-  const int32_t tail = n - 16 * blocks;
-  if (tail > 0) {
-    const mve_pred16_t p = vctp8q((uint32_t)tail);
-    vstrbq_p_s8(&dst[16 * blocks], vldrbq_z_s8(&src[16 * blocks], p), p);
-  }
-}
-
-/* n bytes of value at dst. */
-static void mve_fill(int8_t *dst, int8x16_t value, int32_t n) {
-  const int32_t blocks = n / 16;
-  for (int32_t b = 0; b < blocks; ++b) {
-    vstrbq_s8(&dst[16 * b], value);
-  }
-  const int32_t tail = n - 16 * blocks;
-  if (tail > 0) {
-    vstrbq_p_s8(&dst[16 * blocks], value, vctp8q((uint32_t)tail));
-  }
-}
-
-/* The im2col column of the window at (in_y_origin, in_x_origin) of batch_input: its KH*KW*Ci
- * input values, -io where it lies outside the input. */
+/* Column j: the im2col column of the window at (in_y_origin, in_x_origin) of batch_input, its
+ * KH*KW*Ci input values, -io where it lies outside the input (so that x + io is 0 there). */
 static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
                             const int8_t *batch_input, int32_t in_y_origin, int32_t in_x_origin,
-                            const utvm_dims_t *filter_dims, int8_t *column) {
+                            const utvm_dims_t *filter_dims, const mve_columns_t *cols,
+                            int32_t j) {
   const int32_t in_c = input_dims->c;
   const int32_t row_length = filter_dims->w * in_c;
   const int8x16_t pad = vdupq_n_s8((int8_t)(-params->input_offset));
@@ -186,30 +233,69 @@ static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &first, &end);
   for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
     const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
-    int8_t *dst = &column[filter_y * row_length];
+    const int32_t k = filter_y * row_length;
     if ((in_y < 0) || (in_y >= input_dims->h) || (first == end)) {
-      mve_fill(dst, pad, row_length);
+      mve_put(cols, j, k, NULL, pad, row_length);
     } else {
       const int8_t *src_row = &batch_input[in_y * input_dims->w * in_c];
-      mve_fill(dst, pad, first * in_c);
+      mve_put(cols, j, k, NULL, pad, first * in_c);
       if (params->dilation_w == 1) {
-        mve_copy(&dst[first * in_c], &src_row[(in_x_origin + first) * in_c],
-                 (end - first) * in_c);
+        mve_put(cols, j, k + first * in_c, &src_row[(in_x_origin + first) * in_c], pad,
+                (end - first) * in_c);
       } else {
         for (int32_t filter_x = first; filter_x < end; ++filter_x) {
           const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
-          mve_copy(&dst[filter_x * in_c], &src_row[in_x * in_c], in_c);
+          mve_put(cols, j, k + filter_x * in_c, &src_row[in_x * in_c], pad, in_c);
         }
       }
-      mve_fill(&dst[end * in_c], pad, (filter_dims->w - end) * in_c);
+      mve_put(cols, j, k + end * in_c, NULL, pad, (filter_dims->w - end) * in_c);
     }
+  }
+}
+
+/* sums[j * MVE_BLOCK + i] = sum over k of rows[i * length + k] * column j's value k, for the
+ * four interleaved columns j and i < count (wrapping). */
+static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const mve_columns_t *cols,
+                                   int32_t *sums) {
+  const int32_t blocks = cols->whole / 16;
+  const int32_t tail = cols->tail;
+  const int8_t *tail_columns = &cols->base[4 * cols->whole];
+  const mve_pred16_t p = vctp8q((uint32_t)tail);
+  const int8_t *w = rows;
+  for (int32_t row = 0; row < count; ++row) {
+    const int8_t *c = cols->base;
+    int32_t a0 = 0;
+    int32_t a1 = 0;
+    int32_t a2 = 0;
+    int32_t a3 = 0;
+    for (int32_t b = 0; b < blocks; ++b) {
+      const int8x16_t x = vldrbq_s8(w);
+      a0 = vmladavaq_s8(a0, x, vldrbq_s8(c));
+      a1 = vmladavaq_s8(a1, x, vldrbq_s8(&c[16]));
+      a2 = vmladavaq_s8(a2, x, vldrbq_s8(&c[32]));
+      a3 = vmladavaq_s8(a3, x, vldrbq_s8(&c[48]));
+      w = &w[16];
+      c = &c[64];
+    }
+    if (tail > 0) {
+      /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
+      const int8x16_t x = vldrbq_z_s8(w, p);
+      a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
+      a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
+      a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
+      a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
+      w = &w[tail];
+    }
+    sums[row] = a0;
+    sums[MVE_BLOCK + row] = a1;
+    sums[(2 * MVE_BLOCK) + row] = a2;
+    sums[(3 * MVE_BLOCK) + row] = a3;
   }
 }
 
 bool utvm_conv2d_s8_mve_applies(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                 bool has_scratch) {
-  const bool pointwise = (filter_dims->h == 1) && (filter_dims->w == 1);
-  return (input_dims->c == filter_dims->c) && (pointwise || has_scratch);
+  return (input_dims->c == filter_dims->c) && has_scratch;
 }
 
 void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
@@ -218,47 +304,33 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch) {
   const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
-  const bool pointwise = (filter_dims->h == 1) && (filter_dims->w == 1);
   const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
   const int32_t out_c = output_dims->c;
-  const int32_t in_c = input_dims->c;
-  const int32_t batch_size = input_dims->h * input_dims->w * in_c;
+  const int32_t batch_size = input_dims->h * input_dims->w * input_dims->c;
+  const int32_t plane = output_dims->h * output_dims->w;
+  const int32_t positions = output_dims->n * plane;
+  const mve_columns_t cols = {scratch, length - length % 16, length % 16};
   int32_t terms[MVE_BLOCK];
-  int32_t sums[MVE_BLOCK];
+  int32_t sums[4 * MVE_BLOCK];
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
     const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
     const int8_t *rows = &filter[chunk * length];
-    const int32_t *chunk_bias = (bias != NULL) ? &bias[chunk] : NULL;
     mve_row_sums(rows, length, count, terms);
-    mve_fold_terms(terms, chunk_bias, params->input_offset, 0, count);
-    int8_t *out = &output[chunk];
-    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-      const int8_t *batch_input = &input[batch * batch_size];
-      for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
-        const int32_t in_y = out_y * params->stride_h - params->pad_top;
-        for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
-          const int32_t in_x = out_x * params->stride_w - params->pad_left;
-          const int8_t *column = scratch;
-          if (!pointwise) {
-            mve_conv_column(params, input_dims, batch_input, in_y, in_x, filter_dims, scratch);
-          } else if ((in_y >= 0) && (in_y < input_dims->h) && (in_x >= 0) &&
-                     (in_x < input_dims->w)) {
-            column = &batch_input[(in_y * input_dims->w + in_x) * in_c];
-          } else {
-            column = NULL;
-          }
-          if (column != NULL) {
-            mve_gemv(rows, length, count, column, sums);
-            mve_requant_run(sums, terms, count, chunk, quant, &o, out);
-          } else {
-            /* A 1x1 window in the padding sums to 0: the terms less io * (row sum) leave only
-             * the bias. */
-            mve_row_sums(rows, length, count, sums);
-            mve_fold_terms(sums, NULL, -params->input_offset, 0, count);
-            mve_requant_run(sums, terms, count, chunk, quant, &o, out);
-          }
-          out = &out[out_c];
-        }
+    mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
+    for (int32_t first = 0; first < positions; first += 4) {
+      /* Past the last position the last column repeats; its sums are not stored. */
+      for (int32_t j = 0; j < 4; ++j) {
+        const int32_t position = ((first + j) < positions) ? (first + j) : (positions - 1);
+        const int32_t out_y = (position % plane) / output_dims->w;
+        const int32_t out_x = position % output_dims->w;
+        mve_conv_column(params, input_dims, &input[(position / plane) * batch_size],
+                        out_y * params->stride_h - params->pad_top,
+                        out_x * params->stride_w - params->pad_left, filter_dims, &cols, j);
+      }
+      mve_gemm4(rows, count, &cols, sums);
+      for (int32_t j = 0; (j < 4) && ((first + j) < positions); ++j) {
+        mve_requant_run(&sums[j * MVE_BLOCK], terms, count, chunk, quant, &o,
+                        &output[(first + j) * out_c + chunk]);
       }
     }
   }
@@ -414,8 +486,8 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
         for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
           const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
           mve_depthwise_sums(&t, io, chunk, count, params->depth_multiplier, out_c, sums);
-          mve_requant_run(sums, (bias != NULL) ? &bias[chunk] : NULL, count, chunk, quant, &o,
-                          &out[chunk]);
+          mve_requant_run(sums, (bias != NULL) ? &bias[chunk] : mve_no_bias, count, chunk,
+                          quant, &o, &out[chunk]);
         }
         out = &out[out_c];
       }
