@@ -39,7 +39,7 @@ typedef struct {
   int32_t act_max;
 } mve_output_t;
 
-typedef char mve_block_is_a_multiple_of_8[((MVE_BLOCK % 8) == 0) && (MVE_BLOCK > 0) ? 1 : -1];
+typedef char mve_block_is_a_multiple_of_16[((MVE_BLOCK % 16) == 0) && (MVE_BLOCK > 0) ? 1 : -1];
 
 /* The four sums of rows r0..r3 with column over length values (wrapping), into sums[0..3]. */
 static inline void mve_dot4(const int8_t *r0, const int8_t *r1, const int8_t *r2,
@@ -394,51 +394,85 @@ static uint16x8_t mve_depthwise_sources(int32_t channel, int32_t multiplier, int
   return vld1q_u16(sources);
 }
 
+/* The window sums of 16 consecutive channels with multiplier 1 (all present) into sums[0..15]:
+ * even and odd lanes are multiplied separately, so they are stored interleaved. */
+static void mve_depthwise_16(const mve_taps_t *t, int16_t io, const int8_t *pixel,
+                             const int8_t *filter, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even0 = vdupq_n_s32(0);
+  int32x4_t odd0 = vdupq_n_s32(0);
+  int32x4_t even1 = vdupq_n_s32(0);
+  int32x4_t odd1 = vdupq_n_s32(0);
+  const int8_t *input_row = pixel;
+  const int8_t *filter_row = filter;
+  for (int32_t y = 0; y < t->taps_y; ++y) {
+    const int8_t *in = input_row;
+    const int8_t *w = filter_row;
+    for (int32_t x = 0; x < t->taps_x; ++x) {
+      const int16x8_t x0 = vaddq_n_s16(vldrbq_s16(in), io);
+      const int16x8_t w0 = vldrbq_s16(w);
+      even0 = vaddq_s32(even0, vmullbq_int_s16(x0, w0));
+      odd0 = vaddq_s32(odd0, vmulltq_int_s16(x0, w0));
+      const int16x8_t x1 = vaddq_n_s16(vldrbq_s16(&in[8]), io);
+      const int16x8_t w1 = vldrbq_s16(&w[8]);
+      even1 = vaddq_s32(even1, vmullbq_int_s16(x1, w1));
+      odd1 = vaddq_s32(odd1, vmulltq_int_s16(x1, w1));
+      in = &in[t->input_step_x];
+      w = &w[t->filter_step_x];
+    }
+    input_row = &input_row[t->input_step_y];
+    filter_row = &filter_row[t->filter_step_y];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even0);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd0);
+  vstrwq_scatter_shifted_offset_s32(&sums[8], even_lanes, even1);
+  vstrwq_scatter_shifted_offset_s32(&sums[9], even_lanes, odd1);
+}
+
+/* The window sums of the count (1..8) output channels from first on, any multiplier, into
+ * sums[0..7]: output channel c reads input channel c / multiplier, gathered. */
+static void mve_depthwise_8_any(const mve_taps_t *t, int16_t io, int32_t first, int32_t count,
+                                int32_t multiplier, int32_t out_c, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  const uint16x8_t sources = mve_depthwise_sources(first, multiplier, out_c);
+  const mve_pred16_t p = vctp16q((uint32_t)count);
+  int32x4_t even = vdupq_n_s32(0);
+  int32x4_t odd = vdupq_n_s32(0);
+  const int8_t *input_row = t->pixel;
+  const int8_t *filter_row = &t->filter[first];
+  for (int32_t y = 0; y < t->taps_y; ++y) {
+    const int8_t *in = input_row;
+    const int8_t *w = filter_row;
+    for (int32_t x = 0; x < t->taps_x; ++x) {
+      const int16x8_t xs = vaddq_n_s16(vldrbq_gather_offset_z_s16(in, sources, p), io);
+      const int16x8_t ws = vldrbq_z_s16(w, p);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      in = &in[t->input_step_x];
+      w = &w[t->filter_step_x];
+    }
+    input_row = &input_row[t->input_step_y];
+    filter_row = &filter_row[t->filter_step_y];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
+}
+
 /* sums[i] = the window sum of output channel channel + i, i < count (sums has count rounded up
- * to 8 entries). 8 channels at a time: even and odd lanes are multiplied separately, so they
- * are stored interleaved. With multiplier 1 and 8 channels left the input is loaded
- * contiguously, else gathered (output channel c reads input channel c / multiplier). */
+ * to 16 entries): 16 channels at a time with multiplier 1, else 8 (gathered inputs). */
 static MVE_NOINLINE void mve_depthwise_sums(const mve_taps_t *t, int16_t io, int32_t channel,
                                             int32_t count, int32_t multiplier, int32_t out_c,
                                             int32_t *sums) {
-  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
-  for (int32_t group = 0; group < count; group += 8) {
-    const int32_t first = channel + group;
-    const bool direct = (multiplier == 1) && ((count - group) >= 8);
-    const uint16x8_t sources =
-        direct ? vdupq_n_u16(0u) : mve_depthwise_sources(first, multiplier, out_c);
-    const mve_pred16_t p = vctp16q((uint32_t)(count - group));
-    int32x4_t even = vdupq_n_s32(0);
-    int32x4_t odd = vdupq_n_s32(0);
-    const int8_t *input_row = direct ? &t->pixel[first] : t->pixel;
-    const int8_t *filter_row = &t->filter[first];
-    for (int32_t y = 0; y < t->taps_y; ++y) {
-      const int8_t *in = input_row;
-      const int8_t *w = filter_row;
-      if (direct) {
-        for (int32_t x = 0; x < t->taps_x; ++x) {
-          const int16x8_t xs = vaddq_n_s16(vldrbq_s16(in), io);
-          const int16x8_t ws = vldrbq_s16(w);
-          even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
-          odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
-          in = &in[t->input_step_x];
-          w = &w[t->filter_step_x];
-        }
-      } else {
-        for (int32_t x = 0; x < t->taps_x; ++x) {
-          const int16x8_t xs = vaddq_n_s16(vldrbq_gather_offset_z_s16(in, sources, p), io);
-          const int16x8_t ws = vldrbq_z_s16(w, p);
-          even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
-          odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
-          in = &in[t->input_step_x];
-          w = &w[t->filter_step_x];
-        }
-      }
-      input_row = &input_row[t->input_step_y];
-      filter_row = &filter_row[t->filter_step_y];
+  int32_t group = 0;
+  if (multiplier == 1) {
+    for (; (count - group) >= 16; group += 16) {
+      mve_depthwise_16(t, io, &t->pixel[channel + group], &t->filter[channel + group],
+                       &sums[group]);
     }
-    vstrwq_scatter_shifted_offset_s32(&sums[group], even_lanes, even);
-    vstrwq_scatter_shifted_offset_s32(&sums[group + 1], even_lanes, odd);
+  }
+  for (; group < count; group += 8) {
+    const int32_t left = ((count - group) > 8) ? 8 : (count - group);
+    mve_depthwise_8_any(t, io, channel + group, left, multiplier, out_c, &sums[group]);
   }
 }
 
