@@ -219,6 +219,54 @@ static void mve_put(const mve_columns_t *cols, int32_t j, int32_t k, const int8_
   }
 }
 
+/* A column up to this long is built in a stack buffer by byte runs and then interleaved, which
+ * is cheaper than interleaving many short runs (few input channels). */
+#define MVE_PLAIN_COLUMN 256
+
+/* n bytes from src to dst. */
+static void mve_copy(int8_t *dst, const int8_t *src, int32_t n) {
+  const int32_t blocks = n / 16;
+  for (int32_t b = 0; b < blocks; ++b) {
+    vstrbq_s8(&dst[16 * b], vldrbq_s8(&src[16 * b]));
+  }
+  const int32_t tail = n - 16 * blocks;
+  if (tail > 0) {
+    const mve_pred16_t p = vctp8q((uint32_t)tail);
+    vstrbq_p_s8(&dst[16 * blocks], vldrbq_z_s8(&src[16 * blocks], p), p);
+  }
+}
+
+/* n bytes of value at dst. */
+static void mve_fill(int8_t *dst, int8x16_t value, int32_t n) {
+  const int32_t blocks = n / 16;
+  for (int32_t b = 0; b < blocks; ++b) {
+    vstrbq_s8(&dst[16 * b], value);
+  }
+  const int32_t tail = n - 16 * blocks;
+  if (tail > 0) {
+    vstrbq_p_s8(&dst[16 * blocks], value, vctp8q((uint32_t)tail));
+  }
+}
+
+/* Where a column's values go: a plain buffer, or (plain NULL) column j of cols. */
+typedef struct {
+  int8_t *plain;
+  const mve_columns_t *cols;
+  int32_t j;
+  int8x16_t pad;
+} mve_writer_t;
+
+/* n values from value k on: src[0..n), or the pad value where src is NULL. */
+static void mve_write(const mve_writer_t *out, int32_t k, const int8_t *src, int32_t n) {
+  if (out->plain == NULL) {
+    mve_put(out->cols, out->j, k, src, out->pad, n);
+  } else if (src != NULL) {
+    mve_copy(&out->plain[k], src, n);
+  } else {
+    mve_fill(&out->plain[k], out->pad, n);
+  }
+}
+
 /* Column j: the im2col column of the window at (in_y_origin, in_x_origin) of batch_input, its
  * KH*KW*Ci input values, -io where it lies outside the input (so that x + io is 0 there). */
 static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
@@ -227,7 +275,10 @@ static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
                             int32_t j) {
   const int32_t in_c = input_dims->c;
   const int32_t row_length = filter_dims->w * in_c;
-  const int8x16_t pad = vdupq_n_s8((int8_t)(-params->input_offset));
+  const int32_t length = filter_dims->h * row_length;
+  int8_t plain[MVE_PLAIN_COLUMN];
+  const mve_writer_t out = {((length <= MVE_PLAIN_COLUMN) && (length > in_c)) ? plain : NULL,
+                            cols, j, vdupq_n_s8((int8_t)(-params->input_offset))};
   int32_t first;
   int32_t end;
   utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &first, &end);
@@ -235,22 +286,60 @@ static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
     const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
     const int32_t k = filter_y * row_length;
     if ((in_y < 0) || (in_y >= input_dims->h) || (first == end)) {
-      mve_put(cols, j, k, NULL, pad, row_length);
+      mve_write(&out, k, NULL, row_length);
     } else {
       const int8_t *src_row = &batch_input[in_y * input_dims->w * in_c];
-      mve_put(cols, j, k, NULL, pad, first * in_c);
+      mve_write(&out, k, NULL, first * in_c);
       if (params->dilation_w == 1) {
-        mve_put(cols, j, k + first * in_c, &src_row[(in_x_origin + first) * in_c], pad,
-                (end - first) * in_c);
+        mve_write(&out, k + first * in_c, &src_row[(in_x_origin + first) * in_c],
+                  (end - first) * in_c);
       } else {
         for (int32_t filter_x = first; filter_x < end; ++filter_x) {
           const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
-          mve_put(cols, j, k + filter_x * in_c, &src_row[in_x * in_c], pad, in_c);
+          mve_write(&out, k + filter_x * in_c, &src_row[in_x * in_c], in_c);
         }
       }
-      mve_put(cols, j, k + end * in_c, NULL, pad, (filter_dims->w - end) * in_c);
+      mve_write(&out, k + end * in_c, NULL, (filter_dims->w - end) * in_c);
     }
   }
+  if (out.plain != NULL) {
+    mve_put(cols, j, 0, plain, out.pad, length);
+  }
+}
+
+/* The four sums of one weight row w with the four interleaved columns at c over blocks whole
+ * 16-value blocks and (has_tail) the tail of tail values at tail_columns, into sums[0], sums[MVE_BLOCK],
+ * sums[2 * MVE_BLOCK] and sums[3 * MVE_BLOCK]. */
+static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
+                            int32_t tail, const int8_t *tail_columns, int32_t *sums) {
+  int32_t a0 = 0;
+  int32_t a1 = 0;
+  int32_t a2 = 0;
+  int32_t a3 = 0;
+  const int8_t *wp = w;
+  const int8_t *cp = c;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int8x16_t x = vldrbq_s8(wp);
+    a0 = vmladavaq_s8(a0, x, vldrbq_s8(cp));
+    a1 = vmladavaq_s8(a1, x, vldrbq_s8(&cp[16]));
+    a2 = vmladavaq_s8(a2, x, vldrbq_s8(&cp[32]));
+    a3 = vmladavaq_s8(a3, x, vldrbq_s8(&cp[48]));
+    wp = &wp[16];
+    cp = &cp[64];
+  }
+  if (has_tail) {
+    /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
+    const mve_pred16_t p = vctp8q((uint32_t)tail);
+    const int8x16_t x = vldrbq_z_s8(wp, p);
+    a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
+    a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
+    a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
+    a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
+  }
+  sums[0] = a0;
+  sums[MVE_BLOCK] = a1;
+  sums[2 * MVE_BLOCK] = a2;
+  sums[3 * MVE_BLOCK] = a3;
 }
 
 /* sums[j * MVE_BLOCK + i] = sum over k of rows[i * length + k] * column j's value k, for the
@@ -259,37 +348,16 @@ static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const mve_
                                    int32_t *sums) {
   const int32_t blocks = cols->whole / 16;
   const int32_t tail = cols->tail;
+  const int32_t length = cols->whole + tail;
   const int8_t *tail_columns = &cols->base[4 * cols->whole];
-  const mve_pred16_t p = vctp8q((uint32_t)tail);
-  const int8_t *w = rows;
-  for (int32_t row = 0; row < count; ++row) {
-    const int8_t *c = cols->base;
-    int32_t a0 = 0;
-    int32_t a1 = 0;
-    int32_t a2 = 0;
-    int32_t a3 = 0;
-    for (int32_t b = 0; b < blocks; ++b) {
-      const int8x16_t x = vldrbq_s8(w);
-      a0 = vmladavaq_s8(a0, x, vldrbq_s8(c));
-      a1 = vmladavaq_s8(a1, x, vldrbq_s8(&c[16]));
-      a2 = vmladavaq_s8(a2, x, vldrbq_s8(&c[32]));
-      a3 = vmladavaq_s8(a3, x, vldrbq_s8(&c[48]));
-      w = &w[16];
-      c = &c[64];
+  if (tail == 0) {
+    for (int32_t row = 0; row < count; ++row) {
+      mve_row4(&rows[row * length], cols->base, blocks, false, 0, tail_columns, &sums[row]);
     }
-    if (tail > 0) {
-      /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
-      const int8x16_t x = vldrbq_z_s8(w, p);
-      a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
-      a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
-      a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
-      a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
-      w = &w[tail];
+  } else {
+    for (int32_t row = 0; row < count; ++row) {
+      mve_row4(&rows[row * length], cols->base, blocks, true, tail, tail_columns, &sums[row]);
     }
-    sums[row] = a0;
-    sums[MVE_BLOCK + row] = a1;
-    sums[(2 * MVE_BLOCK) + row] = a2;
-    sums[(3 * MVE_BLOCK) + row] = a3;
   }
 }
 
