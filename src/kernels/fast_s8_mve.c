@@ -5,13 +5,16 @@
  * CONV_2D and FULLY_CONNECTED multiply raw int8 values with VMLADAVA (16 products per
  * instruction) and add the offsets afterwards: sum (w + fo)(x + io) = sum w*x + io * sum w +
  * fo * sum x + K * fo * io, all modulo 2^32 as the portable int32 accumulator wraps, so every
- * sum is the portable one. A 1x1 convolution reads each output position's input pixel in
- * place; any other reads an int8 im2col column in which padding holds -io (so that x + io is 0
- * there: -io is -128..127). Four output channels share each column load, and their four sums
- * are requantized together (mve_requant_store). DEPTHWISE_CONV_2D works lane-wise over 8
- * output channels: input and filter widened to int16 (x + io fits), even and odd lanes
- * multiplied into int32 (VMULLB/VMULLT) and accumulated over the taps inside the input; with a
- * multiplier other than 1 (or fewer than 8 channels left) the inputs are gathered.
+ * sum is the portable one. CONV_2D builds the int8 im2col columns of four output positions at
+ * a time in its scratch, interleaved by 16 values so that one pointer reaches all four, with
+ * -io where a window lies in the padding (x + io is 0 there; -io is -128..127), then takes
+ * each weight row once for the four columns. FULLY_CONNECTED (one column per batch) takes four
+ * weight rows per input load. DEPTHWISE_CONV_2D works lane-wise over 16 output channels:
+ * input and filter widened to int16 (x + io fits), even and odd lanes multiplied into int32
+ * (VMULLB/VMULLT) and accumulated over the taps inside the input; with a multiplier other than
+ * 1, or fewer than 16 channels left, 8 at a time with the inputs gathered. The sums of up to
+ * UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are collected on the stack and then
+ * requantized four at a time (mve_requantize).
  */
 #include "fast_s8.h"
 
@@ -39,7 +42,7 @@ typedef struct {
   int32_t act_max;
 } mve_output_t;
 
-typedef char mve_block_is_a_multiple_of_16[((MVE_BLOCK % 16) == 0) && (MVE_BLOCK > 0) ? 1 : -1];
+typedef char mve_block_is_a_multiple_of_16[(((MVE_BLOCK % 16) == 0) && (MVE_BLOCK > 0)) ? 1 : -1];
 
 /* The four sums of rows r0..r3 with column over length values (wrapping), into sums[0..3]. */
 static inline void mve_dot4(const int8_t *r0, const int8_t *r1, const int8_t *r2,
@@ -308,8 +311,8 @@ static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
 }
 
 /* The four sums of one weight row w with the four interleaved columns at c over blocks whole
- * 16-value blocks and (has_tail) the tail of tail values at tail_columns, into sums[0], sums[MVE_BLOCK],
- * sums[2 * MVE_BLOCK] and sums[3 * MVE_BLOCK]. */
+ * 16-value blocks and (has_tail) the tail of tail values at tail_columns, into sums[0],
+ * sums[MVE_BLOCK], sums[2 * MVE_BLOCK] and sums[3 * MVE_BLOCK]. */
 static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
                             int32_t tail, const int8_t *tail_columns, int32_t *sums) {
   int32_t a0 = 0;

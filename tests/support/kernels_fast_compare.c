@@ -14,7 +14,7 @@
 #elif defined(UTVM_KERNELS_DSP_PATHS)
 #define COMPARE_FAST_CORE UTVM_KERNELS_DSP
 #else
-#error "kernels_fast_compare.c needs fast paths (__ARM_FEATURE_DSP, __ARM_FEATURE_MVE or UTVM_KERNELS_DSP_EMULATED)"
+#error "kernels_fast_compare.c needs the DSP paths or MVE (see src/kernels/fast_s8.h)"
 #endif
 
 #define COMPARE_MAX_BYTES 16384
