@@ -18,9 +18,9 @@
 #include "tvm/runtime/crt/module.h"
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/rpc_server.h"
+#include "utvm/syslib.h"
 
 int main(void);
-const TVMModule *TVMSystemLibEntryPoint(void);
 utvm_err_t size_app_uart_write(void *ctx, const uint8_t *data, size_t n);
 utvm_err_t size_app_random(void *ctx, uint8_t *buf, size_t n);
 
@@ -51,20 +51,10 @@ utvm_err_t size_app_random(void *ctx, uint8_t *buf, size_t n) {
 
 uint64_t test_syslib_time_us(void) { return ticks; }
 
-static const TVMBackendPackedCFunc kSizeSyslibFuncs[] = {
-    (TVMBackendPackedCFunc)test_add_f32,      (TVMBackendPackedCFunc)test_echo,
-    (TVMBackendPackedCFunc)test_busy_wait_us, (TVMBackendPackedCFunc)test_abort,
-    (TVMBackendPackedCFunc)test_sum_ints,
-};
+#define SIZE_SYSLIB_FUNCS(X)                                                                       \
+  X(test_add_f32) X(test_echo) X(test_busy_wait_us) X(test_abort) X(test_sum_ints)
 
-static const TVMFuncRegistry kSizeSyslibRegistry = {
-    "\005\000test_add_f32\000test_echo\000test_busy_wait_us\000test_abort\000test_sum_ints\000",
-    kSizeSyslibFuncs,
-};
-
-static const TVMModule kSizeSyslibModule = {&kSizeSyslibRegistry};
-
-const TVMModule *TVMSystemLibEntryPoint(void) { return &kSizeSyslibModule; }
+UTVM_SYSTEM_LIB(SIZE_SYSLIB_FUNCS);
 
 tvm_crt_error_t TVMPlatformTimerStart(void) { return kTvmErrorNoError; }
 

@@ -28,31 +28,18 @@
 extern "C" {
 #endif
 
-/* Number of kernel functions (UTVM_KFUNCS_NAMES, UTVM_KFUNCS_FUNCS); their names are
- * utvm_op_kind_function(kind) for kinds 1..UTVM_OP_KIND_MAX. */
+/* Number of kernel functions (UTVM_KFUNCS_LIST); their names are utvm_op_kind_function(kind)
+ * for kinds 1..UTVM_OP_KIND_MAX. */
 #define UTVM_KFUNCS_COUNT 17u
 
-/* The kernel functions' names as a registry names blob fragment (each NUL-terminated, in the
- * order of UTVM_KFUNCS_FUNCS): a firmware appends it to its own names in a TVMFuncRegistry
- * (PROTOCOL.md 5.5) and adds UTVM_KFUNCS_COUNT to the blob's count. */
-#define UTVM_KFUNCS_NAMES                                                                          \
-  "utvm_k_conv2d_s8\000utvm_k_depthwise_conv2d_s8\000utvm_k_fully_connected_s8\000"               \
-  "utvm_k_avg_pool2d_s8\000utvm_k_max_pool2d_s8\000utvm_k_add_s8\000utvm_k_mul_s8\000"            \
-  "utvm_k_softmax_s8\000utvm_k_logistic_s8\000utvm_k_tanh_s8\000utvm_k_pad_s8\000"                \
-  "utvm_k_concatenation_s8\000utvm_k_mean_s8\000utvm_k_quantize_f32_s8\000"                       \
-  "utvm_k_requantize_s8\000utvm_k_dequantize_s8_f32\000utvm_k_reshape\000"
-
-/* The matching function array entries. */
-#define UTVM_KFUNCS_FUNCS                                                                          \
-  (TVMBackendPackedCFunc)utvm_k_conv2d_s8, (TVMBackendPackedCFunc)utvm_k_depthwise_conv2d_s8,      \
-      (TVMBackendPackedCFunc)utvm_k_fully_connected_s8,                                            \
-      (TVMBackendPackedCFunc)utvm_k_avg_pool2d_s8, (TVMBackendPackedCFunc)utvm_k_max_pool2d_s8,    \
-      (TVMBackendPackedCFunc)utvm_k_add_s8, (TVMBackendPackedCFunc)utvm_k_mul_s8,                  \
-      (TVMBackendPackedCFunc)utvm_k_softmax_s8, (TVMBackendPackedCFunc)utvm_k_logistic_s8,         \
-      (TVMBackendPackedCFunc)utvm_k_tanh_s8, (TVMBackendPackedCFunc)utvm_k_pad_s8,                 \
-      (TVMBackendPackedCFunc)utvm_k_concatenation_s8, (TVMBackendPackedCFunc)utvm_k_mean_s8,       \
-      (TVMBackendPackedCFunc)utvm_k_quantize_f32_s8, (TVMBackendPackedCFunc)utvm_k_requantize_s8,  \
-      (TVMBackendPackedCFunc)utvm_k_dequantize_s8_f32, (TVMBackendPackedCFunc)utvm_k_reshape
+/* The kernel functions as an X-macro list, one per utvm_op_kind_t in its order: a firmware adds
+ * them to its system library with UTVM_KFUNCS_LIST(X) inside its own list (utvm/syslib.h). */
+#define UTVM_KFUNCS_LIST(X)                                                                        \
+  X(utvm_k_conv2d_s8) X(utvm_k_depthwise_conv2d_s8) X(utvm_k_fully_connected_s8)                   \
+      X(utvm_k_avg_pool2d_s8) X(utvm_k_max_pool2d_s8) X(utvm_k_add_s8) X(utvm_k_mul_s8)            \
+      X(utvm_k_softmax_s8) X(utvm_k_logistic_s8) X(utvm_k_tanh_s8) X(utvm_k_pad_s8)                \
+      X(utvm_k_concatenation_s8) X(utvm_k_mean_s8) X(utvm_k_quantize_f32_s8)                       \
+      X(utvm_k_requantize_s8) X(utvm_k_dequantize_s8_f32) X(utvm_k_reshape)
 
 /* The kernel functions (arguments above; 0 or -1). One per utvm_op_kind_t, in its order. */
 TVM_DLL int32_t utvm_k_conv2d_s8(TVMValue *args, int *type_codes, int num_args,

@@ -81,8 +81,13 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
 #else
   (void)scratch;
 #endif
-  utvm_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
-                          output_dims, output);
+  if (input_dims->c == filter_dims->c) {
+    utvm_conv2d_s8_blocked(params, quant, input_dims, input, filter_dims, filter, bias,
+                           output_dims, output);
+  } else {
+    utvm_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
+                            output_dims, output);
+  }
   return UTVM_OK;
 }
 

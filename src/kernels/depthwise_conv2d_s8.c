@@ -95,8 +95,8 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
     return UTVM_OK;
   }
 #endif
-  utvm_depthwise_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
-                                    output_dims, output);
+  utvm_depthwise_conv2d_s8_blocked(params, quant, input_dims, input, filter_dims, filter, bias,
+                                   output_dims, output);
   return UTVM_OK;
 }
 

@@ -1,11 +1,12 @@
 /*
  * The implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal): the
- * portable C loops, compiled everywhere, the DSP fast paths (fast_s8_dsp.c, compiled with
- * __ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see dsp_s8.h) and the MVE fast paths
- * (fast_s8_mve.c, compiled with __ARM_FEATURE_MVE: see mve_s8.h), bit-exact with them. A core
- * with MVE (which always has the DSP extension too) runs the MVE paths only.
- * The public functions check every argument and then call one of these, which trust their
- * arguments; tests call both and compare.
+ * reference loops in portable C (TFLite's, the definition of the result), the blocked portable
+ * C paths (fast_s8_blocked.c, the kernels of cores without DSP), the DSP fast paths
+ * (fast_s8_dsp.c, compiled with __ARM_FEATURE_DSP but not MVE, or UTVM_KERNELS_DSP_EMULATED:
+ * see dsp_s8.h) and the MVE fast paths (fast_s8_mve.c, compiled with __ARM_FEATURE_MVE: see
+ * mve_s8.h; a core with MVE always has the DSP extension too, and runs the MVE paths instead),
+ * all bit-exact with the reference. The public functions check every argument and then call one
+ * of these, which trust their arguments; tests call them all and compare.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
 #define UTVM_KERNELS_FAST_S8_H
@@ -23,6 +24,28 @@
     defined(UTVM_KERNELS_DSP_EMULATED)
 #define UTVM_KERNELS_DSP_PATHS 1
 #endif
+
+/* utvm_conv2d_s8 in portable C (checked arguments). */
+void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
+                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
+                             const int8_t *input, const utvm_dims_t *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const utvm_dims_t *output_dims, int8_t *output);
+
+/* utvm_fully_connected_s8 in portable C (checked arguments). */
+void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *params,
+                                      const utvm_per_channel_quant_t *quant, int32_t batches,
+                                      int32_t input_depth, int32_t output_depth,
+                                      const int8_t *input, const int8_t *filter,
+                                      const int32_t *bias, int8_t *output);
+
+/* utvm_depthwise_conv2d_s8 in portable C (checked arguments). */
+void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
+                                       const utvm_per_channel_quant_t *quant,
+                                       const utvm_dims_t *input_dims, const int8_t *input,
+                                       const utvm_dims_t *filter_dims, const int8_t *filter,
+                                       const int32_t *bias, const utvm_dims_t *output_dims,
+                                       int8_t *output);
 
 /* The filter taps of a window along one axis that fall inside the input: [*first, *end). */
 static inline void utvm_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int32_t in,
@@ -51,27 +74,41 @@ static inline void utvm_taps_inside(int32_t origin, int32_t dilation, int32_t ta
   *end = (int32_t)hi;
 }
 
-/* utvm_conv2d_s8 in portable C (checked arguments). */
-void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
-                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
-                             const int8_t *input, const utvm_dims_t *filter_dims,
-                             const int8_t *filter, const int32_t *bias,
-                             const utvm_dims_t *output_dims, int8_t *output);
+/* Where one output position's window lies: the batch's input, the window origin and the taps
+ * inside the input (rows ys[0]..ys[1]-1, columns xs[0]..xs[1]-1). */
+typedef struct {
+  const int8_t *batch_input;
+  int32_t in_y_origin;
+  int32_t in_x_origin;
+  int32_t ys[2];
+  int32_t xs[2];
+} utvm_window_t;
 
-/* utvm_fully_connected_s8 in portable C (checked arguments). */
-void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *params,
-                                      const utvm_per_channel_quant_t *quant, int32_t batches,
-                                      int32_t input_depth, int32_t output_depth,
-                                      const int8_t *input, const int8_t *filter,
-                                      const int32_t *bias, int8_t *output);
+/* utvm_conv2d_s8 for a convolution that is not grouped (input channels = filter channels),
+ * blocked over four output channels (checked arguments). */
+void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
+                            const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
+                            const int8_t *input, const utvm_dims_t *filter_dims,
+                            const int8_t *filter, const int32_t *bias,
+                            const utvm_dims_t *output_dims, int8_t *output);
 
-/* utvm_depthwise_conv2d_s8 in portable C (checked arguments). */
-void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
-                                       const utvm_per_channel_quant_t *quant,
-                                       const utvm_dims_t *input_dims, const int8_t *input,
-                                       const utvm_dims_t *filter_dims, const int8_t *filter,
-                                       const int32_t *bias, const utvm_dims_t *output_dims,
-                                       int8_t *output);
+/* utvm_depthwise_conv2d_s8 blocked over four output channels when the multiplier is 1 or a
+ * multiple of 4, one at a time otherwise, the taps inside found per position (checked
+ * arguments). */
+void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
+                                      const utvm_per_channel_quant_t *quant,
+                                      const utvm_dims_t *input_dims, const int8_t *input,
+                                      const utvm_dims_t *filter_dims, const int8_t *filter,
+                                      const int32_t *bias, const utvm_dims_t *output_dims,
+                                      int8_t *output);
+
+/* utvm_fully_connected_s8 blocked over four units, the filter offset folded into one product
+ * per output (checked arguments). */
+void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params,
+                                     const utvm_per_channel_quant_t *quant, int32_t batches,
+                                     int32_t input_depth, int32_t output_depth,
+                                     const int8_t *input, const int8_t *filter,
+                                     const int32_t *bias, int8_t *output);
 
 #if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked

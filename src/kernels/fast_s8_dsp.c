@@ -280,20 +280,10 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
   }
 }
 
-/* Where one output position's window lies: the batch's input, the window origin and the taps
- * inside the input (rows ys[0]..ys[1]-1, columns xs[0]..xs[1]-1). */
-typedef struct {
-  const int8_t *batch_input;
-  int32_t in_y_origin;
-  int32_t in_x_origin;
-  int32_t ys[2];
-  int32_t xs[2];
-} dsp_window_t;
-
 /* The window sums of output channels channel..channel+3 (sums[0..3]) with multiplier 1: their
  * input channels are the same four, one word per tap. */
 static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
-                            const utvm_dims_t *input_dims, const dsp_window_t *window,
+                            const utvm_dims_t *input_dims, const utvm_window_t *window,
                             const utvm_dims_t *filter_dims, const int8_t *filter,
                             int32_t channel, int32_t sums[4]) {
   const int32_t in_c = input_dims->c;
@@ -329,7 +319,7 @@ static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
 /* The same with a multiplier that is a multiple of 4: the four output channels share one input
  * channel, whose value goes to both halfwords. */
 static void dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
-                                   const utvm_dims_t *input_dims, const dsp_window_t *window,
+                                   const utvm_dims_t *input_dims, const utvm_window_t *window,
                                    const utvm_dims_t *filter_dims, const int8_t *filter,
                                    int32_t channel, int32_t sums[4]) {
   const int32_t in_c = input_dims->c;
@@ -364,7 +354,7 @@ static void dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
 
 /* The window sum of one output channel (any multiplier). */
 static int32_t dsp_depthwise_1(const utvm_depthwise_conv2d_params_t *params,
-                               const utvm_dims_t *input_dims, const dsp_window_t *window,
+                               const utvm_dims_t *input_dims, const utvm_window_t *window,
                                const utvm_dims_t *filter_dims, const int8_t *filter,
                                int32_t channel) {
   const int32_t in_c = input_dims->c;
@@ -400,7 +390,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
   const bool shared = params->depth_multiplier > 1;
   int8_t *out = output;
   for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    dsp_window_t window;
+    utvm_window_t window;
     window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
     for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
       window.in_y_origin = out_y * params->stride_h - params->pad_top;

@@ -45,8 +45,8 @@ utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
   utvm_fully_connected_s8_dsp(params, quant, batches, input_depth, output_depth, input, filter,
                               bias, output);
 #else
-  utvm_fully_connected_s8_portable(params, quant, batches, input_depth, output_depth, input,
-                                   filter, bias, output);
+  utvm_fully_connected_s8_blocked(params, quant, batches, input_depth, output_depth, input,
+                                  filter, bias, output);
 #endif
   return UTVM_OK;
 }

@@ -1,5 +1,5 @@
-/* Randomized fast-versus-portable comparison of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
- * (see the header). */
+/* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+ * with their reference loops (see the header). */
 #include "kernels_fast_compare.h"
 
 #include <stdbool.h>
@@ -9,12 +9,16 @@
 
 #include "fast_s8.h"
 
-#if defined(__ARM_FEATURE_MVE)
-#define COMPARE_FAST_CORE UTVM_KERNELS_MVE
-#elif defined(UTVM_KERNELS_DSP_PATHS)
-#define COMPARE_FAST_CORE UTVM_KERNELS_DSP
+#if defined(UTVM_KERNELS_DSP_PATHS)
+#define COMPARE_DSP 1
 #else
-#error "kernels_fast_compare.c needs the DSP paths or MVE (see src/kernels/fast_s8.h)"
+#define COMPARE_DSP 0
+#endif
+
+#if defined(__ARM_FEATURE_MVE)
+#define COMPARE_MVE 1
+#else
+#define COMPARE_MVE 0
 #endif
 
 #define COMPARE_MAX_BYTES 16384
@@ -103,6 +107,11 @@ static bool same_bytes(int32_t count, utvm_fast_compare_result_t *result) {
   return memcmp(g_out_fast, g_out_portable, (size_t)count) == 0;
 }
 
+#if COMPARE_DSP || COMPARE_MVE
+/* Clears the fast path's output before the next path writes it. */
+static void clear_fast(void) { (void)memset(g_out_fast, 0x5a, sizeof g_out_fast); }
+#endif
+
 static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_conv2d_params_t params;
   utvm_dims_t in_dims;
@@ -116,7 +125,7 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   in_dims.w = random_in(state, 1, wide ? 4 : 8);
   /* Channel counts that are multiples of 4 (word-wise columns) a third of the time. */
   in_dims.c = (random_in(state, 0, 2) == 0) ? 4 * random_in(state, 1, 4) : random_in(state, 1, 19);
-  /* Output channels past a few blocks of 4 (and chunks of the MVE row sums) one time in four. */
+  /* Output channels past a few blocks of 4 one time in four. */
   filter_dims.n = (random_in(state, 0, 3) == 0) ? random_in(state, 10, 24) : random_in(state, 1, 9);
   if (wide) {
     filter_dims.n = random_in(state, 60, 72);
@@ -148,25 +157,34 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   (void)memset(g_scratch, 0x77, sizeof g_scratch);
   utvm_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                           &out_dims, g_out_portable);
-  /* The scratch at any alignment, its exact size at the end of the buffer (no scratch where the
-   * size is 0). */
-  const size_t scratch_size =
-      utvm_conv2d_s8_scratch_size_for(COMPARE_FAST_CORE, &in_dims, &filter_dims, &out_dims);
-  const bool scratch_fits = scratch_size + 3u <= sizeof g_scratch;
-  int8_t *scratch = NULL;
-  if (scratch_fits && (scratch_size > 0u)) {
-    scratch = &g_scratch[sizeof g_scratch - scratch_size - (size_t)random_in(state, 0, 3)];
-  }
-#if defined(__ARM_FEATURE_MVE)
-  utvm_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias, &out_dims,
-                     g_out_fast, scratch);
-#else
+  utvm_conv2d_s8_blocked(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                         &out_dims, g_out_fast);
+  bool same = same_bytes(out_count, result);
+#if COMPARE_DSP
+  clear_fast();
+  /* The scratch at any alignment. */
   utvm_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias, &out_dims,
-                     g_out_fast, scratch);
+                     g_out_fast, &g_scratch[random_in(state, 0, 3)]);
+  same = same && same_bytes(out_count, result) &&
+         ((utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) +
+           3u) <= sizeof g_scratch);
+#endif
+#if COMPARE_MVE
+  clear_fast();
+  /* The scratch at any alignment, its exact size at the end of the buffer. */
+  const size_t mve_scratch =
+      utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, &in_dims, &filter_dims, &out_dims);
+  same = same && ((mve_scratch + 3u) <= sizeof g_scratch);
+  if (same) {
+    utvm_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                       &out_dims, g_out_fast,
+                       &g_scratch[sizeof g_scratch - mve_scratch - (size_t)random_in(state, 0, 3)]);
+    same = same_bytes(out_count, result);
+  }
 #endif
   result->conv_cases += 1;
   result->conv_pointwise += pointwise ? 1 : 0;
-  return same_bytes(out_count, result) && scratch_fits;
+  return same;
 }
 
 static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) {
@@ -179,16 +197,10 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   in_dims.n = wide ? 1 : random_in(state, 1, 2);
   in_dims.h = random_in(state, 1, 8);
   in_dims.w = random_in(state, 1, 8);
-#if defined(__ARM_FEATURE_MVE)
-  /* MVE takes every multiplier. */
-  const int32_t multipliers[4] = {1, 2, 3, 4};
-#else
-  /* The DSP path takes 1 and multiples of 4. */
-  const int32_t multipliers[4] = {1, 1, 4, 8};
-#endif
-  params.depth_multiplier = multipliers[random_in(state, 0, 3)];
-  /* At most 40 input channels (16-channel blocks and tails), 24 output channels when the
-   * multiplier is larger. */
+  const int32_t multipliers[6] = {1, 1, 4, 8, 2, 3};
+  params.depth_multiplier = multipliers[random_in(state, 0, 5)];
+  /* At most 40 input channels (16-channel blocks and tails) and 24 output channels when the
+   * multiplier is above 1; with wide, 60 to 72 output channels. */
   in_dims.c =
       random_in(state, 1, (params.depth_multiplier == 1) ? 40 : 24 / params.depth_multiplier);
   if (wide) {
@@ -220,16 +232,27 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
   utvm_depthwise_conv2d_s8_portable(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
                                     bias, &out_dims, g_out_portable);
-#if defined(__ARM_FEATURE_MVE)
+  const int32_t out_count = out_dims.n * out_dims.h * out_dims.w * out_dims.c;
+  utvm_depthwise_conv2d_s8_blocked(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                   bias, &out_dims, g_out_fast);
+  bool same = same_bytes(out_count, result);
+#if COMPARE_DSP
+  if (utvm_depthwise_conv2d_s8_dsp_applies(params.depth_multiplier)) {
+    clear_fast();
+    utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter,
+                                 bias, &out_dims, g_out_fast);
+    same = same && same_bytes(out_count, result);
+  }
+#endif
+#if COMPARE_MVE
+  clear_fast();
   utvm_depthwise_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
                                &out_dims, g_out_fast);
-#else
-  utvm_depthwise_conv2d_s8_dsp(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
-                               &out_dims, g_out_fast);
+  same = same && same_bytes(out_count, result);
 #endif
   result->depthwise_cases += 1;
   result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
-  return same_bytes(out_dims.n * out_dims.h * out_dims.w * out_dims.c, result);
+  return same;
 }
 
 static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
@@ -249,22 +272,32 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
   utvm_fully_connected_s8_portable(&params, &quant, batches, depth, units, g_input, g_filter,
                                    bias, g_out_portable);
-#if defined(__ARM_FEATURE_MVE)
-  utvm_fully_connected_s8_mve(&params, &quant, batches, depth, units, g_input, g_filter, bias,
-                              g_out_fast);
-#else
+  utvm_fully_connected_s8_blocked(&params, &quant, batches, depth, units, g_input, g_filter, bias,
+                                  g_out_fast);
+  bool same = same_bytes(batches * units, result);
+#if COMPARE_DSP
+  clear_fast();
   utvm_fully_connected_s8_dsp(&params, &quant, batches, depth, units, g_input, g_filter, bias,
                               g_out_fast);
+  same = same && same_bytes(batches * units, result);
+#endif
+#if COMPARE_MVE
+  clear_fast();
+  utvm_fully_connected_s8_mve(&params, &quant, batches, depth, units, g_input, g_filter, bias,
+                              g_out_fast);
+  same = same && same_bytes(batches * units, result);
 #endif
   result->fc_cases += 1;
-  return same_bytes(batches * units, result);
+  return same;
 }
 
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
   result->first_mismatch = -1;
-  result->fast_core = (int32_t)COMPARE_FAST_CORE;
+  result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
+                                  : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
+                                                 : (int32_t)UTVM_KERNELS_PORTABLE);
   for (int32_t i = 0; i < 3 * cases; ++i) {
     bool same;
     if (i < cases) {

@@ -246,9 +246,7 @@ def cmake_text(board, utvm, build_type):
             "project(utvm_project LANGUAGES C)\n"
             "if(NOT CMAKE_BUILD_TYPE)\n  set(CMAKE_BUILD_TYPE %s)\nendif()\n"
             "set(UTVM_SOURCE_DIR \"%s\" CACHE PATH \"utvm source tree\")\n"
-            "set(UTVM_BUILD_TESTS OFF CACHE BOOL \"\" FORCE)\n"
-            "# No host tool: utvm's own model images (utvm-server-aot, utvm-ai-*) are not set up.\n"
-            "set(UTVM_HOST_TOOL ${CMAKE_BINARY_DIR}/no-host-tool CACHE FILEPATH \"\" FORCE)\n"
+            "# As a subproject utvm builds its libraries only (no tests, tools or images).\n"
             % (board, build_type, utvm))
     if board == "posix":
         return head + (
@@ -264,20 +262,11 @@ def cmake_text(board, utvm, build_type):
     return head + (
         "set(UTVM_BOARD %s CACHE STRING \"\" FORCE)\n"
         "add_subdirectory(${UTVM_SOURCE_DIR} utvm EXCLUDE_FROM_ALL)\n"
-        "set(port ${UTVM_SOURCE_DIR}/ports/cortex-m)\n"
-        "# As ports/cortex-m: the board's own linker script unless board.cmake names another.\n"
-        "set(UTVM_BOARD_LINKER_SCRIPT ${port}/boards/${UTVM_BOARD}/linker.ld)\n"
-        "include(${port}/boards/${UTVM_BOARD}/board.cmake)\n"
-        "add_executable(utvm-project ${port}/main.c)\n"
-        "set_target_properties(utvm-project PROPERTIES SUFFIX \".elf\"\n"
-        "                      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin\n"
-        "                      LINK_DEPENDS ${UTVM_BOARD_LINKER_SCRIPT})\n"
+        "# The board's port (start-up, linker script, UART, timer) and its image function.\n"
+        "utvm_cortex_m_image(utvm-project ${UTVM_SOURCE_DIR}/ports/cortex-m/main.c)\n"
         "target_include_directories(utvm-project PRIVATE ${UTVM_SOURCE_DIR}/tests/syslib)\n"
-        "target_link_libraries(utvm-project PRIVATE utvm_cortex_m_port utvm_minrpc utvm_graph\n"
-        "                      utvm_aot utvm_kfuncs)\n"
-        "target_link_options(utvm-project PRIVATE -nostartfiles -T${UTVM_BOARD_LINKER_SCRIPT}\n"
-        "                    -L${port} -Wl,--fatal-warnings\n"
-        "                    -Wl,-Map=${CMAKE_BINARY_DIR}/bin/utvm-project.map)\n"
+        "target_link_libraries(utvm-project PRIVATE utvm_minrpc utvm_graph utvm_aot "
+        "utvm_kfuncs)\n"
         "utvm_add_mlf(utvm-project ${CMAKE_CURRENT_SOURCE_DIR}/model.tar)\n" % board)
 
 
