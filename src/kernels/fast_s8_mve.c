@@ -26,9 +26,6 @@
 
 #include "mve_s8.h"
 
-/* Terms for a convolution without bias. */
-static const int32_t mve_no_bias[UTVM_KERNELS_MVE_CHANNEL_BLOCK] = {0};
-
 /* The inner loops are functions of their own, so that their pointers and accumulators get
  * registers instead of sharing them with the callers' loop state. */
 #define MVE_NOINLINE __attribute__((noinline))
@@ -90,20 +87,14 @@ static inline void mve_dot4(const int8_t *r0, const int8_t *r1, const int8_t *r2
  * sums has count rounded up to 4 entries (the extra ones are overwritten). */
 static MVE_NOINLINE void mve_gemv(const int8_t *rows, int32_t length, int32_t count,
                                   const int8_t *column, int32_t *sums) {
-  const int32_t full = count / 4;
-  const int8_t *r = rows;
-  for (int32_t block = 0; block < full; ++block) {
-    const int8_t *r1 = &r[length];
-    const int8_t *r2 = &r1[length];
-    const int8_t *r3 = &r2[length];
-    mve_dot4(r, r1, r2, r3, column, length, &sums[4 * block]);
-    r = &r3[length];
-  }
-  const int32_t left = count - 4 * full;
-  if (left > 0) {
-    const int8_t *r1 = (left > 1) ? &r[length] : r;
-    const int8_t *r2 = (left > 2) ? &r1[length] : r1;
-    mve_dot4(r, r1, r2, r2, column, length, &sums[4 * full]);
+  const int8_t *r0 = rows;
+  for (int32_t row = 0; row < count; row += 4) {
+    /* Rows past count repeat the last one; their sums land in the extra entries. */
+    const int8_t *r1 = ((row + 1) < count) ? &r0[length] : r0;
+    const int8_t *r2 = ((row + 2) < count) ? &r1[length] : r1;
+    const int8_t *r3 = ((row + 3) < count) ? &r2[length] : r2;
+    mve_dot4(r0, r1, r2, r3, column, length, &sums[row]);
+    r0 = &r3[length];
   }
 }
 
@@ -562,7 +553,11 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
   const int32_t out_c = output_dims->c;
   const int16_t io = (int16_t)params->input_offset;
   int32_t sums[MVE_BLOCK];
+  int32_t no_bias[MVE_BLOCK];
   mve_taps_t t;
+  for (int32_t i = 0; i < MVE_BLOCK; i += 4) {
+    vstrwq_s32(&no_bias[i], vdupq_n_s32(0));
+  }
   t.input_step_x = params->dilation_w * in_c;
   t.input_step_y = params->dilation_h * input_dims->w * in_c;
   t.filter_step_x = out_c;
@@ -591,8 +586,8 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
         for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
           const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
           mve_depthwise_sums(&t, io, chunk, count, params->depth_multiplier, out_c, sums);
-          mve_requant_run(sums, (bias != NULL) ? &bias[chunk] : mve_no_bias, count, chunk,
-                          quant, &o, &out[chunk]);
+          mve_requant_run(sums, (bias != NULL) ? &bias[chunk] : no_bias, count, chunk, quant,
+                          &o, &out[chunk]);
         }
         out = &out[out_c];
       }
