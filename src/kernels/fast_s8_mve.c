@@ -252,12 +252,13 @@ typedef struct {
 
 /* n values from value k on: src[0..n), or the pad value where src is NULL. */
 static void mve_write(const mve_writer_t *out, int32_t k, const int8_t *src, int32_t n) {
-  if (out->plain == NULL) {
+  int8_t *plain = out->plain;
+  if (plain == NULL) {
     mve_put(out->cols, out->j, k, src, out->pad, n);
   } else if (src != NULL) {
-    mve_copy(&out->plain[k], src, n);
+    mve_copy(&plain[k], src, n);
   } else {
-    mve_fill(&out->plain[k], out->pad, n);
+    mve_fill(&plain[k], out->pad, n);
   }
 }
 
