@@ -47,25 +47,23 @@ void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *par
                                        const int32_t *bias, const utvm_dims_t *output_dims,
                                        int8_t *output);
 
-/* The filter taps of a window along one axis that fall inside the input: [*first, *end). */
+/* The filter taps of a window along one axis that fall inside the input: [*first, *end).
+ * dilation and taps >= 1, in >= 1 (checked arguments). In 32-bit unsigned arithmetic (one
+ * hardware division, no 64-bit library call): -origin + dilation - 1 and in - 1 - origin are
+ * below 2^32 for any int32 origin. */
 static inline void utvm_taps_inside(int32_t origin, int32_t dilation, int32_t taps, int32_t in,
                                     int32_t *first, int32_t *end) {
-  if ((dilation == 1) && (origin > -taps) && (origin < in)) {
-    /* The common case without divisions: the window overlaps the input. */
-    *first = (origin < 0) ? -origin : 0;
-    *end = ((in - origin) < taps) ? (in - origin) : taps;
-    return;
-  }
-  int64_t lo = 0;
+  const uint32_t d = (uint32_t)dilation;
+  uint32_t lo = 0u;
   if (origin < 0) {
-    lo = (-(int64_t)origin + dilation - 1) / dilation;
+    lo = ((0u - (uint32_t)origin) + d - 1u) / d;
   }
-  int64_t hi = 0;
+  uint32_t hi = 0u;
   if (origin < in) {
-    hi = ((int64_t)in - 1 - origin) / dilation + 1;
+    hi = ((uint32_t)in - 1u - (uint32_t)origin) / d + 1u;
   }
-  if (hi > taps) {
-    hi = taps;
+  if (hi > (uint32_t)taps) {
+    hi = (uint32_t)taps;
   }
   if (lo > hi) {
     lo = hi;

@@ -137,13 +137,17 @@ static void depthwise_window_4(const utvm_depthwise_conv2d_params_t *params,
   uint32_t a1 = 0u;
   uint32_t a2 = 0u;
   uint32_t a3 = 0u;
-  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
+  const int32_t taps_x = window->xs[1] - window->xs[0];
+  const int32_t x_step = params->dilation_w * c;
+  const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
+  for (int32_t filter_y = window->ys[0]; (filter_y < window->ys[1]) && (taps_x > 0); ++filter_y) {
     const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
-    const int8_t *input_row = &window->batch_input[in_y * input_dims->w * c + channel];
-    const int8_t *filter_row = &filter[filter_y * filter_dims->w * c + channel];
-    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
-      const int8_t *x = &input_row[(window->in_x_origin + params->dilation_w * filter_x) * c];
-      const int8_t *w = &filter_row[filter_x * c];
+    /* The row's first tap inside; the others x_step and c bytes further on. */
+    const int8_t *x0 = &window->batch_input[(in_y * input_dims->w + in_x) * c + channel];
+    const int8_t *w0 = &filter[(filter_y * filter_dims->w + window->xs[0]) * c + channel];
+    for (int32_t n = 0; n < taps_x; ++n) {
+      const int8_t *x = &x0[n * x_step];
+      const int8_t *w = &w0[n * c];
       a0 += (uint32_t)((int32_t)w[0] * ((int32_t)x[0] + input_offset));
       a1 += (uint32_t)((int32_t)w[1] * ((int32_t)x[1] + input_offset));
       a2 += (uint32_t)((int32_t)w[2] * ((int32_t)x[2] + input_offset));

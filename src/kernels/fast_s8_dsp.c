@@ -292,14 +292,17 @@ static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
   int32_t a1 = 0;
   int32_t a2 = 0;
   int32_t a3 = 0;
-  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
+  const int32_t taps_x = window->xs[1] - window->xs[0];
+  const int32_t x_step = params->dilation_w * in_c;
+  const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
+  for (int32_t filter_y = window->ys[0]; (filter_y < window->ys[1]) && (taps_x > 0); ++filter_y) {
     const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
-    const int8_t *input_row = &window->batch_input[in_y * input_dims->w * in_c + channel];
-    const int8_t *filter_row = &filter[filter_y * filter_dims->w * in_c + channel];
-    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
-      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
-      const int32_t w_in = utvm_dsp_load4(&input_row[in_x * in_c]);
-      const int32_t w_filter = utvm_dsp_load4(&filter_row[filter_x * in_c]);
+    /* The row's first tap inside; the others x_step and in_c bytes further on. */
+    const int8_t *x = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + channel];
+    const int8_t *w = &filter[(filter_y * filter_dims->w + window->xs[0]) * in_c + channel];
+    for (int32_t n = 0; n < taps_x; ++n) {
+      const int32_t w_in = utvm_dsp_load4(&x[n * x_step]);
+      const int32_t w_filter = utvm_dsp_load4(&w[n * in_c]);
       const int32_t in_even = utvm_dsp_sxtab16(offset_pair, w_in);
       const int32_t in_odd = utvm_dsp_sxtab16(offset_pair, utvm_dsp_ror8(w_in));
       const int32_t filter_even = utvm_dsp_sxtab16(0, w_filter);

@@ -35,21 +35,23 @@ static inline int32_t utvm_clamp_s32(int32_t x, int32_t lo, int32_t hi) {
   return utvm_min_s32(utvm_max_s32(x, lo), hi);
 }
 
-/* round(a * b / 2^31), ties away from zero; the one overflowing case (INT32_MIN squared)
- * saturates to INT32_MAX (gemmlowp's SaturatingRoundingDoublingHighMul, ARM's VQRDMULH). */
+/* gemmlowp's SaturatingRoundingDoublingHighMul: (a * b + nudge) / 2^31 truncated, nudge 2^30
+ * for a product >= 0 and 1 - 2^30 below; the one overflowing case (INT32_MIN squared)
+ * saturates to INT32_MAX. For every product p that equals floor((p + 2^30) / 2^31) (for p < 0:
+ * trunc((p + 1 - 2^30) / 2^31) = ceil(...) = floor((p + 2^30) / 2^31)), which is ARM's VQRDMULH
+ * and takes no branch on the product's sign: one 64-bit multiply, an add and a shift.
+ * (Arithmetic >> of a negative value, as TFLite relies on.) */
 static inline int32_t utvm_sat_round_doubling_high_mul(int32_t a, int32_t b) {
   if (a == INT32_MIN && b == INT32_MIN) {
     return INT32_MAX;
   }
-  const int64_t product = (int64_t)a * (int64_t)b;
-  const int64_t nudge = product >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
-  return (int32_t)((product + nudge) / ((int64_t)1 << 31));
+  return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
 }
 
 /* x / 2^exponent rounded to nearest, ties away from zero; exponent 0..31 (gemmlowp's
  * RoundingDivideByPOT). Relies on >> of a negative value being arithmetic, as TFLite does. */
 static inline int32_t utvm_rounding_divide_by_pot(int32_t x, int32_t exponent) {
-  const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+  const int32_t mask = (int32_t)(((uint32_t)1u << (uint32_t)exponent) - 1u);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
   return (x >> exponent) + (remainder > threshold ? 1 : 0);

@@ -36,6 +36,44 @@ static void test_saturating_rounding_doubling_high_mul(void **state) {
   assert_int_equal(utvm_sat_round_doubling_high_mul(0, INT32_MIN), 0);
 }
 
+/* gemmlowp's formula as written, for the comparison below. */
+static int32_t srdhm_gemmlowp(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) {
+    return INT32_MAX;
+  }
+  const int64_t product = (int64_t)a * (int64_t)b;
+  const int64_t nudge = product >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+  return (int32_t)((product + nudge) / ((int64_t)1 << 31));
+}
+
+/* The shift form equals gemmlowp's truncating one on random and edge operands. */
+static void test_sat_round_doubling_high_mul_random(void **state) {
+  static const int32_t edges[] = {0, 1, -1, 2, -2, 3, -3, 1 << 30, -(1 << 30), (1 << 30) + 1,
+                                  -(1 << 30) - 1, INT32_MAX, INT32_MIN, INT32_MIN + 1,
+                                  INT32_MAX - 1, 1 << 15, -(1 << 15), 1 << 16, 46341, -46341};
+  uint32_t x = 12345u;
+  (void)state;
+  for (size_t i = 0u; i < sizeof(edges) / sizeof(edges[0]); i++) {
+    for (size_t j = 0u; j < sizeof(edges) / sizeof(edges[0]); j++) {
+      assert_int_equal(utvm_sat_round_doubling_high_mul(edges[i], edges[j]),
+                       srdhm_gemmlowp(edges[i], edges[j]));
+    }
+  }
+  for (int32_t n = 0; n < 2000000; n++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    const int32_t a = (int32_t)x;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    /* small, mid and full-range second operands */
+    const int32_t b = ((n % 3) == 0) ? (int32_t)(x % 65536u) - 32768
+                                     : (((n % 3) == 1) ? (int32_t)(x >> 1) : (int32_t)x);
+    assert_int_equal(utvm_sat_round_doubling_high_mul(a, b), srdhm_gemmlowp(a, b));
+  }
+}
+
 static void test_rounding_divide_by_pot(void **state) {
   (void)state;
   assert_int_equal(utvm_rounding_divide_by_pot(5, 1), 3);   /* 2.5 -> 3 */
@@ -165,6 +203,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wrapping),
       cmocka_unit_test(test_saturating_rounding_doubling_high_mul),
+      cmocka_unit_test(test_sat_round_doubling_high_mul_random),
       cmocka_unit_test(test_rounding_divide_by_pot),
       cmocka_unit_test(test_multiply_by_quantized_multiplier),
       cmocka_unit_test(test_saturating_shl_and_half_sum),
