@@ -819,7 +819,8 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
                      "no model, or the name is not a C identifier of 1 to %u characters",
                      UTVM_EMIT_MAX_NAME);
   }
-  if ((o->core != UTVM_KERNELS_PORTABLE) && (o->core != UTVM_KERNELS_DSP)) {
+  if ((o->core != UTVM_KERNELS_PORTABLE) && (o->core != UTVM_KERNELS_DSP) &&
+      (o->core != UTVM_KERNELS_MVE)) {
     return emit_fail(&e, UTVM_ERR_EMIT_ARGUMENT, "unknown kernels core %d", (int)o->core);
   }
   e.io_separate = !o->io_in_activations;

@@ -544,7 +544,8 @@ utvm_err_t utvm_host_emit_graph(const char *json, size_t json_len, const uint8_t
     err[0] = '\0';
   }
   if ((json == NULL) || (json_len == 0u) || (o == NULL) || !emit_name_valid(o->name) ||
-      ((o->core != UTVM_KERNELS_PORTABLE) && (o->core != UTVM_KERNELS_DSP))) {
+      ((o->core != UTVM_KERNELS_PORTABLE) && (o->core != UTVM_KERNELS_DSP) &&
+       (o->core != UTVM_KERNELS_MVE))) {
     return emit_fail(&e, UTVM_ERR_EMIT_ARGUMENT,
                      "no graph, an unknown core, or the name is not a C identifier of 1 to %u "
                      "characters", UTVM_EMIT_MAX_NAME);

@@ -185,8 +185,8 @@ static uint32_t emit_flash(uint32_t kernels_used) {
 /* The kernels a --cpu value runs (NULL: the host's, portable); false for an unknown name. */
 static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core) {
   static const char *const portable[] = {"host", "cortex-m0", "cortex-m0plus", "cortex-m3"};
-  static const char *const dsp[] = {"cortex-m4",  "cortex-m7",  "cortex-m33",
-                                    "cortex-m35p", "cortex-m55", "cortex-m85"};
+  static const char *const dsp[] = {"cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p"};
+  static const char *const mve[] = {"cortex-m55", "cortex-m85"};
   size_t i;
   *core = UTVM_KERNELS_PORTABLE;
   if (cpu == NULL) {
@@ -200,6 +200,12 @@ static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core) {
   for (i = 0u; i < (sizeof(dsp) / sizeof(dsp[0])); i++) {
     if (strcmp(cpu, dsp[i]) == 0) {
       *core = UTVM_KERNELS_DSP;
+      return true;
+    }
+  }
+  for (i = 0u; i < (sizeof(mve) / sizeof(mve[0])); i++) {
+    if (strcmp(cpu, mve[i]) == 0) {
+      *core = UTVM_KERNELS_MVE;
       return true;
     }
   }

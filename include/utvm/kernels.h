@@ -33,17 +33,28 @@ extern "C" {
 /* ---- Cores ---- */
 
 /* Which kernel variants a build runs, as far as they differ in scratch memory: the portable C
- * loops (hosts, Cortex-M0/M0+/M3), or the fast paths of cores with the DSP extension
- * (Cortex-M4/M7/M33/M35P/M55/M85). Results are the same bit for bit. */
+ * loops (hosts, Cortex-M0/M0+/M3), the fast paths of cores with the DSP extension
+ * (Cortex-M4/M7/M33/M35P), or those of cores with the M-profile Vector Extension (Cortex-M55/
+ * M85). Results are the same bit for bit. MVE's scratch sizes are the DSP ones, so code
+ * planned for either core runs on the other. */
 typedef enum {
   UTVM_KERNELS_PORTABLE = 0,
-  UTVM_KERNELS_DSP = 1
+  UTVM_KERNELS_DSP = 1,
+  UTVM_KERNELS_MVE = 2
 } utvm_kernels_core_t;
 
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(__ARM_FEATURE_MVE)
+#define UTVM_KERNELS_NATIVE UTVM_KERNELS_MVE
+#elif defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
 #define UTVM_KERNELS_NATIVE UTVM_KERNELS_DSP
 #else
 #define UTVM_KERNELS_NATIVE UTVM_KERNELS_PORTABLE
+#endif
+
+/* Output channels the MVE paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED sum before
+ * requantizing them (stack: up to 20 bytes per channel); a multiple of 16. */
+#ifndef UTVM_KERNELS_MVE_CHANNEL_BLOCK
+#define UTVM_KERNELS_MVE_CHANNEL_BLOCK 64
 #endif
 
 /* ---- Shapes and shared parameter types ---- */
@@ -115,7 +126,8 @@ typedef struct {
 
 /* Bytes of scratch utvm_conv2d_s8 needs for these shapes on this build's core
  * (UTVM_KERNELS_NATIVE): 0 for the portable kernel; on cores with the DSP extension
- * (__ARM_FEATURE_DSP) two int16 im2col columns, 4*KH*KW*Ci, when not grouped. */
+ * (__ARM_FEATURE_DSP) two int16 im2col columns, 4*KH*KW*Ci, when not grouped; with MVE
+ * (__ARM_FEATURE_MVE) the same bytes, as four int8 columns. */
 size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                    const utvm_dims_t *output_dims);
 
@@ -127,7 +139,7 @@ size_t utvm_conv2d_s8_scratch_size_for(utvm_kernels_core_t core, const utvm_dims
 
 /* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c), bias [Co]
  * or NULL, output [N,OH,OW,Co]. scratch: utvm_conv2d_s8_scratch_size bytes (may be NULL if 0;
- * a DSP build given NULL runs the portable loops, with the same result). */
+ * a DSP or MVE build given NULL runs the portable loops, with the same result). */
 utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                           const utvm_dims_t *input_dims, const int8_t *input,
                           const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,

@@ -1,12 +1,11 @@
 /*
- * utvm-kernel-test firmware: the int8 kernels' fast paths (blocked portable C, and on cores with
- * the DSP extension the DSP paths with real SMLAD/SXTAB16) compared with their reference loops
- * on random layers
- * (tests/support/kernels_fast_compare.c, the host unit test's cases and more), reported on the
- * UART as one line, then the verdict:
+ * utvm-kernel-test firmware: the int8 kernels' fast paths (blocked portable C, on cores with
+ * the DSP extension the DSP paths with real SMLAD/SXTAB16, on cores with MVE the MVE paths)
+ * compared with their reference loops on random layers (tests/support/kernels_fast_compare.c,
+ * the host unit test's cases and more), reported on the UART as one line, then the verdict:
  *
  *   kernels: <conv> conv (<1x1> 1x1), <dw> depthwise, <fc> fully connected, <bytes> bytes,
- *     <n> mismatches
+ *     <n> mismatches, blocked|DSP|MVE paths
  *   kernels PASS|FAIL
  */
 #include <stddef.h>
@@ -15,6 +14,7 @@
 #include "cortex_m.h"
 #include "kernels_fast_compare.h"
 #include "port.h"
+#include "utvm/kernels.h"
 
 #define KERNEL_TEST_SEED 20261126u
 #define KERNEL_TEST_CASES 3000
@@ -43,12 +43,18 @@ int main(void) {
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " bytes, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.mismatches);
-  utvm_port_append_str(text, sizeof(text) - 1u, &len, " mismatches");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " mismatches, ");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len,
+                       (result.fast_core == (int32_t)UTVM_KERNELS_MVE)
+                           ? "MVE paths"
+                           : ((result.fast_core == (int32_t)UTVM_KERNELS_DSP) ? "DSP paths"
+                                                                               : "blocked paths"));
   write_line(text, len);
   len = 0u;
   const bool pass = (result.mismatches == 0) && (result.conv_cases == KERNEL_TEST_CASES) &&
                     (result.depthwise_cases == KERNEL_TEST_CASES) &&
-                    (result.fc_cases == KERNEL_TEST_CASES);
+                    (result.fc_cases == KERNEL_TEST_CASES) &&
+                    (result.fast_core == (int32_t)UTVM_KERNELS_NATIVE);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
   write_line(text, len);
   for (;;) {

@@ -36,7 +36,8 @@ size_t utvm_conv2d_s8_scratch_size_for(utvm_kernels_core_t core, const utvm_dims
                                        const utvm_dims_t *filter_dims,
                                        const utvm_dims_t *output_dims) {
   size_t bytes = 0u;
-  if ((core == UTVM_KERNELS_DSP) && conv2d_shapes_valid(input_dims, filter_dims, output_dims) &&
+  if (((core == UTVM_KERNELS_DSP) || (core == UTVM_KERNELS_MVE)) &&
+      conv2d_shapes_valid(input_dims, filter_dims, output_dims) &&
       (input_dims->c == filter_dims->c)) {
     bytes = 4u * (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
   }
@@ -64,7 +65,13 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(__ARM_FEATURE_MVE)
+  if (utvm_conv2d_s8_mve_applies(input_dims, filter_dims, scratch != NULL)) {
+    utvm_conv2d_s8_mve(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
+                       output, (int8_t *)scratch);
+    return UTVM_OK;
+  }
+#elif defined(UTVM_KERNELS_DSP_PATHS)
   if (scratch != NULL &&
       utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims, output_dims) > 0u) {
     utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,

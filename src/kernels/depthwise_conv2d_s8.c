@@ -82,7 +82,13 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(__ARM_FEATURE_MVE)
+  if (utvm_depthwise_conv2d_s8_mve_applies(input_dims->c)) {
+    utvm_depthwise_conv2d_s8_mve(params, quant, input_dims, input, filter_dims, filter, bias,
+                                 output_dims, output);
+    return UTVM_OK;
+  }
+#elif defined(UTVM_KERNELS_DSP_PATHS)
   if (utvm_depthwise_conv2d_s8_dsp_applies(params->depth_multiplier)) {
     utvm_depthwise_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias,
                                  output_dims, output);

@@ -1,10 +1,12 @@
 /*
  * The implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal): the
  * reference loops in portable C (TFLite's, the definition of the result), the blocked portable
- * C paths (fast_s8_blocked.c, the kernels of cores without DSP), and the DSP fast paths
- * (fast_s8_dsp.c, compiled with __ARM_FEATURE_DSP or UTVM_KERNELS_DSP_EMULATED: see
- * dsp_s8.h), all bit-exact with the reference. The public functions check every argument and
- * then call one of these, which trust their arguments; tests call them all and compare.
+ * C paths (fast_s8_blocked.c, the kernels of cores without DSP), the DSP fast paths
+ * (fast_s8_dsp.c, compiled with __ARM_FEATURE_DSP but not MVE, or UTVM_KERNELS_DSP_EMULATED:
+ * see dsp_s8.h) and the MVE fast paths (fast_s8_mve.c, compiled with __ARM_FEATURE_MVE: see
+ * mve_s8.h; a core with MVE always has the DSP extension too, and runs the MVE paths instead),
+ * all bit-exact with the reference. The public functions check every argument and then call one
+ * of these, which trust their arguments; tests call them all and compare.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
 #define UTVM_KERNELS_FAST_S8_H
@@ -15,6 +17,13 @@
 
 #include "dsp_s8.h"
 #include "utvm/kernels.h"
+
+/* The DSP paths are compiled on cores with the DSP extension but not MVE (whose own paths
+ * cover every case the DSP ones did), and in the host tests (emulated). */
+#if (defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE)) || \
+    defined(UTVM_KERNELS_DSP_EMULATED)
+#define UTVM_KERNELS_DSP_PATHS 1
+#endif
 
 /* utvm_conv2d_s8 in portable C (checked arguments). */
 void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
@@ -99,7 +108,7 @@ void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params
                                      const int8_t *input, const int8_t *filter,
                                      const int32_t *bias, int8_t *output);
 
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
  * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must be > 0, any
  * alignment). */
@@ -121,6 +130,39 @@ bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier);
 /* utvm_depthwise_conv2d_s8 for those multipliers (checked arguments; no scratch): four output
  * channels at a time, the taps inside the input only, 16-bit multiply-accumulates. */
 void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output);
+#endif
+
+#if defined(__ARM_FEATURE_MVE)
+/* True if utvm_conv2d_s8_mve takes this convolution (not grouped, with scratch). */
+bool utvm_conv2d_s8_mve_applies(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                bool has_scratch);
+
+/* utvm_conv2d_s8 as int8 im2col (four columns at a time) and dot products (checked arguments;
+ * scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes, any alignment). */
+void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
+                        const utvm_dims_t *input_dims, const int8_t *input,
+                        const utvm_dims_t *filter_dims, const int8_t *filter,
+                        const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
+                        int8_t *scratch);
+
+/* utvm_fully_connected_s8 with int8 dot products, four output channels at a time. */
+void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
+                                 const utvm_per_channel_quant_t *quant, int32_t batches,
+                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/* True if utvm_depthwise_conv2d_s8_mve takes this many input channels (up to 65535: its
+ * gathers take 16-bit channel offsets). */
+bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels);
+
+/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 8 output channels per step,
+ * lane-wise 16x16->32-bit multiplies over the taps inside the input. */
+void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,
                                   const utvm_dims_t *input_dims, const int8_t *input,
                                   const utvm_dims_t *filter_dims, const int8_t *filter,

@@ -13,7 +13,7 @@
  */
 #include "fast_s8.h"
 
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(UTVM_KERNELS_DSP_PATHS)
 
 #include <stdbool.h>
 #include <stddef.h>

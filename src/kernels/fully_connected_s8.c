@@ -38,7 +38,10 @@ utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
   if (!utvm_per_channel_quant_valid(quant, output_depth)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(__ARM_FEATURE_MVE)
+  utvm_fully_connected_s8_mve(params, quant, batches, input_depth, output_depth, input, filter,
+                              bias, output);
+#elif defined(UTVM_KERNELS_DSP_PATHS)
   utvm_fully_connected_s8_dsp(params, quant, batches, input_depth, output_depth, input, filter,
                               bias, output);
 #else

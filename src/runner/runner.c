@@ -194,7 +194,8 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   if (options != NULL) {
-    if ((options->core != UTVM_KERNELS_PORTABLE) && (options->core != UTVM_KERNELS_DSP)) {
+    if ((options->core != UTVM_KERNELS_PORTABLE) && (options->core != UTVM_KERNELS_DSP) &&
+        (options->core != UTVM_KERNELS_MVE)) {
       runner_text_str(&text, "options: unknown kernels core");
       return UTVM_ERR_RUNNER_ARGUMENT;
     }

@@ -9,14 +9,20 @@
 
 #include "fast_s8.h"
 
-#if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
+#if defined(UTVM_KERNELS_DSP_PATHS)
 #define COMPARE_DSP 1
 #else
 #define COMPARE_DSP 0
 #endif
 
-#define COMPARE_MAX_BYTES 4096
-#define COMPARE_MAX_CHANNELS 32
+#if defined(__ARM_FEATURE_MVE)
+#define COMPARE_MVE 1
+#else
+#define COMPARE_MVE 0
+#endif
+
+#define COMPARE_MAX_BYTES 16384
+#define COMPARE_MAX_CHANNELS 80
 
 static int8_t g_input[COMPARE_MAX_BYTES];
 static int8_t g_filter[COMPARE_MAX_BYTES];
@@ -52,15 +58,21 @@ static void fill_s8(uint32_t *state, int8_t *data, int32_t count) {
  * the bias pointer is NULL one time in four. */
 static const int32_t *random_quant(uint32_t *state, int32_t channels,
                                    utvm_per_channel_quant_t *quant) {
+  /* Mostly TFLite's ranges; one case in eight any multiplier, shift and bias (wrapping, the
+   * saturating doubling multiply, rounding shifts up to 31 both ways). */
+  const bool wild = random_in(state, 0, 7) == 0;
   quant->count = (random_in(state, 0, 1) == 0) ? 1 : channels;
   for (int32_t i = 0; i < quant->count; ++i) {
-    g_multiplier[i] = random_in(state, 1073741824, INT32_MAX);
-    g_shift[i] = (int8_t)random_in(state, -14, 1);
+    g_multiplier[i] = wild ? (int32_t)next_random(state) : random_in(state, 1073741824, INT32_MAX);
+    g_shift[i] = (int8_t)(wild ? random_in(state, -31, 31) : random_in(state, -14, 1));
+  }
+  if (wild && (random_in(state, 0, 3) == 0)) {
+    g_multiplier[0] = INT32_MIN;
   }
   quant->multiplier = g_multiplier;
   quant->shift = g_shift;
   for (int32_t i = 0; i < channels; ++i) {
-    g_bias[i] = random_in(state, -40000, 40000);
+    g_bias[i] = wild ? (int32_t)next_random(state) : random_in(state, -40000, 40000);
   }
   return (random_in(state, 0, 3) == 0) ? NULL : g_bias;
 }
@@ -70,7 +82,8 @@ static void random_offsets(uint32_t *state, int32_t *input_offset, int32_t *outp
                            int32_t *act_min, int32_t *act_max) {
   const int32_t pick = random_in(state, 0, 3);
   *input_offset = (pick == 0) ? -127 : ((pick == 1) ? 128 : random_in(state, -127, 128));
-  *output_offset = random_in(state, -128, 127);
+  const int32_t out_pick = random_in(state, 0, 3);
+  *output_offset = (out_pick == 0) ? -128 : ((out_pick == 1) ? 127 : random_in(state, -128, 127));
   *act_min = (random_in(state, 0, 1) == 0) ? -128 : random_in(state, -128, 0);
   *act_max = (random_in(state, 0, 1) == 0) ? 127 : random_in(state, *act_min, 127);
 }
@@ -94,7 +107,7 @@ static bool same_bytes(int32_t count, utvm_fast_compare_result_t *result) {
   return memcmp(g_out_fast, g_out_portable, (size_t)count) == 0;
 }
 
-#if COMPARE_DSP
+#if COMPARE_DSP || COMPARE_MVE
 /* Clears the fast path's output before the next path writes it. */
 static void clear_fast(void) { (void)memset(g_out_fast, 0x5a, sizeof g_out_fast); }
 #endif
@@ -105,12 +118,18 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_dims_t filter_dims;
   utvm_dims_t out_dims;
   const bool pointwise = random_in(state, 0, 2) == 0;
-  in_dims.n = random_in(state, 1, 2);
-  in_dims.h = random_in(state, 1, 8);
-  in_dims.w = random_in(state, 1, 8);
+  /* One case in eight has more output channels than the MVE paths sum at a time (64). */
+  const bool wide = random_in(state, 0, 7) == 0;
+  in_dims.n = wide ? 1 : random_in(state, 1, 2);
+  in_dims.h = random_in(state, 1, wide ? 4 : 8);
+  in_dims.w = random_in(state, 1, wide ? 4 : 8);
   /* Channel counts that are multiples of 4 (word-wise columns) a third of the time. */
   in_dims.c = (random_in(state, 0, 2) == 0) ? 4 * random_in(state, 1, 4) : random_in(state, 1, 19);
-  filter_dims.n = random_in(state, 1, 9);
+  /* Output channels past a few blocks of 4 one time in four. */
+  filter_dims.n = (random_in(state, 0, 3) == 0) ? random_in(state, 10, 24) : random_in(state, 1, 9);
+  if (wide) {
+    filter_dims.n = random_in(state, 60, 72);
+  }
   filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.c = in_dims.c;
@@ -150,6 +169,19 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
          ((utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) +
            3u) <= sizeof g_scratch);
 #endif
+#if COMPARE_MVE
+  clear_fast();
+  /* The scratch at any alignment, its exact size at the end of the buffer. */
+  const size_t mve_scratch =
+      utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, &in_dims, &filter_dims, &out_dims);
+  same = same && ((mve_scratch + 3u) <= sizeof g_scratch);
+  if (same) {
+    utvm_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                       &out_dims, g_out_fast,
+                       &g_scratch[sizeof g_scratch - mve_scratch - (size_t)random_in(state, 0, 3)]);
+    same = same_bytes(out_count, result);
+  }
+#endif
   result->conv_cases += 1;
   result->conv_pointwise += pointwise ? 1 : 0;
   return same;
@@ -161,14 +193,19 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   utvm_dims_t filter_dims;
   utvm_dims_t out_dims;
   const bool three = random_in(state, 0, 1) == 0;
-  in_dims.n = random_in(state, 1, 2);
+  const bool wide = random_in(state, 0, 7) == 0;
+  in_dims.n = wide ? 1 : random_in(state, 1, 2);
   in_dims.h = random_in(state, 1, 8);
   in_dims.w = random_in(state, 1, 8);
   const int32_t multipliers[6] = {1, 1, 4, 8, 2, 3};
   params.depth_multiplier = multipliers[random_in(state, 0, 5)];
-  /* At most 19 input channels, and 16 output channels when the multiplier is above 1. */
+  /* At most 40 input channels (16-channel blocks and tails) and 24 output channels when the
+   * multiplier is above 1; with wide, 60 to 72 output channels. */
   in_dims.c =
-      random_in(state, 1, (params.depth_multiplier == 1) ? 19 : 16 / params.depth_multiplier);
+      random_in(state, 1, (params.depth_multiplier == 1) ? 40 : 24 / params.depth_multiplier);
+  if (wide) {
+    in_dims.c = random_in(state, 60, 72) / params.depth_multiplier;
+  }
   filter_dims.n = 1;
   filter_dims.h = three ? 3 : random_in(state, 1, 4);
   filter_dims.w = three ? 3 : random_in(state, 1, 4);
@@ -207,6 +244,12 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
     same = same && same_bytes(out_count, result);
   }
 #endif
+#if COMPARE_MVE
+  clear_fast();
+  utvm_depthwise_conv2d_s8_mve(&params, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                               &out_dims, g_out_fast);
+  same = same && same_bytes(out_count, result);
+#endif
   result->depthwise_cases += 1;
   result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
   return same;
@@ -216,7 +259,8 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_fully_connected_params_t params;
   const int32_t batches = random_in(state, 1, 3);
   const int32_t depth = random_in(state, 1, 70);
-  const int32_t units = random_in(state, 1, 13);
+  const int32_t units = (random_in(state, 0, 7) == 0) ? random_in(state, 60, 72)
+                                                     : random_in(state, 1, 23);
   random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
                  &params.act_max);
   params.filter_offset = (random_in(state, 0, 1) == 0) ? 0 : random_in(state, -127, 128);
@@ -237,6 +281,12 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
                               g_out_fast);
   same = same && same_bytes(batches * units, result);
 #endif
+#if COMPARE_MVE
+  clear_fast();
+  utvm_fully_connected_s8_mve(&params, &quant, batches, depth, units, g_input, g_filter, bias,
+                              g_out_fast);
+  same = same && same_bytes(batches * units, result);
+#endif
   result->fc_cases += 1;
   return same;
 }
@@ -245,6 +295,9 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
   result->first_mismatch = -1;
+  result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
+                                  : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
+                                                 : (int32_t)UTVM_KERNELS_PORTABLE);
   for (int32_t i = 0; i < 3 * cases; ++i) {
     bool same;
     if (i < cases) {

@@ -1,8 +1,9 @@
 /*
  * Randomized comparison of the int8 kernels' fast paths with their reference loops
  * (src/kernels/fast_s8.h): the blocked portable C paths always, the DSP paths when built with
- * them (__ARM_FEATURE_DSP, or UTVM_KERNELS_DSP_EMULATED on the host: see
- * src/kernels/dsp_s8.h). Shared by the host unit test and the Cortex-M self-test image.
+ * them (__ARM_FEATURE_DSP without MVE, or UTVM_KERNELS_DSP_EMULATED on the host: see
+ * src/kernels/dsp_s8.h), the MVE paths with __ARM_FEATURE_MVE (Cortex-M55). Shared by the host
+ * unit test and the Cortex-M self-test image.
  */
 #ifndef UTVM_TESTS_KERNELS_FAST_COMPARE_H
 #define UTVM_TESTS_KERNELS_FAST_COMPARE_H
@@ -18,12 +19,14 @@ typedef struct {
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
+  int32_t fast_core;           /* the fastest paths compared: UTVM_KERNELS_PORTABLE (the blocked
+                                  C paths only), UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
 } utvm_fast_compare_result_t;
 
 /* Runs cases random convolutions, depthwise convolutions and fully connected layers each from
- * seed (strides,
- * padding, dilation, odd channel counts, per-tensor and per-channel quantization, batches > 1)
- * through both paths and counts the differences into *result. */
+ * seed (strides, padding, dilation, odd channel counts, per-tensor and per-channel
+ * quantization, shifts -31..31, extreme offsets, multipliers and biases, batches > 1) through
+ * every path built and counts the differences into *result. */
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result);
 
 #endif /* UTVM_TESTS_KERNELS_FAST_COMPARE_H */

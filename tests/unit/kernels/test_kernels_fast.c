@@ -45,7 +45,8 @@ static void test_random_layers_bit_exact(void **state) {
   assert_true(result.compared_bytes > 100000);
 }
 
-/* Scratch of the DSP convolution: two columns, none for a grouped one. */
+/* Scratch of the DSP and MVE convolutions: two int16 or four int8 columns, none for a grouped
+ * one. */
 static void test_scratch_size(void **state) {
   (void)state;
   const utvm_dims_t input = {1, 5, 5, 7};
@@ -58,6 +59,14 @@ static void test_scratch_size(void **state) {
                    0u);
   assert_int_equal(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_PORTABLE, &input, &filter, &output),
                    0u);
+  /* MVE: four int8 columns in the same bytes (code planned for either core runs on the other);
+   * none for a grouped convolution or an unknown core. */
+  assert_int_equal(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, &input, &filter, &output),
+                   4u * 3u * 3u * 7u);
+  assert_int_equal(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, &input, &grouped, &output),
+                   0u);
+  assert_int_equal(
+      utvm_conv2d_s8_scratch_size_for((utvm_kernels_core_t)3, &input, &filter, &output), 0u);
   /* The host's kernel library is the portable one (only this test emulates the DSP path). */
   assert_int_equal(utvm_conv2d_s8_scratch_size(&input, &filter, &output), 0u);
 }

@@ -1,0 +1,602 @@
+/*
+ * MVE fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h and
+ * mve_s8.h), for cores with the M-profile Vector Extension (Cortex-M55/M85).
+ *
+ * CONV_2D and FULLY_CONNECTED multiply raw int8 values with VMLADAVA (16 products per
+ * instruction) and add the offsets afterwards: sum (w + fo)(x + io) = sum w*x + io * sum w +
+ * fo * sum x + K * fo * io, all modulo 2^32 as the portable int32 accumulator wraps, so every
+ * sum is the portable one. CONV_2D builds the int8 im2col columns of four output positions at
+ * a time in its scratch, interleaved by 16 values so that one pointer reaches all four, with
+ * -io where a window lies in the padding (x + io is 0 there; -io is -128..127), then takes
+ * each weight row once for the four columns. FULLY_CONNECTED (one column per batch) takes four
+ * weight rows per input load. DEPTHWISE_CONV_2D works lane-wise over 16 output channels:
+ * input and filter widened to int16 (x + io fits), even and odd lanes multiplied into int32
+ * (VMULLB/VMULLT) and accumulated over the taps inside the input; with a multiplier other than
+ * 1, or fewer than 16 channels left, 8 at a time with the inputs gathered. The sums of up to
+ * UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are collected on the stack and then
+ * requantized four at a time (mve_requantize).
+ */
+#include "fast_s8.h"
+
+#if defined(__ARM_FEATURE_MVE)
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mve_s8.h"
+
+/* The inner loops are functions of their own, so that their pointers and accumulators get
+ * registers instead of sharing them with the callers' loop state. */
+#define MVE_NOINLINE __attribute__((noinline))
+
+#define MVE_BLOCK UTVM_KERNELS_MVE_CHANNEL_BLOCK
+
+/* The output step's constants. */
+typedef struct {
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} mve_output_t;
+
+typedef char mve_block_is_a_multiple_of_16[(((MVE_BLOCK % 16) == 0) && (MVE_BLOCK > 0)) ? 1 : -1];
+
+/* The four sums of rows r0..r3 with column over length values (wrapping), into sums[0..3]. */
+static inline void mve_dot4(const int8_t *r0, const int8_t *r1, const int8_t *r2,
+                            const int8_t *r3, const int8_t *column, int32_t length,
+                            int32_t *sums) {
+  int32_t a0 = 0;
+  int32_t a1 = 0;
+  int32_t a2 = 0;
+  int32_t a3 = 0;
+  const int8_t *p0 = r0;
+  const int8_t *p1 = r1;
+  const int8_t *p2 = r2;
+  const int8_t *p3 = r3;
+  const int8_t *c = column;
+  const int32_t blocks = length / 16;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int8x16_t x = vldrbq_s8(c);
+    a0 = vmladavaq_s8(a0, vldrbq_s8(p0), x);
+    a1 = vmladavaq_s8(a1, vldrbq_s8(p1), x);
+    a2 = vmladavaq_s8(a2, vldrbq_s8(p2), x);
+    a3 = vmladavaq_s8(a3, vldrbq_s8(p3), x);
+    c = &c[16];
+    p0 = &p0[16];
+    p1 = &p1[16];
+    p2 = &p2[16];
+    p3 = &p3[16];
+  }
+  const int32_t tail = length - 16 * blocks;
+  if (tail > 0) {
+    /* The column's zeroed lanes make the weights' extra lanes add nothing. */
+    const mve_pred16_t p = vctp8q((uint32_t)tail);
+    const int8x16_t x = vldrbq_z_s8(c, p);
+    a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, p), x);
+    a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, p), x);
+    a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, p), x);
+    a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, p), x);
+  }
+  sums[0] = a0;
+  sums[1] = a1;
+  sums[2] = a2;
+  sums[3] = a3;
+}
+
+/* sums[i] = sum over k < length of rows[i * length + k] * column[k] for i < count (wrapping);
+ * sums has count rounded up to 4 entries (the extra ones are overwritten). */
+static MVE_NOINLINE void mve_gemv(const int8_t *rows, int32_t length, int32_t count,
+                                  const int8_t *column, int32_t *sums) {
+  const int8_t *r0 = rows;
+  for (int32_t row = 0; row < count; row += 4) {
+    /* Rows past count repeat the last one; their sums land in the extra entries. */
+    const int8_t *r1 = ((row + 1) < count) ? &r0[length] : r0;
+    const int8_t *r2 = ((row + 2) < count) ? &r1[length] : r1;
+    const int8_t *r3 = ((row + 3) < count) ? &r2[length] : r2;
+    mve_dot4(r0, r1, r2, r3, column, length, &sums[row]);
+    r0 = &r3[length];
+  }
+}
+
+/* sums[i] = sum of rows[i * length .. i * length + length) for i < count (wrapping). */
+static MVE_NOINLINE void mve_row_sums(const int8_t *rows, int32_t length, int32_t count,
+                                      int32_t *sums) {
+  const int32_t blocks = length / 16;
+  const int32_t tail = length - 16 * blocks;
+  for (int32_t row = 0; row < count; ++row) {
+    const int8_t *r = &rows[row * length];
+    int32_t sum = 0;
+    for (int32_t b = 0; b < blocks; ++b) {
+      sum = vaddvaq_s8(sum, vldrbq_s8(&r[16 * b]));
+    }
+    if (tail > 0) {
+      sum = vaddvaq_s8(sum, vldrbq_z_s8(&r[16 * blocks], vctp8q((uint32_t)tail)));
+    }
+    sums[row] = sum;
+  }
+}
+
+/* terms[i] = bias[i] (0 without a bias) + scale * terms[i] + constant for i < count (wrapping). */
+static void mve_fold_terms(int32_t *terms, const int32_t *bias, int32_t scale, int32_t constant,
+                           int32_t count) {
+  for (int32_t i = 0; i < count; i += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+    int32x4_t t = vmulq_n_s32(vldrwq_z_s32(&terms[i], p), scale);
+    if (bias != NULL) {
+      t = vaddq_s32(t, vldrwq_z_s32(&bias[i], p));
+    }
+    vstrwq_p_s32(&terms[i], vaddq_n_s32(t, constant), p);
+  }
+}
+
+/* The requantized, offset and clamped outputs of four accumulators (bias added). */
+static inline int32x4_t mve_output4(int32x4_t acc, int32x4_t multiplier, int32x4_t shift,
+                                    int32x4_t act_min, int32x4_t act_max, int32_t offset) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t x =
+      mve_requantize(acc, multiplier, vmaxq_s32(shift, zero), vminq_s32(shift, zero));
+  return vminq_s32(vmaxq_s32(vaddq_n_s32(x, offset), act_min), act_max);
+}
+
+/* out[i] for i < count from sums[i] + terms[i]: channel + i's requantization, offset and clamp
+ * (utvm_mac_output_s8's order). Per-tensor parameters are gathered from offset 0 in every
+ * lane, so both kinds take the same loop. */
+static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *terms,
+                                         int32_t count, int32_t channel,
+                                         const utvm_per_channel_quant_t *quant,
+                                         const mve_output_t *o, int8_t *out) {
+  const int32x4_t act_min = vdupq_n_s32(o->act_min);
+  const int32x4_t act_max = vdupq_n_s32(o->act_max);
+  const int32_t offset = o->output_offset;
+  const uint32_t step = (quant->count == 1) ? 0u : 1u;
+  const int32_t *multipliers = &quant->multiplier[(int32_t)step * channel];
+  const int8_t *shifts = &quant->shift[(int32_t)step * channel];
+  uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), step);
+  const int32_t whole = count / 4;
+  for (int32_t block = 0; block < whole; ++block) {
+    const int32_t i = 4 * block;
+    const int32x4_t acc = vaddq_s32(vldrwq_s32(&sums[i]), vldrwq_s32(&terms[i]));
+    const int32x4_t multiplier = vldrwq_gather_shifted_offset_s32(multipliers, offsets);
+    const int32x4_t shift = vldrbq_gather_offset_s32(shifts, offsets);
+    vstrbq_s32(&out[i], mve_output4(acc, multiplier, shift, act_min, act_max, offset));
+    offsets = vaddq_n_u32(offsets, 4u * step);
+  }
+  const int32_t i = 4 * whole;
+  if (i < count) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+    const int32x4_t acc =
+        vaddq_s32(vldrwq_z_s32(&sums[i], p), vldrwq_z_s32(&terms[i], p));
+    const int32x4_t multiplier = vldrwq_gather_shifted_offset_z_s32(multipliers, offsets, p);
+    const int32x4_t shift = vldrbq_gather_offset_z_s32(shifts, offsets, p);
+    vstrbq_p_s32(&out[i], mve_output4(acc, multiplier, shift, act_min, act_max, offset), p);
+  }
+}
+
+/* Four im2col columns of length values, interleaved so that one pointer reaches all four
+ * (mve_gemm4): 16-value block b of column j at 64 * b + 16 * j, then the length % 16 values
+ * left of each column one after another. 4 * length bytes in all. */
+typedef struct {
+  int8_t *base;
+  int32_t whole; /* values in whole 16-value blocks: length - length % 16 */
+  int32_t tail;  /* length % 16 */
+} mve_columns_t;
+
+/* n values of column j from value k on: src[0..n), or pad where src is NULL. */
+static void mve_put(const mve_columns_t *cols, int32_t j, int32_t k, const int8_t *src,
+                    int8x16_t pad, int32_t n) {
+  int32_t done = 0;
+  if (((k % 16) == 0) && (k < cols->whole)) {
+    /* Whole 16-value blocks from an aligned start: one vector each. */
+    const int32_t blocks = ((cols->whole - k) < n) ? ((cols->whole - k) / 16) : (n / 16);
+    int8_t *dst = &cols->base[4 * k + 16 * j];
+    for (int32_t b = 0; b < blocks; ++b) {
+      vstrbq_s8(&dst[64 * b], (src != NULL) ? vldrbq_s8(&src[16 * b]) : pad);
+    }
+    done = 16 * blocks;
+  }
+  while (done < n) {
+    const int32_t at = k + done;
+    int8_t *dst;
+    int32_t room;
+    if (at < cols->whole) {
+      const int32_t offset = at % 16;
+      dst = &cols->base[4 * (at - offset) + 16 * j + offset];
+      room = 16 - offset;
+    } else {
+      dst = &cols->base[4 * cols->whole + j * cols->tail + (at - cols->whole)];
+      room = cols->tail;
+    }
+    const int32_t run = ((n - done) < room) ? (n - done) : room;
+    const mve_pred16_t p = vctp8q((uint32_t)run);
+    vstrbq_p_s8(dst, (src != NULL) ? vldrbq_z_s8(&src[done], p) : pad, p);
+    done += run;
+  }
+}
+
+/* A column up to this long is built in a stack buffer by byte runs and then interleaved, which
+ * is cheaper than interleaving many short runs (few input channels). */
+#define MVE_PLAIN_COLUMN 256
+
+/* n bytes from src to dst. */
+static void mve_copy(int8_t *dst, const int8_t *src, int32_t n) {
+  const int32_t blocks = n / 16;
+  for (int32_t b = 0; b < blocks; ++b) {
+    vstrbq_s8(&dst[16 * b], vldrbq_s8(&src[16 * b]));
+  }
+  const int32_t tail = n - 16 * blocks;
+  if (tail > 0) {
+    const mve_pred16_t p = vctp8q((uint32_t)tail);
+    vstrbq_p_s8(&dst[16 * blocks], vldrbq_z_s8(&src[16 * blocks], p), p);
+  }
+}
+
+/* n bytes of value at dst. */
+static void mve_fill(int8_t *dst, int8x16_t value, int32_t n) {
+  const int32_t blocks = n / 16;
+  for (int32_t b = 0; b < blocks; ++b) {
+    vstrbq_s8(&dst[16 * b], value);
+  }
+  const int32_t tail = n - 16 * blocks;
+  if (tail > 0) {
+    vstrbq_p_s8(&dst[16 * blocks], value, vctp8q((uint32_t)tail));
+  }
+}
+
+/* Where a column's values go: a plain buffer, or (plain NULL) column j of cols. */
+typedef struct {
+  int8_t *plain;
+  const mve_columns_t *cols;
+  int32_t j;
+  int8x16_t pad;
+} mve_writer_t;
+
+/* n values from value k on: src[0..n), or the pad value where src is NULL. */
+static void mve_write(const mve_writer_t *out, int32_t k, const int8_t *src, int32_t n) {
+  int8_t *plain = out->plain;
+  if (plain == NULL) {
+    mve_put(out->cols, out->j, k, src, out->pad, n);
+  } else if (src != NULL) {
+    mve_copy(&plain[k], src, n);
+  } else {
+    mve_fill(&plain[k], out->pad, n);
+  }
+}
+
+/* Column j: the im2col column of the window at (in_y_origin, in_x_origin) of batch_input, its
+ * KH*KW*Ci input values, -io where it lies outside the input (so that x + io is 0 there). */
+static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
+                            const int8_t *batch_input, int32_t in_y_origin, int32_t in_x_origin,
+                            const utvm_dims_t *filter_dims, const mve_columns_t *cols,
+                            int32_t j) {
+  const int32_t in_c = input_dims->c;
+  const int32_t row_length = filter_dims->w * in_c;
+  const int32_t length = filter_dims->h * row_length;
+  int8_t plain[MVE_PLAIN_COLUMN];
+  const mve_writer_t out = {((length <= MVE_PLAIN_COLUMN) && (length > in_c)) ? plain : NULL,
+                            cols, j, vdupq_n_s8((int8_t)(-params->input_offset))};
+  int32_t first;
+  int32_t end;
+  utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &first, &end);
+  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    const int32_t k = filter_y * row_length;
+    if ((in_y < 0) || (in_y >= input_dims->h) || (first == end)) {
+      mve_write(&out, k, NULL, row_length);
+    } else {
+      const int8_t *src_row = &batch_input[in_y * input_dims->w * in_c];
+      mve_write(&out, k, NULL, first * in_c);
+      if (params->dilation_w == 1) {
+        mve_write(&out, k + first * in_c, &src_row[(in_x_origin + first) * in_c],
+                  (end - first) * in_c);
+      } else {
+        for (int32_t filter_x = first; filter_x < end; ++filter_x) {
+          const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+          mve_write(&out, k + filter_x * in_c, &src_row[in_x * in_c], in_c);
+        }
+      }
+      mve_write(&out, k + end * in_c, NULL, (filter_dims->w - end) * in_c);
+    }
+  }
+  if (out.plain != NULL) {
+    mve_put(cols, j, 0, plain, out.pad, length);
+  }
+}
+
+/* The four sums of one weight row w with the four interleaved columns at c over blocks whole
+ * 16-value blocks and (has_tail) the tail of tail values at tail_columns, into sums[0],
+ * sums[MVE_BLOCK], sums[2 * MVE_BLOCK] and sums[3 * MVE_BLOCK]. */
+static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
+                            int32_t tail, const int8_t *tail_columns, int32_t *sums) {
+  int32_t a0 = 0;
+  int32_t a1 = 0;
+  int32_t a2 = 0;
+  int32_t a3 = 0;
+  const int8_t *wp = w;
+  const int8_t *cp = c;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int8x16_t x = vldrbq_s8(wp);
+    a0 = vmladavaq_s8(a0, x, vldrbq_s8(cp));
+    a1 = vmladavaq_s8(a1, x, vldrbq_s8(&cp[16]));
+    a2 = vmladavaq_s8(a2, x, vldrbq_s8(&cp[32]));
+    a3 = vmladavaq_s8(a3, x, vldrbq_s8(&cp[48]));
+    wp = &wp[16];
+    cp = &cp[64];
+  }
+  if (has_tail) {
+    /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
+    const mve_pred16_t p = vctp8q((uint32_t)tail);
+    const int8x16_t x = vldrbq_z_s8(wp, p);
+    a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
+    a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
+    a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
+    a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
+  }
+  sums[0] = a0;
+  sums[MVE_BLOCK] = a1;
+  sums[2 * MVE_BLOCK] = a2;
+  sums[3 * MVE_BLOCK] = a3;
+}
+
+/* sums[j * MVE_BLOCK + i] = sum over k of rows[i * length + k] * column j's value k, for the
+ * four interleaved columns j and i < count (wrapping). */
+static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const mve_columns_t *cols,
+                                   int32_t *sums) {
+  const int32_t blocks = cols->whole / 16;
+  const int32_t tail = cols->tail;
+  const int32_t length = cols->whole + tail;
+  const int8_t *tail_columns = &cols->base[4 * cols->whole];
+  if (tail == 0) {
+    for (int32_t row = 0; row < count; ++row) {
+      mve_row4(&rows[row * length], cols->base, blocks, false, 0, tail_columns, &sums[row]);
+    }
+  } else {
+    for (int32_t row = 0; row < count; ++row) {
+      mve_row4(&rows[row * length], cols->base, blocks, true, tail, tail_columns, &sums[row]);
+    }
+  }
+}
+
+bool utvm_conv2d_s8_mve_applies(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                bool has_scratch) {
+  return (input_dims->c == filter_dims->c) && has_scratch;
+}
+
+void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
+                        const utvm_dims_t *input_dims, const int8_t *input,
+                        const utvm_dims_t *filter_dims, const int8_t *filter,
+                        const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
+                        int8_t *scratch) {
+  const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
+  const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int32_t batch_size = input_dims->h * input_dims->w * input_dims->c;
+  const int32_t plane = output_dims->h * output_dims->w;
+  const int32_t positions = output_dims->n * plane;
+  const mve_columns_t cols = {scratch, length - length % 16, length % 16};
+  int32_t terms[MVE_BLOCK];
+  int32_t sums[4 * MVE_BLOCK];
+  for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
+    const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
+    const int8_t *rows = &filter[chunk * length];
+    mve_row_sums(rows, length, count, terms);
+    mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
+    for (int32_t first = 0; first < positions; first += 4) {
+      /* Past the last position the last column repeats; its sums are not stored. */
+      for (int32_t j = 0; j < 4; ++j) {
+        const int32_t position = ((first + j) < positions) ? (first + j) : (positions - 1);
+        const int32_t out_y = (position % plane) / output_dims->w;
+        const int32_t out_x = position % output_dims->w;
+        mve_conv_column(params, input_dims, &input[(position / plane) * batch_size],
+                        out_y * params->stride_h - params->pad_top,
+                        out_x * params->stride_w - params->pad_left, filter_dims, &cols, j);
+      }
+      mve_gemm4(rows, count, &cols, sums);
+      for (int32_t j = 0; (j < 4) && ((first + j) < positions); ++j) {
+        mve_requant_run(&sums[j * MVE_BLOCK], terms, count, chunk, quant, &o,
+                        &output[(first + j) * out_c + chunk]);
+      }
+    }
+  }
+}
+
+void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
+                                 const utvm_per_channel_quant_t *quant, int32_t batches,
+                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output) {
+  const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
+  const uint32_t fo = (uint32_t)params->filter_offset;
+  const uint32_t k_fo_io = (uint32_t)input_depth * fo * (uint32_t)params->input_offset;
+  int32_t terms[MVE_BLOCK];
+  int32_t sums[MVE_BLOCK];
+  for (int32_t batch = 0; batch < batches; ++batch) {
+    const int8_t *x = &input[batch * input_depth];
+    int32_t input_sum;
+    mve_row_sums(x, input_depth, 1, &input_sum);
+    const int32_t constant = (int32_t)((fo * (uint32_t)input_sum) + k_fo_io);
+    for (int32_t chunk = 0; chunk < output_depth; chunk += MVE_BLOCK) {
+      const int32_t count =
+          ((output_depth - chunk) > MVE_BLOCK) ? MVE_BLOCK : (output_depth - chunk);
+      const int8_t *rows = &filter[chunk * input_depth];
+      mve_row_sums(rows, input_depth, count, terms);
+      mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset,
+                     constant, count);
+      mve_gemv(rows, input_depth, count, x, sums);
+      mve_requant_run(sums, terms, count, chunk, quant, &o,
+                      &output[batch * output_depth + chunk]);
+    }
+  }
+}
+
+/* One output position of a depthwise convolution: its first tap inside the input (pixel) and
+ * in the filter, the steps between taps along x and y, and the tap counts. */
+typedef struct {
+  const int8_t *pixel;
+  const int8_t *filter;
+  int32_t input_step_x;
+  int32_t input_step_y;
+  int32_t filter_step_x;
+  int32_t filter_step_y;
+  int32_t taps_y;
+  int32_t taps_x;
+} mve_taps_t;
+
+/* The input channel of output channels channel..channel+7 (those below out_c; 0 for the
+ * others) as byte offsets in a pixel. */
+static uint16x8_t mve_depthwise_sources(int32_t channel, int32_t multiplier, int32_t out_c) {
+  uint16_t sources[8];
+  int32_t source = channel / multiplier;
+  int32_t step = channel % multiplier;
+  for (int32_t i = 0; i < 8; ++i) {
+    sources[i] = (uint16_t)(((channel + i) < out_c) ? source : 0);
+    ++step;
+    if (step == multiplier) {
+      step = 0;
+      ++source;
+    }
+  }
+  return vld1q_u16(sources);
+}
+
+/* The window sums of 16 consecutive channels with multiplier 1 (all present) into sums[0..15]:
+ * even and odd lanes are multiplied separately, so they are stored interleaved. */
+static void mve_depthwise_16(const mve_taps_t *t, int16_t io, const int8_t *pixel,
+                             const int8_t *filter, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even0 = vdupq_n_s32(0);
+  int32x4_t odd0 = vdupq_n_s32(0);
+  int32x4_t even1 = vdupq_n_s32(0);
+  int32x4_t odd1 = vdupq_n_s32(0);
+  const int8_t *input_row = pixel;
+  const int8_t *filter_row = filter;
+  for (int32_t y = 0; y < t->taps_y; ++y) {
+    const int8_t *in = input_row;
+    const int8_t *w = filter_row;
+    for (int32_t x = 0; x < t->taps_x; ++x) {
+      const int16x8_t x0 = vaddq_n_s16(vldrbq_s16(in), io);
+      const int16x8_t w0 = vldrbq_s16(w);
+      even0 = vaddq_s32(even0, vmullbq_int_s16(x0, w0));
+      odd0 = vaddq_s32(odd0, vmulltq_int_s16(x0, w0));
+      const int16x8_t x1 = vaddq_n_s16(vldrbq_s16(&in[8]), io);
+      const int16x8_t w1 = vldrbq_s16(&w[8]);
+      even1 = vaddq_s32(even1, vmullbq_int_s16(x1, w1));
+      odd1 = vaddq_s32(odd1, vmulltq_int_s16(x1, w1));
+      in = &in[t->input_step_x];
+      w = &w[t->filter_step_x];
+    }
+    input_row = &input_row[t->input_step_y];
+    filter_row = &filter_row[t->filter_step_y];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even0);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd0);
+  vstrwq_scatter_shifted_offset_s32(&sums[8], even_lanes, even1);
+  vstrwq_scatter_shifted_offset_s32(&sums[9], even_lanes, odd1);
+}
+
+/* The window sums of the count (1..8) output channels from first on, any multiplier, into
+ * sums[0..7]: output channel c reads input channel c / multiplier, gathered. */
+static void mve_depthwise_8_any(const mve_taps_t *t, int16_t io, int32_t first, int32_t count,
+                                int32_t multiplier, int32_t out_c, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  const uint16x8_t sources = mve_depthwise_sources(first, multiplier, out_c);
+  const mve_pred16_t p = vctp16q((uint32_t)count);
+  int32x4_t even = vdupq_n_s32(0);
+  int32x4_t odd = vdupq_n_s32(0);
+  const int8_t *input_row = t->pixel;
+  const int8_t *filter_row = &t->filter[first];
+  for (int32_t y = 0; y < t->taps_y; ++y) {
+    const int8_t *in = input_row;
+    const int8_t *w = filter_row;
+    for (int32_t x = 0; x < t->taps_x; ++x) {
+      const int16x8_t xs = vaddq_n_s16(vldrbq_gather_offset_z_s16(in, sources, p), io);
+      const int16x8_t ws = vldrbq_z_s16(w, p);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      in = &in[t->input_step_x];
+      w = &w[t->filter_step_x];
+    }
+    input_row = &input_row[t->input_step_y];
+    filter_row = &filter_row[t->filter_step_y];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
+}
+
+/* sums[i] = the window sum of output channel channel + i, i < count (sums has count rounded up
+ * to 16 entries): 16 channels at a time with multiplier 1, else 8 (gathered inputs). */
+static MVE_NOINLINE void mve_depthwise_sums(const mve_taps_t *t, int16_t io, int32_t channel,
+                                            int32_t count, int32_t multiplier, int32_t out_c,
+                                            int32_t *sums) {
+  int32_t group = 0;
+  if (multiplier == 1) {
+    for (; (count - group) >= 16; group += 16) {
+      mve_depthwise_16(t, io, &t->pixel[channel + group], &t->filter[channel + group],
+                       &sums[group]);
+    }
+  }
+  for (; group < count; group += 8) {
+    const int32_t left = ((count - group) > 8) ? 8 : (count - group);
+    mve_depthwise_8_any(t, io, channel + group, left, multiplier, out_c, &sums[group]);
+  }
+}
+
+bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels) {
+  return input_channels <= (int32_t)UINT16_MAX;
+}
+
+void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output) {
+  const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
+  const int32_t in_c = input_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int16_t io = (int16_t)params->input_offset;
+  int32_t sums[MVE_BLOCK];
+  int32_t no_bias[MVE_BLOCK];
+  mve_taps_t t;
+  for (int32_t i = 0; i < MVE_BLOCK; i += 4) {
+    vstrwq_s32(&no_bias[i], vdupq_n_s32(0));
+  }
+  t.input_step_x = params->dilation_w * in_c;
+  t.input_step_y = params->dilation_h * input_dims->w * in_c;
+  t.filter_step_x = out_c;
+  t.filter_step_y = filter_dims->w * out_c;
+  int8_t *out = output;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = &input[batch * input_dims->h * input_dims->w * in_c];
+    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      int32_t ys[2];
+      utvm_taps_inside(in_y_origin, params->dilation_h, filter_dims->h, input_dims->h, &ys[0],
+                       &ys[1]);
+      t.taps_y = ys[1] - ys[0];
+      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+        int32_t xs[2];
+        utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0],
+                         &xs[1]);
+        t.taps_x = xs[1] - xs[0];
+        /* The first tap inside (none when the window is all padding: then nothing is read). */
+        const bool inside = (t.taps_y > 0) && (t.taps_x > 0);
+        const int32_t in_y = inside ? (in_y_origin + params->dilation_h * ys[0]) : 0;
+        const int32_t in_x = inside ? (in_x_origin + params->dilation_w * xs[0]) : 0;
+        t.pixel = &batch_input[(in_y * input_dims->w + in_x) * in_c];
+        t.filter = inside ? &filter[(ys[0] * filter_dims->w + xs[0]) * out_c] : filter;
+        for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
+          const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
+          mve_depthwise_sums(&t, io, chunk, count, params->depth_multiplier, out_c, sums);
+          mve_requant_run(sums, (bias != NULL) ? &bias[chunk] : no_bias, count, chunk, quant,
+                          &o, &out[chunk]);
+        }
+        out = &out[out_c];
+      }
+    }
+  }
+}
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without MVE. */
+typedef int utvm_kernels_no_mve_t;
+#endif
