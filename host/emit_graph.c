@@ -152,7 +152,7 @@ static utvm_err_t graph_open(graph_emit_t *ge, const char *json, size_t json_len
 }
 
 /* The operator's op params from its last input (a parameter of int32 words). */
-static utvm_err_t decode_kernel(graph_emit_t *ge, uint32_t k, graph_op_t *op) {
+static utvm_err_t decode_kernel(graph_emit_t *ge, graph_op_t *op) {
   const DLTensor *t = NULL;
   uint32_t sid = 0u;
   const char *why = "";
@@ -188,7 +188,6 @@ static utvm_err_t decode_kernel(graph_emit_t *ge, uint32_t k, graph_op_t *op) {
                                                             &op->p.dims[1], &op->p.dims[2]);
   }
   op->p.scratch_bytes = op->scratch;
-  (void)k;
   return UTVM_OK;
 }
 
@@ -222,7 +221,7 @@ static utvm_err_t graph_ops(graph_emit_t *ge) {
       err = (op->info.num_inputs == 0u)
                 ? emit_fail(ge->e, UTVM_ERR_EMIT_ARGUMENT, "node %u: %s without inputs",
                             op->info.node, op->function)
-                : decode_kernel(ge, k, op);
+                : decode_kernel(ge, op);
     }
   }
   for (uint32_t i = 0u; (err == UTVM_OK) && (i < ge->g.num_inputs); i++) {
@@ -414,10 +413,10 @@ static utvm_err_t graph_io(graph_emit_t *ge, host_text_t *io, size_t *io_bytes) 
       (void)utvm_graph_output_entry(&ge->g, i - ge->n_in, &entry);
     }
     (void)utvm_graph_entry(&ge->g, entry, &t, &sid);
-    if (t->ndim > (int32_t)UTVM_AI_MAX_DIMS_EMITTED) {
+    if (t->ndim > (int32_t)UTVM_AI_MAX_DIMS) {
       return emit_fail(ge->e, UTVM_ERR_EMIT_ARGUMENT, "%s %u has more than %u dimensions",
                        input ? "input" : "output", input ? i : (i - ge->n_in),
-                       UTVM_AI_MAX_DIMS_EMITTED);
+                       UTVM_AI_MAX_DIMS);
     }
     (void)memset(&r, 0, sizeof(r));
     r.input = input;
@@ -475,10 +474,10 @@ static utvm_err_t graph_layout(graph_emit_t *ge, utvm_emit_report_t *r) {
   if (err != UTVM_OK) {
     return err;
   }
-  if (e->io_separate && ((ge->n_in + ge->g.num_outputs) > UTVM_EMIT_MAX_IO)) {
+  if (e->io_separate && ((ge->n_in + ge->g.num_outputs) > UTVM_AI_MAX_IO)) {
     return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT,
                      "%u inputs and outputs: more than %u need --io-in-activations",
-                     ge->n_in + ge->g.num_outputs, UTVM_EMIT_MAX_IO);
+                     ge->n_in + ge->g.num_outputs, UTVM_AI_MAX_IO);
   }
   for (uint32_t i = 0u; i < (ge->n_in + ge->g.num_outputs); i++) {
     uint32_t entry = (i < ge->n_in) ? ge->in_entries[i] : 0u;

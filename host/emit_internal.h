@@ -12,6 +12,7 @@
 
 #include "dlpack/dlpack.h"
 #include "host_internal.h"
+#include "utvm/ai.h"
 #include "utvm/host_emit.h"
 #include "utvm/model.h"
 #include "utvm/runner.h"
@@ -22,8 +23,6 @@
 #define EMIT_EXPR_SIZE 48u
 /* DLPack's type code of booleans (kDLBool, newer than Debian's dlpack.h). */
 #define EMIT_DL_BOOL 6u
-/* Dimensions an ai_tensor_info carries (UTVM_AI_MAX_DIMS of utvm/ai.h). */
-#define UTVM_AI_MAX_DIMS_EMITTED 6u
 
 /* Everything one emission holds. */
 typedef struct {
@@ -69,7 +68,7 @@ typedef struct {
   size_t bytes;
   DLDataType dtype;
   uint32_t rank;
-  int64_t dims[UTVM_AI_MAX_DIMS_EMITTED];
+  int64_t dims[UTVM_AI_MAX_DIMS];
   float scale;
   int32_t zero_point;
 } emit_io_t;

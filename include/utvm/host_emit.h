@@ -31,16 +31,13 @@
 extern "C" {
 #endif
 
-/* The tool version the generated code records, and the ai_ API version (UTVM_AI_API_VERSION
- * of utvm/ai.h) it is generated for. */
+/* The tool version the generated code records (with utvm/ai.h's UTVM_AI_API_VERSION, the ai_
+ * API it is generated for). */
 #define UTVM_EMIT_TOOL_VERSION "utvm 0.1.0"
-#define UTVM_EMIT_AI_API_VERSION 2u
 /* Longest network name (a C identifier: letter, then letters, digits, '_'). */
 #define UTVM_EMIT_MAX_NAME 32u
 /* Largest generated file (the weights as text). */
 #define UTVM_EMIT_MAX_BYTES ((size_t)512u << 20)
-/* Most inputs plus outputs of a model whose IO is apart (the ai_ API's UTVM_AI_MAX_IO). */
-#define UTVM_EMIT_MAX_IO 8u
 /* Longest function name a report row holds (a graph's func_name, UTVM_GRAPH_MAX_NAME_LEN). */
 #define UTVM_EMIT_MAX_FUNCTION 119u
 /* Most arguments of one packed-function call in a graph (UTVM_GRAPH_MAX_OP_ARGS). */
