@@ -189,6 +189,27 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   return emit_io_map(e);
 }
 
+/* Writes NET.h, NET.c and NET_data.c into dir; io[0] and io[1] hold the input and output
+ * tables. */
+static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
+                             const utvm_emit_report_t *r, const host_text_t *io);
+
+utvm_err_t emit_finish(emit_t *e, utvm_err_t rc, const char *dir, const utvm_emit_report_t *r,
+                       host_text_t *io) {
+  utvm_err_t err = rc;
+  if ((err == UTVM_OK) && (e->data.failed || e->defs.failed || e->body.failed || io[0].failed ||
+                           io[1].failed || e->io_decls.failed || e->io_defs.failed ||
+                           e->externs.failed)) {
+    err = emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the generated code");
+  }
+  if ((err == UTVM_OK) && (dir != NULL)) {
+    err = emit_files(e, e->o, dir, r, io);
+  }
+  host_text_free(&io[0]);
+  host_text_free(&io[1]);
+  return err;
+}
+
 void emit_free_shared(emit_t *e) {
   free(e->const_offsets);
   e->const_offsets = NULL;
@@ -686,7 +707,7 @@ static void header_comment(host_text_t *s, const utvm_emit_options_t *o, const c
 }
 
 /* Writes NET.h, NET.c and NET_data.c. */
-utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
+static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
                              const utvm_emit_report_t *r, const host_text_t *io) {
   const char *n = o->name;
   host_text_t h = {0};
@@ -860,16 +881,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.activations_io_separate_bytes = e.separate_bytes;
     r.params_bytes = e.params_bytes;
   }
-  if ((rc == UTVM_OK) && (e.data.failed || e.defs.failed || e.body.failed || io[0].failed ||
-                          io[1].failed || e.io_decls.failed || e.io_defs.failed ||
-                          e.externs.failed)) {
-    rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory for the generated code");
-  }
-  if ((rc == UTVM_OK) && (dir != NULL)) {
-    rc = emit_files(&e, o, dir, &r, io);
-  }
-  host_text_free(&io[0]);
-  host_text_free(&io[1]);
+  rc = emit_finish(&e, rc, dir, &r, io);
   emit_close(&e);
   if ((rc == UTVM_OK) && (report != NULL)) {
     *report = r;

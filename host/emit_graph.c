@@ -578,16 +578,7 @@ utvm_err_t utvm_host_emit_graph(const char *json, size_t json_len, const uint8_t
     rc = graph_io(&ge, io, &r.io_bytes);
     r.params_bytes = e.params_bytes;
   }
-  if ((rc == UTVM_OK) && (e.data.failed || e.defs.failed || e.body.failed || io[0].failed ||
-                          io[1].failed || e.io_decls.failed || e.io_defs.failed ||
-                          e.externs.failed)) {
-    rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory for the generated code");
-  }
-  if ((rc == UTVM_OK) && (dir != NULL)) {
-    rc = emit_files(&e, o, dir, &r, io);
-  }
-  host_text_free(&io[0]);
-  host_text_free(&io[1]);
+  rc = emit_finish(&e, rc, dir, &r, io);
   graph_close(&ge);
   emit_free_shared(&e);
   if ((rc == UTVM_OK) && (report != NULL)) {

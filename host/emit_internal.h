@@ -100,10 +100,10 @@ utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
  * header and data texts. */
 void emit_io_info(emit_t *e, host_text_t *s, const emit_io_t *io);
 
-/* Writes NET.h, NET.c and NET_data.c into dir; io[0] and io[1] hold the input and output
- * tables. */
-utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char *dir,
-                      const utvm_emit_report_t *r, const host_text_t *io);
+/* After a back end's rc: refuses texts that ran out of memory, writes the three files into dir
+ * (unless dir is NULL or rc is an error) and frees io[0..1]; returns the first error. */
+utvm_err_t emit_finish(emit_t *e, utvm_err_t rc, const char *dir, const utvm_emit_report_t *r,
+                       host_text_t *io);
 
 /* Frees the shared texts and constant offsets. */
 void emit_free_shared(emit_t *e);
