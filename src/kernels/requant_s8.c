@@ -1,0 +1,37 @@
+/* The fast paths' requantization tables (see requant_s8.h). */
+#include "requant_s8.h"
+
+void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel_quant_t *quant,
+                             const int32_t *bias, int32_t output_offset, int32_t act_min,
+                             int32_t act_max, int32_t first, int32_t count) {
+  block->first = first;
+  block->output_offset = output_offset;
+  block->act_min = act_min;
+  block->act_max = act_max;
+  block->bias = bias;
+  block->quant = quant;
+  bool fast = true;
+  for (int32_t k = 0; k < count; ++k) {
+    const int32_t channel = first + k;
+    const int32_t q = (quant->count == 1) ? 0 : channel;
+    const int32_t multiplier = quant->multiplier[q];
+    const int32_t shift = quant->shift[q];
+    utvm_requant_entry_t *e = &block->entry[k];
+    e->bias = (bias != NULL) ? bias[channel] : 0;
+    e->multiplier = multiplier;
+    if ((multiplier < 0) || (shift >= 0)) {
+      fast = false;
+      e->round_lo = 0u;
+      e->round_hi = 0;
+      e->shift = 0;
+    } else {
+      const uint32_t right = (uint32_t)-shift; /* 1..31 */
+      /* 2^30 + 2^(30+right) - 2^31 = 2^(30+right) - 2^30 (>= 2^30). */
+      const uint64_t round = ((uint64_t)1u << (30u + right)) - ((uint64_t)1u << 30u);
+      e->round_lo = (uint32_t)(round & 0xffffffffu);
+      e->round_hi = (int32_t)(uint32_t)(round >> 32);
+      e->shift = (int32_t)right - 1;
+    }
+  }
+  block->fast = fast;
+}
