@@ -1,6 +1,7 @@
 /* ADD, int8, with broadcasting (TFLite's reference_integer_ops::Add and BroadcastAdd4DSlow:
  * both inputs scaled to a common 2^left_shift-larger scale, summed, rescaled to the output). */
 #include "fixed_point.h"
+#include "requant_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
 
@@ -32,6 +33,32 @@ static int8_t add_element(const utvm_add_params_t *params, int8_t x1, int8_t x2)
                                 params->act_max);
 }
 
+/* Inputs of the output's shape, element by element, each scaling in one 64-bit
+ * multiply-accumulate (requant_s8.h); false (nothing written) if a multiplier is negative, which
+ * only the reference form takes. */
+static bool add_same_shape(const utvm_add_params_t *params, const int8_t *input1,
+                           const int8_t *input2, int32_t count, int8_t *output) {
+  utvm_requant_scale_t scale1;
+  utvm_requant_scale_t scale2;
+  utvm_requant_scale_t scale_out;
+  if (!utvm_requant_scale_init(&scale1, params->input1_multiplier, -params->input1_shift) ||
+      !utvm_requant_scale_init(&scale2, params->input2_multiplier, -params->input2_shift) ||
+      !utvm_requant_scale_init(&scale_out, params->output_multiplier, -params->output_shift)) {
+    return false;
+  }
+  const uint32_t left = (uint32_t)params->left_shift;
+  for (int32_t i = 0; i < count; ++i) {
+    /* (x + offset) * 2^left: |x + offset| <= 255, left <= 23, no overflow. */
+    const int32_t shifted1 = ((int32_t)input1[i] + params->input1_offset) * ((int32_t)1 << left);
+    const int32_t shifted2 = ((int32_t)input2[i] + params->input2_offset) * ((int32_t)1 << left);
+    const int32_t sum = utvm_wrap_add(utvm_requant_scale(shifted1, &scale1),
+                                      utvm_requant_scale(shifted2, &scale2));
+    const int32_t value = utvm_wrap_add(utvm_requant_scale(sum, &scale_out), params->output_offset);
+    output[i] = (int8_t)utvm_clamp_s32(value, params->act_min, params->act_max);
+  }
+  return true;
+}
+
 utvm_err_t utvm_add_s8(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
                        const int8_t *input1, const utvm_shape_t *input2_shape,
                        const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output) {
@@ -42,6 +69,12 @@ utvm_err_t utvm_add_s8(const utvm_add_params_t *params, const utvm_shape_t *inpu
   utvm_broadcast_t broadcast;
   if (!utvm_broadcast_init(&broadcast, input1_shape, input2_shape, output_shape)) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  if ((utvm_shape_count(input1_shape) == broadcast.count) &&
+      (utvm_shape_count(input2_shape) == broadcast.count) && add_same_shape(params, input1, input2,
+                                                                           broadcast.count,
+                                                                           output)) {
+    return UTVM_OK;
   }
   int32_t index[UTVM_KERNEL_MAX_RANK] = {0};
   int32_t offset1 = 0;

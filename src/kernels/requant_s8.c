@@ -35,3 +35,18 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
   }
   block->fast = fast;
 }
+
+bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, int32_t right) {
+  if ((multiplier < 0) || (right < 0) || (right > 31)) {
+    return false;
+  }
+  uint64_t round = (uint64_t)1u << 30u;
+  if (right > 0) {
+    round = ((uint64_t)1u << (30u + (uint32_t)right)) - ((uint64_t)1u << 30u);
+  }
+  scale->round_lo = (uint32_t)(round & 0xffffffffu);
+  scale->round_hi = (int32_t)(uint32_t)(round >> 32);
+  scale->multiplier = multiplier;
+  scale->right = right;
+  return true;
+}

@@ -68,19 +68,56 @@ static inline int32_t utvm_requant_entry_value(int32_t acc, const utvm_requant_e
   return high >> e->shift;
 }
 
+/* Output value of a fast entry's channel from its accumulator (bias not yet added). */
+static inline int8_t utvm_requant_entry_output(const utvm_requant_block_t *block,
+                                               const utvm_requant_entry_t *e, int32_t acc) {
+  const int32_t value = utvm_wrap_add(utvm_requant_entry_value(acc, e), block->output_offset);
+  return (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
+}
+
 /* Output value of channel block->first + k from its accumulator (bias not yet added). */
 static inline int8_t utvm_requant_output(const utvm_requant_block_t *block, int32_t k,
                                          int32_t acc) {
   int8_t out;
   if (block->fast) {
-    const int32_t value = utvm_wrap_add(utvm_requant_entry_value(acc, &block->entry[k]),
-                                        block->output_offset);
-    out = (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
+    out = utvm_requant_entry_output(block, &block->entry[k], acc);
   } else {
     out = utvm_mac_output_s8(acc, block->bias, block->quant, block->first + k,
                              block->output_offset, block->act_min, block->act_max);
   }
   return out;
+}
+
+/* One fixed scaling RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x, multiplier),
+ * right) with multiplier >= 0 and right 0..31, in the same 64-bit form (right 0 is the floor
+ * form of fixed_point.h alone): the rounding constant for x < 0 (see above; 2^30 when
+ * right is 0) and the shift. */
+typedef struct {
+  uint32_t round_lo;
+  int32_t round_hi;
+  int32_t multiplier;
+  int32_t right;
+} utvm_requant_scale_t;
+
+/* Sets *scale; false (nothing usable) if multiplier < 0 or right is outside 0..31. */
+bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, int32_t right);
+
+/* The scaled value of x, bit-exact with utvm_rounding_divide_by_pot(
+ * utvm_sat_round_doubling_high_mul(x, multiplier), right). */
+static inline int32_t utvm_requant_scale(int32_t x, const utvm_requant_scale_t *scale) {
+  const uint64_t round =
+      ((uint64_t)(uint32_t)scale->round_hi << 32) | (uint64_t)scale->round_lo;
+  const uint64_t product = (uint64_t)((int64_t)x * (int64_t)scale->multiplier);
+  int32_t value;
+  if (scale->right == 0) {
+    const uint64_t sum = round + product;
+    /* floor(sum / 2^31) of the signed 64-bit sum: its high word times 2 plus bit 31. */
+    value = (int32_t)(((uint32_t)(sum >> 32) << 1) | ((uint32_t)sum >> 31));
+  } else {
+    const uint64_t sum = round + (uint64_t)(~(uint32_t)x & 0x80000000u) + product;
+    value = (int32_t)(uint32_t)(sum >> 32) >> (scale->right - 1);
+  }
+  return value;
 }
 
 #endif /* UTVM_KERNELS_REQUANT_S8_H */

@@ -131,6 +131,30 @@ static void test_requant_block_matches_reference(void **state) {
   }
 }
 
+/* utvm_requant_scale equals RoundingDivideByPOT(SaturatingRoundingDoublingHighMul) for every
+ * right shift 0..31, on edge and random values and multipliers >= 0; negative multipliers and
+ * shifts outside 0..31 are refused. */
+static void test_requant_scale_matches_reference(void **state) {
+  static const int32_t edges[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1,
+                                  INT32_MAX - 1, 1 << 30, -(1 << 30), 255 << 20, -(255 << 20)};
+  static const int32_t multipliers[] = {0, 1, 1 << 30, INT32_MAX, 1518500250};
+  utvm_requant_scale_t scale;
+  uint32_t x = 88172645u;
+  (void)state;
+  assert_false(utvm_requant_scale_init(&scale, -1, 3));
+  assert_false(utvm_requant_scale_init(&scale, 1 << 30, 32));
+  assert_false(utvm_requant_scale_init(&scale, 1 << 30, -1));
+  for (int32_t right = 0; right <= 31; right++) {
+    for (int32_t n = 0; n < 30000; n++) {
+      const int32_t m = (n < 65) ? multipliers[n % 5] : (int32_t)(next_random(&x) >> 1);
+      const int32_t v = (n < 65) ? edges[n % 13] : (int32_t)next_random(&x);
+      assert_true(utvm_requant_scale_init(&scale, m, right));
+      assert_int_equal(utvm_requant_scale(v, &scale),
+                       utvm_rounding_divide_by_pot(utvm_sat_round_doubling_high_mul(v, m), right));
+    }
+  }
+}
+
 static void test_rounding_divide_by_pot(void **state) {
   (void)state;
   assert_int_equal(utvm_rounding_divide_by_pot(5, 1), 3);   /* 2.5 -> 3 */
@@ -262,6 +286,7 @@ int main(void) {
       cmocka_unit_test(test_saturating_rounding_doubling_high_mul),
       cmocka_unit_test(test_sat_round_doubling_high_mul_random),
       cmocka_unit_test(test_requant_block_matches_reference),
+      cmocka_unit_test(test_requant_scale_matches_reference),
       cmocka_unit_test(test_rounding_divide_by_pot),
       cmocka_unit_test(test_multiply_by_quantized_multiplier),
       cmocka_unit_test(test_saturating_shl_and_half_sum),
