@@ -198,7 +198,7 @@ typedef struct {
 /* Two positions whose windows lie wholly inside the input, two channels at a time:
  * offset_term[k] is input_offset times the sum of channel first + k's filter; block fast. */
 static void conv_interior_pair(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
-                               const conv_position_t *p0, const conv_position_t *p1,
+                               conv_position_t *p0, conv_position_t *p1,
                                const utvm_dims_t *filter_dims, const int8_t *filter,
                                const utvm_requant_block_t *block, const uint32_t *offset_term,
                                int32_t count) {
