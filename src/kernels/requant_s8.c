@@ -50,3 +50,8 @@ bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, in
   scale->right = right;
   return true;
 }
+
+int8_t utvm_requant_output_reference(const utvm_requant_block_t *block, int32_t k, int32_t acc) {
+  return utvm_mac_output_s8(acc, block->bias, block->quant, block->first + k,
+                            block->output_offset, block->act_min, block->act_max);
+}

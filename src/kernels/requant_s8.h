@@ -75,6 +75,9 @@ static inline int8_t utvm_requant_entry_output(const utvm_requant_block_t *block
   return (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
 }
 
+/* utvm_mac_output_s8 for channel block->first + k (a block that is not fast). */
+int8_t utvm_requant_output_reference(const utvm_requant_block_t *block, int32_t k, int32_t acc);
+
 /* Output value of channel block->first + k from its accumulator (bias not yet added). */
 static inline int8_t utvm_requant_output(const utvm_requant_block_t *block, int32_t k,
                                          int32_t acc) {
@@ -82,8 +85,7 @@ static inline int8_t utvm_requant_output(const utvm_requant_block_t *block, int3
   if (block->fast) {
     out = utvm_requant_entry_output(block, &block->entry[k], acc);
   } else {
-    out = utvm_mac_output_s8(acc, block->bias, block->quant, block->first + k,
-                             block->output_offset, block->act_min, block->act_max);
+    out = utvm_requant_output_reference(block, k, acc);
   }
   return out;
 }
