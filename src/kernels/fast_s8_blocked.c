@@ -380,6 +380,37 @@ static uint32_t depthwise_window_1(const utvm_depthwise_conv2d_params_t *params,
   return acc;
 }
 
+/* Filter taps of a 3x3 depthwise block laid out channel by channel (9 values each). */
+#define DEPTHWISE_3X3_TAPS 9
+
+/* One position of a 3x3 depthwise layer with multiplier 1 whose window lies wholly inside the
+ * input: the count channels of block (fast), x at the window's first tap of the block's first
+ * channel, rows row_step and taps col_step values apart, taps from depthwise_3x3_taps,
+ * offset_term[k] input_offset times channel k's filter sum. */
+static BLOCKED_NOINLINE void depthwise_3x3_interior(const int8_t *x, int32_t row_step,
+                                                    int32_t col_step, const int8_t *taps,
+                                                    const utvm_requant_block_t *block,
+                                                    const uint32_t *offset_term, int32_t count,
+                                                    int8_t *out) {
+  const int32_t row2 = 2 * row_step;
+  const int32_t col2 = 2 * col_step;
+  const int8_t *t = taps;
+  for (int32_t k = 0; k < count; ++k) {
+    uint32_t acc = offset_term[k];
+    acc += (uint32_t)((int32_t)t[0] * (int32_t)x[k]);
+    acc += (uint32_t)((int32_t)t[1] * (int32_t)x[k + col_step]);
+    acc += (uint32_t)((int32_t)t[2] * (int32_t)x[k + col2]);
+    acc += (uint32_t)((int32_t)t[3] * (int32_t)x[k + row_step]);
+    acc += (uint32_t)((int32_t)t[4] * (int32_t)x[k + row_step + col_step]);
+    acc += (uint32_t)((int32_t)t[5] * (int32_t)x[k + row_step + col2]);
+    acc += (uint32_t)((int32_t)t[6] * (int32_t)x[k + row2]);
+    acc += (uint32_t)((int32_t)t[7] * (int32_t)x[k + row2 + col_step]);
+    acc += (uint32_t)((int32_t)t[8] * (int32_t)x[k + row2 + col2]);
+    out[k] = utvm_requant_entry_output(block, &block->entry[k], (int32_t)acc);
+    t = &t[DEPTHWISE_3X3_TAPS];
+  }
+}
+
 void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
                                       const utvm_per_channel_quant_t *quant,
                                       const utvm_dims_t *input_dims, const int8_t *input,
@@ -390,11 +421,22 @@ void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *para
   const bool shared = (params->depth_multiplier % 4) == 0;
   /* Blocks of four channels with multiplier 1 or a multiple of 4; one at a time otherwise. */
   const bool by_four = (params->depth_multiplier == 1) || shared;
+  /* 3x3 with multiplier 1: interior positions channel by channel, the taps regrouped. */
+  const bool taps_3x3 =
+      (params->depth_multiplier == 1) && (filter_dims->h == 3) && (filter_dims->w == 3);
   utvm_requant_block_t block;
   uint32_t offset_term[UTVM_KERNELS_CHANNEL_BLOCK];
+  int8_t taps[UTVM_KERNELS_CHANNEL_BLOCK * DEPTHWISE_3X3_TAPS];
   for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = utvm_min_s32(UTVM_KERNELS_CHANNEL_BLOCK, out_c - first);
     const int32_t blocked_end = by_four ? (first + count - count % 4) : first;
+    if (taps_3x3) {
+      for (int32_t k = 0; k < count; ++k) {
+        for (int32_t tap = 0; tap < DEPTHWISE_3X3_TAPS; ++tap) {
+          taps[k * DEPTHWISE_3X3_TAPS + tap] = filter[tap * out_c + first + k];
+        }
+      }
+    }
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
     /* input_offset times each channel's filter sum (multiplier 1: interior windows). */
@@ -420,6 +462,14 @@ void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *para
           const bool interior = (window.ys[0] == 0) && (window.ys[1] == filter_dims->h) &&
                                 (window.xs[0] == 0) && (window.xs[1] == filter_dims->w);
           int32_t ch = first;
+          if (interior && taps_3x3 && block.fast) {
+            const int8_t *x = &window.batch_input[(window.in_y_origin * input_dims->w +
+                                                   window.in_x_origin) * input_dims->c + first];
+            depthwise_3x3_interior(x, params->dilation_h * input_dims->w * input_dims->c,
+                                   params->dilation_w * input_dims->c, taps, &block,
+                                   offset_term, count, &out[first]);
+            ch = first + count;
+          }
           for (; ch < blocked_end; ch += 4) {
             blocked_sums_t sums;
             if (shared) {
