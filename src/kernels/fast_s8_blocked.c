@@ -97,43 +97,35 @@ static uint32_t conv_window_1(const utvm_conv2d_params_t *params, const utvm_dim
  * tap: runs (rows of taps, or single taps with dilation) of run contiguous values each,
  * input_step and filter_step values apart. */
 typedef struct {
-  int32_t runs;
+  int32_t rows;
   int32_t run;
   int32_t runs_per_row;
   int32_t input_row_step;
   int32_t input_tap_step;
 } conv_runs_t;
 
-/* The sums of w * x (no input offset) of filters f0 and f1 over two interior windows whose first
- * taps are at x0 and x1: sums[0] f0.x0, [1] f0.x1, [2] f1.x0, [3] f1.x1. */
-static inline void conv_interior_2x2(const conv_runs_t *g, const int8_t *x0, const int8_t *x1,
-                                     const int8_t *f0, const int8_t *f1, uint32_t sums[4]) {
-  uint32_t s00 = 0u;
-  uint32_t s01 = 0u;
-  uint32_t s10 = 0u;
-  uint32_t s11 = 0u;
-  for (int32_t r = 0; r < g->runs; ++r) {
-    const int32_t input_at =
-        (r / g->runs_per_row) * g->input_row_step + (r % g->runs_per_row) * g->input_tap_step;
-    const int8_t *a = &x0[input_at];
-    const int8_t *b = &x1[input_at];
-    const int8_t *w0 = &f0[r * g->run];
-    const int8_t *w1 = &f1[r * g->run];
-    const int8_t *const a_end = &a[g->run];
-    while (a != a_end) {
-      const int32_t va = *a;
-      const int32_t vb = *b;
-      const int32_t u = *w0;
-      const int32_t v = *w1;
-      s00 += (uint32_t)(u * va);
-      s01 += (uint32_t)(u * vb);
-      s10 += (uint32_t)(v * va);
-      s11 += (uint32_t)(v * vb);
-      a = &a[1];
-      b = &b[1];
-      w0 = &w0[1];
-      w1 = &w1[1];
-    }
+/* sums[0..3] += w0.a, w0.b, w1.a, w1.b over run values (no offsets): the multiply loop, a
+ * function of its own so that its pointers and sums stay in registers. */
+static BLOCKED_NOINLINE void dot_2x2(const int8_t *a, const int8_t *b, const int8_t *w0,
+                                     const int8_t *w1, int32_t run, uint32_t sums[4]) {
+  uint32_t s00 = sums[0];
+  uint32_t s01 = sums[1];
+  uint32_t s10 = sums[2];
+  uint32_t s11 = sums[3];
+  const int8_t *const a_end = &a[run];
+  while (a != a_end) {
+    const int32_t va = *a;
+    const int32_t vb = *b;
+    const int32_t u = *w0;
+    const int32_t v = *w1;
+    s00 += (uint32_t)(u * va);
+    s01 += (uint32_t)(u * vb);
+    s10 += (uint32_t)(v * va);
+    s11 += (uint32_t)(v * vb);
+    a = &a[1];
+    b = &b[1];
+    w0 = &w0[1];
+    w1 = &w1[1];
   }
   sums[0] = s00;
   sums[1] = s01;
@@ -141,26 +133,63 @@ static inline void conv_interior_2x2(const conv_runs_t *g, const int8_t *x0, con
   sums[3] = s11;
 }
 
+/* The sums of w * x (no input offset) of filters f0 and f1 over two interior windows whose first
+ * taps are at x0 and x1: sums[0] f0.x0, [1] f0.x1, [2] f1.x0, [3] f1.x1. */
+static inline void conv_interior_2x2(const conv_runs_t *g, const int8_t *x0, const int8_t *x1,
+                                     const int8_t *f0, const int8_t *f1, uint32_t sums[4]) {
+  sums[0] = 0u;
+  sums[1] = 0u;
+  sums[2] = 0u;
+  sums[3] = 0u;
+  int32_t filter_at = 0;
+  for (int32_t row = 0; row < g->rows; ++row) {
+    for (int32_t n = 0; n < g->runs_per_row; ++n) {
+      const int32_t input_at = row * g->input_row_step + n * g->input_tap_step;
+      dot_2x2(&x0[input_at], &x1[input_at], &f0[filter_at], &f1[filter_at], g->run, sums);
+      filter_at += g->run;
+    }
+  }
+}
+
 /* Channels first..first+count-1 of block (filters from f, filter_size values each) at two
  * positions whose windows lie wholly inside the input (first taps x0, x1; outputs out0, out1),
  * two channels at a time; offset_term[k] is input_offset times the sum of channel k's filter.
- * An odd last channel is left to the caller; block must be fast. */
-static BLOCKED_NOINLINE void conv_interior_pair_block(const conv_runs_t *g, const int8_t *x0,
-                                                      const int8_t *x1, const int8_t *f,
-                                                      int32_t filter_size,
-                                                      const utvm_requant_block_t *block,
-                                                      const uint32_t *offset_term, int32_t count,
-                                                      int8_t *out0, int8_t *out1) {
+ * An odd last channel is left to the caller. */
+static inline void conv_interior_pair_block_as(const conv_runs_t *g, const int8_t *x0,
+                                               const int8_t *x1, const int8_t *f,
+                                               int32_t filter_size,
+                                               const utvm_requant_block_t *block, bool fast,
+                                               const uint32_t *offset_term, int32_t count,
+                                               int8_t *out0, int8_t *out1) {
   for (int32_t k = 0; (k + 2) <= count; k += 2) {
     uint32_t sums[4];
     const int8_t *f0 = &f[k * filter_size];
     conv_interior_2x2(g, x0, x1, f0, &f0[filter_size], sums);
-    const utvm_requant_entry_t *e = &block->entry[k];
-    out0[k] = utvm_requant_entry_output(block, e, (int32_t)(sums[0] + offset_term[k]));
-    out1[k] = utvm_requant_entry_output(block, e, (int32_t)(sums[1] + offset_term[k]));
-    out0[k + 1] = utvm_requant_entry_output(block, &e[1], (int32_t)(sums[2] + offset_term[k + 1]));
-    out1[k + 1] = utvm_requant_entry_output(block, &e[1], (int32_t)(sums[3] + offset_term[k + 1]));
+    out0[k] = utvm_requant_output_known(block, fast, k, (int32_t)(sums[0] + offset_term[k]));
+    out1[k] = utvm_requant_output_known(block, fast, k, (int32_t)(sums[1] + offset_term[k]));
+    out0[k + 1] =
+        utvm_requant_output_known(block, fast, k + 1, (int32_t)(sums[2] + offset_term[k + 1]));
+    out1[k + 1] =
+        utvm_requant_output_known(block, fast, k + 1, (int32_t)(sums[3] + offset_term[k + 1]));
   }
+}
+
+/* conv_interior_pair_block_as for a fast block and for one that is not, each a function of
+ * its own (one copy of the loop per register allocation). */
+static BLOCKED_NOINLINE void conv_interior_pair_block_fast(
+    const conv_runs_t *g, const int8_t *x0, const int8_t *x1, const int8_t *f,
+    int32_t filter_size, const utvm_requant_block_t *block, const uint32_t *offset_term,
+    int32_t count, int8_t *out0, int8_t *out1) {
+  conv_interior_pair_block_as(g, x0, x1, f, filter_size, block, true, offset_term, count, out0,
+                              out1);
+}
+
+static BLOCKED_NOINLINE void conv_interior_pair_block_general(
+    const conv_runs_t *g, const int8_t *x0, const int8_t *x1, const int8_t *f,
+    int32_t filter_size, const utvm_requant_block_t *block, const uint32_t *offset_term,
+    int32_t count, int8_t *out0, int8_t *out1) {
+  conv_interior_pair_block_as(g, x0, x1, f, filter_size, block, false, offset_term, count, out0,
+                              out1);
 }
 
 /* One output position of the channels of block (window: its taps inside the input), four
@@ -196,7 +225,7 @@ typedef struct {
 } conv_position_t;
 
 /* Two positions whose windows lie wholly inside the input, two channels at a time:
- * offset_term[k] is input_offset times the sum of channel first + k's filter; block fast. */
+ * offset_term[k] is input_offset times the sum of channel first + k's filter. */
 static void conv_interior_pair(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
                                conv_position_t *p0, conv_position_t *p1,
                                const utvm_dims_t *filter_dims, const int8_t *filter,
@@ -212,13 +241,18 @@ static void conv_interior_pair(const utvm_conv2d_params_t *params, const utvm_di
   /* Without dilation a row of taps is one contiguous run in the input and in the filter. */
   const bool rows = params->dilation_w == 1;
   conv_runs_t g;
+  g.rows = filter_dims->h;
   g.runs_per_row = rows ? 1 : filter_dims->w;
-  g.runs = filter_dims->h * g.runs_per_row;
   g.run = rows ? filter_dims->w * in_c : in_c;
   g.input_row_step = params->dilation_h * input_dims->w * in_c;
   g.input_tap_step = params->dilation_w * in_c;
-  conv_interior_pair_block(&g, x0, x1, f, filter_size, block, offset_term, count, p0->out,
-                           p1->out);
+  if (block->fast) {
+    conv_interior_pair_block_fast(&g, x0, x1, f, filter_size, block, offset_term, count,
+                                  p0->out, p1->out);
+  } else {
+    conv_interior_pair_block_general(&g, x0, x1, f, filter_size, block, offset_term, count,
+                                     p0->out, p1->out);
+  }
   if ((count % 2) != 0) {
     const int32_t k = count - 1;
     const int8_t *f0 = &f[k * filter_size];
@@ -265,8 +299,7 @@ void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
           p.window.in_x_origin = out_x * params->stride_w - params->pad_left;
           utvm_taps_inside(p.window.in_x_origin, params->dilation_w, filter_dims->w,
                            input_dims->w, &p.window.xs[0], &p.window.xs[1]);
-          /* Pairs take the fast requantization; without it every position goes alone. */
-          p.interior = block.fast && (p.window.ys[0] == 0) && (p.window.ys[1] == filter_dims->h) &&
+          p.interior = (p.window.ys[0] == 0) && (p.window.ys[1] == filter_dims->h) &&
                        (p.window.xs[0] == 0) && (p.window.xs[1] == filter_dims->w);
           p.out = out;
           if (!p.interior) {
@@ -384,14 +417,14 @@ static uint32_t depthwise_window_1(const utvm_depthwise_conv2d_params_t *params,
 #define DEPTHWISE_3X3_TAPS 9
 
 /* One position of a 3x3 depthwise layer with multiplier 1 whose window lies wholly inside the
- * input: the count channels of block (fast), x at the window's first tap of the block's first
- * channel, rows row_step and taps col_step values apart, taps from depthwise_3x3_taps,
- * offset_term[k] input_offset times channel k's filter sum. */
-static BLOCKED_NOINLINE void depthwise_3x3_interior(const int8_t *x, int32_t row_step,
-                                                    int32_t col_step, const int8_t *taps,
-                                                    const utvm_requant_block_t *block,
-                                                    const uint32_t *offset_term, int32_t count,
-                                                    int8_t *out) {
+ * input: the count channels of block (fast says whether it is), x at the window's first tap of
+ * the block's first channel, rows row_step and taps col_step values apart, taps regrouped
+ * channel by channel, offset_term[k] input_offset times channel k's filter sum. */
+static inline void depthwise_3x3_interior_as(const int8_t *x, int32_t row_step, int32_t col_step,
+                                             const int8_t *taps,
+                                             const utvm_requant_block_t *block, bool fast,
+                                             const uint32_t *offset_term, int32_t count,
+                                             int8_t *out) {
   const int32_t row2 = 2 * row_step;
   const int32_t col2 = 2 * col_step;
   const int8_t *t = taps;
@@ -406,9 +439,27 @@ static BLOCKED_NOINLINE void depthwise_3x3_interior(const int8_t *x, int32_t row
     acc += (uint32_t)((int32_t)t[6] * (int32_t)x[k + row2]);
     acc += (uint32_t)((int32_t)t[7] * (int32_t)x[k + row2 + col_step]);
     acc += (uint32_t)((int32_t)t[8] * (int32_t)x[k + row2 + col2]);
-    out[k] = utvm_requant_entry_output(block, &block->entry[k], (int32_t)acc);
+    out[k] = utvm_requant_output_known(block, fast, k, (int32_t)acc);
     t = &t[DEPTHWISE_3X3_TAPS];
   }
+}
+
+/* depthwise_3x3_interior_as, for a fast block and for one that is not, each a function
+ * of its own. */
+static BLOCKED_NOINLINE void depthwise_3x3_interior_fast(const int8_t *x, int32_t row_step,
+                                                         int32_t col_step, const int8_t *taps,
+                                                         const utvm_requant_block_t *block,
+                                                         const uint32_t *offset_term,
+                                                         int32_t count, int8_t *out) {
+  depthwise_3x3_interior_as(x, row_step, col_step, taps, block, true, offset_term, count, out);
+}
+
+static BLOCKED_NOINLINE void depthwise_3x3_interior_general(const int8_t *x, int32_t row_step,
+                                                            int32_t col_step, const int8_t *taps,
+                                                            const utvm_requant_block_t *block,
+                                                            const uint32_t *offset_term,
+                                                            int32_t count, int8_t *out) {
+  depthwise_3x3_interior_as(x, row_step, col_step, taps, block, false, offset_term, count, out);
 }
 
 void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
@@ -462,12 +513,18 @@ void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *para
           const bool interior = (window.ys[0] == 0) && (window.ys[1] == filter_dims->h) &&
                                 (window.xs[0] == 0) && (window.xs[1] == filter_dims->w);
           int32_t ch = first;
-          if (interior && taps_3x3 && block.fast) {
+          if (interior && taps_3x3) {
             const int8_t *x = &window.batch_input[(window.in_y_origin * input_dims->w +
                                                    window.in_x_origin) * input_dims->c + first];
-            depthwise_3x3_interior(x, params->dilation_h * input_dims->w * input_dims->c,
-                                   params->dilation_w * input_dims->c, taps, &block,
-                                   offset_term, count, &out[first]);
+            const int32_t row_step = params->dilation_h * input_dims->w * input_dims->c;
+            const int32_t col_step = params->dilation_w * input_dims->c;
+            if (block.fast) {
+              depthwise_3x3_interior_fast(x, row_step, col_step, taps, &block, offset_term, count,
+                                          &out[first]);
+            } else {
+              depthwise_3x3_interior_general(x, row_step, col_step, taps, &block, offset_term,
+                                             count, &out[first]);
+            }
             ch = first + count;
           }
           for (; ch < blocked_end; ch += 4) {

@@ -11,6 +11,7 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
   block->bias = bias;
   block->quant = quant;
   bool fast = true;
+  bool reference = false;
   for (int32_t k = 0; k < count; ++k) {
     const int32_t channel = first + k;
     const int32_t q = (quant->count == 1) ? 0 : channel;
@@ -19,11 +20,19 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
     utvm_requant_entry_t *e = &block->entry[k];
     e->bias = (bias != NULL) ? bias[channel] : 0;
     e->multiplier = multiplier;
-    if ((multiplier < 0) || (shift >= 0)) {
+    e->left = 0;
+    if (multiplier < 0) {
       fast = false;
+      reference = true;
       e->round_lo = 0u;
       e->round_hi = 0;
       e->shift = 0;
+    } else if (shift >= 0) {
+      fast = false;
+      e->round_lo = (uint32_t)1u << 30u;
+      e->round_hi = 0;
+      e->shift = -1;
+      e->left = shift;
     } else {
       const uint32_t right = (uint32_t)-shift; /* 1..31 */
       /* 2^30 + 2^(30+right) - 2^31 = 2^(30+right) - 2^30 (>= 2^30). */
@@ -34,6 +43,7 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
     }
   }
   block->fast = fast;
+  block->reference = reference;
 }
 
 bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, int32_t right) {
@@ -51,7 +61,21 @@ bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, in
   return true;
 }
 
-int8_t utvm_requant_output_reference(const utvm_requant_block_t *block, int32_t k, int32_t acc) {
-  return utvm_mac_output_s8(acc, block->bias, block->quant, block->first + k,
-                            block->output_offset, block->act_min, block->act_max);
+int8_t utvm_requant_output_general(const utvm_requant_block_t *block, int32_t k, int32_t acc) {
+  if (block->reference) {
+    return utvm_mac_output_s8(acc, block->bias, block->quant, block->first + k,
+                              block->output_offset, block->act_min, block->act_max);
+  }
+  const utvm_requant_entry_t *e = &block->entry[k];
+  int32_t value;
+  if (e->shift >= 0) {
+    value = utvm_requant_entry_value(acc, e);
+  } else {
+    const int32_t x = utvm_wrap_shl(utvm_wrap_add(acc, e->bias), e->left);
+    const uint64_t sum = (uint64_t)e->round_lo + (uint64_t)((int64_t)x * (int64_t)e->multiplier);
+    /* floor(sum / 2^31) of the signed 64-bit sum: its high word times 2 plus bit 31. */
+    value = (int32_t)(((uint32_t)(sum >> 32) << 1) | ((uint32_t)sum >> 31));
+  }
+  value = utvm_wrap_add(value, block->output_offset);
+  return (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
 }

@@ -15,9 +15,10 @@
  * n may be taken from the sign of x instead of t: they differ only when x < 0 and
  * t = 0 (x*m in [-2^30, 0)), and then floor((2^(r-1) - 1) / 2^r) = floor(2^(r-1) / 2^r) = 0.
  * So each channel stores the constant 2^30 + 2^(30+r) - 2^31 (the sum for x < 0) and the value
- * adds 2^31 when x >= 0. Channels with a left shift (s >= 0) or a negative multiplier (not made
- * by TFLite's prepare, but possible in a hostile file) take utvm_mac_output_s8 instead: a
- * table is "exact" only when all of its channels qualify.
+ * adds 2^31 when x >= 0. A channel with a left shift (s >= 0: no RoundingDivideByPOT) takes
+ * floor((wrap(x * 2^s) * m + 2^30) / 2^31) from the same sum, which makes its block not fast
+ * (an out-of-line step per value); a negative multiplier (not made by TFLite's prepare, but
+ * possible in a hostile file) makes the whole block take utvm_mac_output_s8.
  */
 #ifndef UTVM_KERNELS_REQUANT_S8_H
 #define UTVM_KERNELS_REQUANT_S8_H
@@ -29,19 +30,23 @@
 #include "utvm/kernels.h"
 
 /* One output channel: bias (0 without), multiplier, the rounding constant for a negative
- * value (64 bits as two words) and the right shift minus one. */
+ * value (64 bits as two words) and the right shift minus one; in a block that is not fast,
+ * a channel with a left shift has shift -1, left its left shift and round 2^30. */
 typedef struct {
   int32_t bias;
   int32_t multiplier;
   uint32_t round_lo;
   int32_t round_hi;
   int32_t shift;
+  int32_t left;
 } utvm_requant_entry_t;
 
 /* The requantization of channels first..first+count-1 (count <= UTVM_KERNELS_CHANNEL_BLOCK):
- * table entries when fast, else the parameters utvm_mac_output_s8 takes. */
+ * fast when every channel shifts right (the entries' short form), else the entries with left
+ * shifts too, or (reference: a negative multiplier) the parameters utvm_mac_output_s8 takes. */
 typedef struct {
   bool fast;
+  bool reference;
   int32_t first;
   int32_t output_offset;
   int32_t act_min;
@@ -75,8 +80,17 @@ static inline int8_t utvm_requant_entry_output(const utvm_requant_block_t *block
   return (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
 }
 
-/* utvm_mac_output_s8 for channel block->first + k (a block that is not fast). */
-int8_t utvm_requant_output_reference(const utvm_requant_block_t *block, int32_t k, int32_t acc);
+/* Output value of channel block->first + k of a block that is not fast (bit-exact with
+ * utvm_mac_output_s8). */
+int8_t utvm_requant_output_general(const utvm_requant_block_t *block, int32_t k, int32_t acc);
+
+/* utvm_requant_output where the caller knows block->fast (a constant in its specialised
+ * copy of a loop: the test leaves the loop). */
+static inline int8_t utvm_requant_output_known(const utvm_requant_block_t *block, bool fast,
+                                               int32_t k, int32_t acc) {
+  return fast ? utvm_requant_entry_output(block, &block->entry[k], acc)
+              : utvm_requant_output_general(block, k, acc);
+}
 
 /* Output value of channel block->first + k from its accumulator (bias not yet added). */
 static inline int8_t utvm_requant_output(const utvm_requant_block_t *block, int32_t k,
@@ -85,7 +99,7 @@ static inline int8_t utvm_requant_output(const utvm_requant_block_t *block, int3
   if (block->fast) {
     out = utvm_requant_entry_output(block, &block->entry[k], acc);
   } else {
-    out = utvm_requant_output_reference(block, k, acc);
+    out = utvm_requant_output_general(block, k, acc);
   }
   return out;
 }
