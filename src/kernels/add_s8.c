@@ -33,6 +33,30 @@ static int8_t add_element(const utvm_add_params_t *params, int8_t x1, int8_t x2)
                                 params->act_max);
 }
 
+/* The same-shape loop with the input scales' kinds known: right shifts of 0 take the short
+ * form (one of the inputs usually has one: TFLite scales the larger input by 1/2 exactly). */
+static inline void add_same_shape_as(const utvm_add_params_t *params, const int8_t *input1,
+                                     const int8_t *input2, int32_t count, int8_t *output,
+                                     const utvm_requant_scale_t *scale1, bool right1_is_zero,
+                                     const utvm_requant_scale_t *scale2, bool right2_is_zero,
+                                     const utvm_requant_scale_t *scale_out) {
+  const int32_t offset1 = params->input1_offset;
+  const int32_t offset2 = params->input2_offset;
+  const int32_t left = params->left_shift;
+  const int32_t output_offset = params->output_offset;
+  const int32_t act_min = params->act_min;
+  const int32_t act_max = params->act_max;
+  for (int32_t i = 0; i < count; ++i) {
+    /* (x + offset) * 2^left: |x + offset| <= 255, left <= 23, no overflow. */
+    const int32_t shifted1 = ((int32_t)input1[i] + offset1) * ((int32_t)1 << left);
+    const int32_t shifted2 = ((int32_t)input2[i] + offset2) * ((int32_t)1 << left);
+    const int32_t sum = utvm_wrap_add(utvm_requant_scale_known(shifted1, scale1, right1_is_zero),
+                                      utvm_requant_scale_known(shifted2, scale2, right2_is_zero));
+    const int32_t value = utvm_wrap_add(utvm_requant_scale(sum, scale_out), output_offset);
+    output[i] = (int8_t)utvm_clamp_s32(value, act_min, act_max);
+  }
+}
+
 /* Inputs of the output's shape, element by element, each scaling in one 64-bit
  * multiply-accumulate (requant_s8.h); false (nothing written) if a multiplier is negative, which
  * only the reference form takes. */
@@ -46,15 +70,17 @@ static bool add_same_shape(const utvm_add_params_t *params, const int8_t *input1
       !utvm_requant_scale_init(&scale_out, params->output_multiplier, -params->output_shift)) {
     return false;
   }
-  const uint32_t left = (uint32_t)params->left_shift;
-  for (int32_t i = 0; i < count; ++i) {
-    /* (x + offset) * 2^left: |x + offset| <= 255, left <= 23, no overflow. */
-    const int32_t shifted1 = ((int32_t)input1[i] + params->input1_offset) * ((int32_t)1 << left);
-    const int32_t shifted2 = ((int32_t)input2[i] + params->input2_offset) * ((int32_t)1 << left);
-    const int32_t sum = utvm_wrap_add(utvm_requant_scale(shifted1, &scale1),
-                                      utvm_requant_scale(shifted2, &scale2));
-    const int32_t value = utvm_wrap_add(utvm_requant_scale(sum, &scale_out), params->output_offset);
-    output[i] = (int8_t)utvm_clamp_s32(value, params->act_min, params->act_max);
+  const bool zero1 = scale1.right == 0;
+  const bool zero2 = scale2.right == 0;
+  if (zero1 == zero2) {
+    add_same_shape_as(params, input1, input2, count, output, &scale1, zero1, &scale2, zero2,
+                      &scale_out);
+  } else if (zero2) {
+    add_same_shape_as(params, input1, input2, count, output, &scale1, false, &scale2, true,
+                      &scale_out);
+  } else {
+    add_same_shape_as(params, input1, input2, count, output, &scale1, true, &scale2, false,
+                      &scale_out);
   }
   return true;
 }

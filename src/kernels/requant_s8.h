@@ -118,14 +118,15 @@ typedef struct {
 /* Sets *scale; false (nothing usable) if multiplier < 0 or right is outside 0..31. */
 bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, int32_t right);
 
-/* The scaled value of x, bit-exact with utvm_rounding_divide_by_pot(
- * utvm_sat_round_doubling_high_mul(x, multiplier), right). */
-static inline int32_t utvm_requant_scale(int32_t x, const utvm_requant_scale_t *scale) {
+/* utvm_requant_scale where the caller knows whether scale->right is 0 (a constant in its
+ * specialised copy of a loop). */
+static inline int32_t utvm_requant_scale_known(int32_t x, const utvm_requant_scale_t *scale,
+                                               bool right_is_zero) {
   const uint64_t round =
       ((uint64_t)(uint32_t)scale->round_hi << 32) | (uint64_t)scale->round_lo;
   const uint64_t product = (uint64_t)((int64_t)x * (int64_t)scale->multiplier);
   int32_t value;
-  if (scale->right == 0) {
+  if (right_is_zero) {
     const uint64_t sum = round + product;
     /* floor(sum / 2^31) of the signed 64-bit sum: its high word times 2 plus bit 31. */
     value = (int32_t)(((uint32_t)(sum >> 32) << 1) | ((uint32_t)sum >> 31));
@@ -134,6 +135,12 @@ static inline int32_t utvm_requant_scale(int32_t x, const utvm_requant_scale_t *
     value = (int32_t)(uint32_t)(sum >> 32) >> (scale->right - 1);
   }
   return value;
+}
+
+/* The scaled value of x, bit-exact with utvm_rounding_divide_by_pot(
+ * utvm_sat_round_doubling_high_mul(x, multiplier), right). */
+static inline int32_t utvm_requant_scale(int32_t x, const utvm_requant_scale_t *scale) {
+  return utvm_requant_scale_known(x, scale, scale->right == 0);
 }
 
 #endif /* UTVM_KERNELS_REQUANT_S8_H */
