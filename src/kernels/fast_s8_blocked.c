@@ -558,25 +558,30 @@ void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *para
   }
 }
 
-/* a[0..3]: sums of filter rows w (four rows of length values) times (x + input_offset). */
-static BLOCKED_NOINLINE void fc_rows_4(const int8_t *x, int32_t input_offset, const int8_t *w,
+/* Input values the blocked FULLY_CONNECTED widens with their offset at a time (stack: two bytes
+ * each). */
+#define FC_CHUNK 256
+
+/* a[0..3] += sums of filter rows w (four rows stride values apart, length values each) times
+ * xo (the input values with their offset). */
+static BLOCKED_NOINLINE void fc_rows_4(const int16_t *xo, const int8_t *w, int32_t stride,
                                        int32_t length, uint32_t a[4]) {
   const int8_t *w0 = w;
-  const int8_t *w1 = &w0[length];
-  const int8_t *w2 = &w1[length];
-  const int8_t *w3 = &w2[length];
-  uint32_t a0 = 0u;
-  uint32_t a1 = 0u;
-  uint32_t a2 = 0u;
-  uint32_t a3 = 0u;
-  const int8_t *const x_end = &x[length];
-  while (x != x_end) {
-    const int32_t v = (int32_t)*x + input_offset;
+  const int8_t *w1 = &w0[stride];
+  const int8_t *w2 = &w1[stride];
+  const int8_t *w3 = &w2[stride];
+  uint32_t a0 = a[0];
+  uint32_t a1 = a[1];
+  uint32_t a2 = a[2];
+  uint32_t a3 = a[3];
+  const int16_t *const x_end = &xo[length];
+  while (xo != x_end) {
+    const int32_t v = *xo;
     a0 += (uint32_t)((int32_t)*w0 * v);
     a1 += (uint32_t)((int32_t)*w1 * v);
     a2 += (uint32_t)((int32_t)*w2 * v);
     a3 += (uint32_t)((int32_t)*w3 * v);
-    x = &x[1];
+    xo = &xo[1];
     w0 = &w0[1];
     w1 = &w1[1];
     w2 = &w2[1];
@@ -595,8 +600,11 @@ void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params
                                      const int32_t *bias, int8_t *output) {
   const int32_t input_offset = params->input_offset;
   utvm_requant_block_t block;
+  int16_t xo[FC_CHUNK];
+  uint32_t sums[UTVM_KERNELS_CHANNEL_BLOCK];
   for (int32_t first = 0; first < output_depth; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = utvm_min_s32(UTVM_KERNELS_CHANNEL_BLOCK, output_depth - first);
+    const int32_t count4 = count - count % 4;
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
     for (int32_t b = 0; b < batches; ++b) {
@@ -607,21 +615,28 @@ void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params
         input_sum += (uint32_t)((int32_t)x[i] + input_offset);
       }
       const uint32_t filter_term = (uint32_t)params->filter_offset * input_sum;
-      int32_t k = 0;
-      for (; (k + 4) <= count; k += 4) {
-        uint32_t a[4];
-        fc_rows_4(x, input_offset, &filter[(first + k) * input_depth], input_depth, a);
-        for (int32_t j = 0; j < 4; ++j) {
-          out[k + j] = utvm_requant_output(&block, k + j, (int32_t)(a[j] + filter_term));
+      for (int32_t k = 0; k < count; ++k) {
+        sums[k] = filter_term;
+      }
+      /* Four rows per widened input value, FC_CHUNK input values at a time. */
+      for (int32_t start = 0; start < input_depth; start += FC_CHUNK) {
+        const int32_t length = utvm_min_s32(FC_CHUNK, input_depth - start);
+        for (int32_t i = 0; i < length; ++i) {
+          xo[i] = (int16_t)((int32_t)x[start + i] + input_offset);
+        }
+        for (int32_t k = 0; k < count4; k += 4) {
+          fc_rows_4(xo, &filter[(first + k) * input_depth + start], input_depth, length,
+                    &sums[k]);
         }
       }
-      for (; k < count; ++k) {
+      for (int32_t k = count4; k < count; ++k) {
         const int8_t *w = &filter[(first + k) * input_depth];
-        uint32_t acc = filter_term;
         for (int32_t i = 0; i < input_depth; ++i) {
-          acc += (uint32_t)((int32_t)w[i] * ((int32_t)x[i] + input_offset));
+          sums[k] += (uint32_t)((int32_t)w[i] * ((int32_t)x[i] + input_offset));
         }
-        out[k] = utvm_requant_output(&block, k, (int32_t)acc);
+      }
+      for (int32_t k = 0; k < count; ++k) {
+        out[k] = utvm_requant_output(&block, k, (int32_t)sums[k]);
       }
     }
   }
