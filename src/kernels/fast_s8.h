@@ -108,6 +108,11 @@ void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params
                                      const int8_t *input, const int8_t *filter,
                                      const int32_t *bias, int8_t *output);
 
+/* ADD of count elements of two inputs of the output's shape (no broadcasting; checked
+ * arguments; output may alias an input). */
+void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
 #if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
  * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must be > 0, any
@@ -168,6 +173,10 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_dims_t *filter_dims, const int8_t *filter,
                                   const int32_t *bias, const utvm_dims_t *output_dims,
                                   int8_t *output);
+
+/* utvm_add_s8_portable four lanes at a time. */
+void utvm_add_s8_mve(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
+                     const int8_t *input2, int8_t *output);
 #endif
 
 #endif /* UTVM_KERNELS_FAST_S8_H */
