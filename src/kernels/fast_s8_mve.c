@@ -139,13 +139,12 @@ static inline int32x4_t mve_output4(int32x4_t acc, int32x4_t multiplier, int32x4
   return vminq_s32(vmaxq_s32(vaddq_n_s32(x, offset), act_min), act_max);
 }
 
-/* out[i] for i < count from sums[i] + terms[i]: channel + i's requantization, offset and clamp
- * (utvm_mac_output_s8's order). Per-tensor parameters are gathered from offset 0 in every
- * lane, so both kinds take the same loop. */
-static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *terms,
-                                         int32_t count, int32_t channel,
-                                         const utvm_per_channel_quant_t *quant,
-                                         const mve_output_t *o, int8_t *out) {
+/* out[i] for i < count from sums[i] (+ terms[i] unless terms is NULL): channel + i's
+ * requantization, offset and clamp (utvm_mac_output_s8's order). Per-tensor parameters are
+ * gathered from offset 0 in every lane, so both kinds take the same loop. */
+static inline void mve_requant_inline(const int32_t *sums, const int32_t *terms, int32_t count,
+                                      int32_t channel, const utvm_per_channel_quant_t *quant,
+                                      const mve_output_t *o, int8_t *out) {
   const int32x4_t act_min = vdupq_n_s32(o->act_min);
   const int32x4_t act_max = vdupq_n_s32(o->act_max);
   const int32_t offset = o->output_offset;
@@ -156,7 +155,10 @@ static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *ter
   const int32_t whole = count / 4;
   for (int32_t block = 0; block < whole; ++block) {
     const int32_t i = 4 * block;
-    const int32x4_t acc = vaddq_s32(vldrwq_s32(&sums[i]), vldrwq_s32(&terms[i]));
+    int32x4_t acc = vldrwq_s32(&sums[i]);
+    if (terms != NULL) {
+      acc = vaddq_s32(acc, vldrwq_s32(&terms[i]));
+    }
     const int32x4_t multiplier = vldrwq_gather_shifted_offset_s32(multipliers, offsets);
     const int32x4_t shift = vldrbq_gather_offset_s32(shifts, offsets);
     vstrbq_s32(&out[i], mve_output4(acc, multiplier, shift, act_min, act_max, offset));
@@ -165,11 +167,33 @@ static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *ter
   const int32_t i = 4 * whole;
   if (i < count) {
     const mve_pred16_t p = vctp32q((uint32_t)(count - i));
-    const int32x4_t acc =
-        vaddq_s32(vldrwq_z_s32(&sums[i], p), vldrwq_z_s32(&terms[i], p));
+    int32x4_t acc = vldrwq_z_s32(&sums[i], p);
+    if (terms != NULL) {
+      acc = vaddq_s32(acc, vldrwq_z_s32(&terms[i], p));
+    }
     const int32x4_t multiplier = vldrwq_gather_shifted_offset_z_s32(multipliers, offsets, p);
     const int32x4_t shift = vldrbq_gather_offset_z_s32(shifts, offsets, p);
     vstrbq_p_s32(&out[i], mve_output4(acc, multiplier, shift, act_min, act_max, offset), p);
+  }
+}
+
+/* mve_requant_inline with terms. */
+static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *terms,
+                                         int32_t count, int32_t channel,
+                                         const utvm_per_channel_quant_t *quant,
+                                         const mve_output_t *o, int8_t *out) {
+  mve_requant_inline(sums, terms, count, channel, quant, o, out);
+}
+
+/* The outputs of columns 0..columns-1 (1..4), column j's sums at sums[j * MVE_BLOCK] (terms
+ * included), its count outputs at out[j * out_step]. */
+static MVE_NOINLINE void mve_requant_columns(const int32_t *sums, int32_t columns, int32_t count,
+                                             int32_t channel,
+                                             const utvm_per_channel_quant_t *quant,
+                                             const mve_output_t *o, int8_t *out,
+                                             int32_t out_step) {
+  for (int32_t j = 0; j < columns; ++j) {
+    mve_requant_inline(&sums[j * MVE_BLOCK], NULL, count, channel, quant, o, &out[j * out_step]);
   }
 }
 
@@ -215,144 +239,226 @@ static void mve_put(const mve_columns_t *cols, int32_t j, int32_t k, const int8_
 }
 
 /* A column up to this long is built in a stack buffer by byte runs and then interleaved, which
- * is cheaper than interleaving many short runs (few input channels). */
-#define MVE_PLAIN_COLUMN 256
+ * is cheaper than interleaving many short runs (input channels not a multiple of 16). */
+#define MVE_PLAIN_COLUMN 512
 
-/* n bytes from src to dst. */
-static void mve_copy(int8_t *dst, const int8_t *src, int32_t n) {
-  const int32_t blocks = n / 16;
-  for (int32_t b = 0; b < blocks; ++b) {
-    vstrbq_s8(&dst[16 * b], vldrbq_s8(&src[16 * b]));
-  }
-  const int32_t tail = n - 16 * blocks;
-  if (tail > 0) {
-    const mve_pred16_t p = vctp8q((uint32_t)tail);
-    vstrbq_p_s8(&dst[16 * blocks], vldrbq_z_s8(&src[16 * blocks], p), p);
+/* n bytes from src to dst (src NULL: n bytes of pad), 16 at a time, the last step predicated. */
+static inline void mve_run(int8_t *dst, const int8_t *src, int8x16_t pad, int32_t n) {
+  for (int32_t i = 0; i < n; i += 16) {
+    const mve_pred16_t p = vctp8q((uint32_t)(n - i));
+    vstrbq_p_s8(&dst[i], (src != NULL) ? vldrbq_z_s8(&src[i], p) : pad, p);
   }
 }
 
-/* n bytes of value at dst. */
-static void mve_fill(int8_t *dst, int8x16_t value, int32_t n) {
-  const int32_t blocks = n / 16;
-  for (int32_t b = 0; b < blocks; ++b) {
-    vstrbq_s8(&dst[16 * b], value);
-  }
-  const int32_t tail = n - 16 * blocks;
-  if (tail > 0) {
-    vstrbq_p_s8(&dst[16 * blocks], value, vctp8q((uint32_t)tail));
+/* n (a multiple of 16) values of column j from value k (a multiple of 16) on: src[0..n), or
+ * pad where src is NULL; the column has no tail. */
+static inline void mve_run_aligned(const mve_columns_t *cols, int32_t j, int32_t k,
+                                   const int8_t *src, int8x16_t pad, int32_t n) {
+  int8_t *dst = &cols->base[4 * k + 16 * j];
+  for (int32_t i = 0; i < n; i += 16) {
+    vstrbq_s8(dst, (src != NULL) ? vldrbq_s8(&src[i]) : pad);
+    dst = &dst[64];
   }
 }
 
-/* Where a column's values go: a plain buffer, or (plain NULL) column j of cols. */
+/* What the column builder keeps for a whole convolution. */
 typedef struct {
-  int8_t *plain;
-  const mve_columns_t *cols;
-  int32_t j;
-  int8x16_t pad;
-} mve_writer_t;
+  const utvm_conv2d_params_t *params;
+  const utvm_dims_t *input_dims;
+  const utvm_dims_t *filter_dims;
+  mve_columns_t cols;
+  int8x16_t pad;      /* -io: x + io is 0 in the padding */
+  int32_t row_length; /* KW * Ci */
+  int32_t length;     /* KH * KW * Ci */
+  bool aligned;       /* Ci a multiple of 16: every run starts and ends on a block */
+} mve_conv_t;
 
-/* n values from value k on: src[0..n), or the pad value where src is NULL. */
-static void mve_write(const mve_writer_t *out, int32_t k, const int8_t *src, int32_t n) {
-  int8_t *plain = out->plain;
-  if (plain == NULL) {
-    mve_put(out->cols, out->j, k, src, out->pad, n);
-  } else if (src != NULL) {
-    mve_copy(&plain[k], src, n);
+/* One filter row of a window: where its taps come from (src_row NULL: all padding, else the
+ * input row with taps first..end-1 inside), as runs of length values from dst on. */
+static inline void mve_conv_row(const mve_conv_t *cv, const int8_t *src_row, int32_t in_x_origin,
+                                int32_t first, int32_t end, int8_t *dst) {
+  const int32_t in_c = cv->input_dims->c;
+  const int32_t dilation = cv->params->dilation_w;
+  if (src_row == NULL) {
+    mve_run(dst, NULL, cv->pad, cv->row_length);
   } else {
-    mve_fill(&plain[k], out->pad, n);
+    mve_run(dst, NULL, cv->pad, first * in_c);
+    if (dilation == 1) {
+      mve_run(&dst[first * in_c], &src_row[(in_x_origin + first) * in_c], cv->pad,
+              (end - first) * in_c);
+    } else {
+      for (int32_t filter_x = first; filter_x < end; ++filter_x) {
+        mve_run(&dst[filter_x * in_c], &src_row[(in_x_origin + dilation * filter_x) * in_c],
+                cv->pad, in_c);
+      }
+    }
+    mve_run(&dst[end * in_c], NULL, cv->pad, (cv->filter_dims->w - end) * in_c);
+  }
+}
+
+/* The same row straight into column j of an aligned layout, from value k on. */
+static inline void mve_conv_row_aligned(const mve_conv_t *cv, const int8_t *src_row,
+                                        int32_t in_x_origin, int32_t first, int32_t end,
+                                        int32_t j, int32_t k) {
+  const int32_t in_c = cv->input_dims->c;
+  const int32_t dilation = cv->params->dilation_w;
+  if (src_row == NULL) {
+    mve_run_aligned(&cv->cols, j, k, NULL, cv->pad, cv->row_length);
+  } else {
+    mve_run_aligned(&cv->cols, j, k, NULL, cv->pad, first * in_c);
+    if (dilation == 1) {
+      mve_run_aligned(&cv->cols, j, k + first * in_c, &src_row[(in_x_origin + first) * in_c],
+                      cv->pad, (end - first) * in_c);
+    } else {
+      for (int32_t filter_x = first; filter_x < end; ++filter_x) {
+        mve_run_aligned(&cv->cols, j, k + filter_x * in_c,
+                        &src_row[(in_x_origin + dilation * filter_x) * in_c], cv->pad, in_c);
+      }
+    }
+    mve_run_aligned(&cv->cols, j, k + end * in_c, NULL, cv->pad,
+                    (cv->filter_dims->w - end) * in_c);
   }
 }
 
 /* Column j: the im2col column of the window at (in_y_origin, in_x_origin) of batch_input, its
- * KH*KW*Ci input values, -io where it lies outside the input (so that x + io is 0 there). */
-static void mve_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
-                            const int8_t *batch_input, int32_t in_y_origin, int32_t in_x_origin,
-                            const utvm_dims_t *filter_dims, const mve_columns_t *cols,
-                            int32_t j) {
-  const int32_t in_c = input_dims->c;
-  const int32_t row_length = filter_dims->w * in_c;
-  const int32_t length = filter_dims->h * row_length;
-  int8_t plain[MVE_PLAIN_COLUMN];
-  const mve_writer_t out = {((length <= MVE_PLAIN_COLUMN) && (length > in_c)) ? plain : NULL,
-                            cols, j, vdupq_n_s8((int8_t)(-params->input_offset))};
+ * KH*KW*Ci input values, -io where it lies outside the input. Runs straight into the layout when
+ * they are whole blocks, through a stack buffer when the column is short, else by mve_put. */
+static MVE_NOINLINE void mve_conv_column(const mve_conv_t *cv, const int8_t *batch_input,
+                                         int32_t in_y_origin, int32_t in_x_origin, int32_t j) {
+  const utvm_dims_t *in = cv->input_dims;
+  const int32_t dilation_h = cv->params->dilation_h;
+  const int32_t row_bytes = in->w * in->c;
   int32_t first;
   int32_t end;
-  utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &first, &end);
-  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
-    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
-    const int32_t k = filter_y * row_length;
-    if ((in_y < 0) || (in_y >= input_dims->h) || (first == end)) {
-      mve_write(&out, k, NULL, row_length);
-    } else {
-      const int8_t *src_row = &batch_input[in_y * input_dims->w * in_c];
-      mve_write(&out, k, NULL, first * in_c);
-      if (params->dilation_w == 1) {
-        mve_write(&out, k + first * in_c, &src_row[(in_x_origin + first) * in_c],
-                  (end - first) * in_c);
-      } else {
-        for (int32_t filter_x = first; filter_x < end; ++filter_x) {
-          const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
-          mve_write(&out, k + filter_x * in_c, &src_row[in_x * in_c], in_c);
-        }
-      }
-      mve_write(&out, k + end * in_c, NULL, (filter_dims->w - end) * in_c);
+  utvm_taps_inside(in_x_origin, cv->params->dilation_w, cv->filter_dims->w, in->w, &first, &end);
+  if (cv->aligned) {
+    for (int32_t filter_y = 0; filter_y < cv->filter_dims->h; ++filter_y) {
+      const int32_t in_y = in_y_origin + dilation_h * filter_y;
+      const bool inside = (in_y >= 0) && (in_y < in->h) && (first < end);
+      mve_conv_row_aligned(cv, inside ? &batch_input[in_y * row_bytes] : NULL, in_x_origin, first,
+                           end, j, filter_y * cv->row_length);
     }
-  }
-  if (out.plain != NULL) {
-    mve_put(cols, j, 0, plain, out.pad, length);
+  } else if (cv->length <= MVE_PLAIN_COLUMN) {
+    int8_t plain[MVE_PLAIN_COLUMN];
+    for (int32_t filter_y = 0; filter_y < cv->filter_dims->h; ++filter_y) {
+      const int32_t in_y = in_y_origin + dilation_h * filter_y;
+      const bool inside = (in_y >= 0) && (in_y < in->h) && (first < end);
+      mve_conv_row(cv, inside ? &batch_input[in_y * row_bytes] : NULL, in_x_origin, first, end,
+                   &plain[filter_y * cv->row_length]);
+    }
+    mve_put(&cv->cols, j, 0, plain, cv->pad, cv->length);
+  } else {
+    const int32_t in_c = in->c;
+    for (int32_t filter_y = 0; filter_y < cv->filter_dims->h; ++filter_y) {
+      const int32_t in_y = in_y_origin + dilation_h * filter_y;
+      const int32_t k = filter_y * cv->row_length;
+      if ((in_y < 0) || (in_y >= in->h) || (first == end)) {
+        mve_put(&cv->cols, j, k, NULL, cv->pad, cv->row_length);
+      } else {
+        const int8_t *src_row = &batch_input[in_y * row_bytes];
+        mve_put(&cv->cols, j, k, NULL, cv->pad, first * in_c);
+        for (int32_t filter_x = first; filter_x < end; ++filter_x) {
+          const int32_t in_x = in_x_origin + cv->params->dilation_w * filter_x;
+          mve_put(&cv->cols, j, k + filter_x * in_c, &src_row[in_x * in_c], cv->pad, in_c);
+        }
+        mve_put(&cv->cols, j, k + end * in_c, NULL, cv->pad, (cv->filter_dims->w - end) * in_c);
+      }
+    }
   }
 }
 
-/* The four sums of one weight row w with the four interleaved columns at c over blocks whole
- * 16-value blocks and (has_tail) the tail of tail values at tail_columns, into sums[0],
- * sums[MVE_BLOCK], sums[2 * MVE_BLOCK] and sums[3 * MVE_BLOCK]. */
-static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
-                            int32_t tail, const int8_t *tail_columns, int32_t *sums) {
-  int32_t a0 = 0;
-  int32_t a1 = 0;
-  int32_t a2 = 0;
-  int32_t a3 = 0;
-  const int8_t *wp = w;
+/* Column j of a 1x1 convolution: the input pixel at (in_y, in_x) of batch_input, or -io. */
+static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t *batch_input,
+                                              int32_t in_y, int32_t in_x, int32_t j) {
+  const utvm_dims_t *in = cv->input_dims;
+  const bool inside = (in_y >= 0) && (in_y < in->h) && (in_x >= 0) && (in_x < in->w);
+  mve_put(&cv->cols, j, 0, inside ? &batch_input[(in_y * in->w + in_x) * in->c] : NULL, cv->pad,
+          in->c);
+}
+
+/* The sums of weight rows w0 and w1 with the four interleaved columns at c over blocks whole
+ * 16-value blocks and (has_tail) the tail values at tail_columns (tail each), each started from
+ * its row's term (t0, t1), into s0[j * MVE_BLOCK] and s1[j * MVE_BLOCK] for column j. */
+static inline void mve_rows2(const int8_t *w0, const int8_t *w1, const int8_t *c, int32_t blocks,
+                             bool has_tail, int32_t tail, const int8_t *tail_columns, int32_t t0,
+                             int32_t t1, int32_t *s0, int32_t *s1) {
+  int32_t a0 = t0;
+  int32_t a1 = t0;
+  int32_t a2 = t0;
+  int32_t a3 = t0;
+  int32_t b0 = t1;
+  int32_t b1 = t1;
+  int32_t b2 = t1;
+  int32_t b3 = t1;
+  const int8_t *p0 = w0;
+  const int8_t *p1 = w1;
   const int8_t *cp = c;
   for (int32_t b = 0; b < blocks; ++b) {
-    const int8x16_t x = vldrbq_s8(wp);
-    a0 = vmladavaq_s8(a0, x, vldrbq_s8(cp));
-    a1 = vmladavaq_s8(a1, x, vldrbq_s8(&cp[16]));
-    a2 = vmladavaq_s8(a2, x, vldrbq_s8(&cp[32]));
-    a3 = vmladavaq_s8(a3, x, vldrbq_s8(&cp[48]));
-    wp = &wp[16];
+    const int8x16_t x0 = vldrbq_s8(p0);
+    const int8x16_t x1 = vldrbq_s8(p1);
+    int8x16_t y = vldrbq_s8(cp);
+    a0 = vmladavaq_s8(a0, x0, y);
+    b0 = vmladavaq_s8(b0, x1, y);
+    y = vldrbq_s8(&cp[16]);
+    a1 = vmladavaq_s8(a1, x0, y);
+    b1 = vmladavaq_s8(b1, x1, y);
+    y = vldrbq_s8(&cp[32]);
+    a2 = vmladavaq_s8(a2, x0, y);
+    b2 = vmladavaq_s8(b2, x1, y);
+    y = vldrbq_s8(&cp[48]);
+    a3 = vmladavaq_s8(a3, x0, y);
+    b3 = vmladavaq_s8(b3, x1, y);
+    p0 = &p0[16];
+    p1 = &p1[16];
     cp = &cp[64];
   }
   if (has_tail) {
     /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
     const mve_pred16_t p = vctp8q((uint32_t)tail);
-    const int8x16_t x = vldrbq_z_s8(wp, p);
-    a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
-    a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
-    a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
-    a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
+    const int8x16_t x0 = vldrbq_z_s8(p0, p);
+    const int8x16_t x1 = vldrbq_z_s8(p1, p);
+    int8x16_t y = vldrbq_z_s8(tail_columns, p);
+    a0 = vmladavaq_s8(a0, x0, y);
+    b0 = vmladavaq_s8(b0, x1, y);
+    y = vldrbq_z_s8(&tail_columns[tail], p);
+    a1 = vmladavaq_s8(a1, x0, y);
+    b1 = vmladavaq_s8(b1, x1, y);
+    y = vldrbq_z_s8(&tail_columns[2 * tail], p);
+    a2 = vmladavaq_s8(a2, x0, y);
+    b2 = vmladavaq_s8(b2, x1, y);
+    y = vldrbq_z_s8(&tail_columns[3 * tail], p);
+    a3 = vmladavaq_s8(a3, x0, y);
+    b3 = vmladavaq_s8(b3, x1, y);
   }
-  sums[0] = a0;
-  sums[MVE_BLOCK] = a1;
-  sums[2 * MVE_BLOCK] = a2;
-  sums[3 * MVE_BLOCK] = a3;
+  s0[0] = a0;
+  s0[MVE_BLOCK] = a1;
+  s0[2 * MVE_BLOCK] = a2;
+  s0[3 * MVE_BLOCK] = a3;
+  s1[0] = b0;
+  s1[MVE_BLOCK] = b1;
+  s1[2 * MVE_BLOCK] = b2;
+  s1[3 * MVE_BLOCK] = b3;
 }
 
-/* sums[j * MVE_BLOCK + i] = sum over k of rows[i * length + k] * column j's value k, for the
- * four interleaved columns j and i < count (wrapping). */
-static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const mve_columns_t *cols,
-                                   int32_t *sums) {
+/* sums[j * MVE_BLOCK + i] = terms[i] + sum over k of rows[i * length + k] * column j's value k,
+ * for the four interleaved columns j and i < count (wrapping), two rows at a time (with an odd
+ * count the last row twice: terms and sums have count rounded up to even entries). */
+static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int32_t *terms,
+                                   const mve_columns_t *cols, int32_t *sums) {
   const int32_t blocks = cols->whole / 16;
   const int32_t tail = cols->tail;
   const int32_t length = cols->whole + tail;
-  const int8_t *tail_columns = &cols->base[4 * cols->whole];
-  if (tail == 0) {
-    for (int32_t row = 0; row < count; ++row) {
-      mve_row4(&rows[row * length], cols->base, blocks, false, 0, tail_columns, &sums[row]);
-    }
-  } else {
-    for (int32_t row = 0; row < count; ++row) {
-      mve_row4(&rows[row * length], cols->base, blocks, true, tail, tail_columns, &sums[row]);
+  const int8_t *base = cols->base;
+  const int8_t *tail_columns = &base[4 * cols->whole];
+  for (int32_t row = 0; row < count; row += 2) {
+    const int8_t *w0 = &rows[row * length];
+    const int8_t *w1 = ((row + 1) < count) ? &w0[length] : w0;
+    if (tail == 0) {
+      mve_rows2(w0, w1, base, blocks, false, 0, tail_columns, terms[row], terms[row + 1],
+                &sums[row], &sums[row + 1]);
+    } else {
+      mve_rows2(w0, w1, base, blocks, true, tail, tail_columns, terms[row], terms[row + 1],
+                &sums[row], &sums[row + 1]);
     }
   }
 }
@@ -368,12 +474,22 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch) {
   const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
-  const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
+  const int32_t row_length = filter_dims->w * filter_dims->c;
+  const int32_t length = filter_dims->h * row_length;
+  const mve_conv_t cv = {params,
+                         input_dims,
+                         filter_dims,
+                         {scratch, length - length % 16, length % 16},
+                         vdupq_n_s8((int8_t)(-params->input_offset)),
+                         row_length,
+                         length,
+                         (input_dims->c % 16) == 0};
+  const bool pointwise = (filter_dims->h == 1) && (filter_dims->w == 1);
   const int32_t out_c = output_dims->c;
+  const int32_t out_w = output_dims->w;
   const int32_t batch_size = input_dims->h * input_dims->w * input_dims->c;
-  const int32_t plane = output_dims->h * output_dims->w;
+  const int32_t plane = output_dims->h * out_w;
   const int32_t positions = output_dims->n * plane;
-  const mve_columns_t cols = {scratch, length - length % 16, length % 16};
   int32_t terms[MVE_BLOCK];
   int32_t sums[4 * MVE_BLOCK];
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
@@ -381,21 +497,26 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
     const int8_t *rows = &filter[chunk * length];
     mve_row_sums(rows, length, count, terms);
     mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
+    if ((count % 2) != 0) {
+      terms[count] = 0; /* the repeated last row's (count < MVE_BLOCK when odd) */
+    }
     for (int32_t first = 0; first < positions; first += 4) {
-      /* Past the last position the last column repeats; its sums are not stored. */
-      for (int32_t j = 0; j < 4; ++j) {
-        const int32_t position = ((first + j) < positions) ? (first + j) : (positions - 1);
-        const int32_t out_y = (position % plane) / output_dims->w;
-        const int32_t out_x = position % output_dims->w;
-        mve_conv_column(params, input_dims, &input[(position / plane) * batch_size],
-                        out_y * params->stride_h - params->pad_top,
-                        out_x * params->stride_w - params->pad_left, filter_dims, &cols, j);
+      /* Past the last position the columns keep what they held; their sums are not stored. */
+      const int32_t columns = ((positions - first) < 4) ? (positions - first) : 4;
+      for (int32_t j = 0; j < columns; ++j) {
+        const int32_t position = first + j;
+        const int32_t in_y = ((position % plane) / out_w) * params->stride_h - params->pad_top;
+        const int32_t in_x = (position % out_w) * params->stride_w - params->pad_left;
+        const int8_t *batch_input = &input[(position / plane) * batch_size];
+        if (pointwise) {
+          mve_pointwise_column(&cv, batch_input, in_y, in_x, j);
+        } else {
+          mve_conv_column(&cv, batch_input, in_y, in_x, j);
+        }
       }
-      mve_gemm4(rows, count, &cols, sums);
-      for (int32_t j = 0; (j < 4) && ((first + j) < positions); ++j) {
-        mve_requant_run(&sums[j * MVE_BLOCK], terms, count, chunk, quant, &o,
-                        &output[(first + j) * out_c + chunk]);
-      }
+      mve_gemm4(rows, count, terms, &cv.cols, sums);
+      mve_requant_columns(sums, columns, count, chunk, quant, &o, &output[first * out_c + chunk],
+                          out_c);
     }
   }
 }
