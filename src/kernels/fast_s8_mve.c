@@ -376,73 +376,44 @@ static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t
           in->c);
 }
 
-/* The sums of weight rows w0 and w1 with the four interleaved columns at c over blocks whole
- * 16-value blocks and (has_tail) the tail values at tail_columns (tail each), each started from
- * its row's term (t0, t1), into s0[j * MVE_BLOCK] and s1[j * MVE_BLOCK] for column j. */
-static inline void mve_rows2(const int8_t *w0, const int8_t *w1, const int8_t *c, int32_t blocks,
-                             bool has_tail, int32_t tail, const int8_t *tail_columns, int32_t t0,
-                             int32_t t1, int32_t *s0, int32_t *s1) {
-  int32_t a0 = t0;
-  int32_t a1 = t0;
-  int32_t a2 = t0;
-  int32_t a3 = t0;
-  int32_t b0 = t1;
-  int32_t b1 = t1;
-  int32_t b2 = t1;
-  int32_t b3 = t1;
-  const int8_t *p0 = w0;
-  const int8_t *p1 = w1;
+/* The sums of weight row w with the four interleaved columns at c over blocks whole 16-value
+ * blocks and (has_tail) the tail values at tail_columns (tail each), each started from the
+ * row's term t, into sums[j * MVE_BLOCK] for column j. One row at a time keeps the four
+ * accumulators in the even registers VMLADAVA needs, the loop state outside in registers too. */
+static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
+                            int32_t tail, const int8_t *tail_columns, int32_t t, int32_t *sums) {
+  int32_t a0 = t;
+  int32_t a1 = t;
+  int32_t a2 = t;
+  int32_t a3 = t;
+  const int8_t *wp = w;
   const int8_t *cp = c;
   for (int32_t b = 0; b < blocks; ++b) {
-    const int8x16_t x0 = vldrbq_s8(p0);
-    const int8x16_t x1 = vldrbq_s8(p1);
-    int8x16_t y = vldrbq_s8(cp);
-    a0 = vmladavaq_s8(a0, x0, y);
-    b0 = vmladavaq_s8(b0, x1, y);
-    y = vldrbq_s8(&cp[16]);
-    a1 = vmladavaq_s8(a1, x0, y);
-    b1 = vmladavaq_s8(b1, x1, y);
-    y = vldrbq_s8(&cp[32]);
-    a2 = vmladavaq_s8(a2, x0, y);
-    b2 = vmladavaq_s8(b2, x1, y);
-    y = vldrbq_s8(&cp[48]);
-    a3 = vmladavaq_s8(a3, x0, y);
-    b3 = vmladavaq_s8(b3, x1, y);
-    p0 = &p0[16];
-    p1 = &p1[16];
+    const int8x16_t x = vldrbq_s8(wp);
+    a0 = vmladavaq_s8(a0, x, vldrbq_s8(cp));
+    a1 = vmladavaq_s8(a1, x, vldrbq_s8(&cp[16]));
+    a2 = vmladavaq_s8(a2, x, vldrbq_s8(&cp[32]));
+    a3 = vmladavaq_s8(a3, x, vldrbq_s8(&cp[48]));
+    wp = &wp[16];
     cp = &cp[64];
   }
   if (has_tail) {
     /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
     const mve_pred16_t p = vctp8q((uint32_t)tail);
-    const int8x16_t x0 = vldrbq_z_s8(p0, p);
-    const int8x16_t x1 = vldrbq_z_s8(p1, p);
-    int8x16_t y = vldrbq_z_s8(tail_columns, p);
-    a0 = vmladavaq_s8(a0, x0, y);
-    b0 = vmladavaq_s8(b0, x1, y);
-    y = vldrbq_z_s8(&tail_columns[tail], p);
-    a1 = vmladavaq_s8(a1, x0, y);
-    b1 = vmladavaq_s8(b1, x1, y);
-    y = vldrbq_z_s8(&tail_columns[2 * tail], p);
-    a2 = vmladavaq_s8(a2, x0, y);
-    b2 = vmladavaq_s8(b2, x1, y);
-    y = vldrbq_z_s8(&tail_columns[3 * tail], p);
-    a3 = vmladavaq_s8(a3, x0, y);
-    b3 = vmladavaq_s8(b3, x1, y);
+    const int8x16_t x = vldrbq_z_s8(wp, p);
+    a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
+    a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
+    a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
+    a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
   }
-  s0[0] = a0;
-  s0[MVE_BLOCK] = a1;
-  s0[2 * MVE_BLOCK] = a2;
-  s0[3 * MVE_BLOCK] = a3;
-  s1[0] = b0;
-  s1[MVE_BLOCK] = b1;
-  s1[2 * MVE_BLOCK] = b2;
-  s1[3 * MVE_BLOCK] = b3;
+  sums[0] = a0;
+  sums[MVE_BLOCK] = a1;
+  sums[2 * MVE_BLOCK] = a2;
+  sums[3 * MVE_BLOCK] = a3;
 }
 
 /* sums[j * MVE_BLOCK + i] = terms[i] + sum over k of rows[i * length + k] * column j's value k,
- * for the four interleaved columns j and i < count (wrapping), two rows at a time (with an odd
- * count the last row twice: terms and sums have count rounded up to even entries). */
+ * for the four interleaved columns j and i < count (wrapping). */
 static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int32_t *terms,
                                    const mve_columns_t *cols, int32_t *sums) {
   const int32_t blocks = cols->whole / 16;
@@ -450,15 +421,14 @@ static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int3
   const int32_t length = cols->whole + tail;
   const int8_t *base = cols->base;
   const int8_t *tail_columns = &base[4 * cols->whole];
-  for (int32_t row = 0; row < count; row += 2) {
-    const int8_t *w0 = &rows[row * length];
-    const int8_t *w1 = ((row + 1) < count) ? &w0[length] : w0;
-    if (tail == 0) {
-      mve_rows2(w0, w1, base, blocks, false, 0, tail_columns, terms[row], terms[row + 1],
-                &sums[row], &sums[row + 1]);
-    } else {
-      mve_rows2(w0, w1, base, blocks, true, tail, tail_columns, terms[row], terms[row + 1],
-                &sums[row], &sums[row + 1]);
+  if (tail == 0) {
+    for (int32_t row = 0; row < count; ++row) {
+      mve_row4(&rows[row * length], base, blocks, false, 0, tail_columns, terms[row], &sums[row]);
+    }
+  } else {
+    for (int32_t row = 0; row < count; ++row) {
+      mve_row4(&rows[row * length], base, blocks, true, tail, tail_columns, terms[row],
+               &sums[row]);
     }
   }
 }
@@ -497,9 +467,6 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
     const int8_t *rows = &filter[chunk * length];
     mve_row_sums(rows, length, count, terms);
     mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
-    if ((count % 2) != 0) {
-      terms[count] = 0; /* the repeated last row's (count < MVE_BLOCK when odd) */
-    }
     for (int32_t first = 0; first < positions; first += 4) {
       /* Past the last position the columns keep what they held; their sums are not stored. */
       const int32_t columns = ((positions - first) < 4) ? (positions - first) : 4;
