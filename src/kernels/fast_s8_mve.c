@@ -186,14 +186,53 @@ static MVE_NOINLINE void mve_requant_run(const int32_t *sums, const int32_t *ter
 }
 
 /* The outputs of columns 0..columns-1 (1..4), column j's sums at sums[j * MVE_BLOCK] (terms
- * included), its count outputs at out[j * out_step]. */
+ * included), its count outputs at out[j * out_step]: each channel's parameters loaded once for
+ * all the columns. */
 static MVE_NOINLINE void mve_requant_columns(const int32_t *sums, int32_t columns, int32_t count,
                                              int32_t channel,
                                              const utvm_per_channel_quant_t *quant,
                                              const mve_output_t *o, int8_t *out,
                                              int32_t out_step) {
-  for (int32_t j = 0; j < columns; ++j) {
-    mve_requant_inline(&sums[j * MVE_BLOCK], NULL, count, channel, quant, o, &out[j * out_step]);
+  const int32x4_t act_min = vdupq_n_s32(o->act_min);
+  const int32x4_t act_max = vdupq_n_s32(o->act_max);
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32_t offset = o->output_offset;
+  const bool per_channel = quant->count != 1;
+  const int32_t *multipliers = &quant->multiplier[per_channel ? channel : 0];
+  const int8_t *shifts = &quant->shift[per_channel ? channel : 0];
+  int32x4_t multiplier = vdupq_n_s32(multipliers[0]);
+  int32x4_t shift = vdupq_n_s32(shifts[0]);
+  const int32_t whole = count / 4;
+  for (int32_t block = 0; block < whole; ++block) {
+    const int32_t i = 4 * block;
+    if (per_channel) {
+      multiplier = vldrwq_s32(&multipliers[i]);
+      shift = vldrbq_s32(&shifts[i]);
+    }
+    const int32x4_t left = vmaxq_s32(shift, zero);
+    const int32x4_t right = vminq_s32(shift, zero);
+    for (int32_t j = 0; j < columns; ++j) {
+      const int32x4_t x = mve_requantize(vldrwq_s32(&sums[j * MVE_BLOCK + i]), multiplier, left,
+                                         right);
+      vstrbq_s32(&out[j * out_step + i],
+                 vminq_s32(vmaxq_s32(vaddq_n_s32(x, offset), act_min), act_max));
+    }
+  }
+  const int32_t i = 4 * whole;
+  if (i < count) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+    if (per_channel) {
+      multiplier = vldrwq_z_s32(&multipliers[i], p);
+      shift = vldrbq_z_s32(&shifts[i], p);
+    }
+    const int32x4_t left = vmaxq_s32(shift, zero);
+    const int32x4_t right = vminq_s32(shift, zero);
+    for (int32_t j = 0; j < columns; ++j) {
+      const int32x4_t x = mve_requantize(vldrwq_z_s32(&sums[j * MVE_BLOCK + i], p), multiplier,
+                                         left, right);
+      vstrbq_p_s32(&out[j * out_step + i],
+                   vminq_s32(vmaxq_s32(vaddq_n_s32(x, offset), act_min), act_max), p);
+    }
   }
 }
 
@@ -242,11 +281,30 @@ static void mve_put(const mve_columns_t *cols, int32_t j, int32_t k, const int8_
  * is cheaper than interleaving many short runs (input channels not a multiple of 16). */
 #define MVE_PLAIN_COLUMN 512
 
-/* n bytes from src to dst (src NULL: n bytes of pad), 16 at a time, the last step predicated. */
+/* n bytes from src to dst (src NULL: n bytes of pad), 16 at a time, the rest predicated. */
 static inline void mve_run(int8_t *dst, const int8_t *src, int8x16_t pad, int32_t n) {
-  for (int32_t i = 0; i < n; i += 16) {
-    const mve_pred16_t p = vctp8q((uint32_t)(n - i));
-    vstrbq_p_s8(&dst[i], (src != NULL) ? vldrbq_z_s8(&src[i], p) : pad, p);
+  const int32_t whole = n / 16;
+  const int32_t rest = n - 16 * whole;
+  int8_t *d = dst;
+  if (src == NULL) {
+    for (int32_t b = 0; b < whole; ++b) {
+      vstrbq_s8(d, pad);
+      d = &d[16];
+    }
+    if (rest > 0) {
+      vstrbq_p_s8(d, pad, vctp8q((uint32_t)rest));
+    }
+  } else {
+    const int8_t *s = src;
+    for (int32_t b = 0; b < whole; ++b) {
+      vstrbq_s8(d, vldrbq_s8(s));
+      d = &d[16];
+      s = &s[16];
+    }
+    if (rest > 0) {
+      const mve_pred16_t p = vctp8q((uint32_t)rest);
+      vstrbq_p_s8(d, vldrbq_z_s8(s, p), p);
+    }
   }
 }
 
@@ -628,6 +686,183 @@ static MVE_NOINLINE void mve_depthwise_sums(const mve_taps_t *t, int16_t io, int
   }
 }
 
+/* The 3x3 depthwise path. Each tap t of an output position is read at base + offsets[t]: base
+ * is the window's first pixel and offsets the taps' distances when the window lies inside the
+ * input, else base is a patch on the stack holding the nine taps' pixels (MVE_BLOCK bytes
+ * each), -io where a tap lies in the padding. With the input offset taken out of the taps
+ * (terms[c] = bias + io * the sum of channel c's nine weights), a padding tap adds -io * w,
+ * which cancels its io * w in the terms, as the reference skips it. */
+#define MVE_TAPS 9
+
+/* The sums over the nine taps of 16 channels of multiplier 1 from channel g (base + offsets[t]
+ * + g) and of the filter (w, tap t at t * step) into sums[0..15]: even and odd lanes are
+ * multiplied separately (VMULLB/VMULLT), so they are stored interleaved. */
+static MVE_NOINLINE void mve_dw3_16(const int8_t *base, const int32_t *offsets, int32_t g,
+                                    const int8_t *w, int32_t step, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even0 = vdupq_n_s32(0);
+  int32x4_t odd0 = vdupq_n_s32(0);
+  int32x4_t even1 = vdupq_n_s32(0);
+  int32x4_t odd1 = vdupq_n_s32(0);
+  const int8_t *wt = w;
+  for (int32_t t = 0; t < MVE_TAPS; ++t) {
+    const int8_t *x = &base[offsets[t] + g];
+    int16x8_t xs = vldrbq_s16(x);
+    int16x8_t ws = vldrbq_s16(wt);
+    even0 = vaddq_s32(even0, vmullbq_int_s16(xs, ws));
+    odd0 = vaddq_s32(odd0, vmulltq_int_s16(xs, ws));
+    xs = vldrbq_s16(&x[8]);
+    ws = vldrbq_s16(&wt[8]);
+    even1 = vaddq_s32(even1, vmullbq_int_s16(xs, ws));
+    odd1 = vaddq_s32(odd1, vmulltq_int_s16(xs, ws));
+    wt = &wt[step];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even0);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd0);
+  vstrwq_scatter_shifted_offset_s32(&sums[8], even_lanes, even1);
+  vstrwq_scatter_shifted_offset_s32(&sums[9], even_lanes, odd1);
+}
+
+/* The sums over the nine taps of the channels of p (up to 8), their input values at sources
+ * from each tap (base + offsets[t]), weights from w, into sums[0..7]. */
+static MVE_NOINLINE void mve_dw3_8(const int8_t *base, const int32_t *offsets,
+                                   uint16x8_t sources, const int8_t *w, int32_t step,
+                                   mve_pred16_t p, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even = vdupq_n_s32(0);
+  int32x4_t odd = vdupq_n_s32(0);
+  const int8_t *wt = w;
+  for (int32_t t = 0; t < MVE_TAPS; ++t) {
+    const int16x8_t xs = vldrbq_gather_offset_z_s16(&base[offsets[t]], sources, p);
+    const int16x8_t ws = vldrbq_z_s16(wt, p);
+    even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+    odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+    wt = &wt[step];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
+}
+
+/* True if the 3x3 path takes this layer: a 3x3 filter, multiplier 1 or few enough input
+ * channels for a patch pixel (MVE_BLOCK bytes). */
+static bool mve_dw3_applies(const utvm_depthwise_conv2d_params_t *params,
+                            const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims) {
+  return (filter_dims->h == 3) && (filter_dims->w == 3) &&
+         ((params->depth_multiplier == 1) || (input_dims->c <= MVE_BLOCK));
+}
+
+/* What the 3x3 path keeps for a whole layer and one chunk of channels. */
+typedef struct {
+  const utvm_depthwise_conv2d_params_t *params;
+  const utvm_dims_t *input_dims;
+  int32_t in_row;     /* bytes per input row */
+  int32_t base;       /* the chunk's first input channel read through base: chunk or 0 */
+  int32_t bytes;      /* bytes of a pixel read from there */
+  int32_t offsets[MVE_TAPS];
+  int32_t patch_offsets[MVE_TAPS];
+  int8x16_t pad;
+} mve_dw3_t;
+
+/* Where the window at (in_y_origin, in_x_origin) of batch_input is read: *base and the taps'
+ * offsets, through patch (MVE_TAPS * MVE_BLOCK bytes) when it is not all inside. */
+static const int32_t *mve_dw3_window(const mve_dw3_t *d, const int8_t *batch_input,
+                                     int32_t in_y_origin, int32_t in_x_origin, int8_t *patch,
+                                     const int8_t **base) {
+  const utvm_depthwise_conv2d_params_t *params = d->params;
+  const utvm_dims_t *in = d->input_dims;
+  const int32_t in_c = in->c;
+  const int32_t last_y = in_y_origin + 2 * params->dilation_h;
+  const int32_t last_x = in_x_origin + 2 * params->dilation_w;
+  const int32_t *offsets = d->offsets;
+  if ((in_y_origin >= 0) && (in_x_origin >= 0) && (last_y < in->h) && (last_x < in->w)) {
+    *base = &batch_input[in_y_origin * d->in_row + in_x_origin * in_c + d->base];
+  } else {
+    for (int32_t ty = 0; ty < 3; ++ty) {
+      const int32_t in_y = in_y_origin + params->dilation_h * ty;
+      const bool row_inside = (in_y >= 0) && (in_y < in->h);
+      for (int32_t tx = 0; tx < 3; ++tx) {
+        const int32_t in_x = in_x_origin + params->dilation_w * tx;
+        const bool inside = row_inside && (in_x >= 0) && (in_x < in->w);
+        mve_run(&patch[(3 * ty + tx) * MVE_BLOCK],
+                inside ? &batch_input[in_y * d->in_row + in_x * in_c + d->base] : NULL, d->pad,
+                d->bytes);
+      }
+    }
+    *base = patch;
+    offsets = d->patch_offsets;
+  }
+  return offsets;
+}
+
+/* utvm_depthwise_conv2d_s8_mve for the layers mve_dw3_applies takes. */
+static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
+                              const utvm_per_channel_quant_t *quant,
+                              const utvm_dims_t *input_dims, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias,
+                              const utvm_dims_t *output_dims, int8_t *output) {
+  const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
+  const int32_t in_c = input_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int32_t multiplier = params->depth_multiplier;
+  mve_dw3_t d;
+  int8_t patch[MVE_TAPS * MVE_BLOCK];
+  uint16_t sources[MVE_BLOCK];
+  int32_t terms[MVE_BLOCK];
+  int32_t sums[MVE_BLOCK];
+  d.params = params;
+  d.input_dims = input_dims;
+  d.in_row = input_dims->w * in_c;
+  d.pad = vdupq_n_s8((int8_t)(-params->input_offset));
+  for (int32_t t = 0; t < MVE_TAPS; ++t) {
+    d.offsets[t] = (t / 3) * params->dilation_h * d.in_row + (t % 3) * params->dilation_w * in_c;
+    d.patch_offsets[t] = t * MVE_BLOCK;
+  }
+  for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
+    const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
+    /* With multiplier 1 the taps are read from the chunk's channel on, else from channel 0
+     * (one chunk: in_c <= MVE_BLOCK), sources holding each output channel's input channel. */
+    d.base = (multiplier == 1) ? chunk : 0;
+    d.bytes = (multiplier == 1) ? count : in_c;
+    for (int32_t i = 0; i < count; ++i) {
+      sources[i] = (uint16_t)((multiplier == 1) ? i : ((chunk + i) / multiplier));
+    }
+    for (int32_t i = 0; i < count; i += 4) {
+      const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+      const int32x4_t b = (bias != NULL) ? vldrwq_z_s32(&bias[chunk + i], p) : vdupq_n_s32(0);
+      int32x4_t w_sum = vdupq_n_s32(0);
+      for (int32_t tap = 0; tap < MVE_TAPS; ++tap) {
+        w_sum = vaddq_s32(w_sum, vldrbq_z_s32(&filter[tap * out_c + chunk + i], p));
+      }
+      vstrwq_p_s32(&terms[i], vmlaq_n_s32(b, w_sum, params->input_offset), p);
+    }
+    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+      const int8_t *batch_input = &input[batch * input_dims->h * d.in_row];
+      int8_t *out = &output[batch * output_dims->h * output_dims->w * out_c + chunk];
+      for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+        const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+        for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+          const int8_t *base;
+          const int32_t *offsets =
+              mve_dw3_window(&d, batch_input, in_y_origin,
+                             out_x * params->stride_w - params->pad_left, patch, &base);
+          int32_t g = 0;
+          if (multiplier == 1) {
+            for (; (count - g) >= 16; g += 16) {
+              mve_dw3_16(base, offsets, g, &filter[chunk + g], out_c, &sums[g]);
+            }
+          }
+          for (; g < count; g += 8) {
+            mve_dw3_8(base, offsets, vld1q_u16(&sources[g]), &filter[chunk + g], out_c,
+                      vctp16q((uint32_t)(count - g)), &sums[g]);
+          }
+          mve_requant_run(sums, terms, count, chunk, quant, &o, out);
+          out = &out[out_c];
+        }
+      }
+    }
+  }
+}
+
 bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels) {
   return input_channels <= (int32_t)UINT16_MAX;
 }
@@ -638,6 +873,10 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_dims_t *filter_dims, const int8_t *filter,
                                   const int32_t *bias, const utvm_dims_t *output_dims,
                                   int8_t *output) {
+  if (mve_dw3_applies(params, input_dims, filter_dims)) {
+    mve_depthwise_3x3(params, quant, input_dims, input, filter, bias, output_dims, output);
+    return;
+  }
   const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
   const int32_t in_c = input_dims->c;
   const int32_t out_c = output_dims->c;
