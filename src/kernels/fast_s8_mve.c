@@ -425,6 +425,40 @@ static MVE_NOINLINE void mve_conv_column(const mve_conv_t *cv, const int8_t *bat
   }
 }
 
+/* Column j of a window inside the input with dilation_w 1: filter row y is the run of
+ * row_length values at src + y * row_step, straight into the layout when it is aligned, else
+ * through a stack buffer (length <= MVE_PLAIN_COLUMN). */
+static MVE_NOINLINE void mve_conv_column_inside(const mve_conv_t *cv, const int8_t *src,
+                                                int32_t row_step, int32_t j) {
+  const int32_t rows = cv->filter_dims->h;
+  const int32_t row_length = cv->row_length;
+  const int8_t *s = src;
+  if (cv->aligned) {
+    for (int32_t filter_y = 0; filter_y < rows; ++filter_y) {
+      mve_run_aligned(&cv->cols, j, filter_y * row_length, s, cv->pad, row_length);
+      s = &s[row_step];
+    }
+  } else {
+    int8_t plain[MVE_PLAIN_COLUMN];
+    for (int32_t filter_y = 0; filter_y < rows; ++filter_y) {
+      mve_run(&plain[filter_y * row_length], s, cv->pad, row_length);
+      s = &s[row_step];
+    }
+    const mve_columns_t *cols = &cv->cols;
+    int8_t *dst = &cols->base[16 * j];
+    const int32_t blocks = cols->whole / 16;
+    for (int32_t b = 0; b < blocks; ++b) {
+      vstrbq_s8(dst, vldrbq_s8(&plain[16 * b]));
+      dst = &dst[64];
+    }
+    if (cols->tail > 0) {
+      const mve_pred16_t p = vctp8q((uint32_t)cols->tail);
+      vstrbq_p_s8(&cols->base[4 * cols->whole + j * cols->tail],
+                  vldrbq_z_s8(&plain[cols->whole], p), p);
+    }
+  }
+}
+
 /* Column j of a 1x1 convolution: the input pixel at (in_y, in_x) of batch_input, or -io. */
 static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t *batch_input,
                                               int32_t in_y, int32_t in_x, int32_t j) {
@@ -518,6 +552,12 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t batch_size = input_dims->h * input_dims->w * input_dims->c;
   const int32_t plane = output_dims->h * out_w;
   const int32_t positions = output_dims->n * plane;
+  const int32_t in_row = input_dims->w * input_dims->c;
+  const int32_t row_step = params->dilation_h * in_row;
+  /* Windows from these origins on lie inside the input; with dilation_w 1 their rows are runs. */
+  const int32_t last_y = input_dims->h - 1 - params->dilation_h * (filter_dims->h - 1);
+  const int32_t last_x = input_dims->w - 1 - params->dilation_w * (filter_dims->w - 1);
+  const bool direct = (params->dilation_w == 1) && (cv.aligned || (length <= MVE_PLAIN_COLUMN));
   int32_t terms[MVE_BLOCK];
   int32_t sums[4 * MVE_BLOCK];
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
@@ -535,6 +575,10 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
         const int8_t *batch_input = &input[(position / plane) * batch_size];
         if (pointwise) {
           mve_pointwise_column(&cv, batch_input, in_y, in_x, j);
+        } else if (direct && (in_y >= 0) && (in_x >= 0) && (in_y <= last_y) &&
+                   (in_x <= last_x)) {
+          mve_conv_column_inside(&cv, &batch_input[in_y * in_row + in_x * input_dims->c],
+                                 row_step, j);
         } else {
           mve_conv_column(&cv, batch_input, in_y, in_x, j);
         }
