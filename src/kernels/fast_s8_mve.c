@@ -504,6 +504,28 @@ static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bo
   sums[3 * MVE_BLOCK] = a3;
 }
 
+/* mve_gemm4 for columns of at most 16 values (one vector each, column j at 16 * j or, shorter,
+ * j * length): the four columns stay in registers while the rows go by. */
+static MVE_NOINLINE void mve_gemm4_short(const int8_t *rows, int32_t count, const int32_t *terms,
+                                         const mve_columns_t *cols, int32_t *sums) {
+  const int32_t length = cols->whole + cols->tail;
+  const mve_pred16_t p = vctp8q((uint32_t)length);
+  const int8x16_t c0 = vldrbq_z_s8(cols->base, p);
+  const int8x16_t c1 = vldrbq_z_s8(&cols->base[length], p);
+  const int8x16_t c2 = vldrbq_z_s8(&cols->base[2 * length], p);
+  const int8x16_t c3 = vldrbq_z_s8(&cols->base[3 * length], p);
+  const int8_t *w = rows;
+  for (int32_t row = 0; row < count; ++row) {
+    const int8x16_t x = vldrbq_z_s8(w, p);
+    const int32_t t = terms[row];
+    sums[row] = vmladavaq_s8(t, x, c0);
+    sums[MVE_BLOCK + row] = vmladavaq_s8(t, x, c1);
+    sums[2 * MVE_BLOCK + row] = vmladavaq_s8(t, x, c2);
+    sums[3 * MVE_BLOCK + row] = vmladavaq_s8(t, x, c3);
+    w = &w[length];
+  }
+}
+
 /* sums[j * MVE_BLOCK + i] = terms[i] + sum over k of rows[i * length + k] * column j's value k,
  * for the four interleaved columns j and i < count (wrapping). */
 static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int32_t *terms,
@@ -583,7 +605,11 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
           mve_conv_column(&cv, batch_input, in_y, in_x, j);
         }
       }
-      mve_gemm4(rows, count, terms, &cv.cols, sums);
+      if (length <= 16) {
+        mve_gemm4_short(rows, count, terms, &cv.cols, sums);
+      } else {
+        mve_gemm4(rows, count, terms, &cv.cols, sums);
+      }
       mve_requant_columns(sums, columns, count, chunk, quant, &o, &output[first * out_c + chunk],
                           out_c);
     }
