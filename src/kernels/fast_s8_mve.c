@@ -504,16 +504,15 @@ static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bo
   sums[3 * MVE_BLOCK] = a3;
 }
 
-/* mve_gemm4 for columns of at most 16 values (one vector each, column j at 16 * j or, shorter,
- * j * length): the four columns stay in registers while the rows go by. */
+/* mve_gemm4 for four columns of length <= 16 values at c[0..3] (each one vector, kept in
+ * registers while the rows go by). */
 static MVE_NOINLINE void mve_gemm4_short(const int8_t *rows, int32_t count, const int32_t *terms,
-                                         const mve_columns_t *cols, int32_t *sums) {
-  const int32_t length = cols->whole + cols->tail;
+                                         const int8_t *const *c, int32_t length, int32_t *sums) {
   const mve_pred16_t p = vctp8q((uint32_t)length);
-  const int8x16_t c0 = vldrbq_z_s8(cols->base, p);
-  const int8x16_t c1 = vldrbq_z_s8(&cols->base[length], p);
-  const int8x16_t c2 = vldrbq_z_s8(&cols->base[2 * length], p);
-  const int8x16_t c3 = vldrbq_z_s8(&cols->base[3 * length], p);
+  const int8x16_t c0 = vldrbq_z_s8(c[0], p);
+  const int8x16_t c1 = vldrbq_z_s8(c[1], p);
+  const int8x16_t c2 = vldrbq_z_s8(c[2], p);
+  const int8x16_t c3 = vldrbq_z_s8(c[3], p);
   const int8_t *w = rows;
   for (int32_t row = 0; row < count; ++row) {
     const int8x16_t x = vldrbq_z_s8(w, p);
@@ -580,6 +579,12 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t last_y = input_dims->h - 1 - params->dilation_h * (filter_dims->h - 1);
   const int32_t last_x = input_dims->w - 1 - params->dilation_w * (filter_dims->w - 1);
   const bool direct = (params->dilation_w == 1) && (cv.aligned || (length <= MVE_PLAIN_COLUMN));
+  /* A 1x1 convolution of stride 1 without padding over the whole input of at most 16 channels
+   * reads position p's column in place, at input + p * Ci. */
+  const bool in_place = pointwise && (length <= 16) && (params->stride_h == 1) &&
+                        (params->stride_w == 1) && (params->pad_top == 0) &&
+                        (params->pad_left == 0) && (output_dims->h == input_dims->h) &&
+                        (output_dims->w == input_dims->w);
   int32_t terms[MVE_BLOCK];
   int32_t sums[4 * MVE_BLOCK];
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
@@ -588,27 +593,38 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
     mve_row_sums(rows, length, count, terms);
     mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
     for (int32_t first = 0; first < positions; first += 4) {
-      /* Past the last position the columns keep what they held; their sums are not stored. */
       const int32_t columns = ((positions - first) < 4) ? (positions - first) : 4;
-      for (int32_t j = 0; j < columns; ++j) {
-        const int32_t position = first + j;
-        const int32_t in_y = ((position % plane) / out_w) * params->stride_h - params->pad_top;
-        const int32_t in_x = (position % out_w) * params->stride_w - params->pad_left;
-        const int8_t *batch_input = &input[(position / plane) * batch_size];
-        if (pointwise) {
-          mve_pointwise_column(&cv, batch_input, in_y, in_x, j);
-        } else if (direct && (in_y >= 0) && (in_x >= 0) && (in_y <= last_y) &&
-                   (in_x <= last_x)) {
-          mve_conv_column_inside(&cv, &batch_input[in_y * in_row + in_x * input_dims->c],
-                                 row_step, j);
-        } else {
-          mve_conv_column(&cv, batch_input, in_y, in_x, j);
+      if (in_place) {
+        /* Past the last position the last column repeats; its sums are not stored. */
+        const int8_t *c[4];
+        for (int32_t j = 0; j < 4; ++j) {
+          c[j] = &input[(first + ((j < columns) ? j : (columns - 1))) * length];
         }
-      }
-      if (length <= 16) {
-        mve_gemm4_short(rows, count, terms, &cv.cols, sums);
+        mve_gemm4_short(rows, count, terms, c, length, sums);
       } else {
-        mve_gemm4(rows, count, terms, &cv.cols, sums);
+        /* Past the last position the columns keep what they held; their sums are not stored. */
+        for (int32_t j = 0; j < columns; ++j) {
+          const int32_t position = first + j;
+          const int32_t in_y = ((position % plane) / out_w) * params->stride_h - params->pad_top;
+          const int32_t in_x = (position % out_w) * params->stride_w - params->pad_left;
+          const int8_t *batch_input = &input[(position / plane) * batch_size];
+          if (pointwise) {
+            mve_pointwise_column(&cv, batch_input, in_y, in_x, j);
+          } else if (direct && (in_y >= 0) && (in_x >= 0) && (in_y <= last_y) &&
+                     (in_x <= last_x)) {
+            mve_conv_column_inside(&cv, &batch_input[in_y * in_row + in_x * input_dims->c],
+                                   row_step, j);
+          } else {
+            mve_conv_column(&cv, batch_input, in_y, in_x, j);
+          }
+        }
+        if (length <= 16) {
+          const int8_t *c[4] = {scratch, &scratch[length], &scratch[2 * length],
+                                &scratch[3 * length]};
+          mve_gemm4_short(rows, count, terms, c, length, sums);
+        } else {
+          mve_gemm4(rows, count, terms, &cv.cols, sums);
+        }
       }
       mve_requant_columns(sums, columns, count, chunk, quant, &o, &output[first * out_c + chunk],
                           out_c);
