@@ -469,7 +469,7 @@ static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t
 }
 
 /* The sums of weight row w with the four interleaved columns at c over blocks whole 16-value
- * blocks and (has_tail) the tail values at tail_columns (tail each), each started from the
+ * blocks (at least 1) and (has_tail) the tail values at tail_columns (tail each), each started from the
  * row's term t, into sums[j * MVE_BLOCK] for column j. One row at a time keeps the four
  * accumulators in the even registers VMLADAVA needs, the loop state outside in registers too. */
 static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
@@ -480,7 +480,8 @@ static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bo
   int32_t a3 = t;
   const int8_t *wp = w;
   const int8_t *cp = c;
-  for (int32_t b = 0; b < blocks; ++b) {
+  int32_t b = blocks;
+  do { /* blocks >= 1 */
     const int8x16_t x = vldrbq_s8(wp);
     a0 = vmladavaq_s8(a0, x, vldrbq_s8(cp));
     a1 = vmladavaq_s8(a1, x, vldrbq_s8(&cp[16]));
@@ -488,7 +489,8 @@ static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bo
     a3 = vmladavaq_s8(a3, x, vldrbq_s8(&cp[48]));
     wp = &wp[16];
     cp = &cp[64];
-  }
+    --b;
+  } while (b > 0);
   if (has_tail) {
     /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
     const mve_pred16_t p = vctp8q((uint32_t)tail);
