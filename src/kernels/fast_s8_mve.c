@@ -468,9 +468,9 @@ static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t
           in->c);
 }
 
-/* The sums of weight row w with the four interleaved columns at c over blocks whole 16-value
- * blocks (at least 1) and (has_tail) the tail values at tail_columns (tail each), each started from the
- * row's term t, into sums[j * MVE_BLOCK] for column j. One row at a time keeps the four
+/* The sums of weight row w with the four interleaved columns at c over blocks (at least 1)
+ * whole 16-value blocks and (has_tail) the tail values at tail_columns (tail each), each started
+ * from the row's term t, into sums[j * MVE_BLOCK] for column j. One row at a time keeps the four
  * accumulators in the even registers VMLADAVA needs, the loop state outside in registers too. */
 static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
                             int32_t tail, const int8_t *tail_columns, int32_t t, int32_t *sums) {
