@@ -147,8 +147,9 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
 bool utvm_conv2d_s8_mve_applies(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                 bool has_scratch);
 
-/* utvm_conv2d_s8 as int8 im2col (four columns at a time) and dot products (checked arguments;
- * scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes, any alignment). */
+/* utvm_conv2d_s8 as int8 im2col (four columns at a time; 1x1 of stride 1 over up to 16
+ * channels in place) and dot products (checked arguments; scratch:
+ * utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes, any alignment). */
 void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                         const utvm_dims_t *input_dims, const int8_t *input,
                         const utvm_dims_t *filter_dims, const int8_t *filter,
@@ -165,8 +166,10 @@ void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
  * gathers take 16-bit channel offsets). */
 bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels);
 
-/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 8 output channels per step,
- * lane-wise 16x16->32-bit multiplies over the taps inside the input. */
+/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 16 or 8 output channels per step,
+ * lane-wise 16x16->32-bit multiplies; a 3x3 filter over all nine taps with the input offset
+ * folded into the terms (multiplier 1, or up to UTVM_KERNELS_MVE_CHANNEL_BLOCK input
+ * channels), other filters over the taps inside the input. */
 void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,
                                   const utvm_dims_t *input_dims, const int8_t *input,

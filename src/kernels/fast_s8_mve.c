@@ -1,20 +1,27 @@
 /*
- * MVE fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h and
+ * MVE fast paths of CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D and ADD (see fast_s8.h and
  * mve_s8.h), for cores with the M-profile Vector Extension (Cortex-M55/M85).
  *
  * CONV_2D and FULLY_CONNECTED multiply raw int8 values with VMLADAVA (16 products per
- * instruction) and add the offsets afterwards: sum (w + fo)(x + io) = sum w*x + io * sum w +
+ * instruction) and add the offsets separately: sum (w + fo)(x + io) = sum w*x + io * sum w +
  * fo * sum x + K * fo * io, all modulo 2^32 as the portable int32 accumulator wraps, so every
- * sum is the portable one. CONV_2D builds the int8 im2col columns of four output positions at
- * a time in its scratch, interleaved by 16 values so that one pointer reaches all four, with
- * -io where a window lies in the padding (x + io is 0 there; -io is -128..127), then takes
- * each weight row once for the four columns. FULLY_CONNECTED (one column per batch) takes four
- * weight rows per input load. DEPTHWISE_CONV_2D works lane-wise over 16 output channels:
- * input and filter widened to int16 (x + io fits), even and odd lanes multiplied into int32
- * (VMULLB/VMULLT) and accumulated over the taps inside the input; with a multiplier other than
- * 1, or fewer than 16 channels left, 8 at a time with the inputs gathered. The sums of up to
- * UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are collected on the stack and then
- * requantized four at a time (mve_requantize).
+ * sum is the portable one; the terms (bias + io * sum w) start the accumulators. CONV_2D builds
+ * the int8 im2col columns of four output positions at a time in its scratch, interleaved by 16
+ * values so that one pointer reaches all four, with -io where a window lies in the padding
+ * (x + io is 0 there; -io is -128..127): windows inside the input are copied row by row (straight
+ * into the layout when Ci is a multiple of 16), 1x1 columns are the input pixels, and a 1x1
+ * convolution of stride 1 over up to 16 channels reads them in place. Each weight row is then
+ * taken once for the four columns (columns of up to 16 values stay in registers over all rows).
+ * VMLADAVA accumulates in even registers only, which limits a dot loop to four accumulators
+ * without moves (one row by four columns). FULLY_CONNECTED (one column per batch) takes four
+ * weight rows per input load. DEPTHWISE_CONV_2D works lane-wise, input and filter widened to
+ * int16, even and odd lanes multiplied into int32 (VMULLB/VMULLT): a 3x3 filter reads its nine
+ * taps through offsets from the window (or a patch padded with -io at the borders), the input
+ * offset folded into the terms, 16 channels per step with multiplier 1, else 8 with the inputs
+ * gathered; other filters sum the taps inside the input, the offset added per tap. The sums of
+ * up to UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are collected on the stack and then
+ * requantized four at a time (mve_requantize), CONV_2D's four columns per parameter load. ADD
+ * of two same-shape inputs runs TFLite's fixed-point steps four lanes at a time.
  */
 #include "fast_s8.h"
 #include "fixed_point.h"

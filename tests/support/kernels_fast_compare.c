@@ -133,8 +133,10 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.c = in_dims.c;
-  params.stride_h = random_in(state, 1, 3);
-  params.stride_w = random_in(state, 1, 3);
+  /* Half the 1x1 cases of stride 1 (the MVE path reads up to 16 channels in place). */
+  const bool unit_stride = pointwise && (random_in(state, 0, 1) == 0);
+  params.stride_h = unit_stride ? 1 : random_in(state, 1, 3);
+  params.stride_w = unit_stride ? 1 : random_in(state, 1, 3);
   params.dilation_h = random_in(state, 1, 2);
   params.dilation_w = random_in(state, 1, 2);
   params.pad_top = pointwise ? 0 : random_in(state, 0, 2);
