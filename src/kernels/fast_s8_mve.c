@@ -1019,43 +1019,50 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
   }
 }
 
-/* ADD's constants: each input's offset times 2^left_shift, its multiplier and right shift. */
+/* ADD's constants, copied out of the parameters (which the byte stores could alias). */
 typedef struct {
-  int32x4_t scale; /* 2^left_shift */
-  int32_t shifted_offset1;
-  int32_t shifted_offset2;
+  int32_t left_shift;
+  int32_t offset1;
+  int32_t offset2;
+  int32_t multiplier1;
+  int32_t multiplier2;
+  int32_t output_multiplier;
+  int32_t output_offset;
   int32x4_t right_shift1;
   int32x4_t right_shift2;
   int32x4_t output_right_shift;
-  const utvm_add_params_t *params;
+  int32x4_t act_min;
+  int32x4_t act_max;
 } mve_add_t;
 
 /* Four outputs of ADD from four values of each input (TFLite's AddFunc, lane-wise). */
 static inline int32x4_t mve_add4(const mve_add_t *a, int32x4_t x1, int32x4_t x2) {
-  const utvm_add_params_t *params = a->params;
   /* (x + offset) * 2^left_shift: |x + offset| <= 255 and left_shift <= 23, no overflow. */
   const int32x4_t scaled1 = mve_rounding_divide(
-      vqrdmulhq_n_s32(vmlasq_n_s32(x1, a->scale, a->shifted_offset1), params->input1_multiplier),
+      vqrdmulhq_n_s32(vshlq_r_s32(vaddq_n_s32(x1, a->offset1), a->left_shift), a->multiplier1),
       a->right_shift1);
   const int32x4_t scaled2 = mve_rounding_divide(
-      vqrdmulhq_n_s32(vmlasq_n_s32(x2, a->scale, a->shifted_offset2), params->input2_multiplier),
+      vqrdmulhq_n_s32(vshlq_r_s32(vaddq_n_s32(x2, a->offset2), a->left_shift), a->multiplier2),
       a->right_shift2);
   const int32x4_t sum = mve_rounding_divide(
-      vqrdmulhq_n_s32(vaddq_s32(scaled1, scaled2), params->output_multiplier),
-      a->output_right_shift);
-  return vminq_s32(vmaxq_s32(vaddq_n_s32(sum, params->output_offset), vdupq_n_s32(params->act_min)),
-                   vdupq_n_s32(params->act_max));
+      vqrdmulhq_n_s32(vaddq_s32(scaled1, scaled2), a->output_multiplier), a->output_right_shift);
+  return vminq_s32(vmaxq_s32(vaddq_n_s32(sum, a->output_offset), a->act_min), a->act_max);
 }
 
 void utvm_add_s8_mve(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
                      const int8_t *input2, int8_t *output) {
-  const mve_add_t a = {vdupq_n_s32(utvm_wrap_shl(1, params->left_shift)),
-                       utvm_wrap_shl(params->input1_offset, params->left_shift),
-                       utvm_wrap_shl(params->input2_offset, params->left_shift),
+  const mve_add_t a = {params->left_shift,
+                       params->input1_offset,
+                       params->input2_offset,
+                       params->input1_multiplier,
+                       params->input2_multiplier,
+                       params->output_multiplier,
+                       params->output_offset,
                        vdupq_n_s32(params->input1_shift),
                        vdupq_n_s32(params->input2_shift),
                        vdupq_n_s32(params->output_shift),
-                       params};
+                       vdupq_n_s32(params->act_min),
+                       vdupq_n_s32(params->act_max)};
   const int32_t whole = count / 4;
   const int8_t *in1 = input1;
   const int8_t *in2 = input2;
