@@ -827,12 +827,23 @@ static MVE_NOINLINE void mve_dw3_8(const int8_t *base, const int32_t *offsets,
   int32x4_t even = vdupq_n_s32(0);
   int32x4_t odd = vdupq_n_s32(0);
   const int8_t *wt = w;
-  for (int32_t t = 0; t < MVE_TAPS; ++t) {
-    const int16x8_t xs = vldrbq_gather_offset_z_s16(&base[offsets[t]], sources, p);
-    const int16x8_t ws = vldrbq_z_s16(wt, p);
-    even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
-    odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
-    wt = &wt[step];
+  if (p == 0xffffu) {
+    /* Eight channels: no predication. */
+    for (int32_t t = 0; t < MVE_TAPS; ++t) {
+      const int16x8_t xs = vldrbq_gather_offset_s16(&base[offsets[t]], sources);
+      const int16x8_t ws = vldrbq_s16(wt);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      wt = &wt[step];
+    }
+  } else {
+    for (int32_t t = 0; t < MVE_TAPS; ++t) {
+      const int16x8_t xs = vldrbq_gather_offset_z_s16(&base[offsets[t]], sources, p);
+      const int16x8_t ws = vldrbq_z_s16(wt, p);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      wt = &wt[step];
+    }
   }
   vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
   vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
@@ -848,8 +859,11 @@ static bool mve_dw3_applies(const utvm_depthwise_conv2d_params_t *params,
 
 /* What the 3x3 path keeps for a whole layer and one chunk of channels. */
 typedef struct {
-  const utvm_depthwise_conv2d_params_t *params;
-  const utvm_dims_t *input_dims;
+  int32_t in_h;
+  int32_t in_w;
+  int32_t in_c;
+  int32_t dilation_h;
+  int32_t dilation_w;
   int32_t in_row;     /* bytes per input row */
   int32_t base;       /* the chunk's first input channel read through base: chunk or 0 */
   int32_t bytes;      /* bytes of a pixel read from there */
@@ -863,21 +877,19 @@ typedef struct {
 static const int32_t *mve_dw3_window(const mve_dw3_t *d, const int8_t *batch_input,
                                      int32_t in_y_origin, int32_t in_x_origin, int8_t *patch,
                                      const int8_t **base) {
-  const utvm_depthwise_conv2d_params_t *params = d->params;
-  const utvm_dims_t *in = d->input_dims;
-  const int32_t in_c = in->c;
-  const int32_t last_y = in_y_origin + 2 * params->dilation_h;
-  const int32_t last_x = in_x_origin + 2 * params->dilation_w;
+  const int32_t in_c = d->in_c;
+  const int32_t last_y = in_y_origin + 2 * d->dilation_h;
+  const int32_t last_x = in_x_origin + 2 * d->dilation_w;
   const int32_t *offsets = d->offsets;
-  if ((in_y_origin >= 0) && (in_x_origin >= 0) && (last_y < in->h) && (last_x < in->w)) {
+  if ((in_y_origin >= 0) && (in_x_origin >= 0) && (last_y < d->in_h) && (last_x < d->in_w)) {
     *base = &batch_input[in_y_origin * d->in_row + in_x_origin * in_c + d->base];
   } else {
     for (int32_t ty = 0; ty < 3; ++ty) {
-      const int32_t in_y = in_y_origin + params->dilation_h * ty;
-      const bool row_inside = (in_y >= 0) && (in_y < in->h);
+      const int32_t in_y = in_y_origin + d->dilation_h * ty;
+      const bool row_inside = (in_y >= 0) && (in_y < d->in_h);
       for (int32_t tx = 0; tx < 3; ++tx) {
-        const int32_t in_x = in_x_origin + params->dilation_w * tx;
-        const bool inside = row_inside && (in_x >= 0) && (in_x < in->w);
+        const int32_t in_x = in_x_origin + d->dilation_w * tx;
+        const bool inside = row_inside && (in_x >= 0) && (in_x < d->in_w);
         mve_run(&patch[(3 * ty + tx) * MVE_BLOCK],
                 inside ? &batch_input[in_y * d->in_row + in_x * in_c + d->base] : NULL, d->pad,
                 d->bytes);
@@ -904,8 +916,15 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
   uint16_t sources[MVE_BLOCK];
   int32_t terms[MVE_BLOCK];
   int32_t sums[MVE_BLOCK];
-  d.params = params;
-  d.input_dims = input_dims;
+  const int32_t stride_w = params->stride_w;
+  const int32_t pad_left = params->pad_left;
+  const int32_t out_h = output_dims->h;
+  const int32_t out_w = output_dims->w;
+  d.in_h = input_dims->h;
+  d.in_w = input_dims->w;
+  d.in_c = in_c;
+  d.dilation_h = params->dilation_h;
+  d.dilation_w = params->dilation_w;
   d.in_row = input_dims->w * in_c;
   d.pad = vdupq_n_s8((int8_t)(-params->input_offset));
   for (int32_t t = 0; t < MVE_TAPS; ++t) {
@@ -932,14 +951,13 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
     }
     for (int32_t batch = 0; batch < output_dims->n; ++batch) {
       const int8_t *batch_input = &input[batch * input_dims->h * d.in_row];
-      int8_t *out = &output[batch * output_dims->h * output_dims->w * out_c + chunk];
-      for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      int8_t *out = &output[batch * out_h * out_w * out_c + chunk];
+      for (int32_t out_y = 0; out_y < out_h; ++out_y) {
         const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
-        for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        for (int32_t out_x = 0; out_x < out_w; ++out_x) {
           const int8_t *base;
-          const int32_t *offsets =
-              mve_dw3_window(&d, batch_input, in_y_origin,
-                             out_x * params->stride_w - params->pad_left, patch, &base);
+          const int32_t *offsets = mve_dw3_window(&d, batch_input, in_y_origin,
+                                                  out_x * stride_w - pad_left, patch, &base);
           int32_t g = 0;
           if (multiplier == 1) {
             for (; (count - g) >= 16; g += 16) {
