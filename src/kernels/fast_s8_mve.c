@@ -583,7 +583,12 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t plane = output_dims->h * out_w;
   const int32_t positions = output_dims->n * plane;
   const int32_t in_row = input_dims->w * input_dims->c;
+  const int32_t in_c = input_dims->c;
   const int32_t row_step = params->dilation_h * in_row;
+  const int32_t stride_h = params->stride_h;
+  const int32_t stride_w = params->stride_w;
+  const int32_t pad_top = params->pad_top;
+  const int32_t pad_left = params->pad_left;
   /* Windows from these origins on lie inside the input; with dilation_w 1 their rows are runs. */
   const int32_t last_y = input_dims->h - 1 - params->dilation_h * (filter_dims->h - 1);
   const int32_t last_x = input_dims->w - 1 - params->dilation_w * (filter_dims->w - 1);
@@ -614,15 +619,14 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
         /* Past the last position the columns keep what they held; their sums are not stored. */
         for (int32_t j = 0; j < columns; ++j) {
           const int32_t position = first + j;
-          const int32_t in_y = ((position % plane) / out_w) * params->stride_h - params->pad_top;
-          const int32_t in_x = (position % out_w) * params->stride_w - params->pad_left;
+          const int32_t in_y = ((position % plane) / out_w) * stride_h - pad_top;
+          const int32_t in_x = (position % out_w) * stride_w - pad_left;
           const int8_t *batch_input = &input[(position / plane) * batch_size];
           if (pointwise) {
             mve_pointwise_column(&cv, batch_input, in_y, in_x, j);
           } else if (direct && (in_y >= 0) && (in_x >= 0) && (in_y <= last_y) &&
                      (in_x <= last_x)) {
-            mve_conv_column_inside(&cv, &batch_input[in_y * in_row + in_x * input_dims->c],
-                                   row_step, j);
+            mve_conv_column_inside(&cv, &batch_input[in_y * in_row + in_x * in_c], row_step, j);
           } else {
             mve_conv_column(&cv, batch_input, in_y, in_x, j);
           }
