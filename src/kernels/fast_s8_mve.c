@@ -486,16 +486,22 @@ static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bo
   int32_t a2 = t;
   int32_t a3 = t;
   const int8_t *wp = w;
-  const int8_t *cp = c;
+  const int8_t *c0 = c;
+  const int8_t *c1 = &c[16];
+  const int8_t *c2 = &c[32];
+  const int8_t *c3 = &c[48];
   int32_t b = blocks;
-  do { /* blocks >= 1 */
+  do { /* blocks >= 1; a pointer per column gives the compiler its post-increment loads */
     const int8x16_t x = vldrbq_s8(wp);
-    a0 = vmladavaq_s8(a0, x, vldrbq_s8(cp));
-    a1 = vmladavaq_s8(a1, x, vldrbq_s8(&cp[16]));
-    a2 = vmladavaq_s8(a2, x, vldrbq_s8(&cp[32]));
-    a3 = vmladavaq_s8(a3, x, vldrbq_s8(&cp[48]));
     wp = &wp[16];
-    cp = &cp[64];
+    a0 = vmladavaq_s8(a0, x, vldrbq_s8(c0));
+    c0 = &c0[64];
+    a1 = vmladavaq_s8(a1, x, vldrbq_s8(c1));
+    c1 = &c1[64];
+    a2 = vmladavaq_s8(a2, x, vldrbq_s8(c2));
+    c2 = &c2[64];
+    a3 = vmladavaq_s8(a3, x, vldrbq_s8(c3));
+    c3 = &c3[64];
     --b;
   } while (b > 0);
   if (has_tail) {
