@@ -441,8 +441,14 @@ static MVE_NOINLINE void mve_conv_column_inside(const mve_conv_t *cv, const int8
   const int32_t row_length = cv->row_length;
   const int8_t *s = src;
   if (cv->aligned) {
+    int8_t *dst = &cv->cols.base[16 * j];
     for (int32_t filter_y = 0; filter_y < rows; ++filter_y) {
-      mve_run_aligned(&cv->cols, j, filter_y * row_length, s, cv->pad, row_length);
+      const int8_t *from = s;
+      for (int32_t i = 0; i < row_length; i += 16) {
+        vstrbq_s8(dst, vldrbq_s8(from));
+        dst = &dst[64];
+        from = &from[16];
+      }
       s = &s[row_step];
     }
   } else {
