@@ -51,6 +51,13 @@ typedef enum {
 #define UTVM_KERNELS_NATIVE UTVM_KERNELS_PORTABLE
 #endif
 
+/* Output channels whose requantization table the fast paths of CONV_2D, DEPTHWISE_CONV_2D and
+ * FULLY_CONNECTED (blocked portable C and DSP) fill at a time on the stack (20 bytes per
+ * channel); a multiple of 4. */
+#ifndef UTVM_KERNELS_CHANNEL_BLOCK
+#define UTVM_KERNELS_CHANNEL_BLOCK 64
+#endif
+
 /* Output channels the MVE paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED sum before
  * requantizing them (stack: up to 20 bytes per channel, plus 512 bytes of im2col column in
  * CONV_2D); a multiple of 16. */

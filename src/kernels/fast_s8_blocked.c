@@ -14,6 +14,7 @@
 
 #include "fast_s8.h"
 #include "mac_s8.h"
+#include "requant_s8.h"
 
 /* Four accumulators modulo 2^32. */
 typedef struct {
@@ -84,6 +85,184 @@ static uint32_t conv_window_1(const utvm_conv2d_params_t *params, const utvm_dim
   return acc;
 }
 
+/* The inner loops are functions of their own (GCC and Clang would inline them), so that their
+ * pointers and accumulators get registers instead of sharing them with the callers' state. */
+#if defined(__GNUC__)
+#define BLOCKED_NOINLINE __attribute__((noinline))
+#else
+#define BLOCKED_NOINLINE
+#endif
+
+/* Where the taps of a window that lies wholly inside the input are, relative to its first
+ * tap: runs (rows of taps, or single taps with dilation) of run contiguous values each,
+ * input_step and filter_step values apart. */
+typedef struct {
+  int32_t rows;
+  int32_t run;
+  int32_t runs_per_row;
+  int32_t input_row_step;
+  int32_t input_tap_step;
+} conv_runs_t;
+
+/* sums[0..3] += w0.a, w0.b, w1.a, w1.b over run values (no offsets): the multiply loop, a
+ * function of its own so that its pointers and sums stay in registers. */
+static BLOCKED_NOINLINE void dot_2x2(const int8_t *a, const int8_t *b, const int8_t *w0,
+                                     const int8_t *w1, int32_t run, uint32_t sums[4]) {
+  uint32_t s00 = sums[0];
+  uint32_t s01 = sums[1];
+  uint32_t s10 = sums[2];
+  uint32_t s11 = sums[3];
+  const int8_t *const a_end = &a[run];
+  while (a != a_end) {
+    const int32_t va = *a;
+    const int32_t vb = *b;
+    const int32_t u = *w0;
+    const int32_t v = *w1;
+    s00 += (uint32_t)(u * va);
+    s01 += (uint32_t)(u * vb);
+    s10 += (uint32_t)(v * va);
+    s11 += (uint32_t)(v * vb);
+    a = &a[1];
+    b = &b[1];
+    w0 = &w0[1];
+    w1 = &w1[1];
+  }
+  sums[0] = s00;
+  sums[1] = s01;
+  sums[2] = s10;
+  sums[3] = s11;
+}
+
+/* The sums of w * x (no input offset) of filters f0 and f1 over two interior windows whose first
+ * taps are at x0 and x1: sums[0] f0.x0, [1] f0.x1, [2] f1.x0, [3] f1.x1. */
+static inline void conv_interior_2x2(const conv_runs_t *g, const int8_t *x0, const int8_t *x1,
+                                     const int8_t *f0, const int8_t *f1, uint32_t sums[4]) {
+  sums[0] = 0u;
+  sums[1] = 0u;
+  sums[2] = 0u;
+  sums[3] = 0u;
+  int32_t filter_at = 0;
+  for (int32_t row = 0; row < g->rows; ++row) {
+    for (int32_t n = 0; n < g->runs_per_row; ++n) {
+      const int32_t input_at = row * g->input_row_step + n * g->input_tap_step;
+      dot_2x2(&x0[input_at], &x1[input_at], &f0[filter_at], &f1[filter_at], g->run, sums);
+      filter_at += g->run;
+    }
+  }
+}
+
+/* Channels first..first+count-1 of block (filters from f, filter_size values each) at two
+ * positions whose windows lie wholly inside the input (first taps x0, x1; outputs out0, out1),
+ * two channels at a time; offset_term[k] is input_offset times the sum of channel k's filter.
+ * An odd last channel is left to the caller. */
+static inline void conv_interior_pair_block_as(const conv_runs_t *g, const int8_t *x0,
+                                               const int8_t *x1, const int8_t *f,
+                                               int32_t filter_size,
+                                               const utvm_requant_block_t *block, bool fast,
+                                               const uint32_t *offset_term, int32_t count,
+                                               int8_t *out0, int8_t *out1) {
+  for (int32_t k = 0; (k + 2) <= count; k += 2) {
+    uint32_t sums[4];
+    const int8_t *f0 = &f[k * filter_size];
+    conv_interior_2x2(g, x0, x1, f0, &f0[filter_size], sums);
+    out0[k] = utvm_requant_output_known(block, fast, k, (int32_t)(sums[0] + offset_term[k]));
+    out1[k] = utvm_requant_output_known(block, fast, k, (int32_t)(sums[1] + offset_term[k]));
+    out0[k + 1] =
+        utvm_requant_output_known(block, fast, k + 1, (int32_t)(sums[2] + offset_term[k + 1]));
+    out1[k + 1] =
+        utvm_requant_output_known(block, fast, k + 1, (int32_t)(sums[3] + offset_term[k + 1]));
+  }
+}
+
+/* conv_interior_pair_block_as for a fast block and for one that is not, each a function of
+ * its own (one copy of the loop per register allocation). */
+static BLOCKED_NOINLINE void conv_interior_pair_block_fast(
+    const conv_runs_t *g, const int8_t *x0, const int8_t *x1, const int8_t *f,
+    int32_t filter_size, const utvm_requant_block_t *block, const uint32_t *offset_term,
+    int32_t count, int8_t *out0, int8_t *out1) {
+  conv_interior_pair_block_as(g, x0, x1, f, filter_size, block, true, offset_term, count, out0,
+                              out1);
+}
+
+static BLOCKED_NOINLINE void conv_interior_pair_block_general(
+    const conv_runs_t *g, const int8_t *x0, const int8_t *x1, const int8_t *f,
+    int32_t filter_size, const utvm_requant_block_t *block, const uint32_t *offset_term,
+    int32_t count, int8_t *out0, int8_t *out1) {
+  conv_interior_pair_block_as(g, x0, x1, f, filter_size, block, false, offset_term, count, out0,
+                              out1);
+}
+
+/* One output position of the channels of block (window: its taps inside the input), four
+ * channels per input load, the input offset added per value. */
+static void conv_position(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
+                          const utvm_window_t *window, const utvm_dims_t *filter_dims,
+                          const int8_t *filter, const utvm_requant_block_t *block,
+                          int32_t count, int8_t *out) {
+  const int32_t filter_size = filter_dims->h * filter_dims->w * filter_dims->c;
+  const int8_t *f = &filter[block->first * filter_size];
+  int32_t k = 0;
+  for (; (k + 4) <= count; k += 4) {
+    blocked_sums_t sums;
+    conv_window_4(params, input_dims, window, filter_dims, &f[k * filter_size], filter_size,
+                  &sums);
+    for (int32_t j = 0; j < 4; ++j) {
+      out[k + j] = utvm_requant_output(block, k + j, (int32_t)sums.a[j]);
+    }
+  }
+  for (; k < count; ++k) {
+    const uint32_t acc =
+        conv_window_1(params, input_dims, window, filter_dims, &f[k * filter_size]);
+    out[k] = utvm_requant_output(block, k, (int32_t)acc);
+  }
+}
+
+/* Where an output position's window starts, whether it lies wholly inside the input, and
+ * where its outputs go. */
+typedef struct {
+  utvm_window_t window;
+  bool interior;
+  int8_t *out;
+} conv_position_t;
+
+/* Two positions whose windows lie wholly inside the input, two channels at a time:
+ * offset_term[k] is input_offset times the sum of channel first + k's filter. */
+static void conv_interior_pair(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
+                               conv_position_t *p0, conv_position_t *p1,
+                               const utvm_dims_t *filter_dims, const int8_t *filter,
+                               const utvm_requant_block_t *block, const uint32_t *offset_term,
+                               int32_t count) {
+  const int32_t in_c = input_dims->c;
+  const int32_t filter_size = filter_dims->h * filter_dims->w * filter_dims->c;
+  const int8_t *f = &filter[block->first * filter_size];
+  const int8_t *x0 = &p0->window.batch_input[(p0->window.in_y_origin * input_dims->w +
+                                              p0->window.in_x_origin) * in_c];
+  const int8_t *x1 = &p1->window.batch_input[(p1->window.in_y_origin * input_dims->w +
+                                              p1->window.in_x_origin) * in_c];
+  /* Without dilation a row of taps is one contiguous run in the input and in the filter. */
+  const bool rows = params->dilation_w == 1;
+  conv_runs_t g;
+  g.rows = filter_dims->h;
+  g.runs_per_row = rows ? 1 : filter_dims->w;
+  g.run = rows ? filter_dims->w * in_c : in_c;
+  g.input_row_step = params->dilation_h * input_dims->w * in_c;
+  g.input_tap_step = params->dilation_w * in_c;
+  if (block->fast) {
+    conv_interior_pair_block_fast(&g, x0, x1, f, filter_size, block, offset_term, count,
+                                  p0->out, p1->out);
+  } else {
+    conv_interior_pair_block_general(&g, x0, x1, f, filter_size, block, offset_term, count,
+                                     p0->out, p1->out);
+  }
+  if ((count % 2) != 0) {
+    const int32_t k = count - 1;
+    const int8_t *f0 = &f[k * filter_size];
+    p0->out[k] = utvm_requant_output(
+        block, k, (int32_t)conv_window_1(params, input_dims, &p0->window, filter_dims, f0));
+    p1->out[k] = utvm_requant_output(
+        block, k, (int32_t)conv_window_1(params, input_dims, &p1->window, filter_dims, f0));
+  }
+}
+
 void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
                             const int8_t *input, const utvm_dims_t *filter_dims,
@@ -91,48 +270,68 @@ void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
                             const utvm_dims_t *output_dims, int8_t *output) {
   const int32_t out_c = output_dims->c;
   const int32_t filter_size = filter_dims->h * filter_dims->w * filter_dims->c;
-  int8_t *out = output;
-  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    utvm_window_t window;
-    window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
-    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
-      window.in_y_origin = out_y * params->stride_h - params->pad_top;
-      utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
-                       &window.ys[0], &window.ys[1]);
-      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
-        window.in_x_origin = out_x * params->stride_w - params->pad_left;
-        utvm_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
-                         &window.xs[0], &window.xs[1]);
-        int32_t ch = 0;
-        for (; (ch + 4) <= out_c; ch += 4) {
-          blocked_sums_t sums;
-          conv_window_4(params, input_dims, &window, filter_dims, &filter[ch * filter_size],
-                        filter_size, &sums);
-          for (int32_t k = 0; k < 4; ++k) {
-            out[ch + k] = utvm_mac_output_s8((int32_t)sums.a[k], bias, quant, ch + k,
-                                             params->output_offset, params->act_min,
-                                             params->act_max);
-          }
-        }
-        for (; ch < out_c; ++ch) {
-          const uint32_t acc =
-              conv_window_1(params, input_dims, &window, filter_dims, &filter[ch * filter_size]);
-          out[ch] = utvm_mac_output_s8((int32_t)acc, bias, quant, ch, params->output_offset,
-                                       params->act_min, params->act_max);
-        }
-        out = &out[out_c];
+  utvm_requant_block_t block;
+  uint32_t offset_term[UTVM_KERNELS_CHANNEL_BLOCK];
+  for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
+    const int32_t count = utvm_min_s32(UTVM_KERNELS_CHANNEL_BLOCK, out_c - first);
+    utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
+                            params->act_max, first, count);
+    for (int32_t k = 0; k < count; ++k) {
+      const int8_t *f = &filter[(first + k) * filter_size];
+      int32_t sum = 0;
+      for (int32_t i = 0; i < filter_size; ++i) {
+        sum = utvm_wrap_add(sum, f[i]);
       }
+      offset_term[k] = (uint32_t)sum * (uint32_t)params->input_offset;
+    }
+    /* Positions in raster order; interior ones in pairs (the odd one out alone). */
+    conv_position_t pending;
+    bool has_pending = false;
+    int8_t *out = &output[first];
+    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+      conv_position_t p;
+      p.window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
+      for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+        p.window.in_y_origin = out_y * params->stride_h - params->pad_top;
+        utvm_taps_inside(p.window.in_y_origin, params->dilation_h, filter_dims->h,
+                         input_dims->h, &p.window.ys[0], &p.window.ys[1]);
+        for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+          p.window.in_x_origin = out_x * params->stride_w - params->pad_left;
+          utvm_taps_inside(p.window.in_x_origin, params->dilation_w, filter_dims->w,
+                           input_dims->w, &p.window.xs[0], &p.window.xs[1]);
+          p.interior = (p.window.ys[0] == 0) && (p.window.ys[1] == filter_dims->h) &&
+                       (p.window.xs[0] == 0) && (p.window.xs[1] == filter_dims->w);
+          p.out = out;
+          if (!p.interior) {
+            conv_position(params, input_dims, &p.window, filter_dims, filter, &block, count,
+                          out);
+          } else if (has_pending) {
+            conv_interior_pair(params, input_dims, &pending, &p, filter_dims, filter, &block,
+                               offset_term, count);
+            has_pending = false;
+          } else {
+            pending = p;
+            has_pending = true;
+          }
+          out = &out[out_c];
+        }
+      }
+    }
+    if (has_pending) {
+      conv_position(params, input_dims, &pending.window, filter_dims, filter, &block, count,
+                    pending.out);
     }
   }
 }
 
-/* The sums of channels channel..channel+3 (multiplier 1) over the window's taps inside. */
-static void depthwise_window_4(const utvm_depthwise_conv2d_params_t *params,
-                               const utvm_dims_t *input_dims, const utvm_window_t *window,
-                               const utvm_dims_t *filter_dims, const int8_t *filter,
-                               int32_t channel, blocked_sums_t *sums) {
+/* The sums of w * (x + input_offset) of channels channel..channel+3 (multiplier 1) over the
+ * window's taps inside (an interior window's callers pass 0 and add the offset's term). */
+static inline void depthwise_window_4(const utvm_depthwise_conv2d_params_t *params,
+                                      const utvm_dims_t *input_dims, const utvm_window_t *window,
+                                      const utvm_dims_t *filter_dims, const int8_t *filter,
+                                      int32_t channel, int32_t input_offset,
+                                      blocked_sums_t *sums) {
   const int32_t c = input_dims->c;
-  const int32_t input_offset = params->input_offset;
   uint32_t a0 = 0u;
   uint32_t a1 = 0u;
   uint32_t a2 = 0u;
@@ -214,6 +413,55 @@ static uint32_t depthwise_window_1(const utvm_depthwise_conv2d_params_t *params,
   return acc;
 }
 
+/* Filter taps of a 3x3 depthwise block laid out channel by channel (9 values each). */
+#define DEPTHWISE_3X3_TAPS 9
+
+/* One position of a 3x3 depthwise layer with multiplier 1 whose window lies wholly inside the
+ * input: the count channels of block (fast says whether it is), x at the window's first tap of
+ * the block's first channel, rows row_step and taps col_step values apart, taps regrouped
+ * channel by channel, offset_term[k] input_offset times channel k's filter sum. */
+static inline void depthwise_3x3_interior_as(const int8_t *x, int32_t row_step, int32_t col_step,
+                                             const int8_t *taps,
+                                             const utvm_requant_block_t *block, bool fast,
+                                             const uint32_t *offset_term, int32_t count,
+                                             int8_t *out) {
+  const int32_t row2 = 2 * row_step;
+  const int32_t col2 = 2 * col_step;
+  const int8_t *t = taps;
+  for (int32_t k = 0; k < count; ++k) {
+    uint32_t acc = offset_term[k];
+    acc += (uint32_t)((int32_t)t[0] * (int32_t)x[k]);
+    acc += (uint32_t)((int32_t)t[1] * (int32_t)x[k + col_step]);
+    acc += (uint32_t)((int32_t)t[2] * (int32_t)x[k + col2]);
+    acc += (uint32_t)((int32_t)t[3] * (int32_t)x[k + row_step]);
+    acc += (uint32_t)((int32_t)t[4] * (int32_t)x[k + row_step + col_step]);
+    acc += (uint32_t)((int32_t)t[5] * (int32_t)x[k + row_step + col2]);
+    acc += (uint32_t)((int32_t)t[6] * (int32_t)x[k + row2]);
+    acc += (uint32_t)((int32_t)t[7] * (int32_t)x[k + row2 + col_step]);
+    acc += (uint32_t)((int32_t)t[8] * (int32_t)x[k + row2 + col2]);
+    out[k] = utvm_requant_output_known(block, fast, k, (int32_t)acc);
+    t = &t[DEPTHWISE_3X3_TAPS];
+  }
+}
+
+/* depthwise_3x3_interior_as, for a fast block and for one that is not, each a function
+ * of its own. */
+static BLOCKED_NOINLINE void depthwise_3x3_interior_fast(const int8_t *x, int32_t row_step,
+                                                         int32_t col_step, const int8_t *taps,
+                                                         const utvm_requant_block_t *block,
+                                                         const uint32_t *offset_term,
+                                                         int32_t count, int8_t *out) {
+  depthwise_3x3_interior_as(x, row_step, col_step, taps, block, true, offset_term, count, out);
+}
+
+static BLOCKED_NOINLINE void depthwise_3x3_interior_general(const int8_t *x, int32_t row_step,
+                                                            int32_t col_step, const int8_t *taps,
+                                                            const utvm_requant_block_t *block,
+                                                            const uint32_t *offset_term,
+                                                            int32_t count, int8_t *out) {
+  depthwise_3x3_interior_as(x, row_step, col_step, taps, block, false, offset_term, count, out);
+}
+
 void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
                                       const utvm_per_channel_quant_t *quant,
                                       const utvm_dims_t *input_dims, const int8_t *input,
@@ -223,44 +471,121 @@ void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *para
   const int32_t out_c = output_dims->c;
   const bool shared = (params->depth_multiplier % 4) == 0;
   /* Blocks of four channels with multiplier 1 or a multiple of 4; one at a time otherwise. */
-  const int32_t blocked_c = ((params->depth_multiplier == 1) || shared) ? out_c : 0;
-  int8_t *out = output;
-  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    utvm_window_t window;
-    window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
-    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
-      window.in_y_origin = out_y * params->stride_h - params->pad_top;
-      utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
-                       &window.ys[0], &window.ys[1]);
-      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
-        window.in_x_origin = out_x * params->stride_w - params->pad_left;
-        utvm_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
-                         &window.xs[0], &window.xs[1]);
-        int32_t ch = 0;
-        for (; (ch + 4) <= blocked_c; ch += 4) {
-          blocked_sums_t sums;
-          if (shared) {
-            depthwise_window_4_shared(params, input_dims, &window, filter_dims, filter, ch,
-                                      &sums);
-          } else {
-            depthwise_window_4(params, input_dims, &window, filter_dims, filter, ch, &sums);
-          }
-          for (int32_t k = 0; k < 4; ++k) {
-            out[ch + k] = utvm_mac_output_s8((int32_t)sums.a[k], bias, quant, ch + k,
-                                             params->output_offset, params->act_min,
-                                             params->act_max);
-          }
+  const bool by_four = (params->depth_multiplier == 1) || shared;
+  /* 3x3 with multiplier 1: interior positions channel by channel, the taps regrouped. */
+  const bool taps_3x3 =
+      (params->depth_multiplier == 1) && (filter_dims->h == 3) && (filter_dims->w == 3);
+  utvm_requant_block_t block;
+  uint32_t offset_term[UTVM_KERNELS_CHANNEL_BLOCK];
+  int8_t taps[UTVM_KERNELS_CHANNEL_BLOCK * DEPTHWISE_3X3_TAPS];
+  for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
+    const int32_t count = utvm_min_s32(UTVM_KERNELS_CHANNEL_BLOCK, out_c - first);
+    const int32_t blocked_end = by_four ? (first + count - count % 4) : first;
+    if (taps_3x3) {
+      for (int32_t k = 0; k < count; ++k) {
+        for (int32_t tap = 0; tap < DEPTHWISE_3X3_TAPS; ++tap) {
+          taps[k * DEPTHWISE_3X3_TAPS + tap] = filter[tap * out_c + first + k];
         }
-        for (; ch < out_c; ++ch) {
-          const uint32_t acc =
-              depthwise_window_1(params, input_dims, &window, filter_dims, filter, ch);
-          out[ch] = utvm_mac_output_s8((int32_t)acc, bias, quant, ch, params->output_offset,
-                                       params->act_min, params->act_max);
+      }
+    }
+    utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
+                            params->act_max, first, count);
+    /* input_offset times each channel's filter sum (multiplier 1: interior windows). */
+    for (int32_t k = 0; k < count; ++k) {
+      int32_t sum = 0;
+      for (int32_t tap = 0; tap < (filter_dims->h * filter_dims->w); ++tap) {
+        sum = utvm_wrap_add(sum, filter[tap * out_c + first + k]);
+      }
+      offset_term[k] = (uint32_t)sum * (uint32_t)params->input_offset;
+    }
+    int8_t *out = output;
+    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+      utvm_window_t window;
+      window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
+      for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+        window.in_y_origin = out_y * params->stride_h - params->pad_top;
+        utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
+                         &window.ys[0], &window.ys[1]);
+        for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+          window.in_x_origin = out_x * params->stride_w - params->pad_left;
+          utvm_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w,
+                           input_dims->w, &window.xs[0], &window.xs[1]);
+          const bool interior = (window.ys[0] == 0) && (window.ys[1] == filter_dims->h) &&
+                                (window.xs[0] == 0) && (window.xs[1] == filter_dims->w);
+          int32_t ch = first;
+          if (interior && taps_3x3) {
+            const int8_t *x = &window.batch_input[(window.in_y_origin * input_dims->w +
+                                                   window.in_x_origin) * input_dims->c + first];
+            const int32_t row_step = params->dilation_h * input_dims->w * input_dims->c;
+            const int32_t col_step = params->dilation_w * input_dims->c;
+            if (block.fast) {
+              depthwise_3x3_interior_fast(x, row_step, col_step, taps, &block, offset_term, count,
+                                          &out[first]);
+            } else {
+              depthwise_3x3_interior_general(x, row_step, col_step, taps, &block, offset_term,
+                                             count, &out[first]);
+            }
+            ch = first + count;
+          }
+          for (; ch < blocked_end; ch += 4) {
+            blocked_sums_t sums;
+            if (shared) {
+              depthwise_window_4_shared(params, input_dims, &window, filter_dims, filter, ch,
+                                        &sums);
+            } else if (interior) {
+              depthwise_window_4(params, input_dims, &window, filter_dims, filter, ch, 0,
+                                 &sums);
+              for (int32_t k = 0; k < 4; ++k) {
+                sums.a[k] += offset_term[ch - first + k];
+              }
+            } else {
+              depthwise_window_4(params, input_dims, &window, filter_dims, filter, ch,
+                                 params->input_offset, &sums);
+            }
+            for (int32_t k = 0; k < 4; ++k) {
+              out[ch + k] = utvm_requant_output(&block, ch - first + k, (int32_t)sums.a[k]);
+            }
+          }
+          for (; ch < (first + count); ++ch) {
+            const uint32_t acc =
+                depthwise_window_1(params, input_dims, &window, filter_dims, filter, ch);
+            out[ch] = utvm_requant_output(&block, ch - first, (int32_t)acc);
+          }
+          out = &out[out_c];
         }
-        out = &out[out_c];
       }
     }
   }
+}
+
+/* a[0..3]: sums of filter rows w (four rows of length values) times (x + input_offset). */
+static BLOCKED_NOINLINE void fc_rows_4(const int8_t *x, int32_t input_offset, const int8_t *w,
+                                       int32_t length, uint32_t a[4]) {
+  const int8_t *w0 = w;
+  const int8_t *w1 = &w0[length];
+  const int8_t *w2 = &w1[length];
+  const int8_t *w3 = &w2[length];
+  uint32_t a0 = 0u;
+  uint32_t a1 = 0u;
+  uint32_t a2 = 0u;
+  uint32_t a3 = 0u;
+  const int8_t *const x_end = &x[length];
+  while (x != x_end) {
+    const int32_t v = (int32_t)*x + input_offset;
+    a0 += (uint32_t)((int32_t)*w0 * v);
+    a1 += (uint32_t)((int32_t)*w1 * v);
+    a2 += (uint32_t)((int32_t)*w2 * v);
+    a3 += (uint32_t)((int32_t)*w3 * v);
+    x = &x[1];
+    w0 = &w0[1];
+    w1 = &w1[1];
+    w2 = &w2[1];
+    w3 = &w3[1];
+  }
+  a[0] = a0;
+  a[1] = a1;
+  a[2] = a2;
+  a[3] = a3;
 }
 
 void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params,
@@ -269,42 +594,35 @@ void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params
                                      const int8_t *input, const int8_t *filter,
                                      const int32_t *bias, int8_t *output) {
   const int32_t input_offset = params->input_offset;
-  for (int32_t b = 0; b < batches; ++b) {
-    const int8_t *x = &input[b * input_depth];
-    int8_t *out = &output[b * output_depth];
-    uint32_t input_sum = 0u; /* sum of (x + input offset), for the filter offset */
-    for (int32_t i = 0; i < input_depth; ++i) {
-      input_sum += (uint32_t)((int32_t)x[i] + input_offset);
-    }
-    const uint32_t filter_term = (uint32_t)params->filter_offset * input_sum;
-    int32_t unit = 0;
-    for (; (unit + 4) <= output_depth; unit += 4) {
-      const int8_t *w0 = &filter[unit * input_depth];
-      const int8_t *w1 = &w0[input_depth];
-      const int8_t *w2 = &w1[input_depth];
-      const int8_t *w3 = &w2[input_depth];
-      uint32_t a[4] = {filter_term, filter_term, filter_term, filter_term};
+  utvm_requant_block_t block;
+  for (int32_t first = 0; first < output_depth; first += UTVM_KERNELS_CHANNEL_BLOCK) {
+    const int32_t count = utvm_min_s32(UTVM_KERNELS_CHANNEL_BLOCK, output_depth - first);
+    utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
+                            params->act_max, first, count);
+    for (int32_t b = 0; b < batches; ++b) {
+      const int8_t *x = &input[b * input_depth];
+      int8_t *out = &output[b * output_depth + first];
+      uint32_t input_sum = 0u; /* sum of (x + input offset), for the filter offset */
       for (int32_t i = 0; i < input_depth; ++i) {
-        const int32_t v = (int32_t)x[i] + input_offset;
-        a[0] += (uint32_t)((int32_t)w0[i] * v);
-        a[1] += (uint32_t)((int32_t)w1[i] * v);
-        a[2] += (uint32_t)((int32_t)w2[i] * v);
-        a[3] += (uint32_t)((int32_t)w3[i] * v);
+        input_sum += (uint32_t)((int32_t)x[i] + input_offset);
       }
-      for (int32_t k = 0; k < 4; ++k) {
-        out[unit + k] = utvm_mac_output_s8((int32_t)a[k], bias, quant, unit + k,
-                                           params->output_offset, params->act_min,
-                                           params->act_max);
+      const uint32_t filter_term = (uint32_t)params->filter_offset * input_sum;
+      int32_t k = 0;
+      for (; (k + 4) <= count; k += 4) {
+        uint32_t a[4];
+        fc_rows_4(x, input_offset, &filter[(first + k) * input_depth], input_depth, a);
+        for (int32_t j = 0; j < 4; ++j) {
+          out[k + j] = utvm_requant_output(&block, k + j, (int32_t)(a[j] + filter_term));
+        }
       }
-    }
-    for (; unit < output_depth; ++unit) {
-      const int8_t *w = &filter[unit * input_depth];
-      uint32_t acc = filter_term;
-      for (int32_t i = 0; i < input_depth; ++i) {
-        acc += (uint32_t)((int32_t)w[i] * ((int32_t)x[i] + input_offset));
+      for (; k < count; ++k) {
+        const int8_t *w = &filter[(first + k) * input_depth];
+        uint32_t acc = filter_term;
+        for (int32_t i = 0; i < input_depth; ++i) {
+          acc += (uint32_t)((int32_t)w[i] * ((int32_t)x[i] + input_offset));
+        }
+        out[k] = utvm_requant_output(&block, k, (int32_t)acc);
       }
-      out[unit] = utvm_mac_output_s8((int32_t)acc, bias, quant, unit, params->output_offset,
-                                     params->act_min, params->act_max);
     }
   }
 }

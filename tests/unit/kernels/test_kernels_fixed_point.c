@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fixed_point.h"
+#include "requant_s8.h"
 #include "utvm/kernels.h"
 
 static void test_wrapping(void **state) {
@@ -71,6 +72,86 @@ static void test_sat_round_doubling_high_mul_random(void **state) {
     const int32_t b = ((n % 3) == 0) ? (int32_t)(x % 65536u) - 32768
                                      : (((n % 3) == 1) ? (int32_t)(x >> 1) : (int32_t)x);
     assert_int_equal(utvm_sat_round_doubling_high_mul(a, b), srdhm_gemmlowp(a, b));
+  }
+}
+
+/* xorshift32 step. */
+static uint32_t next_random(uint32_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 17;
+  *x ^= *x << 5;
+  return *x;
+}
+
+/* The fast paths' requantization table gives utvm_mac_output_s8's bytes: every right shift,
+ * edge and random accumulators, biases and multipliers (0, 1, 2^30, INT32_MAX and random),
+ * offsets and clamps; a left shift or a negative multiplier makes the block take
+ * utvm_mac_output_s8 itself. */
+static void test_requant_block_matches_reference(void **state) {
+  static const int32_t edges[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1,
+                                  INT32_MAX - 1, 1 << 30, -(1 << 30), 12345, -12345};
+  static const int32_t multipliers[] = {0, 1, 1 << 30, INT32_MAX, 1518500250, 1073741825};
+  enum { CHANNELS = 31 };
+  int32_t multiplier[CHANNELS];
+  int8_t shift[CHANNELS];
+  int32_t bias[CHANNELS];
+  uint32_t x = 2463534242u;
+  utvm_requant_block_t block;
+  (void)state;
+  for (int32_t round = 0; round < 400; round++) {
+    for (int32_t c = 0; c < CHANNELS; c++) {
+      const uint32_t r = next_random(&x);
+      multiplier[c] = ((round % 4) == 0) ? multipliers[(uint32_t)c % 6u] : (int32_t)(r >> 1);
+      shift[c] = (int8_t)(-1 - c); /* -1..-31 */
+      bias[c] = ((round % 3) == 0) ? edges[(uint32_t)(c + round) % 13u] : (int32_t)next_random(&x);
+    }
+    if ((round % 50) == 7) {
+      shift[round % CHANNELS] = (int8_t)(round % 5); /* 0..4: a left shift */
+    }
+    if ((round % 50) == 9) {
+      multiplier[round % CHANNELS] = -5;
+    }
+    const utvm_per_channel_quant_t quant = {multiplier, shift, CHANNELS};
+    const int32_t output_offset = (int32_t)(next_random(&x) % 256u) - 128;
+    const int32_t act_min = ((round % 2) == 0) ? -128 : (int32_t)(next_random(&x) % 128u) - 128;
+    const int32_t act_max = ((round % 3) == 0) ? 127 : act_min + (int32_t)(next_random(&x) % 128u);
+    const int32_t *bias_or_null = ((round % 5) == 0) ? NULL : bias;
+    const int32_t first = round % 2;
+    const int32_t count = CHANNELS - first;
+    utvm_requant_block_fill(&block, &quant, bias_or_null, output_offset, act_min, act_max, first,
+                            count);
+    assert_true(block.fast == !(((round % 50) == 7) || ((round % 50) == 9)));
+    for (int32_t n = 0; n < 4000; n++) {
+      const int32_t k = n % count;
+      const int32_t acc = (n < 13 * 8) ? edges[(uint32_t)n % 13u] : (int32_t)next_random(&x);
+      assert_int_equal(utvm_requant_output(&block, k, acc),
+                       utvm_mac_output_s8(acc, bias_or_null, &quant, first + k, output_offset,
+                                          act_min, act_max));
+    }
+  }
+}
+
+/* utvm_requant_scale equals RoundingDivideByPOT(SaturatingRoundingDoublingHighMul) for every
+ * right shift 0..31, on edge and random values and multipliers >= 0; negative multipliers and
+ * shifts outside 0..31 are refused. */
+static void test_requant_scale_matches_reference(void **state) {
+  static const int32_t edges[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1,
+                                  INT32_MAX - 1, 1 << 30, -(1 << 30), 255 << 20, -(255 << 20)};
+  static const int32_t multipliers[] = {0, 1, 1 << 30, INT32_MAX, 1518500250};
+  utvm_requant_scale_t scale;
+  uint32_t x = 88172645u;
+  (void)state;
+  assert_false(utvm_requant_scale_init(&scale, -1, 3));
+  assert_false(utvm_requant_scale_init(&scale, 1 << 30, 32));
+  assert_false(utvm_requant_scale_init(&scale, 1 << 30, -1));
+  for (int32_t right = 0; right <= 31; right++) {
+    for (int32_t n = 0; n < 30000; n++) {
+      const int32_t m = (n < 65) ? multipliers[n % 5] : (int32_t)(next_random(&x) >> 1);
+      const int32_t v = (n < 65) ? edges[n % 13] : (int32_t)next_random(&x);
+      assert_true(utvm_requant_scale_init(&scale, m, right));
+      assert_int_equal(utvm_requant_scale(v, &scale),
+                       utvm_rounding_divide_by_pot(utvm_sat_round_doubling_high_mul(v, m), right));
+    }
   }
 }
 
@@ -204,6 +285,8 @@ int main(void) {
       cmocka_unit_test(test_wrapping),
       cmocka_unit_test(test_saturating_rounding_doubling_high_mul),
       cmocka_unit_test(test_sat_round_doubling_high_mul_random),
+      cmocka_unit_test(test_requant_block_matches_reference),
+      cmocka_unit_test(test_requant_scale_matches_reference),
       cmocka_unit_test(test_rounding_divide_by_pot),
       cmocka_unit_test(test_multiply_by_quantized_multiplier),
       cmocka_unit_test(test_saturating_shl_and_half_sum),
