@@ -59,7 +59,8 @@ typedef enum {
 #endif
 
 /* Output channels the MVE paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED sum before
- * requantizing them (stack: up to 20 bytes per channel); a multiple of 16. */
+ * requantizing them (stack: up to 20 bytes per channel, plus 512 bytes of im2col column in
+ * CONV_2D); a multiple of 16. */
 #ifndef UTVM_KERNELS_MVE_CHANNEL_BLOCK
 #define UTVM_KERNELS_MVE_CHANNEL_BLOCK 64
 #endif

@@ -40,6 +40,8 @@ int main(void) {
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.add_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " add, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " bytes, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.mismatches);
@@ -54,6 +56,7 @@ int main(void) {
   const bool pass = (result.mismatches == 0) && (result.conv_cases == KERNEL_TEST_CASES) &&
                     (result.depthwise_cases == KERNEL_TEST_CASES) &&
                     (result.fc_cases == KERNEL_TEST_CASES) &&
+                    (result.add_cases == KERNEL_TEST_CASES) &&
                     (result.fast_core == (int32_t)UTVM_KERNELS_NATIVE);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
   write_line(text, len);

@@ -1,5 +1,6 @@
 /* ADD, int8, with broadcasting (TFLite's reference_integer_ops::Add and BroadcastAdd4DSlow:
  * both inputs scaled to a common 2^left_shift-larger scale, summed, rescaled to the output). */
+#include "fast_s8.h"
 #include "fixed_point.h"
 #include "requant_s8.h"
 #include "shape.h"
@@ -33,6 +34,8 @@ static int8_t add_element(const utvm_add_params_t *params, int8_t x1, int8_t x2)
                                 params->act_max);
 }
 
+#if !defined(__ARM_FEATURE_MVE)
+/* (Cores with MVE run utvm_add_s8_mve for inputs of one shape instead.) */
 /* The same-shape loop with the input scales' kinds known: right shifts of 0 take the short
  * form (one of the inputs usually has one: TFLite scales the larger input by 1/2 exactly). */
 static inline void add_same_shape_as(const utvm_add_params_t *params, const int8_t *input1,
@@ -84,6 +87,14 @@ static bool add_same_shape(const utvm_add_params_t *params, const int8_t *input1
   }
   return true;
 }
+#endif
+
+void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
+                          const int8_t *input2, int8_t *output) {
+  for (int32_t i = 0; i < count; ++i) {
+    output[i] = add_element(params, input1[i], input2[i]);
+  }
+}
 
 utvm_err_t utvm_add_s8(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
                        const int8_t *input1, const utvm_shape_t *input2_shape,
@@ -96,12 +107,18 @@ utvm_err_t utvm_add_s8(const utvm_add_params_t *params, const utvm_shape_t *inpu
   if (!utvm_broadcast_init(&broadcast, input1_shape, input2_shape, output_shape)) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
-  if ((utvm_shape_count(input1_shape) == broadcast.count) &&
-      (utvm_shape_count(input2_shape) == broadcast.count) && add_same_shape(params, input1, input2,
-                                                                           broadcast.count,
-                                                                           output)) {
+  const bool same_shape = (utvm_shape_count(input1_shape) == broadcast.count) &&
+                          (utvm_shape_count(input2_shape) == broadcast.count);
+#if defined(__ARM_FEATURE_MVE)
+  if (same_shape) {
+    utvm_add_s8_mve(params, broadcast.count, input1, input2, output);
     return UTVM_OK;
   }
+#else
+  if (same_shape && add_same_shape(params, input1, input2, broadcast.count, output)) {
+    return UTVM_OK;
+  }
+#endif
   int32_t index[UTVM_KERNEL_MAX_RANK] = {0};
   int32_t offset1 = 0;
   int32_t offset2 = 0;

@@ -71,6 +71,10 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
                        output, (int8_t *)scratch);
     return UTVM_OK;
   }
+  /* Without scratch, or grouped: the portable loops (the blocked paths stay out of MVE images). */
+  utvm_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
+                          output_dims, output);
+  return UTVM_OK;
 #elif defined(UTVM_KERNELS_DSP_PATHS)
   if (scratch != NULL &&
       utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims, output_dims) > 0u) {

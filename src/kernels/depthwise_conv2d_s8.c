@@ -88,6 +88,10 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
                                  output_dims, output);
     return UTVM_OK;
   }
+  /* Over 65535 input channels: the portable loops (the blocked paths stay out of MVE images). */
+  utvm_depthwise_conv2d_s8_portable(params, quant, input_dims, input, filter_dims, filter, bias,
+                                    output_dims, output);
+  return UTVM_OK;
 #elif defined(UTVM_KERNELS_DSP_PATHS)
   if (utvm_depthwise_conv2d_s8_dsp_applies(params->depth_multiplier)) {
     utvm_depthwise_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias,

@@ -108,6 +108,11 @@ void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params
                                      const int8_t *input, const int8_t *filter,
                                      const int32_t *bias, int8_t *output);
 
+/* ADD of count elements of two inputs of the output's shape (no broadcasting; checked
+ * arguments; output may alias an input). */
+void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
 #if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
  * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must be > 0, any
@@ -142,8 +147,9 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
 bool utvm_conv2d_s8_mve_applies(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                 bool has_scratch);
 
-/* utvm_conv2d_s8 as int8 im2col (four columns at a time) and dot products (checked arguments;
- * scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes, any alignment). */
+/* utvm_conv2d_s8 as int8 im2col (four columns at a time; 1x1 of stride 1 over up to 16
+ * channels in place) and dot products (checked arguments; scratch:
+ * utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_MVE, ...) bytes, any alignment). */
 void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                         const utvm_dims_t *input_dims, const int8_t *input,
                         const utvm_dims_t *filter_dims, const int8_t *filter,
@@ -160,14 +166,20 @@ void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
  * gathers take 16-bit channel offsets). */
 bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels);
 
-/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 8 output channels per step,
- * lane-wise 16x16->32-bit multiplies over the taps inside the input. */
+/* utvm_depthwise_conv2d_s8 (checked arguments; no scratch): 16 or 8 output channels per step,
+ * lane-wise 16x16->32-bit multiplies; a 3x3 filter over all nine taps with the input offset
+ * folded into the terms (multiplier 1, or up to UTVM_KERNELS_MVE_CHANNEL_BLOCK input
+ * channels), other filters over the taps inside the input. */
 void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,
                                   const utvm_dims_t *input_dims, const int8_t *input,
                                   const utvm_dims_t *filter_dims, const int8_t *filter,
                                   const int32_t *bias, const utvm_dims_t *output_dims,
                                   int8_t *output);
+
+/* utvm_add_s8_portable four lanes at a time. */
+void utvm_add_s8_mve(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
+                     const int8_t *input2, int8_t *output);
 #endif
 
 #endif /* UTVM_KERNELS_FAST_S8_H */

@@ -18,14 +18,16 @@
 #include <stdint.h>
 
 
+/* utvm_rounding_divide_by_pot on each lane of x by -right_shift (each lane's -31..0). */
+static inline int32x4_t mve_rounding_divide(int32x4_t x, int32x4_t right_shift) {
+  return vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right_shift), 31)), right_shift);
+}
+
 /* utvm_multiply_by_quantized_multiplier on each lane of acc (the bias already added), with
  * left_shift = max(shift, 0) and right_shift = min(shift, 0) of each lane's shift. */
 static inline int32x4_t mve_requantize(int32x4_t acc, int32x4_t multiplier, int32x4_t left_shift,
                                        int32x4_t right_shift) {
-  int32x4_t x = vshlq_s32(acc, left_shift);
-  x = vqrdmulhq_s32(x, multiplier);
-  x = vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right_shift), 31));
-  return vrshlq_s32(x, right_shift);
+  return mve_rounding_divide(vqrdmulhq_s32(vshlq_s32(acc, left_shift), multiplier), right_shift);
 }
 
 #endif /* __ARM_FEATURE_MVE */

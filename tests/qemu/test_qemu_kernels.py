@@ -35,19 +35,20 @@ def main():
         proc.kill()
         proc.wait()
     summary = [m for m in (re.match(r"kernels: (\d+) conv \((\d+) 1x1\), (\d+) depthwise, "
-                                    r"(\d+) fully connected, "
+                                    r"(\d+) fully connected, (\d+) add, "
                                     r"(\d+) bytes, (\d+) mismatches", l) for l in lines) if m]
     if not summary or "kernels PASS" not in lines:
         print("FAIL: no passing verdict from %s within %d s" % (ELF, TIMEOUT_S))
         return 1
-    conv, in_place, depthwise, fc, compared, mismatches = \
+    conv, in_place, depthwise, fc, add, compared, mismatches = \
         (int(g) for g in summary[0].groups())
-    if mismatches != 0 or min(conv, depthwise, fc) < 1000 or in_place < 1 or compared < 100000:
-        print("FAIL: %d mismatches over %d conv, %d depthwise and %d fully connected cases" %
-              (mismatches, conv, depthwise, fc))
+    if mismatches != 0 or min(conv, depthwise, fc, add) < 1000 or in_place < 1 or \
+            compared < 100000:
+        print("FAIL: %d mismatches over %d conv, %d depthwise, %d fully connected and %d add cases"
+              % (mismatches, conv, depthwise, fc, add))
         return 1
-    print("PASS: %d conv, %d depthwise and %d fully connected layers bit-exact on %s" %
-          (conv, depthwise, fc, BOARD))
+    print("PASS: %d conv, %d depthwise, %d fully connected and %d add layers bit-exact on %s" %
+          (conv, depthwise, fc, add, BOARD))
     return 0
 
 

@@ -1,4 +1,4 @@
-/* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+/* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD
  * with their reference loops (see the header). */
 #include "kernels_fast_compare.h"
 
@@ -136,8 +136,10 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
   filter_dims.c = in_dims.c;
-  params.stride_h = random_in(state, 1, 3);
-  params.stride_w = random_in(state, 1, 3);
+  /* Half the 1x1 cases of stride 1 (the MVE path reads up to 16 channels in place). */
+  const bool unit_stride = pointwise && (random_in(state, 0, 1) == 0);
+  params.stride_h = unit_stride ? 1 : random_in(state, 1, 3);
+  params.stride_w = unit_stride ? 1 : random_in(state, 1, 3);
   params.dilation_h = random_in(state, 1, 2);
   params.dilation_w = random_in(state, 1, 2);
   params.pad_top = pointwise ? 0 : random_in(state, 0, 2);
@@ -294,6 +296,47 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   return same;
 }
 
+/* ADD of two inputs of one shape (no broadcasting) through utvm_add_s8 (the MVE path on a core
+ * with MVE), half the time in place, against the portable loop. */
+static bool add_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_add_params_t params;
+  const bool wild = random_in(state, 0, 7) == 0;
+  int32_t unused_min;
+  int32_t unused_max;
+  random_offsets(state, &params.input1_offset, &params.output_offset, &params.act_min,
+                 &params.act_max);
+  random_offsets(state, &params.input2_offset, &unused_min, &unused_min, &unused_max);
+  params.left_shift = wild ? random_in(state, 0, 23) : 20;
+  params.input1_multiplier =
+      wild ? (int32_t)next_random(state) : random_in(state, 1073741824, INT32_MAX);
+  params.input2_multiplier =
+      wild ? (int32_t)next_random(state) : random_in(state, 1073741824, INT32_MAX);
+  params.output_multiplier =
+      wild ? (int32_t)next_random(state) : random_in(state, 1073741824, INT32_MAX);
+  params.input1_shift = wild ? random_in(state, -31, 0) : random_in(state, -3, 0);
+  params.input2_shift = wild ? random_in(state, -31, 0) : random_in(state, -3, 0);
+  params.output_shift = wild ? random_in(state, -31, 0) : random_in(state, -22, -16);
+  utvm_shape_t shape;
+  shape.rank = 2;
+  shape.dims[0] = random_in(state, 1, 3);
+  shape.dims[1] = random_in(state, 1, 70);
+  const int32_t count = shape.dims[0] * shape.dims[1];
+  fill_s8(state, g_input, count);
+  fill_s8(state, g_filter, count);
+  (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+  utvm_add_s8_portable(&params, count, g_input, g_filter, g_out_portable);
+  const bool in_place = random_in(state, 0, 1) == 0;
+  if (in_place) {
+    (void)memcpy(g_out_fast, g_input, (size_t)count);
+  } else {
+    (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+  }
+  const utvm_err_t err = utvm_add_s8(&params, &shape, in_place ? g_out_fast : g_input, &shape,
+                                     g_filter, &shape, g_out_fast);
+  result->add_cases += 1;
+  return (err == UTVM_OK) && same_bytes(count, result);
+}
+
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
@@ -301,14 +344,16 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
                                   : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
                                                  : (int32_t)UTVM_KERNELS_PORTABLE);
-  for (int32_t i = 0; i < 3 * cases; ++i) {
+  for (int32_t i = 0; i < 4 * cases; ++i) {
     bool same;
     if (i < cases) {
       same = conv_case(&state, result);
     } else if (i < 2 * cases) {
       same = depthwise_case(&state, result);
-    } else {
+    } else if (i < 3 * cases) {
       same = fc_case(&state, result);
+    } else {
+      same = add_case(&state, result);
     }
     if (!same) {
       if (result->mismatches == 0) {

@@ -16,14 +16,16 @@ typedef struct {
   int32_t depthwise_cases;     /* depthwise convolutions compared */
   int32_t depthwise_shared;    /* of which with a multiplier above 1 */
   int32_t fc_cases;            /* fully connected layers compared */
+  int32_t add_cases;           /* element-wise ADDs compared */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
-  int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc), or -1 */
+  int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add), or
+                                  -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
   int32_t fast_core;           /* the fastest paths compared: UTVM_KERNELS_PORTABLE (the blocked
                                   C paths only), UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
 } utvm_fast_compare_result_t;
 
-/* Runs cases random convolutions, depthwise convolutions and fully connected layers each from
+/* Runs cases random convolutions, depthwise convolutions, fully connected layers and ADDs each from
  * seed (strides, padding, dilation, odd channel counts, per-tensor and per-channel
  * quantization, shifts -31..31, extreme offsets, multipliers and biases, batches > 1) through
  * every path built and counts the differences into *result. */
