@@ -58,6 +58,13 @@ typedef enum {
 #define UTVM_KERNELS_CHANNEL_BLOCK 64
 #endif
 
+/* Filter taps (height x width) up to which the DSP path of DEPTHWISE_CONV_2D with multiplier 1
+ * widens a channel block's filter once into a stack buffer (2 bytes per tap and channel of
+ * the block: 1152 bytes by default); larger filters widen it per tap. */
+#ifndef UTVM_KERNELS_DSP_DW_TAPS
+#define UTVM_KERNELS_DSP_DW_TAPS 9
+#endif
+
 /* Output channels the MVE paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED sum before
  * requantizing them (stack: up to 20 bytes per channel); a multiple of 16. */
 #ifndef UTVM_KERNELS_MVE_CHANNEL_BLOCK

@@ -1,15 +1,28 @@
 /*
  * DSP fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h).
+ * Each works through the output channels in blocks of UTVM_KERNELS_CHANNEL_BLOCK, whose
+ * requantization table (requant_s8.h) it fills once on the stack and uses for every output
+ * value of those channels.
  * CONV_2D is im2col + a matrix multiply blocked two weight rows (output channels) by two
  * columns (output positions): each column holds the window's input values widened to int16
  * with the input offset added, stored so that one step of the inner loop loads 4 int8 weights
  * per row as one word, splits it into even and odd halfword pairs (SXTB16) and accumulates
- * 16 products with 8 SMLAD. FULLY_CONNECTED has no reuse to pay for a column: its multiply
- * widens both operands in the loop (SXTAB16 adds the offsets). Each sum is the same 32-bit
- * wrapping sum as the portable loops', so after the shared requantization (utvm_mac_output_s8)
- * the bytes are identical. Depthwise (multiplier 1 or a multiple of 4) takes four output
- * channels per filter word and multiplies their halfwords separately (SMLABB/SMLATT) over the
- * taps inside the input, found once per output position instead of tested per tap.
+ * 16 products with 8 SMLAD. The columns of a position pair are built once per channel block.
+ * FULLY_CONNECTED multiplies four weight rows at a time by one input column widened per word
+ * (SXTAB16 adds the input offset); a filter offset is folded into one product per output:
+ * sum (w + fo)(x + io) = sum w (x + io) + fo * sum (x + io), modulo 2^32.
+ * DEPTHWISE_CONV_2D takes four output channels per word. With multiplier 1, their filter words
+ * are widened once per channel block into a stack buffer (filters of up to
+ * UTVM_KERNELS_DSP_DW_TAPS taps; larger ones widen them per tap), the window of an output
+ * position is found once for all its channels, and each tap widens one input word and
+ * multiplies its halfwords separately (SMLABB/SMLATT). With a multiplier that is a multiple of
+ * 4 the four output channels share one input value.
+ * Each sum is the same 32-bit wrapping sum as the portable loops', and the table's
+ * requantization is bit-exact with theirs (utvm_mac_output_s8).
+ *
+ * Stack: one requantization table (20 bytes per channel of a block: 1.3 KB by default) and, in
+ * depthwise with multiplier 1, the widened filter (2 bytes per channel and tap: 1152 bytes by
+ * default).
  */
 #include "fast_s8.h"
 
@@ -21,101 +34,45 @@
 #include <string.h>
 
 #include "mac_s8.h"
+#include "requant_s8.h"
 
-/* The output side of one multiply: requantization and where the values go. */
+/* The output side of a channel block, in locals: the table and whether it is exact. */
 typedef struct {
-  const utvm_per_channel_quant_t *quant;
-  const int32_t *bias;
+  const utvm_requant_block_t *block;
+  bool fast;
   int32_t output_offset;
   int32_t act_min;
   int32_t act_max;
-} dsp_requant_t;
+} dsp_out_t;
 
-/* The four sums of rows r0, r1 (offset row_offset) with columns c0, c1 (offset col_offset)
- * over length values, wrapping: sums[0] r0.c0, [1] r0.c1, [2] r1.c0, [3] r1.c1. */
-static void dsp_dot_2x2(const int8_t *r0, const int8_t *r1, int32_t row_offset, const int8_t *c0,
-                        const int8_t *c1, int32_t col_offset, int32_t length, int32_t sums[4]) {
-  const int32_t row_pair = utvm_dsp_pair(row_offset);
-  const int32_t col_pair = utvm_dsp_pair(col_offset);
-  int32_t s00 = 0;
-  int32_t s01 = 0;
-  int32_t s10 = 0;
-  int32_t s11 = 0;
-  const int32_t blocks = length / 4;
-  for (int32_t b = 0; b < blocks; ++b) {
-    const int32_t i = 4 * b;
-    const int32_t wr0 = utvm_dsp_load4(&r0[i]);
-    const int32_t wr1 = utvm_dsp_load4(&r1[i]);
-    const int32_t wc0 = utvm_dsp_load4(&c0[i]);
-    const int32_t wc1 = utvm_dsp_load4(&c1[i]);
-    const int32_t r0_even = utvm_dsp_sxtab16(row_pair, wr0);
-    const int32_t r0_odd = utvm_dsp_sxtab16(row_pair, utvm_dsp_ror8(wr0));
-    const int32_t r1_even = utvm_dsp_sxtab16(row_pair, wr1);
-    const int32_t r1_odd = utvm_dsp_sxtab16(row_pair, utvm_dsp_ror8(wr1));
-    const int32_t c0_even = utvm_dsp_sxtab16(col_pair, wc0);
-    const int32_t c0_odd = utvm_dsp_sxtab16(col_pair, utvm_dsp_ror8(wc0));
-    const int32_t c1_even = utvm_dsp_sxtab16(col_pair, wc1);
-    const int32_t c1_odd = utvm_dsp_sxtab16(col_pair, utvm_dsp_ror8(wc1));
-    s00 = utvm_dsp_smlad(r0_even, c0_even, s00);
-    s00 = utvm_dsp_smlad(r0_odd, c0_odd, s00);
-    s01 = utvm_dsp_smlad(r0_even, c1_even, s01);
-    s01 = utvm_dsp_smlad(r0_odd, c1_odd, s01);
-    s10 = utvm_dsp_smlad(r1_even, c0_even, s10);
-    s10 = utvm_dsp_smlad(r1_odd, c0_odd, s10);
-    s11 = utvm_dsp_smlad(r1_even, c1_even, s11);
-    s11 = utvm_dsp_smlad(r1_odd, c1_odd, s11);
-  }
-  for (int32_t i = 4 * blocks; i < length; ++i) {
-    const int32_t v0 = (int32_t)r0[i] + row_offset;
-    const int32_t v1 = (int32_t)r1[i] + row_offset;
-    const int32_t x0 = (int32_t)c0[i] + col_offset;
-    const int32_t x1 = (int32_t)c1[i] + col_offset;
-    s00 = utvm_wrap_add(s00, v0 * x0);
-    s01 = utvm_wrap_add(s01, v0 * x1);
-    s10 = utvm_wrap_add(s10, v1 * x0);
-    s11 = utvm_wrap_add(s11, v1 * x1);
-  }
-  sums[0] = s00;
-  sums[1] = s01;
-  sums[2] = s10;
-  sums[3] = s11;
+static dsp_out_t dsp_out_of(const utvm_requant_block_t *block) {
+  const dsp_out_t out = {block, block->fast, block->output_offset, block->act_min,
+                         block->act_max};
+  return out;
 }
 
-/* Output channels ch and (if < rows) ch + 1 of one or two columns from a 2x2 block's sums:
- * out0 from sums[0] and sums[2], out1 (unless NULL) from sums[1] and sums[3]. */
-static void dsp_store_outputs(const dsp_requant_t *rq, int32_t ch, int32_t rows,
-                              const int32_t sums[4], int8_t *out0, int8_t *out1) {
-  out0[ch] = utvm_mac_output_s8(sums[0], rq->bias, rq->quant, ch, rq->output_offset, rq->act_min,
-                                rq->act_max);
-  if (out1 != NULL) {
-    out1[ch] = utvm_mac_output_s8(sums[1], rq->bias, rq->quant, ch, rq->output_offset,
-                                  rq->act_min, rq->act_max);
+/* Output value of the block's channel k from its accumulator (utvm_requant_output with the
+ * block's scalars kept in registers across the stores of int8 outputs). */
+static inline int8_t dsp_output(const dsp_out_t *o, int32_t k, int32_t acc) {
+  int8_t out;
+  if (o->fast) {
+    const int32_t value =
+        utvm_wrap_add(utvm_requant_entry_value(acc, &o->block->entry[k]), o->output_offset);
+    out = (int8_t)utvm_clamp_s32(value, o->act_min, o->act_max);
+  } else {
+    out = utvm_mac_output_s8(acc, o->block->bias, o->block->quant, o->block->first + k,
+                             o->output_offset, o->act_min, o->act_max);
   }
-  if ((ch + 1) < rows) {
-    out0[ch + 1] = utvm_mac_output_s8(sums[2], rq->bias, rq->quant, ch + 1, rq->output_offset,
-                                      rq->act_min, rq->act_max);
-    if (out1 != NULL) {
-      out1[ch + 1] = utvm_mac_output_s8(sums[3], rq->bias, rq->quant, ch + 1,
-                                        rq->output_offset, rq->act_min, rq->act_max);
-    }
-  }
+  return out;
 }
 
-/* Every output channel of one or two columns: out0[ch] from c0 and, unless out1 is NULL,
- * out1[ch] from c1. rows weight rows of length values each, contiguous from weights. */
-static void dsp_multiply_columns(const int8_t *weights, int32_t weight_offset, int32_t rows,
-                                 const int8_t *c0, const int8_t *c1, int32_t col_offset,
-                                 int32_t length, const dsp_requant_t *rq, int8_t *out0,
-                                 int8_t *out1) {
-  const int8_t *second_column = (out1 != NULL) ? c1 : c0;
-  for (int32_t ch = 0; ch < rows; ch += 2) {
-    const int8_t *r0 = &weights[ch * length];
-    const int8_t *r1 = ((ch + 1) < rows) ? &r0[length] : r0;
-    int32_t sums[4];
-    dsp_dot_2x2(r0, r1, weight_offset, c0, second_column, col_offset, length, sums);
-    dsp_store_outputs(rq, ch, rows, sums, out0, out1);
-  }
+/* Channels in the block starting at first: UTVM_KERNELS_CHANNEL_BLOCK or what is left. */
+static int32_t dsp_block_count(int32_t first, int32_t total) {
+  const int32_t left = total - first;
+  return (left < UTVM_KERNELS_CHANNEL_BLOCK) ? left : UTVM_KERNELS_CHANNEL_BLOCK;
 }
+
+/* ---- CONV_2D ---- */
 
 /* Byte offset of value k of column (0 or 1) in a pair of int16 columns of length values each.
  * Each whole group of 4 values takes 16 bytes: column 0's values 0 and 2 as one word, its
@@ -141,6 +98,7 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
                             const utvm_dims_t *output_dims, int32_t column, int8_t *buffer) {
   const int32_t in_c = input_dims->c;
   const int32_t length = filter_dims->h * filter_dims->w * in_c;
+  const int32_t whole = length - length % 4;
   const int32_t plane = output_dims->h * output_dims->w;
   const int32_t out_y = (position % plane) / output_dims->w;
   const int32_t out_x = position % output_dims->w;
@@ -149,6 +107,8 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   const int8_t *batch_input = &input[(position / plane) * input_dims->h * input_dims->w * in_c];
   const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
   const bool by_words = (in_c % 4) == 0;
+  /* Values of the current group of 4 (channel counts that are not whole words). */
+  int32_t staged[4] = {0, 0, 0, 0};
   int32_t k = 0;
   for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
     const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
@@ -163,7 +123,7 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
           if (src != NULL) {
             const int32_t word = utvm_dsp_load4(&src[c]);
             even = utvm_dsp_sxtab16(offset_pair, word);
-            odd = utvm_dsp_sxtab16(offset_pair, utvm_dsp_ror8(word));
+            odd = utvm_dsp_sxtab16_ror8(offset_pair, word);
           }
           int8_t *group = &buffer[4 * (k + c) + 8 * column];
           utvm_dsp_store4(group, even);
@@ -172,7 +132,18 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
       } else {
         for (int32_t c = 0; c < in_c; ++c) {
           const int32_t value = (src != NULL) ? ((int32_t)src[c] + params->input_offset) : 0;
-          utvm_dsp_store2(&buffer[dsp_column_slot(k + c, column, length)], value);
+          const int32_t kc = k + c;
+          if (kc < whole) {
+            const int32_t j = kc % 4;
+            staged[j] = value;
+            if (j == 3) {
+              int8_t *group = &buffer[4 * (kc - 3) + 8 * column];
+              utvm_dsp_store4(group, utvm_dsp_pack(staged[0], staged[2]));
+              utvm_dsp_store4(&group[4], utvm_dsp_pack(staged[1], staged[3]));
+            }
+          } else {
+            utvm_dsp_store2(&buffer[dsp_column_slot(kc, column, length)], value);
+          }
         }
       }
       k += in_c;
@@ -180,38 +151,46 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   }
 }
 
-/* The four sums of weight rows r0, r1 with a pair of int16 columns (dsp_column_slot's layout)
- * over length values, wrapping: sums[0] r0.c0, [1] r0.c1, [2] r1.c0, [3] r1.c1. */
-static void dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1, const int8_t *columns,
-                            int32_t length, int32_t sums[4]) {
-  int32_t s00 = 0;
-  int32_t s01 = 0;
-  int32_t s10 = 0;
-  int32_t s11 = 0;
+/* The four sums of a 2x2 block: row r (weights) by column c (positions). */
+typedef struct {
+  int32_t s00;
+  int32_t s01;
+  int32_t s10;
+  int32_t s11;
+} dsp_sums_t;
+
+/* One group of 4 values: weight words wr0, wr1 by the 16 bytes of a column pair at col. */
+static inline void dsp_mac_2x2(dsp_sums_t *s, int32_t wr0, int32_t wr1, const int8_t *col) {
+  const int32_t c0_even = utvm_dsp_load4(col);
+  const int32_t c0_odd = utvm_dsp_load4(&col[4]);
+  const int32_t c1_even = utvm_dsp_load4(&col[8]);
+  const int32_t c1_odd = utvm_dsp_load4(&col[12]);
+  const int32_t r0_even = utvm_dsp_sxtb16(wr0);
+  const int32_t r0_odd = utvm_dsp_sxtb16_ror8(wr0);
+  s->s00 = utvm_dsp_smlad(r0_even, c0_even, s->s00);
+  s->s00 = utvm_dsp_smlad(r0_odd, c0_odd, s->s00);
+  s->s01 = utvm_dsp_smlad(r0_even, c1_even, s->s01);
+  s->s01 = utvm_dsp_smlad(r0_odd, c1_odd, s->s01);
+  const int32_t r1_even = utvm_dsp_sxtb16(wr1);
+  const int32_t r1_odd = utvm_dsp_sxtb16_ror8(wr1);
+  s->s10 = utvm_dsp_smlad(r1_even, c0_even, s->s10);
+  s->s10 = utvm_dsp_smlad(r1_odd, c0_odd, s->s10);
+  s->s11 = utvm_dsp_smlad(r1_even, c1_even, s->s11);
+  s->s11 = utvm_dsp_smlad(r1_odd, c1_odd, s->s11);
+}
+
+/* The sums of weight rows r0, r1 with a pair of int16 columns (dsp_column_slot's layout) over
+ * length values, wrapping. */
+static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
+                                         const int8_t *columns, int32_t length) {
+  dsp_sums_t s = {0, 0, 0, 0};
   const int32_t blocks = length / 4;
   const int8_t *w0 = r0;
   const int8_t *w1 = r1;
   const int8_t *col = columns;
   const int8_t *const col_end = &columns[16 * blocks];
   while (col != col_end) {
-    const int32_t wr0 = utvm_dsp_load4(w0);
-    const int32_t wr1 = utvm_dsp_load4(w1);
-    const int32_t r0_even = utvm_dsp_sxtb16(wr0);
-    const int32_t r0_odd = utvm_dsp_sxtb16(utvm_dsp_ror8(wr0));
-    const int32_t r1_even = utvm_dsp_sxtb16(wr1);
-    const int32_t r1_odd = utvm_dsp_sxtb16(utvm_dsp_ror8(wr1));
-    const int32_t c0_even = utvm_dsp_load4(col);
-    const int32_t c0_odd = utvm_dsp_load4(&col[4]);
-    s00 = utvm_dsp_smlad(r0_even, c0_even, s00);
-    s00 = utvm_dsp_smlad(r0_odd, c0_odd, s00);
-    s10 = utvm_dsp_smlad(r1_even, c0_even, s10);
-    s10 = utvm_dsp_smlad(r1_odd, c0_odd, s10);
-    const int32_t c1_even = utvm_dsp_load4(&col[8]);
-    const int32_t c1_odd = utvm_dsp_load4(&col[12]);
-    s01 = utvm_dsp_smlad(r0_even, c1_even, s01);
-    s01 = utvm_dsp_smlad(r0_odd, c1_odd, s01);
-    s11 = utvm_dsp_smlad(r1_even, c1_even, s11);
-    s11 = utvm_dsp_smlad(r1_odd, c1_odd, s11);
+    dsp_mac_2x2(&s, utvm_dsp_load4(w0), utvm_dsp_load4(w1), col);
     w0 = &w0[4];
     w1 = &w1[4];
     col = &col[16];
@@ -221,16 +200,36 @@ static void dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1, const int8_t *co
     const int32_t v1 = r1[i];
     const int32_t x0 = utvm_dsp_load2(col);
     const int32_t x1 = utvm_dsp_load2(&col[2]);
-    s00 = utvm_wrap_add(s00, v0 * x0);
-    s01 = utvm_wrap_add(s01, v0 * x1);
-    s10 = utvm_wrap_add(s10, v1 * x0);
-    s11 = utvm_wrap_add(s11, v1 * x1);
+    s.s00 = utvm_wrap_add(s.s00, v0 * x0);
+    s.s01 = utvm_wrap_add(s.s01, v0 * x1);
+    s.s10 = utvm_wrap_add(s.s10, v1 * x0);
+    s.s11 = utvm_wrap_add(s.s11, v1 * x1);
     col = &col[4];
   }
-  sums[0] = s00;
-  sums[1] = s01;
-  sums[2] = s10;
-  sums[3] = s11;
+  return s;
+}
+
+/* The block's count channels (rows of length weights from weights) of one or two columns:
+ * out0[k] from column 0 and, unless out1 is NULL, out1[k] from column 1. */
+static void dsp_conv_block(const utvm_requant_block_t *block, const int8_t *weights,
+                           int32_t count, const int8_t *columns, int32_t length, int8_t *out0,
+                           int8_t *out1) {
+  const dsp_out_t o = dsp_out_of(block);
+  for (int32_t k = 0; k < count; k += 2) {
+    const int8_t *r0 = &weights[k * length];
+    const bool pair = (k + 1) < count;
+    const dsp_sums_t s = dsp_dot_2x2_s16(r0, pair ? &r0[length] : r0, columns, length);
+    out0[k] = dsp_output(&o, k, s.s00);
+    if (out1 != NULL) {
+      out1[k] = dsp_output(&o, k, s.s01);
+    }
+    if (pair) {
+      out0[k + 1] = dsp_output(&o, k + 1, s.s10);
+      if (out1 != NULL) {
+        out1[k + 1] = dsp_output(&o, k + 1, s.s11);
+      }
+    }
+  }
 }
 
 void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
@@ -238,121 +237,225 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
                         const utvm_dims_t *filter_dims, const int8_t *filter,
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch) {
-  const dsp_requant_t rq = {quant, bias, params->output_offset, params->act_min, params->act_max};
   const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
   const int32_t out_c = output_dims->c;
   const int32_t positions = output_dims->n * output_dims->h * output_dims->w;
-  for (int32_t p = 0; p < positions; p += 2) {
-    int8_t *out1 = NULL;
-    dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
-    if ((p + 1) < positions) {
-      dsp_conv_column(params, input_dims, input, filter_dims, p + 1, output_dims, 1, scratch);
-      out1 = &output[(p + 1) * out_c];
-    } else {
-      dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 1, scratch);
-    }
-    for (int32_t ch = 0; ch < out_c; ch += 2) {
-      const int8_t *r0 = &filter[ch * length];
-      const int8_t *r1 = ((ch + 1) < out_c) ? &r0[length] : r0;
-      int32_t sums[4];
-      dsp_dot_2x2_s16(r0, r1, scratch, length, sums);
-      dsp_store_outputs(&rq, ch, out_c, sums, &output[p * out_c], out1);
+  utvm_requant_block_t block;
+  for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
+    const int32_t count = dsp_block_count(first, out_c);
+    utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
+                            params->act_max, first, count);
+    for (int32_t p = 0; p < positions; p += 2) {
+      int8_t *out1 = NULL;
+      dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
+      if ((p + 1) < positions) {
+        dsp_conv_column(params, input_dims, input, filter_dims, p + 1, output_dims, 1, scratch);
+        out1 = &output[(p + 1) * out_c + first];
+      } else {
+        dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 1, scratch);
+      }
+      dsp_conv_block(&block, &filter[first * length], count, scratch, length,
+                     &output[p * out_c + first], out1);
     }
   }
+}
+
+/* ---- FULLY_CONNECTED ---- */
+
+/* The sums of four weight rows (length values each, row i at &w[i * length]) with input x
+ * (input offset added), wrapping. */
+static inline dsp_sums_t dsp_dot_4x1(const int8_t *w, int32_t length, const int8_t *x,
+                                     int32_t input_offset) {
+  const int32_t offset_pair = utvm_dsp_pair(input_offset);
+  dsp_sums_t s = {0, 0, 0, 0};
+  /* Rows 1 and 3 at length bytes from rows 0 and 2: two pointers for four rows. */
+  const int8_t *w0 = w;
+  const int8_t *w2 = &w[2 * length];
+  const int8_t *xp = x;
+  const int8_t *const x_end = &x[4 * (length / 4)];
+  while (xp != x_end) {
+    const int32_t word = utvm_dsp_load4(xp);
+    const int32_t x_even = utvm_dsp_sxtab16(offset_pair, word);
+    const int32_t x_odd = utvm_dsp_sxtab16_ror8(offset_pair, word);
+    const int32_t v0 = utvm_dsp_load4(w0);
+    s.s00 = utvm_dsp_smlad(utvm_dsp_sxtb16(v0), x_even, s.s00);
+    s.s00 = utvm_dsp_smlad(utvm_dsp_sxtb16_ror8(v0), x_odd, s.s00);
+    const int32_t v1 = utvm_dsp_load4(&w0[length]);
+    s.s01 = utvm_dsp_smlad(utvm_dsp_sxtb16(v1), x_even, s.s01);
+    s.s01 = utvm_dsp_smlad(utvm_dsp_sxtb16_ror8(v1), x_odd, s.s01);
+    const int32_t v2 = utvm_dsp_load4(w2);
+    s.s10 = utvm_dsp_smlad(utvm_dsp_sxtb16(v2), x_even, s.s10);
+    s.s10 = utvm_dsp_smlad(utvm_dsp_sxtb16_ror8(v2), x_odd, s.s10);
+    const int32_t v3 = utvm_dsp_load4(&w2[length]);
+    s.s11 = utvm_dsp_smlad(utvm_dsp_sxtb16(v3), x_even, s.s11);
+    s.s11 = utvm_dsp_smlad(utvm_dsp_sxtb16_ror8(v3), x_odd, s.s11);
+    xp = &xp[4];
+    w0 = &w0[4];
+    w2 = &w2[4];
+  }
+  for (int32_t i = 4 * (length / 4); i < length; ++i) {
+    const int32_t v = (int32_t)x[i] + input_offset;
+    s.s00 = utvm_wrap_add(s.s00, (int32_t)w[i] * v);
+    s.s01 = utvm_wrap_add(s.s01, (int32_t)w[length + i] * v);
+    s.s10 = utvm_wrap_add(s.s10, (int32_t)w[2 * length + i] * v);
+    s.s11 = utvm_wrap_add(s.s11, (int32_t)w[3 * length + i] * v);
+  }
+  return s;
+}
+
+/* The sum of one weight row with input x (input offset added), wrapping. */
+static int32_t dsp_dot_1x1(const int8_t *w, int32_t length, const int8_t *x,
+                           int32_t input_offset) {
+  const int32_t offset_pair = utvm_dsp_pair(input_offset);
+  int32_t acc = 0;
+  const int32_t blocks = length / 4;
+  for (int32_t b = 0; b < blocks; ++b) {
+    const int32_t i = 4 * b;
+    const int32_t word = utvm_dsp_load4(&x[i]);
+    const int32_t v = utvm_dsp_load4(&w[i]);
+    acc = utvm_dsp_smlad(utvm_dsp_sxtb16(v), utvm_dsp_sxtab16(offset_pair, word), acc);
+    acc = utvm_dsp_smlad(utvm_dsp_sxtb16_ror8(v), utvm_dsp_sxtab16_ror8(offset_pair, word), acc);
+  }
+  for (int32_t i = 4 * blocks; i < length; ++i) {
+    acc = utvm_wrap_add(acc, (int32_t)w[i] * ((int32_t)x[i] + input_offset));
+  }
+  return acc;
+}
+
+/* filter_offset * sum (x + input_offset) over length values, modulo 2^32 (0 without offset). */
+static int32_t dsp_filter_offset_term(const int8_t *x, int32_t length, int32_t input_offset,
+                                      int32_t filter_offset) {
+  uint32_t sum = 0u;
+  if (filter_offset != 0) {
+    for (int32_t i = 0; i < length; ++i) {
+      sum += (uint32_t)((int32_t)x[i] + input_offset);
+    }
+  }
+  return (int32_t)(sum * (uint32_t)filter_offset);
 }
 
 void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  const utvm_per_channel_quant_t *quant, int32_t batches,
                                  int32_t input_depth, int32_t output_depth, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, int8_t *output) {
-  const dsp_requant_t rq = {quant, bias, params->output_offset, params->act_min, params->act_max};
-  for (int32_t batch = 0; batch < batches; batch += 2) {
-    const int8_t *c0 = &input[batch * input_depth];
-    const int8_t *c1 = c0;
-    int8_t *out1 = NULL;
-    if ((batch + 1) < batches) {
-      c1 = &c0[input_depth];
-      out1 = &output[(batch + 1) * output_depth];
+  const int32_t input_offset = params->input_offset;
+  utvm_requant_block_t block;
+  for (int32_t first = 0; first < output_depth; first += UTVM_KERNELS_CHANNEL_BLOCK) {
+    const int32_t count = dsp_block_count(first, output_depth);
+    utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
+                            params->act_max, first, count);
+    const dsp_out_t o = dsp_out_of(&block);
+    const int8_t *weights = &filter[first * input_depth];
+    for (int32_t batch = 0; batch < batches; ++batch) {
+      const int8_t *x = &input[batch * input_depth];
+      const int32_t folded =
+          dsp_filter_offset_term(x, input_depth, input_offset, params->filter_offset);
+      int8_t *out = &output[batch * output_depth + first];
+      const int32_t fours = count / 4;
+      for (int32_t g = 0; g < fours; ++g) {
+        const int32_t k = 4 * g;
+        const dsp_sums_t s = dsp_dot_4x1(&weights[k * input_depth], input_depth, x, input_offset);
+        out[k] = dsp_output(&o, k, utvm_wrap_add(s.s00, folded));
+        out[k + 1] = dsp_output(&o, k + 1, utvm_wrap_add(s.s01, folded));
+        out[k + 2] = dsp_output(&o, k + 2, utvm_wrap_add(s.s10, folded));
+        out[k + 3] = dsp_output(&o, k + 3, utvm_wrap_add(s.s11, folded));
+      }
+      for (int32_t k = 4 * fours; k < count; ++k) {
+        const int32_t acc = dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset);
+        out[k] = dsp_output(&o, k, utvm_wrap_add(acc, folded));
+      }
     }
-    dsp_multiply_columns(filter, params->filter_offset, output_depth, c0, c1,
-                         params->input_offset, input_depth, &rq, &output[batch * output_depth],
-                         out1);
   }
 }
 
-/* The window sums of output channels channel..channel+3 (sums[0..3]) with multiplier 1: their
- * input channels are the same four, one word per tap. */
-static void dsp_depthwise_4(const utvm_depthwise_conv2d_params_t *params,
-                            const utvm_dims_t *input_dims, const utvm_window_t *window,
-                            const utvm_dims_t *filter_dims, const int8_t *filter,
-                            int32_t channel, int32_t sums[4]) {
-  const int32_t in_c = input_dims->c;
-  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
-  int32_t a0 = 0;
-  int32_t a1 = 0;
-  int32_t a2 = 0;
-  int32_t a3 = 0;
-  const int32_t taps_x = window->xs[1] - window->xs[0];
-  const int32_t x_step = params->dilation_w * in_c;
-  const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
-  for (int32_t filter_y = window->ys[0]; (filter_y < window->ys[1]) && (taps_x > 0); ++filter_y) {
-    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
-    /* The row's first tap inside; the others x_step and in_c bytes further on. */
-    const int8_t *x = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + channel];
-    const int8_t *w = &filter[(filter_y * filter_dims->w + window->xs[0]) * in_c + channel];
-    for (int32_t n = 0; n < taps_x; ++n) {
-      const int32_t w_in = utvm_dsp_load4(&x[n * x_step]);
-      const int32_t w_filter = utvm_dsp_load4(&w[n * in_c]);
-      const int32_t in_even = utvm_dsp_sxtab16(offset_pair, w_in);
-      const int32_t in_odd = utvm_dsp_sxtab16(offset_pair, utvm_dsp_ror8(w_in));
-      const int32_t filter_even = utvm_dsp_sxtab16(0, w_filter);
-      const int32_t filter_odd = utvm_dsp_sxtab16(0, utvm_dsp_ror8(w_filter));
-      a0 = utvm_dsp_smlabb(in_even, filter_even, a0);
-      a1 = utvm_dsp_smlabb(in_odd, filter_odd, a1);
-      a2 = utvm_dsp_smlatt(in_even, filter_even, a2);
-      a3 = utvm_dsp_smlatt(in_odd, filter_odd, a3);
-    }
-  }
-  sums[0] = a0;
-  sums[1] = a1;
-  sums[2] = a2;
-  sums[3] = a3;
+/* ---- DEPTHWISE_CONV_2D ---- */
+
+/* The four sums of one output position (channels of one filter word). */
+typedef struct {
+  int32_t a0;
+  int32_t a1;
+  int32_t a2;
+  int32_t a3;
+} dsp_dw_sums_t;
+
+/* One tap of four channels: input word (offset added when widened) by the widened filter pair
+ * f_even (channels 0 and 2) and f_odd (channels 1 and 3). */
+static inline void dsp_dw_tap(dsp_dw_sums_t *s, int32_t in_word, int32_t offset_pair,
+                              int32_t f_even, int32_t f_odd) {
+  const int32_t in_even = utvm_dsp_sxtab16(offset_pair, in_word);
+  const int32_t in_odd = utvm_dsp_sxtab16_ror8(offset_pair, in_word);
+  s->a0 = utvm_dsp_smlabb(in_even, f_even, s->a0);
+  s->a1 = utvm_dsp_smlabb(in_odd, f_odd, s->a1);
+  s->a2 = utvm_dsp_smlatt(in_even, f_even, s->a2);
+  s->a3 = utvm_dsp_smlatt(in_odd, f_odd, s->a3);
 }
 
-/* The same with a multiplier that is a multiple of 4: the four output channels share one input
- * channel, whose value goes to both halfwords. */
-static void dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
-                                   const utvm_dims_t *input_dims, const utvm_window_t *window,
-                                   const utvm_dims_t *filter_dims, const int8_t *filter,
-                                   int32_t channel, int32_t sums[4]) {
-  const int32_t in_c = input_dims->c;
-  const int32_t out_c = filter_dims->c;
-  const int32_t in_channel = channel / params->depth_multiplier;
-  int32_t a0 = 0;
-  int32_t a1 = 0;
-  int32_t a2 = 0;
-  int32_t a3 = 0;
-  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
-    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
-    const int8_t *input_row = &window->batch_input[in_y * input_dims->w * in_c + in_channel];
-    const int8_t *filter_row = &filter[filter_y * filter_dims->w * out_c + channel];
-    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
-      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
-      const int32_t in_pair =
-          utvm_dsp_pair((int32_t)input_row[in_x * in_c] + params->input_offset);
-      const int32_t w_filter = utvm_dsp_load4(&filter_row[filter_x * out_c]);
-      const int32_t filter_even = utvm_dsp_sxtab16(0, w_filter);
-      const int32_t filter_odd = utvm_dsp_sxtab16(0, utvm_dsp_ror8(w_filter));
-      a0 = utvm_dsp_smlabb(in_pair, filter_even, a0);
-      a1 = utvm_dsp_smlabb(in_pair, filter_odd, a1);
-      a2 = utvm_dsp_smlatt(in_pair, filter_even, a2);
-      a3 = utvm_dsp_smlatt(in_pair, filter_odd, a3);
+/* Where the taps of one output position lie for every channel group of a block. */
+typedef struct {
+  const int8_t *origin;  /* input at the first tap inside, channel 0 of the block */
+  int32_t row_step;      /* bytes from one filter row's taps to the next's */
+  int32_t x_step;        /* bytes from one tap to the next in a row */
+  int32_t first_tap;     /* filter index (y * w + x) of the first tap inside */
+  int32_t rows;          /* filter rows inside */
+  int32_t taps_x;        /* taps per row inside */
+  int32_t filter_w;      /* filter width (taps per filter row) */
+} dsp_dw_window_t;
+
+/* The sums of the group of four channels at input byte `channel` of the window, its widened
+ * filter from wide (2 words per tap, filter_w taps per row). */
+static inline dsp_dw_sums_t dsp_dw_group(const dsp_dw_window_t *win, int32_t channel,
+                                         const int32_t *wide, int32_t offset_pair) {
+  dsp_dw_sums_t s = {0, 0, 0, 0};
+  const int8_t *row = &win->origin[channel];
+  const int32_t *f_row = &wide[2 * win->first_tap];
+  for (int32_t r = 0; r < win->rows; ++r) {
+    const int8_t *x = row;
+    const int32_t *f = f_row;
+    for (int32_t n = 0; n < win->taps_x; ++n) {
+      dsp_dw_tap(&s, utvm_dsp_load4(x), offset_pair, f[0], f[1]);
+      x = &x[win->x_step];
+      f = &f[2];
     }
+    row = &row[win->row_step];
+    f_row = &f_row[2 * win->filter_w];
   }
-  sums[0] = a0;
-  sums[1] = a1;
-  sums[2] = a2;
-  sums[3] = a3;
+  return s;
+}
+
+/* The same for a whole 3x3 window (every tap inside), unrolled. */
+static inline dsp_dw_sums_t dsp_dw_group_3x3(const dsp_dw_window_t *win, int32_t channel,
+                                             const int32_t *wide, int32_t offset_pair) {
+  dsp_dw_sums_t s = {0, 0, 0, 0};
+  const int8_t *row = &win->origin[channel];
+  const int32_t x_step = win->x_step;
+  for (int32_t r = 0; r < 3; ++r) {
+    const int32_t *f = &wide[6 * r];
+    dsp_dw_tap(&s, utvm_dsp_load4(row), offset_pair, f[0], f[1]);
+    dsp_dw_tap(&s, utvm_dsp_load4(&row[x_step]), offset_pair, f[2], f[3]);
+    dsp_dw_tap(&s, utvm_dsp_load4(&row[2 * x_step]), offset_pair, f[4], f[5]);
+    row = &row[win->row_step];
+  }
+  return s;
+}
+
+/* The sums of the four channels at input byte `channel` with multiplier 1, the filter widened
+ * per tap (filters with more taps than the stack buffer holds). */
+static dsp_dw_sums_t dsp_dw_group_unbuffered(const dsp_dw_window_t *win, int32_t channel,
+                                             const int8_t *filter, int32_t in_c,
+                                             int32_t offset_pair) {
+  dsp_dw_sums_t s = {0, 0, 0, 0};
+  const int8_t *row = &win->origin[channel];
+  const int8_t *f_row = &filter[win->first_tap * in_c + channel];
+  for (int32_t r = 0; r < win->rows; ++r) {
+    for (int32_t n = 0; n < win->taps_x; ++n) {
+      const int32_t f_word = utvm_dsp_load4(&f_row[n * in_c]);
+      dsp_dw_tap(&s, utvm_dsp_load4(&row[n * win->x_step]), offset_pair,
+                 utvm_dsp_sxtb16(f_word), utvm_dsp_sxtb16_ror8(f_word));
+    }
+    row = &row[win->row_step];
+    f_row = &f_row[win->filter_w * in_c];
+  }
+  return s;
 }
 
 /* The window sum of one output channel (any multiplier). */
@@ -378,6 +481,120 @@ static int32_t dsp_depthwise_1(const utvm_depthwise_conv2d_params_t *params,
   return acc;
 }
 
+/* The window sums of output channels channel..channel+3 with a multiplier that is a multiple
+ * of 4: the four output channels share one input channel, whose value goes to both halfwords. */
+static dsp_dw_sums_t dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t *params,
+                                            const utvm_dims_t *input_dims,
+                                            const utvm_window_t *window,
+                                            const utvm_dims_t *filter_dims, const int8_t *filter,
+                                            int32_t channel) {
+  const int32_t in_c = input_dims->c;
+  const int32_t out_c = filter_dims->c;
+  const int32_t in_channel = channel / params->depth_multiplier;
+  dsp_dw_sums_t s = {0, 0, 0, 0};
+  for (int32_t filter_y = window->ys[0]; filter_y < window->ys[1]; ++filter_y) {
+    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
+    const int8_t *input_row = &window->batch_input[in_y * input_dims->w * in_c + in_channel];
+    const int8_t *filter_row = &filter[filter_y * filter_dims->w * out_c + channel];
+    for (int32_t filter_x = window->xs[0]; filter_x < window->xs[1]; ++filter_x) {
+      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
+      const int32_t in_pair =
+          utvm_dsp_pair((int32_t)input_row[in_x * in_c] + params->input_offset);
+      const int32_t w_filter = utvm_dsp_load4(&filter_row[filter_x * out_c]);
+      const int32_t filter_even = utvm_dsp_sxtb16(w_filter);
+      const int32_t filter_odd = utvm_dsp_sxtb16_ror8(w_filter);
+      s.a0 = utvm_dsp_smlabb(in_pair, filter_even, s.a0);
+      s.a1 = utvm_dsp_smlabb(in_pair, filter_odd, s.a1);
+      s.a2 = utvm_dsp_smlatt(in_pair, filter_even, s.a2);
+      s.a3 = utvm_dsp_smlatt(in_pair, filter_odd, s.a3);
+    }
+  }
+  return s;
+}
+
+/* Stores the four outputs of a group at out[k..k+3] (block channels k..k+3). */
+static inline void dsp_dw_store(const dsp_out_t *o, int32_t k, const dsp_dw_sums_t *s,
+                                int8_t *out) {
+  out[k] = dsp_output(o, k, s->a0);
+  out[k + 1] = dsp_output(o, k + 1, s->a1);
+  out[k + 2] = dsp_output(o, k + 2, s->a2);
+  out[k + 3] = dsp_output(o, k + 3, s->a3);
+}
+
+/* The block's widened filter: for each group of 4 channels g and tap t, words 2 * (g * taps + t)
+ * (channels 0 and 2) and the next (1 and 3); groups whole groups of the block at channel first. */
+static void dsp_dw_widen_filter(const int8_t *filter, int32_t out_c, int32_t taps, int32_t first,
+                                int32_t groups, int32_t *wide) {
+  for (int32_t g = 0; g < groups; ++g) {
+    for (int32_t t = 0; t < taps; ++t) {
+      const int32_t word = utvm_dsp_load4(&filter[t * out_c + first + 4 * g]);
+      wide[2 * (g * taps + t)] = utvm_dsp_sxtb16(word);
+      wide[2 * (g * taps + t) + 1] = utvm_dsp_sxtb16_ror8(word);
+    }
+  }
+}
+
+/* One row of output positions of a channel block: out_y's row of every batch position given
+ * by window (ys set), count channels from first. */
+static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
+                       const utvm_dims_t *input_dims, utvm_window_t *window,
+                       const utvm_dims_t *filter_dims, const int8_t *filter,
+                       const utvm_dims_t *output_dims, const dsp_out_t *o, int32_t first,
+                       int32_t count, const int32_t *wide, int8_t *out_row) {
+  const int32_t in_c = input_dims->c;
+  const int32_t groups = count / 4;
+  const int32_t taps = filter_dims->h * filter_dims->w;
+  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
+  const bool buffered = (params->depth_multiplier == 1) && (taps <= UTVM_KERNELS_DSP_DW_TAPS);
+  dsp_dw_window_t win;
+  win.row_step = params->dilation_h * input_dims->w * in_c;
+  win.x_step = params->dilation_w * in_c;
+  win.filter_w = filter_dims->w;
+  win.rows = window->ys[1] - window->ys[0];
+  const bool all_rows = win.rows == filter_dims->h;
+  const bool three = (filter_dims->h == 3) && (filter_dims->w == 3);
+  for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+    window->in_x_origin = out_x * params->stride_w - params->pad_left;
+    utvm_taps_inside(window->in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
+                     &window->xs[0], &window->xs[1]);
+    win.taps_x = window->xs[1] - window->xs[0];
+    win.first_tap = window->ys[0] * filter_dims->w + window->xs[0];
+    int8_t *out = &out_row[out_x * output_dims->c + first];
+    const bool empty = (win.rows == 0) || (win.taps_x == 0);
+    if (!empty && (params->depth_multiplier == 1)) {
+      const int32_t in_y = window->in_y_origin + params->dilation_h * window->ys[0];
+      const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
+      win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
+      const bool full = all_rows && (win.taps_x == filter_dims->w);
+      for (int32_t g = 0; g < groups; ++g) {
+        dsp_dw_sums_t s;
+        if (!buffered) {
+          s = dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
+        } else if (full && three) {
+          s = dsp_dw_group_3x3(&win, 4 * g, &wide[2 * taps * g], offset_pair);
+        } else {
+          s = dsp_dw_group(&win, 4 * g, &wide[2 * taps * g], offset_pair);
+        }
+        dsp_dw_store(o, 4 * g, &s, out);
+      }
+    } else {
+      for (int32_t g = 0; g < groups; ++g) {
+        dsp_dw_sums_t s = {0, 0, 0, 0};
+        if (!empty) {
+          s = dsp_depthwise_4_shared(params, input_dims, window, filter_dims, filter,
+                                     first + 4 * g);
+        }
+        dsp_dw_store(o, 4 * g, &s, out);
+      }
+    }
+    for (int32_t k = 4 * groups; k < count; ++k) {
+      const int32_t acc =
+          dsp_depthwise_1(params, input_dims, window, filter_dims, filter, first + k);
+      out[k] = dsp_output(o, k, acc);
+    }
+  }
+}
+
 bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier) {
   return depth_multiplier == 1 || depth_multiplier % 4 == 0;
 }
@@ -389,42 +606,30 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
                                   const int32_t *bias, const utvm_dims_t *output_dims,
                                   int8_t *output) {
   const int32_t out_c = output_dims->c;
-  const int32_t blocks = out_c / 4;
-  const bool shared = params->depth_multiplier > 1;
-  int8_t *out = output;
-  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    utvm_window_t window;
-    window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
-    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
-      window.in_y_origin = out_y * params->stride_h - params->pad_top;
-      utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
-                      &window.ys[0], &window.ys[1]);
-      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
-        window.in_x_origin = out_x * params->stride_w - params->pad_left;
-        utvm_taps_inside(window.in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
-                        &window.xs[0], &window.xs[1]);
-        for (int32_t block = 0; block < blocks; ++block) {
-          const int32_t channel = 4 * block;
-          int32_t sums[4];
-          if (shared) {
-            dsp_depthwise_4_shared(params, input_dims, &window, filter_dims, filter, channel,
-                                   sums);
-          } else {
-            dsp_depthwise_4(params, input_dims, &window, filter_dims, filter, channel, sums);
-          }
-          for (int32_t k = 0; k < 4; ++k) {
-            out[channel + k] =
-                utvm_mac_output_s8(sums[k], bias, quant, channel + k, params->output_offset,
-                                   params->act_min, params->act_max);
-          }
-        }
-        for (int32_t channel = 4 * blocks; channel < out_c; ++channel) {
-          const int32_t acc =
-              dsp_depthwise_1(params, input_dims, &window, filter_dims, filter, channel);
-          out[channel] = utvm_mac_output_s8(acc, bias, quant, channel, params->output_offset,
-                                            params->act_min, params->act_max);
-        }
-        out = &out[out_c];
+  const int32_t taps = filter_dims->h * filter_dims->w;
+  const bool buffered = (params->depth_multiplier == 1) && (taps <= UTVM_KERNELS_DSP_DW_TAPS);
+  const int32_t out_row_bytes = output_dims->w * out_c;
+  utvm_requant_block_t block;
+  int32_t wide[2 * UTVM_KERNELS_DSP_DW_TAPS * (UTVM_KERNELS_CHANNEL_BLOCK / 4)];
+  for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
+    const int32_t count = dsp_block_count(first, out_c);
+    utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
+                            params->act_max, first, count);
+    const dsp_out_t o = dsp_out_of(&block);
+    if (buffered) {
+      dsp_dw_widen_filter(filter, out_c, taps, first, count / 4, wide);
+    }
+    int8_t *out_row = output;
+    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+      utvm_window_t window;
+      window.batch_input = &input[batch * input_dims->h * input_dims->w * input_dims->c];
+      for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+        window.in_y_origin = out_y * params->stride_h - params->pad_top;
+        utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
+                         &window.ys[0], &window.ys[1]);
+        dsp_dw_row(params, input_dims, &window, filter_dims, filter, output_dims, &o, first,
+                   count, wide, out_row);
+        out_row = &out_row[out_row_bytes];
       }
     }
   }
