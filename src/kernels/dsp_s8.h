@@ -67,6 +67,10 @@ static inline int32_t utvm_dsp_smlabb(int32_t x, int32_t y, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)(utvm_dsp_half(x, 0u) * utvm_dsp_half(y, 0u)));
 }
 
+static inline int32_t utvm_dsp_ssat8(int32_t x) {
+  return (x < -128) ? -128 : ((x > 127) ? 127 : x);
+}
+
 static inline int32_t utvm_dsp_smlatt(int32_t x, int32_t y, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)(utvm_dsp_half(x, 1u) * utvm_dsp_half(y, 1u)));
 }
@@ -90,6 +94,14 @@ static inline int32_t utvm_dsp_sxtb16_ror8(int32_t x) {
 static inline int32_t utvm_dsp_sxtab16_ror8(int32_t a, int32_t x) {
   int32_t result;
   __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(result) : "r"(a), "r"(x));
+  return result;
+}
+
+/* x clamped to -128..127: one SSAT #8 (gcc 12's __ssat of <arm_acle.h> converts its result
+ * from unsigned, which -Wsign-conversion rejects). */
+static inline int32_t utvm_dsp_ssat8(int32_t x) {
+  int32_t result;
+  __asm__("ssat %0, #8, %1" : "=r"(result) : "r"(x));
   return result;
 }
 #else

@@ -36,40 +36,104 @@
 #include "mac_s8.h"
 #include "requant_s8.h"
 
-/* The output side of a channel block, in locals: the table and whether it is exact. */
-typedef struct {
-  const utvm_requant_block_t *block;
-  bool fast;
-  int32_t output_offset;
-  int32_t act_min;
-  int32_t act_max;
-} dsp_out_t;
-
-static dsp_out_t dsp_out_of(const utvm_requant_block_t *block) {
-  const dsp_out_t out = {block, block->fast, block->output_offset, block->act_min,
-                         block->act_max};
-  return out;
-}
-
-/* Output value of the block's channel k from its accumulator (utvm_requant_output with the
- * block's scalars kept in registers across the stores of int8 outputs). */
-static inline int8_t dsp_output(const dsp_out_t *o, int32_t k, int32_t acc) {
-  int8_t out;
-  if (o->fast) {
-    const int32_t value =
-        utvm_wrap_add(utvm_requant_entry_value(acc, &o->block->entry[k]), o->output_offset);
-    out = (int8_t)utvm_clamp_s32(value, o->act_min, o->act_max);
-  } else {
-    out = utvm_mac_output_s8(acc, o->block->bias, o->block->quant, o->block->first + k,
-                             o->output_offset, o->act_min, o->act_max);
-  }
-  return out;
-}
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && !defined(__clang__)
+/* gcc's scheduling before register allocation hoists the loads of the multiply loops and runs
+ * out of registers (spills in every iteration); without it the loops keep all in registers. */
+#pragma GCC optimize("no-schedule-insns")
+#endif
 
 /* Channels in the block starting at first: UTVM_KERNELS_CHANNEL_BLOCK or what is left. */
 static int32_t dsp_block_count(int32_t first, int32_t total) {
   const int32_t left = total - first;
   return (left < UTVM_KERNELS_CHANNEL_BLOCK) ? left : UTVM_KERNELS_CHANNEL_BLOCK;
+}
+
+/* The scalars of a channel block's exact table for its loops (copies: the int8 stores of the
+ * outputs may alias the block, which would make the compiler read them again per value). */
+typedef struct {
+  int32_t offset;
+  int32_t act_min;
+  int32_t act_max;
+  bool full_range; /* act_min -128 and act_max 127: one SSAT clamps */
+} dsp_clamp_t;
+
+static dsp_clamp_t dsp_clamp_of(const utvm_requant_block_t *block) {
+  const dsp_clamp_t c = {block->output_offset, block->act_min, block->act_max,
+                         (block->act_min == -128) && (block->act_max == 127)};
+  return c;
+}
+
+/* The table entry e's output value for acc with the full int8 range (act -128..127). */
+static inline int32_t dsp_value_full(const utvm_requant_entry_t *e, int32_t acc, int32_t offset) {
+  return utvm_dsp_ssat8(utvm_wrap_add(utvm_requant_entry_value(acc, e), offset));
+}
+
+/* The same with any activation range. */
+static inline int32_t dsp_value(const utvm_requant_entry_t *e, int32_t acc, const dsp_clamp_t *c) {
+  return utvm_clamp_s32(utvm_wrap_add(utvm_requant_entry_value(acc, e), c->offset), c->act_min,
+                        c->act_max);
+}
+
+/* Outputs of count channels with exact table entries entry at two positions from their sums
+ * (acc[2k] for out0[k], acc[2k + 1] for out1[k]). */
+static void dsp_requant_pairs_fast(const utvm_requant_entry_t *entry, dsp_clamp_t c,
+                                   const int32_t *acc, int32_t count, int8_t *out0,
+                                   int8_t *out1) {
+  if (c.full_range) {
+    for (int32_t k = 0; k < count; ++k) {
+      const int32_t v0 = dsp_value_full(&entry[k], acc[2 * k], c.offset);
+      const int32_t v1 = dsp_value_full(&entry[k], acc[2 * k + 1], c.offset);
+      out0[k] = (int8_t)v0;
+      out1[k] = (int8_t)v1;
+    }
+  } else {
+    for (int32_t k = 0; k < count; ++k) {
+      const int32_t v0 = dsp_value(&entry[k], acc[2 * k], &c);
+      const int32_t v1 = dsp_value(&entry[k], acc[2 * k + 1], &c);
+      out0[k] = (int8_t)v0;
+      out1[k] = (int8_t)v1;
+    }
+  }
+}
+
+/* Outputs of the block's channels 0..count-1 at two positions from their sums (acc[2k] for
+ * out0[k], acc[2k + 1] for out1[k]); out1 may be out0 when both sums are the same. */
+static void dsp_requant_pairs(const utvm_requant_block_t *block, const int32_t *acc,
+                              int32_t count, int8_t *out0, int8_t *out1) {
+  if (block->fast) {
+    dsp_requant_pairs_fast(block->entry, dsp_clamp_of(block), acc, count, out0, out1);
+  } else {
+    for (int32_t k = 0; k < count; ++k) {
+      out0[k] = utvm_requant_output(block, k, acc[2 * k]);
+      out1[k] = utvm_requant_output(block, k, acc[2 * k + 1]);
+    }
+  }
+}
+
+/* Outputs of count channels with exact table entries entry at one position from acc[k]. */
+static void dsp_requant_row_fast(const utvm_requant_entry_t *entry, dsp_clamp_t c,
+                                 const int32_t *acc, int32_t count, int8_t *out) {
+  if (c.full_range) {
+    for (int32_t k = 0; k < count; ++k) {
+      out[k] = (int8_t)dsp_value_full(&entry[k], acc[k], c.offset);
+    }
+  } else {
+    for (int32_t k = 0; k < count; ++k) {
+      out[k] = (int8_t)dsp_value(&entry[k], acc[k], &c);
+    }
+  }
+}
+
+/* Outputs of the block's channels 0..count-1 at one position from their sums acc[k]. */
+static void dsp_requant_row(const utvm_requant_block_t *block, const int32_t *acc, int32_t count,
+                            int8_t *out) {
+  if (block->fast) {
+    dsp_requant_row_fast(block->entry, dsp_clamp_of(block), acc, count, out);
+  } else {
+    for (int32_t k = 0; k < count; ++k) {
+      out[k] = utvm_requant_output(block, k, acc[k]);
+    }
+  }
 }
 
 /* ---- CONV_2D ---- */
@@ -91,62 +155,110 @@ static int32_t dsp_column_slot(int32_t k, int32_t column, int32_t length) {
   return offset;
 }
 
+/* From the slot of value k to that of k + 1 (dsp_column_slot, k < whole), by k % 4. */
+static const int32_t k_dsp_slot_step[4] = {4, -2, 4, 10};
+
+/* One im2col column being written: value k next, at byte slot of buffer (while k < whole,
+ * the values in whole groups of 4; phase = k % 4). */
+typedef struct {
+  int8_t *buffer;
+  int32_t length;
+  int32_t whole;
+  int32_t column;
+  int32_t input_offset;
+  int32_t offset_pair;
+  int32_t k;
+  int32_t slot;
+  uint32_t phase;
+} dsp_column_t;
+
+/* Appends one value (offset already added). */
+static inline void dsp_column_put(dsp_column_t *col, int32_t value) {
+  if (col->k < col->whole) {
+    utvm_dsp_store2(&col->buffer[col->slot], value);
+    col->slot += k_dsp_slot_step[col->phase];
+    col->phase = (col->phase + 1u) & 3u;
+  } else {
+    utvm_dsp_store2(&col->buffer[dsp_column_slot(col->k, col->column, col->length)], value);
+  }
+  col->k += 1;
+}
+
+/* Appends n input values from src with the input offset added, or n zeros (padding) when src
+ * is NULL: whole groups of 4 as two words (SXTAB16), the others one by one. */
+static inline void dsp_column_append(dsp_column_t *col, const int8_t *src, int32_t n) {
+  int32_t i = 0;
+  while ((i < n) && ((col->phase != 0u) || (col->k >= col->whole))) {
+    dsp_column_put(col, (src != NULL) ? ((int32_t)src[i] + col->input_offset) : 0);
+    ++i;
+  }
+  const int32_t words_left = (col->whole - col->k) / 4;
+  const int32_t words_here = (n - i) / 4;
+  const int32_t words = (words_here < words_left) ? words_here : words_left;
+  int8_t *group = &col->buffer[col->slot];
+  for (int32_t w = 0; w < words; ++w) {
+    int32_t even = 0;
+    int32_t odd = 0;
+    if (src != NULL) {
+      const int32_t word = utvm_dsp_load4(&src[i + 4 * w]);
+      even = utvm_dsp_sxtab16(col->offset_pair, word);
+      odd = utvm_dsp_sxtab16_ror8(col->offset_pair, word);
+    }
+    utvm_dsp_store4(group, even);
+    utvm_dsp_store4(&group[4], odd);
+    group = &group[16];
+  }
+  col->slot += 16 * words;
+  col->k += 4 * words;
+  i += 4 * words;
+  while (i < n) {
+    dsp_column_put(col, (src != NULL) ? ((int32_t)src[i] + col->input_offset) : 0);
+    ++i;
+  }
+}
+
 /* The im2col column of output position `position` as int16 values with the input offset added
- * (0 for padding), stored as column `column` of the pair in buffer (dsp_column_slot). */
+ * (0 for padding), stored as column `column` of the pair in buffer (dsp_column_slot). With
+ * dilation 1 along x, the taps of a filter row inside the input are one run of bytes. */
 static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_t *input_dims,
                             const int8_t *input, const utvm_dims_t *filter_dims, int32_t position,
                             const utvm_dims_t *output_dims, int32_t column, int8_t *buffer) {
   const int32_t in_c = input_dims->c;
-  const int32_t length = filter_dims->h * filter_dims->w * in_c;
-  const int32_t whole = length - length % 4;
   const int32_t plane = output_dims->h * output_dims->w;
   const int32_t out_y = (position % plane) / output_dims->w;
   const int32_t out_x = position % output_dims->w;
   const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
   const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
   const int8_t *batch_input = &input[(position / plane) * input_dims->h * input_dims->w * in_c];
-  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
-  const bool by_words = (in_c % 4) == 0;
-  /* Values of the current group of 4 (channel counts that are not whole words). */
-  int32_t staged[4] = {0, 0, 0, 0};
-  int32_t k = 0;
+  dsp_column_t col;
+  col.buffer = buffer;
+  col.length = filter_dims->h * filter_dims->w * in_c;
+  col.whole = col.length - col.length % 4;
+  col.column = column;
+  col.input_offset = params->input_offset;
+  col.offset_pair = utvm_dsp_pair(params->input_offset);
+  col.k = 0;
+  col.slot = 8 * column;
+  col.phase = 0u;
+  int32_t xs[2];
+  utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0], &xs[1]);
   for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
     const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
-    for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
-      const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
-      const bool inside = in_y >= 0 && in_y < input_dims->h && in_x >= 0 && in_x < input_dims->w;
-      const int8_t *src = inside ? &batch_input[(in_y * input_dims->w + in_x) * in_c] : NULL;
-      if (by_words) {
-        for (int32_t c = 0; c < in_c; c += 4) {
-          int32_t even = 0;
-          int32_t odd = 0;
-          if (src != NULL) {
-            const int32_t word = utvm_dsp_load4(&src[c]);
-            even = utvm_dsp_sxtab16(offset_pair, word);
-            odd = utvm_dsp_sxtab16_ror8(offset_pair, word);
-          }
-          int8_t *group = &buffer[4 * (k + c) + 8 * column];
-          utvm_dsp_store4(group, even);
-          utvm_dsp_store4(&group[4], odd);
-        }
-      } else {
-        for (int32_t c = 0; c < in_c; ++c) {
-          const int32_t value = (src != NULL) ? ((int32_t)src[c] + params->input_offset) : 0;
-          const int32_t kc = k + c;
-          if (kc < whole) {
-            const int32_t j = kc % 4;
-            staged[j] = value;
-            if (j == 3) {
-              int8_t *group = &buffer[4 * (kc - 3) + 8 * column];
-              utvm_dsp_store4(group, utvm_dsp_pack(staged[0], staged[2]));
-              utvm_dsp_store4(&group[4], utvm_dsp_pack(staged[1], staged[3]));
-            }
-          } else {
-            utvm_dsp_store2(&buffer[dsp_column_slot(kc, column, length)], value);
-          }
-        }
+    if ((in_y < 0) || (in_y >= input_dims->h)) {
+      dsp_column_append(&col, NULL, filter_dims->w * in_c);
+    } else if (params->dilation_w == 1) {
+      const int32_t in_x = in_x_origin + xs[0];
+      dsp_column_append(&col, NULL, xs[0] * in_c);
+      dsp_column_append(&col, &batch_input[(in_y * input_dims->w + in_x) * in_c],
+                        (xs[1] - xs[0]) * in_c);
+      dsp_column_append(&col, NULL, (filter_dims->w - xs[1]) * in_c);
+    } else {
+      for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
+        const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+        const bool inside = (filter_x >= xs[0]) && (filter_x < xs[1]);
+        dsp_column_append(&col, inside ? &batch_input[(in_y * input_dims->w + in_x) * in_c] : NULL,
+                          in_c);
       }
-      k += in_c;
     }
   }
 }
@@ -188,11 +300,16 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
   const int8_t *w0 = r0;
   const int8_t *w1 = r1;
   const int8_t *col = columns;
-  const int8_t *const col_end = &columns[16 * blocks];
+  const int8_t *const col_end = &columns[32 * (blocks / 2)];
   while (col != col_end) {
     dsp_mac_2x2(&s, utvm_dsp_load4(w0), utvm_dsp_load4(w1), col);
-    w0 = &w0[4];
-    w1 = &w1[4];
+    dsp_mac_2x2(&s, utvm_dsp_load4(&w0[4]), utvm_dsp_load4(&w1[4]), &col[16]);
+    w0 = &w0[8];
+    w1 = &w1[8];
+    col = &col[32];
+  }
+  if ((blocks % 2) != 0) {
+    dsp_mac_2x2(&s, utvm_dsp_load4(w0), utvm_dsp_load4(w1), col);
     col = &col[16];
   }
   for (int32_t i = 4 * blocks; i < length; ++i) {
@@ -209,26 +326,19 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
   return s;
 }
 
-/* The block's count channels (rows of length weights from weights) of one or two columns:
- * out0[k] from column 0 and, unless out1 is NULL, out1[k] from column 1. */
-static void dsp_conv_block(const utvm_requant_block_t *block, const int8_t *weights,
-                           int32_t count, const int8_t *columns, int32_t length, int8_t *out0,
-                           int8_t *out1) {
-  const dsp_out_t o = dsp_out_of(block);
+/* The sums of the block's count channels (rows of length weights from weights) with a column
+ * pair: acc[2k] column 0, acc[2k + 1] column 1. An odd last row is multiplied as a pair with
+ * itself. */
+static void dsp_conv_block(const int8_t *weights, int32_t count, const int8_t *columns,
+                           int32_t length, int32_t *acc) {
   for (int32_t k = 0; k < count; k += 2) {
-    const int8_t *r0 = &weights[k * length];
-    const bool pair = (k + 1) < count;
-    const dsp_sums_t s = dsp_dot_2x2_s16(r0, pair ? &r0[length] : r0, columns, length);
-    out0[k] = dsp_output(&o, k, s.s00);
-    if (out1 != NULL) {
-      out1[k] = dsp_output(&o, k, s.s01);
-    }
-    if (pair) {
-      out0[k + 1] = dsp_output(&o, k + 1, s.s10);
-      if (out1 != NULL) {
-        out1[k + 1] = dsp_output(&o, k + 1, s.s11);
-      }
-    }
+    const int32_t k1 = ((k + 1) < count) ? (k + 1) : k;
+    const dsp_sums_t s =
+        dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], columns, length);
+    acc[2 * k] = s.s00;
+    acc[2 * k + 1] = s.s01;
+    acc[2 * k1] = s.s10;
+    acc[2 * k1 + 1] = s.s11;
   }
 }
 
@@ -241,21 +351,18 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t out_c = output_dims->c;
   const int32_t positions = output_dims->n * output_dims->h * output_dims->w;
   utvm_requant_block_t block;
+  int32_t acc[2 * UTVM_KERNELS_CHANNEL_BLOCK];
   for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = dsp_block_count(first, out_c);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
     for (int32_t p = 0; p < positions; p += 2) {
-      int8_t *out1 = NULL;
+      const int32_t p1 = ((p + 1) < positions) ? (p + 1) : p;
       dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
-      if ((p + 1) < positions) {
-        dsp_conv_column(params, input_dims, input, filter_dims, p + 1, output_dims, 1, scratch);
-        out1 = &output[(p + 1) * out_c + first];
-      } else {
-        dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 1, scratch);
-      }
-      dsp_conv_block(&block, &filter[first * length], count, scratch, length,
-                     &output[p * out_c + first], out1);
+      dsp_conv_column(params, input_dims, input, filter_dims, p1, output_dims, 1, scratch);
+      dsp_conv_block(&filter[first * length], count, scratch, length, acc);
+      dsp_requant_pairs(&block, acc, count, &output[p * out_c + first],
+                        &output[p1 * out_c + first]);
     }
   }
 }
@@ -340,30 +447,30 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  const int8_t *filter, const int32_t *bias, int8_t *output) {
   const int32_t input_offset = params->input_offset;
   utvm_requant_block_t block;
+  int32_t acc[UTVM_KERNELS_CHANNEL_BLOCK];
   for (int32_t first = 0; first < output_depth; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = dsp_block_count(first, output_depth);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
-    const dsp_out_t o = dsp_out_of(&block);
     const int8_t *weights = &filter[first * input_depth];
     for (int32_t batch = 0; batch < batches; ++batch) {
       const int8_t *x = &input[batch * input_depth];
       const int32_t folded =
           dsp_filter_offset_term(x, input_depth, input_offset, params->filter_offset);
-      int8_t *out = &output[batch * output_depth + first];
       const int32_t fours = count / 4;
       for (int32_t g = 0; g < fours; ++g) {
         const int32_t k = 4 * g;
         const dsp_sums_t s = dsp_dot_4x1(&weights[k * input_depth], input_depth, x, input_offset);
-        out[k] = dsp_output(&o, k, utvm_wrap_add(s.s00, folded));
-        out[k + 1] = dsp_output(&o, k + 1, utvm_wrap_add(s.s01, folded));
-        out[k + 2] = dsp_output(&o, k + 2, utvm_wrap_add(s.s10, folded));
-        out[k + 3] = dsp_output(&o, k + 3, utvm_wrap_add(s.s11, folded));
+        acc[k] = utvm_wrap_add(s.s00, folded);
+        acc[k + 1] = utvm_wrap_add(s.s01, folded);
+        acc[k + 2] = utvm_wrap_add(s.s10, folded);
+        acc[k + 3] = utvm_wrap_add(s.s11, folded);
       }
       for (int32_t k = 4 * fours; k < count; ++k) {
-        const int32_t acc = dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset);
-        out[k] = dsp_output(&o, k, utvm_wrap_add(acc, folded));
+        acc[k] = utvm_wrap_add(dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset),
+                               folded);
       }
+      dsp_requant_row(&block, acc, count, &output[batch * output_depth + first]);
     }
   }
 }
@@ -422,20 +529,40 @@ static inline dsp_dw_sums_t dsp_dw_group(const dsp_dw_window_t *win, int32_t cha
   return s;
 }
 
-/* The same for a whole 3x3 window (every tap inside), unrolled. */
-static inline dsp_dw_sums_t dsp_dw_group_3x3(const dsp_dw_window_t *win, int32_t channel,
-                                             const int32_t *wide, int32_t offset_pair) {
-  dsp_dw_sums_t s = {0, 0, 0, 0};
-  const int8_t *row = &win->origin[channel];
+/* Stores the four sums of a group at acc[k..k+3]. */
+static inline void dsp_dw_store(int32_t k, const dsp_dw_sums_t *s, int32_t *acc) {
+  acc[k] = s->a0;
+  acc[k + 1] = s->a1;
+  acc[k + 2] = s->a2;
+  acc[k + 3] = s->a3;
+}
+
+/* One filter row of a 3x3 window: three taps x_step bytes apart from row, filter words f. */
+static inline void dsp_dw_row3(dsp_dw_sums_t *s, const int8_t *row, int32_t x_step,
+                               const int32_t *f, int32_t offset_pair) {
+  dsp_dw_tap(s, utvm_dsp_load4(row), offset_pair, f[0], f[1]);
+  dsp_dw_tap(s, utvm_dsp_load4(&row[x_step]), offset_pair, f[2], f[3]);
+  dsp_dw_tap(s, utvm_dsp_load4(&row[2 * x_step]), offset_pair, f[4], f[5]);
+}
+
+/* Every whole group of a block at one output position whose 3x3 window lies inside the input:
+ * groups groups of 4 channels from win->origin, widened filter wide (18 words per group),
+ * sums to acc. */
+static void dsp_dw_groups_3x3(const dsp_dw_window_t *win, const int32_t *wide,
+                              int32_t offset_pair, int32_t groups, int32_t *acc) {
   const int32_t x_step = win->x_step;
-  for (int32_t r = 0; r < 3; ++r) {
-    const int32_t *f = &wide[6 * r];
-    dsp_dw_tap(&s, utvm_dsp_load4(row), offset_pair, f[0], f[1]);
-    dsp_dw_tap(&s, utvm_dsp_load4(&row[x_step]), offset_pair, f[2], f[3]);
-    dsp_dw_tap(&s, utvm_dsp_load4(&row[2 * x_step]), offset_pair, f[4], f[5]);
-    row = &row[win->row_step];
+  const int32_t row_step = win->row_step;
+  const int8_t *src = win->origin;
+  const int32_t *f = wide;
+  for (int32_t k = 0; k < 4 * groups; k += 4) {
+    dsp_dw_sums_t s = {0, 0, 0, 0};
+    dsp_dw_row3(&s, src, x_step, f, offset_pair);
+    dsp_dw_row3(&s, &src[row_step], x_step, &f[6], offset_pair);
+    dsp_dw_row3(&s, &src[2 * row_step], x_step, &f[12], offset_pair);
+    dsp_dw_store(k, &s, acc);
+    src = &src[4];
+    f = &f[18];
   }
-  return s;
 }
 
 /* The sums of the four channels at input byte `channel` with multiplier 1, the filter widened
@@ -512,15 +639,6 @@ static dsp_dw_sums_t dsp_depthwise_4_shared(const utvm_depthwise_conv2d_params_t
   return s;
 }
 
-/* Stores the four outputs of a group at out[k..k+3] (block channels k..k+3). */
-static inline void dsp_dw_store(const dsp_out_t *o, int32_t k, const dsp_dw_sums_t *s,
-                                int8_t *out) {
-  out[k] = dsp_output(o, k, s->a0);
-  out[k + 1] = dsp_output(o, k + 1, s->a1);
-  out[k + 2] = dsp_output(o, k + 2, s->a2);
-  out[k + 3] = dsp_output(o, k + 3, s->a3);
-}
-
 /* The block's widened filter: for each group of 4 channels g and tap t, words 2 * (g * taps + t)
  * (channels 0 and 2) and the next (1 and 3); groups whole groups of the block at channel first. */
 static void dsp_dw_widen_filter(const int8_t *filter, int32_t out_c, int32_t taps, int32_t first,
@@ -539,8 +657,10 @@ static void dsp_dw_widen_filter(const int8_t *filter, int32_t out_c, int32_t tap
 static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
                        const utvm_dims_t *input_dims, utvm_window_t *window,
                        const utvm_dims_t *filter_dims, const int8_t *filter,
-                       const utvm_dims_t *output_dims, const dsp_out_t *o, int32_t first,
+                       const utvm_dims_t *output_dims, const utvm_requant_block_t *block,
                        int32_t count, const int32_t *wide, int8_t *out_row) {
+  const int32_t first = block->first;
+  int32_t acc[UTVM_KERNELS_CHANNEL_BLOCK];
   const int32_t in_c = input_dims->c;
   const int32_t groups = count / 4;
   const int32_t taps = filter_dims->h * filter_dims->w;
@@ -566,16 +686,18 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
       const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
       win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
       const bool full = all_rows && (win.taps_x == filter_dims->w);
-      for (int32_t g = 0; g < groups; ++g) {
-        dsp_dw_sums_t s;
-        if (!buffered) {
-          s = dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
-        } else if (full && three) {
-          s = dsp_dw_group_3x3(&win, 4 * g, &wide[2 * taps * g], offset_pair);
-        } else {
-          s = dsp_dw_group(&win, 4 * g, &wide[2 * taps * g], offset_pair);
+      if (buffered && full && three) {
+        dsp_dw_groups_3x3(&win, wide, offset_pair, groups, acc);
+      } else {
+        for (int32_t g = 0; g < groups; ++g) {
+          dsp_dw_sums_t s;
+          if (buffered) {
+            s = dsp_dw_group(&win, 4 * g, &wide[2 * taps * g], offset_pair);
+          } else {
+            s = dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
+          }
+          dsp_dw_store(4 * g, &s, acc);
         }
-        dsp_dw_store(o, 4 * g, &s, out);
       }
     } else {
       for (int32_t g = 0; g < groups; ++g) {
@@ -584,14 +706,13 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
           s = dsp_depthwise_4_shared(params, input_dims, window, filter_dims, filter,
                                      first + 4 * g);
         }
-        dsp_dw_store(o, 4 * g, &s, out);
+        dsp_dw_store(4 * g, &s, acc);
       }
     }
     for (int32_t k = 4 * groups; k < count; ++k) {
-      const int32_t acc =
-          dsp_depthwise_1(params, input_dims, window, filter_dims, filter, first + k);
-      out[k] = dsp_output(o, k, acc);
+      acc[k] = dsp_depthwise_1(params, input_dims, window, filter_dims, filter, first + k);
     }
+    dsp_requant_row(block, acc, count, out);
   }
 }
 
@@ -615,7 +736,6 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
     const int32_t count = dsp_block_count(first, out_c);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
-    const dsp_out_t o = dsp_out_of(&block);
     if (buffered) {
       dsp_dw_widen_filter(filter, out_c, taps, first, count / 4, wide);
     }
@@ -627,7 +747,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
         window.in_y_origin = out_y * params->stride_h - params->pad_top;
         utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
                          &window.ys[0], &window.ys[1]);
-        dsp_dw_row(params, input_dims, &window, filter_dims, filter, output_dims, &o, first,
+        dsp_dw_row(params, input_dims, &window, filter_dims, filter, output_dims, &block,
                    count, wide, out_row);
         out_row = &out_row[out_row_bytes];
       }
