@@ -490,10 +490,10 @@ typedef struct {
 static inline void dsp_dw_tap(dsp_dw_sums_t *s, int32_t in_word, int32_t offset_pair,
                               int32_t f_even, int32_t f_odd) {
   const int32_t in_even = utvm_dsp_sxtab16(offset_pair, in_word);
-  const int32_t in_odd = utvm_dsp_sxtab16_ror8(offset_pair, in_word);
   s->a0 = utvm_dsp_smlabb(in_even, f_even, s->a0);
-  s->a1 = utvm_dsp_smlabb(in_odd, f_odd, s->a1);
   s->a2 = utvm_dsp_smlatt(in_even, f_even, s->a2);
+  const int32_t in_odd = utvm_dsp_sxtab16_ror8(offset_pair, in_word);
+  s->a1 = utvm_dsp_smlabb(in_odd, f_odd, s->a1);
   s->a3 = utvm_dsp_smlatt(in_odd, f_odd, s->a3);
 }
 
@@ -508,27 +508,6 @@ typedef struct {
   int32_t filter_w;      /* filter width (taps per filter row) */
 } dsp_dw_window_t;
 
-/* The sums of the group of four channels at input byte `channel` of the window, its widened
- * filter from wide (2 words per tap, filter_w taps per row). */
-static inline dsp_dw_sums_t dsp_dw_group(const dsp_dw_window_t *win, int32_t channel,
-                                         const int32_t *wide, int32_t offset_pair) {
-  dsp_dw_sums_t s = {0, 0, 0, 0};
-  const int8_t *row = &win->origin[channel];
-  const int32_t *f_row = &wide[2 * win->first_tap];
-  for (int32_t r = 0; r < win->rows; ++r) {
-    const int8_t *x = row;
-    const int32_t *f = f_row;
-    for (int32_t n = 0; n < win->taps_x; ++n) {
-      dsp_dw_tap(&s, utvm_dsp_load4(x), offset_pair, f[0], f[1]);
-      x = &x[win->x_step];
-      f = &f[2];
-    }
-    row = &row[win->row_step];
-    f_row = &f_row[2 * win->filter_w];
-  }
-  return s;
-}
-
 /* Stores the four sums of a group at acc[k..k+3]. */
 static inline void dsp_dw_store(int32_t k, const dsp_dw_sums_t *s, int32_t *acc) {
   acc[k] = s->a0;
@@ -537,31 +516,67 @@ static inline void dsp_dw_store(int32_t k, const dsp_dw_sums_t *s, int32_t *acc)
   acc[k + 3] = s->a3;
 }
 
-/* One filter row of a 3x3 window: three taps x_step bytes apart from row, filter words f. */
-static inline void dsp_dw_row3(dsp_dw_sums_t *s, const int8_t *row, int32_t x_step,
-                               const int32_t *f, int32_t offset_pair) {
-  dsp_dw_tap(s, utvm_dsp_load4(row), offset_pair, f[0], f[1]);
-  dsp_dw_tap(s, utvm_dsp_load4(&row[x_step]), offset_pair, f[2], f[3]);
-  dsp_dw_tap(s, utvm_dsp_load4(&row[2 * x_step]), offset_pair, f[4], f[5]);
-}
-
 /* Every whole group of a block at one output position whose 3x3 window lies inside the input:
  * groups groups of 4 channels from win->origin, widened filter wide (18 words per group),
  * sums to acc. */
 static void dsp_dw_groups_3x3(const dsp_dw_window_t *win, const int32_t *wide,
                               int32_t offset_pair, int32_t groups, int32_t *acc) {
   const int32_t x_step = win->x_step;
-  const int32_t row_step = win->row_step;
+  /* From a filter row's third tap to the next row's first. */
+  const int32_t next_row = win->row_step - 2 * x_step;
   const int8_t *src = win->origin;
   const int32_t *f = wide;
   for (int32_t k = 0; k < 4 * groups; k += 4) {
     dsp_dw_sums_t s = {0, 0, 0, 0};
-    dsp_dw_row3(&s, src, x_step, f, offset_pair);
-    dsp_dw_row3(&s, &src[row_step], x_step, &f[6], offset_pair);
-    dsp_dw_row3(&s, &src[2 * row_step], x_step, &f[12], offset_pair);
+    const int8_t *x = src;
+    for (int32_t r = 0; r < 3; ++r) {
+      dsp_dw_tap(&s, utvm_dsp_load4(x), offset_pair, f[0], f[1]);
+      x = &x[x_step];
+      dsp_dw_tap(&s, utvm_dsp_load4(x), offset_pair, f[2], f[3]);
+      x = &x[x_step];
+      dsp_dw_tap(&s, utvm_dsp_load4(x), offset_pair, f[4], f[5]);
+      x = &x[next_row];
+      f = &f[6];
+    }
     dsp_dw_store(k, &s, acc);
     src = &src[4];
-    f = &f[18];
+  }
+}
+
+/* Every whole group of a block at one output position from its taps' input pointers tap[t]
+ * (channel 0 of the block, or padding bytes that are 0 once the offset is added): groups
+ * groups of 4 channels, widened filter wide (2 * taps words per group), sums to acc. */
+static void dsp_dw_groups_taps(const int8_t *const *tap, int32_t taps, const int32_t *wide,
+                               int32_t offset_pair, int32_t groups, int32_t *acc) {
+  const int32_t *f = wide;
+  for (int32_t k = 0; k < 4 * groups; k += 4) {
+    dsp_dw_sums_t s = {0, 0, 0, 0};
+    for (int32_t t = 0; t < taps; ++t) {
+      dsp_dw_tap(&s, utvm_dsp_load4(&tap[t][k]), offset_pair, f[0], f[1]);
+      f = &f[2];
+    }
+    dsp_dw_store(k, &s, acc);
+  }
+}
+
+/* The input pointer of each tap of a window (row by row) at byte `first` of a position's
+ * channels, or pad where the tap falls outside the input. */
+static void dsp_dw_tap_pointers(const utvm_depthwise_conv2d_params_t *params,
+                                const utvm_dims_t *input_dims, const utvm_window_t *window,
+                                const utvm_dims_t *filter_dims, int32_t first, const int8_t *pad,
+                                const int8_t **tap) {
+  int32_t t = 0;
+  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+    const int32_t in_y = window->in_y_origin + params->dilation_h * filter_y;
+    const bool row_inside = (in_y >= 0) && (in_y < input_dims->h);
+    for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
+      const int32_t in_x = window->in_x_origin + params->dilation_w * filter_x;
+      const bool inside = row_inside && (in_x >= 0) && (in_x < input_dims->w);
+      tap[t] = inside
+                   ? &window->batch_input[(in_y * input_dims->w + in_x) * input_dims->c + first]
+                   : pad;
+      ++t;
+    }
   }
 }
 
@@ -658,9 +673,10 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
                        const utvm_dims_t *input_dims, utvm_window_t *window,
                        const utvm_dims_t *filter_dims, const int8_t *filter,
                        const utvm_dims_t *output_dims, const utvm_requant_block_t *block,
-                       int32_t count, const int32_t *wide, int8_t *out_row) {
+                       int32_t count, const int32_t *wide, const int8_t *pad, int8_t *out_row) {
   const int32_t first = block->first;
   int32_t acc[UTVM_KERNELS_CHANNEL_BLOCK];
+  const int8_t *tap[UTVM_KERNELS_DSP_DW_TAPS];
   const int32_t in_c = input_dims->c;
   const int32_t groups = count / 4;
   const int32_t taps = filter_dims->h * filter_dims->w;
@@ -681,23 +697,23 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
     win.first_tap = window->ys[0] * filter_dims->w + window->xs[0];
     int8_t *out = &out_row[out_x * output_dims->c + first];
     const bool empty = (win.rows == 0) || (win.taps_x == 0);
-    if (!empty && (params->depth_multiplier == 1)) {
+    const bool full = all_rows && (win.taps_x == filter_dims->w);
+    if (buffered && full && three) {
+      const int32_t in_y = window->in_y_origin;
+      const int32_t in_x = window->in_x_origin;
+      win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
+      dsp_dw_groups_3x3(&win, wide, offset_pair, groups, acc);
+    } else if (buffered) {
+      dsp_dw_tap_pointers(params, input_dims, window, filter_dims, first, pad, tap);
+      dsp_dw_groups_taps(tap, taps, wide, offset_pair, groups, acc);
+    } else if (!empty && (params->depth_multiplier == 1)) {
       const int32_t in_y = window->in_y_origin + params->dilation_h * window->ys[0];
       const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
       win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
-      const bool full = all_rows && (win.taps_x == filter_dims->w);
-      if (buffered && full && three) {
-        dsp_dw_groups_3x3(&win, wide, offset_pair, groups, acc);
-      } else {
-        for (int32_t g = 0; g < groups; ++g) {
-          dsp_dw_sums_t s;
-          if (buffered) {
-            s = dsp_dw_group(&win, 4 * g, &wide[2 * taps * g], offset_pair);
-          } else {
-            s = dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
-          }
-          dsp_dw_store(4 * g, &s, acc);
-        }
+      for (int32_t g = 0; g < groups; ++g) {
+        const dsp_dw_sums_t s =
+            dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
+        dsp_dw_store(4 * g, &s, acc);
       }
     } else {
       for (int32_t g = 0; g < groups; ++g) {
@@ -732,6 +748,9 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
   const int32_t out_row_bytes = output_dims->w * out_c;
   utvm_requant_block_t block;
   int32_t wide[2 * UTVM_KERNELS_DSP_DW_TAPS * (UTVM_KERNELS_CHANNEL_BLOCK / 4)];
+  /* Padding: the input byte that is 0 once the offset (-127..128) is added. */
+  int8_t pad[UTVM_KERNELS_CHANNEL_BLOCK];
+  (void)memset(pad, (int)(uint8_t)(int8_t)(-params->input_offset), sizeof pad);
   for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = dsp_block_count(first, out_c);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
@@ -748,7 +767,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
         utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
                          &window.ys[0], &window.ys[1]);
         dsp_dw_row(params, input_dims, &window, filter_dims, filter, output_dims, &block,
-                   count, wide, out_row);
+                   count, wide, pad, out_row);
         out_row = &out_row[out_row_bytes];
       }
     }
