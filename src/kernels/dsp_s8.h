@@ -123,6 +123,16 @@ static inline void utvm_dsp_store4(int8_t *p, int32_t word) {
   (void)memcpy(p, &word, sizeof word);
 }
 
+/* p, which the caller has found 4-byte aligned, marked so for the compiler: the word loads
+ * from it may then be paired (LDRD). */
+static inline const int8_t *utvm_dsp_aligned4(const int8_t *p) {
+#if defined(__GNUC__)
+  return (const int8_t *)__builtin_assume_aligned(p, 4);
+#else
+  return p;
+#endif
+}
+
 /* The int16 value at p (any alignment), and value stored there as int16 (-32768..32767). */
 static inline int32_t utvm_dsp_load2(const int8_t *p) {
   int16_t half;

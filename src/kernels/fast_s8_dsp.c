@@ -331,10 +331,12 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
  * itself. */
 static void dsp_conv_block(const int8_t *weights, int32_t count, const int8_t *columns,
                            int32_t length, int32_t *acc) {
+  /* The caller's columns are word-aligned: their words are read in pairs. */
+  const int8_t *aligned = utvm_dsp_aligned4(columns);
   for (int32_t k = 0; k < count; k += 2) {
     const int32_t k1 = ((k + 1) < count) ? (k + 1) : k;
     const dsp_sums_t s =
-        dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], columns, length);
+        dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned, length);
     acc[2 * k] = s.s00;
     acc[2 * k + 1] = s.s01;
     acc[2 * k1] = s.s10;
@@ -350,6 +352,12 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
   const int32_t out_c = output_dims->c;
   const int32_t positions = output_dims->n * output_dims->h * output_dims->w;
+  if (((uintptr_t)(const void *)scratch & 3u) != 0u) {
+    utvm_conv2d_s8_blocked(params, quant, input_dims, input, filter_dims, filter, bias,
+                           output_dims, output);
+    return;
+  }
+  const int8_t *columns = scratch;
   utvm_requant_block_t block;
   int32_t acc[2 * UTVM_KERNELS_CHANNEL_BLOCK];
   for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
@@ -360,7 +368,7 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
       const int32_t p1 = ((p + 1) < positions) ? (p + 1) : p;
       dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
       dsp_conv_column(params, input_dims, input, filter_dims, p1, output_dims, 1, scratch);
-      dsp_conv_block(&filter[first * length], count, scratch, length, acc);
+      dsp_conv_block(&filter[first * length], count, columns, length, acc);
       dsp_requant_pairs(&block, acc, count, &output[p * out_c + first],
                         &output[p1 * out_c + first]);
     }
