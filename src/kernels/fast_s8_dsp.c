@@ -217,6 +217,68 @@ static inline void dsp_column_append(dsp_column_t *col, const int8_t *src, int32
   }
 }
 
+/* n bytes from src to dst, or n padding bytes pad when src is NULL. */
+static void dsp_copy_or_pad(int8_t *dst, const int8_t *src, int32_t n, int8_t pad) {
+  if (src != NULL) {
+    for (int32_t i = 0; i < n; ++i) {
+      dst[i] = src[i];
+    }
+  } else {
+    for (int32_t i = 0; i < n; ++i) {
+      dst[i] = pad;
+    }
+  }
+}
+
+/* dsp_conv_column for a window of at most UTVM_KERNELS_DSP_IM2COL_STAGE values: its input
+ * bytes are gathered first on the stack (padding as the byte that is 0 once the offset is
+ * added), then widened four at a time. */
+static void dsp_conv_column_staged(const utvm_conv2d_params_t *params,
+                                   const utvm_dims_t *input_dims, const int8_t *batch_input,
+                                   const utvm_dims_t *filter_dims, int32_t in_y_origin,
+                                   int32_t in_x_origin, const int32_t xs[2], int32_t column,
+                                   int8_t *buffer) {
+  const int32_t in_c = input_dims->c;
+  const int32_t row_bytes = filter_dims->w * in_c;
+  const int32_t length = filter_dims->h * row_bytes;
+  const int32_t whole = length - length % 4;
+  const int8_t pad = (int8_t)(-params->input_offset);
+  int8_t stage[UTVM_KERNELS_DSP_IM2COL_STAGE];
+  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    int8_t *dst = &stage[filter_y * row_bytes];
+    if ((in_y < 0) || (in_y >= input_dims->h)) {
+      dsp_copy_or_pad(dst, NULL, row_bytes, pad);
+    } else if (params->dilation_w == 1) {
+      const int32_t in_x = in_x_origin + xs[0];
+      dsp_copy_or_pad(dst, NULL, xs[0] * in_c, pad);
+      dsp_copy_or_pad(&dst[xs[0] * in_c], &batch_input[(in_y * input_dims->w + in_x) * in_c],
+                      (xs[1] - xs[0]) * in_c, pad);
+      dsp_copy_or_pad(&dst[xs[1] * in_c], NULL, (filter_dims->w - xs[1]) * in_c, pad);
+    } else {
+      for (int32_t filter_x = 0; filter_x < filter_dims->w; ++filter_x) {
+        const int32_t in_x = in_x_origin + params->dilation_w * filter_x;
+        const bool inside = (filter_x >= xs[0]) && (filter_x < xs[1]);
+        dsp_copy_or_pad(&dst[filter_x * in_c],
+                        inside ? &batch_input[(in_y * input_dims->w + in_x) * in_c] : NULL, in_c,
+                        pad);
+      }
+    }
+  }
+  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
+  int8_t *group = &buffer[8 * column];
+  for (int32_t k = 0; k < whole; k += 4) {
+    const int32_t word = utvm_dsp_load4(&stage[k]);
+    utvm_dsp_store4(group, utvm_dsp_sxtab16(offset_pair, word));
+    utvm_dsp_store4(&group[4], utvm_dsp_sxtab16_ror8(offset_pair, word));
+    group = &group[16];
+  }
+  /* The last length % 4 values: 4 bytes each, the two columns alternating. */
+  for (int32_t k = whole; k < length; ++k) {
+    utvm_dsp_store2(&buffer[4 * k + 2 * column], (int32_t)stage[k] + params->input_offset);
+  }
+}
+
 /* The im2col column of output position `position` as int16 values with the input offset added
  * (0 for padding), stored as column `column` of the pair in buffer (dsp_column_slot). With
  * dilation 1 along x, the taps of a filter row inside the input are one run of bytes. */
@@ -230,6 +292,14 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
   const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
   const int8_t *batch_input = &input[(position / plane) * input_dims->h * input_dims->w * in_c];
+  int32_t xs[2];
+  utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0], &xs[1]);
+  if (((in_c % 4) != 0) &&
+      ((filter_dims->h * filter_dims->w * in_c) <= UTVM_KERNELS_DSP_IM2COL_STAGE)) {
+    dsp_conv_column_staged(params, input_dims, batch_input, filter_dims, in_y_origin, in_x_origin,
+                           xs, column, buffer);
+    return;
+  }
   dsp_column_t col;
   col.buffer = buffer;
   col.length = filter_dims->h * filter_dims->w * in_c;
@@ -240,8 +310,6 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   col.k = 0;
   col.slot = 8 * column;
   col.phase = 0u;
-  int32_t xs[2];
-  utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0], &xs[1]);
   for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
     const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
     if ((in_y < 0) || (in_y >= input_dims->h)) {
