@@ -368,16 +368,20 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
   const int8_t *w0 = r0;
   const int8_t *w1 = r1;
   const int8_t *col = columns;
-  const int8_t *const col_end = &columns[32 * (blocks / 2)];
-  while (col != col_end) {
+  const int8_t *const col_fours_end = &col[64 * (blocks / 4)];
+  while (col != col_fours_end) {
     dsp_mac_2x2(&s, utvm_dsp_load4(w0), utvm_dsp_load4(w1), col);
     dsp_mac_2x2(&s, utvm_dsp_load4(&w0[4]), utvm_dsp_load4(&w1[4]), &col[16]);
-    w0 = &w0[8];
-    w1 = &w1[8];
-    col = &col[32];
+    dsp_mac_2x2(&s, utvm_dsp_load4(&w0[8]), utvm_dsp_load4(&w1[8]), &col[32]);
+    dsp_mac_2x2(&s, utvm_dsp_load4(&w0[12]), utvm_dsp_load4(&w1[12]), &col[48]);
+    w0 = &w0[16];
+    w1 = &w1[16];
+    col = &col[64];
   }
-  if ((blocks % 2) != 0) {
+  for (int32_t b = 0; b < blocks % 4; ++b) {
     dsp_mac_2x2(&s, utvm_dsp_load4(w0), utvm_dsp_load4(w1), col);
+    w0 = &w0[4];
+    w1 = &w1[4];
     col = &col[16];
   }
   for (int32_t i = 4 * blocks; i < length; ++i) {
