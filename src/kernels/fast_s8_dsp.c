@@ -639,8 +639,32 @@ static void dsp_dw_groups_taps(const int8_t *const *tap, int32_t taps, const int
   }
 }
 
-/* The input pointer of each tap of a window (row by row) at byte `first` of a position's
- * channels, or pad where the tap falls outside the input. */
+/* The same with a multiplier that is a multiple of 4: the four output channels of a group
+ * share one input channel, byte (first + k) / multiplier - first / multiplier of the taps'
+ * pointers for the group at block channel k (first: the block's first output channel). */
+static void dsp_dw_groups_taps_shared(const int8_t *const *tap, int32_t taps,
+                                      const int32_t *wide, int32_t input_offset,
+                                      int32_t multiplier, int32_t first, int32_t groups,
+                                      int32_t *acc) {
+  const int32_t *f = wide;
+  const int32_t base = first / multiplier;
+  for (int32_t k = 0; k < 4 * groups; k += 4) {
+    const int32_t c = (first + k) / multiplier - base;
+    dsp_dw_sums_t s = {0, 0, 0, 0};
+    for (int32_t t = 0; t < taps; ++t) {
+      const int32_t in_pair = utvm_dsp_pair((int32_t)tap[t][c] + input_offset);
+      s.a0 = utvm_dsp_smlabb(in_pair, f[0], s.a0);
+      s.a2 = utvm_dsp_smlatt(in_pair, f[0], s.a2);
+      s.a1 = utvm_dsp_smlabb(in_pair, f[1], s.a1);
+      s.a3 = utvm_dsp_smlatt(in_pair, f[1], s.a3);
+      f = &f[2];
+    }
+    dsp_dw_store(k, &s, acc);
+  }
+}
+
+/* The input pointer of each tap of a window (row by row) at input channel `first` of a
+ * position, or pad where the tap falls outside the input. */
 static void dsp_dw_tap_pointers(const utvm_depthwise_conv2d_params_t *params,
                                 const utvm_dims_t *input_dims, const utvm_window_t *window,
                                 const utvm_dims_t *filter_dims, int32_t first, const int8_t *pad,
@@ -761,7 +785,8 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
   const int32_t groups = count / 4;
   const int32_t taps = filter_dims->h * filter_dims->w;
   const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
-  const bool buffered = (params->depth_multiplier == 1) && (taps <= UTVM_KERNELS_DSP_DW_TAPS);
+  const bool buffered = taps <= UTVM_KERNELS_DSP_DW_TAPS;
+  const int32_t multiplier = params->depth_multiplier;
   dsp_dw_window_t win;
   win.row_step = params->dilation_h * input_dims->w * in_c;
   win.x_step = params->dilation_w * in_c;
@@ -769,6 +794,11 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
   win.rows = window->ys[1] - window->ys[0];
   const bool all_rows = win.rows == filter_dims->h;
   const bool three = (filter_dims->h == 3) && (filter_dims->w == 3);
+  /* Byte offsets of the taps from a window's first when the whole window is inside. */
+  int32_t tap_offset[UTVM_KERNELS_DSP_DW_TAPS];
+  for (int32_t t = 0; (t < taps) && buffered; ++t) {
+    tap_offset[t] = (t / filter_dims->w) * win.row_step + (t % filter_dims->w) * win.x_step;
+  }
   for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
     window->in_x_origin = out_x * params->stride_w - params->pad_left;
     utvm_taps_inside(window->in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
@@ -778,15 +808,31 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
     int8_t *out = &out_row[out_x * output_dims->c + first];
     const bool empty = (win.rows == 0) || (win.taps_x == 0);
     const bool full = all_rows && (win.taps_x == filter_dims->w);
-    if (buffered && full && three) {
+    if (buffered && full && three && (multiplier == 1)) {
       const int32_t in_y = window->in_y_origin;
       const int32_t in_x = window->in_x_origin;
       win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
       dsp_dw_groups_3x3(&win, wide, offset_pair, groups, acc);
     } else if (buffered) {
-      dsp_dw_tap_pointers(params, input_dims, window, filter_dims, first, pad, tap);
-      dsp_dw_groups_taps(tap, taps, wide, offset_pair, groups, acc);
-    } else if (!empty && (params->depth_multiplier == 1)) {
+      if (full) {
+        const int8_t *origin =
+            &window->batch_input[(window->in_y_origin * input_dims->w + window->in_x_origin) *
+                                     in_c +
+                                 first / multiplier];
+        for (int32_t t = 0; t < taps; ++t) {
+          tap[t] = &origin[tap_offset[t]];
+        }
+      } else {
+        dsp_dw_tap_pointers(params, input_dims, window, filter_dims, first / multiplier, pad,
+                            tap);
+      }
+      if (multiplier == 1) {
+        dsp_dw_groups_taps(tap, taps, wide, offset_pair, groups, acc);
+      } else {
+        dsp_dw_groups_taps_shared(tap, taps, wide, params->input_offset, multiplier, first,
+                                  groups, acc);
+      }
+    } else if (!empty && (multiplier == 1)) {
       const int32_t in_y = window->in_y_origin + params->dilation_h * window->ys[0];
       const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
       win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
@@ -824,7 +870,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
                                   int8_t *output) {
   const int32_t out_c = output_dims->c;
   const int32_t taps = filter_dims->h * filter_dims->w;
-  const bool buffered = (params->depth_multiplier == 1) && (taps <= UTVM_KERNELS_DSP_DW_TAPS);
+  const bool buffered = taps <= UTVM_KERNELS_DSP_DW_TAPS;
   const int32_t out_row_bytes = output_dims->w * out_c;
   utvm_requant_block_t block;
   int32_t wide[2 * UTVM_KERNELS_DSP_DW_TAPS * (UTVM_KERNELS_CHANNEL_BLOCK / 4)];
