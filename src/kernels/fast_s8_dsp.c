@@ -799,15 +799,23 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
   for (int32_t t = 0; (t < taps) && buffered; ++t) {
     tap_offset[t] = (t / filter_dims->w) * win.row_step + (t % filter_dims->w) * win.x_step;
   }
+  /* Input columns a window spans (x_step bytes apart). */
+  const int32_t span_x = (filter_dims->w - 1) * params->dilation_w + 1;
   for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
     window->in_x_origin = out_x * params->stride_w - params->pad_left;
-    utvm_taps_inside(window->in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
-                     &window->xs[0], &window->xs[1]);
+    /* A whole window (the common case) needs no tap bookkeeping. */
+    const bool full = all_rows && (window->in_x_origin >= 0) &&
+                      (window->in_x_origin <= (input_dims->w - span_x));
+    window->xs[0] = 0;
+    window->xs[1] = filter_dims->w;
+    if (!full || ((count % 4) != 0) || !buffered) {
+      utvm_taps_inside(window->in_x_origin, params->dilation_w, filter_dims->w, input_dims->w,
+                       &window->xs[0], &window->xs[1]);
+    }
     win.taps_x = window->xs[1] - window->xs[0];
     win.first_tap = window->ys[0] * filter_dims->w + window->xs[0];
     int8_t *out = &out_row[out_x * output_dims->c + first];
     const bool empty = (win.rows == 0) || (win.taps_x == 0);
-    const bool full = all_rows && (win.taps_x == filter_dims->w);
     if (buffered && full && three && (multiplier == 1)) {
       const int32_t in_y = window->in_y_origin;
       const int32_t in_x = window->in_x_origin;
