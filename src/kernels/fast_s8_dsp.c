@@ -217,10 +217,14 @@ static inline void dsp_column_append(dsp_column_t *col, const int8_t *src, int32
   }
 }
 
-/* n bytes from src to dst, or n padding bytes pad when src is NULL. */
+/* n bytes from src to dst, or n padding bytes pad when src is NULL; a word at a time. */
 static void dsp_copy_or_pad(int8_t *dst, const int8_t *src, int32_t n, int8_t pad) {
+  const int32_t words = n / 4;
   if (src != NULL) {
-    for (int32_t i = 0; i < n; ++i) {
+    for (int32_t w = 0; w < words; ++w) {
+      utvm_dsp_store4(&dst[4 * w], utvm_dsp_load4(&src[4 * w]));
+    }
+    for (int32_t i = 4 * words; i < n; ++i) {
       dst[i] = src[i];
     }
   } else {
