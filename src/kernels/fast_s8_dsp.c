@@ -63,14 +63,30 @@ static dsp_clamp_t dsp_clamp_of(const utvm_requant_block_t *block) {
   return c;
 }
 
-/* The table entry e's output value for acc with the full int8 range (act -128..127). */
+/* The biases of the block's channels for the sums to start from when its table is exact
+ * (dsp_block_bias), 0 otherwise (utvm_requant_output adds them then). */
+static void dsp_block_bias(const utvm_requant_block_t *block, int32_t count, int32_t *bias) {
+  for (int32_t k = 0; k < count; ++k) {
+    bias[k] = block->fast ? block->entry[k].bias : 0;
+  }
+}
+
+/* utvm_requant_entry_value of a sum that holds the bias already (summed from it: one load
+ * and add fewer per value; the same value, sums wrap modulo 2^32 in any order). */
+static inline int32_t dsp_entry_value(int32_t biased, const utvm_requant_entry_t *e) {
+  utvm_requant_entry_t unbiased = *e;
+  unbiased.bias = 0;
+  return utvm_requant_entry_value(biased, &unbiased);
+}
+
+/* The table entry e's output value for a biased sum with the full int8 range (act -128..127). */
 static inline int32_t dsp_value_full(const utvm_requant_entry_t *e, int32_t acc, int32_t offset) {
-  return utvm_dsp_ssat8(utvm_wrap_add(utvm_requant_entry_value(acc, e), offset));
+  return utvm_dsp_ssat8(utvm_wrap_add(dsp_entry_value(acc, e), offset));
 }
 
 /* The same with any activation range. */
 static inline int32_t dsp_value(const utvm_requant_entry_t *e, int32_t acc, const dsp_clamp_t *c) {
-  return utvm_clamp_s32(utvm_wrap_add(utvm_requant_entry_value(acc, e), c->offset), c->act_min,
+  return utvm_clamp_s32(utvm_wrap_add(dsp_entry_value(acc, e), c->offset), c->act_min,
                         c->act_max);
 }
 
@@ -97,7 +113,8 @@ static void dsp_requant_pairs_fast(const utvm_requant_entry_t *entry, dsp_clamp_
 }
 
 /* Outputs of the block's channels 0..count-1 at two positions from their sums (acc[2k] for
- * out0[k], acc[2k + 1] for out1[k]); out1 may be out0 when both sums are the same. */
+ * out0[k], acc[2k + 1] for out1[k], from dsp_block_bias); out1 may be out0 when both sums are
+ * the same. */
 static void dsp_requant_pairs(const utvm_requant_block_t *block, const int32_t *acc,
                               int32_t count, int8_t *out0, int8_t *out1) {
   if (block->fast) {
@@ -124,7 +141,8 @@ static void dsp_requant_row_fast(const utvm_requant_entry_t *entry, dsp_clamp_t 
   }
 }
 
-/* Outputs of the block's channels 0..count-1 at one position from their sums acc[k]. */
+/* Outputs of the block's channels 0..count-1 at one position from their sums acc[k] (from
+ * dsp_block_bias). */
 static void dsp_requant_row(const utvm_requant_block_t *block, const int32_t *acc, int32_t count,
                             int8_t *out) {
   if (block->fast) {
@@ -364,10 +382,11 @@ static inline void dsp_mac_2x2(dsp_sums_t *s, int32_t wr0, int32_t wr1, const in
 }
 
 /* The sums of weight rows r0, r1 with a pair of int16 columns (dsp_column_slot's layout) over
- * length values, wrapping. */
+ * length values from b0 (row 0) and b1 (row 1), wrapping. */
 static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
-                                         const int8_t *columns, int32_t length) {
-  dsp_sums_t s = {0, 0, 0, 0};
+                                         const int8_t *columns, int32_t length, int32_t b0,
+                                         int32_t b1) {
+  dsp_sums_t s = {b0, b0, b1, b1};
   const int32_t blocks = length / 4;
   const int8_t *w0 = r0;
   const int8_t *w1 = r1;
@@ -406,13 +425,14 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
  * pair: acc[2k] column 0, acc[2k + 1] column 1. An odd last row is multiplied as a pair with
  * itself. */
 static void dsp_conv_block(const int8_t *weights, int32_t count, const int8_t *columns,
-                           int32_t length, int32_t *acc) {
+                           int32_t length, const int32_t *bias, int32_t *acc) {
   /* The caller's columns are word-aligned: their words are read in pairs. */
   const int8_t *aligned = utvm_dsp_aligned4(columns);
   for (int32_t k = 0; k < count; k += 2) {
     const int32_t k1 = ((k + 1) < count) ? (k + 1) : k;
     const dsp_sums_t s =
-        dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned, length);
+        dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned, length, bias[k],
+                        bias[k1]);
     acc[2 * k] = s.s00;
     acc[2 * k + 1] = s.s01;
     acc[2 * k1] = s.s10;
@@ -435,16 +455,18 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
   }
   const int8_t *columns = scratch;
   utvm_requant_block_t block;
+  int32_t bias_block[UTVM_KERNELS_CHANNEL_BLOCK];
   int32_t acc[2 * UTVM_KERNELS_CHANNEL_BLOCK];
   for (int32_t first = 0; first < out_c; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = dsp_block_count(first, out_c);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
+    dsp_block_bias(&block, count, bias_block);
     for (int32_t p = 0; p < positions; p += 2) {
       const int32_t p1 = ((p + 1) < positions) ? (p + 1) : p;
       dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
       dsp_conv_column(params, input_dims, input, filter_dims, p1, output_dims, 1, scratch);
-      dsp_conv_block(&filter[first * length], count, columns, length, acc);
+      dsp_conv_block(&filter[first * length], count, columns, length, bias_block, acc);
       dsp_requant_pairs(&block, acc, count, &output[p * out_c + first],
                         &output[p1 * out_c + first]);
     }
@@ -454,11 +476,11 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
 /* ---- FULLY_CONNECTED ---- */
 
 /* The sums of four weight rows (length values each, row i at &w[i * length]) with input x
- * (input offset added), wrapping. */
+ * (input offset added), from start[0..3], wrapping. */
 static inline dsp_sums_t dsp_dot_4x1(const int8_t *w, int32_t length, const int8_t *x,
-                                     int32_t input_offset) {
+                                     int32_t input_offset, const int32_t *start) {
   const int32_t offset_pair = utvm_dsp_pair(input_offset);
-  dsp_sums_t s = {0, 0, 0, 0};
+  dsp_sums_t s = {start[0], start[1], start[2], start[3]};
   /* Rows 1 and 3 at length bytes from rows 0 and 2: two pointers for four rows. */
   const int8_t *w0 = w;
   const int8_t *w2 = &w[2 * length];
@@ -494,11 +516,11 @@ static inline dsp_sums_t dsp_dot_4x1(const int8_t *w, int32_t length, const int8
   return s;
 }
 
-/* The sum of one weight row with input x (input offset added), wrapping. */
+/* The sum of one weight row with input x (input offset added), from start, wrapping. */
 static int32_t dsp_dot_1x1(const int8_t *w, int32_t length, const int8_t *x,
-                           int32_t input_offset) {
+                           int32_t input_offset, int32_t start) {
   const int32_t offset_pair = utvm_dsp_pair(input_offset);
-  int32_t acc = 0;
+  int32_t acc = start;
   const int32_t blocks = length / 4;
   for (int32_t b = 0; b < blocks; ++b) {
     const int32_t i = 4 * b;
@@ -531,28 +553,34 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  const int8_t *filter, const int32_t *bias, int8_t *output) {
   const int32_t input_offset = params->input_offset;
   utvm_requant_block_t block;
+  int32_t bias_block[UTVM_KERNELS_CHANNEL_BLOCK];
+  int32_t start[UTVM_KERNELS_CHANNEL_BLOCK];
   int32_t acc[UTVM_KERNELS_CHANNEL_BLOCK];
   for (int32_t first = 0; first < output_depth; first += UTVM_KERNELS_CHANNEL_BLOCK) {
     const int32_t count = dsp_block_count(first, output_depth);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
+    dsp_block_bias(&block, count, bias_block);
     const int8_t *weights = &filter[first * input_depth];
     for (int32_t batch = 0; batch < batches; ++batch) {
       const int8_t *x = &input[batch * input_depth];
       const int32_t folded =
           dsp_filter_offset_term(x, input_depth, input_offset, params->filter_offset);
+      for (int32_t k = 0; k < count; ++k) {
+        start[k] = utvm_wrap_add(bias_block[k], folded);
+      }
       const int32_t fours = count / 4;
       for (int32_t g = 0; g < fours; ++g) {
         const int32_t k = 4 * g;
-        const dsp_sums_t s = dsp_dot_4x1(&weights[k * input_depth], input_depth, x, input_offset);
-        acc[k] = utvm_wrap_add(s.s00, folded);
-        acc[k + 1] = utvm_wrap_add(s.s01, folded);
-        acc[k + 2] = utvm_wrap_add(s.s10, folded);
-        acc[k + 3] = utvm_wrap_add(s.s11, folded);
+        const dsp_sums_t s =
+            dsp_dot_4x1(&weights[k * input_depth], input_depth, x, input_offset, &start[k]);
+        acc[k] = s.s00;
+        acc[k + 1] = s.s01;
+        acc[k + 2] = s.s10;
+        acc[k + 3] = s.s11;
       }
       for (int32_t k = 4 * fours; k < count; ++k) {
-        acc[k] = utvm_wrap_add(dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset),
-                               folded);
+        acc[k] = dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset, start[k]);
       }
       dsp_requant_row(&block, acc, count, &output[batch * output_depth + first]);
     }
@@ -592,6 +620,14 @@ typedef struct {
   int32_t filter_w;      /* filter width (taps per filter row) */
 } dsp_dw_window_t;
 
+/* Adds start[0..3] to the four sums of a group, wrapping. */
+static inline void dsp_dw_add_start(dsp_dw_sums_t *s, const int32_t *start) {
+  s->a0 = utvm_wrap_add(s->a0, start[0]);
+  s->a1 = utvm_wrap_add(s->a1, start[1]);
+  s->a2 = utvm_wrap_add(s->a2, start[2]);
+  s->a3 = utvm_wrap_add(s->a3, start[3]);
+}
+
 /* Stores the four sums of a group at acc[k..k+3]. */
 static inline void dsp_dw_store(int32_t k, const dsp_dw_sums_t *s, int32_t *acc) {
   acc[k] = s->a0;
@@ -602,16 +638,17 @@ static inline void dsp_dw_store(int32_t k, const dsp_dw_sums_t *s, int32_t *acc)
 
 /* Every whole group of a block at one output position whose 3x3 window lies inside the input:
  * groups groups of 4 channels from win->origin, widened filter wide (18 words per group),
- * sums to acc. */
+ * sums from start[k] to acc[k]. */
 static void dsp_dw_groups_3x3(const dsp_dw_window_t *win, const int32_t *wide,
-                              int32_t offset_pair, int32_t groups, int32_t *acc) {
+                              int32_t offset_pair, int32_t groups, const int32_t *start,
+                              int32_t *acc) {
   const int32_t x_step = win->x_step;
   /* From a filter row's third tap to the next row's first. */
   const int32_t next_row = win->row_step - 2 * x_step;
   const int8_t *src = win->origin;
   const int32_t *f = wide;
   for (int32_t k = 0; k < 4 * groups; k += 4) {
-    dsp_dw_sums_t s = {0, 0, 0, 0};
+    dsp_dw_sums_t s = {start[k], start[k + 1], start[k + 2], start[k + 3]};
     const int8_t *x = src;
     for (int32_t r = 0; r < 3; ++r) {
       dsp_dw_tap(&s, utvm_dsp_load4(x), offset_pair, f[0], f[1]);
@@ -629,12 +666,14 @@ static void dsp_dw_groups_3x3(const dsp_dw_window_t *win, const int32_t *wide,
 
 /* Every whole group of a block at one output position from its taps' input pointers tap[t]
  * (channel 0 of the block, or padding bytes that are 0 once the offset is added): groups
- * groups of 4 channels, widened filter wide (2 * taps words per group), sums to acc. */
+ * groups of 4 channels, widened filter wide (2 * taps words per group), sums from start[k]
+ * to acc[k]. */
 static void dsp_dw_groups_taps(const int8_t *const *tap, int32_t taps, const int32_t *wide,
-                               int32_t offset_pair, int32_t groups, int32_t *acc) {
+                               int32_t offset_pair, int32_t groups, const int32_t *start,
+                               int32_t *acc) {
   const int32_t *f = wide;
   for (int32_t k = 0; k < 4 * groups; k += 4) {
-    dsp_dw_sums_t s = {0, 0, 0, 0};
+    dsp_dw_sums_t s = {start[k], start[k + 1], start[k + 2], start[k + 3]};
     for (int32_t t = 0; t < taps; ++t) {
       dsp_dw_tap(&s, utvm_dsp_load4(&tap[t][k]), offset_pair, f[0], f[1]);
       f = &f[2];
@@ -649,12 +688,12 @@ static void dsp_dw_groups_taps(const int8_t *const *tap, int32_t taps, const int
 static void dsp_dw_groups_taps_shared(const int8_t *const *tap, int32_t taps,
                                       const int32_t *wide, int32_t input_offset,
                                       int32_t multiplier, int32_t first, int32_t groups,
-                                      int32_t *acc) {
+                                      const int32_t *start, int32_t *acc) {
   const int32_t *f = wide;
   const int32_t base = first / multiplier;
   for (int32_t k = 0; k < 4 * groups; k += 4) {
     const int32_t c = (first + k) / multiplier - base;
-    dsp_dw_sums_t s = {0, 0, 0, 0};
+    dsp_dw_sums_t s = {start[k], start[k + 1], start[k + 2], start[k + 3]};
     for (int32_t t = 0; t < taps; ++t) {
       const int32_t in_pair = utvm_dsp_pair((int32_t)tap[t][c] + input_offset);
       s.a0 = utvm_dsp_smlabb(in_pair, f[0], s.a0);
@@ -775,13 +814,15 @@ static void dsp_dw_widen_filter(const int8_t *filter, int32_t out_c, int32_t tap
   }
 }
 
-/* One row of output positions of a channel block: out_y's row of every batch position given
- * by window (ys set), count channels from first. */
+/* One row of output positions of a channel block (count channels from block->first): the row
+ * given by window (batch input, y origin and ys set), sums from start (dsp_block_bias), pad: a
+ * block of padding bytes, out_row: the row's outputs. */
 static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
                        const utvm_dims_t *input_dims, utvm_window_t *window,
                        const utvm_dims_t *filter_dims, const int8_t *filter,
                        const utvm_dims_t *output_dims, const utvm_requant_block_t *block,
-                       int32_t count, const int32_t *wide, const int8_t *pad, int8_t *out_row) {
+                       int32_t count, const int32_t *wide, const int32_t *start,
+                       const int8_t *pad, int8_t *out_row) {
   const int32_t first = block->first;
   int32_t acc[UTVM_KERNELS_CHANNEL_BLOCK];
   const int8_t *tap[UTVM_KERNELS_DSP_DW_TAPS];
@@ -824,7 +865,7 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
       const int32_t in_y = window->in_y_origin;
       const int32_t in_x = window->in_x_origin;
       win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
-      dsp_dw_groups_3x3(&win, wide, offset_pair, groups, acc);
+      dsp_dw_groups_3x3(&win, wide, offset_pair, groups, start, acc);
     } else if (buffered) {
       if (full) {
         const int8_t *origin =
@@ -839,18 +880,18 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
                             tap);
       }
       if (multiplier == 1) {
-        dsp_dw_groups_taps(tap, taps, wide, offset_pair, groups, acc);
+        dsp_dw_groups_taps(tap, taps, wide, offset_pair, groups, start, acc);
       } else {
         dsp_dw_groups_taps_shared(tap, taps, wide, params->input_offset, multiplier, first,
-                                  groups, acc);
+                                  groups, start, acc);
       }
     } else if (!empty && (multiplier == 1)) {
       const int32_t in_y = window->in_y_origin + params->dilation_h * window->ys[0];
       const int32_t in_x = window->in_x_origin + params->dilation_w * window->xs[0];
       win.origin = &window->batch_input[(in_y * input_dims->w + in_x) * in_c + first];
       for (int32_t g = 0; g < groups; ++g) {
-        const dsp_dw_sums_t s =
-            dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
+        dsp_dw_sums_t s = dsp_dw_group_unbuffered(&win, 4 * g, &filter[first], in_c, offset_pair);
+        dsp_dw_add_start(&s, &start[4 * g]);
         dsp_dw_store(4 * g, &s, acc);
       }
     } else {
@@ -860,11 +901,13 @@ static void dsp_dw_row(const utvm_depthwise_conv2d_params_t *params,
           s = dsp_depthwise_4_shared(params, input_dims, window, filter_dims, filter,
                                      first + 4 * g);
         }
+        dsp_dw_add_start(&s, &start[4 * g]);
         dsp_dw_store(4 * g, &s, acc);
       }
     }
     for (int32_t k = 4 * groups; k < count; ++k) {
-      acc[k] = dsp_depthwise_1(params, input_dims, window, filter_dims, filter, first + k);
+      acc[k] = utvm_wrap_add(
+          start[k], dsp_depthwise_1(params, input_dims, window, filter_dims, filter, first + k));
     }
     dsp_requant_row(block, acc, count, out);
   }
@@ -886,6 +929,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
   const int32_t out_row_bytes = output_dims->w * out_c;
   utvm_requant_block_t block;
   int32_t wide[2 * UTVM_KERNELS_DSP_DW_TAPS * (UTVM_KERNELS_CHANNEL_BLOCK / 4)];
+  int32_t bias_block[UTVM_KERNELS_CHANNEL_BLOCK];
   /* Padding: the input byte that is 0 once the offset (-127..128) is added. */
   int8_t pad[UTVM_KERNELS_CHANNEL_BLOCK];
   (void)memset(pad, (int)(uint8_t)(int8_t)(-params->input_offset), sizeof pad);
@@ -893,6 +937,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
     const int32_t count = dsp_block_count(first, out_c);
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
+    dsp_block_bias(&block, count, bias_block);
     if (buffered) {
       dsp_dw_widen_filter(filter, out_c, taps, first, count / 4, wide);
     }
@@ -905,7 +950,7 @@ void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
         utvm_taps_inside(window.in_y_origin, params->dilation_h, filter_dims->h, input_dims->h,
                          &window.ys[0], &window.ys[1]);
         dsp_dw_row(params, input_dims, &window, filter_dims, filter, output_dims, &block,
-                   count, wide, pad, out_row);
+                   count, wide, bias_block, pad, out_row);
         out_row = &out_row[out_row_bytes];
       }
     }
