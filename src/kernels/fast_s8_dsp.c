@@ -90,6 +90,31 @@ static inline int32_t dsp_value(const utvm_requant_entry_t *e, int32_t acc, cons
                         c->act_max);
 }
 
+/* Output value of the block's channel k from its sum without the bias, in a block whose table
+ * is not exact as a whole: the table's exact path for each channel that has one (a right shift
+ * and a multiplier >= 0, requant_s8.h); with a left shift (scales from 1/2 up), TFLite's
+ * MultiplyByQuantizedMultiplier without its final division by 2^0; utvm_mac_output_s8 for the
+ * others. */
+static int8_t dsp_output_mixed(const utvm_requant_block_t *block, int32_t k, int32_t acc) {
+  const int32_t q = (block->quant->count == 1) ? 0 : (block->first + k);
+  const int32_t multiplier = block->quant->multiplier[q];
+  const int32_t shift = block->quant->shift[q];
+  int8_t out;
+  if ((multiplier >= 0) && (shift < 0)) {
+    const int32_t value =
+        utvm_wrap_add(utvm_requant_entry_value(acc, &block->entry[k]), block->output_offset);
+    out = (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
+  } else if (shift >= 0) {
+    const int32_t x = utvm_wrap_add(acc, block->entry[k].bias);
+    const int32_t scaled = utvm_sat_round_doubling_high_mul(utvm_wrap_shl(x, shift), multiplier);
+    out = (int8_t)utvm_clamp_s32(utvm_wrap_add(scaled, block->output_offset), block->act_min,
+                                 block->act_max);
+  } else {
+    out = utvm_requant_output(block, k, acc);
+  }
+  return out;
+}
+
 /* Outputs of count channels with exact table entries entry at two positions from their sums
  * (acc[2k] for out0[k], acc[2k + 1] for out1[k]). */
 static void dsp_requant_pairs_fast(const utvm_requant_entry_t *entry, dsp_clamp_t c,
@@ -121,8 +146,8 @@ static void dsp_requant_pairs(const utvm_requant_block_t *block, const int32_t *
     dsp_requant_pairs_fast(block->entry, dsp_clamp_of(block), acc, count, out0, out1);
   } else {
     for (int32_t k = 0; k < count; ++k) {
-      out0[k] = utvm_requant_output(block, k, acc[2 * k]);
-      out1[k] = utvm_requant_output(block, k, acc[2 * k + 1]);
+      out0[k] = dsp_output_mixed(block, k, acc[2 * k]);
+      out1[k] = dsp_output_mixed(block, k, acc[2 * k + 1]);
     }
   }
 }
@@ -149,7 +174,7 @@ static void dsp_requant_row(const utvm_requant_block_t *block, const int32_t *ac
     dsp_requant_row_fast(block->entry, dsp_clamp_of(block), acc, count, out);
   } else {
     for (int32_t k = 0; k < count; ++k) {
-      out[k] = utvm_requant_output(block, k, acc[k]);
+      out[k] = dsp_output_mixed(block, k, acc[k]);
     }
   }
 }
