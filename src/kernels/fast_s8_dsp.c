@@ -341,6 +341,27 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   const int8_t *batch_input = &input[(position / plane) * input_dims->h * input_dims->w * in_c];
   int32_t xs[2];
   utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0], &xs[1]);
+  const bool rows_inside =
+      (in_y_origin >= 0) &&
+      (in_y_origin + (filter_dims->h - 1) * params->dilation_h < input_dims->h);
+  if (((in_c % 4) == 0) && (params->dilation_w == 1) && rows_inside && (xs[0] == 0) &&
+      (xs[1] == filter_dims->w)) {
+    /* The whole window inside, each filter row one run of whole words (1x1 convolutions). */
+    const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
+    const int32_t row_words = filter_dims->w * in_c / 4;
+    int8_t *group = &buffer[8 * column];
+    for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+      const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+      const int8_t *src = &batch_input[(in_y * input_dims->w + in_x_origin) * in_c];
+      for (int32_t w = 0; w < row_words; ++w) {
+        const int32_t word = utvm_dsp_load4(&src[4 * w]);
+        utvm_dsp_store4(group, utvm_dsp_sxtab16(offset_pair, word));
+        utvm_dsp_store4(&group[4], utvm_dsp_sxtab16_ror8(offset_pair, word));
+        group = &group[16];
+      }
+    }
+    return;
+  }
   if (((in_c % 4) != 0) &&
       ((filter_dims->h * filter_dims->w * in_c) <= UTVM_KERNELS_DSP_IM2COL_STAGE)) {
     dsp_conv_column_staged(params, input_dims, batch_input, filter_dims, in_y_origin, in_x_origin,
