@@ -90,29 +90,64 @@ static inline int32_t dsp_value(const utvm_requant_entry_t *e, int32_t acc, cons
                         c->act_max);
 }
 
-/* Output value of the block's channel k from its sum without the bias, in a block whose table
- * is not exact as a whole: the table's exact path for each channel that has one (a right shift
- * and a multiplier >= 0, requant_s8.h); with a left shift (scales from 1/2 up), TFLite's
- * MultiplyByQuantizedMultiplier without its final division by 2^0; utvm_mac_output_s8 for the
- * others. */
-static int8_t dsp_output_mixed(const utvm_requant_block_t *block, int32_t k, int32_t acc) {
-  const int32_t q = (block->quant->count == 1) ? 0 : (block->first + k);
-  const int32_t multiplier = block->quant->multiplier[q];
-  const int32_t shift = block->quant->shift[q];
-  int8_t out;
+/* Value (before the output offset) of a sum without the bias, for channel k of a block whose
+ * table is not exact as a whole: the table's exact path for each channel that has one (a right
+ * shift and a multiplier >= 0, requant_s8.h); with a left shift (scales from 1/2 up), TFLite's
+ * MultiplyByQuantizedMultiplier without its final division by 2^0. *value is set and true
+ * returned for these; false for the others (utvm_requant_output). */
+static inline bool dsp_mixed_value(const utvm_requant_block_t *block, int32_t k, int32_t acc,
+                                   int32_t multiplier, int32_t shift, int32_t *value) {
+  bool done = true;
   if ((multiplier >= 0) && (shift < 0)) {
-    const int32_t value =
-        utvm_wrap_add(utvm_requant_entry_value(acc, &block->entry[k]), block->output_offset);
-    out = (int8_t)utvm_clamp_s32(value, block->act_min, block->act_max);
+    *value = utvm_requant_entry_value(acc, &block->entry[k]);
   } else if (shift >= 0) {
     const int32_t x = utvm_wrap_add(acc, block->entry[k].bias);
-    const int32_t scaled = utvm_sat_round_doubling_high_mul(utvm_wrap_shl(x, shift), multiplier);
-    out = (int8_t)utvm_clamp_s32(utvm_wrap_add(scaled, block->output_offset), block->act_min,
+    *value = utvm_sat_round_doubling_high_mul(utvm_wrap_shl(x, shift), multiplier);
+  } else {
+    done = false;
+  }
+  return done;
+}
+
+/* Output value of the block's channel k from its sum without the bias (dsp_mixed_value). */
+static int8_t dsp_output_mixed(const utvm_requant_block_t *block, int32_t k, int32_t acc) {
+  const int32_t q = (block->quant->count == 1) ? 0 : (block->first + k);
+  int32_t value;
+  int8_t out;
+  if (dsp_mixed_value(block, k, acc, block->quant->multiplier[q], block->quant->shift[q],
+                      &value)) {
+    out = (int8_t)utvm_clamp_s32(utvm_wrap_add(value, block->output_offset), block->act_min,
                                  block->act_max);
   } else {
     out = utvm_requant_output(block, k, acc);
   }
   return out;
+}
+
+/* dsp_requant_pairs for a block whose table is not exact as a whole. */
+static void dsp_requant_pairs_mixed(const utvm_requant_block_t *block, const int32_t *acc,
+                                    int32_t count, int8_t *out0, int8_t *out1) {
+  const utvm_per_channel_quant_t *quant = block->quant;
+  const int32_t offset = block->output_offset;
+  const int32_t act_min = block->act_min;
+  const int32_t act_max = block->act_max;
+  for (int32_t k = 0; k < count; ++k) {
+    const int32_t q = (quant->count == 1) ? 0 : (block->first + k);
+    const int32_t multiplier = quant->multiplier[q];
+    const int32_t shift = quant->shift[q];
+    int32_t v0;
+    int32_t v1;
+    if (dsp_mixed_value(block, k, acc[2 * k], multiplier, shift, &v0) &&
+        dsp_mixed_value(block, k, acc[2 * k + 1], multiplier, shift, &v1)) {
+      v0 = utvm_clamp_s32(utvm_wrap_add(v0, offset), act_min, act_max);
+      v1 = utvm_clamp_s32(utvm_wrap_add(v1, offset), act_min, act_max);
+    } else {
+      v0 = utvm_requant_output(block, k, acc[2 * k]);
+      v1 = utvm_requant_output(block, k, acc[2 * k + 1]);
+    }
+    out0[k] = (int8_t)v0;
+    out1[k] = (int8_t)v1;
+  }
 }
 
 /* Outputs of count channels with exact table entries entry at two positions from their sums
@@ -145,10 +180,7 @@ static void dsp_requant_pairs(const utvm_requant_block_t *block, const int32_t *
   if (block->fast) {
     dsp_requant_pairs_fast(block->entry, dsp_clamp_of(block), acc, count, out0, out1);
   } else {
-    for (int32_t k = 0; k < count; ++k) {
-      out0[k] = dsp_output_mixed(block, k, acc[2 * k]);
-      out1[k] = dsp_output_mixed(block, k, acc[2 * k + 1]);
-    }
+    dsp_requant_pairs_mixed(block, acc, count, out0, out1);
   }
 }
 
