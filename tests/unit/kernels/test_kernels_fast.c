@@ -42,7 +42,7 @@ static void test_emulated_intrinsics(void **state) {
 
 /* Layer data for the path cases: inputs, filters, outputs, a word-aligned scratch and
  * per-channel quantization. */
-#define PATH_BYTES 8192
+#define PATH_BYTES 16384
 #define PATH_CHANNELS 80
 static int8_t g_in[PATH_BYTES];
 static int8_t g_filter[PATH_BYTES];
@@ -107,6 +107,8 @@ static void check_conv(const utvm_dims_t *in, const utvm_dims_t *filter, int32_t
                            (in->w + 2 * pad - filter->w) / stride + 1, filter->n};
   const int32_t count = out.n * out.h * out.w * out.c;
   assert_true(count <= PATH_BYTES);
+  assert_true(in->n * in->h * in->w * in->c <= PATH_BYTES);
+  assert_true(filter->n * filter->h * filter->w * filter->c <= PATH_BYTES);
   assert_true(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, in, filter, &out) + offset <=
               sizeof g_scratch_words);
   const int32_t *bias = with_bias ? g_bias : NULL;
@@ -136,6 +138,8 @@ static void check_depthwise(const utvm_dims_t *in, int32_t multiplier, int32_t t
                            (in->w + 2 * pad - taps) / stride + 1, filter.c};
   const int32_t count = out.n * out.h * out.w * out.c;
   assert_true(count <= PATH_BYTES);
+  assert_true(in->n * in->h * in->w * in->c <= PATH_BYTES);
+  assert_true(taps * taps * filter.c <= PATH_BYTES);
   utvm_depthwise_conv2d_s8_portable(&params, &quant, in, g_in, &filter, g_filter, g_bias, &out,
                                     g_ref);
   assert_true(utvm_depthwise_conv2d_s8_dsp_applies(multiplier));
