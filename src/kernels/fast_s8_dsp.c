@@ -1,28 +1,37 @@
 /*
  * DSP fast paths of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (see fast_s8.h).
  * Each works through the output channels in blocks of UTVM_KERNELS_CHANNEL_BLOCK, whose
- * requantization table (requant_s8.h) it fills once on the stack and uses for every output
- * value of those channels.
+ * requantization table (requant_s8.h) it fills once on the stack. When the table is exact the
+ * sums start from the biases, and a loop of its own requantizes a block's sums (one SSAT when
+ * the activation range is all of int8); a block whose table is not exact as a whole takes the
+ * table channel by channel, TFLite's multiply without its final division for left shifts.
  * CONV_2D is im2col + a matrix multiply blocked two weight rows (output channels) by two
  * columns (output positions): each column holds the window's input values widened to int16
- * with the input offset added, stored so that one step of the inner loop loads 4 int8 weights
- * per row as one word, splits it into even and odd halfword pairs (SXTB16) and accumulates
- * 16 products with 8 SMLAD. The columns of a position pair are built once per channel block.
+ * with the input offset added (straight from the input for a whole window of whole-word channel
+ * counts, gathered as bytes on the stack first for few channels, run by run otherwise), stored
+ * so that one step of the inner loop (unrolled four deep) loads 4 int8 weights per row as one
+ * word, splits it into even and odd halfword pairs (SXTB16) and accumulates 16 products with 8
+ * SMLAD, reading the column words in pairs from the word-aligned scratch (a misaligned one takes
+ * the blocked path). The columns of a position pair are built once per channel block.
  * FULLY_CONNECTED multiplies four weight rows at a time by one input column widened per word
  * (SXTAB16 adds the input offset); a filter offset is folded into one product per output:
  * sum (w + fo)(x + io) = sum w (x + io) + fo * sum (x + io), modulo 2^32.
- * DEPTHWISE_CONV_2D takes four output channels per word. With multiplier 1, their filter words
- * are widened once per channel block into a stack buffer (filters of up to
- * UTVM_KERNELS_DSP_DW_TAPS taps; larger ones widen them per tap), the window of an output
- * position is found once for all its channels, and each tap widens one input word and
- * multiplies its halfwords separately (SMLABB/SMLATT). With a multiplier that is a multiple of
- * 4 the four output channels share one input value.
- * Each sum is the same 32-bit wrapping sum as the portable loops', and the table's
- * requantization is bit-exact with theirs (utvm_mac_output_s8).
+ * DEPTHWISE_CONV_2D takes four output channels per word; filters of up to
+ * UTVM_KERNELS_DSP_DW_TAPS taps are widened once per channel block into a stack buffer (larger
+ * ones per tap). A 3x3 window inside the input (multiplier 1) is unrolled; other windows go
+ * through a pointer per tap (to padding bytes for the taps outside). With multiplier 1 each
+ * tap widens one input word and multiplies its halfwords separately (SMLABB/SMLATT); with a
+ * multiple of 4 the four output channels share one input value.
+ * Each sum is the same 32-bit wrapping sum as the portable loops', and the requantization is
+ * bit-exact with theirs (utvm_mac_output_s8).
  *
- * Stack: one requantization table (20 bytes per channel of a block: 1.3 KB by default) and, in
- * depthwise with multiplier 1, the widened filter (2 bytes per channel and tap: 1152 bytes by
- * default).
+ * Stack: a requantization table (20 bytes per channel of a block: 1.3 KB by default), the
+ * block's biases and sums (4 bytes per channel each, CONV_2D two sums per channel, FULLY_CONNECTED
+ * also its starting values); CONV_2D with few channels the gathered window
+ * (UTVM_KERNELS_DSP_IM2COL_STAGE bytes); DEPTHWISE_CONV_2D the widened filter (2 bytes per
+ * channel and tap: 1152 bytes by default), a block of padding bytes and the taps' pointers and
+ * offsets. About 2.4 KB (CONV_2D), 2.1 KB (FULLY_CONNECTED), 3.1 KB (DEPTHWISE_CONV_2D) by
+ * default.
  */
 #include "fast_s8.h"
 
