@@ -58,6 +58,20 @@ typedef enum {
 #define UTVM_KERNELS_CHANNEL_BLOCK 64
 #endif
 
+/* Filter taps (height x width) up to which the DSP path of DEPTHWISE_CONV_2D with multiplier 1
+ * widens a channel block's filter once into a stack buffer (2 bytes per tap and channel of
+ * the block: 1152 bytes by default); larger filters widen it per tap. */
+#ifndef UTVM_KERNELS_DSP_DW_TAPS
+#define UTVM_KERNELS_DSP_DW_TAPS 9
+#endif
+
+/* Values (filter height x width x channels) up to which the DSP path of CONV_2D gathers an
+ * im2col column's input bytes on the stack first when the channel count is not a multiple of
+ * 4 (first layers: 3 or 1 channel); larger columns are widened run by run. */
+#ifndef UTVM_KERNELS_DSP_IM2COL_STAGE
+#define UTVM_KERNELS_DSP_IM2COL_STAGE 256
+#endif
+
 /* Output channels the MVE paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED sum before
  * requantizing them (stack: up to 20 bytes per channel, plus 512 bytes of im2col column in
  * CONV_2D); a multiple of 16. */

@@ -67,18 +67,49 @@ static inline int32_t utvm_dsp_smlabb(int32_t x, int32_t y, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)(utvm_dsp_half(x, 0u) * utvm_dsp_half(y, 0u)));
 }
 
+static inline int32_t utvm_dsp_ssat8(int32_t x) {
+  return (x < -128) ? -128 : ((x > 127) ? 127 : x);
+}
+
 static inline int32_t utvm_dsp_smlatt(int32_t x, int32_t y, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)(utvm_dsp_half(x, 1u) * utvm_dsp_half(y, 1u)));
 }
 #endif
 
 #if defined(__ARM_FEATURE_DSP) || defined(UTVM_KERNELS_DSP_EMULATED)
-/* x rotated right by 8 bits (bytes 1 and 3 move to 0 and 2); the compiler folds the rotation
- * into the SXTAB16 that takes it. */
+/* x rotated right by 8 bits (bytes 1 and 3 move to 0 and 2). */
 static inline int32_t utvm_dsp_ror8(int32_t x) {
   const uint32_t ux = (uint32_t)x;
   return (int32_t)((ux >> 8) | (ux << 24));
 }
+
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+/* Bytes 1 and 3 of x sign-extended to halfwords, and added to a's halfwords: one SXTB16 or
+ * SXTAB16 with its rotation (gcc 12 does not fold a separate rotation into the intrinsic). */
+static inline int32_t utvm_dsp_sxtb16_ror8(int32_t x) {
+  int32_t result;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(result) : "r"(x));
+  return result;
+}
+static inline int32_t utvm_dsp_sxtab16_ror8(int32_t a, int32_t x) {
+  int32_t result;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(result) : "r"(a), "r"(x));
+  return result;
+}
+
+/* x clamped to -128..127: one SSAT #8 (gcc 12's __ssat of <arm_acle.h> converts its result
+ * from unsigned, which -Wsign-conversion rejects). */
+static inline int32_t utvm_dsp_ssat8(int32_t x) {
+  int32_t result;
+  __asm__("ssat %0, #8, %1" : "=r"(result) : "r"(x));
+  return result;
+}
+#else
+static inline int32_t utvm_dsp_sxtb16_ror8(int32_t x) { return utvm_dsp_sxtb16(utvm_dsp_ror8(x)); }
+static inline int32_t utvm_dsp_sxtab16_ror8(int32_t a, int32_t x) {
+  return utvm_dsp_sxtab16(a, utvm_dsp_ror8(x));
+}
+#endif
 
 /* 4 int8 values at any alignment as one word. */
 static inline int32_t utvm_dsp_load4(const int8_t *p) {
@@ -92,6 +123,16 @@ static inline void utvm_dsp_store4(int8_t *p, int32_t word) {
   (void)memcpy(p, &word, sizeof word);
 }
 
+/* p, which the caller has found 4-byte aligned, marked so for the compiler: the word loads
+ * from it may then be paired (LDRD). */
+static inline const int8_t *utvm_dsp_aligned4(const int8_t *p) {
+#if defined(__GNUC__)
+  return (const int8_t *)__builtin_assume_aligned(p, 4);
+#else
+  return p;
+#endif
+}
+
 /* The int16 value at p (any alignment), and value stored there as int16 (-32768..32767). */
 static inline int32_t utvm_dsp_load2(const int8_t *p) {
   int16_t half;
@@ -101,6 +142,11 @@ static inline int32_t utvm_dsp_load2(const int8_t *p) {
 static inline void utvm_dsp_store2(int8_t *p, int32_t value) {
   const int16_t half = (int16_t)value;
   (void)memcpy(p, &half, sizeof half);
+}
+
+/* Halfword 0 from lo, halfword 1 from hi (each taken modulo 2^16). */
+static inline int32_t utvm_dsp_pack(int32_t lo, int32_t hi) {
+  return (int32_t)(((uint32_t)lo & 0xffffu) | ((uint32_t)hi << 16));
 }
 
 /* value in both halfwords (an offset for utvm_dsp_sxtab16), value in -32768..32767. */

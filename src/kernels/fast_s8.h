@@ -115,15 +115,16 @@ void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const 
 
 #if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
- * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must be > 0, any
- * alignment). */
+ * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must
+ * be > 0; word-aligned, as workspaces are, else it runs utvm_conv2d_s8_blocked). */
 void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                         const utvm_dims_t *input_dims, const int8_t *input,
                         const utvm_dims_t *filter_dims, const int8_t *filter,
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch);
 
-/* utvm_fully_connected_s8 as the same blocked multiply, two batches by two output channels. */
+/* utvm_fully_connected_s8 with dual 16-bit MACs, four output channels by one batch at a time
+ * (checked arguments). */
 void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  const utvm_per_channel_quant_t *quant, int32_t batches,
                                  int32_t input_depth, int32_t output_depth, const int8_t *input,
@@ -133,7 +134,7 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
 bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier);
 
 /* utvm_depthwise_conv2d_s8 for those multipliers (checked arguments; no scratch): four output
- * channels at a time, the taps inside the input only, 16-bit multiply-accumulates. */
+ * channels at a time, 16-bit multiply-accumulates (stack: see fast_s8_dsp.c). */
 void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,
                                   const utvm_dims_t *input_dims, const int8_t *input,

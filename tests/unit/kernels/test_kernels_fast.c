@@ -1,13 +1,15 @@
 /*
  * The DSP fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (src/kernels/fast_s8_dsp.c)
  * compiled on the
- * host with the emulated intrinsics of dsp_s8.h: the intrinsics on hand-computed values, then
- * thousands of random layers compared byte for byte with the portable loops.
+ * host with the emulated intrinsics of dsp_s8.h: the intrinsics on hand-computed values, each
+ * path of the DSP loops on a layer chosen to take it, then thousands of random layers compared
+ * byte for byte with the portable loops.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -29,6 +31,191 @@ static void test_emulated_intrinsics(void **state) {
   assert_int_equal(utvm_dsp_smlabb(0x0007fffd, (int32_t)0xfffe0005, 10), -5);
   assert_int_equal(utvm_dsp_smlatt(0x0007fffd, (int32_t)0xfffe0005, 10), -4);
   assert_int_equal(utvm_dsp_load4((const int8_t *)"\x01\x02\x03\x04"), 0x04030201);
+  assert_int_equal(utvm_dsp_sxtb16_ror8((int32_t)0x80ff7f01), (int32_t)0xff80007f);
+  assert_int_equal(utvm_dsp_sxtab16_ror8(utvm_dsp_pair(2), (int32_t)0x80ff7f01),
+                   (int32_t)0xff820081);
+  assert_int_equal(utvm_dsp_ssat8(200), 127);
+  assert_int_equal(utvm_dsp_ssat8(-129), -128);
+  assert_int_equal(utvm_dsp_ssat8(-5), -5);
+  assert_int_equal(utvm_dsp_pack(-1, 2), 0x0002ffff);
+}
+
+/* Layer data for the path cases: inputs, filters, outputs, a word-aligned scratch and
+ * per-channel quantization. */
+#define PATH_BYTES 16384
+#define PATH_CHANNELS 80
+static int8_t g_in[PATH_BYTES];
+static int8_t g_filter[PATH_BYTES];
+static int8_t g_ref[PATH_BYTES];
+static int8_t g_fast[PATH_BYTES];
+static int32_t g_scratch_words[PATH_BYTES / 4];
+static int32_t g_bias[PATH_CHANNELS];
+static int32_t g_mult[PATH_CHANNELS];
+static int8_t g_shift[PATH_CHANNELS];
+
+static uint32_t g_seed = 2463534242u;
+
+static int32_t path_random(int32_t lo, int32_t hi) {
+  g_seed ^= g_seed << 13;
+  g_seed ^= g_seed >> 17;
+  g_seed ^= g_seed << 5;
+  return lo + (int32_t)(g_seed % (uint32_t)(hi - lo + 1));
+}
+
+/* Random data, and channels quantized with right shifts (the exact table), or every fifth
+ * channel with a left shift and the eleventh with a negative multiplier (mixed blocks). */
+static utvm_per_channel_quant_t path_fill(int32_t channels, bool mixed) {
+  for (int32_t i = 0; i < PATH_BYTES; ++i) {
+    g_in[i] = (int8_t)path_random(-128, 127);
+    g_filter[i] = (int8_t)path_random(-128, 127);
+  }
+  for (int32_t c = 0; c < channels; ++c) {
+    g_bias[c] = path_random(-30000, 30000);
+    g_mult[c] = path_random(1073741824, INT32_MAX);
+    g_shift[c] = (int8_t)path_random(-12, -6);
+    if (mixed && (c % 5 == 2)) {
+      g_shift[c] = (int8_t)path_random(0, 2);
+      g_mult[c] = path_random(1000, 400000); /* results inside the int8 range */
+    }
+    if (mixed && (c == 11)) {
+      g_mult[c] = -g_mult[c];
+    }
+  }
+  (void)memset(g_ref, 0x11, sizeof g_ref);
+  (void)memset(g_fast, 0x22, sizeof g_fast);
+  const utvm_per_channel_quant_t quant = {g_mult, g_shift, channels};
+  return quant;
+}
+
+/* A convolution through the DSP path (scratch offset bytes past a word boundary: 0 takes the
+ * DSP loops, others the blocked path) and the portable loops. */
+static void check_conv(const utvm_dims_t *in, const utvm_dims_t *filter, int32_t stride,
+                       int32_t pad, bool mixed, bool with_bias, int32_t act_min, size_t offset) {
+  const utvm_per_channel_quant_t quant = path_fill(filter->n, mixed);
+  utvm_conv2d_params_t params = {0};
+  params.stride_h = stride;
+  params.stride_w = stride;
+  params.dilation_h = 1;
+  params.dilation_w = 1;
+  params.pad_top = pad;
+  params.pad_left = pad;
+  params.input_offset = 128;
+  params.output_offset = -3;
+  params.act_min = act_min;
+  params.act_max = 127;
+  const utvm_dims_t out = {in->n, (in->h + 2 * pad - filter->h) / stride + 1,
+                           (in->w + 2 * pad - filter->w) / stride + 1, filter->n};
+  const int32_t count = out.n * out.h * out.w * out.c;
+  assert_true(count <= PATH_BYTES);
+  assert_true(in->n * in->h * in->w * in->c <= PATH_BYTES);
+  assert_true(filter->n * filter->h * filter->w * filter->c <= PATH_BYTES);
+  assert_true(utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, in, filter, &out) + offset <=
+              sizeof g_scratch_words);
+  const int32_t *bias = with_bias ? g_bias : NULL;
+  utvm_conv2d_s8_portable(&params, &quant, in, g_in, filter, g_filter, bias, &out, g_ref);
+  utvm_conv2d_s8_dsp(&params, &quant, in, g_in, filter, g_filter, bias, &out, g_fast,
+                     &((int8_t *)g_scratch_words)[offset]);
+  assert_memory_equal(g_fast, g_ref, (size_t)count);
+}
+
+static void check_depthwise(const utvm_dims_t *in, int32_t multiplier, int32_t taps,
+                            int32_t stride, int32_t pad, bool mixed) {
+  const utvm_dims_t filter = {1, taps, taps, in->c * multiplier};
+  const utvm_per_channel_quant_t quant = path_fill(filter.c, mixed);
+  utvm_depthwise_conv2d_params_t params = {0};
+  params.stride_h = stride;
+  params.stride_w = stride;
+  params.dilation_h = 1;
+  params.dilation_w = 1;
+  params.pad_top = pad;
+  params.pad_left = pad;
+  params.depth_multiplier = multiplier;
+  params.input_offset = -127;
+  params.output_offset = 5;
+  params.act_min = -128;
+  params.act_max = 100;
+  const utvm_dims_t out = {in->n, (in->h + 2 * pad - taps) / stride + 1,
+                           (in->w + 2 * pad - taps) / stride + 1, filter.c};
+  const int32_t count = out.n * out.h * out.w * out.c;
+  assert_true(count <= PATH_BYTES);
+  assert_true(in->n * in->h * in->w * in->c <= PATH_BYTES);
+  assert_true(taps * taps * filter.c <= PATH_BYTES);
+  utvm_depthwise_conv2d_s8_portable(&params, &quant, in, g_in, &filter, g_filter, g_bias, &out,
+                                    g_ref);
+  assert_true(utvm_depthwise_conv2d_s8_dsp_applies(multiplier));
+  utvm_depthwise_conv2d_s8_dsp(&params, &quant, in, g_in, &filter, g_filter, g_bias, &out,
+                               g_fast);
+  assert_memory_equal(g_fast, g_ref, (size_t)count);
+}
+
+/* CONV_2D: 3 input channels (bytes gathered on the stack), 3x3 stride 2 with padding (border and
+ * interior positions), an odd count of positions and output channels. */
+static void test_dsp_conv_few_channels(void **state) {
+  (void)state;
+  const utvm_dims_t in = {1, 9, 9, 3};
+  const utvm_dims_t filter = {9, 3, 3, 3};
+  check_conv(&in, &filter, 2, 1, false, true, -128, 0u);
+  check_conv(&in, &filter, 1, 0, false, false, -20, 0u);
+}
+
+/* 1x1 with whole words of channels (columns straight from the input), two batches, 70 output
+ * channels (two requantization blocks), a misaligned scratch (the blocked path). */
+static void test_dsp_conv_pointwise(void **state) {
+  (void)state;
+  const utvm_dims_t in = {2, 3, 5, 8};
+  const utvm_dims_t filter = {70, 1, 1, 8};
+  check_conv(&in, &filter, 1, 0, false, true, -128, 0u);
+  check_conv(&in, &filter, 2, 0, false, true, -128, 0u);
+  check_conv(&in, &filter, 1, 0, false, true, -128, 3u);
+}
+
+/* 3x3 over 16 channels with padding (columns by runs and padding), mixed requantization blocks
+ * (left shifts, a negative multiplier). */
+static void test_dsp_conv_mixed_requant(void **state) {
+  (void)state;
+  const utvm_dims_t in = {1, 6, 5, 16};
+  const utvm_dims_t filter = {67, 3, 3, 16};
+  check_conv(&in, &filter, 1, 1, true, true, -128, 0u);
+  check_conv(&in, &filter, 2, 1, true, false, 0, 0u);
+}
+
+/* DEPTHWISE_CONV_2D: multiplier 1 over 70 channels (two blocks, a tail of 2), 3x3 with
+ * padding at strides 1 and 2 (whole windows and border taps), 5x5 (taps past the stack
+ * buffer), multiplier 8 (shared input channel), mixed requantization. */
+static void test_dsp_depthwise_paths(void **state) {
+  (void)state;
+  const utvm_dims_t in = {1, 7, 6, 70};
+  check_depthwise(&in, 1, 3, 1, 1, false);
+  check_depthwise(&in, 1, 3, 2, 1, true);
+  check_depthwise(&in, 1, 2, 1, 0, false);
+  const utvm_dims_t small = {2, 6, 6, 12};
+  check_depthwise(&small, 1, 5, 1, 2, false);
+  const utvm_dims_t one = {1, 9, 8, 1};
+  check_depthwise(&one, 8, 3, 2, 1, false);
+  const utvm_dims_t two = {1, 5, 5, 9};
+  check_depthwise(&two, 4, 3, 1, 1, true);
+}
+
+/* FULLY_CONNECTED: three batches, 13 units (groups of 4 and a tail), a depth that is not a
+ * multiple of 4, filter offset folded in, no bias; then 70 units with mixed requantization. */
+static void test_dsp_fully_connected(void **state) {
+  (void)state;
+  const int32_t depths[2] = {70, 33};
+  const int32_t units[2] = {13, 70};
+  for (int32_t i = 0; i < 2; ++i) {
+    const utvm_per_channel_quant_t quant = path_fill(units[i], i == 1);
+    utvm_fully_connected_params_t params = {0};
+    params.input_offset = 3;
+    params.filter_offset = (i == 0) ? -7 : 0;
+    params.output_offset = -1;
+    params.act_min = -128;
+    params.act_max = 127;
+    utvm_fully_connected_s8_portable(&params, &quant, 3, depths[i], units[i], g_in, g_filter,
+                                     (i == 0) ? NULL : g_bias, g_ref);
+    utvm_fully_connected_s8_dsp(&params, &quant, 3, depths[i], units[i], g_in, g_filter,
+                                (i == 0) ? NULL : g_bias, g_fast);
+    assert_memory_equal(g_fast, g_ref, (size_t)(3 * units[i]));
+  }
 }
 
 static void test_random_layers_bit_exact(void **state) {
@@ -75,6 +262,11 @@ static void test_scratch_size(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_emulated_intrinsics),
+      cmocka_unit_test(test_dsp_conv_few_channels),
+      cmocka_unit_test(test_dsp_conv_pointwise),
+      cmocka_unit_test(test_dsp_conv_mixed_requant),
+      cmocka_unit_test(test_dsp_depthwise_paths),
+      cmocka_unit_test(test_dsp_fully_connected),
       cmocka_unit_test(test_random_layers_bit_exact),
       cmocka_unit_test(test_scratch_size),
   };
