@@ -61,8 +61,12 @@ extern "C" {
 #define UTVM_CRT_PAGE_SIZE 64u
 #endif
 
-/* Most pages one tensor arena manages (2 bytes of bookkeeping per page, kept in the arena). */
+/* Most pages one tensor arena manages. */
 #define UTVM_CRT_MAX_PAGES 0x7FFFu
+
+/* Bytes of bookkeeping per page, kept in the arena: the page count of an allocation and the
+ * bytes of its last page beyond the size asked for, so that range checks are exact. */
+#define UTVM_CRT_PAGE_ENTRY_SIZE 4u
 
 /* Largest page size (128 KiB), so that every allocation stays below 4 GiB. */
 #define UTVM_CRT_MAX_PAGE_SHIFT 17u
@@ -70,7 +74,7 @@ extern "C" {
 /* Largest tensor arena: UTVM_CRT_MAX_PAGES pages of the largest size with their bookkeeping,
  * about 4 GiB (only 64-bit hosts come near it); utvm_page_allocator_init refuses more. */
 #define UTVM_CRT_MAX_ARENA_SIZE                                                                  \
-  ((uint64_t)UTVM_CRT_MAX_PAGES * (((uint64_t)1u << UTVM_CRT_MAX_PAGE_SHIFT) + 2u))
+  ((uint64_t)UTVM_CRT_MAX_PAGES * (((uint64_t)1u << UTVM_CRT_MAX_PAGE_SHIFT) + UTVM_CRT_PAGE_ENTRY_SIZE))
 
 /* Workspace allocation alignment in bytes (TVM's kTempAllocaAlignment). Power of two >= 8. */
 #ifndef UTVM_CRT_WORKSPACE_ALIGNMENT
@@ -116,14 +120,15 @@ extern "C" {
 
 /* ---- Page allocator (tensor arena) ------------------------------------------------------- */
 
-/* First-fit allocator over fixed-size pages. Bookkeeping: one 16-bit entry per page in the
+/* First-fit allocator over fixed-size pages. Bookkeeping: one 32-bit entry per page in the
  * arena right after the last page; the entry of an allocation's first page holds its length
- * in pages, every other entry is 0 (free page). Alloc, free, find and the summaries walk
+ * in pages and the bytes of the last page it does not use (so the allocation's size is exactly
+ * what was asked for), every other entry is 0 (free page). Alloc, free, find and the summaries walk
  * from the first page, one step per free page and per allocation (at most num_pages steps):
  * cost grows with the arena, so size it to the model rather than to all RAM.
  * Treat the fields as private. */
 typedef struct {
-  uint16_t *table;    /* one entry per page, right after the pages (so 2-byte aligned) */
+  uint32_t *table;    /* one entry per page, right after the pages (so 4-byte aligned) */
   uint8_t *pages;     /* first page: the first page-aligned byte of the arena */
   uint32_t num_pages;
   uint32_t page_shift; /* log2 of the page size (at least that of UTVM_CRT_PAGE_SIZE) */
@@ -149,8 +154,9 @@ utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alig
  * a live allocation (double free, interior or foreign pointer); nothing is changed then. */
 utvm_err_t utvm_page_free(utvm_page_allocator_t *pa, void *ptr);
 
-/* Finds the live allocation containing ptr: *base and *size (whole pages) describe it.
- * UTVM_ERR_FUNC_CALL_INVALID_ARG if ptr is in no live allocation. */
+/* Finds the live allocation whose pages contain ptr: *base and *size (the bytes asked for, not
+ * the whole pages) describe it. UTVM_ERR_FUNC_CALL_INVALID_ARG if ptr is in no live
+ * allocation's pages. */
 utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint8_t **base,
                           size_t *size);
 
@@ -297,7 +303,7 @@ typedef struct {
 /* What utvm_crt_init needs; the arenas stay owned by the caller but are used by the runtime
  * until utvm_crt_shutdown. */
 typedef struct {
-  uint8_t *tensor_arena;     /* tensors, returned bytes; at least one page + 2 bytes + alignment */
+  uint8_t *tensor_arena;     /* tensors, returned bytes; at least one page + 4 bytes + alignment */
   size_t tensor_arena_size;
   uint8_t *workspace_arena;  /* generated-code scratch memory; may be NULL with size 0 */
   size_t workspace_arena_size;

@@ -4,11 +4,13 @@
  * Pages are UTVM_CRT_PAGE_SIZE bytes, or a larger power of two when the arena holds more than
  * UTVM_CRT_MAX_PAGES of those (page_shift); addresses and sizes convert with shifts.
  *
- * The arena holds the page-aligned pages followed by a table of one uint16_t entry per page
- * (the table starts where the pages end, so it is always 2-byte aligned). The entry of the
- * first page of an allocation holds its length in pages; every other entry is 0, which marks
- * a free page. Freeing zeroes one entry, so free pages next to each other always form one run
- * (coalescing costs nothing).
+ * The arena holds the page-aligned pages followed by a table of one uint32_t entry per page
+ * (the table starts where the pages end, so it is always 4-byte aligned). The entry of the
+ * first page of an allocation holds its length in pages (low ENTRY_PAGE_BITS bits) and the
+ * bytes of its last page beyond the size asked for (the bits above), so that utvm_page_find
+ * reports exactly the bytes allocated; every other entry is 0, which marks a free page.
+ * Freeing zeroes one entry, so free pages next to each other always form one run (coalescing
+ * costs nothing).
  *
  * Walks step from the first page on with next_page: one page over a free page, the whole
  * allocation over an allocated one, one page over an entry longer than the pages left. So a
@@ -23,6 +25,14 @@
 typedef char page_size_is_power_of_two[
     (UTVM_CRT_PAGE_SIZE >= 8u && (UTVM_CRT_PAGE_SIZE & (UTVM_CRT_PAGE_SIZE - 1u)) == 0u) ? 1 : -1];
 
+/* An entry: pages in the low ENTRY_PAGE_BITS bits, unused bytes of the last page above them
+ * (below 2^UTVM_CRT_MAX_PAGE_SHIFT, so the 32 bits hold both). */
+#define ENTRY_PAGE_BITS 15u
+#define ENTRY_PAGE_MASK ((1u << ENTRY_PAGE_BITS) - 1u)
+typedef char entry_fields_fit[
+    ((UTVM_CRT_MAX_PAGES <= ENTRY_PAGE_MASK) && ((ENTRY_PAGE_BITS + UTVM_CRT_MAX_PAGE_SHIFT) <= 32u))
+        ? 1 : -1];
+
 /* A page count no run reaches. */
 #define NEVER_FITS ((size_t)UTVM_CRT_MAX_PAGES + 1u)
 
@@ -32,7 +42,7 @@ typedef char page_size_is_power_of_two[
 /* First page after the free page or allocation at page (< num_pages). A damaged entry, longer
  * than the pages left, counts as one page. */
 static uint32_t next_page(const utvm_page_allocator_t *pa, uint32_t page) {
-  uint32_t length = pa->table[page];
+  uint32_t length = pa->table[page] & ENTRY_PAGE_MASK;
   return page + ((length - 1u < pa->num_pages - page) ? length : 1u);
 }
 
@@ -50,15 +60,15 @@ utvm_err_t utvm_page_allocator_init(utvm_page_allocator_t *pa, uint8_t *buffer, 
   /* The smallest page size from UTVM_CRT_PAGE_SIZE up whose page count fits (at most
    * UTVM_CRT_MAX_PAGE_SHIFT steps: the size check above). */
   while (((size_t)1u << shift) < UTVM_CRT_PAGE_SIZE ||
-         size / (((size_t)1u << shift) + 2u) > UTVM_CRT_MAX_PAGES) {
+         size / (((size_t)1u << shift) + UTVM_CRT_PAGE_ENTRY_SIZE) > UTVM_CRT_MAX_PAGES) {
     shift++;
   }
-  /* Pages from the first aligned byte on; each page also needs its 2-byte entry. */
+  /* Pages from the first aligned byte on; each page also needs its entry. */
   skip = (size_t)((0u - (uintptr_t)buffer) & (((uintptr_t)1u << shift) - 1u));
-  num_pages = ((size > skip) ? (size - skip) : 0u) / (((size_t)1u << shift) + 2u);
+  num_pages = ((size > skip) ? (size - skip) : 0u) / (((size_t)1u << shift) + UTVM_CRT_PAGE_ENTRY_SIZE);
   pa->page_shift = shift;
   pa->pages = buffer + skip;
-  pa->table = (uint16_t *)(void *)page_address(pa, (uint32_t)num_pages);
+  pa->table = (uint32_t *)(void *)page_address(pa, (uint32_t)num_pages);
   pa->num_pages = (uint32_t)num_pages;
   utvm_page_allocator_reset(pa);
   return (num_pages == 0u) ? UTVM_ERR_BUFFER_TOO_SMALL : UTVM_OK;
@@ -125,7 +135,9 @@ utvm_err_t utvm_page_alloc(utvm_page_allocator_t *pa, size_t nbytes, size_t alig
   if (first == NO_FIT) {
     return UTVM_ERR_PLATFORM_NO_MEMORY;
   }
-  pa->table[first] = (uint16_t)needed;
+  /* nbytes <= needed pages, so the unused bytes are below one page. */
+  pa->table[first] = (uint32_t)needed |
+                     ((uint32_t)((needed << pa->page_shift) - nbytes) << ENTRY_PAGE_BITS);
   *out = page_address(pa, first);
   return UTVM_OK;
 }
@@ -143,11 +155,14 @@ utvm_err_t utvm_page_find(const utvm_page_allocator_t *pa, const void *ptr, uint
     uint32_t first = page;
     page = next_page(pa, page);
     if (target < page) {
+      size_t pages_bytes = (size_t)(page - first) << pa->page_shift;
+      size_t unused = (size_t)(pa->table[first] >> ENTRY_PAGE_BITS);
       if (pa->table[first] == 0u) {
         break;
       }
       *base = page_address(pa, first);
-      *size = (size_t)(page - first) << pa->page_shift;
+      /* A damaged entry claims at most every byte of its pages. */
+      *size = pages_bytes - ((unused <= pages_bytes) ? unused : 0u);
       return UTVM_OK;
     }
   }

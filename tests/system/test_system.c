@@ -12,7 +12,8 @@
  * boards, whose guest clock is virtual under -icount shift=0, every repeat within 50%; median
  * within 10% on the POSIX server, whose clock is the host's wall clock and subject to
  * scheduling); test_abort makes the host report a device
- * reset carrying the abort code within 2 s, and a new session then works.
+ * reset carrying the abort code within 2 s, and a new session then works; copies and tensor
+ * arguments past the end of a 64-byte allocation are refused.
  * QEMU boards only ("qemu:" transports): a burst larger than the UART receive ring, written
  * while the device is busy, is reported in a Log message containing "overflow", and the
  * session still works afterwards.
@@ -357,6 +358,46 @@ static void test_add_f32_on_device(void **state) {
   }
 }
 
+/* Expects rc to be the device's exception naming needle. */
+static void expect_device_refuses(utvm_host_t *host, utvm_host_err_t rc, const char *needle) {
+  if ((rc != UTVM_HOST_ERR_DEVICE_EXCEPTION) ||
+      (strstr(utvm_host_last_error(host), needle) == NULL)) {
+    fail_msg("expected the device to refuse with \"%s\": %s (%s)", needle,
+             utvm_host_strerror(rc), utvm_host_last_error(host));
+  }
+}
+
+/* A host reaches exactly the bytes it allocated, whatever the arena's page size: a copy of
+ * 16 bytes at offset 60 of a 64-byte allocation, a copy of 200 bytes from it, and a tensor
+ * argument of 17 floats over it are refused; its last bytes are fine. */
+static void test_copy_past_end_refused(void **state) {
+  utvm_host_t *host = (utvm_host_t *)*state;
+  uint64_t dev = 0u;
+  uint8_t bytes[200];
+  fill_random(bytes, sizeof(bytes));
+  check_ok(host, utvm_host_dev_alloc_data(host, cpu, 64, 16, dtype_u8, &dev), "DevAllocData");
+  utvm_host_tensor_t t = vector_tensor(dev, dtype_u8, 200);
+  t.byte_offset = 60u;
+  expect_device_refuses(host, utvm_host_copy_to_device(host, &t, bytes, 16u),
+                        "CopyToRemote: range outside tensors");
+  t.byte_offset = 0u;
+  expect_device_refuses(host, utvm_host_copy_from_device(host, &t, bytes, 200u),
+                        "CopyFromRemote: range outside tensors");
+  t.byte_offset = 48u;
+  check_ok(host, utvm_host_copy_to_device(host, &t, bytes, 16u), "copy of the last 16 bytes");
+  check_ok(host, utvm_host_copy_from_device(host, &t, &bytes[100], 16u), "copy them back");
+  assert_memory_equal(&bytes[100], bytes, 16u);
+  utvm_host_value_t args[3];
+  for (size_t k = 0u; k < 3u; k++) {
+    args[k].type_code = UTVM_TC_DLTENSOR;
+    args[k].v.tensor = vector_tensor(dev, dtype_f32, (k == 0u) ? 17 : 16);
+  }
+  expect_device_refuses(host, utvm_host_call(host, syslib_function(host, "test_add_f32"), args,
+                                             3u, NULL),
+                        "CallFunc: range outside tensors");
+  check_ok(host, utvm_host_dev_free_data(host, cpu, dev), "DevFreeData");
+}
+
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a;
   double y = *(const double *)b;
@@ -528,12 +569,14 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_session_opens),     cmocka_unit_test(test_echo_types),
       cmocka_unit_test(test_tensor_round_trips), cmocka_unit_test(test_largest_copy),
       cmocka_unit_test(test_add_f32_on_device), cmocka_unit_test(test_time_busy_wait),
+      cmocka_unit_test(test_copy_past_end_refused),
       cmocka_unit_test(test_abort_resets),      cmocka_unit_test(test_measure_null_call),
   };
   const struct CMUnitTest board_tests[] = {
       cmocka_unit_test(test_session_opens),     cmocka_unit_test(test_echo_types),
       cmocka_unit_test(test_tensor_round_trips), cmocka_unit_test(test_largest_copy),
       cmocka_unit_test(test_add_f32_on_device), cmocka_unit_test(test_time_busy_wait),
+      cmocka_unit_test(test_copy_past_end_refused),
       cmocka_unit_test(test_abort_resets),      cmocka_unit_test(test_rx_overflow_reported),
       cmocka_unit_test(test_measure_null_call),
   };

@@ -14,14 +14,14 @@
 
 /* Room for 64 pages, their bookkeeping and slack; 256-byte aligned so that page addresses,
  * and therefore alignment padding, are the same in every run. */
-static uint8_t g_buffer[2u * 64u + 64u * PAGE + 2u * PAGE] __attribute__((aligned(256)));
+static uint8_t g_buffer[UTVM_CRT_PAGE_ENTRY_SIZE * 64u + 64u * PAGE + 2u * PAGE] __attribute__((aligned(256)));
 
 static uint8_t *aligned_buffer(void) { return g_buffer; }
 
 /* Lays an allocator over a buffer giving exactly `pages` pages. */
 static void init_pages(utvm_page_allocator_t *pa, uint32_t pages) {
-  /* With an aligned buffer the table takes 2*pages bytes, rounded up to a page. */
-  size_t table = ((2u * pages + PAGE - 1u) / PAGE) * PAGE;
+  /* With an aligned buffer the table takes 4*pages bytes, rounded up to a page. */
+  size_t table = ((UTVM_CRT_PAGE_ENTRY_SIZE * pages + PAGE - 1u) / PAGE) * PAGE;
   assert_int_equal(utvm_page_allocator_init(pa, aligned_buffer(), table + pages * PAGE), UTVM_OK);
   assert_int_equal(pa->num_pages, pages);
 }
@@ -47,14 +47,14 @@ static void test_init_uses_aligned_pages_inside_buffer(void **state) {
     size_t size = sizeof(g_buffer) - offset;
     assert_int_equal(utvm_page_allocator_init(&pa, start, size), UTVM_OK);
     assert_true(pa.num_pages > 0u);
-    /* Pages from the first page-aligned byte on, then the table (so it is 2-byte aligned). */
+    /* Pages from the first page-aligned byte on, then the table (so it is 4-byte aligned). */
     assert_int_equal((uintptr_t)pa.pages % PAGE, 0u);
     assert_true(pa.pages >= start && pa.pages < start + PAGE);
     assert_ptr_equal((uint8_t *)pa.table, pa.pages + (size_t)pa.num_pages * PAGE);
-    assert_int_equal((uintptr_t)pa.table % 2u, 0u);
+    assert_int_equal((uintptr_t)pa.table % 4u, 0u);
     assert_true((uint8_t *)(pa.table + pa.num_pages) <= start + size);
     /* One more page and its entry would not fit. */
-    assert_true(pa.pages + (size_t)(pa.num_pages + 1u) * (PAGE + 2u) > start + size);
+    assert_true(pa.pages + (size_t)(pa.num_pages + 1u) * (PAGE + UTVM_CRT_PAGE_ENTRY_SIZE) > start + size);
     assert_int_equal(utvm_page_free_bytes(&pa), (size_t)pa.num_pages * PAGE);
     assert_int_equal(utvm_page_largest_free_block(&pa), (size_t)pa.num_pages * PAGE);
   }
@@ -69,7 +69,7 @@ static void test_init_smallest_arena(void **state) {
   for (offset = 0u; offset < PAGE; offset += 3u) {
     size_t skip = (PAGE - offset) % PAGE;
     /* Exactly one page and its entry after the alignment padding. */
-    assert_int_equal(utvm_page_allocator_init(&pa, g_buffer + offset, skip + PAGE + 2u), UTVM_OK);
+    assert_int_equal(utvm_page_allocator_init(&pa, g_buffer + offset, skip + PAGE + UTVM_CRT_PAGE_ENTRY_SIZE), UTVM_OK);
     assert_int_equal(pa.num_pages, 1u);
     assert_int_equal(utvm_page_alloc(&pa, PAGE, 0u, &p), UTVM_OK);
     assert_int_equal(utvm_page_alloc(&pa, 1u, 0u, &q), UTVM_ERR_PLATFORM_NO_MEMORY);
@@ -90,8 +90,8 @@ static void test_init_smallest_arena(void **state) {
  * full: at the first size past the limit, and at 16 MiB (512-byte pages), filled with 512 KiB
  * tensors and with one tensor of every free byte. Above UTVM_CRT_MAX_ARENA_SIZE, init refuses. */
 static void test_large_arenas_use_larger_pages(void **state) {
-  static const size_t sizes[3] = {(size_t)UTVM_CRT_MAX_PAGES * (PAGE + 2u),
-                                  (size_t)(UTVM_CRT_MAX_PAGES + 100u) * (PAGE + 2u),
+  static const size_t sizes[3] = {(size_t)UTVM_CRT_MAX_PAGES * (PAGE + UTVM_CRT_PAGE_ENTRY_SIZE),
+                                  (size_t)(UTVM_CRT_MAX_PAGES + 100u) * (PAGE + UTVM_CRT_PAGE_ENTRY_SIZE),
                                   16u * 1024u * 1024u};
   static const uint32_t shifts[3] = {6u, 7u, 9u};
   (void)state;
@@ -105,10 +105,10 @@ static void test_large_arenas_use_larger_pages(void **state) {
     assert_int_equal(utvm_page_allocator_init(&pa, arena, size), UTVM_OK);
     assert_int_equal(pa.page_shift, shifts[k]);
     assert_true(pa.num_pages <= UTVM_CRT_MAX_PAGES);
-    /* Only the 2-byte entries and less than one page of rounding are lost. */
+    /* Only the entries and less than one page of rounding are lost. */
     size_t total = utvm_page_total_bytes(&pa);
     size_t page = (size_t)1u << pa.page_shift;
-    assert_true(total + (size_t)pa.num_pages * 2u + page > size);
+    assert_true(total + (size_t)pa.num_pages * UTVM_CRT_PAGE_ENTRY_SIZE + page > size);
     assert_int_equal(utvm_page_free_bytes(&pa), total);
     /* 512 KiB tensors (or quarters of the arena) until the arena is full, then nothing fits. */
     size_t chunk = (total >= 4u * 512u * 1024u) ? 512u * 1024u : total / 4u;
@@ -151,10 +151,13 @@ static void test_alloc_is_page_aligned_and_rounded(void **state) {
   assert_int_equal((uintptr_t)b % 64u, 0u);
   assert_ptr_equal((uint8_t *)b, (uint8_t *)a + PAGE);
   assert_ptr_equal((uint8_t *)c, (uint8_t *)b + 2u * PAGE);
+  /* The size found is what was asked for, not the pages. */
   assert_int_equal(utvm_page_find(&pa, b, &base, &size), UTVM_OK);
-  assert_int_equal(size, 2u * PAGE);
+  assert_int_equal(size, PAGE + 1u);
   assert_int_equal(utvm_page_find(&pa, c, &base, &size), UTVM_OK);
-  assert_int_equal(size, PAGE);
+  assert_int_equal(size, 0u);
+  assert_int_equal(utvm_page_find(&pa, a, &base, &size), UTVM_OK);
+  assert_int_equal(size, 1u);
   assert_int_equal(utvm_page_free_bytes(&pa), 12u * PAGE);
 }
 
@@ -283,7 +286,7 @@ static void test_find_every_byte(void **state) {
     size = 0u;
     assert_int_equal(utvm_page_find(&pa, (uint8_t *)block + k, &base, &size), UTVM_OK);
     assert_ptr_equal(base, block);
-    assert_int_equal(size, 3u * PAGE);
+    assert_int_equal(size, 3u * PAGE - 5u); /* its pages hold it; its size is exact */
   }
   /* The bytes just outside are in free pages; beyond the arena and the table are foreign. */
   assert_int_equal(utvm_page_find(&pa, (uint8_t *)block - 1, &base, &size),
@@ -372,7 +375,7 @@ static void test_random_against_model(void **state) {
         }
         memset(ptr, slot, count * PAGE);
         slots[slot] = ptr;
-        sizes[slot] = count * PAGE;
+        sizes[slot] = nbytes;
       } else {
         size_t count = nbytes == 0u ? 1u : (nbytes + PAGE - 1u) / PAGE;
         assert_int_equal(err, UTVM_ERR_PLATFORM_NO_MEMORY);
@@ -382,7 +385,10 @@ static void test_random_against_model(void **state) {
       uint8_t *base;
       size_t size;
       size_t k;
-      assert_int_equal(utvm_page_find(&pa, (uint8_t *)slots[slot] + sizes[slot] - 1u, &base, &size),
+      size_t count = (sizes[slot] == 0u) ? 1u : (sizes[slot] + PAGE - 1u) / PAGE;
+      /* The last byte of its pages finds it, with the size asked for. */
+      assert_int_equal(utvm_page_find(&pa, (uint8_t *)slots[slot] + count * PAGE - 1u, &base,
+                                      &size),
                        UTVM_OK);
       assert_ptr_equal(base, slots[slot]);
       assert_int_equal(size, sizes[slot]);
@@ -432,11 +438,12 @@ static int model_first_fit(const utvm_page_allocator_t *pa, const int *owner, si
 static void test_random_first_fit_against_model(void **state) {
   enum { kPages = 40, kSlots = 12, kSteps = 6000 };
   static const size_t kAlignments[5] = {0u, PAGE, 2u * PAGE, 4u * PAGE, 8u * PAGE};
-  size_t arena_size = (size_t)kPages * (PAGE + 2u) + PAGE - 1u;
+  size_t arena_size = (size_t)kPages * (PAGE + UTVM_CRT_PAGE_ENTRY_SIZE) + PAGE - 1u;
   uint8_t *arena = malloc(arena_size);
   utvm_page_allocator_t pa;
   void *slots[kSlots] = {0};
   size_t pages[kSlots] = {0};
+  size_t sizes[kSlots] = {0};
   int owner[kPages];
   uint32_t seed = 777u;
   int step;
@@ -473,6 +480,7 @@ static void test_random_first_fit_against_model(void **state) {
         memset(ptr, slot, count * PAGE);
         slots[slot] = ptr;
         pages[slot] = count;
+        sizes[slot] = nbytes;
       }
     } else {
       uint8_t *block = slots[slot];
@@ -508,7 +516,7 @@ static void test_random_first_fit_against_model(void **state) {
         run = 0u;
         assert_int_equal(err, UTVM_OK);
         assert_ptr_equal(base, slots[owner[p]]);
-        assert_int_equal(size, pages[owner[p]] * PAGE);
+        assert_int_equal(size, sizes[owner[p]]);
       }
     }
     assert_int_equal(utvm_page_free_bytes(&pa), free_pages * PAGE);
@@ -530,8 +538,7 @@ static void check_damaged_table(utvm_page_allocator_t *pa) {
     size_t size;
     if (utvm_page_find(pa, pa->pages + (size_t)p * PAGE, &base, &size) == UTVM_OK) {
       assert_true(base >= pa->pages && base <= pa->pages + (size_t)p * PAGE);
-      assert_true(size > 0u && base + size <= pa->pages + total);
-      assert_true(base + size > pa->pages + (size_t)p * PAGE);
+      assert_true(base + size <= pa->pages + total);
     }
   }
   if (utvm_page_alloc(pa, PAGE, 0u, &ptr) == UTVM_OK) {
@@ -548,7 +555,7 @@ static void check_damaged_table(utvm_page_allocator_t *pa) {
 
 static void test_damaged_table_stays_inside_arena(void **state) {
   enum { kPages = 17 };
-  size_t arena_size = (size_t)kPages * (PAGE + 2u) + PAGE - 1u;
+  size_t arena_size = (size_t)kPages * (PAGE + UTVM_CRT_PAGE_ENTRY_SIZE) + PAGE - 1u;
   uint8_t *arena = malloc(arena_size);
   utvm_page_allocator_t pa;
   uint32_t seed = 99u;
@@ -561,13 +568,14 @@ static void test_damaged_table_stays_inside_arena(void **state) {
     assert_int_equal(pa.num_pages, kPages);
     for (p = 0u; p < kPages; p++) {
       uint32_t value = next_random(&seed);
-      /* Rounds 0 and 1: all zero and all 0xFFFF; then random, biased to small lengths. */
-      if (round < 2) {
-        value = round == 0 ? 0u : 0xFFFFu;
+      /* Rounds 0 to 2: all zero, all 0xFFFF and all 0xFFFFFFFF; then random, biased to small
+       * lengths. */
+      if (round < 3) {
+        value = (round == 0) ? 0u : ((round == 1) ? 0xFFFFu : 0xFFFFFFFFu);
       } else if ((value & 1u) != 0u) {
-        value = (value & 0x8000u) | ((value >> 1) % (kPages + 3u));
+        value = (value & 0xFFFF8000u) | ((value >> 1) % (kPages + 3u));
       }
-      pa.table[p] = (uint16_t)value;
+      pa.table[p] = value;
     }
     check_damaged_table(&pa);
   }
