@@ -249,14 +249,21 @@ typedef struct {
   /* 1 if nd is an NDArray this module returned (a view it owns: FreeHandle(nd, 13) is then a
    * no-op), else 0. */
   int (*owns_ndarray)(const void *context, const void *nd);
+  /* What the module is, e.g. "graph executor": named when the module table is full. */
+  const char *name;
 } utvm_crt_module_hooks_t;
 
 /* Takes a free module slot for module with hooks (may be NULL) and context, and returns its
- * handle. UTVM_ERR_REGISTRY_FULL when every slot is taken (last error "module table full"),
+ * handle. UTVM_ERR_REGISTRY_FULL when every slot is taken (last error "module table full: held
+ * by graph executor 0x8001; free one (FreeHandle, type 9) or raise UTVM_CRT_MAX_MODULES"),
  * UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL module/registry/out, UTVM_ERR_PLATFORM_CHECK_FAILURE
  * without an active runtime. module, hooks and context must stay valid until released. */
 utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module_hooks_t *hooks,
                                   void *context, TVMModuleHandle *out);
+
+/* The context of the live module handle if it was created with hooks (the same pointer), else
+ * NULL: how an executor recognises another of its kind (e.g. graph share_params). */
+void *utvm_crt_module_context(TVMModuleHandle handle, const utvm_crt_module_hooks_t *hooks);
 
 /* Releases an NDArray returned by a packed function (FreeHandle(nd, 13)): a no-op for a view
  * owned by a live module (owns_ndarray), TVMArrayFree otherwise. -1 with the last error set

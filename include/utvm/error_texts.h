@@ -73,7 +73,9 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_TE_TIMER_OVERFLOW, "timer overflow\0")                                       \
   UTVM_TEXT(UTVM_TEXT_TE_ROUND_LIMIT, "round limit reached\0")                                     \
   UTVM_TEXT(UTVM_TEXT_TE_BAD_ARGUMENT, "bad argument \0")                                          \
-  UTVM_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK, "platform hook error \0")
+  UTVM_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK, "platform hook error \0")                                 \
+  UTVM_TEXT(UTVM_TEXT_MODULES_HELD_BY, ": held by \0")                                             \
+  UTVM_TEXT(UTVM_TEXT_MODULES_FREE_HINT, "; free one (FreeHandle, type 9) or raise UTVM_CRT_MAX_MODULES\0")
 
 /* The RPC server's texts: the request names in RPC code order 0..21 (so a request's name is
  * UTVM_TEXT_RPC + code), "RPC" standing for the codes that are no request; then the problems

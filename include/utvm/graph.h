@@ -126,6 +126,7 @@ typedef struct {
   uint32_t *args_;           /* [num_args_] entry ids */
   uint32_t *input_nodes_;    /* [num_inputs] node ids */
   uint32_t *input_names_;    /* [num_inputs] offsets in names_ */
+  uint8_t *input_params_;    /* [num_inputs] 1 once a parameter was loaded into the input */
   uint32_t *output_entries_; /* [num_outputs] */
   DLTensor *entries_;        /* [num_entries] views of their storage */
   int64_t *shapes_;          /* every entry's shape */
@@ -180,6 +181,20 @@ utvm_err_t utvm_graph_set_input(utvm_graph_t *g, uint32_t index, const DLTensor 
  * and byte size the array matches. The whole blob is checked before anything is copied.
  * UTVM_ERR_GRAPH_PARAMS with g->error naming the problem. */
 utvm_err_t utvm_graph_load_params(utvm_graph_t *g, const uint8_t *blob, size_t blob_len);
+
+/* Copies into g the inputs named in a parameter blob (PROTOCOL.md 6.2; only its names are
+ * read, as TVM's share_params does) from the same-named inputs of other, an executor of the
+ * same model whose parameters are loaded. Names that are no input of g are skipped. TVM aliases
+ * the storage; utvm's storage is caller memory, so it copies. UTVM_ERR_GRAPH_PARAMS with
+ * g->error naming the problem (a name other lacks, a dtype or size that differs). */
+utvm_err_t utvm_graph_share_params(utvm_graph_t *g, const utvm_graph_t *other,
+                                   const uint8_t *blob, size_t blob_len);
+
+/* Writes the graph's inputs that hold no loaded parameter, as TVM's get_input_info gives them,
+ * as JSON into out (cap bytes, NUL-terminated when cap > 0; out may be NULL to measure):
+ * {"shape": {"x": [1, 49, 10, 1]}, "dtype": {"x": "int8"}}. Returns the text's length (without
+ * the NUL); the text is complete only if that is below cap. 0 if g is not ready. */
+size_t utvm_graph_input_info(const utvm_graph_t *g, char *out, size_t cap);
 
 /* Calls every operator in node order; stops at the first failure (UTVM_ERR_GRAPH_FUNCTION, with
  * g->error naming the node and the function's last-error text). */

@@ -411,7 +411,7 @@ static int aot_owns_ndarray(const void *context, const void *nd) {
   return 0;
 }
 
-static const utvm_crt_module_hooks_t kAotHooks = {aot_release, aot_owns_ndarray};
+static const utvm_crt_module_hooks_t kAotHooks = {aot_release, aot_owns_ndarray, "aot executor"};
 
 /* create(Module, Device cpu(0), Str name) -> Module. */
 static int aot_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,

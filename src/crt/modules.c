@@ -68,6 +68,26 @@ utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module
       return UTVM_OK;
     }
   }
+  /* Say who holds the slots and how to free one. */
   (void)utvm_crt_fail(UTVM_TEXT_MODULES_FULL);
+  utvm_crt_error_append_text(UTVM_TEXT_MODULES_HELD_BY);
+  for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
+    const utvm_crt_module_hooks_t *holder = crt->module_hooks[i];
+    utvm_crt_error_append((i > 1u) ? ", " : "");
+    utvm_crt_error_append(((holder != NULL) && (holder->name != NULL)) ? holder->name : "module");
+    utvm_crt_error_append(" ");
+    utvm_crt_error_append_hex((uint64_t)(uintptr_t)utvm_crt_module_handle(i));
+  }
+  utvm_crt_error_append_text(UTVM_TEXT_MODULES_FREE_HINT);
   return UTVM_ERR_REGISTRY_FULL;
+}
+
+void *utvm_crt_module_context(TVMModuleHandle handle, const utvm_crt_module_hooks_t *hooks) {
+  const utvm_crt_t *crt = utvm_crt_active();
+  uint32_t index = (crt != NULL) ? utvm_crt_decode_module(crt, handle) : UTVM_CRT_MAX_MODULES;
+  if ((hooks == NULL) || (index == 0u) || (index >= UTVM_CRT_MAX_MODULES) ||
+      (crt->module_hooks[index] != hooks)) {
+    return NULL;
+  }
+  return crt->module_contexts[index];
 }

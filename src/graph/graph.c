@@ -777,6 +777,7 @@ static size_t round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 static size_t graph_tables_size(const utvm_graph_t *g) {
   return round8(((size_t)g->num_nodes + 1u) * 4u) + round8((size_t)g->num_ops * sizeof(utvm_graph_op_t)) +
          round8((size_t)g->num_args_ * 4u) + (2u * round8((size_t)g->num_inputs * 4u)) +
+         round8((size_t)g->num_inputs) +
          round8((size_t)g->num_outputs * 4u) + round8((size_t)g->num_entries * sizeof(DLTensor)) +
          ((size_t)g->num_shape_dims_ * 8u) + round8((size_t)g->num_entries * 4u) +
          round8((size_t)g->num_storage * 4u) + round8(g->names_size_);
@@ -882,6 +883,9 @@ static uint8_t *place_tables(utvm_graph_t *g, uint8_t *memory) {
   at = &at[round8((size_t)g->num_inputs * 4u)];
   g->input_names_ = (uint32_t *)(void *)at;
   at = &at[round8((size_t)g->num_inputs * 4u)];
+  g->input_params_ = at;
+  (void)memset(g->input_params_, 0, g->num_inputs);
+  at = &at[round8((size_t)g->num_inputs)];
   g->output_entries_ = (uint32_t *)(void *)at;
   at = &at[round8((size_t)g->num_outputs * 4u)];
   g->entries_ = (DLTensor *)(void *)at;

@@ -118,6 +118,17 @@ static int graph_get_num_outputs(TVMValue *args, int *codes, int num_args, TVMVa
   return 0;
 }
 
+/* The bytes of a Bytes argument or of a 1-D uint8 tensor (parameter blob); NULL if it is
+ * neither. */
+static const uint8_t *bytes_argument(const TVMValue *v, int code, size_t *len) {
+  if ((code == kTVMBytes) && (v->v_handle != NULL)) {
+    const TVMByteArray *bytes = (const TVMByteArray *)v->v_handle;
+    *len = bytes->size;
+    return (const uint8_t *)bytes->data;
+  }
+  return byte_tensor(v, code, len);
+}
+
 static int graph_load_params(TVMValue *args, int *codes, int num_args, TVMValue *ret,
                              int *ret_code, void *resource) {
   utvm_graph_t *g = (utvm_graph_t *)resource;
@@ -125,44 +136,14 @@ static int graph_load_params(TVMValue *args, int *codes, int num_args, TVMValue 
   size_t len = 0u;
   (void)ret;
   (void)ret_code;
-  if ((num_args == 1) && (codes[0] == kTVMBytes) && (args[0].v_handle != NULL)) {
-    const TVMByteArray *bytes = (const TVMByteArray *)args[0].v_handle;
-    blob = (const uint8_t *)bytes->data;
-    len = bytes->size;
-  } else if (num_args == 1) {
-    blob = byte_tensor(&args[0], codes[0], &len);
-  } else {
-    /* blob stays NULL */
+  if (num_args == 1) {
+    blob = bytes_argument(&args[0], codes[0], &len);
   }
   if (blob == NULL) {
     return graph_fail_text("graph load_params: expected Bytes or a 1-D uint8 tensor");
   }
   return result_of(g, utvm_graph_load_params(g, blob, len));
 }
-
-static int graph_run(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
-                     void *resource) {
-  utvm_graph_t *g = (utvm_graph_t *)resource;
-  (void)args;
-  (void)codes;
-  (void)num_args;
-  (void)ret;
-  (void)ret_code;
-  return result_of(g, utvm_graph_run(g));
-}
-
-/* The module's functions; set_input_zero_copy, set_output_zero_copy and share_params are absent
- * (ModuleGetFunction answers Null, as TVM's GraphModule expects). */
-static const TVMBackendPackedCFunc kGraphFuncs[8] = {
-    graph_get_input,      graph_set_input,       graph_get_output, graph_get_input_index,
-    graph_get_num_inputs, graph_get_num_outputs, graph_load_params, graph_run};
-
-static const TVMFuncRegistry kGraphRegistry = {
-    "\010\000" "get_input\000" "set_input\000" "get_output\000" "get_input_index\000"
-    "get_num_inputs\000" "get_num_outputs\000" "load_params\000" "run\000",
-    kGraphFuncs};
-
-static const TVMModule kGraphModule = {&kGraphRegistry};
 
 static void graph_release(void *context) {
   DLDevice cpu = {kDLCPU, 0};
@@ -180,7 +161,89 @@ static int graph_owns_ndarray(const void *context, const void *nd) {
   return 0;
 }
 
-static const utvm_crt_module_hooks_t kGraphHooks = {graph_release, graph_owns_ndarray};
+static const utvm_crt_module_hooks_t kGraphHooks = {graph_release, graph_owns_ndarray,
+                                                    "graph executor"};
+
+/* get_input_info() -> Bytes: the JSON of utvm_graph_input_info (TVM returns a Map, which a
+ * device cannot build; `json.loads` reads this). The bytes come from the tensor arena and the
+ * RPC server frees them after the reply. */
+static int graph_get_input_info(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                                int *ret_code, void *resource) {
+  const utvm_graph_t *g = (const utvm_graph_t *)resource;
+  DLDevice cpu = {kDLCPU, 0};
+  void *array = NULL;
+  void *text = NULL;
+  size_t len = utvm_graph_input_info(g, NULL, 0u);
+  (void)args;
+  (void)codes;
+  if (num_args != 0) {
+    return graph_fail_text("graph get_input_info: expected no arguments");
+  }
+  if ((TVMPlatformMemoryAllocate(sizeof(TVMByteArray), cpu, &array) != kTvmErrorNoError) ||
+      (TVMPlatformMemoryAllocate(len + 1u, cpu, &text) != kTvmErrorNoError)) {
+    if (array != NULL) {
+      (void)TVMPlatformMemoryFree(array, cpu);
+    }
+    TVMAPISetLastError("graph get_input_info: tensor arena too small for the text, bytes ");
+    utvm_crt_error_append_hex((uint64_t)len + 1u + sizeof(TVMByteArray));
+    return -1;
+  }
+  (void)utvm_graph_input_info(g, (char *)text, len + 1u);
+  ((TVMByteArray *)array)->data = (const char *)text;
+  ((TVMByteArray *)array)->size = len;
+  ret->v_handle = array;
+  *ret_code = kTVMBytes;
+  return 0;
+}
+
+/* share_params(Module other, Bytes | uint8 tensor params): copies the named parameters from
+ * another graph executor (utvm_graph_share_params). */
+static int graph_share_params(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                              int *ret_code, void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  const utvm_graph_t *other = NULL;
+  const uint8_t *blob = NULL;
+  size_t len = 0u;
+  (void)ret;
+  (void)ret_code;
+  if ((num_args == 2) && (codes[0] == kTVMModuleHandle)) {
+    other = (const utvm_graph_t *)utvm_crt_module_context(args[0].v_handle, &kGraphHooks);
+    blob = bytes_argument(&args[1], codes[1], &len);
+  }
+  if ((other == NULL) || (blob == NULL)) {
+    return graph_fail_text(
+        "graph share_params: expected (graph executor Module, Bytes or a 1-D uint8 tensor)");
+  }
+  return result_of(g, utvm_graph_share_params(g, other, blob, len));
+}
+
+static int graph_run(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
+                     void *resource) {
+  utvm_graph_t *g = (utvm_graph_t *)resource;
+  (void)args;
+  (void)codes;
+  (void)num_args;
+  (void)ret;
+  (void)ret_code;
+  return result_of(g, utvm_graph_run(g));
+}
+
+/* The module's functions: every one TVM's GraphModule constructor looks up without a guard.
+ * set_input_zero_copy and set_output_zero_copy are absent (ModuleGetFunction answers Null,
+ * which the constructor accepts). */
+static const TVMBackendPackedCFunc kGraphFuncs[10] = {
+    graph_get_input,      graph_set_input,       graph_get_output,     graph_get_input_index,
+    graph_get_num_inputs, graph_get_num_outputs, graph_get_input_info, graph_load_params,
+    graph_share_params,   graph_run};
+
+static const TVMFuncRegistry kGraphRegistry = {
+    "\012\000" "get_input\000" "set_input\000" "get_output\000" "get_input_index\000"
+    "get_num_inputs\000" "get_num_outputs\000" "get_input_info\000" "load_params\000"
+    "share_params\000" "run\000",
+    kGraphFuncs};
+
+static const TVMModule kGraphModule = {&kGraphRegistry};
+
 
 /* create(Str json | DLTensor uint8 json, Module, Int device_type, Int device_id) -> Module. */
 static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,

@@ -138,8 +138,11 @@ static bool read_array(params_reader_t *r, const char *name, bool copy) {
   if (data == NULL) {
     return false;
   }
-  if (copy && (bytes > 0u)) {
-    (void)memcpy(dst->data, data, bytes);
+  if (copy) {
+    if (bytes > 0u) {
+      (void)memcpy(dst->data, data, bytes);
+    }
+    g->input_params_[index] = 1u;
   }
   return true;
 }
@@ -208,6 +211,95 @@ utvm_err_t utvm_graph_load_params(utvm_graph_t *g, const uint8_t *blob, size_t b
     r.g = g;
     r.failed = false;
     if (!walk(&r, copy != 0u)) {
+      return UTVM_ERR_GRAPH_PARAMS;
+    }
+  }
+  g->error[0] = '\0';
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_graph_share_params(utvm_graph_t *g, const utvm_graph_t *other,
+                                   const uint8_t *blob, size_t blob_len) {
+  params_reader_t r;
+  uint64_t magic = 0u;
+  uint64_t reserved = 0u;
+  uint64_t names = 0u;
+  uint64_t arrays = 0u;
+  char name[UTVM_GRAPH_MAX_PARAM_NAME_LEN + 1u];
+  if (g == NULL) {
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
+  if (!g->ready_ || (other == NULL) || !other->ready_ || ((blob == NULL) && (blob_len > 0u))) {
+    graph_text_set(g, "share_params: executor not ready or NULL argument");
+    return UTVM_ERR_GRAPH_ARGUMENT;
+  }
+  r.p = blob;
+  r.len = blob_len;
+  r.pos = 0u;
+  r.g = g;
+  r.failed = false;
+  if (!read_u64(&r, &magic) || !read_u64(&r, &reserved)) {
+    return UTVM_ERR_GRAPH_PARAMS;
+  }
+  if (magic != LIST_MAGIC) {
+    (void)params_fail(&r, "bad magic (not a parameter blob)", NULL);
+    return UTVM_ERR_GRAPH_PARAMS;
+  }
+  if (!read_u64(&r, &names)) {
+    return UTVM_ERR_GRAPH_PARAMS;
+  }
+  if (names > UTVM_GRAPH_MAX_INPUTS) {
+    (void)params_fail(&r, "more names than graph inputs can be", NULL);
+    return UTVM_ERR_GRAPH_PARAMS;
+  }
+  /* Everything is checked before anything is copied (two walks over the names). */
+  for (uint32_t copy = 0u; copy < 2u; copy++) {
+    size_t names_pos = 3u * 8u;
+    for (uint32_t k = 0u; k < (uint32_t)names; k++) {
+      if (!read_name(&r, &names_pos, name)) {
+        return UTVM_ERR_GRAPH_PARAMS;
+      }
+      int32_t index = utvm_graph_input_index(g, name);
+      int32_t from = utvm_graph_input_index(other, name);
+      DLTensor *dst = NULL;
+      const DLTensor *src = NULL;
+      uint32_t bytes = 0u;
+      uint32_t src_bytes = 0u;
+      if (index < 0) {
+        continue; /* not an input of this graph: skipped, as TVM does */
+      }
+      if (from < 0) {
+        (void)params_fail(&r, "not an input of the executor shared from", name);
+        return UTVM_ERR_GRAPH_PARAMS;
+      }
+      (void)utvm_graph_input(g, (uint32_t)index, &dst);
+      src = &other->entries_[other->row_ptr_[other->input_nodes_[from]]];
+      (void)graph_tensor_bytes(dst->dtype, dst->shape, (uint32_t)dst->ndim, &bytes);
+      (void)graph_tensor_bytes(src->dtype, src->shape, (uint32_t)src->ndim, &src_bytes);
+      if ((bytes != src_bytes) || (dst->dtype.code != src->dtype.code) ||
+          (dst->dtype.bits != src->dtype.bits) || (dst->dtype.lanes != src->dtype.lanes)) {
+        (void)params_fail(&r, "dtype or size differs in the executor shared from", name);
+        return UTVM_ERR_GRAPH_PARAMS;
+      }
+      if ((copy != 0u) && (dst->data != src->data)) {
+        if (bytes > 0u) {
+          (void)memcpy(dst->data, src->data, bytes);
+        }
+        g->input_params_[index] = 1u;
+      }
+    }
+    r.pos = 3u * 8u;
+    for (uint32_t k = 0u; k < (uint32_t)names; k++) {
+      uint64_t n = 0u;
+      if (!read_u64(&r, &n) || (take(&r, (n > r.len) ? r.len + 1u : (size_t)n) == NULL)) {
+        return UTVM_ERR_GRAPH_PARAMS;
+      }
+    }
+    if (!read_u64(&r, &arrays)) {
+      return UTVM_ERR_GRAPH_PARAMS;
+    }
+    if (arrays != names) {
+      (void)params_fail(&r, "names and arrays differ in number", NULL);
       return UTVM_ERR_GRAPH_PARAMS;
     }
   }

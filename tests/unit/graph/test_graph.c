@@ -160,6 +160,56 @@ static void test_run_three_ops(void **state) {
   assert_int_equal(utvm_graph_output(&g, 1u, &y), UTVM_ERR_GRAPH_ARGUMENT);
 }
 
+/* Input info (TVM's get_input_info as JSON) leaves out loaded parameters, escapes names, and
+ * measures itself; share_params copies the named inputs from another executor of the graph. */
+static void test_input_info_and_share_params(void **state) {
+  static uint8_t other_memory[16384];
+  utvm_graph_t other;
+  char text[128];
+  uint8_t blob[256];
+  (void)state;
+  char *json = with("\"name\":\"x\"", "\"name\":\"x\\\"1\"");
+  assert_int_equal(init_json(json, strlen(json)), UTVM_OK);
+  static const char kAll[] = "{\"shape\": {\"x\\\"1\": [4], \"p\": [4]}, "
+                             "\"dtype\": {\"x\\\"1\": \"float32\", \"p\": \"float32\"}}";
+  assert_int_equal(utvm_graph_input_info(&g, NULL, 0u), strlen(kAll));
+  assert_int_equal(utvm_graph_input_info(&g, text, sizeof(text)), strlen(kAll));
+  assert_string_equal(text, kAll);
+  /* A short buffer holds the start of the text, NUL-terminated. */
+  assert_int_equal(utvm_graph_input_info(&g, text, 10u), strlen(kAll));
+  assert_string_equal(text, "{\"shape\":");
+  assert_int_equal(utvm_graph_init(&other, json, strlen(json), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                   other_memory, sizeof(other_memory)),
+                   UTVM_OK);
+  size_t blob_len = make_params(blob, "p", 4, kDLFloat);
+  assert_int_equal(utvm_graph_load_params(&other, blob, blob_len), UTVM_OK);
+  (void)utvm_graph_input_info(&other, text, sizeof(text));
+  assert_string_equal(text, "{\"shape\": {\"x\\\"1\": [4]}, \"dtype\": {\"x\\\"1\": \"float32\"}}");
+  /* A truncated blob and a name the other executor lacks are refused before any copy. */
+  assert_int_equal(utvm_graph_share_params(&g, &other, blob, 30u), UTVM_ERR_GRAPH_PARAMS);
+  assert_non_null(strstr(g.error, "params: truncated"));
+  assert_int_equal(utvm_graph_share_params(&g, NULL, blob, blob_len), UTVM_ERR_GRAPH_ARGUMENT);
+  DLTensor *p = NULL;
+  assert_int_equal(utvm_graph_input(&g, 1u, &p), UTVM_OK);
+  memset(p->data, 0, 16u);
+  assert_int_equal(utvm_graph_share_params(&g, &other, blob, blob_len), UTVM_OK);
+  static const float expected[4] = {100.0f, 200.0f, 300.0f, 400.0f};
+  assert_memory_equal(p->data, expected, 16u);
+  (void)utvm_graph_input_info(&g, text, sizeof(text));
+  assert_string_equal(text, "{\"shape\": {\"x\\\"1\": [4]}, \"dtype\": {\"x\\\"1\": \"float32\"}}");
+  /* A blob naming x"1 (an input of g) that other has not: other is a graph without it. */
+  char *renamed = with("\"name\":\"x\"", "\"name\":\"y\"");
+  assert_int_equal(utvm_graph_init(&other, renamed, strlen(renamed),
+                                   (TVMModuleHandle)(uintptr_t)0x8000u, other_memory,
+                                   sizeof(other_memory)),
+                   UTVM_OK);
+  blob_len = make_params(blob, "x\"1", 4, kDLFloat);
+  assert_int_equal(utvm_graph_share_params(&g, &other, blob, blob_len), UTVM_ERR_GRAPH_PARAMS);
+  assert_non_null(strstr(g.error, "not an input of the executor shared from"));
+  free(renamed);
+  free(json);
+}
+
 static void test_metadata_ends_parsing(void **state) {
   (void)state;
   char *json = with("\"node_row_ptr\"", "\"metadata\":{\"anything\": [1, \"x\"]} , garbage");
@@ -340,6 +390,7 @@ static void test_hostile_params(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_run_three_ops, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_input_info_and_share_params, setup, teardown),
       cmocka_unit_test_setup_teardown(test_metadata_ends_parsing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_json, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_params, setup, teardown),

@@ -235,6 +235,24 @@ static void expect_method_exception(uint64_t mod, const char *name, const rpc_ar
   test_bytes_free(&reply);
 }
 
+/* Calls mod.get_input_info() and expects Bytes holding exactly text. */
+static void expect_input_info(uint64_t mod, const char *text) {
+  rpc_args_builder_t b;
+  test_bytes_t reply;
+  rpc_reply_t r;
+  rpc_ab_init(&b);
+  test_bytes_init(&reply);
+  call_method(mod, "get_input_info", &b, &reply);
+  rpc_parse_reply(reply.data, reply.len, &r);
+  assert_int_equal(r.code, 4);
+  assert_int_equal(r.num, 2);
+  assert_int_equal(r.values[1].tc, kTVMBytes);
+  assert_int_equal(r.values[1].u, strlen(text));
+  assert_memory_equal(r.values[1].bytes, text, strlen(text));
+  rpc_ab_free(&b);
+  test_bytes_free(&reply);
+}
+
 static void test_graph_flow(void **state) {
   (void)state;
   static const float ones[4] = {1.0f, 1.0f, 1.0f, 1.0f};
@@ -247,10 +265,19 @@ static void test_graph_flow(void **state) {
   assert_int_equal(call_int(mod, "get_num_outputs", NULL), 1);
   assert_int_equal(call_int(mod, "get_input_index", "p"), 1);
   assert_int_equal(call_int(mod, "get_input_index", "nope"), -1);
-  /* Absent, as TVM's GraphModule expects: Null. */
+  /* TVM's GraphModule constructor looks these up without a guard: they must exist. The two
+   * zero-copy functions are looked up with a guard and are absent (Null). */
+  static const char *const kConstructorLookups[9] = {
+      "set_input",       "run",            "get_output",     "get_input",   "get_num_outputs",
+      "get_input_index", "get_input_info", "get_num_inputs", "load_params"};
+  for (size_t k = 0u; k < 9u; k++) {
+    assert_true(module_function(mod, kConstructorLookups[k]) != 0u);
+  }
+  assert_true(module_function(mod, "share_params") != 0u);
   assert_int_equal(module_function(mod, "set_input_zero_copy"), 0u);
   assert_int_equal(module_function(mod, "set_output_zero_copy"), 0u);
-  assert_int_equal(module_function(mod, "share_params"), 0u);
+  expect_input_info(mod, "{\"shape\": {\"x\": [4], \"p\": [4]}, "
+                         "\"dtype\": {\"x\": \"float32\", \"p\": \"float32\"}}");
 
   rpc_args_builder_t b;
   test_bytes_t reply;
@@ -283,6 +310,29 @@ static void test_graph_flow(void **state) {
   rpc_ab_bytes(&b, kTVMBytes, blob.data, blob.len);
   call_method(mod, "load_params", &b, &reply);
   (void)rpc_expect_call_result(&reply, kTVMNullptr);
+  /* A loaded parameter is no input any more (TVM's get_input_info). */
+  expect_input_info(mod, "{\"shape\": {\"x\": [4]}, \"dtype\": {\"x\": \"float32\"}}");
+  /* share_params from itself changes nothing; from a module that is no graph executor, or
+   * with a bad blob, it is refused. */
+  rpc_ab_free(&b);
+  rpc_ab_init(&b);
+  rpc_ab_int(&b, kTVMModuleHandle, (int64_t)mod);
+  rpc_ab_bytes(&b, kTVMBytes, blob.data, blob.len);
+  call_method(mod, "share_params", &b, &reply);
+  (void)rpc_expect_call_result(&reply, kTVMNullptr);
+  rpc_ab_free(&b);
+  rpc_ab_init(&b);
+  rpc_ab_int(&b, kTVMModuleHandle, 0x8000);
+  rpc_ab_bytes(&b, kTVMBytes, blob.data, blob.len);
+  expect_method_exception(mod, "share_params", &b, "expected (graph executor Module");
+  rpc_ab_free(&b);
+  rpc_ab_init(&b);
+  rpc_ab_int(&b, kTVMModuleHandle, (int64_t)mod);
+  rpc_ab_bytes(&b, kTVMBytes, blob.data, 20u);
+  expect_method_exception(mod, "share_params", &b, "params: truncated");
+  /* A second executor: the table is full, and the text says who holds the slot. */
+  (void)create_graph(kGraph, "module table full: held by graph executor 0x00008001; free one "
+                             "(FreeHandle, type 9) or raise UTVM_CRT_MAX_MODULES");
   rpc_ab_free(&b);
   rpc_ab_init(&b);
   call_method(mod, "run", &b, &reply);
