@@ -42,6 +42,7 @@ typedef struct {
   bool io_in_activations;
   const char *date;
   const char *cpu;
+  const char *sizes;
   const char *params;
   const char *mlf;
   const char *executor;
@@ -353,6 +354,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->date = v;
       } else if (strcmp(a, "--cpu") == 0) {
         o->cpu = v;
+      } else if (strcmp(a, "--sizes") == 0) {
+        o->sizes = v;
       } else if (strcmp(a, "--params") == 0) {
         o->params = v;
       } else if (strcmp(a, "--executor") == 0) {
@@ -1199,6 +1202,7 @@ static int cmd_compile(const cli_options_t *o) {
     e.builtin_activations = o->builtin_activations;
     e.io_in_activations = o->io_in_activations;
     e.cpu = o->cpu;
+    e.sizes = o->sizes;
     e.params = o->params;
     e.json = o->json;
     return cli_emit(&e);
