@@ -10,8 +10,9 @@
 # defaults to the utvm target of this build (a cross build passes a host build's bin/utvm);
 # BUILTIN_ACTIVATIONS makes the generated code carry its activations buffer (section
 # .bss.utvm.activations) and IO buffers (.bss.utvm.io); IO_IN_ACTIVATIONS puts the inputs and
-# outputs inside the activations. CPU (whose kernel scratch to plan) defaults to the -mcpu= of
-# UTVM_CPU_FLAGS in a cross build, else host.
+# outputs inside the activations. CPU (the core whose kernel paths and scratch to plan; `utvm
+# compile` requires it) defaults to the -mcpu= of UTVM_CPU_FLAGS or CMAKE_C_FLAGS in a cross
+# build (a configure error when neither has one), else host.
 function(utvm_add_model target model MODEL_NAME)
   cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS" "DEPENDS"
                         ${ARGN})
@@ -30,10 +31,14 @@ function(utvm_add_model target model MODEL_NAME)
   if(AI_IO_IN_ACTIVATIONS)
     list(APPEND flags --io-in-activations)
   endif()
-  if(NOT AI_CPU)
+  if(NOT AI_CPU AND NOT CMAKE_CROSSCOMPILING)
     set(AI_CPU host)
-    if(CMAKE_CROSSCOMPILING AND UTVM_CPU_FLAGS MATCHES "-mcpu=([a-z0-9]+-[a-z0-9]+)")
+  elseif(NOT AI_CPU)
+    if("${UTVM_CPU_FLAGS} ${CMAKE_C_FLAGS}" MATCHES "-mcpu=([a-z0-9]+-[a-z0-9]+)")
       set(AI_CPU ${CMAKE_MATCH_1})
+    else()
+      message(FATAL_ERROR "utvm_add_model(${target} ... ${MODEL_NAME}): no -mcpu= in "
+              "UTVM_CPU_FLAGS or CMAKE_C_FLAGS; pass CPU <core> (cortex-m4, ...)")
     endif()
   endif()
   list(APPEND flags --cpu ${AI_CPU})

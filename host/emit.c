@@ -639,7 +639,8 @@ void emit_io_info(emit_t *e, host_text_t *s, const emit_io_t *io) {
 }
 
 /* An input or output's ai_tensor_info initializer (tflite back end). */
-static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, size_t *io_bytes) {
+static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i,
+                          utvm_emit_report_t *r) {
   utvm_runner_tensor_t t;
   utvm_model_tensor_t mt;
   emit_io_t io;
@@ -676,7 +677,8 @@ static utvm_err_t emit_io(emit_t *e, host_text_t *s, bool input, uint32_t i, siz
   io.scale = t.scale;
   io.zero_point = t.zero_point;
   emit_io_info(e, s, &io);
-  *io_bytes += t.bytes;
+  r->io_bytes += t.bytes;
+  r->io_aligned_bytes += emit_align_up(t.bytes);
   return UTVM_OK;
 }
 
@@ -871,10 +873,10 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.n_inputs = e.model.n_inputs;
     r.n_outputs = e.model.n_outputs;
     for (uint32_t i = 0u; (rc == UTVM_OK) && (i < r.n_inputs); i++) {
-      rc = emit_io(&e, &io[0], true, i, &r.io_bytes);
+      rc = emit_io(&e, &io[0], true, i, &r);
     }
     for (uint32_t i = 0u; (rc == UTVM_OK) && (i < r.n_outputs); i++) {
-      rc = emit_io(&e, &io[1], false, i, &r.io_bytes);
+      rc = emit_io(&e, &io[1], false, i, &r);
     }
     r.activations_bytes = e.io_separate ? e.runner.io_offset : e.runner.arena_size;
     r.activations_io_shared_bytes = e.shared_bytes;

@@ -400,7 +400,7 @@ static utvm_err_t emit_kernel(graph_emit_t *ge, uint32_t k, const graph_op_t *op
 }
 
 /* The inputs' and outputs' table rows (no quantization: a graph does not carry it). */
-static utvm_err_t graph_io(graph_emit_t *ge, host_text_t *io, size_t *io_bytes) {
+static utvm_err_t graph_io(graph_emit_t *ge, host_text_t *io, utvm_emit_report_t *rep) {
   for (uint32_t i = 0u; i < (ge->n_in + ge->g.num_outputs); i++) {
     const bool input = i < ge->n_in;
     uint32_t entry = 0u;
@@ -440,7 +440,8 @@ static utvm_err_t graph_io(graph_emit_t *ge, host_text_t *io, size_t *io_bytes) 
       r.bytes *= (size_t)t->shape[d];
     }
     emit_io_info(ge->e, &io[input ? 0 : 1], &r);
-    *io_bytes += r.bytes;
+    rep->io_bytes += r.bytes;
+    rep->io_aligned_bytes += emit_align_up(r.bytes);
   }
   return UTVM_OK;
 }
@@ -575,7 +576,7 @@ utvm_err_t utvm_host_emit_graph(const char *json, size_t json_len, const uint8_t
     }
   }
   if (rc == UTVM_OK) {
-    rc = graph_io(&ge, io, &r.io_bytes);
+    rc = graph_io(&ge, io, &r);
     r.params_bytes = e.params_bytes;
   }
   rc = emit_finish(&e, rc, dir, &r, io);

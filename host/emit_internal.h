@@ -19,6 +19,8 @@
 
 /* Alignment of every constant in the weights blob. */
 #define EMIT_ALIGN 16u
+/* n rounded up to EMIT_ALIGN. */
+#define emit_align_up(n) (((size_t)(n) + (EMIT_ALIGN - 1u)) & ~(size_t)(EMIT_ALIGN - 1u))
 /* Bytes of one operand's C expression ("a(act, 123456u)", "io[3]", "w(123u)"). */
 #define EMIT_EXPR_SIZE 48u
 /* DLPack's type code of booleans (kDLBool, newer than Debian's dlpack.h). */

@@ -136,7 +136,8 @@ typedef struct {
   const char *out_dir;  /* -o DIR: DIR/NET.h, NET.c, NET_data.c; NULL: report only */
   const char *name;     /* --name NET */
   const char *date;     /* --date, or NULL */
-  const char *cpu;      /* --cpu: the target core (cortex-m4, ...), NULL: host */
+  const char *cpu;      /* --cpu: the target core (host, cortex-m4, ...); required */
+  const char *sizes;    /* --sizes: a build's utvm-sizes.txt (the report measures), or NULL */
   const char *params;   /* --params: a graph JSON model's parameter blob, or NULL */
   bool builtin_activations;
   bool io_in_activations;

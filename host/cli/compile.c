@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "sizes.h"
 #include "utvm/host_mlf.h"
 #include "utvm/host_compile.h"
 #include "utvm/host_emit.h"
@@ -158,30 +160,6 @@ int cli_compile(const cli_compile_options_t *c) {
   return CLI_EXIT_OK;
 }
 
-/* Flash (.text* + .rodata* bytes) of each kernel's object file in utvm_kernels built by the
- * cortex-m4 preset (-Os), measured with `arm-none-eabi-size -A libutvm_kernels.a` (docs/AI.md),
- * indexed by utvm_op_kind_t. QUANTIZE and REQUANTIZE share one object (quantize_s8.c), counted
- * once. Generated code needs no prepare helper (quantize_params.c). */
-static const uint32_t emit_kernel_flash[UTVM_OP_KIND_MAX + 1] = {
-    0u, 1308u, 1224u, 628u, 804u, 704u, 1212u, 988u, 1424u, 1292u, 1312u, 532u, 480u, 1132u,
-    464u, 464u, 72u, 36u};
-
-static uint32_t emit_flash(uint32_t kernels_used) {
-  uint32_t total = 0u;
-  bool quantize_counted = false;
-  for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
-    if ((kernels_used & (1u << (k - 1u))) != 0u) {
-      const bool quantize = (k == (uint32_t)UTVM_OP_QUANTIZE_F32_S8) ||
-                            (k == (uint32_t)UTVM_OP_REQUANTIZE_S8);
-      if (!quantize || !quantize_counted) {
-        total += emit_kernel_flash[k];
-      }
-      quantize_counted = quantize_counted || quantize;
-    }
-  }
-  return total;
-}
-
 /* The kernels a --cpu value runs (NULL: the host's, portable); false for an unknown name. */
 static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core) {
   static const char *const portable[] = {"host", "cortex-m0", "cortex-m0plus", "cortex-m3"};
@@ -212,57 +190,216 @@ static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core) {
   return false;
 }
 
-static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_report_t *r) {
-  const uint32_t flash = emit_flash(r->kernels_used);
+/* The measured memory of a model (docs/AI.md, "The memory report"): rows of the table's
+ * kernels, the compiled network code and weights, the ai_ runtime and what it pulls in. */
+typedef struct {
+  bool measured;
+  cli_sz_row_t kernels;
+  cli_sz_row_t network;
+  cli_sz_row_t weights;
+  cli_sz_row_t runtime;
+  cli_sz_row_t total;
+  uint32_t kernel_flash[UTVM_OP_KIND_MAX + 1]; /* each kernel alone: its text + rodata + data */
+} emit_memory_t;
+
+static const char *const memory_rows[4] = {"kernels", "network", "weights", "runtime"};
+
+static uint64_t row_flash(const cli_sz_row_t *r) {
+  return r->bytes[CLI_SZ_TEXT] + r->bytes[CLI_SZ_RODATA] + r->bytes[CLI_SZ_DATA];
+}
+
+static uint64_t row_ram(const cli_sz_row_t *r) {
+  return r->bytes[CLI_SZ_DATA] + r->bytes[CLI_SZ_BSS];
+}
+
+/* The kernel paths the core takes for the kernels the model calls, e.g. "DSP fast paths
+ * (fast_s8_dsp.c) for CONV_2D, FULLY_CONNECTED". */
+static void kernel_paths(utvm_kernels_core_t core, uint32_t used, char *text, size_t cap) {
+  static const uint32_t kinds[4] = {UTVM_OP_CONV2D_S8, UTVM_OP_DEPTHWISE_CONV2D_S8,
+                                    UTVM_OP_FULLY_CONNECTED_S8, UTVM_OP_ADD_S8};
+  static const char *const names[4] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED",
+                                       "ADD"};
+  const uint32_t n_fast = (core == UTVM_KERNELS_MVE) ? 4u : 3u;
+  size_t len = (size_t)snprintf(text, cap, "%s", (core == UTVM_KERNELS_MVE)
+                                                     ? "MVE fast paths (fast_s8_mve.c)"
+                                                 : (core == UTVM_KERNELS_DSP)
+                                                     ? "DSP fast paths (fast_s8_dsp.c)"
+                                                     : "blocked portable C (fast_s8_blocked.c)");
+  bool any = false;
+  for (uint32_t i = 0u; (i < n_fast) && (len < cap); i++) {
+    if ((used & (1u << (kinds[i] - 1u))) != 0u) {
+      len += (size_t)snprintf(&text[len], cap - len, "%s%s", any ? ", " : " for ", names[i]);
+      any = true;
+    }
+  }
+  if (!any) {
+    (void)snprintf(text, cap, "reference loops only (no operator with a fast path)");
+  }
+}
+
+/* Measures the model emitted as NET.c and NET_data.c in dir with the table t into *m. */
+static bool emit_measure(const cli_sizes_t *t, const char *dir, const char *name,
+                         uint32_t used, emit_memory_t *m, char *msg, size_t cap) {
+  const char *groups[UTVM_OP_KIND_MAX + 1];
+  uint32_t n = 0u;
+  char src[1024];
+  char obj[1024];
+  (void)memset(m, 0, sizeof(*m));
+  for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
+    if ((used & (1u << (k - 1u))) != 0u) {
+      groups[n] = utvm_host_emit_kernel_name(k);
+      if (!cli_sizes_has_group(t, groups[n])) {
+        (void)snprintf(msg, cap, "--sizes: the table has no figures for %s", groups[n]);
+        return false;
+      }
+      cli_sz_row_t alone;
+      cli_sizes_union(t, &groups[n], 1u, NULL, false, &alone);
+      m->kernel_flash[k] = (uint32_t)row_flash(&alone);
+      n++;
+    }
+  }
+  groups[n++] = "ai_runtime";
+  if (!cli_sizes_has_group(t, "ai_runtime")) {
+    (void)snprintf(msg, cap, "--sizes: the table has no figures for the ai_ runtime");
+    return false;
+  }
+  cli_sizes_union(t, groups, n - 1u, "libutvm_kernels.a(", false, &m->kernels);
+  cli_sizes_union(t, groups, n, "libutvm_kernels.a(", true, &m->runtime);
+  const char *suffix[2] = {".c", "_data.c"};
+  cli_sz_row_t *rows[2] = {&m->network, &m->weights};
+  for (uint32_t i = 0u; i < 2u; i++) {
+    (void)snprintf(src, sizeof(src), "%s/%s%s", dir, name, suffix[i]);
+    (void)snprintf(obj, sizeof(obj), "%s/%s%s.o", dir, name, suffix[i]);
+    const bool ok = cli_sizes_compile(t, dir, src, obj, rows[i], msg, cap);
+    (void)remove(obj);
+    if (!ok) {
+      return false;
+    }
+  }
+  const cli_sz_row_t *all[4] = {&m->kernels, &m->network, &m->weights, &m->runtime};
+  for (uint32_t r = 0u; r < 4u; r++) {
+    for (uint32_t k = 0u; k < (uint32_t)CLI_SZ_KINDS; k++) {
+      m->total.bytes[k] += all[r]->bytes[k];
+    }
+  }
+  m->measured = true;
+  return true;
+}
+
+static void json_row(const char *key, const cli_sz_row_t *r, bool last) {
+  (void)printf("\"%s\": {\"text\": %llu, \"rodata\": %llu, \"data\": %llu, \"bss\": %llu, "
+               "\"flash\": %llu, \"ram\": %llu}%s", key,
+               (unsigned long long)r->bytes[CLI_SZ_TEXT],
+               (unsigned long long)r->bytes[CLI_SZ_RODATA],
+               (unsigned long long)r->bytes[CLI_SZ_DATA], (unsigned long long)r->bytes[CLI_SZ_BSS],
+               (unsigned long long)row_flash(r), (unsigned long long)row_ram(r), last ? "" : ", ");
+}
+
+static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report_t *r,
+                             const emit_memory_t *m, const char *paths) {
+  const cli_sz_row_t *rows[4] = {&m->kernels, &m->network, &m->weights, &m->runtime};
+  char flash[24] = "null";
+  if (m->measured) {
+    (void)snprintf(flash, sizeof(flash), "%llu", (unsigned long long)row_flash(&m->kernels));
+  }
+  (void)printf("{\"ok\": true, \"model\": ");
+  cli_json_string(stdout, e->model, strlen(e->model));
+  (void)printf(", \"name\": ");
+  cli_json_string(stdout, e->name, strlen(e->name));
+  (void)printf(", \"cpu\": \"%s\", \"kernel_paths\": \"%s\", \"activations_bytes\": %zu, "
+               "\"io_in_activations\": %s, \"io_bytes\": %zu, \"io_aligned_bytes\": %zu, "
+               "\"activations_io_shared_bytes\": %zu, \"activations_io_separate_bytes\": %zu, "
+               "\"params_bytes\": %zu, \"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
+               "\"inputs\": %u, \"outputs\": %u, \"layers\": [",
+               e->cpu, paths, r->activations_bytes, e->io_in_activations ? "true" : "false",
+               r->io_bytes, r->io_aligned_bytes, r->activations_io_shared_bytes,
+               r->activations_io_separate_bytes, r->params_bytes, r->scratch_bytes, flash,
+               r->n_inputs, r->n_outputs);
+  for (uint32_t k = 0u; k < r->n_layers; k++) {
+    char offset[16] = "null";
+    if (r->layers[k].output_offset != UINT32_MAX) {
+      (void)snprintf(offset, sizeof(offset), "%u", r->layers[k].output_offset);
+    }
+    (void)printf("%s{\"kernel\": \"%s\", \"output_bytes\": %u, \"output_offset\": %s, "
+                 "\"scratch_bytes\": %u}", (k == 0u) ? "" : ", ", r->layers[k].function,
+                 r->layers[k].output_bytes, offset, r->layers[k].scratch_bytes);
+  }
+  (void)printf("], \"kernels\": [");
+  bool first = true;
+  for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
+    if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
+      char alone[16] = "null";
+      if (m->measured) {
+        (void)snprintf(alone, sizeof(alone), "%u", m->kernel_flash[k]);
+      }
+      (void)printf("%s{\"kernel\": \"%s\", \"flash_bytes\": %s}", first ? "" : ", ",
+                   utvm_host_emit_kernel_name(k), alone);
+      first = false;
+    }
+  }
+  (void)printf("], \"memory\": ");
+  if (!m->measured) {
+    (void)printf("null}\n");
+    return;
+  }
+  (void)printf("{\"sizes\": ");
+  cli_json_string(stdout, e->sizes, strlen(e->sizes));
+  (void)printf(", ");
+  for (uint32_t i = 0u; i < 4u; i++) {
+    json_row(memory_rows[i], rows[i], false);
+  }
+  json_row("total", &m->total, true);
+  (void)printf("}}\n");
+}
+
+static void text_row(const char *label, const cli_sz_row_t *r) {
+  (void)printf("  %-16s %8llu %8llu %8llu %8llu %8llu %8llu\n", label,
+               (unsigned long long)r->bytes[CLI_SZ_TEXT],
+               (unsigned long long)r->bytes[CLI_SZ_RODATA],
+               (unsigned long long)r->bytes[CLI_SZ_DATA], (unsigned long long)r->bytes[CLI_SZ_BSS],
+               (unsigned long long)row_flash(r), (unsigned long long)row_ram(r));
+}
+
+static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_report_t *r,
+                              const emit_memory_t *m, const char *paths) {
   if (e->json) {
-    (void)printf("{\"ok\": true, \"model\": ");
-    cli_json_string(stdout, e->model, strlen(e->model));
-    (void)printf(", \"name\": ");
-    cli_json_string(stdout, e->name, strlen(e->name));
-    (void)printf(", \"cpu\": \"%s\", \"activations_bytes\": %zu, \"io_in_activations\": %s, "
-                 "\"io_bytes\": %zu, \"activations_io_shared_bytes\": %zu, "
-                 "\"activations_io_separate_bytes\": %zu, \"params_bytes\": %zu, "
-                 "\"scratch_bytes\": %zu, \"kernel_flash_bytes\": %u, \"inputs\": %u, "
-                 "\"outputs\": %u, \"layers\": [",
-                 (e->cpu != NULL) ? e->cpu : "host", r->activations_bytes,
-                 e->io_in_activations ? "true" : "false", r->io_bytes,
-                 r->activations_io_shared_bytes, r->activations_io_separate_bytes,
-                 r->params_bytes, r->scratch_bytes, flash, r->n_inputs, r->n_outputs);
-    for (uint32_t k = 0u; k < r->n_layers; k++) {
-      char offset[16] = "null";
-      if (r->layers[k].output_offset != UINT32_MAX) {
-        (void)snprintf(offset, sizeof(offset), "%u", r->layers[k].output_offset);
-      }
-      (void)printf("%s{\"kernel\": \"%s\", \"output_bytes\": %u, \"output_offset\": %s, "
-                   "\"scratch_bytes\": %u}", (k == 0u) ? "" : ", ", r->layers[k].function,
-                   r->layers[k].output_bytes, offset, r->layers[k].scratch_bytes);
-    }
-    (void)printf("], \"kernels\": [");
-    bool first = true;
-    for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
-      if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
-        (void)printf("%s{\"kernel\": \"%s\", \"flash_bytes\": %u}", first ? "" : ", ",
-                     utvm_host_emit_kernel_name(k), emit_kernel_flash[k]);
-        first = false;
-      }
-    }
-    (void)printf("]}\n");
+    emit_report_json(e, r, m, paths);
     return;
   }
   (void)printf("model              %s\n", e->model);
-  (void)printf("cpu                %s\n", (e->cpu != NULL) ? e->cpu : "host");
+  (void)printf("cpu                %s: %s\n", e->cpu, paths);
   (void)printf("activations        %zu bytes (%s)\n", r->activations_bytes,
                e->io_in_activations ? "inputs and outputs inside" : "inputs and outputs apart");
-  (void)printf("  IO apart         %zu bytes + inputs and outputs %zu bytes\n",
-               r->activations_io_separate_bytes, r->io_bytes);
+  (void)printf("  IO apart         %zu bytes + inputs and outputs %zu bytes (%zu with 16-byte "
+               "alignment)\n", r->activations_io_separate_bytes, r->io_bytes,
+               r->io_aligned_bytes);
   (void)printf("  IO inside        %zu bytes (--io-in-activations)\n",
                r->activations_io_shared_bytes);
   (void)printf("params             %zu bytes\n", r->params_bytes);
   (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
-  (void)printf("kernel flash       %u bytes (Cortex-M4, -Os)\n", flash);
+  if (m->measured) {
+    const cli_sz_row_t *rows[4] = {&m->kernels, &m->network, &m->weights, &m->runtime};
+    (void)printf("memory             measured by %s (the linker's input sections)\n", e->sizes);
+    (void)printf("  %-16s %8s %8s %8s %8s %8s %8s\n", "", "text", "rodata", "data", "bss",
+                 "flash", "RAM");
+    for (uint32_t i = 0u; i < 4u; i++) {
+      text_row(memory_rows[i], rows[i]);
+    }
+    text_row("total", &m->total);
+    (void)printf("  plus the application's activations and IO buffers (IO apart)\n");
+  } else {
+    (void)printf("memory             not measured: add --sizes build/<preset>/utvm-sizes.txt "
+                 "(a build for this core writes it)\n");
+  }
+  (void)printf("kernels            %s\n", m->measured ? "(flash of each alone; shared code "
+                                                      "counted once in the rows above)" : "");
   for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
     if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
-      (void)printf("  %-24s %u bytes\n", utvm_host_emit_kernel_name(k), emit_kernel_flash[k]);
+      if (m->measured) {
+        (void)printf("  %-24s %u bytes\n", utvm_host_emit_kernel_name(k), m->kernel_flash[k]);
+      } else {
+        (void)printf("  %s\n", utvm_host_emit_kernel_name(k));
+      }
     }
   }
   (void)printf("layers             %u\n", r->n_layers);
@@ -313,11 +450,74 @@ static utvm_err_t emit_any(const uint8_t *model, size_t size, const uint8_t *par
   return utvm_host_emit(model, size, o, dir, r, err, err_cap);
 }
 
+/* The usage error of a missing or unknown --cpu. */
+static int cpu_error(const cli_emit_options_t *e) {
+  char msg[512];
+  (void)snprintf(msg, sizeof(msg), "%s%s: the target core decides the kernels' paths and scratch; "
+                 "give one of host, cortex-m0, cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, "
+                 "cortex-m33, cortex-m35p, cortex-m55, cortex-m85",
+                 (e->cpu == NULL) ? "--cpu is required" : "--cpu ",
+                 (e->cpu == NULL) ? "" : e->cpu);
+  return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+}
+
+/* Emits into a new temporary directory, measures the model there with the table and removes
+ * the directory; false with a text in msg. */
+static bool emit_and_measure(const cli_emit_options_t *e, const uint8_t *model, size_t size,
+                             const uint8_t *params, size_t params_size,
+                             const utvm_emit_options_t *o, utvm_emit_report_t *r,
+                             emit_memory_t *m, utvm_err_t *rc, char *msg, size_t cap) {
+  char dir[] = "/tmp/utvm_report_XXXXXX";
+  char err[512];
+  cli_sizes_t t;
+  if (!cli_sizes_load(e->sizes, &t, msg, cap)) {
+    return false;
+  }
+  if (strcmp(t.core, e->cpu) != 0) {
+    (void)snprintf(msg, cap, "--sizes %s measures %s, not --cpu %s", e->sizes, t.core, e->cpu);
+    cli_sizes_free(&t);
+    return false;
+  }
+  if (mkdtemp(dir) == NULL) {
+    (void)snprintf(msg, cap, "cannot create a temporary directory: %s", strerror(errno));
+    cli_sizes_free(&t);
+    return false;
+  }
+  *rc = emit_any(model, size, params, params_size, o, dir, r, err, sizeof(err));
+  bool ok = true;
+  if (*rc != UTVM_OK) {
+    (void)snprintf(msg, cap, "%s: %s: %s", e->model, utvm_strerror(*rc), err);
+    ok = false;
+  } else {
+    ok = emit_measure(&t, dir, o->name, r->kernels_used, m, msg, cap);
+  }
+  const char *suffix[3] = {".h", ".c", "_data.c"};
+  for (uint32_t i = 0u; i < 3u; i++) {
+    char path[512];
+    (void)snprintf(path, sizeof(path), "%s/%s%s", dir, o->name, suffix[i]);
+    (void)remove(path);
+  }
+  (void)rmdir(dir);
+  cli_sizes_free(&t);
+  return ok;
+}
+
 int cli_emit(const cli_emit_options_t *e) {
   char msg[1024];
   char err[512];
+  char paths[160];
   size_t size = 0u;
   utvm_emit_report_t r;
+  emit_memory_t m;
+  utvm_emit_options_t o;
+  (void)memset(&o, 0, sizeof(o));
+  (void)memset(&m, 0, sizeof(m));
+  if ((e->cpu == NULL) || !cli_kernels_core(e->cpu, &o.core)) {
+    return cpu_error(e);
+  }
+  if ((e->sizes != NULL) && (e->out_dir != NULL)) {
+    return compile_error(e->json, CLI_EXIT_USAGE, "usage", "--sizes goes with --report");
+  }
   uint8_t *data = read_all(e->model, &size, msg, sizeof(msg));
   if (data == NULL) {
     return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
@@ -337,40 +537,44 @@ int cli_emit(const cli_emit_options_t *e) {
     }
   }
   const char *slash = strrchr(e->model, '/');
-  utvm_emit_options_t o;
-  (void)memset(&o, 0, sizeof(o));
   o.name = e->name;
   o.model_name = (slash != NULL) ? &slash[1] : e->model;
   o.date = e->date;
   o.builtin_activations = e->builtin_activations;
   o.io_in_activations = e->io_in_activations;
-  if (!cli_kernels_core(e->cpu, &o.core)) {
-    free(data);
-    (void)snprintf(msg, sizeof(msg), "--cpu %s: not one of host, cortex-m0, cortex-m0plus, "
-                   "cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m35p, cortex-m55, "
-                   "cortex-m85", e->cpu);
-    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  utvm_err_t rc = UTVM_OK;
+  bool measured = true;
+  if (e->sizes != NULL) {
+    measured = emit_and_measure(e, data, size, params, params_size, &o, &r, &m, &rc, msg,
+                                sizeof(msg));
+  } else {
+    rc = emit_any(data, size, params, params_size, &o, e->out_dir, &r, err, sizeof(err));
+    (void)snprintf(msg, sizeof(msg), "%s: %s: %s", e->model, utvm_strerror(rc), err);
   }
-  const utvm_err_t rc = emit_any(data, size, params, params_size, &o, e->out_dir, &r, err,
-                                 sizeof(err));
   free(data);
   free(params);
   if (rc != UTVM_OK) {
-    (void)snprintf(msg, sizeof(msg), "%s: %s: %s", e->model, utvm_strerror(rc), err);
     const bool usage = (rc == UTVM_ERR_EMIT_ARGUMENT) || (rc == UTVM_ERR_EMIT_WRITE);
     return compile_error(e->json, usage ? CLI_EXIT_USAGE : CLI_EXIT_DEVICE_ERROR,
                          usage ? "usage" : "model", msg);
   }
+  if (!measured) {
+    utvm_host_emit_report_free(&r);
+    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  }
+  kernel_paths(o.core, r.kernels_used, paths, sizeof(paths));
   if (e->out_dir == NULL) {
-    emit_report_print(e, &r);
+    emit_report_print(e, &r, &m, paths);
   } else if (e->json) {
     (void)printf("{\"ok\": true, \"name\": ");
     cli_json_string(stdout, e->name, strlen(e->name));
-    (void)printf(", \"activations_bytes\": %zu, \"params_bytes\": %zu, \"scratch_bytes\": %zu}\n",
+    (void)printf(", \"cpu\": \"%s\", \"kernel_paths\": \"%s\", \"activations_bytes\": %zu, "
+                 "\"params_bytes\": %zu, \"scratch_bytes\": %zu}\n", e->cpu, paths,
                  r.activations_bytes, r.params_bytes, r.scratch_bytes);
   } else {
-    (void)printf("wrote %s/%s.h, %s.c and %s_data.c (activations %zu bytes, params %zu bytes)\n",
-                 e->out_dir, e->name, e->name, e->name, r.activations_bytes, r.params_bytes);
+    (void)printf("wrote %s/%s.h, %s.c and %s_data.c (activations %zu bytes, params %zu bytes; "
+                 "%s: %s)\n", e->out_dir, e->name, e->name, e->name, r.activations_bytes,
+                 r.params_bytes, e->cpu, paths);
   }
   utvm_host_emit_report_free(&r);
   return CLI_EXIT_OK;

@@ -42,6 +42,7 @@ typedef struct {
   bool io_in_activations;
   const char *date;
   const char *cpu;
+  const char *sizes;
   const char *params;
   const char *mlf;
   const char *executor;
@@ -165,10 +166,11 @@ static const struct {
             "NAME] runs the model built into the firmware (utvm_add_mlf of an AOT archive,\n"
             "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
             "and outputs. Device errors exit 4, connection failures 3.\n"},
-    {"compile", "usage: utvm compile MODEL -o DIR --name NET [--builtin-activations]\n"
-                "                     [--io-in-activations] [--cpu CPU] [--date DATE]\n"
+    {"compile", "usage: utvm compile MODEL -o DIR --name NET --cpu CPU [--builtin-activations]\n"
+                "                     [--io-in-activations] [--date DATE]\n"
                 "                     [--params GRAPH.params]\n"
-                "       utvm [--json] compile MODEL.tflite --report [--io-in-activations] [--cpu CPU]\n"
+                "       utvm [--json] compile MODEL.tflite --report --cpu CPU [--sizes TABLE]\n"
+                "                     [--io-in-activations]\n"
                 "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
                 "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
                 "                     [--name NAME]\n\n"
@@ -179,12 +181,14 @@ static const struct {
                 ".rodata.utvm.weights); inputs and outputs get buffers of their own (the\n"
                 "application's: ai_set_input/ai_set_output), or with --io-in-activations live in\n"
                 "the activations at the planner's offsets. --builtin-activations adds the buffers\n"
-                "(sections .bss.utvm.activations, .bss.utvm.io); --cpu plans kernel scratch for\n"
-                "that core (host, cortex-m0/m0plus/m3: portable kernels; cortex-m4/m7/m33/m35p/\n"
-                "m55/m85: DSP paths; default host); --date records DATE. --report prints\n"
-                "activations with and without IO sharing, params, scratch, per-layer output and\n"
-                "kernel flash bytes (--json: one object with activations_bytes, params_bytes,\n"
-                "scratch_bytes, ...).\n\n"
+                "(sections .bss.utvm.activations, .bss.utvm.io); --cpu (required) is the target\n"
+                "core, whose kernel paths and scratch are planned (host, cortex-m0/m0plus/m3:\n"
+                "blocked portable C; cortex-m4/m7/m33/m35p: DSP; cortex-m55/m85: MVE); --date\n"
+                "records DATE. --report prints activations with and without IO sharing, params,\n"
+                "scratch, the kernel paths and per-layer outputs; with --sizes TABLE (a build's\n"
+                "utvm-sizes.txt for the same core) also the flash and RAM the kernels, the\n"
+                "network code, the weights and the ai_ runtime take, measured (--json: one\n"
+                "object with activations_bytes, params_bytes, memory, ...).\n\n"
                 "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
                 "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
                 "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
@@ -353,6 +357,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->date = v;
       } else if (strcmp(a, "--cpu") == 0) {
         o->cpu = v;
+      } else if (strcmp(a, "--sizes") == 0) {
+        o->sizes = v;
       } else if (strcmp(a, "--params") == 0) {
         o->params = v;
       } else if (strcmp(a, "--executor") == 0) {
@@ -1199,6 +1205,7 @@ static int cmd_compile(const cli_options_t *o) {
     e.builtin_activations = o->builtin_activations;
     e.io_in_activations = o->io_in_activations;
     e.cpu = o->cpu;
+    e.sizes = o->sizes;
     e.params = o->params;
     e.json = o->json;
     return cli_emit(&e);

@@ -70,6 +70,7 @@ typedef struct {
   size_t activations_io_shared_bytes;   /* activations with inputs and outputs inside */
   size_t activations_io_separate_bytes; /* activations without them (IO apart) */
   size_t io_bytes;           /* bytes of the inputs and outputs together */
+  size_t io_aligned_bytes;   /* the same, each rounded up to 16 bytes (UTVM_AI_ALIGNED) */
   size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
   size_t scratch_bytes;      /* largest kernel scratch of one operator */
   uint32_t n_inputs;

@@ -45,7 +45,8 @@ def read(p):
 
 
 def emit(model, out, name, *extra):
-    p = run("compile", os.path.join(MODELS, model), "-o", out, "--name", name, *extra)
+    cpu = () if "--cpu" in extra else ("--cpu", "host")
+    p = run("compile", os.path.join(MODELS, model), "-o", out, "--name", name, *cpu, *extra)
     check(p.returncode == 0, "emit %s" % model, p)
     return [read(os.path.join(out, name + suffix)) for suffix in (".h", ".c", "_data.c")]
 
@@ -86,14 +87,18 @@ def case_deterministic_and_compiles():
 
 def case_report():
     for model in MODEL_FILES:
-        p = run("--json", "compile", os.path.join(MODELS, model), "--report")
+        p = run("--json", "compile", os.path.join(MODELS, model), "--report", "--cpu", "host")
         check(p.returncode == 0, "report %s" % model, p)
         r = json.loads(p.stdout)
-        for key in ("activations_bytes", "params_bytes", "scratch_bytes", "kernel_flash_bytes",
-                    "io_bytes"):
+        for key in ("activations_bytes", "params_bytes", "scratch_bytes", "io_bytes",
+                    "io_aligned_bytes"):
             check(isinstance(r[key], int) and r[key] >= 0, "%s: %s" % (model, key))
         check(r["activations_bytes"] > 0 and r["params_bytes"] > 0, model + ": sizes")
-        check(len(r["layers"]) > 0 and r["kernel_flash_bytes"] > 0, model + ": layers, flash")
+        check(r["io_bytes"] <= r["io_aligned_bytes"] < r["io_bytes"] + 16 * 8 and
+              r["io_aligned_bytes"] % 16 == 0, model + ": IO with 16-byte alignment")
+        check(len(r["layers"]) > 0, model + ": layers")
+        check(r["kernel_flash_bytes"] is None and r["memory"] is None,
+              model + ": no flash figure without a measurement (--sizes)")
         check(r["io_in_activations"] is False and r["cpu"] == "host" and
               r["activations_bytes"] == r["activations_io_separate_bytes"], model + ": IO apart")
         for layer in r["layers"]:
@@ -116,7 +121,7 @@ def case_report():
         check("#define AI_net_ACTIVATIONS_SIZE %du" % r["activations_bytes"] in text,
               model + ": report and header agree")
         check("#define AI_net_PARAMS_SIZE %du" % r["params_bytes"] in text, model + ": params")
-    p = run("compile", os.path.join(MODELS, MODEL_FILES[2]), "--report")
+    p = run("compile", os.path.join(MODELS, MODEL_FILES[2]), "--report", "--cpu", "host")
     check(p.returncode == 0 and "activations        16000 bytes (inputs and outputs apart)" in
           p.stdout and "IO inside        16000 bytes" in p.stdout and
           "utvm_conv2d_s8" in p.stdout, "text report of KWS", p)
@@ -147,7 +152,7 @@ def case_graph_inputs():
     check(run("compile", kws, "--mlf", tar, "--executor", "graph").returncode == 0, "mlf")
     check(run("compile", kws, "--generic", "-o", gen).returncode == 0, "generic")
     graph, params = os.path.join(gen, "graph.json"), os.path.join(gen, "params.bin")
-    p = run("--json", "compile", tar, "--report")
+    p = run("--json", "compile", tar, "--report", "--cpu", "host")
     check(p.returncode == 0, "report of an archive", p)
     r = json.loads(p.stdout)
     check(r["activations_io_shared_bytes"] == 16000 and len(r["layers"]) == 13 and
@@ -162,9 +167,9 @@ def case_graph_inputs():
     a = emit(graph, os.path.join(TMP, "ga"), "g", "--params", params)
     b = emit(graph, os.path.join(TMP, "gb"), "g", "--params", params)
     check(a == b, "graph JSON: deterministic")
-    p = run("compile", graph, "--report")
+    p = run("compile", graph, "--report", "--cpu", "host")
     check(p.returncode == 2 and "op-params" in p.stderr, "graph JSON without --params", p)
-    p = run("compile", kws, "--report", "--params", params)
+    p = run("compile", kws, "--report", "--params", params, "--cpu", "host")
     check(p.returncode == 2 and "--params goes with a graph JSON" in p.stderr,
           "--params with a .tflite", p)
     data = read(tar)
@@ -174,25 +179,67 @@ def case_graph_inputs():
                             ("no graph", only_metadata(), "no executor-config")):
         with open(bad, "wb") as f:
             f.write(blob)
-        p = run("compile", bad, "--report")
+        p = run("compile", bad, "--report", "--cpu", "host")
         check(p.returncode == 2 and why in p.stderr, "%s archive refused" % name, p)
 
 
 def case_errors():
     model = os.path.join(MODELS, MODEL_FILES[0])
-    p = run("compile", model, "-o", os.path.join(TMP, "e"), "--name", "9bad")
+    p = run("compile", model, "-o", os.path.join(TMP, "e"), "--name", "9bad", "--cpu", "host")
     check(p.returncode == 2 and "C identifier" in p.stderr, "bad name refused", p)
-    p = run("compile", os.path.join(TMP, "missing.tflite"), "--report")
+    p = run("compile", os.path.join(TMP, "missing.tflite"), "--report", "--cpu", "host")
     check(p.returncode == 2 and "cannot read model" in p.stderr, "missing model", p)
     bad = os.path.join(TMP, "bad.tflite")
     with open(bad, "wb") as f:
         f.write(b"\0" * 64)
-    p = run("--json", "compile", bad, "--report")
+    p = run("--json", "compile", bad, "--report", "--cpu", "host")
     check(p.returncode == 4 and json.loads(p.stdout)["ok"] is False, "malformed model", p)
-    p = run("compile", model, "-o", "/proc/nonexistent/dir", "--name", "x")
+    p = run("compile", model, "-o", "/proc/nonexistent/dir", "--name", "x", "--cpu", "host")
     check(p.returncode == 2, "unwritable directory", p)
     p = run("compile", model, "--report", "--cpu", "cortex-a53")
     check(p.returncode == 2 and "--cpu cortex-a53" in p.stderr, "unknown --cpu", p)
+
+
+def case_cpu_required():
+    """Standalone C and the report need the target core; the report names the kernel paths
+    that core takes; a measurement table of another core or a damaged one is refused."""
+    kws = os.path.join(MODELS, MODEL_FILES[2])
+    for args in (("-o", os.path.join(TMP, "nocpu"), "--name", "kws"), ("--report",)):
+        p = run("compile", kws, *args)
+        check(p.returncode == 2 and "--cpu is required" in p.stderr and
+              "cortex-m4" in p.stderr and "cortex-m55" in p.stderr and "host" in p.stderr,
+              "%s without --cpu: refused, naming the choices" % args[0], p)
+    paths = {"cortex-m4": "DSP fast paths (fast_s8_dsp.c) for CONV_2D, DEPTHWISE_CONV_2D, "
+                          "FULLY_CONNECTED",
+             "cortex-m55": "MVE fast paths (fast_s8_mve.c) for CONV_2D, DEPTHWISE_CONV_2D, "
+                           "FULLY_CONNECTED",
+             "cortex-m3": "blocked portable C (fast_s8_blocked.c) for CONV_2D, "
+                          "DEPTHWISE_CONV_2D, FULLY_CONNECTED"}
+    for cpu, text in paths.items():
+        p = run("--json", "compile", kws, "--report", "--cpu", cpu)
+        check(p.returncode == 0 and json.loads(p.stdout)["kernel_paths"] == text,
+              "report on %s names its paths" % cpu, p)
+        p = run("compile", kws, "--report", "--cpu", cpu)
+        check(p.returncode == 0 and ("cpu                %s: %s" % (cpu, text)) in p.stdout,
+              "text report on %s names its paths" % cpu, p)
+    p = run("compile", kws, "-o", os.path.join(TMP, "m4"), "--name", "kws", "--cpu", "cortex-m4")
+    check(p.returncode == 0 and paths["cortex-m4"] in p.stdout, "emission names the paths", p)
+    table = os.path.join(TMP, "sizes.txt")
+    good = ("utvm-sizes 1\ncore cortex-m3\ncc gcc\ncflags -O2\n"
+            "section utvm_conv2d_s8 libutvm_kernels.a(conv2d_s8.c.obj) .text.x 12\n")
+    for body, why in ((good, "measures cortex-m3, not --cpu cortex-m4"),
+                      ("utvm-sizes 2\n", "not a utvm-sizes table"),
+                      (good + "section a b .text.y 99999999999\n", "line 6: not"),
+                      (good + "section a b .comment 1\n", "line 6: not"),
+                      (good + "x" * 5000 + "\n", "longer than"),
+                      (good.replace("\n", "", 1)[:60], "not a utvm-sizes table")):
+        with open(table, "w") as f:
+            f.write(body)
+        p = run("compile", kws, "--report", "--cpu", "cortex-m4", "--sizes", table)
+        check(p.returncode == 2 and why in p.stderr, "table refused: %s" % why, p)
+    p = run("compile", kws, "-o", os.path.join(TMP, "m4"), "--name", "kws", "--cpu", "cortex-m4",
+            "--sizes", table)
+    check(p.returncode == 2 and "--sizes goes with --report" in p.stderr, "--sizes with -o", p)
 
 
 def main():
