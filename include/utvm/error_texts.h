@@ -120,7 +120,10 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_RPC_CRC, "failed its CRC and was not executed\0")                            \
   UTVM_TEXT(UTVM_TEXT_RPC_COPY_CRC, "payload failed its CRC; destination undefined\0")             \
   UTVM_TEXT(UTVM_TEXT_RPC_SHAPE, "bad dtype or shape\0")                                           \
-  UTVM_TEXT(UTVM_TEXT_RPC_ALIGNMENT, "bad size or alignment\0")
+  UTVM_TEXT(UTVM_TEXT_RPC_ALIGNMENT, "bad size or alignment\0")                                   \
+  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_NEEDS, "over request buffer, needs\0")                            \
+  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_BYTES, " bytes of the tensor arena,\0")                           \
+  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_FREE, " free\0")
 
 /* One enumerator per entry of the two lists, in their order; the RPC server's from
  * UTVM_TEXT_RPC_FIRST_ID. */

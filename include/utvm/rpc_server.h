@@ -67,8 +67,12 @@ typedef struct {
   utvm_random_fn random;    /* session nonces */
   void *random_ctx;
   /* Request buffer: holds one request except copy payloads (headers and CallFunc
-   * arguments, including strings and bytes). 8-byte aligned, at least
-   * UTVM_RPC_MIN_BUFFER_SIZE; larger requests get an exception reply. */
+   * arguments, including strings and bytes) and the decoded arguments. 8-byte aligned, at
+   * least UTVM_RPC_MIN_BUFFER_SIZE. A CallFunc larger than the buffer (TVM sends a graph JSON
+   * or a parameter blob as one argument) is received into a temporary allocation of the
+   * tensor arena, freed after the call; without room for it the request is answered "CallFunc:
+   * over request buffer, needs 0x<N> bytes of the tensor arena, 0x<M> free". Other requests
+   * larger than the buffer get an exception reply. */
   uint8_t *buffer;
   size_t buffer_size;
   /* Largest copy packet (packet_nbytes) offered to a utvm host through
@@ -100,6 +104,8 @@ typedef struct {
   uint32_t received;        /* body bytes received so far */
   uint32_t collect;         /* body bytes to gather in buffer before the next decision */
   uint8_t *copy_dst;        /* CopyToRemote: where the next payload byte goes */
+  uint8_t *rx_buffer;       /* where the request is gathered: buffer, or the large-CallFunc
+                             * allocation in the tensor arena (freed when the request ends) */
   int32_t code;             /* RPC code of the current request */
   uint8_t rx_state;
   uint32_t max_transfer_size;

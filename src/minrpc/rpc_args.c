@@ -50,6 +50,14 @@ void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint6
   utvm_crt_error_append_hex(value);
 }
 
+void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t available) {
+  rpc_fail_hex(server, UTVM_TEXT_RPC_ARENA_NEEDS, needed);
+  utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_BYTES, kRpcTexts, sizeof(kRpcTexts));
+  utvm_crt_error_append(" ");
+  utvm_crt_error_append_hex(available);
+  utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_FREE, kRpcTexts, sizeof(kRpcTexts));
+}
+
 uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n) {
   if (n > reader->left) {
     return NULL;

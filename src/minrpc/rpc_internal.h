@@ -77,6 +77,10 @@ void rpc_reply_exception(utvm_rpc_server_t *server);
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem);
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value);
 
+/* Sets the last error to "<request>: over request buffer, needs 0x<needed> bytes of the tensor
+ * arena, 0x<available> free" (a large CallFunc without room in the arena). */
+void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t available);
+
 /* Bump allocator over the unused tail of the request buffer (parsed arguments); next need
  * not be aligned: each allocation is. */
 typedef struct {

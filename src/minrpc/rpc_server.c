@@ -402,11 +402,13 @@ static bool do_copy_from_remote(utvm_rpc_server_t *server, rpc_reader_t *r) {
 
 /* Executes the complete request held in the buffer and replies. */
 static void rpc_dispatch(utvm_rpc_server_t *server) {
-  uint8_t *buf = server->buffer;
+  uint8_t *buf = server->rx_buffer;
   int32_t code = server->code;
-  /* The buffer after the request is the scratch area. */
+  /* The request buffer after the request is the scratch area; all of it when the request
+   * was gathered in the tensor arena. */
+  uint8_t *scratch = (buf == server->buffer) ? &buf[server->body_len] : server->buffer;
   rpc_reader_t r = {&buf[RPC_PREFIX_SIZE], server->body_len - RPC_PREFIX_SIZE,
-                    {&buf[server->body_len], &buf[server->buffer_size]}};
+                    {scratch, &server->buffer[server->buffer_size]}};
   rpc_args_t args;
   bool replied;
   args.num = 0;
@@ -445,6 +447,29 @@ static void rpc_reject(utvm_rpc_server_t *server, utvm_text_id_t problem) {
   server->rx_state = RX_DISCARD;
 }
 
+/* A CallFunc larger than the request buffer (a graph JSON or parameter blob as one argument):
+ * gathered in a temporary allocation of the tensor arena, which rpc_release_rx frees. */
+static void rpc_gather_in_arena(utvm_rpc_server_t *server) {
+  void *memory = NULL;
+  if (utvm_page_alloc(&server->crt.tensors, server->body_len, 8u, &memory) != UTVM_OK) {
+    rpc_fail_arena(server, server->body_len,
+                   utvm_page_largest_free_block(&server->crt.tensors));
+    server->rx_state = RX_DISCARD;
+    return;
+  }
+  server->rx_buffer = (uint8_t *)memory;
+  (void)memcpy(server->rx_buffer, server->buffer, RPC_PREFIX_SIZE);
+  server->collect = server->body_len;
+}
+
+/* Frees the large-CallFunc allocation, if the request had one. */
+static void rpc_release_rx(utvm_rpc_server_t *server) {
+  if (server->rx_buffer != server->buffer) {
+    (void)utvm_page_free(&server->crt.tensors, server->rx_buffer);
+    server->rx_buffer = server->buffer;
+  }
+}
+
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
@@ -455,10 +480,12 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
       rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     } else if (server->code == UTVM_RPC_COPY_TO_REMOTE) {
       server->collect = RPC_COPY_FIXED_HEADER;
-    } else if (server->body_len > server->buffer_size) {
-      rpc_reject(server, UTVM_TEXT_RPC_BUFFER);
-    } else {
+    } else if (server->body_len <= server->buffer_size) {
       server->collect = server->body_len;
+    } else if (server->code == UTVM_RPC_CALL_FUNC) {
+      rpc_gather_in_arena(server);
+    } else {
+      rpc_reject(server, UTVM_TEXT_RPC_BUFFER);
     }
   } else if (server->code != UTVM_RPC_COPY_TO_REMOTE) {
     /* The whole request is buffered; it runs when the message ends with a good CRC. */
@@ -490,6 +517,7 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
   server->received = 0u;
   server->code = UTVM_RPC_NONE;
   server->collect = RPC_PREFIX_SIZE;
+  rpc_release_rx(server); /* a request whose end never came */
   /* A Log sent to the device, or no request (packet_nbytes 0): ignored, as TVM does. */
   server->rx_state = ((type != UTVM_MSG_NORMAL) || (body_len < RPC_PREFIX_SIZE)) ? RX_IDLE
                                                                                  : RX_COLLECT;
@@ -503,7 +531,7 @@ static void rpc_on_message_data(void *ctx, const uint8_t *data, size_t n) {
   while ((used < n) && (server->rx_state == RX_COLLECT) && (server->received < server->collect)) {
     size_t take = server->collect - server->received;
     take = (take < (n - used)) ? take : (n - used);
-    (void)memcpy(&server->buffer[server->received], &data[used], take);
+    (void)memcpy(&server->rx_buffer[server->received], &data[used], take);
     server->received += (uint32_t)take;
     used += take;
     if (server->received == server->collect) {
@@ -527,6 +555,7 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
   if ((status == UTVM_FRAME_TRUNCATED) || (status == UTVM_FRAME_INVALID_ESCAPE)) {
     /* The host started another packet: whatever this was, it gets no reply. */
     server->stats.discarded++;
+    rpc_release_rx(server);
     return;
   }
   server->stats.requests++;
@@ -545,12 +574,14 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
   } else {
     rpc_dispatch(server);
   }
+  rpc_release_rx(server);
 }
 
 static void rpc_on_session_event(void *ctx, utvm_session_event_t event) {
   utvm_rpc_server_t *server = (utvm_rpc_server_t *)ctx;
   /* Nothing survives a session (PROTOCOL.md 7.18): a new session starts from a clean slate. */
   if (event == UTVM_SESSION_EVENT_ESTABLISHED) {
+    server->rx_buffer = server->buffer; /* the reset frees any large-CallFunc allocation */
     utvm_crt_reset_memory(&server->crt);
     server->session.config.max_tx_payload = UTVM_SESSION_TVM_HOST_MAX_MESSAGE;
   }
@@ -613,6 +644,7 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
   }
   (void)memset(server, 0, sizeof(*server));
   server->buffer = config->buffer;
+  server->rx_buffer = config->buffer;
   server->buffer_size = (uint32_t)config->buffer_size;
   server->max_transfer_size = config->max_transfer_size;
   /* The server's globals; the last one only when larger transfers are offered. */

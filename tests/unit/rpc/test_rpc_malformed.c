@@ -286,6 +286,24 @@ static void test_copy_ranges(void **state) {
   test_bytes_free(&reply);
 }
 
+/* test.lengths(Str s, Bytes b, Int k) -> strlen(s) * 10^6 + len(b) * 10 + k. */
+static int argument_lengths(TVMValue *args, int *codes, int num_args, TVMValue *ret,
+                            int *ret_tc, void *resource) {
+  (void)resource;
+  assert_int_equal(num_args, (codes[0] == kTVMStr && num_args == 1) ? 1 : 3);
+  int64_t total = (int64_t)strlen(args[0].v_str) * 1000000;
+  if (num_args == 3) {
+    const TVMByteArray *bytes = (const TVMByteArray *)args[1].v_handle;
+    for (size_t i = 0u; i < bytes->size; i++) {
+      assert_int_equal((uint8_t)bytes->data[i], (uint8_t)(i * 7u));
+    }
+    total += (int64_t)bytes->size * 10 + args[2].v_int64;
+  }
+  ret->v_int64 = total;
+  *ret_tc = kTVMArgInt;
+  return 0;
+}
+
 static void test_oversize_and_streaming(void **state) {
   (void)state;
   test_bytes_t p;
@@ -293,14 +311,62 @@ static void test_oversize_and_streaming(void **state) {
   rpc_args_builder_t b;
   test_bytes_init(&p);
   test_bytes_init(&reply);
-  /* A Str longer than the request buffer. */
-  static char big[3 * RPC_H_BUFFER_SIZE];
+  /* A CallFunc with a Str and Bytes longer than the request buffer (TVM sends a graph JSON or
+   * a parameter blob so) is gathered in the tensor arena, which is whole again afterwards. */
+  assert_int_equal(utvm_crt_register_global("test.lengths", argument_lengths, NULL), UTVM_OK);
+  uint64_t lengths = rpc_h_get_global("test.lengths");
+  static char big[40u * RPC_H_BUFFER_SIZE];
+  static uint8_t blob[20u * RPC_H_BUFFER_SIZE];
   (void)memset(big, 'x', sizeof(big) - 1u);
+  for (size_t i = 0u; i < sizeof(blob); i++) {
+    blob[i] = (uint8_t)(i * 7u);
+  }
+  size_t free_before = utvm_page_free_bytes(&rpc_h_server()->crt.tensors);
   rpc_ab_init(&b);
   rpc_ab_str(&b, big);
-  rpc_packet_call(&p, rpc_h_syslib_function("test_echo"), &b);
+  rpc_ab_bytes(&b, kTVMBytes, blob, sizeof(blob));
+  rpc_ab_int(&b, kTVMArgInt, 5);
+  rpc_packet_call(&p, lengths, &b);
   rpc_ab_free(&b);
-  expect_rejected(&p, "CallFunc: over request buffer");
+  rpc_h_send(p.data, p.len, 333u);
+  assert_int_equal(rpc_h_replies(&reply, 1u), 1u);
+  assert_int_equal(rpc_expect_call_result(&reply, kTVMArgInt),
+                   (sizeof(big) - 1u) * 1000000u + sizeof(blob) * 10u + 5u);
+  assert_int_equal(utvm_page_free_bytes(&rpc_h_server()->crt.tensors), free_before);
+  /* Without room in the arena: how much it needs and how much is free. */
+  static char huge[RPC_H_TENSOR_ARENA_SIZE + 1u];
+  (void)memset(huge, 'y', sizeof(huge) - 1u);
+  rpc_ab_init(&b);
+  rpc_ab_str(&b, huge);
+  rpc_packet_call(&p, lengths, &b);
+  rpc_ab_free(&b);
+  expect_rejected(&p, "CallFunc: over request buffer, needs 0x");
+  rpc_h_call(p.data, p.len, &reply);
+  assert_non_null(strstr(rpc_expect_exception(&reply), " bytes of the tensor arena, 0x"));
+  assert_int_equal(utvm_page_free_bytes(&rpc_h_server()->crt.tensors), free_before);
+  /* A large CallFunc whose CRC fails, and one cut short by a new packet: no leak. */
+  rpc_ab_init(&b);
+  rpc_ab_str(&b, big);
+  rpc_packet_call(&p, lengths, &b);
+  rpc_ab_free(&b);
+  test_bytes_t wire;
+  test_bytes_init(&wire);
+  rpc_h_frame(&wire, 0xA55Au, UTVM_MSG_NORMAL, p.data, p.len, 0x0101u);
+  rpc_h_feed(wire.data, wire.len, 0u);
+  assert_int_equal(rpc_h_replies(&reply, 1u), 1u);
+  assert_non_null(strstr(rpc_expect_exception(&reply), "CallFunc: failed its CRC"));
+  test_bytes_free(&wire);
+  test_bytes_init(&wire);
+  rpc_h_frame(&wire, 0xA55Au, UTVM_MSG_NORMAL, p.data, p.len, 0u);
+  rpc_h_feed(wire.data, wire.len / 2u, 0u);
+  rpc_h_expect_alive();
+  assert_int_equal(utvm_page_free_bytes(&rpc_h_server()->crt.tensors), free_before);
+  /* Other requests are still bounded by the request buffer. */
+  rpc_ab_init(&b);
+  rpc_ab_str(&b, big);
+  rpc_packet_syscall(&p, 9, &b);
+  rpc_ab_free(&b);
+  expect_rejected(&p, "GetGlobalFunc: over request buffer");
 
   /* A CopyToRemote of 40 KiB (40 times the request buffer) streams into the tensor. */
   const size_t n = 40u * 1024u;
@@ -326,7 +392,7 @@ static void test_oversize_and_streaming(void **state) {
   }
 
   /* Bad CRC on a CopyToRemote: exception mentioning the CRC. */
-  test_bytes_t wire;
+  test_bytes_free(&wire);
   test_bytes_init(&wire);
   rpc_packet_copy_to(&p, t, (int64_t)n, 0u, payload.data, 4096u);
   rpc_h_frame(&wire, 0xA55Au, UTVM_MSG_NORMAL, p.data, p.len, 0x0101u);
