@@ -15,3 +15,11 @@ foreach(library IN LISTS UTVM_EXPORTED_LIBRARIES)
   set_target_properties(utvm_${library} PROPERTIES EXPORT_NAME ${export_name})
   add_library(utvm::${export_name} ALIAS utvm_${library})
 endforeach()
+# arm-none-eabi's newlib is built with short enums and exchanges no enum with utvm, while utvm
+# builds with -fno-short-enums (utvm::tvm_headers): the linker's enum-size notes are noise, so
+# whatever links the TVM headers links with --no-enum-size-warning, also after find_package with
+# a toolchain file of one's own.
+if(CMAKE_CROSSCOMPILING AND CMAKE_C_COMPILER_ID STREQUAL "GNU"
+   AND CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
+  target_link_options(utvm_tvm_headers INTERFACE LINKER:--no-enum-size-warning)
+endif()

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -314,6 +315,119 @@ static bool parse_npy(const char *spec, cli_arg_t *out, char *err, size_t size) 
   return true;
 }
 
+/* Most bytes of a bin: tensor file. */
+#define CLI_MAX_BIN_BYTES (256u * 1024u * 1024u)
+
+/* Parses the "[1,49,10,1]" of a bin: argument (text up to its ']') into t's shape and returns
+ * the tensor's bytes in *nbytes (at most CLI_MAX_BIN_BYTES). */
+static bool parse_bin_shape(const char *text, size_t len, utvm_host_tensor_t *t, size_t *nbytes) {
+  size_t i = 1u;
+  size_t n = utvm_host_dtype_bytes(t->dtype);
+  t->ndim = 0;
+  if ((len < 3u) || (text[0] != '[') || (text[len - 1u] != ']')) {
+    return false;
+  }
+  while (i < len - 1u) {
+    uint64_t dim = 0u;
+    size_t digits = 0u;
+    while ((i < len - 1u) && (text[i] == ' ')) {
+      i++;
+    }
+    while ((i < len - 1u) && (text[i] >= '0') && (text[i] <= '9') && (digits < 10u)) {
+      dim = (dim * 10u) + (uint64_t)(text[i] - '0');
+      digits++;
+      i++;
+    }
+    while ((i < len - 1u) && (text[i] == ' ')) {
+      i++;
+    }
+    if ((digits == 0u) || (t->ndim >= UTVM_HOST_MAX_NDIM) ||
+        ((i < len - 1u) && (text[i] != ',')) || ((dim > 0u) && (n > CLI_MAX_BIN_BYTES / dim))) {
+      return false;
+    }
+    n *= (size_t)dim;
+    t->shape[t->ndim] = (int64_t)dim;
+    t->ndim++;
+    if (i < len - 1u) {
+      i++; /* the comma */
+      if (i == len - 1u) {
+        return false; /* "[1,]" */
+      }
+    }
+  }
+  *nbytes = n;
+  return t->ndim > 0;
+}
+
+/* bin:DTYPE:[SHAPE]:PATH: a tensor from a raw file of exactly DTYPE x SHAPE bytes. */
+static bool parse_bin(const char *spec, cli_arg_t *out, char *err, size_t size) {
+  const char *colon = strchr(spec, ':');
+  const char *close = (colon != NULL) ? strchr(colon, ']') : NULL;
+  size_t dtype_len = (colon != NULL) ? (size_t)(colon - spec) : 0u;
+  char dtype_text[32];
+  if ((colon == NULL) || (dtype_len == 0u) || (dtype_len >= sizeof(dtype_text)) ||
+      (colon[1] != '[') || (close == NULL) || (close[1] != ':') || (close[2] == '\0')) {
+    (void)snprintf(err, size, "bad argument 'bin:%s' (expected bin:DTYPE:[SHAPE]:PATH, e.g. "
+                   "bin:int8:[1,49,10,1]:input.bin)", spec);
+    return false;
+  }
+  (void)memcpy(dtype_text, spec, dtype_len);
+  dtype_text[dtype_len] = '\0';
+  utvm_host_tensor_t *t = &out->value.v.tensor;
+  (void)memset(t, 0, sizeof(*t));
+  t->device.device_type = 1;
+  if (!utvm_host_dtype_parse(dtype_text, &t->dtype)) {
+    (void)snprintf(err, size, "unknown dtype '%s' in 'bin:%s' (use int8..int64, uint8..uint64, "
+                   "float32, float64, bool)", dtype_text, spec);
+    return false;
+  }
+  const char *shape = colon + 1;
+  const size_t shape_len = (size_t)(close - shape) + 1u;
+  size_t nbytes = 0u;
+  if (!parse_bin_shape(shape, shape_len, t, &nbytes)) {
+    (void)snprintf(err, size, "bad shape '%.*s' in 'bin:%s' (expected e.g. [1,49,10,1]: 1 to %d "
+                   "dimensions, at most %u bytes in all)", (int)shape_len, shape, spec,
+                   UTVM_HOST_MAX_NDIM, CLI_MAX_BIN_BYTES);
+    return false;
+  }
+  const char *path = close + 2;
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    (void)snprintf(err, size, "bin: cannot open %s: %s", path, strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if ((fstat(fileno(f), &st) != 0) || !S_ISREG(st.st_mode)) {
+    (void)snprintf(err, size, "bin: %s is not a regular file", path);
+    (void)fclose(f);
+    return false;
+  }
+  if ((uint64_t)st.st_size != (uint64_t)nbytes) {
+    (void)snprintf(err, size, "bin: %s holds %llu bytes; %s x %.*s needs %zu", path,
+                   (unsigned long long)st.st_size, dtype_text, (int)shape_len, shape, nbytes);
+    (void)fclose(f);
+    return false;
+  }
+  out->host_data = malloc((nbytes > 0u) ? nbytes : 1u);
+  if (out->host_data == NULL) {
+    (void)snprintf(err, size, "out of memory");
+    (void)fclose(f);
+    return false;
+  }
+  const size_t got = fread(out->host_data, 1u, nbytes, f);
+  (void)fclose(f);
+  if (got != nbytes) {
+    (void)snprintf(err, size, "bin: %s: read %zu of %zu bytes", path, got, nbytes);
+    free(out->host_data);
+    out->host_data = NULL;
+    return false;
+  }
+  out->nbytes = nbytes;
+  out->is_tensor = true;
+  out->value.type_code = UTVM_TC_DLTENSOR;
+  return true;
+}
+
 static bool parse_hex(const char *text, cli_arg_t *out, char *err, size_t size) {
   size_t len = strlen(text);
   if ((len % 2u) != 0u) {
@@ -346,7 +460,7 @@ bool cli_parse_arg(const char *text, cli_arg_t *out, char *err, size_t size) {
   const char *colon = strchr(text, ':');
   if (colon == NULL) {
     (void)snprintf(err, size, "argument '%s' has no type prefix (use i:, u:, f:, b:, s:, x:, "
-                   "n:, t:, npy:)", text);
+                   "n:, t:, npy:, bin:)", text);
     return false;
   }
   size_t kind_len = (size_t)(colon - text);
@@ -399,8 +513,11 @@ bool cli_parse_arg(const char *text, cli_arg_t *out, char *err, size_t size) {
   if ((kind_len == 3u) && (strncmp(text, "npy", 3u) == 0)) {
     return parse_npy(rest, out, err, size);
   }
+  if ((kind_len == 3u) && (strncmp(text, "bin", 3u) == 0)) {
+    return parse_bin(rest, out, err, size);
+  }
   (void)snprintf(err, size, "unknown argument type in '%s' (use i:, u:, f:, b:, s:, x:, n:, t:, "
-                 "npy:)", text);
+                 "npy:, bin:)", text);
   return false;
 }
 

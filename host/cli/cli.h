@@ -28,7 +28,7 @@ typedef struct {
 } cli_arg_t;
 
 /* Parses a typed argument (i:3, u:3, f:2.5, b:1, s:text, x:hex, n:, t:DTYPE:[..],
- * t:DTYPE:#2x3, npy:PATH). Returns false with a message in err. */
+ * t:DTYPE:#2x3, npy:PATH, bin:DTYPE:[SHAPE]:PATH). Returns false with a message in err. */
 bool cli_parse_arg(const char *text, cli_arg_t *out, char *err, size_t err_size);
 
 /* Frees the host memory of an argument. */

@@ -75,6 +75,32 @@ static bool write_file(const char *dir, const char *name, const void *data, size
   return ok;
 }
 
+/* Creates dir unless it exists; *created says whether this call made it. False with msg set
+ * when it can be neither made nor found. */
+static bool make_out_dir(const char *dir, bool *created, char *msg, size_t cap) {
+  *created = mkdir(dir, 0777) == 0;
+  if (!*created && (errno != EEXIST)) {
+    (void)snprintf(msg, cap, "cannot create %s: %s", dir, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+/* After a failed compile: when this run created dir, removes the files it may have written
+ * there (dir/<stem><suffix> for each suffix) and dir itself; a directory that existed before
+ * stays as it is. */
+static void remove_out_dir(const char *dir, bool created, const char *stem,
+                           const char *const *suffixes, size_t n_suffixes) {
+  if (created) {
+    char path[4096];
+    for (size_t i = 0u; i < n_suffixes; i++) {
+      (void)snprintf(path, sizeof(path), "%s/%s%s", dir, stem, suffixes[i]);
+      (void)remove(path);
+    }
+    (void)rmdir(dir);
+  }
+}
+
 int cli_compile(const cli_compile_options_t *c) {
   const char *model = c->model;
   const char *out_dir = c->out_dir;
@@ -119,14 +145,17 @@ int cli_compile(const cli_compile_options_t *c) {
     utvm_host_graph_free(&g);
     return CLI_EXIT_OK;
   }
-  if ((mkdir(out_dir, 0777) != 0) && (errno != EEXIST)) {
-    (void)snprintf(msg, sizeof(msg), "cannot create %s: %s", out_dir, strerror(errno));
+  static const char *const generic_files[] = {"graph.json", "params.bin"};
+  bool created = false;
+  if (!make_out_dir(out_dir, &created, msg, sizeof(msg))) {
     utvm_host_graph_free(&g);
     return compile_error(json, CLI_EXIT_USAGE, "usage", msg);
   }
-  if (!write_file(out_dir, "graph.json", g.json, g.json_len, msg, sizeof(msg)) ||
-      !write_file(out_dir, "params.bin", g.params_blob, g.params_blob_len, msg, sizeof(msg))) {
+  if (!write_file(out_dir, generic_files[0], g.json, g.json_len, msg, sizeof(msg)) ||
+      !write_file(out_dir, generic_files[1], g.params_blob, g.params_blob_len, msg,
+                  sizeof(msg))) {
     utvm_host_graph_free(&g);
+    remove_out_dir(out_dir, created, "", generic_files, 2u);
     return compile_error(json, CLI_EXIT_USAGE, "usage", msg);
   }
   uint64_t storage = 0u;
@@ -522,11 +551,6 @@ int cli_emit(const cli_emit_options_t *e) {
   if (data == NULL) {
     return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
   }
-  if ((e->out_dir != NULL) && (mkdir(e->out_dir, 0777) != 0) && (errno != EEXIST)) {
-    free(data);
-    (void)snprintf(msg, sizeof(msg), "cannot create %s: %s", e->out_dir, strerror(errno));
-    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
-  }
   uint8_t *params = NULL;
   size_t params_size = 0u;
   if (e->params != NULL) {
@@ -542,6 +566,13 @@ int cli_emit(const cli_emit_options_t *e) {
   o.date = e->date;
   o.builtin_activations = e->builtin_activations;
   o.io_in_activations = e->io_in_activations;
+  static const char *const emitted_files[] = {".h", ".c", "_data.c"};
+  bool created = false;
+  if ((e->out_dir != NULL) && !make_out_dir(e->out_dir, &created, msg, sizeof(msg))) {
+    free(data);
+    free(params);
+    return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
+  }
   utvm_err_t rc = UTVM_OK;
   bool measured = true;
   if (e->sizes != NULL) {
@@ -554,6 +585,9 @@ int cli_emit(const cli_emit_options_t *e) {
   free(data);
   free(params);
   if (rc != UTVM_OK) {
+    if (e->out_dir != NULL) {
+      remove_out_dir(e->out_dir, created, e->name, emitted_files, 3u);
+    }
     const bool usage = (rc == UTVM_ERR_EMIT_ARGUMENT) || (rc == UTVM_ERR_EMIT_WRITE);
     return compile_error(e->json, usage ? CLI_EXIT_USAGE : CLI_EXIT_DEVICE_ERROR,
                          usage ? "usage" : "model", msg);

@@ -173,8 +173,10 @@ utvm_err_t ai_get_activations_size(ai_handle handle, size_t *size);
 utvm_err_t ai_get_params(ai_handle handle, const uint8_t **params);
 utvm_err_t ai_get_params_size(ai_handle handle, size_t *size);
 
-/* Copies the last error of handle (NULL: the library's, e.g. a refused ai_create) into *e.
- * UTVM_ERR_AI_ARGUMENT if e is NULL or handle is not live. */
+/* Copies the last error of live handle (set by any failed call on it; ai_set_input,
+ * ai_set_output and ai_run clear it on success) or, for NULL, the library's (a refused
+ * ai_create, a call with a handle that is not live) into *e. UTVM_ERR_AI_ARGUMENT if e is NULL
+ * or handle is not live. */
 utvm_err_t ai_get_error(ai_handle handle, ai_error *e);
 
 #ifdef __cplusplus

@@ -74,6 +74,20 @@ static void ai_clear(ai_error *e) {
   e->text[0] = '\0';
 }
 
+/* The error a call reports into: the live instance's (h), else the library's (h NULL). */
+static ai_error *ai_error_of(struct ai_instance_s *h) {
+  return (h != NULL) ? &h->error : &ai_library_error;
+}
+
+/* UTVM_ERR_AI_ARGUMENT with the text "<call>: <problem>" in ai_error_of(h). */
+static utvm_err_t ai_fail_call(struct ai_instance_s *h, const char *call, const char *problem) {
+  ai_error *e = ai_error_of(h);
+  (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, call);
+  ai_text_str(e, ": ");
+  ai_text_str(e, problem);
+  return UTVM_ERR_AI_ARGUMENT;
+}
+
 /* ---- checks ---- */
 
 static bool ai_tensors_fit(const ai_tensor_info *t, uint32_t n, size_t activations_size) {
@@ -192,40 +206,40 @@ utvm_err_t ai_destroy(ai_handle handle) {
   return UTVM_OK;
 }
 
-/* ai_set_input / ai_set_output: binds io[k] of tensor t. */
+/* ai_set_input / ai_set_output: binds io[k] of tensor t. A failure on a live handle is the
+ * instance's error, a success clears it. */
 static utvm_err_t ai_set_io(ai_handle handle, bool input, uint32_t i, void *data, size_t bytes) {
-  const char *what = input ? "ai_set_input: " : "ai_set_output: ";
-  ai_error *e = &ai_library_error;
+  const char *what = input ? "ai_set_input" : "ai_set_output";
   struct ai_instance_s *h = ai_live(handle);
   if (h == NULL) {
-    (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
-    ai_text_str(e, "handle is not live");
-    return UTVM_ERR_AI_ARGUMENT;
+    return ai_fail_call(NULL, what, "handle is not live");
   }
   const uint32_t n = input ? h->model->n_inputs : h->model->n_outputs;
   const uint32_t k = input ? i : (h->model->n_inputs + i);
-  const char *problem = NULL;
   if (i >= n) {
-    problem = "index out of range";
-  } else if (ai_io_info(h, k)->offset != UTVM_AI_OWN_BUFFER) {
-    problem = "the tensor lives in the activations (model generated with --io-in-activations)";
-  } else if ((data == NULL) ||
-             (((uintptr_t)(const uint8_t *)data % UTVM_AI_IO_ALIGNMENT) != 0u)) {
-    problem = "data is NULL or not 4-byte aligned";
-  } else if (bytes < ai_io_info(h, k)->bytes) {
-    (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
-    ai_text_u64(e, (uint64_t)bytes);
-    ai_text_str(e, " bytes, the tensor needs ");
-    ai_text_u64(e, (uint64_t)ai_io_info(h, k)->bytes);
-    return UTVM_ERR_AI_ARGUMENT;
-  } else {
-    h->io[k] = data;
-  }
-  if (problem != NULL) {
-    (void)ai_fail(e, UTVM_ERR_AI_ARGUMENT, what);
-    ai_text_str(e, problem);
+    (void)ai_fail_call(h, what, "index ");
+    ai_text_u64(&h->error, (uint64_t)i);
+    ai_text_str(&h->error, " out of range (");
+    ai_text_u64(&h->error, (uint64_t)n);
+    ai_text_str(&h->error, input ? " inputs)" : " outputs)");
     return UTVM_ERR_AI_ARGUMENT;
   }
+  if (ai_io_info(h, k)->offset != UTVM_AI_OWN_BUFFER) {
+    return ai_fail_call(
+        h, what, "the tensor lives in the activations (model generated with --io-in-activations)");
+  }
+  if ((data == NULL) || (((uintptr_t)(const uint8_t *)data % UTVM_AI_IO_ALIGNMENT) != 0u)) {
+    return ai_fail_call(h, what, "data is NULL or not 4-byte aligned");
+  }
+  if (bytes < ai_io_info(h, k)->bytes) {
+    (void)ai_fail_call(h, what, "");
+    ai_text_u64(&h->error, (uint64_t)bytes);
+    ai_text_str(&h->error, " bytes, the tensor needs ");
+    ai_text_u64(&h->error, (uint64_t)ai_io_info(h, k)->bytes);
+    return UTVM_ERR_AI_ARGUMENT;
+  }
+  h->io[k] = data;
+  ai_clear(&h->error);
   return UTVM_OK;
 }
 
@@ -267,20 +281,20 @@ utvm_err_t ai_run(ai_handle handle) {
 }
 
 utvm_err_t ai_get_input_size(ai_handle handle, uint32_t *n_inputs) {
-  const struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live(handle);
   if ((h == NULL) || (n_inputs == NULL)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_input_size: handle not live or n_inputs NULL");
+    return ai_fail_call(h, "ai_get_input_size",
+                        (h == NULL) ? "handle is not live" : "n_inputs is NULL");
   }
   *n_inputs = h->model->n_inputs;
   return UTVM_OK;
 }
 
 utvm_err_t ai_get_output_size(ai_handle handle, uint32_t *n_outputs) {
-  const struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live(handle);
   if ((h == NULL) || (n_outputs == NULL)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_output_size: handle not live or n_outputs NULL");
+    return ai_fail_call(h, "ai_get_output_size",
+                        (h == NULL) ? "handle is not live" : "n_outputs is NULL");
   }
   *n_outputs = h->model->n_outputs;
   return UTVM_OK;
@@ -305,61 +319,71 @@ static void ai_fill_tensor(const struct ai_instance_s *h, uint32_t k, ai_tensor 
   t->bytes = (size_t)info->bytes;
 }
 
-utvm_err_t ai_get_input(ai_handle handle, uint32_t i, ai_tensor *t) {
-  const struct ai_instance_s *h = ai_live(handle);
-  if ((h == NULL) || (t == NULL) || (i >= h->model->n_inputs)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_input: handle not live, index out of range or tensor NULL");
+/* ai_get_input / ai_get_output: tensor i of the inputs or outputs into *t. */
+static utvm_err_t ai_get_io(ai_handle handle, bool input, uint32_t i, ai_tensor *t) {
+  const char *what = input ? "ai_get_input" : "ai_get_output";
+  struct ai_instance_s *h = ai_live(handle);
+  if (h == NULL) {
+    return ai_fail_call(NULL, what, "handle is not live");
   }
-  ai_fill_tensor(h, i, t);
+  const uint32_t n = input ? h->model->n_inputs : h->model->n_outputs;
+  if (i >= n) {
+    (void)ai_fail_call(h, what, "index ");
+    ai_text_u64(&h->error, (uint64_t)i);
+    ai_text_str(&h->error, " out of range (");
+    ai_text_u64(&h->error, (uint64_t)n);
+    ai_text_str(&h->error, input ? " inputs)" : " outputs)");
+    return UTVM_ERR_AI_ARGUMENT;
+  }
+  if (t == NULL) {
+    return ai_fail_call(h, what, "tensor is NULL");
+  }
+  ai_fill_tensor(h, input ? i : (h->model->n_inputs + i), t);
   return UTVM_OK;
+}
+
+utvm_err_t ai_get_input(ai_handle handle, uint32_t i, ai_tensor *t) {
+  return ai_get_io(handle, true, i, t);
 }
 
 utvm_err_t ai_get_output(ai_handle handle, uint32_t i, ai_tensor *t) {
-  const struct ai_instance_s *h = ai_live(handle);
-  if ((h == NULL) || (t == NULL) || (i >= h->model->n_outputs)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_output: handle not live, index out of range or tensor NULL");
-  }
-  ai_fill_tensor(h, h->model->n_inputs + i, t);
-  return UTVM_OK;
+  return ai_get_io(handle, false, i, t);
 }
 
 utvm_err_t ai_get_activations(ai_handle handle, uint8_t **activations) {
-  const struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live(handle);
   if ((h == NULL) || (activations == NULL)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_activations: handle not live or activations NULL");
+    return ai_fail_call(h, "ai_get_activations",
+                        (h == NULL) ? "handle is not live" : "activations is NULL");
   }
   *activations = h->activations;
   return UTVM_OK;
 }
 
 utvm_err_t ai_get_activations_size(ai_handle handle, size_t *size) {
-  const struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live(handle);
   if ((h == NULL) || (size == NULL)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_activations_size: handle not live or size NULL");
+    return ai_fail_call(h, "ai_get_activations_size",
+                        (h == NULL) ? "handle is not live" : "size is NULL");
   }
   *size = h->model->activations_size;
   return UTVM_OK;
 }
 
 utvm_err_t ai_get_params(ai_handle handle, const uint8_t **params) {
-  const struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live(handle);
   if ((h == NULL) || (params == NULL)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_params: handle not live or params NULL");
+    return ai_fail_call(h, "ai_get_params", (h == NULL) ? "handle is not live" : "params is NULL");
   }
   *params = h->model->params;
   return UTVM_OK;
 }
 
 utvm_err_t ai_get_params_size(ai_handle handle, size_t *size) {
-  const struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live(handle);
   if ((h == NULL) || (size == NULL)) {
-    return ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT,
-                   "ai_get_params_size: handle not live or size NULL");
+    return ai_fail_call(h, "ai_get_params_size",
+                        (h == NULL) ? "handle is not live" : "size is NULL");
   }
   *size = h->model->params_size;
   return UTVM_OK;

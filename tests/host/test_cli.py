@@ -270,6 +270,57 @@ def case_literal_ranges():
         check(d["tensors"][2]["data"] == [4.0, 6.0], "npy:DTYPE:PATH with the right dtype")
 
 
+def case_bin_tensors():
+    """bin:DTYPE:[SHAPE]:PATH: a raw file as a tensor argument, its size checked against
+    DTYPE x SHAPE before the device starts."""
+    with tempfile.TemporaryDirectory() as tmp:
+        a = os.path.join(tmp, "a.bin")
+        b = os.path.join(tmp, "b.bin")
+        np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32).tofile(a)
+        np.full(6, 0.5, dtype=np.float32).tofile(b)
+        d = run_json("call", "test_add_f32", "bin:float32:[6]:" + a, "bin:float32:[ 6 ]:" + b,
+                     "t:float32:#6")
+        check(d["tensors"][0]["shape"] == [6] and d["tensors"][0]["dtype"] == "float32" and
+              d["tensors"][2]["data"] == [1.5, 2.5, 3.5, 4.5, 5.5, 6.5],
+              "bin: tensors added: %r" % d["tensors"])
+        kws = os.path.join(tmp, "input.bin")
+        with open(kws, "wb") as f:
+            f.write(bytes(490))
+        os.mkdir(os.path.join(tmp, "dir"))
+        for arg, why in [("bin:int8:[1,49,10,2]:" + kws, "holds 490 bytes; int8 x [1,49,10,2] "
+                          "needs 980"),
+                         ("bin:int16:[1,49,10,1]:" + kws, "needs 980"),
+                         ("bin:int8:[1,49,10,1]:" + os.path.join(tmp, "missing.bin"),
+                          "cannot open"),
+                         ("bin:int8:[4]:" + os.path.join(tmp, "dir"), "not a regular file"),
+                         ("bin:int9:[490]:" + kws, "unknown dtype 'int9'"),
+                         ("bin:int8:[1,,490]:" + kws, "bad shape '[1,,490]'"),
+                         ("bin:int8:[1,490,]:" + kws, "bad shape"),
+                         ("bin:int8:[-490]:" + kws, "bad shape"),
+                         ("bin:int8:[99999999999]:" + kws, "bad shape"),
+                         ("bin:int8:[65536,65536]:" + kws, "bad shape"),
+                         ("bin:int8:[" + ",".join(["1"] * 17) + "]:" + kws, "bad shape"),
+                         ("bin:int8:490:" + kws, "expected bin:DTYPE:[SHAPE]:PATH"),
+                         ("bin:int8:[490]", "expected bin:DTYPE:[SHAPE]:PATH"),
+                         ("bin:int8:[490]:", "expected bin:DTYPE:[SHAPE]:PATH")]:
+            p = run("call", "test_echo", arg, connect="exec:false")
+            check(p.returncode == 2 and why in p.stderr, "%s refused: %s" % (arg, why), p)
+        p = run("call", "test_echo", "bin:int8:[1,49,10,1]:" + kws, connect="exec:false")
+        check(p.returncode == 3, "a file of the right size passes the check (then the link "
+              "fails)", p)
+    p = run("call", "--help", connect=None)
+    check("bin:DTYPE:[SHAPE]:PATH" in p.stdout, "call --help names bin:", p)
+
+
+def case_help_lists_transports():
+    p = run("--help", connect=None)
+    text = " ".join(p.stdout.split())
+    check(p.returncode == 0 and "qemu:BOARD[:ELF] | fault:OPTIONS/T" in text and
+          "fault:OPTIONS/T wraps transport T" in text, "--help lists fault: with the transports",
+          p)
+    check("bin:DTYPE:[SHAPE]:PATH" in text, "--help lists bin: arguments", p)
+
+
 def _f32(tmp, name, values):
     path = os.path.join(tmp, name + ".npy")
     np.save(path, np.array(values, dtype=np.float32))
@@ -321,7 +372,8 @@ def case_interrupt_exec():
 
 CASES = [case_help, case_explain, case_info, case_call_scalars, case_call_tensors, case_errors, case_time,
          case_bench, case_logs, case_tcp, case_literal_ranges, case_command_help,
-         case_info_lists_functions, case_arena_full_in_decimal, case_interrupt_exec]
+         case_info_lists_functions, case_arena_full_in_decimal, case_interrupt_exec,
+         case_bin_tensors, case_help_lists_transports]
 
 
 def main():

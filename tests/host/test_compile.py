@@ -188,10 +188,58 @@ def case_errors():
         check(p.returncode == 0 and "--generic -o DIR" in p.stdout, "compile --help")
 
 
+def case_help_texts():
+    """compile --help names --generic where it describes it, and the MVE paths of M55/M85."""
+    p = run("compile", "--help")
+    text = " ".join(p.stdout.split())
+    check(p.returncode == 0 and "--generic -o DIR compiles MODEL for the kernel functions" in text,
+          "compile --help: the --generic paragraph names --generic: %r" % p.stdout)
+    check("cortex-m55/m85: MVE" in text and "m55/m85: DSP" not in text,
+          "compile --help: MVE for M55/M85: %r" % p.stdout)
+
+
+def case_failed_compile_leaves_no_dir():
+    """A failed `compile -o DIR` removes DIR when it created it, and keeps a DIR that existed."""
+    hw = os.path.join(MODELS, "hello_world_int8.tflite")
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "bad.tflite")
+        with open(hw, "rb") as f:
+            data = f.read()
+        with open(bad, "wb") as f:
+            f.write(data[:len(data) // 2])
+        for why, args in [("bad --cpu", [hw, "--name", "net", "--cpu", "cortex-m99"]),
+                          ("truncated model", [bad, "--name", "net"]),
+                          ("missing --params", [hw, "--name", "net", "--params",
+                                                os.path.join(tmp, "missing.params")]),
+                          ("--generic, truncated model", [bad, "--generic"])]:
+            out = os.path.join(tmp, "out-" + why.replace(" ", "-"))
+            p = run("compile", *args, "-o", out)
+            check(p.returncode in (2, 4) and not os.path.exists(out),
+                  "%s: exit %d and no %s left (%r)" % (why, p.returncode, out,
+                                                      os.listdir(tmp)))
+        kept = os.path.join(tmp, "kept")
+        os.mkdir(kept)
+        with open(os.path.join(kept, "mine.txt"), "w") as f:
+            f.write("the user's")
+        p = run("compile", bad, "--name", "net", "-o", kept)
+        check(p.returncode == 4 and os.listdir(kept) == ["mine.txt"],
+              "a DIR that existed stays as it was: %r" % os.listdir(kept))
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        p = run("compile", bad, "--name", "net", "-o", empty)
+        check(p.returncode == 4 and os.path.isdir(empty),
+              "an empty DIR that existed is not removed")
+        p = run("compile", hw, "--name", "net", "-o", os.path.join(tmp, "good"))
+        check(p.returncode == 0 and sorted(os.listdir(os.path.join(tmp, "good"))) ==
+              ["net.c", "net.h", "net_data.c"], "a successful compile writes its files")
+
+
 if __name__ == "__main__":
     case_models()
     case_text_report()
     case_errors()
+    case_help_texts()
+    case_failed_compile_leaves_no_dir()
     if FAILED:
         print("%d failure(s)" % len(FAILED))
         sys.exit(1)

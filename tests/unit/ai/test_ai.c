@@ -5,7 +5,7 @@
  * output byte for byte on its reference input, in an activations buffer of exactly
  * activations_size bytes and IO buffers of exactly their sizes (one byte fewer is refused with
  * the size in the error); two instances of one model with separate activations; the built-in
- * buffers; argument errors of every call.
+ * buffers; argument errors of every call, each failure on a live handle in that instance's error.
  */
 #define _POSIX_C_SOURCE 200112L
 
@@ -267,8 +267,8 @@ static void test_io_binding(void **state) {
   assert_int_equal(ai_get_error(h, &e), UTVM_OK);
   assert_string_equal(e.text, "ai_run: no buffer for input 0 (ai_set_input)");
   assert_int_equal(ai_set_input(h, 0u, in, AI_kws_IN_0_SIZE - 1u), UTVM_ERR_AI_ARGUMENT);
-  assert_int_equal(ai_get_error(NULL, &e), UTVM_OK);
-  assert_non_null(strstr(e.text, "the tensor needs 490"));
+  assert_int_equal(ai_get_error(h, &e), UTVM_OK);
+  assert_string_equal(e.text, "ai_set_input: 489 bytes, the tensor needs 490");
   assert_int_equal(ai_set_input(h, 0u, &in[1], AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
   assert_int_equal(ai_set_input(h, 0u, NULL, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
   assert_int_equal(ai_set_input(h, 1u, in, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
@@ -288,7 +288,7 @@ static void test_io_binding(void **state) {
   assert_int_equal(ai_create(&ai_model_kws_shared, act, AI_kws_shared_ACTIVATIONS_SIZE, &h),
                    UTVM_OK);
   assert_int_equal(ai_set_input(h, 0u, in, AI_kws_IN_0_SIZE), UTVM_ERR_AI_ARGUMENT);
-  assert_int_equal(ai_get_error(NULL, &e), UTVM_OK);
+  assert_int_equal(ai_get_error(h, &e), UTVM_OK);
   assert_non_null(strstr(e.text, "lives in the activations"));
   assert_int_equal(ai_destroy(h), UTVM_OK);
   free(act);
@@ -366,10 +366,67 @@ static void test_argument_errors(void **state) {
   assert_int_equal(ai_get_params_size(h, NULL), UTVM_ERR_AI_ARGUMENT);
   assert_int_equal(ai_get_error(h, NULL), UTVM_ERR_AI_ARGUMENT);
   assert_int_equal(ai_get_error(h, &e), UTVM_OK);
-  assert_int_equal(e.code, UTVM_OK);
+  assert_int_equal(e.code, UTVM_ERR_AI_ARGUMENT);
+  assert_string_equal(e.text, "ai_get_params_size: size is NULL");
   assert_int_equal(ai_destroy(h), UTVM_OK);
   assert_int_equal(ai_destroy(h), UTVM_ERR_AI_ARGUMENT);
   free(buf);
+}
+
+/* got is UTVM_ERR_AI_ARGUMENT and h's error holds it with text. */
+static void expect_instance_error(ai_handle h, utvm_err_t got, const char *text) {
+  ai_error e;
+  assert_int_equal(got, UTVM_ERR_AI_ARGUMENT);
+  assert_int_equal(ai_get_error(h, &e), UTVM_OK);
+  assert_int_equal(e.code, UTVM_ERR_AI_ARGUMENT);
+  assert_string_equal(e.text, text);
+}
+
+/* A failed call on a live handle sets that instance's error, never the library's, and a later
+ * success of ai_set_input / ai_set_output clears it (docs/AI.md). */
+static void test_instance_errors(void **state) {
+  (void)state;
+  ai_handle h = NULL;
+  ai_handle other = NULL;
+  ai_tensor t;
+  ai_error e;
+  uint8_t *act = exact_block(AI_kws_ACTIVATIONS_SIZE);
+  uint8_t *act2 = exact_block(AI_kws_ACTIVATIONS_SIZE);
+  uint8_t *in = exact_block(AI_kws_IN_0_SIZE);
+  uint8_t *out = exact_block(AI_kws_OUT_0_SIZE);
+  assert_int_equal(ai_create(&ai_model_kws, act, AI_kws_ACTIVATIONS_SIZE, &h), UTVM_OK);
+  assert_int_equal(ai_create(&ai_model_kws, act2, AI_kws_ACTIVATIONS_SIZE, &other), UTVM_OK);
+  /* the library's error holds a text of its own that no instance call may replace */
+  assert_int_equal(ai_destroy(NULL), UTVM_ERR_AI_ARGUMENT);
+  expect_instance_error(h, ai_get_output(h, 5u, &t),
+                        "ai_get_output: index 5 out of range (1 outputs)");
+  expect_instance_error(h, ai_get_input(h, 1u, &t), "ai_get_input: index 1 out of range (1 inputs)");
+  expect_instance_error(h, ai_get_input(h, 0u, NULL), "ai_get_input: tensor is NULL");
+  expect_instance_error(h, ai_set_input(h, 3u, in, AI_kws_IN_0_SIZE),
+                        "ai_set_input: index 3 out of range (1 inputs)");
+  expect_instance_error(h, ai_set_output(h, 0u, out, AI_kws_OUT_0_SIZE - 1u),
+                        "ai_set_output: 11 bytes, the tensor needs 12");
+  expect_instance_error(h, ai_set_output(h, 0u, NULL, AI_kws_OUT_0_SIZE),
+                        "ai_set_output: data is NULL or not 4-byte aligned");
+  expect_instance_error(h, ai_get_input_size(h, NULL), "ai_get_input_size: n_inputs is NULL");
+  expect_instance_error(h, ai_get_activations(h, NULL), "ai_get_activations: activations is NULL");
+  /* neither the library's error nor the other instance's moved */
+  assert_int_equal(ai_get_error(NULL, &e), UTVM_OK);
+  assert_string_equal(e.text, "ai_destroy: handle is not live");
+  assert_int_equal(ai_get_error(other, &e), UTVM_OK);
+  assert_int_equal(e.code, UTVM_OK);
+  assert_string_equal(e.text, "");
+  /* a successful binding clears the instance's error */
+  assert_int_equal(ai_set_output(h, 0u, out, AI_kws_OUT_0_SIZE), UTVM_OK);
+  assert_int_equal(ai_get_error(h, &e), UTVM_OK);
+  assert_int_equal(e.code, UTVM_OK);
+  assert_string_equal(e.text, "");
+  assert_int_equal(ai_destroy(other), UTVM_OK);
+  assert_int_equal(ai_destroy(h), UTVM_OK);
+  free(act);
+  free(act2);
+  free(in);
+  free(out);
 }
 
 int main(void) {
@@ -381,6 +438,7 @@ int main(void) {
       cmocka_unit_test(test_descriptor),
       cmocka_unit_test(test_io_binding),
       cmocka_unit_test(test_argument_errors),
+      cmocka_unit_test(test_instance_errors),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
   for (size_t i = 0u; i < n_io_blocks; i++) {
