@@ -28,6 +28,8 @@ TVM_NAMES = {
                                               "def export_model_library_format("),
     "tvm.micro.create_local_graph_executor": ("python/tvm/micro/session.py",
                                               "def create_local_graph_executor("),
+    "tvm.contrib.graph_executor.create": ("python/tvm/contrib/graph_executor.py",
+                                          "def create(graph_json_str, libmod, device):"),
     "tvm.micro.AutoTvmModuleLoader": ("python/tvm/micro/build.py", "class AutoTvmModuleLoader"),
     "tvm.micro.autotvm_build_func": ("python/tvm/micro/build.py", "def autotvm_build_func("),
     "tvm.micro.testing.get_target": ("python/tvm/micro/testing/utils.py", "def get_target("),
