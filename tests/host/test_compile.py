@@ -208,8 +208,8 @@ def case_failed_compile_leaves_no_dir():
         with open(bad, "wb") as f:
             f.write(data[:len(data) // 2])
         for why, args in [("bad --cpu", [hw, "--name", "net", "--cpu", "cortex-m99"]),
-                          ("truncated model", [bad, "--name", "net"]),
-                          ("missing --params", [hw, "--name", "net", "--params",
+                          ("truncated model", [bad, "--name", "net", "--cpu", "host"]),
+                          ("missing --params", [hw, "--name", "net", "--cpu", "host", "--params",
                                                 os.path.join(tmp, "missing.params")]),
                           ("--generic, truncated model", [bad, "--generic"])]:
             out = os.path.join(tmp, "out-" + why.replace(" ", "-"))
@@ -221,15 +221,15 @@ def case_failed_compile_leaves_no_dir():
         os.mkdir(kept)
         with open(os.path.join(kept, "mine.txt"), "w") as f:
             f.write("the user's")
-        p = run("compile", bad, "--name", "net", "-o", kept)
+        p = run("compile", bad, "--name", "net", "--cpu", "host", "-o", kept)
         check(p.returncode == 4 and os.listdir(kept) == ["mine.txt"],
               "a DIR that existed stays as it was: %r" % os.listdir(kept))
         empty = os.path.join(tmp, "empty")
         os.mkdir(empty)
-        p = run("compile", bad, "--name", "net", "-o", empty)
+        p = run("compile", bad, "--name", "net", "--cpu", "host", "-o", empty)
         check(p.returncode == 4 and os.path.isdir(empty),
               "an empty DIR that existed is not removed")
-        p = run("compile", hw, "--name", "net", "-o", os.path.join(tmp, "good"))
+        p = run("compile", hw, "--name", "net", "--cpu", "host", "-o", os.path.join(tmp, "good"))
         check(p.returncode == 0 and sorted(os.listdir(os.path.join(tmp, "good"))) ==
               ["net.c", "net.h", "net_data.c"], "a successful compile writes its files")
 
