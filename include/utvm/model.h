@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "utvm/error.h"
+#include "utvm/text.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -303,6 +304,9 @@ utvm_err_t utvm_model_output(const utvm_model_t *m, uint32_t i, uint32_t *tensor
 
 /* The TFLite name of builtin operator code ("CONV_2D"), or "?" if unknown. */
 const char *utvm_model_op_name(int32_t code);
+
+/* Appends "operator <index> (<NAME>): " to t ("builtin <code>" for a code without a name). */
+void utvm_model_text_operator(utvm_text_t *t, uint32_t index, int32_t code);
 
 /* ---------------------------------------------------------------------------------------------
  * Planner (generic: buffers and ordered steps; no TFLite knowledge)

@@ -8,9 +8,7 @@
 #include <stdint.h>
 
 #include "utvm/ai.h"
-
-/* Characters an error text holds before its NUL. */
-#define AI_TEXT_MAX ((size_t)UTVM_AI_ERROR_SIZE - (size_t)1u)
+#include "utvm/text.h"
 
 /* An instance of the pool. */
 struct ai_instance_s {
@@ -25,41 +23,17 @@ static ai_error ai_library_error;
 
 /* ---- bounded error texts ---- */
 
-static size_t ai_text_len(const ai_error *e) {
-  size_t n = 0u;
-  bool end = false;
-  while (!end && (n < AI_TEXT_MAX)) {
-    const char c = e->text[n];
-    end = c == '\0';
-    if (!end) {
-      n++;
-    }
-  }
-  return n;
-}
-
+/* Appends to e's text (utvm/text.h). */
 static void ai_text_str(ai_error *e, const char *s) {
-  size_t n = ai_text_len(e);
-  size_t i;
-  for (i = 0u; (s[i] != '\0') && (n < AI_TEXT_MAX); i++) {
-    e->text[n] = s[i];
-    n++;
-  }
-  e->text[n] = '\0';
+  utvm_text_t t;
+  utvm_text_resume(&t, e->text, sizeof(e->text));
+  utvm_text_str(&t, s);
 }
 
 static void ai_text_u64(ai_error *e, uint64_t v) {
-  static const char dec[] = "0123456789";
-  char digits[21];
-  uint32_t n = 20u;
-  uint64_t x = v;
-  digits[20] = '\0';
-  do {
-    n--;
-    digits[n] = dec[x % 10u];
-    x /= 10u;
-  } while ((x != 0u) && (n > 0u));
-  ai_text_str(e, &digits[n]);
+  utvm_text_t t;
+  utvm_text_resume(&t, e->text, sizeof(e->text));
+  utvm_text_u64(&t, v);
 }
 
 static utvm_err_t ai_fail(ai_error *e, utvm_err_t code, const char *text) {

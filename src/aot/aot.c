@@ -9,20 +9,15 @@
 
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/aot.h"
+#include "utvm/text.h"
 
 /* ---- Error texts --------------------------------------------------------------------------- */
 
+/* Appends text to a->error (utvm/text.h). */
 static void text_str(utvm_aot_t *a, const char *text) {
-  size_t len = 0u;
-  while ((len < (UTVM_AOT_ERROR_SIZE - 1u)) && (a->error[len] != '\0')) {
-    len++;
-  }
-  for (size_t i = 0u; (text != NULL) && (text[i] != '\0') && (len < (UTVM_AOT_ERROR_SIZE - 1u));
-       i++) {
-    a->error[len] = text[i];
-    len++;
-  }
-  a->error[len] = '\0';
+  utvm_text_t t;
+  utvm_text_resume(&t, a->error, sizeof(a->error));
+  utvm_text_str(&t, text);
 }
 
 static utvm_err_t aot_fail(utvm_aot_t *a, utvm_err_t err, const char *text, const char *detail) {

@@ -7,11 +7,12 @@
 #include <stdint.h>
 
 #include "utvm/graph.h"
+#include "utvm/text.h"
 
 typedef char graph_check_op_args[(UTVM_GRAPH_MAX_OP_ARGS >= 10u) ? 1 : -1];
 typedef char graph_check_depth[(UTVM_GRAPH_MAX_JSON_DEPTH >= 5u) ? 1 : -1];
 
-/* ---- Error texts: a bounded builder over utvm_graph_t.error (no printf on the device). ---- */
+/* ---- Error texts: utvm/text.h over utvm_graph_t.error (no printf on the device). ---- */
 
 /* Starts g->error with text. */
 void graph_text_set(utvm_graph_t *g, const char *text);

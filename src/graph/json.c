@@ -6,17 +6,12 @@
 
 /* ---- Error texts ------------------------------------------------------------------------------ */
 
+/* g->error is built with utvm/text.h; these resume it at its NUL. */
+
 void graph_text_str(utvm_graph_t *g, const char *text) {
-  size_t len = 0u;
-  while ((len < (UTVM_GRAPH_ERROR_SIZE - 1u)) && (g->error[len] != '\0')) {
-    len++;
-  }
-  for (size_t i = 0u; (text != NULL) && (text[i] != '\0') && (len < (UTVM_GRAPH_ERROR_SIZE - 1u));
-       i++) {
-    g->error[len] = text[i];
-    len++;
-  }
-  g->error[len] = '\0';
+  utvm_text_t t;
+  utvm_text_resume(&t, g->error, sizeof(g->error));
+  utvm_text_str(&t, text);
 }
 
 void graph_text_set(utvm_graph_t *g, const char *text) {
@@ -25,16 +20,9 @@ void graph_text_set(utvm_graph_t *g, const char *text) {
 }
 
 void graph_text_u64(utvm_graph_t *g, uint64_t value) {
-  char digits[21];
-  uint32_t n = 20u;
-  uint64_t rest = value;
-  digits[20] = '\0';
-  do {
-    n--;
-    digits[n] = (char)((uint32_t)'0' + (uint32_t)(rest % 10u));
-    rest /= 10u;
-  } while ((rest != 0u) && (n > 0u));
-  graph_text_str(g, &digits[n]);
+  utvm_text_t t;
+  utvm_text_resume(&t, g->error, sizeof(g->error));
+  utvm_text_u64(&t, value);
 }
 
 /* ---- Cursor ---------------------------------------------------------------------------------- */

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model_internal.h"
 #include "utvm/model.h"
 
 #define WS_ALIGN 8u
@@ -125,19 +124,19 @@ static void carve(layout_t *l, void *workspace, size_t size, const counts_t *c, 
 }
 
 /* "<prefix>tensor <t><msg>" for operator i (or the graph when i is UINT32_MAX). */
-static utvm_err_t flow_error(utvm_model_text_t *text, uint32_t i, int32_t code, uint32_t t,
+static utvm_err_t flow_error(utvm_text_t *text, uint32_t i, int32_t code, uint32_t t,
                              const char *msg) {
   if (i != UINT32_MAX) {
     utvm_model_text_operator(text, i, code);
   }
-  utvm_model_text_str(text, "tensor ");
-  utvm_model_text_u32(text, t);
-  utvm_model_text_str(text, msg);
+  utvm_text_str(text, "tensor ");
+  utvm_text_u64(text, t);
+  utvm_text_str(text, msg);
   return UTVM_ERR_MODEL_BAD_GRAPH;
 }
 
 /* Appends the computed inputs of op to the indices from *at, with the data-flow checks. */
-static utvm_err_t step_reads(const layout_t *l, utvm_model_text_t *text, uint32_t i,
+static utvm_err_t step_reads(const layout_t *l, utvm_text_t *text, uint32_t i,
                              const utvm_model_operator_t *op, uint32_t *at) {
   uint32_t k;
   utvm_err_t err = UTVM_OK;
@@ -159,7 +158,7 @@ static utvm_err_t step_reads(const layout_t *l, utvm_model_text_t *text, uint32_
 }
 
 /* Appends the outputs of op to the indices from *at, with the data-flow checks. */
-static utvm_err_t step_writes(const layout_t *l, utvm_model_text_t *text, uint32_t i,
+static utvm_err_t step_writes(const layout_t *l, utvm_text_t *text, uint32_t i,
                               const utvm_model_operator_t *op, uint32_t *at) {
   uint32_t k;
   utvm_err_t err = UTVM_OK;
@@ -184,7 +183,7 @@ static utvm_err_t step_writes(const layout_t *l, utvm_model_text_t *text, uint32
 }
 
 /* One step per operator, with the data-flow checks. */
-static utvm_err_t build_steps(const utvm_model_t *m, utvm_model_text_t *text, const layout_t *l,
+static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const layout_t *l,
                               utvm_model_scratch_fn scratch, void *ctx) {
   uint32_t i;
   uint32_t at = 0u;
@@ -197,7 +196,7 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_model_text_t *text, co
     err = utvm_model_operator(m, i, &op);
     if (err != UTVM_OK) {
       utvm_model_text_operator(text, i, -1);
-      utvm_model_text_str(text, "cannot be decoded");
+      utvm_text_str(text, "cannot be decoded");
       break;
     }
     err = step_reads(l, text, i, &op, &at);
@@ -216,18 +215,18 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_model_text_t *text, co
       st->kind = UTVM_PLAN_STEP_ALIAS; /* reads[0] is input 0 */
     }
     if (err == UTVM_ERR_MODEL_ARGUMENT) {
-      utvm_model_text_str(text, "plan: the model changed since it was opened");
+      utvm_text_str(text, "plan: the model changed since it was opened");
     }
     if (err == UTVM_OK && scratch != NULL) {
       err = scratch(ctx, m, i, &op, &bytes);
       if (err != UTVM_OK) {
         utvm_model_text_operator(text, i, (int32_t)op.code);
-        utvm_model_text_str(text, "scratch size: ");
-        utvm_model_text_str(text, utvm_strerror(err));
+        utvm_text_str(text, "scratch size: ");
+        utvm_text_str(text, utvm_strerror(err));
         err = UTVM_ERR_MODEL_SCRATCH;
       } else if (bytes > (size_t)UINT32_MAX) {
         utvm_model_text_operator(text, i, (int32_t)op.code);
-        utvm_model_text_str(text, "scratch size: 4 GiB or more");
+        utvm_text_str(text, "scratch size: 4 GiB or more");
         err = UTVM_ERR_MODEL_PLAN_OVERFLOW;
       } else {
         st->scratch = (uint32_t)bytes;
@@ -277,7 +276,7 @@ static utvm_err_t build_buffers(const utvm_model_t *m, const layout_t *l, uint32
 }
 
 /* Every graph output is computed by an operator (or is a graph input). */
-static utvm_err_t check_outputs(const utvm_model_t *m, utvm_model_text_t *text,
+static utvm_err_t check_outputs(const utvm_model_t *m, utvm_text_t *text,
                                 const layout_t *l) {
   uint32_t i;
   uint32_t index;
@@ -287,9 +286,9 @@ static utvm_err_t check_outputs(const utvm_model_t *m, utvm_model_text_t *text,
     if (err == UTVM_OK &&
         (l->map[index] == UTVM_PLAN_NONE ||
          (l->buffers[l->map[index]].flags & (UTVM_PLAN_INPUT | FLAG_WRITTEN)) == 0u)) {
-      utvm_model_text_str(text, "graph output ");
-      utvm_model_text_u32(text, i);
-      utvm_model_text_str(text, ": ");
+      utvm_text_str(text, "graph output ");
+      utvm_text_u64(text, i);
+      utvm_text_str(text, ": ");
       err = flow_error(text, UINT32_MAX, 0, index, " is never computed");
     }
   }
@@ -300,34 +299,34 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
                            uint32_t options, void *workspace, size_t workspace_size,
                            utvm_plan_t *plan) {
   layout_t l;
-  utvm_model_text_t text;
+  utvm_text_t text;
   counts_t c;
   uint32_t i;
   utvm_err_t err;
   if (m == NULL) {
     return UTVM_ERR_MODEL_ARGUMENT;
   }
-  utvm_model_text_init(&text, m->error, sizeof(m->error));
+  utvm_text_init(&text, m->error, sizeof(m->error));
   if (!m->valid_ || plan == NULL || plan->offsets == NULL ||
       (scratch != NULL && plan->scratch_offsets == NULL && m->n_operators != 0u) ||
       (options & ~UTVM_MODEL_PLAN_IO_SEPARATE) != 0u) {
-    utvm_model_text_str(&text, "plan: model not open, no plan offsets, or unknown options");
+    utvm_text_str(&text, "plan: model not open, no plan offsets, or unknown options");
     return UTVM_ERR_MODEL_ARGUMENT;
   }
   if (!count(m, &c)) {
-    utvm_model_text_str(&text, "plan: the model changed since it was opened");
+    utvm_text_str(&text, "plan: the model changed since it was opened");
     return UTVM_ERR_MODEL_ARGUMENT;
   }
   if (workspace == NULL || lists_and_plan_bytes(m, &c) == SIZE_MAX ||
       workspace_size < lists_and_plan_bytes(m, &c)) {
-    utvm_model_text_str(&text, "plan: workspace smaller than utvm_model_plan_workspace_size()");
+    utvm_text_str(&text, "plan: workspace smaller than utvm_model_plan_workspace_size()");
     return UTVM_ERR_MODEL_PLAN_WORKSPACE;
   }
   carve(&l, workspace, workspace_size, &c, m->n_operators);
   l.map = plan->offsets;
   err = build_buffers(m, &l, c.n_buffers);
   if (err != UTVM_OK) {
-    utvm_model_text_str(&text, "plan: the model changed since it was opened");
+    utvm_text_str(&text, "plan: the model changed since it was opened");
     return err;
   }
   err = build_steps(m, &text, &l, scratch, ctx);
@@ -349,8 +348,8 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
                   plan);
   plan->offsets = l.map;
   if (err != UTVM_OK) {
-    utvm_model_text_str(&text, "plan: ");
-    utvm_model_text_str(&text, utvm_strerror(err));
+    utvm_text_str(&text, "plan: ");
+    utvm_text_str(&text, utvm_strerror(err));
     return err;
   }
   for (i = 0u; i < m->n_tensors; i++) {

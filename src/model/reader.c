@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "model_internal.h"
 #include "utvm/model.h"
 
 typedef char float_is_32_bits[(sizeof(float) == 4u) ? 1 : -1];
@@ -48,7 +47,7 @@ typedef char float_is_32_bits[(sizeof(float) == 4u) ? 1 : -1];
 typedef struct {
   const uint8_t *data;
   uint32_t size;
-  utvm_model_text_t text;
+  utvm_text_t text;
   const char *what;   /* "tensor", "buffer", ... ; NULL: the model itself */
   uint32_t index;
   int32_t code;       /* an operator's builtin code, when coded */
@@ -113,7 +112,7 @@ static bool positive_finite(uint32_t bits) {
 
 /* Starts the error text with "<what> <index> (<NAME>): <field>: ". */
 static void err_begin(rd_t *r) {
-  utvm_model_text_t *t = &r->text;
+  utvm_text_t *t = &r->text;
   if (t->buf == NULL || t->len != 0u) {
     return;
   }
@@ -121,39 +120,39 @@ static void err_begin(rd_t *r) {
     if (r->coded) {
       utvm_model_text_operator(t, r->index, r->code);
     } else {
-      utvm_model_text_str(t, r->what);
-      utvm_model_text_str(t, " ");
-      utvm_model_text_u32(t, r->index);
-      utvm_model_text_str(t, ": ");
+      utvm_text_str(t, r->what);
+      utvm_text_str(t, " ");
+      utvm_text_u64(t, r->index);
+      utvm_text_str(t, ": ");
     }
   }
   if (r->field != NULL) {
-    utvm_model_text_str(t, r->field);
-    utvm_model_text_str(t, ": ");
+    utvm_text_str(t, r->field);
+    utvm_text_str(t, ": ");
   }
 }
 
 static utvm_err_t rd_fail(rd_t *r, utvm_err_t code, const char *msg) {
   err_begin(r);
-  utvm_model_text_str(&r->text, msg);
+  utvm_text_str(&r->text, msg);
   return code;
 }
 
 /* "<prefix><what> at offset 0x<pos> of length <len> exceeds file size <size>" */
 static utvm_err_t fail_extent(rd_t *r, const char *what, uint32_t pos, uint64_t len) {
   err_begin(r);
-  utvm_model_text_str(&r->text, "file truncated: ");
-  utvm_model_text_str(&r->text, what);
-  utvm_model_text_str(&r->text, " at offset ");
-  utvm_model_text_hex(&r->text, pos);
-  utvm_model_text_str(&r->text, " of length ");
+  utvm_text_str(&r->text, "file truncated: ");
+  utvm_text_str(&r->text, what);
+  utvm_text_str(&r->text, " at offset ");
+  utvm_text_hex(&r->text, pos);
+  utvm_text_str(&r->text, " of length ");
   if (len > 0xFFFFFFFFu) {
-    utvm_model_text_str(&r->text, ">4G");
+    utvm_text_str(&r->text, ">4G");
   } else {
-    utvm_model_text_u32(&r->text, (uint32_t)len);
+    utvm_text_u64(&r->text, (uint32_t)len);
   }
-  utvm_model_text_str(&r->text, " exceeds file size ");
-  utvm_model_text_u32(&r->text, r->size);
+  utvm_text_str(&r->text, " exceeds file size ");
+  utvm_text_u64(&r->text, r->size);
   return UTVM_ERR_MODEL_TRUNCATED;
 }
 
@@ -161,9 +160,9 @@ static utvm_err_t fail_extent(rd_t *r, const char *what, uint32_t pos, uint64_t 
 static utvm_err_t fail_i32(rd_t *r, utvm_err_t code, const char *msg, int32_t value,
                            const char *tail) {
   err_begin(r);
-  utvm_model_text_str(&r->text, msg);
-  utvm_model_text_i32(&r->text, value);
-  utvm_model_text_str(&r->text, tail);
+  utvm_text_str(&r->text, msg);
+  utvm_text_i64(&r->text, value);
+  utvm_text_str(&r->text, tail);
   return code;
 }
 
@@ -171,18 +170,18 @@ static utvm_err_t fail_i32(rd_t *r, utvm_err_t code, const char *msg, int32_t va
 static utvm_err_t fail_index(rd_t *r, const char *msg, int64_t index, uint32_t count,
                              const char *things) {
   err_begin(r);
-  utvm_model_text_str(&r->text, msg);
-  utvm_model_text_str(&r->text, " ");
+  utvm_text_str(&r->text, msg);
+  utvm_text_str(&r->text, " ");
   if (index < INT32_MIN || index > INT32_MAX) {
-    utvm_model_text_str(&r->text, "(out of int32)");
+    utvm_text_str(&r->text, "(out of int32)");
   } else {
-    utvm_model_text_i32(&r->text, (int32_t)index);
+    utvm_text_i64(&r->text, (int32_t)index);
   }
-  utvm_model_text_str(&r->text, " out of range (model has ");
-  utvm_model_text_u32(&r->text, count);
-  utvm_model_text_str(&r->text, " ");
-  utvm_model_text_str(&r->text, things);
-  utvm_model_text_str(&r->text, ")");
+  utvm_text_str(&r->text, " out of range (model has ");
+  utvm_text_u64(&r->text, count);
+  utvm_text_str(&r->text, " ");
+  utvm_text_str(&r->text, things);
+  utvm_text_str(&r->text, ")");
   return UTVM_ERR_MODEL_INDEX;
 }
 
@@ -199,18 +198,18 @@ static utvm_err_t fb_table_at(rd_t *r, uint32_t pos, fb_table_t *t) {
   vt = (int64_t)pos - (int64_t)to_i32(ld32(&r->data[pos]));
   if (vt < 0 || vt > (int64_t)r->size - 4) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "table at offset ");
-    utvm_model_text_hex(&r->text, pos);
-    utvm_model_text_str(&r->text, " has its vtable outside the file");
+    utvm_text_str(&r->text, "table at offset ");
+    utvm_text_hex(&r->text, pos);
+    utvm_text_str(&r->text, " has its vtable outside the file");
     return UTVM_ERR_MODEL_MALFORMED;
   }
   vsize = ld16(&r->data[vt]);
   tsize = ld16(&r->data[vt + 2]);
   if (vsize < 4u || (vsize & 1u) != 0u || tsize < 4u) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "vtable at offset ");
-    utvm_model_text_hex(&r->text, (uint32_t)vt);
-    utvm_model_text_str(&r->text, " is malformed");
+    utvm_text_str(&r->text, "vtable at offset ");
+    utvm_text_hex(&r->text, (uint32_t)vt);
+    utvm_text_str(&r->text, " is malformed");
     return UTVM_ERR_MODEL_MALFORMED;
   }
   if (vsize > r->size - (uint32_t)vt) {
@@ -246,10 +245,10 @@ static utvm_err_t fb_field(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t w
   }
   if (off < 4u || off + width > t->tsize) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "field ");
-    utvm_model_text_u32(&r->text, id);
-    utvm_model_text_str(&r->text, " lies outside its table at offset ");
-    utvm_model_text_hex(&r->text, t->pos);
+    utvm_text_str(&r->text, "field ");
+    utvm_text_u64(&r->text, id);
+    utvm_text_str(&r->text, " lies outside its table at offset ");
+    utvm_text_hex(&r->text, t->pos);
     return UTVM_ERR_MODEL_MALFORMED;
   }
   *pos = t->pos + off;
@@ -327,10 +326,10 @@ static utvm_err_t fb_ref(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t *ta
   to = (uint64_t)pos + ld32(&r->data[pos]);
   if (to > (uint64_t)r->size - 4u) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "file truncated: offset at ");
-    utvm_model_text_hex(&r->text, pos);
-    utvm_model_text_str(&r->text, " points past file size ");
-    utvm_model_text_u32(&r->text, r->size);
+    utvm_text_str(&r->text, "file truncated: offset at ");
+    utvm_text_hex(&r->text, pos);
+    utvm_text_str(&r->text, " points past file size ");
+    utvm_text_u64(&r->text, r->size);
     return UTVM_ERR_MODEL_TRUNCATED;
   }
   *target = (uint32_t)to;
@@ -378,9 +377,9 @@ static utvm_err_t fb_string(rd_t *r, const fb_table_t *t, uint32_t id, const cha
   }
   if (v.len >= r->size - v.pos || r->data[v.pos + v.len] != 0u) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "string at offset ");
-    utvm_model_text_hex(&r->text, v.pos - 4u);
-    utvm_model_text_str(&r->text, " is not NUL-terminated");
+    utvm_text_str(&r->text, "string at offset ");
+    utvm_text_hex(&r->text, v.pos - 4u);
+    utvm_text_str(&r->text, " is not NUL-terminated");
     return UTVM_ERR_MODEL_MALFORMED;
   }
   *s = (const char *)(const void *)&r->data[v.pos];
@@ -393,10 +392,10 @@ static utvm_err_t fb_vec_table(rd_t *r, const fb_vec_t *v, uint32_t i, fb_table_
   uint64_t to = (uint64_t)pos + ld32(&r->data[pos]);
   if (to > (uint64_t)r->size - 4u) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "file truncated: table offset at ");
-    utvm_model_text_hex(&r->text, pos);
-    utvm_model_text_str(&r->text, " points past file size ");
-    utvm_model_text_u32(&r->text, r->size);
+    utvm_text_str(&r->text, "file truncated: table offset at ");
+    utvm_text_hex(&r->text, pos);
+    utvm_text_str(&r->text, " points past file size ");
+    utvm_text_u64(&r->text, r->size);
     return UTVM_ERR_MODEL_TRUNCATED;
   }
   return fb_table_at(r, (uint32_t)to, t);
@@ -412,7 +411,7 @@ static int32_t vec_i32(const rd_t *r, uint32_t pos, uint32_t i) {
 static void rd_init(rd_t *r, const utvm_model_t *m, char *err, size_t cap) {
   r->data = m->data_;
   r->size = m->size_;
-  utvm_model_text_init(&r->text, err, cap);
+  utvm_text_init(&r->text, err, cap);
   r->what = NULL;
   r->index = 0u;
   r->code = -1;
@@ -681,8 +680,8 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   out->element_size = element_size(type);
   if (out->element_size == 0u) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "unsupported type ");
-    utvm_model_text_str(&r->text, type_name(type));
+    utvm_text_str(&r->text, "unsupported type ");
+    utvm_text_str(&r->text, type_name(type));
     return UTVM_ERR_MODEL_UNSUPPORTED_TYPE;
   }
   out->type = (utvm_model_type_t)type;
@@ -726,17 +725,17 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   if (data != NULL) {
     if ((size_t)len != out->bytes) {
       err_begin(r);
-      utvm_model_text_str(&r->text, "constant data of ");
-      utvm_model_text_u32(&r->text, len);
-      utvm_model_text_str(&r->text, " bytes, its shape needs ");
-      utvm_model_text_u32(&r->text, (uint32_t)out->bytes);
+      utvm_text_str(&r->text, "constant data of ");
+      utvm_text_u64(&r->text, len);
+      utvm_text_str(&r->text, " bytes, its shape needs ");
+      utvm_text_u64(&r->text, (uint32_t)out->bytes);
       return UTVM_ERR_MODEL_BAD_DATA;
     }
     if (((uintptr_t)data % out->element_size) != 0u) {
       err_begin(r);
-      utvm_model_text_str(&r->text, "constant data at offset ");
-      utvm_model_text_hex(&r->text, data_offset);
-      utvm_model_text_str(&r->text, " not aligned to its element size (load the model at a "
+      utvm_text_str(&r->text, "constant data at offset ");
+      utvm_text_hex(&r->text, data_offset);
+      utvm_text_str(&r->text, " not aligned to its element size (load the model at a "
                                     "16-byte aligned address)");
       return UTVM_ERR_MODEL_BAD_DATA;
     }
@@ -827,8 +826,8 @@ static utvm_err_t check_activation(rd_t *r, uint32_t act, utvm_model_activation_
   if (act > (uint32_t)UTVM_MODEL_ACT_RELU6) {
     static const char *const names[] = {"TANH", "SIGN_BIT"};
     err_begin(r);
-    utvm_model_text_str(&r->text, "unsupported fused activation ");
-    utvm_model_text_str(&r->text, (act - 4u < 2u) ? names[act - 4u] : "(unknown)");
+    utvm_text_str(&r->text, "unsupported fused activation ");
+    utvm_text_str(&r->text, (act - 4u < 2u) ? names[act - 4u] : "(unknown)");
     return UTVM_ERR_MODEL_BAD_OPTION;
   }
   *out = (utvm_model_activation_t)act;
@@ -847,10 +846,10 @@ static utvm_err_t check_padding(rd_t *r, uint32_t padding, utvm_model_padding_t 
 static utvm_err_t check_positive(rd_t *r, const char *name, int32_t value) {
   if (value < 1) {
     err_begin(r);
-    utvm_model_text_str(&r->text, name);
-    utvm_model_text_str(&r->text, " ");
-    utvm_model_text_i32(&r->text, value);
-    utvm_model_text_str(&r->text, " is not >= 1");
+    utvm_text_str(&r->text, name);
+    utvm_text_str(&r->text, " ");
+    utvm_text_i64(&r->text, value);
+    utvm_text_str(&r->text, " is not >= 1");
     return UTVM_ERR_MODEL_BAD_OPTION;
   }
   return UTVM_OK;
@@ -1207,12 +1206,12 @@ static utvm_err_t decode_operands(rd_t *r, const utvm_model_t *m, const fb_table
   }
   if (v.len < min || v.len > max) {
     err_begin(r);
-    utvm_model_text_u32(&r->text, v.len);
-    utvm_model_text_str(&r->text, " tensors, expected ");
-    utvm_model_text_u32(&r->text, min);
+    utvm_text_u64(&r->text, v.len);
+    utvm_text_str(&r->text, " tensors, expected ");
+    utvm_text_u64(&r->text, min);
     if (max != min) {
-      utvm_model_text_str(&r->text, " to ");
-      utvm_model_text_u32(&r->text, max);
+      utvm_text_str(&r->text, " to ");
+      utvm_text_u64(&r->text, max);
     }
     return UTVM_ERR_MODEL_BAD_OPERANDS;
   }
@@ -1289,9 +1288,9 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
   r->field = NULL;
   if (code == CUSTOM_CODE) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "unsupported custom operator '");
-    utvm_model_text_str(&r->text, custom);
-    utvm_model_text_str(&r->text, "'");
+    utvm_text_str(&r->text, "unsupported custom operator '");
+    utvm_text_str(&r->text, custom);
+    utvm_text_str(&r->text, "'");
     return UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR;
   }
   if (!op_spec(code, &spec)) {
@@ -1314,10 +1313,10 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
   if (err == UTVM_OK &&
       (options2_type != 0u || (options_type != 0u && options_type != spec.options_type))) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "options of union type ");
-    utvm_model_text_u32(&r->text, (options2_type != 0u) ? options2_type : options_type);
-    utvm_model_text_str(&r->text, (options2_type != 0u) ? " (builtin_options_2)" : "");
-    utvm_model_text_str(&r->text, " unsupported for this operator");
+    utvm_text_str(&r->text, "options of union type ");
+    utvm_text_u64(&r->text, (options2_type != 0u) ? options2_type : options_type);
+    utvm_text_str(&r->text, (options2_type != 0u) ? " (builtin_options_2)" : "");
+    utvm_text_str(&r->text, " unsupported for this operator");
     err = UTVM_ERR_MODEL_BAD_OPTION;
   }
   fb_absent_table(&options);
@@ -1417,9 +1416,9 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
   }
   if (size < 8u) {
     err_begin(r);
-    utvm_model_text_str(&r->text, "file truncated: ");
-    utvm_model_text_u32(&r->text, (uint32_t)size);
-    utvm_model_text_str(&r->text, " bytes, a TFLite file has at least 8");
+    utvm_text_str(&r->text, "file truncated: ");
+    utvm_text_u64(&r->text, (uint32_t)size);
+    utvm_text_str(&r->text, " bytes, a TFLite file has at least 8");
     return UTVM_ERR_MODEL_TRUNCATED;
   }
   if (size > 0x7FFFFFFFu) {

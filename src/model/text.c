@@ -1,12 +1,10 @@
 /*
- * Error texts of the model layer: a bounded string builder and the TFLite operator names.
+ * Error texts of the model layer: the TFLite operator names and how an operator is named in a
+ * text (the builder is utvm/text.h).
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include <stdbool.h>
-
-#include "model_internal.h"
 #include "utvm/model.h"
 
 /* Every BuiltinOperator name from 0 (ADD) to 161 (RIGHT_SHIFT), in code order, each followed
@@ -85,87 +83,16 @@ const char *utvm_model_op_name(int32_t code) {
 }
 #endif
 
-void utvm_model_text_init(utvm_model_text_t *t, char *buf, size_t cap) {
-  t->buf = (cap > 0u) ? buf : NULL;
-  t->len = 0u;
-  t->cap = cap;
-  if (t->buf != NULL) {
-    t->buf[0] = '\0';
-  }
-}
-
-static void text_char(utvm_model_text_t *t, char c) {
-  if (t->buf != NULL && t->len + 1u < t->cap) {
-    t->buf[t->len] = c;
-    t->len++;
-    t->buf[t->len] = '\0';
-  }
-}
-
-void utvm_model_text_str(utvm_model_text_t *t, const char *s) {
-  size_t i;
-  if (t->buf == NULL || s == NULL) {
-    return;
-  }
-  /* Bounded by the capacity: characters past it are dropped. */
-  for (i = 0u; s[i] != '\0' && t->len + 1u < t->cap; i++) {
-    text_char(t, s[i]);
-  }
-}
-
-void utvm_model_text_u32(utvm_model_text_t *t, uint32_t v) {
-  static const char dec[] = "0123456789";
-  char digits[10];
-  uint32_t n = 0u;
-  uint32_t x = v;
-  do {
-    digits[n] = dec[x % 10u];
-    n++;
-    x /= 10u;
-  } while (x != 0u && n < 10u);
-  while (n > 0u) {
-    n--;
-    text_char(t, digits[n]);
-  }
-}
-
-void utvm_model_text_i32(utvm_model_text_t *t, int32_t v) {
-  if (v < 0) {
-    text_char(t, '-');
-    utvm_model_text_u32(t, 0u - (uint32_t)v);
-  } else {
-    utvm_model_text_u32(t, (uint32_t)v);
-  }
-}
-
-void utvm_model_text_hex(utvm_model_text_t *t, uint32_t v) {
-  static const char hex[] = "0123456789abcdef";
-  uint32_t shift = 28u;
-  bool started = false;
-  utvm_model_text_str(t, "0x");
-  for (;;) {
-    uint32_t nibble = (v >> shift) & 0xFu;
-    if (nibble != 0u || started || shift == 0u) {
-      started = true;
-      text_char(t, hex[nibble]);
-    }
-    if (shift == 0u) {
-      break;
-    }
-    shift -= 4u;
-  }
-}
-
-void utvm_model_text_operator(utvm_model_text_t *t, uint32_t index, int32_t code) {
+void utvm_model_text_operator(utvm_text_t *t, uint32_t index, int32_t code) {
   const char *name = utvm_model_op_name(code);
-  utvm_model_text_str(t, "operator ");
-  utvm_model_text_u32(t, index);
-  utvm_model_text_str(t, " (");
+  utvm_text_str(t, "operator ");
+  utvm_text_u64(t, index);
+  utvm_text_str(t, " (");
   if (name[0] == '?') {
-    utvm_model_text_str(t, "builtin ");
-    utvm_model_text_i32(t, code);
+    utvm_text_str(t, "builtin ");
+    utvm_text_i64(t, code);
   } else {
-    utvm_model_text_str(t, name);
+    utvm_text_str(t, name);
   }
-  utvm_model_text_str(t, "): ");
+  utvm_text_str(t, "): ");
 }

@@ -36,49 +36,49 @@ static uint64_t prep_align(uint64_t x) {
 }
 
 /* Starts the text "operator <k> (<NAME>): " and returns it. */
-static runner_text_t *prep_begin(const prep_t *p) {
-  runner_text_t *text = p->ctx->text;
-  runner_text_operator(text, p->index, (int32_t)p->op->code);
+static utvm_text_t *prep_begin(const prep_t *p) {
+  utvm_text_t *text = p->ctx->text;
+  utvm_model_text_operator(text, p->index, (int32_t)p->op->code);
   return text;
 }
 
 static utvm_err_t prep_fail(const prep_t *p, utvm_err_t err, const char *msg) {
-  runner_text_t *text = prep_begin(p);
-  runner_text_str(text, msg);
+  utvm_text_t *text = prep_begin(p);
+  utvm_text_str(text, msg);
   return err;
 }
 
 /* "<what>: <kernel error>" for a failed prepare helper. */
 static utvm_err_t prep_fail_kernel(const prep_t *p, utvm_err_t err, const char *what) {
-  runner_text_t *text = prep_begin(p);
-  runner_text_str(text, what);
-  runner_text_str(text, ": ");
-  runner_text_str(text, utvm_strerror(err));
+  utvm_text_t *text = prep_begin(p);
+  utvm_text_str(text, what);
+  utvm_text_str(text, ": ");
+  utvm_text_str(text, utvm_strerror(err));
   return err;
 }
 
 /* "<role> <shape> <msg>". */
 static utvm_err_t prep_fail_shape(const prep_t *p, const char *role, const operand_t *o,
                              const char *msg) {
-  runner_text_t *text = prep_begin(p);
-  runner_text_str(text, role);
-  runner_text_str(text, " ");
-  runner_text_dims(text, o->t.rank, o->t.dims);
-  runner_text_str(text, msg);
+  utvm_text_t *text = prep_begin(p);
+  utvm_text_str(text, role);
+  utvm_text_str(text, " ");
+  utvm_text_dims(text, o->t.rank, o->t.dims);
+  utvm_text_str(text, msg);
   return UTVM_ERR_RUNNER_OPERANDS;
 }
 
 /* "<role> <shape> does not fit <other role> <shape>". */
 static utvm_err_t prep_fail_fit(const prep_t *p, const char *role, const operand_t *a,
                            const char *other, const operand_t *b) {
-  runner_text_t *text = prep_begin(p);
-  runner_text_str(text, role);
-  runner_text_str(text, " ");
-  runner_text_dims(text, a->t.rank, a->t.dims);
-  runner_text_str(text, " does not fit ");
-  runner_text_str(text, other);
-  runner_text_str(text, " ");
-  runner_text_dims(text, b->t.rank, b->t.dims);
+  utvm_text_t *text = prep_begin(p);
+  utvm_text_str(text, role);
+  utvm_text_str(text, " ");
+  utvm_text_dims(text, a->t.rank, a->t.dims);
+  utvm_text_str(text, " does not fit ");
+  utvm_text_str(text, other);
+  utvm_text_str(text, " ");
+  utvm_text_dims(text, b->t.rank, b->t.dims);
   return UTVM_ERR_RUNNER_OPERANDS;
 }
 
@@ -127,12 +127,12 @@ static utvm_err_t check_nonempty(const prep_t *p, const operand_t *o, const char
 static utvm_err_t check_type(const prep_t *p, const operand_t *o, const char *role,
                              utvm_model_type_t type) {
   if (o->t.type != type) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, role);
-    runner_text_str(text, " is ");
-    runner_text_str(text, runner_type_name(o->t.type));
-    runner_text_str(text, ", not ");
-    runner_text_str(text, runner_type_name(type));
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " is ");
+    utvm_text_str(text, runner_type_name(o->t.type));
+    utvm_text_str(text, ", not ");
+    utvm_text_str(text, runner_type_name(type));
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return check_nonempty(p, o, role);
@@ -142,9 +142,9 @@ static utvm_err_t check_type(const prep_t *p, const operand_t *o, const char *ro
 static utvm_err_t check_q8(const prep_t *p, const operand_t *o, const char *role) {
   utvm_err_t err = check_type(p, o, role, UTVM_MODEL_INT8);
   if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, role);
-    runner_text_str(text, (o->t.quant.count == 0u) ? " is not quantized"
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, role);
+    utvm_text_str(text, (o->t.quant.count == 0u) ? " is not quantized"
                                                             : " is quantized per channel");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
@@ -154,13 +154,13 @@ static utvm_err_t check_q8(const prep_t *p, const operand_t *o, const char *role
 static utvm_err_t check_rank(const prep_t *p, const operand_t *o, const char *role,
                              uint32_t rank) {
   if (o->t.rank != rank) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, role);
-    runner_text_str(text, " ");
-    runner_text_dims(text, o->t.rank, o->t.dims);
-    runner_text_str(text, " is not ");
-    runner_text_u64(text, (uint64_t)rank);
-    runner_text_str(text, "-D");
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " ");
+    utvm_text_dims(text, o->t.rank, o->t.dims);
+    utvm_text_str(text, " is not ");
+    utvm_text_u64(text, (uint64_t)rank);
+    utvm_text_str(text, "-D");
     return UTVM_ERR_RUNNER_OPERANDS;
   }
   return UTVM_OK;
@@ -168,9 +168,9 @@ static utvm_err_t check_rank(const prep_t *p, const operand_t *o, const char *ro
 
 static utvm_err_t check_constant(const prep_t *p, const operand_t *o, const char *role) {
   if (o->t.data == NULL) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, role);
-    runner_text_str(text, " is not constant");
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " is not constant");
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return UTVM_OK;
@@ -261,10 +261,10 @@ static utvm_err_t channel_arrays(const prep_t *p, void *record, size_t record_by
  * lies between 2^-32 and 2^31. */
 static utvm_err_t check_shift(const prep_t *p, int32_t shift) {
   if ((shift < -31) || (shift > 31)) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, "the scales' ratio is about 2^");
-    runner_text_i32(text, shift);
-    runner_text_str(text, " (the kernels take 2^-31 to 2^31)");
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, "the scales' ratio is about 2^");
+    utvm_text_i64(text, shift);
+    utvm_text_str(text, " (the kernels take 2^-31 to 2^31)");
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return UTVM_OK;
@@ -278,10 +278,10 @@ static utvm_err_t check_filter_zero_points(const prep_t *p, const operand_t *f) 
   for (c = 0u; c < count; c++) {
     const int32_t zp = utvm_model_quant_zero_point(&f->t.quant, c);
     if (zp != 0) {
-      runner_text_t *text = prep_begin(p);
-      runner_text_str(text, "filter zero point ");
-      runner_text_i32(text, zp);
-      runner_text_str(text, " is not 0");
+      utvm_text_t *text = prep_begin(p);
+      utvm_text_str(text, "filter zero point ");
+      utvm_text_i64(text, zp);
+      utvm_text_str(text, " is not 0");
       return UTVM_ERR_RUNNER_UNSUPPORTED;
     }
   }
@@ -301,15 +301,15 @@ static utvm_err_t check_filter(const prep_t *p, const operand_t *f, int32_t qdim
   }
   if ((err == UTVM_OK) && (f->t.quant.count > 1u) &&
       ((f->t.quant.quantized_dimension != qdim) || (f->t.quant.count != (uint32_t)channels))) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, "filter has ");
-    runner_text_u64(text, (uint64_t)f->t.quant.count);
-    runner_text_str(text, " channel scales along dimension ");
-    runner_text_i32(text, f->t.quant.quantized_dimension);
-    runner_text_str(text, ", not ");
-    runner_text_i32(text, channels);
-    runner_text_str(text, " along ");
-    runner_text_i32(text, qdim);
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, "filter has ");
+    utvm_text_u64(text, (uint64_t)f->t.quant.count);
+    utvm_text_str(text, " channel scales along dimension ");
+    utvm_text_i64(text, f->t.quant.quantized_dimension);
+    utvm_text_str(text, ", not ");
+    utvm_text_i64(text, channels);
+    utvm_text_str(text, " along ");
+    utvm_text_i64(text, qdim);
     err = UTVM_ERR_RUNNER_OPERANDS;
   }
   return err;
@@ -333,11 +333,11 @@ static utvm_err_t load_bias(const prep_t *p, int32_t bias_type, int32_t channels
       err = check_constant(p, &b, "bias");
     }
     if ((err == UTVM_OK) && (b.t.elements != (size_t)channels)) {
-      runner_text_t *text = prep_begin(p);
-      runner_text_str(text, "bias has ");
-      runner_text_u64(text, (uint64_t)b.t.elements);
-      runner_text_str(text, " elements, not ");
-      runner_text_i32(text, channels);
+      utvm_text_t *text = prep_begin(p);
+      utvm_text_str(text, "bias has ");
+      utvm_text_u64(text, (uint64_t)b.t.elements);
+      utvm_text_str(text, " elements, not ");
+      utvm_text_i64(text, channels);
       err = UTVM_ERR_RUNNER_OPERANDS;
     }
     if (err == UTVM_OK) {
@@ -439,11 +439,11 @@ static utvm_err_t conv_shapes(const prep_t *p, bool depthwise, const operand_t *
     const int32_t stored = p->op->options.u.depthwise.depth_multiplier;
     fits = (f->t.dims[0] == 1) && (f->t.dims[3] == out_c) && ((out_c % in_c) == 0);
     if (fits && (stored > 0) && (stored != (out_c / in_c))) {
-      runner_text_t *text = prep_begin(p);
-      runner_text_str(text, "depth_multiplier ");
-      runner_text_i32(text, stored);
-      runner_text_str(text, " differs from the shapes' ");
-      runner_text_i32(text, out_c / in_c);
+      utvm_text_t *text = prep_begin(p);
+      utvm_text_str(text, "depth_multiplier ");
+      utvm_text_i64(text, stored);
+      utvm_text_str(text, " differs from the shapes' ");
+      utvm_text_i64(text, out_c / in_c);
       return UTVM_ERR_RUNNER_OPERANDS;
     }
   } else {
@@ -466,12 +466,12 @@ static utvm_err_t fail_output_size(const prep_t *p, const operand_t *out, int32_
   expected[1] = h;
   expected[2] = w;
   expected[3] = out->t.dims[3];
-  runner_text_t *text = prep_begin(p);
-  runner_text_str(text, "output ");
-  runner_text_dims(text, out->t.rank, out->t.dims);
-  runner_text_str(text, " is not the ");
-  runner_text_dims(text, 4u, expected);
-  runner_text_str(text, " the options give");
+  utvm_text_t *text = prep_begin(p);
+  utvm_text_str(text, "output ");
+  utvm_text_dims(text, out->t.rank, out->t.dims);
+  utvm_text_str(text, " is not the ");
+  utvm_text_dims(text, 4u, expected);
+  utvm_text_str(text, " the options give");
   return UTVM_ERR_RUNNER_OPERANDS;
 }
 
@@ -591,18 +591,18 @@ static utvm_err_t fc_shapes(const prep_t *p, const operand_t *in, const operand_
   }
   const uint64_t batches = (uint64_t)out->t.elements / (uint64_t)units;
   if ((batches * (uint64_t)depth) != (uint64_t)in->t.elements) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, "input ");
-    runner_text_dims(text, in->t.rank, in->t.dims);
-    runner_text_str(text, " is not ");
-    runner_text_u64(text, batches);
-    runner_text_str(text, " rows of ");
-    runner_text_i32(text, depth);
-    runner_text_str(text, " (filter ");
-    runner_text_dims(text, f->t.rank, f->t.dims);
-    runner_text_str(text, ", output ");
-    runner_text_dims(text, out->t.rank, out->t.dims);
-    runner_text_str(text, ")");
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, "input ");
+    utvm_text_dims(text, in->t.rank, in->t.dims);
+    utvm_text_str(text, " is not ");
+    utvm_text_u64(text, batches);
+    utvm_text_str(text, " rows of ");
+    utvm_text_i64(text, depth);
+    utvm_text_str(text, " (filter ");
+    utvm_text_dims(text, f->t.rank, f->t.dims);
+    utvm_text_str(text, ", output ");
+    utvm_text_dims(text, out->t.rank, out->t.dims);
+    utvm_text_str(text, ")");
     return UTVM_ERR_RUNNER_OPERANDS;
   }
   rec->batches = (int32_t)batches;
@@ -774,13 +774,13 @@ static utvm_err_t prepare_binary(const prep_t *p, runner_binary_t *rec) {
     err = check_q8(p, &out, "output");
   }
   if ((err == UTVM_OK) && !broadcasts(&a.t, &b.t, &out.t)) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, "inputs ");
-    runner_text_dims(text, a.t.rank, a.t.dims);
-    runner_text_str(text, " and ");
-    runner_text_dims(text, b.t.rank, b.t.dims);
-    runner_text_str(text, " do not broadcast to output ");
-    runner_text_dims(text, out.t.rank, out.t.dims);
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, "inputs ");
+    utvm_text_dims(text, a.t.rank, a.t.dims);
+    utvm_text_str(text, " and ");
+    utvm_text_dims(text, b.t.rank, b.t.dims);
+    utvm_text_str(text, " do not broadcast to output ");
+    utvm_text_dims(text, out.t.rank, out.t.dims);
     err = UTVM_ERR_RUNNER_OPERANDS;
   }
   if (err == UTVM_OK) {
@@ -819,12 +819,12 @@ static utvm_err_t prepare_binary(const prep_t *p, runner_binary_t *rec) {
 static utvm_err_t check_fixed_output(const prep_t *p, const operand_t *out, float scale,
                                      int32_t zero_point) {
   if (!scale_near(out->t.quant.scale, scale) || (out->t.quant.zero_point != zero_point)) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, "output zero point ");
-    runner_text_i32(text, out->t.quant.zero_point);
-    runner_text_str(text, " or scale is not the required ");
-    runner_text_i32(text, zero_point);
-    runner_text_str(text, (scale == SCALE_1_256) ? " and 1/256" : " and 1/128");
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, "output zero point ");
+    utvm_text_i64(text, out->t.quant.zero_point);
+    utvm_text_str(text, " or scale is not the required ");
+    utvm_text_i64(text, zero_point);
+    utvm_text_str(text, (scale == SCALE_1_256) ? " and 1/256" : " and 1/128");
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return UTVM_OK;
@@ -984,11 +984,11 @@ static utvm_err_t load_int_constant(const prep_t *p, uint32_t k, const char *rol
   }
   if ((err == UTVM_OK) && (o->t.type != UTVM_MODEL_INT32) &&
       (!allow_int64 || (o->t.type != UTVM_MODEL_INT64))) {
-    runner_text_t *text = prep_begin(p);
-    runner_text_str(text, role);
-    runner_text_str(text, " are ");
-    runner_text_str(text, runner_type_name(o->t.type));
-    runner_text_str(text, allow_int64 ? ", not int32 or int64" : ", not int32");
+    utvm_text_t *text = prep_begin(p);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " are ");
+    utvm_text_str(text, runner_type_name(o->t.type));
+    utvm_text_str(text, allow_int64 ? ", not int32 or int64" : ", not int32");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return err;
@@ -1179,11 +1179,11 @@ static utvm_err_t prepare_mean(const prep_t *p, runner_mean_t *rec) {
     const int32_t rank = (int32_t)in.t.rank;
     (void)read_int(&axes.t, (size_t)i, &axis);
     if ((axis < -rank) || (axis >= rank)) {
-      runner_text_t *text = prep_begin(p);
-      runner_text_str(text, "axis ");
-      runner_text_i32(text, axis);
-      runner_text_str(text, " is outside input ");
-      runner_text_dims(text, in.t.rank, in.t.dims);
+      utvm_text_t *text = prep_begin(p);
+      utvm_text_str(text, "axis ");
+      utvm_text_i64(text, axis);
+      utvm_text_str(text, " is outside input ");
+      utvm_text_dims(text, in.t.rank, in.t.dims);
       err = UTVM_ERR_RUNNER_OPERANDS;
     } else {
       rec->axes[i] = axis;

@@ -129,7 +129,7 @@ static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
 }
 
 /* Prepares every operator into the region, after planning. */
-static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, runner_text_t *text) {
+static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, utvm_text_t *text) {
   runner_prepare_ctx_t ctx;
   uint64_t at = 0u;
   uint32_t k;
@@ -147,8 +147,8 @@ static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, r
     }
     if ((err != UTVM_OK) || (size == SIZE_MAX) || ((at + (uint64_t)size) > l->region_size) ||
         (at > (uint64_t)UINT32_MAX)) {
-      runner_text_operator(text, k, (err == UTVM_OK) ? (int32_t)op.code : -1);
-      runner_text_str(text, "cannot be decoded");
+      utvm_model_text_operator(text, k, (err == UTVM_OK) ? (int32_t)op.code : -1);
+      utvm_text_str(text, "cannot be decoded");
       err = UTVM_ERR_RUNNER_OPERANDS;
     } else {
       void *record = &l->region[at];
@@ -161,13 +161,13 @@ static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, r
   return err;
 }
 
-static utvm_err_t fail_size(runner_text_t *text, utvm_err_t err, const char *what, size_t given,
+static utvm_err_t fail_size(utvm_text_t *text, utvm_err_t err, const char *what, size_t given,
                             size_t needed) {
-  runner_text_str(text, what);
-  runner_text_str(text, ": ");
-  runner_text_u64(text, (uint64_t)given);
-  runner_text_str(text, " bytes given, the model needs ");
-  runner_text_u64(text, (uint64_t)needed);
+  utvm_text_str(text, what);
+  utvm_text_str(text, ": ");
+  utvm_text_u64(text, (uint64_t)given);
+  utvm_text_str(text, " bytes given, the model needs ");
+  utvm_text_u64(text, (uint64_t)needed);
   return err;
 }
 
@@ -179,7 +179,7 @@ utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
 utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                                  size_t workspace_size, void *arena, size_t arena_size,
                                  const utvm_runner_options_t *options) {
-  runner_text_t text;
+  utvm_text_t text;
   runner_layout_t l;
   utvm_plan_t plan;
   utvm_kernels_core_t core = UTVM_KERNELS_NATIVE;
@@ -188,15 +188,15 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   (void)memset(r, 0, sizeof(*r));
-  runner_text_init(&text, r->error, sizeof(r->error));
+  utvm_text_init(&text, r->error, sizeof(r->error));
   if ((m == NULL) || (workspace == NULL)) {
-    runner_text_str(&text, "model or workspace is NULL");
+    utvm_text_str(&text, "model or workspace is NULL");
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   if (options != NULL) {
     if ((options->core != UTVM_KERNELS_PORTABLE) && (options->core != UTVM_KERNELS_DSP) &&
         (options->core != UTVM_KERNELS_MVE)) {
-      runner_text_str(&text, "options: unknown kernels core");
+      utvm_text_str(&text, "options: unknown kernels core");
       return UTVM_ERR_RUNNER_ARGUMENT;
     }
     core = options->core;
@@ -204,7 +204,7 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   }
   const size_t needed = workspace_bytes(m);
   if (needed == SIZE_MAX) {
-    runner_text_str(&text, "the model is not open");
+    utvm_text_str(&text, "the model is not open");
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   if (workspace_size < needed) {
@@ -216,7 +216,7 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   utvm_err_t err =
       utvm_model_plan(m, scratch_size, &core, plan_options, l.region, l.region_size, &plan);
   if (err != UTVM_OK) {
-    runner_text_str(&text, m->error);
+    utvm_text_str(&text, m->error);
     return err;
   }
   r->arena_size = plan.arena_size;
@@ -234,7 +234,7 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   }
   uint8_t *arena_bytes = (uint8_t *)arena;
   if (((uintptr_t)arena_bytes % UTVM_RUNNER_ARENA_ALIGNMENT) != 0u) {
-    runner_text_str(&text, "arena: not 16-byte aligned");
+    utvm_text_str(&text, "arena: not 16-byte aligned");
     return UTVM_ERR_RUNNER_ARENA;
   }
   r->model_ = m;
@@ -291,20 +291,20 @@ utvm_err_t utvm_runner_output(const utvm_runner_t *r, uint32_t i, utvm_runner_te
 }
 
 utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k) {
-  runner_text_t text;
+  utvm_text_t text;
   if (r == NULL) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
-  runner_text_init(&text, r->error, sizeof(r->error));
+  utvm_text_init(&text, r->error, sizeof(r->error));
   if (!r->ready_ || (k >= r->n_operators)) {
-    runner_text_str(&text, r->ready_ ? "operator index out of range" : "runner not initialised");
+    utvm_text_str(&text, r->ready_ ? "operator index out of range" : "runner not initialised");
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   const runner_op_t *ops = (const runner_op_t *)r->ops_;
   const utvm_err_t err = runner_execute(ops[k].code, &r->records_[ops[k].record], r->arena_);
   if (err != UTVM_OK) {
-    runner_text_operator(&text, k, (int32_t)ops[k].code);
-    runner_text_str(&text, utvm_strerror(err));
+    utvm_model_text_operator(&text, k, (int32_t)ops[k].code);
+    utvm_text_str(&text, utvm_strerror(err));
   }
   return err;
 }

@@ -1,6 +1,6 @@
 /*
  * Internal to src/runner: the prepared form of each operator (its kernel's parameters and
- * where its operands live), the per-operator prepare step and the bounded error-text builder.
+ * where its operands live) and the per-operator prepare step.
  */
 #ifndef UTVM_RUNNER_INTERNAL_H
 #define UTVM_RUNNER_INTERNAL_H
@@ -121,21 +121,6 @@ typedef struct {
   uint32_t record;
 } runner_op_t;
 
-/* A bounded text in a caller's buffer. */
-typedef struct {
-  char *buf;
-  size_t len;              /* characters written, NUL excluded */
-  size_t cap;              /* bytes of buf, NUL included */
-} runner_text_t;
-
-void runner_text_init(runner_text_t *t, char *buf, size_t cap);
-/* Appends a string, an unsigned or a signed decimal, a shape "[1,2,3]". */
-void runner_text_str(runner_text_t *t, const char *s);
-void runner_text_u64(runner_text_t *t, uint64_t v);
-void runner_text_i32(runner_text_t *t, int32_t v);
-void runner_text_dims(runner_text_t *t, uint32_t rank, const int32_t *dims);
-/* Appends "operator <index> (<NAME>): ". */
-void runner_text_operator(runner_text_t *t, uint32_t index, int32_t code);
 /* The name of a tensor type ("int8"). */
 const char *runner_type_name(utvm_model_type_t type);
 
@@ -148,7 +133,7 @@ typedef struct {
   const utvm_model_t *m;
   const uint32_t *offsets;      /* the plan's tensor offsets */
   const uint32_t *scratch_offsets;
-  runner_text_t *text;
+  utvm_text_t *text;
 } runner_prepare_ctx_t;
 
 /* Checks operator index (decoded in *op) and fills its record (record_size bytes, aligned to
