@@ -36,25 +36,9 @@ void emit_cstring(host_text_t *s, const char *text) {
 
 void emit_float(host_text_t *s, float v) { host_text_printf(s, "%af", (double)v); }
 
-static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {
-    "",
-    "utvm_conv2d_s8",
-    "utvm_depthwise_conv2d_s8",
-    "utvm_fully_connected_s8",
-    "utvm_avg_pool2d_s8",
-    "utvm_max_pool2d_s8",
-    "utvm_add_s8",
-    "utvm_mul_s8",
-    "utvm_softmax_s8",
-    "utvm_logistic_s8",
-    "utvm_tanh_s8",
-    "utvm_pad_s8",
-    "utvm_concatenation_s8",
-    "utvm_mean_s8",
-    "utvm_quantize_f32_s8",
-    "utvm_requantize_s8",
-    "utvm_dequantize_s8_f32",
-    "utvm_reshape"};
+#define EMIT_KERNEL_NAME_(A, kind, name) "utvm_" #name,
+static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {"", UTVM_OP_KIND_LIST(EMIT_KERNEL_NAME_, 0)};
+#undef EMIT_KERNEL_NAME_
 
 const char *utvm_host_emit_kernel_name(uint32_t kind) {
   return (kind <= (uint32_t)UTVM_OP_KIND_MAX) ? kernel_names[kind] : "";

@@ -30,60 +30,20 @@ extern "C" {
 
 /* Number of kernel functions (UTVM_KFUNCS_LIST); their names are utvm_op_kind_function(kind)
  * for kinds 1..UTVM_OP_KIND_MAX. */
-#define UTVM_KFUNCS_COUNT 17u
+#define UTVM_KFUNCS_COUNT ((uint32_t)UTVM_OP_KIND_MAX)
 
 /* The kernel functions as an X-macro list, one per utvm_op_kind_t in its order: a firmware adds
  * them to its system library with UTVM_KFUNCS_LIST(X) inside its own list (utvm/syslib.h). */
-#define UTVM_KFUNCS_LIST(X)                                                                        \
-  X(utvm_k_conv2d_s8) X(utvm_k_depthwise_conv2d_s8) X(utvm_k_fully_connected_s8)                   \
-      X(utvm_k_avg_pool2d_s8) X(utvm_k_max_pool2d_s8) X(utvm_k_add_s8) X(utvm_k_mul_s8)            \
-      X(utvm_k_softmax_s8) X(utvm_k_logistic_s8) X(utvm_k_tanh_s8) X(utvm_k_pad_s8)                \
-      X(utvm_k_concatenation_s8) X(utvm_k_mean_s8) X(utvm_k_quantize_f32_s8)                       \
-      X(utvm_k_requantize_s8) X(utvm_k_dequantize_s8_f32) X(utvm_k_reshape)
+#define UTVM_KFUNCS_PICK_(X, kind, name) X(utvm_k_##name)
+#define UTVM_KFUNCS_LIST(X) UTVM_OP_KIND_LIST(UTVM_KFUNCS_PICK_, X)
 
-/* The kernel functions (arguments above; 0 or -1). One per utvm_op_kind_t, in its order. */
-TVM_DLL int32_t utvm_k_conv2d_s8(TVMValue *args, int *type_codes, int num_args,
-                                 TVMValue *out_value, int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_depthwise_conv2d_s8(TVMValue *args, int *type_codes, int num_args,
-                                           TVMValue *out_value, int *out_type_code,
-                                           void *resource_handle);
-TVM_DLL int32_t utvm_k_fully_connected_s8(TVMValue *args, int *type_codes, int num_args,
-                                          TVMValue *out_value, int *out_type_code,
-                                          void *resource_handle);
-TVM_DLL int32_t utvm_k_avg_pool2d_s8(TVMValue *args, int *type_codes, int num_args,
-                                     TVMValue *out_value, int *out_type_code,
-                                     void *resource_handle);
-TVM_DLL int32_t utvm_k_max_pool2d_s8(TVMValue *args, int *type_codes, int num_args,
-                                     TVMValue *out_value, int *out_type_code,
-                                     void *resource_handle);
-TVM_DLL int32_t utvm_k_add_s8(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
-                              int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_mul_s8(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
-                              int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_softmax_s8(TVMValue *args, int *type_codes, int num_args,
-                                  TVMValue *out_value, int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_logistic_s8(TVMValue *args, int *type_codes, int num_args,
-                                   TVMValue *out_value, int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_tanh_s8(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
-                               int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_pad_s8(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
-                              int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_concatenation_s8(TVMValue *args, int *type_codes, int num_args,
-                                        TVMValue *out_value, int *out_type_code,
-                                        void *resource_handle);
-TVM_DLL int32_t utvm_k_mean_s8(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
-                               int *out_type_code, void *resource_handle);
-TVM_DLL int32_t utvm_k_quantize_f32_s8(TVMValue *args, int *type_codes, int num_args,
-                                       TVMValue *out_value, int *out_type_code,
-                                       void *resource_handle);
-TVM_DLL int32_t utvm_k_requantize_s8(TVMValue *args, int *type_codes, int num_args,
-                                     TVMValue *out_value, int *out_type_code,
-                                     void *resource_handle);
-TVM_DLL int32_t utvm_k_dequantize_s8_f32(TVMValue *args, int *type_codes, int num_args,
-                                         TVMValue *out_value, int *out_type_code,
-                                         void *resource_handle);
-TVM_DLL int32_t utvm_k_reshape(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
-                               int *out_type_code, void *resource_handle);
+/* The kernel functions (arguments above; 0 or -1), utvm_k_<name> for every entry of
+ * UTVM_OP_KIND_LIST, in its order. */
+#define UTVM_KFUNCS_DECLARE_(A, kind, name)                                                        \
+  TVM_DLL int32_t utvm_k_##name(TVMValue *args, int *type_codes, int num_args,                    \
+                                TVMValue *out_value, int *out_type_code, void *resource_handle);
+UTVM_OP_KIND_LIST(UTVM_KFUNCS_DECLARE_, 0)
+#undef UTVM_KFUNCS_DECLARE_
 
 #ifdef __cplusplus
 }

@@ -63,26 +63,31 @@ typedef enum {
   UTVM_MODEL_INT8 = 9
 } utvm_model_type_t;
 
-/* Supported builtin operators (TFLite BuiltinOperator); any other is an error at open. */
-typedef enum {
-  UTVM_MODEL_OP_ADD = 0,
-  UTVM_MODEL_OP_AVERAGE_POOL_2D = 1,
-  UTVM_MODEL_OP_CONCATENATION = 2,
-  UTVM_MODEL_OP_CONV_2D = 3,
-  UTVM_MODEL_OP_DEPTHWISE_CONV_2D = 4,
-  UTVM_MODEL_OP_DEQUANTIZE = 6,
-  UTVM_MODEL_OP_FULLY_CONNECTED = 9,
-  UTVM_MODEL_OP_LOGISTIC = 14,
-  UTVM_MODEL_OP_MAX_POOL_2D = 17,
-  UTVM_MODEL_OP_MUL = 18,
-  UTVM_MODEL_OP_RESHAPE = 22,
-  UTVM_MODEL_OP_SOFTMAX = 25,
-  UTVM_MODEL_OP_TANH = 28,
-  UTVM_MODEL_OP_PAD = 34,
-  UTVM_MODEL_OP_MEAN = 40,
-  UTVM_MODEL_OP_SQUEEZE = 43,
-  UTVM_MODEL_OP_QUANTIZE = 114
-} utvm_model_op_t;
+/* The supported builtin operators, X(NAME, code) with code the TFLite BuiltinOperator value:
+ * the enum below and every table of them are generated from this list. */
+#define UTVM_MODEL_OP_LIST(X)                                                                      \
+  X(ADD, 0)                                                                                        \
+  X(AVERAGE_POOL_2D, 1)                                                                            \
+  X(CONCATENATION, 2)                                                                              \
+  X(CONV_2D, 3)                                                                                    \
+  X(DEPTHWISE_CONV_2D, 4)                                                                          \
+  X(DEQUANTIZE, 6)                                                                                 \
+  X(FULLY_CONNECTED, 9)                                                                            \
+  X(LOGISTIC, 14)                                                                                  \
+  X(MAX_POOL_2D, 17)                                                                               \
+  X(MUL, 18)                                                                                       \
+  X(RESHAPE, 22)                                                                                   \
+  X(SOFTMAX, 25)                                                                                   \
+  X(TANH, 28)                                                                                      \
+  X(PAD, 34)                                                                                       \
+  X(MEAN, 40)                                                                                      \
+  X(SQUEEZE, 43)                                                                                   \
+  X(QUANTIZE, 114)
+
+/* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
+#define UTVM_MODEL_OP_ENUM_(name, code) UTVM_MODEL_OP_##name = (code),
+typedef enum { UTVM_MODEL_OP_LIST(UTVM_MODEL_OP_ENUM_) } utvm_model_op_t;
+#undef UTVM_MODEL_OP_ENUM_
 
 typedef enum { UTVM_MODEL_PADDING_SAME = 0, UTVM_MODEL_PADDING_VALID = 1 } utvm_model_padding_t;
 

@@ -148,29 +148,41 @@ utvm_err_t utvm_runner_invoke(utvm_runner_t *r);
 /* Largest operand tensor in elements (and in bytes), and largest scratch request. */
 #define UTVM_OP_PARAMS_MAX_ELEMENTS 0x7FFFFFFFu
 
-/* What a kernel function computes (word 1); one per utvm_k_* function. */
+/* The kernel functions, one entry each, in kind order from 1: X(A, KIND, name) is the kind
+ * UTVM_OP_<KIND> (word 1 of the op params), the kernel utvm_<name> (utvm/kernels.h) and the kernel
+ * function utvm_k_<name> (utvm/kfuncs.h). A is passed through to X unchanged (for adapters such as
+ * UTVM_KFUNCS_LIST). Every kind table is generated from this list: a new kernel function is one
+ * line here. Kinds are part of the op-params format: never reorder, only append. */
+#define UTVM_OP_KIND_LIST(X, A)                                                                    \
+  X(A, CONV2D_S8, conv2d_s8)                                                                       \
+  X(A, DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8)                                                   \
+  X(A, FULLY_CONNECTED_S8, fully_connected_s8)                                                     \
+  X(A, AVG_POOL2D_S8, avg_pool2d_s8)                                                               \
+  X(A, MAX_POOL2D_S8, max_pool2d_s8)                                                               \
+  X(A, ADD_S8, add_s8)                                                                             \
+  X(A, MUL_S8, mul_s8)                                                                             \
+  X(A, SOFTMAX_S8, softmax_s8)                                                                     \
+  X(A, LOGISTIC_S8, logistic_s8)                                                                   \
+  X(A, TANH_S8, tanh_s8)                                                                           \
+  X(A, PAD_S8, pad_s8)                                                                             \
+  X(A, CONCATENATION_S8, concatenation_s8)                                                         \
+  X(A, MEAN_S8, mean_s8)                                                                           \
+  X(A, QUANTIZE_F32_S8, quantize_f32_s8)                                                           \
+  X(A, REQUANTIZE_S8, requantize_s8)                                                               \
+  X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
+  X(A, RESHAPE, reshape)
+
+/* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
+#define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
 typedef enum {
-  UTVM_OP_CONV2D_S8 = 1,
-  UTVM_OP_DEPTHWISE_CONV2D_S8 = 2,
-  UTVM_OP_FULLY_CONNECTED_S8 = 3,
-  UTVM_OP_AVG_POOL2D_S8 = 4,
-  UTVM_OP_MAX_POOL2D_S8 = 5,
-  UTVM_OP_ADD_S8 = 6,
-  UTVM_OP_MUL_S8 = 7,
-  UTVM_OP_SOFTMAX_S8 = 8,
-  UTVM_OP_LOGISTIC_S8 = 9,
-  UTVM_OP_TANH_S8 = 10,
-  UTVM_OP_PAD_S8 = 11,
-  UTVM_OP_CONCATENATION_S8 = 12,
-  UTVM_OP_MEAN_S8 = 13,
-  UTVM_OP_QUANTIZE_F32_S8 = 14,
-  UTVM_OP_REQUANTIZE_S8 = 15,
-  UTVM_OP_DEQUANTIZE_S8_F32 = 16,
-  UTVM_OP_RESHAPE = 17
+  UTVM_OP_KIND_NONE_ = 0,
+  UTVM_OP_KIND_LIST(UTVM_OP_KIND_ENUM_, 0)
+  UTVM_OP_KIND_END_
 } utvm_op_kind_t;
+#undef UTVM_OP_KIND_ENUM_
 
 /* Highest kind. */
-#define UTVM_OP_KIND_MAX 17
+#define UTVM_OP_KIND_MAX ((int32_t)UTVM_OP_KIND_END_ - 1)
 
 /* The kernel function of a kind ("utvm_k_conv2d_s8", utvm/kfuncs.h), or NULL if unknown. */
 const char *utvm_op_kind_function(utvm_op_kind_t kind);

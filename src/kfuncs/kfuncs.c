@@ -351,31 +351,15 @@ static int32_t kf_call(utvm_op_kind_t kind, TVMValue *args, const int *codes, in
   return (err == UTVM_OK) ? 0 : kf_fail(&c, utvm_strerror(err));
 }
 
-#define KF_DEFINE(fn, kind)                                                                        \
-  int32_t fn(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,                   \
-             int *out_type_code, void *resource_handle) {                                          \
+/* utvm_k_<name> for every entry of UTVM_OP_KIND_LIST. */
+#define KF_DEFINE(A, kind, name)                                                                   \
+  int32_t utvm_k_##name(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,        \
+                        int *out_type_code, void *resource_handle) {                               \
     (void)out_value;                                                                               \
     (void)resource_handle;                                                                         \
     if (out_type_code != NULL) {                                                                   \
       *out_type_code = (int)kTVMNullptr;                                                           \
     }                                                                                              \
-    return kf_call(kind, args, type_codes, num_args);                                              \
+    return kf_call(UTVM_OP_##kind, args, type_codes, num_args);                                    \
   }
-
-KF_DEFINE(utvm_k_conv2d_s8, UTVM_OP_CONV2D_S8)
-KF_DEFINE(utvm_k_depthwise_conv2d_s8, UTVM_OP_DEPTHWISE_CONV2D_S8)
-KF_DEFINE(utvm_k_fully_connected_s8, UTVM_OP_FULLY_CONNECTED_S8)
-KF_DEFINE(utvm_k_avg_pool2d_s8, UTVM_OP_AVG_POOL2D_S8)
-KF_DEFINE(utvm_k_max_pool2d_s8, UTVM_OP_MAX_POOL2D_S8)
-KF_DEFINE(utvm_k_add_s8, UTVM_OP_ADD_S8)
-KF_DEFINE(utvm_k_mul_s8, UTVM_OP_MUL_S8)
-KF_DEFINE(utvm_k_softmax_s8, UTVM_OP_SOFTMAX_S8)
-KF_DEFINE(utvm_k_logistic_s8, UTVM_OP_LOGISTIC_S8)
-KF_DEFINE(utvm_k_tanh_s8, UTVM_OP_TANH_S8)
-KF_DEFINE(utvm_k_pad_s8, UTVM_OP_PAD_S8)
-KF_DEFINE(utvm_k_concatenation_s8, UTVM_OP_CONCATENATION_S8)
-KF_DEFINE(utvm_k_mean_s8, UTVM_OP_MEAN_S8)
-KF_DEFINE(utvm_k_quantize_f32_s8, UTVM_OP_QUANTIZE_F32_S8)
-KF_DEFINE(utvm_k_requantize_s8, UTVM_OP_REQUANTIZE_S8)
-KF_DEFINE(utvm_k_dequantize_s8_f32, UTVM_OP_DEQUANTIZE_S8_F32)
-KF_DEFINE(utvm_k_reshape, UTVM_OP_RESHAPE)
+UTVM_OP_KIND_LIST(KF_DEFINE, 0)

@@ -59,27 +59,21 @@ const char *utvm_model_op_name(int32_t code) {
   return p;
 }
 #else
+/* The supported operators' codes and names. */
+#define OP_NAME_(name, code) {(code), #name},
+static const struct {
+  int32_t code;
+  const char *name;
+} op_names[] = {UTVM_MODEL_OP_LIST(OP_NAME_)};
+#undef OP_NAME_
+
 const char *utvm_model_op_name(int32_t code) {
-  switch (code) {
-    case (int32_t)UTVM_MODEL_OP_ADD: return "ADD";
-    case (int32_t)UTVM_MODEL_OP_AVERAGE_POOL_2D: return "AVERAGE_POOL_2D";
-    case (int32_t)UTVM_MODEL_OP_CONCATENATION: return "CONCATENATION";
-    case (int32_t)UTVM_MODEL_OP_CONV_2D: return "CONV_2D";
-    case (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D: return "DEPTHWISE_CONV_2D";
-    case (int32_t)UTVM_MODEL_OP_DEQUANTIZE: return "DEQUANTIZE";
-    case (int32_t)UTVM_MODEL_OP_FULLY_CONNECTED: return "FULLY_CONNECTED";
-    case (int32_t)UTVM_MODEL_OP_LOGISTIC: return "LOGISTIC";
-    case (int32_t)UTVM_MODEL_OP_MAX_POOL_2D: return "MAX_POOL_2D";
-    case (int32_t)UTVM_MODEL_OP_MUL: return "MUL";
-    case (int32_t)UTVM_MODEL_OP_RESHAPE: return "RESHAPE";
-    case (int32_t)UTVM_MODEL_OP_SOFTMAX: return "SOFTMAX";
-    case (int32_t)UTVM_MODEL_OP_TANH: return "TANH";
-    case (int32_t)UTVM_MODEL_OP_PAD: return "PAD";
-    case (int32_t)UTVM_MODEL_OP_MEAN: return "MEAN";
-    case (int32_t)UTVM_MODEL_OP_SQUEEZE: return "SQUEEZE";
-    case (int32_t)UTVM_MODEL_OP_QUANTIZE: return "QUANTIZE";
-    default: return "?";
+  for (size_t i = 0u; i < (sizeof(op_names) / sizeof(op_names[0])); i++) {
+    if (op_names[i].code == code) {
+      return op_names[i].name;
+    }
   }
+  return "?";
 }
 #endif
 

@@ -26,13 +26,10 @@ typedef char op_params_check_dims[(sizeof(utvm_dims_t) == 16u) ? 1 : -1];
 typedef char op_params_check_shape[(sizeof(utvm_shape_t) == 28u) ? 1 : -1];
 
 /* The kernel functions' names, in kind order (kind 1 first). */
+#define OP_KIND_FUNCTION_(A, kind, name) "utvm_k_" #name,
 static const char *const kOpKindFunctions[UTVM_OP_KIND_MAX] = {
-    "utvm_k_conv2d_s8",       "utvm_k_depthwise_conv2d_s8", "utvm_k_fully_connected_s8",
-    "utvm_k_avg_pool2d_s8",   "utvm_k_max_pool2d_s8",       "utvm_k_add_s8",
-    "utvm_k_mul_s8",          "utvm_k_softmax_s8",          "utvm_k_logistic_s8",
-    "utvm_k_tanh_s8",         "utvm_k_pad_s8",              "utvm_k_concatenation_s8",
-    "utvm_k_mean_s8",         "utvm_k_quantize_f32_s8",     "utvm_k_requantize_s8",
-    "utvm_k_dequantize_s8_f32", "utvm_k_reshape"};
+    UTVM_OP_KIND_LIST(OP_KIND_FUNCTION_, 0)};
+#undef OP_KIND_FUNCTION_
 
 const char *utvm_op_kind_function(utvm_op_kind_t kind) {
   const int32_t k = (int32_t)kind;
