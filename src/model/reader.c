@@ -10,7 +10,7 @@
  * length followed by its elements; a string is a vector of bytes followed by a NUL. Unions are
  * two fields: a type byte (id n) and an offset (id n+1). All numbers are little endian.
  *
- * Every read goes through fb_* helpers that check the position against the file size first, so
+ * Every read goes through the fb_* helpers (fb.c) that check the position against the file size first, so
  * a hostile file can make open() fail but never read outside [data, data + size). The walk
  * follows the schema (Model -> SubGraph -> Tensor / Operator -> options) with loops over
  * verified vector lengths; nothing recurses. Scalars are read byte by byte, so the reader does
@@ -21,9 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fb.h"
 #include "utvm/model.h"
-
-typedef char float_is_32_bits[(sizeof(float) == 4u) ? 1 : -1];
 
 /* TFLite BuiltinOptions union types the reader decodes. */
 #define OPT_CONV_2D 1u
@@ -43,425 +42,7 @@ typedef char float_is_32_bits[(sizeof(float) == 4u) ? 1 : -1];
 
 #define CUSTOM_CODE 32
 
-/* The reading context: the file, the error text, and what is being read (for the text). */
-typedef struct {
-  const uint8_t *data;
-  uint32_t size;
-  utvm_text_t text;
-  const char *what;   /* "tensor", "buffer", ... ; NULL: the model itself */
-  uint32_t index;
-  int32_t code;       /* an operator's builtin code, when coded */
-  bool coded;         /* the entity is an operator whose code is known */
-  const char *field;  /* the field being read, or NULL */
-} rd_t;
-
-/* A verified table; vsize 0 stands for an absent table (every field takes its default). */
-typedef struct {
-  uint32_t pos;
-  uint32_t vt;
-  uint32_t vsize;
-  uint32_t tsize;
-} fb_table_t;
-
-/* A verified vector: position of its first element and its length (0, 0 when absent). */
-typedef struct {
-  uint32_t pos;
-  uint32_t len;
-} fb_vec_t;
-
-/* ---- little-endian loads (callers have checked the bounds) ---- */
-
-static uint32_t ld16(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
-}
-
-static uint32_t ld32(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-static uint64_t ld64(const uint8_t *p) {
-  return (uint64_t)ld32(p) | ((uint64_t)ld32(&p[4]) << 32);
-}
-
-/* Two's complement reinterpretation without implementation-defined conversions. */
-static int32_t to_i32(uint32_t u) {
-  const uint32_t inverse = ~u;
-  return (u <= 0x7FFFFFFFu) ? (int32_t)u : (-(int32_t)inverse - 1);
-}
-
-static int64_t to_i64(uint64_t u) {
-  const uint64_t inverse = ~u;
-  return (u <= 0x7FFFFFFFFFFFFFFFu) ? (int64_t)u : (-(int64_t)inverse - 1);
-}
-
-static float to_f32(uint32_t bits) {
-  union {
-    uint32_t u;
-    float f;
-  } pun;
-  pun.u = bits;
-  return pun.f;
-}
-
-/* finite and > 0 */
-static bool positive_finite(uint32_t bits) {
-  return (bits & 0x80000000u) == 0u && (bits & 0x7F800000u) != 0x7F800000u && bits != 0u;
-}
-
-/* ---- error texts ---- */
-
-/* Starts the error text with "<what> <index> (<NAME>): <field>: ". */
-static void err_begin(rd_t *r) {
-  utvm_text_t *t = &r->text;
-  if (t->buf == NULL || t->len != 0u) {
-    return;
-  }
-  if (r->what != NULL) {
-    if (r->coded) {
-      utvm_model_text_operator(t, r->index, r->code);
-    } else {
-      utvm_text_str(t, r->what);
-      utvm_text_str(t, " ");
-      utvm_text_u64(t, r->index);
-      utvm_text_str(t, ": ");
-    }
-  }
-  if (r->field != NULL) {
-    utvm_text_str(t, r->field);
-    utvm_text_str(t, ": ");
-  }
-}
-
-static utvm_err_t rd_fail(rd_t *r, utvm_err_t code, const char *msg) {
-  err_begin(r);
-  utvm_text_str(&r->text, msg);
-  return code;
-}
-
-/* "<prefix><what> at offset 0x<pos> of length <len> exceeds file size <size>" */
-static utvm_err_t fail_extent(rd_t *r, const char *what, uint32_t pos, uint64_t len) {
-  err_begin(r);
-  utvm_text_str(&r->text, "file truncated: ");
-  utvm_text_str(&r->text, what);
-  utvm_text_str(&r->text, " at offset ");
-  utvm_text_hex(&r->text, pos);
-  utvm_text_str(&r->text, " of length ");
-  if (len > 0xFFFFFFFFu) {
-    utvm_text_str(&r->text, ">4G");
-  } else {
-    utvm_text_u64(&r->text, (uint32_t)len);
-  }
-  utvm_text_str(&r->text, " exceeds file size ");
-  utvm_text_u64(&r->text, r->size);
-  return UTVM_ERR_MODEL_TRUNCATED;
-}
-
-/* "<prefix><msg><value><tail>" */
-static utvm_err_t fail_i32(rd_t *r, utvm_err_t code, const char *msg, int32_t value,
-                           const char *tail) {
-  err_begin(r);
-  utvm_text_str(&r->text, msg);
-  utvm_text_i64(&r->text, value);
-  utvm_text_str(&r->text, tail);
-  return code;
-}
-
-/* "<prefix><msg> <index> out of range (<count> <things>)" */
-static utvm_err_t fail_index(rd_t *r, const char *msg, int64_t index, uint32_t count,
-                             const char *things) {
-  err_begin(r);
-  utvm_text_str(&r->text, msg);
-  utvm_text_str(&r->text, " ");
-  if (index < INT32_MIN || index > INT32_MAX) {
-    utvm_text_str(&r->text, "(out of int32)");
-  } else {
-    utvm_text_i64(&r->text, (int32_t)index);
-  }
-  utvm_text_str(&r->text, " out of range (model has ");
-  utvm_text_u64(&r->text, count);
-  utvm_text_str(&r->text, " ");
-  utvm_text_str(&r->text, things);
-  utvm_text_str(&r->text, ")");
-  return UTVM_ERR_MODEL_INDEX;
-}
-
-/* ---- verified FlatBuffers access ---- */
-
-/* Verifies the table at pos and its vtable. */
-static utvm_err_t fb_table_at(rd_t *r, uint32_t pos, fb_table_t *t) {
-  int64_t vt;
-  uint32_t vsize;
-  uint32_t tsize;
-  if (pos > r->size - 4u) {
-    return fail_extent(r, "table", pos, 4u);
-  }
-  vt = (int64_t)pos - (int64_t)to_i32(ld32(&r->data[pos]));
-  if (vt < 0 || vt > (int64_t)r->size - 4) {
-    err_begin(r);
-    utvm_text_str(&r->text, "table at offset ");
-    utvm_text_hex(&r->text, pos);
-    utvm_text_str(&r->text, " has its vtable outside the file");
-    return UTVM_ERR_MODEL_MALFORMED;
-  }
-  vsize = ld16(&r->data[vt]);
-  tsize = ld16(&r->data[vt + 2]);
-  if (vsize < 4u || (vsize & 1u) != 0u || tsize < 4u) {
-    err_begin(r);
-    utvm_text_str(&r->text, "vtable at offset ");
-    utvm_text_hex(&r->text, (uint32_t)vt);
-    utvm_text_str(&r->text, " is malformed");
-    return UTVM_ERR_MODEL_MALFORMED;
-  }
-  if (vsize > r->size - (uint32_t)vt) {
-    return fail_extent(r, "vtable", (uint32_t)vt, vsize);
-  }
-  if (tsize > r->size - pos) {
-    return fail_extent(r, "table", pos, tsize);
-  }
-  t->pos = pos;
-  t->vt = (uint32_t)vt;
-  t->vsize = vsize;
-  t->tsize = tsize;
-  return UTVM_OK;
-}
-
-static void fb_absent_table(fb_table_t *t) {
-  t->pos = 0u;
-  t->vt = 0u;
-  t->vsize = 0u;
-  t->tsize = 0u;
-}
-
-/* The position of field id (width bytes) in the file, or 0 when absent. */
-static utvm_err_t fb_field(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t width,
-                           uint32_t *pos) {
-  uint32_t off = 0u;
-  *pos = 0u;
-  if (4u + 2u * id + 2u <= t->vsize) {
-    off = ld16(&r->data[t->vt + 4u + 2u * id]);
-  }
-  if (off == 0u) {
-    return UTVM_OK;
-  }
-  if (off < 4u || off + width > t->tsize) {
-    err_begin(r);
-    utvm_text_str(&r->text, "field ");
-    utvm_text_u64(&r->text, id);
-    utvm_text_str(&r->text, " lies outside its table at offset ");
-    utvm_text_hex(&r->text, t->pos);
-    return UTVM_ERR_MODEL_MALFORMED;
-  }
-  *pos = t->pos + off;
-  return UTVM_OK;
-}
-
-/* A scalar field of width 1, 2, 4 or 8 bytes as raw little-endian bits, or def when absent. */
-static utvm_err_t fb_scalar(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t width,
-                            uint64_t def, uint64_t *out) {
-  uint32_t pos;
-  utvm_err_t err = fb_field(r, t, id, width, &pos);
-  *out = def;
-  if (err != UTVM_OK || pos == 0u) {
-    return err;
-  }
-  if (width == 1u) {
-    *out = r->data[pos];
-  } else if (width == 2u) {
-    *out = ld16(&r->data[pos]);
-  } else if (width == 4u) {
-    *out = ld32(&r->data[pos]);
-  } else {
-    *out = ld64(&r->data[pos]);
-  }
-  return UTVM_OK;
-}
-
-static utvm_err_t fb_i32(rd_t *r, const fb_table_t *t, uint32_t id, int32_t def, int32_t *out) {
-  uint64_t v;
-  utvm_err_t err = fb_scalar(r, t, id, 4u, (uint64_t)(uint32_t)def, &v);
-  *out = to_i32((uint32_t)v);
-  return err;
-}
-
-static utvm_err_t fb_u32(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t *out) {
-  uint64_t v;
-  utvm_err_t err = fb_scalar(r, t, id, 4u, 0u, &v);
-  *out = (uint32_t)v;
-  return err;
-}
-
-/* A byte field: unsigned (enums as ubyte, bools) */
-static utvm_err_t fb_u8(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t def, uint32_t *out) {
-  uint64_t v;
-  utvm_err_t err = fb_scalar(r, t, id, 1u, def, &v);
-  *out = (uint32_t)v;
-  return err;
-}
-
-/* A signed byte field (TFLite's byte enums: TensorType, deprecated_builtin_code) */
-static utvm_err_t fb_i8(rd_t *r, const fb_table_t *t, uint32_t id, int32_t *out) {
-  uint32_t v;
-  utvm_err_t err = fb_u8(r, t, id, 0u, &v);
-  *out = (v < 128u) ? (int32_t)v : ((int32_t)v - 256);
-  return err;
-}
-
-static utvm_err_t fb_bool(rd_t *r, const fb_table_t *t, uint32_t id, bool def, bool *out) {
-  uint32_t v;
-  utvm_err_t err = fb_u8(r, t, id, def ? 1u : 0u, &v);
-  *out = v != 0u;
-  return err;
-}
-
-/* The target of an offset field (table, vector or string), 0 when absent. Every target starts
- * with 4 bytes (vtable offset or length), so they are checked here. */
-static utvm_err_t fb_ref(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t *target) {
-  uint32_t pos;
-  uint64_t to;
-  utvm_err_t err = fb_field(r, t, id, 4u, &pos);
-  *target = 0u;
-  if (err != UTVM_OK || pos == 0u) {
-    return err;
-  }
-  to = (uint64_t)pos + ld32(&r->data[pos]);
-  if (to > (uint64_t)r->size - 4u) {
-    err_begin(r);
-    utvm_text_str(&r->text, "file truncated: offset at ");
-    utvm_text_hex(&r->text, pos);
-    utvm_text_str(&r->text, " points past file size ");
-    utvm_text_u64(&r->text, r->size);
-    return UTVM_ERR_MODEL_TRUNCATED;
-  }
-  *target = (uint32_t)to;
-  return UTVM_OK;
-}
-
-/* A table field; absent gives the absent table. */
-static utvm_err_t fb_subtable(rd_t *r, const fb_table_t *t, uint32_t id, fb_table_t *sub) {
-  uint32_t target;
-  utvm_err_t err = fb_ref(r, t, id, &target);
-  fb_absent_table(sub);
-  if (err != UTVM_OK || target == 0u) {
-    return err;
-  }
-  return fb_table_at(r, target, sub);
-}
-
-/* A vector field of elem-byte elements; absent gives the empty vector. */
-static utvm_err_t fb_vector(rd_t *r, const fb_table_t *t, uint32_t id, uint32_t elem,
-                           fb_vec_t *v) {
-  uint32_t target;
-  uint64_t bytes;
-  utvm_err_t err = fb_ref(r, t, id, &target);
-  v->pos = 0u;
-  v->len = 0u;
-  if (err != UTVM_OK || target == 0u) {
-    return err;
-  }
-  bytes = (uint64_t)ld32(&r->data[target]) * elem;
-  if (bytes > (uint64_t)r->size - target - 4u) {
-    return fail_extent(r, "vector", target, bytes);
-  }
-  v->pos = target + 4u;
-  v->len = ld32(&r->data[target]);
-  return UTVM_OK;
-}
-
-/* A string field: "" when absent; verified NUL-terminated inside the file. */
-static utvm_err_t fb_string(rd_t *r, const fb_table_t *t, uint32_t id, const char **s) {
-  fb_vec_t v;
-  utvm_err_t err = fb_vector(r, t, id, 1u, &v);
-  *s = "";
-  if (err != UTVM_OK || v.pos == 0u) {
-    return err;
-  }
-  if (v.len >= r->size - v.pos || r->data[v.pos + v.len] != 0u) {
-    err_begin(r);
-    utvm_text_str(&r->text, "string at offset ");
-    utvm_text_hex(&r->text, v.pos - 4u);
-    utvm_text_str(&r->text, " is not NUL-terminated");
-    return UTVM_ERR_MODEL_MALFORMED;
-  }
-  *s = (const char *)(const void *)&r->data[v.pos];
-  return UTVM_OK;
-}
-
-/* Element i (< v->len) of a vector of tables. */
-static utvm_err_t fb_vec_table(rd_t *r, const fb_vec_t *v, uint32_t i, fb_table_t *t) {
-  uint32_t pos = v->pos + 4u * i;
-  uint64_t to = (uint64_t)pos + ld32(&r->data[pos]);
-  if (to > (uint64_t)r->size - 4u) {
-    err_begin(r);
-    utvm_text_str(&r->text, "file truncated: table offset at ");
-    utvm_text_hex(&r->text, pos);
-    utvm_text_str(&r->text, " points past file size ");
-    utvm_text_u64(&r->text, r->size);
-    return UTVM_ERR_MODEL_TRUNCATED;
-  }
-  return fb_table_at(r, (uint32_t)to, t);
-}
-
-/* Element i (< len) of a verified vector of int32. */
-static int32_t vec_i32(const rd_t *r, uint32_t pos, uint32_t i) {
-  return to_i32(ld32(&r->data[pos + 4u * i]));
-}
-
 /* ---- the model ---- */
-
-static void rd_init(rd_t *r, const utvm_model_t *m, char *err, size_t cap) {
-  r->data = m->data_;
-  r->size = m->size_;
-  utvm_text_init(&r->text, err, cap);
-  r->what = NULL;
-  r->index = 0u;
-  r->code = -1;
-  r->coded = false;
-  r->field = NULL;
-}
-
-static void rd_at(rd_t *r, const char *what, uint32_t index) {
-  r->what = what;
-  r->index = index;
-  r->code = -1;
-  r->coded = false;
-  r->field = NULL;
-}
-
-/* Saved and restored around a nested decode (an operator reading a tensor's rank). */
-typedef struct {
-  const char *what;
-  uint32_t index;
-  int32_t code;
-  bool coded;
-  const char *field;
-} rd_where_t;
-
-static rd_where_t rd_save(const rd_t *r) {
-  rd_where_t w;
-  w.what = r->what;
-  w.index = r->index;
-  w.code = r->code;
-  w.coded = r->coded;
-  w.field = r->field;
-  return w;
-}
-
-static void rd_restore(rd_t *r, const rd_where_t *w) {
-  r->what = w->what;
-  r->index = w->index;
-  r->code = w->code;
-  r->coded = w->coded;
-  r->field = w->field;
-}
-
-/* A vector stored in m (position of its first element) as a reader vector. */
-static fb_vec_t vec_of(uint32_t pos, uint32_t len) {
-  fb_vec_t v;
-  v.pos = pos;
-  v.len = len;
-  return v;
-}
-
 /* Buffer b's data: NULL and 0 when it has none. */
 static utvm_err_t decode_buffer(rd_t *r, const utvm_model_t *m, uint32_t b, const uint8_t **data,
                                 uint32_t *len, uint32_t *offset_out) {
@@ -469,7 +50,7 @@ static utvm_err_t decode_buffer(rd_t *r, const utvm_model_t *m, uint32_t b, cons
   fb_vec_t v;
   uint64_t offset;
   uint64_t size;
-  fb_vec_t all = vec_of(m->buffers_, m->n_buffers);
+  fb_vec_t all = fb_vec_of(m->buffers_, m->n_buffers);
   utvm_err_t err;
   rd_where_t where = rd_save(r);
   rd_at(r, "buffer", b);
@@ -494,7 +75,7 @@ static utvm_err_t decode_buffer(rd_t *r, const utvm_model_t *m, uint32_t b, cons
     if (offset > 1u) {
       /* data stored after the flatbuffer (files over 2 GiB and some converters) */
       if (size > r->size || offset > (uint64_t)r->size - size) {
-        err = fail_extent(r, "external data", (offset > 0xFFFFFFFFu) ? 0xFFFFFFFFu : (uint32_t)offset,
+        err = rd_fail_extent(r, "external data", (offset > 0xFFFFFFFFu) ? 0xFFFFFFFFu : (uint32_t)offset,
                           size);
       } else if (size != 0u) {
         *data = &r->data[offset];
@@ -596,7 +177,7 @@ static utvm_err_t decode_quant(rd_t *r, const fb_table_t *tt, utvm_model_tensor_
       qdim = 0;
     }
     if (qdim < 0 || (uint32_t)qdim >= out->rank) {
-      return fail_i32(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "quantized dimension ", qdim,
+      return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "quantized dimension ", qdim,
                       " outside the shape");
     }
     if ((uint32_t)out->dims[qdim] != scales.len) {
@@ -608,7 +189,7 @@ static utvm_err_t decode_quant(rd_t *r, const fb_table_t *tt, utvm_model_tensor_
   }
   for (i = 0u; i < scales.len; i++) {
     if (!positive_finite(ld32(&r->data[scales.pos + 4u * i]))) {
-      return fail_i32(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "scale ", (int32_t)i,
+      return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "scale ", (int32_t)i,
                       " is not a finite number > 0");
     }
   }
@@ -616,7 +197,7 @@ static utvm_err_t decode_quant(rd_t *r, const fb_table_t *tt, utvm_model_tensor_
   for (i = 0u; i < zps.len; i++) {
     int64_t zp = to_i64(ld64(&r->data[zps.pos + 8u * i]));
     if (zp < lo || zp > hi) {
-      return fail_i32(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "zero point ", (int32_t)i,
+      return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_QUANTIZATION, "zero point ", (int32_t)i,
                       " outside the range of the tensor type");
     }
   }
@@ -636,7 +217,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   fb_table_t t;
   fb_table_t sparsity;
   fb_vec_t shape;
-  fb_vec_t tensors = vec_of(m->tensors_, m->n_tensors);
+  fb_vec_t tensors = fb_vec_of(m->tensors_, m->n_tensors);
   int32_t type;
   bool variable;
   uint32_t i;
@@ -679,7 +260,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   r->field = NULL;
   out->element_size = element_size(type);
   if (out->element_size == 0u) {
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_str(&r->text, "unsupported type ");
     utvm_text_str(&r->text, type_name(type));
     return UTVM_ERR_MODEL_UNSUPPORTED_TYPE;
@@ -692,14 +273,14 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
     return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "sparse tensors unsupported");
   }
   if (shape.len > UTVM_MODEL_MAX_DIMS) {
-    return fail_i32(r, UTVM_ERR_MODEL_BAD_SHAPE, "rank ", (int32_t)shape.len,
+    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_SHAPE, "rank ", (int32_t)shape.len,
                     " above the limit of 6 (UTVM_MODEL_MAX_DIMS)");
   }
   out->rank = shape.len;
   for (i = 0u; i < shape.len; i++) {
-    int32_t d = vec_i32(r, shape.pos, i);
+    int32_t d = fb_vec_i32(r, shape.pos, i);
     if (d < 0) {
-      return fail_i32(r, UTVM_ERR_MODEL_BAD_SHAPE, "negative dimension ", d, "");
+      return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_SHAPE, "negative dimension ", d, "");
     }
     out->dims[i] = d;
     elements *= (uint64_t)(uint32_t)d;
@@ -711,7 +292,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   out->elements = (size_t)elements;
   out->bytes = (size_t)elements * out->element_size;
   if (out->buffer >= m->n_buffers) {
-    return fail_index(r, "buffer index", (int64_t)out->buffer, m->n_buffers, "buffers");
+    return rd_fail_index(r, "buffer index", (int64_t)out->buffer, m->n_buffers, "buffers");
   }
   err = decode_quant(r, &t, out);
   if (err != UTVM_OK) {
@@ -724,7 +305,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   }
   if (data != NULL) {
     if ((size_t)len != out->bytes) {
-      err_begin(r);
+      rd_err_begin(r);
       utvm_text_str(&r->text, "constant data of ");
       utvm_text_u64(&r->text, len);
       utvm_text_str(&r->text, " bytes, its shape needs ");
@@ -732,7 +313,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
       return UTVM_ERR_MODEL_BAD_DATA;
     }
     if (((uintptr_t)data % out->element_size) != 0u) {
-      err_begin(r);
+      rd_err_begin(r);
       utvm_text_str(&r->text, "constant data at offset ");
       utvm_text_hex(&r->text, data_offset);
       utvm_text_str(&r->text, " not aligned to its element size (load the model at a "
@@ -825,7 +406,7 @@ static bool op_spec(int32_t code, op_spec_t *s) {
 static utvm_err_t check_activation(rd_t *r, uint32_t act, utvm_model_activation_t *out) {
   if (act > (uint32_t)UTVM_MODEL_ACT_RELU6) {
     static const char *const names[] = {"TANH", "SIGN_BIT"};
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_str(&r->text, "unsupported fused activation ");
     utvm_text_str(&r->text, (act - 4u < 2u) ? names[act - 4u] : "(unknown)");
     return UTVM_ERR_MODEL_BAD_OPTION;
@@ -836,7 +417,7 @@ static utvm_err_t check_activation(rd_t *r, uint32_t act, utvm_model_activation_
 
 static utvm_err_t check_padding(rd_t *r, uint32_t padding, utvm_model_padding_t *out) {
   if (padding > 1u) {
-    return fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "unknown padding ", (int32_t)padding, "");
+    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "unknown padding ", (int32_t)padding, "");
   }
   *out = (utvm_model_padding_t)padding;
   return UTVM_OK;
@@ -845,7 +426,7 @@ static utvm_err_t check_padding(rd_t *r, uint32_t padding, utvm_model_padding_t 
 /* value >= 1, for strides, dilations and filter sizes */
 static utvm_err_t check_positive(rd_t *r, const char *name, int32_t value) {
   if (value < 1) {
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_str(&r->text, name);
     utvm_text_str(&r->text, " ");
     utvm_text_i64(&r->text, value);
@@ -857,14 +438,14 @@ static utvm_err_t check_positive(rd_t *r, const char *name, int32_t value) {
 
 static utvm_err_t check_bias_type(rd_t *r, int32_t type) {
   if (type != 0 && type != (int32_t)UTVM_MODEL_INT32 && type != (int32_t)UTVM_MODEL_INT64) {
-    return fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "unsupported quantized bias type ", type, "");
+    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "unsupported quantized bias type ", type, "");
   }
   return UTVM_OK;
 }
 
 /* Reads the fields listed in ids (a -1 entry is skipped) as int32 with the given defaults. */
 static utvm_err_t read_i32s(rd_t *r, const fb_table_t *t, const uint32_t *ids, const int32_t *defs,
-                           int32_t *out, uint32_t n) {
+                            int32_t *out, uint32_t n) {
   uint32_t i;
   utvm_err_t err = UTVM_OK;
   for (i = 0u; i < n && err == UTVM_OK; i++) {
@@ -889,7 +470,7 @@ static utvm_err_t tensor_rank(rd_t *r, const utvm_model_t *m, int32_t index, uin
 static utvm_err_t normalise_axis(rd_t *r, int32_t axis, uint32_t rank, int32_t *out) {
   int32_t n = (int32_t)rank;
   if (axis < -n || axis >= n) {
-    return fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "axis ", axis, " outside the tensor's rank");
+    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "axis ", axis, " outside the tensor's rank");
   }
   *out = (axis < 0) ? axis + n : axis;
   return UTVM_OK;
@@ -974,7 +555,7 @@ static utvm_err_t decode_depthwise(rd_t *r, const fb_table_t *t, utvm_model_oper
     err = check_positive(r, "stride_h", v[1]);
   }
   if (err == UTVM_OK && v[2] < 0) {
-    err = fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "negative depth_multiplier ", v[2], "");
+    err = rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "negative depth_multiplier ", v[2], "");
   }
   if (err == UTVM_OK) {
     err = check_positive(r, "dilation_w", v[3]);
@@ -1046,7 +627,7 @@ static utvm_err_t decode_fully_connected(rd_t *r, const fb_table_t *t,
     err = check_activation(r, act, &o->activation);
   }
   if (err == UTVM_OK && format != 0u) {
-    err = fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "weights format ", (int32_t)format,
+    err = rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "weights format ", (int32_t)format,
                    " unsupported (only DEFAULT)");
   }
   if (err == UTVM_OK) {
@@ -1065,15 +646,15 @@ static utvm_err_t decode_reshape(rd_t *r, const fb_table_t *t, utvm_model_operat
     return err;
   }
   if (v.len > UTVM_MODEL_MAX_DIMS) {
-    return fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape of rank ", (int32_t)v.len,
+    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape of rank ", (int32_t)v.len,
                     " above the limit of 6 (UTVM_MODEL_MAX_DIMS)");
   }
   o->has_new_shape = v.len != 0u;
   o->rank = v.len;
   for (i = 0u; i < v.len; i++) {
-    o->new_shape[i] = vec_i32(r, v.pos, i);
+    o->new_shape[i] = fb_vec_i32(r, v.pos, i);
     if (o->new_shape[i] < -1) {
-      return fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape dimension ", o->new_shape[i],
+      return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape dimension ", o->new_shape[i],
                       " below -1");
     }
     if (o->new_shape[i] == -1) {
@@ -1097,13 +678,13 @@ static utvm_err_t decode_squeeze(rd_t *r, const utvm_model_t *m, const fb_table_
     return err;
   }
   if (v.len > UTVM_MODEL_MAX_DIMS) {
-    return fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "squeeze_dims of length ", (int32_t)v.len,
+    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "squeeze_dims of length ", (int32_t)v.len,
                     " above the limit of 6 (UTVM_MODEL_MAX_DIMS)");
   }
   err = tensor_rank(r, m, op->inputs[0], &rank);
   o->count = v.len;
   for (i = 0u; i < v.len && err == UTVM_OK; i++) {
-    err = normalise_axis(r, vec_i32(r, v.pos, i), rank, &o->dims[i]);
+    err = normalise_axis(r, fb_vec_i32(r, v.pos, i), rank, &o->dims[i]);
   }
   return err;
 }
@@ -1205,7 +786,7 @@ static utvm_err_t decode_operands(rd_t *r, const utvm_model_t *m, const fb_table
     return err;
   }
   if (v.len < min || v.len > max) {
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_u64(&r->text, v.len);
     utvm_text_str(&r->text, " tensors, expected ");
     utvm_text_u64(&r->text, min);
@@ -1217,13 +798,13 @@ static utvm_err_t decode_operands(rd_t *r, const utvm_model_t *m, const fb_table
   }
   *n = v.len;
   for (i = 0u; i < v.len; i++) {
-    int32_t index = vec_i32(r, v.pos, i);
+    int32_t index = fb_vec_i32(r, v.pos, i);
     list[i] = index;
     if (index == -1 && optional && i >= min) {
       continue; /* an optional operand, absent */
     }
     if (index < 0 || (uint32_t)index >= m->n_tensors) {
-      return fail_index(r, "tensor index", index, m->n_tensors, "tensors");
+      return rd_fail_index(r, "tensor index", index, m->n_tensors, "tensors");
     }
   }
   return UTVM_OK;
@@ -1233,7 +814,7 @@ static utvm_err_t decode_operands(rd_t *r, const utvm_model_t *m, const fb_table
 static utvm_err_t decode_opcode(rd_t *r, const utvm_model_t *m, uint32_t i, int32_t *code,
                                 int32_t *version, const char **custom) {
   fb_table_t t;
-  fb_vec_t codes = vec_of(m->opcodes_, m->n_opcodes_);
+  fb_vec_t codes = fb_vec_of(m->opcodes_, m->n_opcodes_);
   int32_t deprecated = 0;
   int32_t builtin = 0;
   utvm_err_t err = fb_vec_table(r, &codes, i, &t);
@@ -1259,7 +840,7 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
                                   utvm_model_operator_t *op) {
   fb_table_t t;
   fb_table_t options;
-  fb_vec_t ops = vec_of(m->operators_, m->n_operators);
+  fb_vec_t ops = fb_vec_of(m->operators_, m->n_operators);
   uint32_t opcode_index;
   uint32_t options_type;
   uint32_t options2_type;
@@ -1275,7 +856,7 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
     err = fb_u32(r, &t, 0u, &opcode_index);
   }
   if (err == UTVM_OK && opcode_index >= m->n_opcodes_) {
-    err = fail_index(r, "opcode index", (int64_t)opcode_index, m->n_opcodes_, "operator codes");
+    err = rd_fail_index(r, "opcode index", (int64_t)opcode_index, m->n_opcodes_, "operator codes");
   }
   if (err == UTVM_OK) {
     err = decode_opcode(r, m, opcode_index, &code, &op->version, &custom);
@@ -1287,7 +868,7 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
   r->coded = true;
   r->field = NULL;
   if (code == CUSTOM_CODE) {
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_str(&r->text, "unsupported custom operator '");
     utvm_text_str(&r->text, custom);
     utvm_text_str(&r->text, "'");
@@ -1312,7 +893,7 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
   }
   if (err == UTVM_OK &&
       (options2_type != 0u || (options_type != 0u && options_type != spec.options_type))) {
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_str(&r->text, "options of union type ");
     utvm_text_u64(&r->text, (options2_type != 0u) ? options2_type : options_type);
     utvm_text_str(&r->text, (options2_type != 0u) ? " (builtin_options_2)" : "");
@@ -1365,15 +946,15 @@ static utvm_err_t check_graph(rd_t *r, const utvm_model_t *m) {
   utvm_err_t err = UTVM_OK;
   for (i = 0u; i < m->n_inputs + m->n_outputs && err == UTVM_OK; i++) {
     bool is_input = i < m->n_inputs;
-    int32_t index = is_input ? vec_i32(r, m->inputs_, i) : vec_i32(r, m->outputs_, i - m->n_inputs);
+    int32_t index = is_input ? fb_vec_i32(r, m->inputs_, i) : fb_vec_i32(r, m->outputs_, i - m->n_inputs);
     rd_at(r, is_input ? "graph input" : "graph output", is_input ? i : i - m->n_inputs);
     if (index < 0 || (uint32_t)index >= m->n_tensors) {
-      err = fail_index(r, "tensor index", index, m->n_tensors, "tensors");
+      err = rd_fail_index(r, "tensor index", index, m->n_tensors, "tensors");
     } else if (is_input) {
       err = decode_tensor(r, m, (uint32_t)index, &t);
       if (err == UTVM_OK && t.data != NULL) {
         rd_at(r, "graph input", i);
-        err = fail_i32(r, UTVM_ERR_MODEL_BAD_GRAPH, "tensor ", index, " is a constant");
+        err = rd_fail_i32(r, UTVM_ERR_MODEL_BAD_GRAPH, "tensor ", index, " is a constant");
       }
     } else {
       /* outputs: existence is enough here; utvm_model_plan checks that they are produced */
@@ -1387,7 +968,7 @@ static utvm_err_t check_graph(rd_t *r, const utvm_model_t *m) {
         rd_at(r, "operator", i);
         r->code = (int32_t)op.code;
         r->coded = true;
-        err = fail_i32(r, UTVM_ERR_MODEL_BAD_GRAPH, "output tensor ", op.outputs[j],
+        err = rd_fail_i32(r, UTVM_ERR_MODEL_BAD_GRAPH, "output tensor ", op.outputs[j],
                        " is a constant");
       }
     }
@@ -1415,7 +996,7 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
     return rd_fail(r, UTVM_ERR_MODEL_ARGUMENT, "no model data");
   }
   if (size < 8u) {
-    err_begin(r);
+    rd_err_begin(r);
     utvm_text_str(&r->text, "file truncated: ");
     utvm_text_u64(&r->text, (uint32_t)size);
     utvm_text_str(&r->text, " bytes, a TFLite file has at least 8");
@@ -1437,7 +1018,7 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
     err = fb_u32(r, &model, 0u, &m->version);
   }
   if (err == UTVM_OK && m->version != UTVM_MODEL_SCHEMA_VERSION) {
-    err = fail_i32(r, UTVM_ERR_MODEL_NOT_TFLITE, "schema version ", to_i32(m->version),
+    err = rd_fail_i32(r, UTVM_ERR_MODEL_NOT_TFLITE, "schema version ", to_i32(m->version),
                    ", expected 3");
   }
   if (err == UTVM_OK) {
@@ -1451,7 +1032,7 @@ utvm_err_t utvm_model_open(utvm_model_t *m, const uint8_t *data, size_t size) {
     err = fb_vector(r, &model, 2u, 4u, &v);
   }
   if (err == UTVM_OK && v.len != 1u) {
-    err = fail_i32(r, UTVM_ERR_MODEL_SUBGRAPHS, "model has ", (int32_t)v.len,
+    err = rd_fail_i32(r, UTVM_ERR_MODEL_SUBGRAPHS, "model has ", (int32_t)v.len,
                    " subgraphs; exactly 1 is supported");
   }
   if (err == UTVM_OK) {
