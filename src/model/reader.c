@@ -10,8 +10,9 @@
  * length followed by its elements; a string is a vector of bytes followed by a NUL. Unions are
  * two fields: a type byte (id n) and an offset (id n+1). All numbers are little endian.
  *
- * Every read goes through the fb_* helpers (fb.c) that check the position against the file size first, so
- * a hostile file can make open() fail but never read outside [data, data + size). The walk
+ * Every read goes through the fb_* helpers (fb.c), which check the position against the file
+ * size first, so a hostile file can make open() fail but never read outside [data, data + size).
+ * The walk
  * follows the schema (Model -> SubGraph -> Tensor / Operator -> options) with loops over
  * verified vector lengths; nothing recurses. Scalars are read byte by byte, so the reader does
  * not depend on the alignment of the file or of its fields.
