@@ -53,6 +53,10 @@ TVM_NAMES = {
                                 '"tvm.aot_executor.create"'),
     "tvm.contrib.random.random_fill": ("src/runtime/crt/common/crt_runtime_api.c",
                                        '"tvm.contrib.random.random_fill"'),
+    "tvm.rpc.server.ModuleGetFunction": ("src/runtime/crt/common/crt_runtime_api.c",
+                                         '"tvm.rpc.server.ModuleGetFunction"'),
+    "tvm.rpc.server.GetCRTMaxPacketSize": ("src/runtime/crt/common/crt_runtime_api.c",
+                                           '"tvm.rpc.server.GetCRTMaxPacketSize"'),
 }
 
 # Methods README's Python blocks call, by the variable's class: file and definitions.
