@@ -12,9 +12,8 @@
  *
  * Every read goes through the fb_* helpers (fb.c), which check the position against the file
  * size first, so a hostile file can make open() fail but never read outside [data, data + size).
- * The walk
- * follows the schema (Model -> SubGraph -> Tensor / Operator -> options) with loops over
- * verified vector lengths; nothing recurses. Scalars are read byte by byte, so the reader does
+ * The walk follows the schema (Model -> SubGraph -> Tensor / Operator -> options) with loops
+ * over verified vector lengths; nothing recurses. Scalars are read byte by byte, so the reader does
  * not depend on the alignment of the file or of its fields.
  */
 #include <stdbool.h>
