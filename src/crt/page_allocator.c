@@ -28,7 +28,7 @@ typedef char page_size_is_power_of_two[
 /* An entry: pages in the low ENTRY_PAGE_BITS bits, unused bytes of the last page above them
  * (below 2^UTVM_CRT_MAX_PAGE_SHIFT, so the 32 bits hold both). */
 #define ENTRY_PAGE_BITS 15u
-#define ENTRY_PAGE_MASK ((1u << ENTRY_PAGE_BITS) - 1u)
+#define ENTRY_PAGE_MASK 0x7FFFu
 typedef char entry_fields_fit[
     ((UTVM_CRT_MAX_PAGES <= ENTRY_PAGE_MASK) && ((ENTRY_PAGE_BITS + UTVM_CRT_MAX_PAGE_SHIFT) <= 32u))
         ? 1 : -1];
