@@ -21,7 +21,7 @@
  * layout goes through a MVE_PLAIN_COLUMN-byte buffer. Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2): utvm_conv2d_s8_mve
  * 1616 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136, mve_gemm4
- * 88, mve_put 56, mve_gemm4_short 44, utvm_mve_row_sums 28: at most 2304 bytes deep.
+ * 88, mve_put 56, mve_gemm4_short 44, utvm_mve_row_sums 24: at most 2304 bytes deep.
  */
 #include "fast_s8.h"
 
