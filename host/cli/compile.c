@@ -242,7 +242,7 @@ static uint64_t row_ram(const cli_sz_row_t *r) {
 }
 
 /* The kernel paths the core takes for the kernels the model calls, e.g. "DSP fast paths
- * (fast_s8_dsp.c) for CONV_2D, FULLY_CONNECTED". */
+ * (*_s8_dsp.c) for CONV_2D, FULLY_CONNECTED". */
 static void kernel_paths(utvm_kernels_core_t core, uint32_t used, char *text, size_t cap) {
   static const uint32_t kinds[4] = {UTVM_OP_CONV2D_S8, UTVM_OP_DEPTHWISE_CONV2D_S8,
                                     UTVM_OP_FULLY_CONNECTED_S8, UTVM_OP_ADD_S8};
@@ -250,10 +250,10 @@ static void kernel_paths(utvm_kernels_core_t core, uint32_t used, char *text, si
                                        "ADD"};
   const uint32_t n_fast = (core == UTVM_KERNELS_MVE) ? 4u : 3u;
   size_t len = (size_t)snprintf(text, cap, "%s", (core == UTVM_KERNELS_MVE)
-                                                     ? "MVE fast paths (fast_s8_mve.c)"
+                                                     ? "MVE fast paths (*_s8_mve.c)"
                                                  : (core == UTVM_KERNELS_DSP)
-                                                     ? "DSP fast paths (fast_s8_dsp.c)"
-                                                     : "blocked portable C (fast_s8_blocked.c)");
+                                                     ? "DSP fast paths (*_s8_dsp.c)"
+                                                     : "blocked portable C (*_s8_blocked.c)");
   bool any = false;
   for (uint32_t i = 0u; (i < n_fast) && (len < cap); i++) {
     if ((used & (1u << (kinds[i] - 1u))) != 0u) {

@@ -55,9 +55,10 @@ typedef enum {
  * FULLY_CONNECTED (blocked portable C and DSP) fill at a time on the stack; a multiple of 4.
  * Stack per channel of a block: 24 bytes of table, plus in the blocked paths 4 (CONV_2D,
  * FULLY_CONNECTED) or 13 (3x3 DEPTHWISE_CONV_2D) bytes, plus 512 bytes of widened input in
- * FULLY_CONNECTED (the DSP paths: fast_s8_dsp.c). Frames by default (arm-none-eabi-gcc 12 -O2
- * -fstack-usage): blocked CONV_2D 2048, FULLY_CONNECTED 2472, DEPTHWISE_CONV_2D 2624 bytes;
- * DSP 2568, 2536 and 3640 bytes. */
+ * FULLY_CONNECTED (the DSP paths: src/kernels/<operator>_s8_dsp.c). Frames by default
+ * (arm-none-eabi-gcc 12 -O2 -fstack-usage): blocked CONV_2D 2048, FULLY_CONNECTED 2472,
+ * DEPTHWISE_CONV_2D 2624 bytes; DSP 2576, 2536 and 3640 bytes (each path's file gives its
+ * callees' frames too). */
 #ifndef UTVM_KERNELS_CHANNEL_BLOCK
 #define UTVM_KERNELS_CHANNEL_BLOCK 64
 #endif

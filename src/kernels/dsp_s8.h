@@ -154,6 +154,15 @@ static inline int32_t utvm_dsp_pair(int32_t value) {
   const uint32_t half = (uint32_t)value & 0xffffu;
   return (int32_t)(half | (half << 16));
 }
+
+/* The four sums of a 2x2 block: row r (weights) by column c (positions); FULLY_CONNECTED's four
+ * rows by one column in the same order. */
+typedef struct {
+  int32_t s00;
+  int32_t s01;
+  int32_t s10;
+  int32_t s11;
+} dsp_sums_t;
 #endif
 
 #endif /* UTVM_KERNELS_DSP_S8_H */

@@ -1,12 +1,29 @@
 /*
- * The implementations behind CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (internal): the
- * reference loops in portable C (TFLite's, the definition of the result), the blocked portable
- * C paths (fast_s8_blocked.c, the kernels of cores without DSP), the DSP fast paths
- * (fast_s8_dsp.c, compiled with __ARM_FEATURE_DSP but not MVE, or UTVM_KERNELS_DSP_EMULATED:
- * see dsp_s8.h) and the MVE fast paths (fast_s8_mve.c, compiled with __ARM_FEATURE_MVE: see
- * mve_s8.h; a core with MVE always has the DSP extension too, and runs the MVE paths instead),
- * all bit-exact with the reference. The public functions check every argument and then call one
- * of these, which trust their arguments; tests call them all and compare.
+ * The implementations behind CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and same-shape ADD
+ * (internal), all bit-exact with the reference loops in portable C (TFLite's, the definition of
+ * the result). Each operator's public function checks every argument and then calls one of
+ * these, which trust their arguments; tests call them all and compare. Which one a call takes:
+ *
+ *   core                        CONV_2D             DEPTHWISE_CONV_2D   FULLY_CONNECTED  ADD
+ *   no DSP (M0/M0+/M3, hosts)   blocked (1)         blocked             blocked          (3)
+ *   DSP, no MVE (M4/M7/M33)     dsp with scratch,   dsp for multiplier  dsp              (3)
+ *                               else blocked (1)    1 or 4k, else
+ *                                                   blocked
+ *   MVE (M55/M85)               mve (1) with        mve up to 65535     mve              mve (2)
+ *                               scratch, else       input channels,
+ *                               portable            else portable
+ *
+ * (1) not grouped (input channels = filter channels), else portable; (2) inputs of the output's
+ * shape, else the broadcasting loop; (3) inputs of the output's shape take add_s8.c's own loop
+ * (requant_s8.h's scales), the others (and negative multipliers) the broadcasting loop.
+ * A core with MVE always has the DSP extension too, and runs the MVE paths instead.
+ *
+ * Files, one algorithm each: <operator>_s8.c holds the checks, the selection above and the
+ * portable loops; <operator>_s8_blocked.c the blocked portable C path (shared: blocked_s8.h);
+ * <operator>_s8_dsp.c the DSP path, compiled where UTVM_KERNELS_DSP_PATHS is defined (ACLE
+ * intrinsics or their emulation: dsp_s8.h; output step: requant_s8_dsp.h); <operator>_s8_mve.c
+ * the MVE path, compiled with __ARM_FEATURE_MVE (shared: mve_s8.h). Each file's comment gives
+ * its measured stack. Every fast path requantizes through requant_s8.h's tables.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
 #define UTVM_KERNELS_FAST_S8_H
@@ -24,28 +41,6 @@
     defined(UTVM_KERNELS_DSP_EMULATED)
 #define UTVM_KERNELS_DSP_PATHS 1
 #endif
-
-/* utvm_conv2d_s8 in portable C (checked arguments). */
-void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
-                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
-                             const int8_t *input, const utvm_dims_t *filter_dims,
-                             const int8_t *filter, const int32_t *bias,
-                             const utvm_dims_t *output_dims, int8_t *output);
-
-/* utvm_fully_connected_s8 in portable C (checked arguments). */
-void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *params,
-                                      const utvm_per_channel_quant_t *quant, int32_t batches,
-                                      int32_t input_depth, int32_t output_depth,
-                                      const int8_t *input, const int8_t *filter,
-                                      const int32_t *bias, int8_t *output);
-
-/* utvm_depthwise_conv2d_s8 in portable C (checked arguments). */
-void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
-                                       const utvm_per_channel_quant_t *quant,
-                                       const utvm_dims_t *input_dims, const int8_t *input,
-                                       const utvm_dims_t *filter_dims, const int8_t *filter,
-                                       const int32_t *bias, const utvm_dims_t *output_dims,
-                                       int8_t *output);
 
 /* The filter taps of a window along one axis that fall inside the input: [*first, *end).
  * dilation and taps >= 1, in >= 1 (checked arguments). In 32-bit unsigned arithmetic (one
@@ -82,6 +77,15 @@ typedef struct {
   int32_t xs[2];
 } utvm_window_t;
 
+/* ---- CONV_2D: conv2d_s8.c, conv2d_s8_blocked.c, conv2d_s8_dsp.c, conv2d_s8_mve.c ---- */
+
+/* utvm_conv2d_s8 in portable C (checked arguments). */
+void utvm_conv2d_s8_portable(const utvm_conv2d_params_t *params,
+                             const utvm_per_channel_quant_t *quant, const utvm_dims_t *input_dims,
+                             const int8_t *input, const utvm_dims_t *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const utvm_dims_t *output_dims, int8_t *output);
+
 /* utvm_conv2d_s8 for a convolution that is not grouped (input channels = filter channels),
  * blocked over four output channels (checked arguments). */
 void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
@@ -89,29 +93,6 @@ void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
                             const int8_t *input, const utvm_dims_t *filter_dims,
                             const int8_t *filter, const int32_t *bias,
                             const utvm_dims_t *output_dims, int8_t *output);
-
-/* utvm_depthwise_conv2d_s8 blocked over four output channels when the multiplier is 1 or a
- * multiple of 4, one at a time otherwise, the taps inside found per position (checked
- * arguments). */
-void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
-                                      const utvm_per_channel_quant_t *quant,
-                                      const utvm_dims_t *input_dims, const int8_t *input,
-                                      const utvm_dims_t *filter_dims, const int8_t *filter,
-                                      const int32_t *bias, const utvm_dims_t *output_dims,
-                                      int8_t *output);
-
-/* utvm_fully_connected_s8 blocked over four units, the filter offset folded into one product
- * per output (checked arguments). */
-void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params,
-                                     const utvm_per_channel_quant_t *quant, int32_t batches,
-                                     int32_t input_depth, int32_t output_depth,
-                                     const int8_t *input, const int8_t *filter,
-                                     const int32_t *bias, int8_t *output);
-
-/* ADD of count elements of two inputs of the output's shape (no broadcasting; checked
- * arguments; output may alias an input). */
-void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
-                          const int8_t *input2, int8_t *output);
 
 #if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
@@ -122,25 +103,6 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
                         const utvm_dims_t *filter_dims, const int8_t *filter,
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch);
-
-/* utvm_fully_connected_s8 with dual 16-bit MACs, four output channels by one batch at a time
- * (checked arguments). */
-void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
-                                 const utvm_per_channel_quant_t *quant, int32_t batches,
-                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
-                                 const int8_t *filter, const int32_t *bias, int8_t *output);
-
-/* True if utvm_depthwise_conv2d_s8_dsp takes this depth multiplier (1 or a multiple of 4). */
-bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier);
-
-/* utvm_depthwise_conv2d_s8 for those multipliers (checked arguments; no scratch): four output
- * channels at a time, 16-bit multiply-accumulates (stack: see fast_s8_dsp.c). */
-void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
-                                  const utvm_per_channel_quant_t *quant,
-                                  const utvm_dims_t *input_dims, const int8_t *input,
-                                  const utvm_dims_t *filter_dims, const int8_t *filter,
-                                  const int32_t *bias, const utvm_dims_t *output_dims,
-                                  int8_t *output);
 #endif
 
 #if defined(__ARM_FEATURE_MVE)
@@ -156,13 +118,44 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
                         const utvm_dims_t *filter_dims, const int8_t *filter,
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch);
+#endif
 
-/* utvm_fully_connected_s8 with int8 dot products, four output channels at a time. */
-void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
-                                 const utvm_per_channel_quant_t *quant, int32_t batches,
-                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
-                                 const int8_t *filter, const int32_t *bias, int8_t *output);
+/* ---- DEPTHWISE_CONV_2D: depthwise_conv2d_s8.c, depthwise_conv2d_s8_blocked.c,
+ * depthwise_conv2d_s8_dsp.c, depthwise_conv2d_s8_mve.c ---- */
 
+/* utvm_depthwise_conv2d_s8 in portable C (checked arguments). */
+void utvm_depthwise_conv2d_s8_portable(const utvm_depthwise_conv2d_params_t *params,
+                                       const utvm_per_channel_quant_t *quant,
+                                       const utvm_dims_t *input_dims, const int8_t *input,
+                                       const utvm_dims_t *filter_dims, const int8_t *filter,
+                                       const int32_t *bias, const utvm_dims_t *output_dims,
+                                       int8_t *output);
+
+/* utvm_depthwise_conv2d_s8 blocked over four output channels when the multiplier is 1 or a
+ * multiple of 4, one at a time otherwise, the taps inside found per position (checked
+ * arguments). */
+void utvm_depthwise_conv2d_s8_blocked(const utvm_depthwise_conv2d_params_t *params,
+                                      const utvm_per_channel_quant_t *quant,
+                                      const utvm_dims_t *input_dims, const int8_t *input,
+                                      const utvm_dims_t *filter_dims, const int8_t *filter,
+                                      const int32_t *bias, const utvm_dims_t *output_dims,
+                                      int8_t *output);
+
+#if defined(UTVM_KERNELS_DSP_PATHS)
+/* True if utvm_depthwise_conv2d_s8_dsp takes this depth multiplier (1 or a multiple of 4). */
+bool utvm_depthwise_conv2d_s8_dsp_applies(int32_t depth_multiplier);
+
+/* utvm_depthwise_conv2d_s8 for those multipliers (checked arguments; no scratch): four output
+ * channels at a time, 16-bit multiply-accumulates (stack: see depthwise_conv2d_s8_dsp.c). */
+void utvm_depthwise_conv2d_s8_dsp(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output);
+#endif
+
+#if defined(__ARM_FEATURE_MVE)
 /* True if utvm_depthwise_conv2d_s8_mve takes this many input channels (up to 65535: its
  * gathers take 16-bit channel offsets). */
 bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels);
@@ -177,7 +170,51 @@ void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
                                   const utvm_dims_t *filter_dims, const int8_t *filter,
                                   const int32_t *bias, const utvm_dims_t *output_dims,
                                   int8_t *output);
+#endif
 
+/* ---- FULLY_CONNECTED: fully_connected_s8.c, fully_connected_s8_blocked.c,
+ * fully_connected_s8_dsp.c, fully_connected_s8_mve.c ---- */
+
+/* utvm_fully_connected_s8 in portable C (checked arguments). */
+void utvm_fully_connected_s8_portable(const utvm_fully_connected_params_t *params,
+                                      const utvm_per_channel_quant_t *quant, int32_t batches,
+                                      int32_t input_depth, int32_t output_depth,
+                                      const int8_t *input, const int8_t *filter,
+                                      const int32_t *bias, int8_t *output);
+
+/* utvm_fully_connected_s8 blocked over four units, the filter offset folded into one product
+ * per output (checked arguments). */
+void utvm_fully_connected_s8_blocked(const utvm_fully_connected_params_t *params,
+                                     const utvm_per_channel_quant_t *quant, int32_t batches,
+                                     int32_t input_depth, int32_t output_depth,
+                                     const int8_t *input, const int8_t *filter,
+                                     const int32_t *bias, int8_t *output);
+
+#if defined(UTVM_KERNELS_DSP_PATHS)
+/* utvm_fully_connected_s8 with dual 16-bit MACs, four output channels by one batch at a time
+ * (checked arguments). */
+void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
+                                 const utvm_per_channel_quant_t *quant, int32_t batches,
+                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output);
+#endif
+
+#if defined(__ARM_FEATURE_MVE)
+/* utvm_fully_connected_s8 with int8 dot products, four output channels at a time. */
+void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
+                                 const utvm_per_channel_quant_t *quant, int32_t batches,
+                                 int32_t input_depth, int32_t output_depth, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output);
+#endif
+
+/* ---- ADD: add_s8.c, add_s8_mve.c ---- */
+
+/* ADD of count elements of two inputs of the output's shape (no broadcasting; checked
+ * arguments; output may alias an input). */
+void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
+#if defined(__ARM_FEATURE_MVE)
 /* utvm_add_s8_portable four lanes at a time. */
 void utvm_add_s8_mve(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
                      const int8_t *input2, int8_t *output);

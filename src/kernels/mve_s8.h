@@ -1,6 +1,10 @@
 /*
- * The requantization of the MVE fast paths (internal, compiled only with __ARM_FEATURE_MVE:
- * Cortex-M55/M85): TFLite's output step on four lanes at a time.
+ * What the MVE fast paths share (internal, compiled only with __ARM_FEATURE_MVE:
+ * Cortex-M55/M85; conv2d_s8_mve.c, depthwise_conv2d_s8_mve.c, fully_connected_s8_mve.c and
+ * add_s8_mve.c, the out-of-line helpers in mve_s8.c): the output channel block, TFLite's output
+ * step on four lanes at a time, the row sums and offset terms of the dot-product paths and a
+ * predicated copy. The sums of up to UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are
+ * collected on the stack and then requantized four at a time (mve_requantize).
  *
  * Requantization is utvm_multiply_by_quantized_multiplier per lane: the left shift wraps
  * (VSHL, as utvm_wrap_shl), gemmlowp's SaturatingRoundingDoublingHighMul is VQRDMULH exactly
@@ -15,8 +19,25 @@
 #if defined(__ARM_FEATURE_MVE)
 
 #include <arm_mve.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "utvm/kernels.h"
+
+/* The inner loops are functions of their own, so that their pointers and accumulators get
+ * registers instead of sharing them with the callers' loop state. */
+#define MVE_NOINLINE __attribute__((noinline))
+
+#define MVE_BLOCK UTVM_KERNELS_MVE_CHANNEL_BLOCK
+
+/* The output step's constants. */
+typedef struct {
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} mve_output_t;
+
+typedef char mve_block_is_a_multiple_of_16[(((MVE_BLOCK % 16) == 0) && (MVE_BLOCK > 0)) ? 1 : -1];
 
 /* utvm_rounding_divide_by_pot on each lane of x by -right_shift (each lane's -31..0). */
 static inline int32x4_t mve_rounding_divide(int32x4_t x, int32x4_t right_shift) {
@@ -29,6 +50,55 @@ static inline int32x4_t mve_requantize(int32x4_t acc, int32x4_t multiplier, int3
                                        int32x4_t right_shift) {
   return mve_rounding_divide(vqrdmulhq_s32(vshlq_s32(acc, left_shift), multiplier), right_shift);
 }
+
+/* terms[i] = bias[i] (0 without a bias) + scale * terms[i] + constant for i < count (wrapping). */
+static inline void mve_fold_terms(int32_t *terms, const int32_t *bias, int32_t scale,
+                                  int32_t constant, int32_t count) {
+  for (int32_t i = 0; i < count; i += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+    int32x4_t t = vmulq_n_s32(vldrwq_z_s32(&terms[i], p), scale);
+    if (bias != NULL) {
+      t = vaddq_s32(t, vldrwq_z_s32(&bias[i], p));
+    }
+    vstrwq_p_s32(&terms[i], vaddq_n_s32(t, constant), p);
+  }
+}
+
+/* n bytes from src to dst (src NULL: n bytes of pad), 16 at a time, the rest predicated. */
+static inline void mve_run(int8_t *dst, const int8_t *src, int8x16_t pad, int32_t n) {
+  const int32_t whole = n / 16;
+  const int32_t rest = n - 16 * whole;
+  int8_t *d = dst;
+  if (src == NULL) {
+    for (int32_t b = 0; b < whole; ++b) {
+      vstrbq_s8(d, pad);
+      d = &d[16];
+    }
+    if (rest > 0) {
+      vstrbq_p_s8(d, pad, vctp8q((uint32_t)rest));
+    }
+  } else {
+    const int8_t *s = src;
+    for (int32_t b = 0; b < whole; ++b) {
+      vstrbq_s8(d, vldrbq_s8(s));
+      d = &d[16];
+      s = &s[16];
+    }
+    if (rest > 0) {
+      const mve_pred16_t p = vctp8q((uint32_t)rest);
+      vstrbq_p_s8(d, vldrbq_z_s8(s, p), p);
+    }
+  }
+}
+
+/* sums[i] = sum of rows[i * length .. i * length + length) for i < count (wrapping). */
+void utvm_mve_row_sums(const int8_t *rows, int32_t length, int32_t count, int32_t *sums);
+
+/* out[i] for i < count from sums[i] + terms[i]: channel + i's requantization, offset and clamp
+ * (utvm_mac_output_s8's order), four lanes at a time. */
+void utvm_mve_requant_run(const int32_t *sums, const int32_t *terms, int32_t count,
+                          int32_t channel, const utvm_per_channel_quant_t *quant,
+                          const mve_output_t *o, int8_t *out);
 
 #endif /* __ARM_FEATURE_MVE */
 

@@ -209,11 +209,11 @@ def case_cpu_required():
         check(p.returncode == 2 and "--cpu is required" in p.stderr and
               "cortex-m4" in p.stderr and "cortex-m55" in p.stderr and "host" in p.stderr,
               "%s without --cpu: refused, naming the choices" % args[0], p)
-    paths = {"cortex-m4": "DSP fast paths (fast_s8_dsp.c) for CONV_2D, DEPTHWISE_CONV_2D, "
+    paths = {"cortex-m4": "DSP fast paths (*_s8_dsp.c) for CONV_2D, DEPTHWISE_CONV_2D, "
                           "FULLY_CONNECTED",
-             "cortex-m55": "MVE fast paths (fast_s8_mve.c) for CONV_2D, DEPTHWISE_CONV_2D, "
+             "cortex-m55": "MVE fast paths (*_s8_mve.c) for CONV_2D, DEPTHWISE_CONV_2D, "
                            "FULLY_CONNECTED",
-             "cortex-m3": "blocked portable C (fast_s8_blocked.c) for CONV_2D, "
+             "cortex-m3": "blocked portable C (*_s8_blocked.c) for CONV_2D, "
                           "DEPTHWISE_CONV_2D, FULLY_CONNECTED"}
     for cpu, text in paths.items():
         p = run("--json", "compile", kws, "--report", "--cpu", cpu)

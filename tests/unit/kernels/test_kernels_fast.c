@@ -1,9 +1,9 @@
 /*
- * The DSP fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (src/kernels/fast_s8_dsp.c)
- * compiled on the
- * host with the emulated intrinsics of dsp_s8.h: the intrinsics on hand-computed values, each
- * path of the DSP loops on a layer chosen to take it, then thousands of random layers compared
- * byte for byte with the portable loops.
+ * The DSP fast paths of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+ * (src/kernels/<operator>_s8_dsp.c, requant_s8_dsp.c) compiled on the host with the emulated
+ * intrinsics of dsp_s8.h: the intrinsics on hand-computed values, each path of the DSP loops on
+ * a layer chosen to take it, then thousands of random layers compared byte for byte with the
+ * portable loops.
  */
 #include <setjmp.h>
 #include <stdarg.h>

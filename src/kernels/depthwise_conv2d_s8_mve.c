@@ -1,0 +1,400 @@
+/*
+ * DEPTHWISE_CONV_2D on MVE: utvm_depthwise_conv2d_s8_mve (see fast_s8.h, mve_s8.h).
+ * utvm_depthwise_conv2d_s8 takes it on cores with the M-profile Vector Extension
+ * (Cortex-M55/M85) for up to 65535 input channels (utvm_depthwise_conv2d_s8_mve_applies: its
+ * gathers take 16-bit channel offsets); more take the portable loops there.
+ * Lane-wise, input and filter widened to int16, even and odd lanes multiplied into int32
+ * (VMULLB/VMULLT): a 3x3 filter reads its nine taps through offsets from the window (or a patch
+ * padded with -io at the borders), the input offset folded into the terms, 16 channels per step
+ * with multiplier 1, else 8 with the inputs gathered; other filters sum the taps inside the
+ * input, the offset added per tap.
+ *
+ * Stack: the sums and terms (or zero biases) of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
+ * (4 bytes per channel each); the 3x3 path also its nine-pixel border patch (9 bytes per channel),
+ * the input channel of each output channel (2 bytes per channel) and the taps' offsets. Frames by
+ * default (arm-none-eabi-gcc 12.2 -fstack-usage on the cortex-m55 preset's flags: -Os with the
+ * kernels' -O2): utvm_depthwise_conv2d_s8_mve 1688 bytes (the 3x3 path inlined), mve_depthwise_sums
+ * 152, utvm_mve_requant_run 100, mve_dw3_16 80, mve_dw3_8 60: at most 1840 bytes deep.
+ */
+#include "fast_s8.h"
+
+#if defined(__ARM_FEATURE_MVE)
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mve_s8.h"
+
+/* One output position of a depthwise convolution: its first tap inside the input (pixel) and
+ * in the filter, the steps between taps along x and y, and the tap counts. */
+typedef struct {
+  const int8_t *pixel;
+  const int8_t *filter;
+  int32_t input_step_x;
+  int32_t input_step_y;
+  int32_t filter_step_x;
+  int32_t filter_step_y;
+  int32_t taps_y;
+  int32_t taps_x;
+} mve_taps_t;
+
+/* The input channel of output channels channel..channel+7 (those below out_c; 0 for the
+ * others) as byte offsets in a pixel. */
+static uint16x8_t mve_depthwise_sources(int32_t channel, int32_t multiplier, int32_t out_c) {
+  uint16_t sources[8];
+  int32_t source = channel / multiplier;
+  int32_t step = channel % multiplier;
+  for (int32_t i = 0; i < 8; ++i) {
+    sources[i] = (uint16_t)(((channel + i) < out_c) ? source : 0);
+    ++step;
+    if (step == multiplier) {
+      step = 0;
+      ++source;
+    }
+  }
+  return vld1q_u16(sources);
+}
+
+/* The window sums of 16 consecutive channels with multiplier 1 (all present) into sums[0..15]:
+ * even and odd lanes are multiplied separately, so they are stored interleaved. */
+static void mve_depthwise_16(const mve_taps_t *t, int16_t io, const int8_t *pixel,
+                             const int8_t *filter, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even0 = vdupq_n_s32(0);
+  int32x4_t odd0 = vdupq_n_s32(0);
+  int32x4_t even1 = vdupq_n_s32(0);
+  int32x4_t odd1 = vdupq_n_s32(0);
+  const int8_t *input_row = pixel;
+  const int8_t *filter_row = filter;
+  for (int32_t y = 0; y < t->taps_y; ++y) {
+    const int8_t *in = input_row;
+    const int8_t *w = filter_row;
+    for (int32_t x = 0; x < t->taps_x; ++x) {
+      const int16x8_t x0 = vaddq_n_s16(vldrbq_s16(in), io);
+      const int16x8_t w0 = vldrbq_s16(w);
+      even0 = vaddq_s32(even0, vmullbq_int_s16(x0, w0));
+      odd0 = vaddq_s32(odd0, vmulltq_int_s16(x0, w0));
+      const int16x8_t x1 = vaddq_n_s16(vldrbq_s16(&in[8]), io);
+      const int16x8_t w1 = vldrbq_s16(&w[8]);
+      even1 = vaddq_s32(even1, vmullbq_int_s16(x1, w1));
+      odd1 = vaddq_s32(odd1, vmulltq_int_s16(x1, w1));
+      in = &in[t->input_step_x];
+      w = &w[t->filter_step_x];
+    }
+    input_row = &input_row[t->input_step_y];
+    filter_row = &filter_row[t->filter_step_y];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even0);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd0);
+  vstrwq_scatter_shifted_offset_s32(&sums[8], even_lanes, even1);
+  vstrwq_scatter_shifted_offset_s32(&sums[9], even_lanes, odd1);
+}
+
+/* The window sums of the count (1..8) output channels from first on, any multiplier, into
+ * sums[0..7]: output channel c reads input channel c / multiplier, gathered. */
+static void mve_depthwise_8_any(const mve_taps_t *t, int16_t io, int32_t first, int32_t count,
+                                int32_t multiplier, int32_t out_c, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  const uint16x8_t sources = mve_depthwise_sources(first, multiplier, out_c);
+  const mve_pred16_t p = vctp16q((uint32_t)count);
+  int32x4_t even = vdupq_n_s32(0);
+  int32x4_t odd = vdupq_n_s32(0);
+  const int8_t *input_row = t->pixel;
+  const int8_t *filter_row = &t->filter[first];
+  for (int32_t y = 0; y < t->taps_y; ++y) {
+    const int8_t *in = input_row;
+    const int8_t *w = filter_row;
+    for (int32_t x = 0; x < t->taps_x; ++x) {
+      const int16x8_t xs = vaddq_n_s16(vldrbq_gather_offset_z_s16(in, sources, p), io);
+      const int16x8_t ws = vldrbq_z_s16(w, p);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      in = &in[t->input_step_x];
+      w = &w[t->filter_step_x];
+    }
+    input_row = &input_row[t->input_step_y];
+    filter_row = &filter_row[t->filter_step_y];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
+}
+
+/* sums[i] = the window sum of output channel channel + i, i < count (sums has count rounded up
+ * to 16 entries): 16 channels at a time with multiplier 1, else 8 (gathered inputs). */
+static MVE_NOINLINE void mve_depthwise_sums(const mve_taps_t *t, int16_t io, int32_t channel,
+                                            int32_t count, int32_t multiplier, int32_t out_c,
+                                            int32_t *sums) {
+  int32_t group = 0;
+  if (multiplier == 1) {
+    for (; (count - group) >= 16; group += 16) {
+      mve_depthwise_16(t, io, &t->pixel[channel + group], &t->filter[channel + group],
+                       &sums[group]);
+    }
+  }
+  for (; group < count; group += 8) {
+    const int32_t left = ((count - group) > 8) ? 8 : (count - group);
+    mve_depthwise_8_any(t, io, channel + group, left, multiplier, out_c, &sums[group]);
+  }
+}
+
+/* The 3x3 depthwise path. Each tap t of an output position is read at base + offsets[t]: base
+ * is the window's first pixel and offsets the taps' distances when the window lies inside the
+ * input, else base is a patch on the stack holding the nine taps' pixels (MVE_BLOCK bytes
+ * each), -io where a tap lies in the padding. With the input offset taken out of the taps
+ * (terms[c] = bias + io * the sum of channel c's nine weights), a padding tap adds -io * w,
+ * which cancels its io * w in the terms, as the reference skips it. */
+#define MVE_TAPS 9
+
+/* The sums over the nine taps of 16 channels of multiplier 1 from channel g (base + offsets[t]
+ * + g) and of the filter (w, tap t at t * step) into sums[0..15]: even and odd lanes are
+ * multiplied separately (VMULLB/VMULLT), so they are stored interleaved. */
+static MVE_NOINLINE void mve_dw3_16(const int8_t *base, const int32_t *offsets, int32_t g,
+                                    const int8_t *w, int32_t step, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even0 = vdupq_n_s32(0);
+  int32x4_t odd0 = vdupq_n_s32(0);
+  int32x4_t even1 = vdupq_n_s32(0);
+  int32x4_t odd1 = vdupq_n_s32(0);
+  const int8_t *wt = w;
+  for (int32_t t = 0; t < MVE_TAPS; ++t) {
+    const int8_t *x = &base[offsets[t] + g];
+    int16x8_t xs = vldrbq_s16(x);
+    int16x8_t ws = vldrbq_s16(wt);
+    even0 = vaddq_s32(even0, vmullbq_int_s16(xs, ws));
+    odd0 = vaddq_s32(odd0, vmulltq_int_s16(xs, ws));
+    xs = vldrbq_s16(&x[8]);
+    ws = vldrbq_s16(&wt[8]);
+    even1 = vaddq_s32(even1, vmullbq_int_s16(xs, ws));
+    odd1 = vaddq_s32(odd1, vmulltq_int_s16(xs, ws));
+    wt = &wt[step];
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even0);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd0);
+  vstrwq_scatter_shifted_offset_s32(&sums[8], even_lanes, even1);
+  vstrwq_scatter_shifted_offset_s32(&sums[9], even_lanes, odd1);
+}
+
+/* The sums over the nine taps of the channels of p (up to 8), their input values at sources
+ * from each tap (base + offsets[t]), weights from w, into sums[0..7]. */
+static MVE_NOINLINE void mve_dw3_8(const int8_t *base, const int32_t *offsets,
+                                   uint16x8_t sources, const int8_t *w, int32_t step,
+                                   mve_pred16_t p, int32_t *sums) {
+  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
+  int32x4_t even = vdupq_n_s32(0);
+  int32x4_t odd = vdupq_n_s32(0);
+  const int8_t *wt = w;
+  if (p == 0xffffu) {
+    /* Eight channels: no predication. */
+    for (int32_t t = 0; t < MVE_TAPS; ++t) {
+      const int16x8_t xs = vldrbq_gather_offset_s16(&base[offsets[t]], sources);
+      const int16x8_t ws = vldrbq_s16(wt);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      wt = &wt[step];
+    }
+  } else {
+    for (int32_t t = 0; t < MVE_TAPS; ++t) {
+      const int16x8_t xs = vldrbq_gather_offset_z_s16(&base[offsets[t]], sources, p);
+      const int16x8_t ws = vldrbq_z_s16(wt, p);
+      even = vaddq_s32(even, vmullbq_int_s16(xs, ws));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xs, ws));
+      wt = &wt[step];
+    }
+  }
+  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
+  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
+}
+
+/* True if the 3x3 path takes this layer: a 3x3 filter, multiplier 1 or few enough input
+ * channels for a patch pixel (MVE_BLOCK bytes). */
+static bool mve_dw3_applies(const utvm_depthwise_conv2d_params_t *params,
+                            const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims) {
+  return (filter_dims->h == 3) && (filter_dims->w == 3) &&
+         ((params->depth_multiplier == 1) || (input_dims->c <= MVE_BLOCK));
+}
+
+/* What the 3x3 path keeps for a whole layer and one chunk of channels. */
+typedef struct {
+  int32_t in_h;
+  int32_t in_w;
+  int32_t in_c;
+  int32_t dilation_h;
+  int32_t dilation_w;
+  int32_t in_row;     /* bytes per input row */
+  int32_t base;       /* the chunk's first input channel read through base: chunk or 0 */
+  int32_t bytes;      /* bytes of a pixel read from there */
+  int32_t offsets[MVE_TAPS];
+  int32_t patch_offsets[MVE_TAPS];
+  int8x16_t pad;
+} mve_dw3_t;
+
+/* Where the window at (in_y_origin, in_x_origin) of batch_input is read: *base and the taps'
+ * offsets, through patch (MVE_TAPS * MVE_BLOCK bytes) when it is not all inside. */
+static const int32_t *mve_dw3_window(const mve_dw3_t *d, const int8_t *batch_input,
+                                     int32_t in_y_origin, int32_t in_x_origin, int8_t *patch,
+                                     const int8_t **base) {
+  const int32_t in_c = d->in_c;
+  const int32_t last_y = in_y_origin + 2 * d->dilation_h;
+  const int32_t last_x = in_x_origin + 2 * d->dilation_w;
+  const int32_t *offsets = d->offsets;
+  if ((in_y_origin >= 0) && (in_x_origin >= 0) && (last_y < d->in_h) && (last_x < d->in_w)) {
+    *base = &batch_input[in_y_origin * d->in_row + in_x_origin * in_c + d->base];
+  } else {
+    for (int32_t ty = 0; ty < 3; ++ty) {
+      const int32_t in_y = in_y_origin + d->dilation_h * ty;
+      const bool row_inside = (in_y >= 0) && (in_y < d->in_h);
+      for (int32_t tx = 0; tx < 3; ++tx) {
+        const int32_t in_x = in_x_origin + d->dilation_w * tx;
+        const bool inside = row_inside && (in_x >= 0) && (in_x < d->in_w);
+        mve_run(&patch[(3 * ty + tx) * MVE_BLOCK],
+                inside ? &batch_input[in_y * d->in_row + in_x * in_c + d->base] : NULL, d->pad,
+                d->bytes);
+      }
+    }
+    *base = patch;
+    offsets = d->patch_offsets;
+  }
+  return offsets;
+}
+
+/* utvm_depthwise_conv2d_s8_mve for the layers mve_dw3_applies takes. */
+static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
+                              const utvm_per_channel_quant_t *quant,
+                              const utvm_dims_t *input_dims, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias,
+                              const utvm_dims_t *output_dims, int8_t *output) {
+  const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
+  const int32_t in_c = input_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int32_t multiplier = params->depth_multiplier;
+  mve_dw3_t d;
+  int8_t patch[MVE_TAPS * MVE_BLOCK];
+  uint16_t sources[MVE_BLOCK];
+  int32_t terms[MVE_BLOCK];
+  int32_t sums[MVE_BLOCK];
+  const int32_t stride_w = params->stride_w;
+  const int32_t pad_left = params->pad_left;
+  const int32_t out_h = output_dims->h;
+  const int32_t out_w = output_dims->w;
+  d.in_h = input_dims->h;
+  d.in_w = input_dims->w;
+  d.in_c = in_c;
+  d.dilation_h = params->dilation_h;
+  d.dilation_w = params->dilation_w;
+  d.in_row = input_dims->w * in_c;
+  d.pad = vdupq_n_s8((int8_t)(-params->input_offset));
+  for (int32_t t = 0; t < MVE_TAPS; ++t) {
+    d.offsets[t] = (t / 3) * params->dilation_h * d.in_row + (t % 3) * params->dilation_w * in_c;
+    d.patch_offsets[t] = t * MVE_BLOCK;
+  }
+  for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
+    const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
+    /* With multiplier 1 the taps are read from the chunk's channel on, else from channel 0
+     * (one chunk: in_c <= MVE_BLOCK), sources holding each output channel's input channel. */
+    d.base = (multiplier == 1) ? chunk : 0;
+    d.bytes = (multiplier == 1) ? count : in_c;
+    for (int32_t i = 0; i < count; ++i) {
+      sources[i] = (uint16_t)((multiplier == 1) ? i : ((chunk + i) / multiplier));
+    }
+    for (int32_t i = 0; i < count; i += 4) {
+      const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+      const int32x4_t b = (bias != NULL) ? vldrwq_z_s32(&bias[chunk + i], p) : vdupq_n_s32(0);
+      int32x4_t w_sum = vdupq_n_s32(0);
+      for (int32_t tap = 0; tap < MVE_TAPS; ++tap) {
+        w_sum = vaddq_s32(w_sum, vldrbq_z_s32(&filter[tap * out_c + chunk + i], p));
+      }
+      vstrwq_p_s32(&terms[i], vmlaq_n_s32(b, w_sum, params->input_offset), p);
+    }
+    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+      const int8_t *batch_input = &input[batch * input_dims->h * d.in_row];
+      int8_t *out = &output[batch * out_h * out_w * out_c + chunk];
+      for (int32_t out_y = 0; out_y < out_h; ++out_y) {
+        const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+        for (int32_t out_x = 0; out_x < out_w; ++out_x) {
+          const int8_t *base;
+          const int32_t *offsets = mve_dw3_window(&d, batch_input, in_y_origin,
+                                                  out_x * stride_w - pad_left, patch, &base);
+          int32_t g = 0;
+          if (multiplier == 1) {
+            for (; (count - g) >= 16; g += 16) {
+              mve_dw3_16(base, offsets, g, &filter[chunk + g], out_c, &sums[g]);
+            }
+          }
+          for (; g < count; g += 8) {
+            mve_dw3_8(base, offsets, vld1q_u16(&sources[g]), &filter[chunk + g], out_c,
+                      vctp16q((uint32_t)(count - g)), &sums[g]);
+          }
+          utvm_mve_requant_run(sums, terms, count, chunk, quant, &o, out);
+          out = &out[out_c];
+        }
+      }
+    }
+  }
+}
+
+bool utvm_depthwise_conv2d_s8_mve_applies(int32_t input_channels) {
+  return input_channels <= (int32_t)UINT16_MAX;
+}
+
+void utvm_depthwise_conv2d_s8_mve(const utvm_depthwise_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const int8_t *input,
+                                  const utvm_dims_t *filter_dims, const int8_t *filter,
+                                  const int32_t *bias, const utvm_dims_t *output_dims,
+                                  int8_t *output) {
+  if (mve_dw3_applies(params, input_dims, filter_dims)) {
+    mve_depthwise_3x3(params, quant, input_dims, input, filter, bias, output_dims, output);
+    return;
+  }
+  const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
+  const int32_t in_c = input_dims->c;
+  const int32_t out_c = output_dims->c;
+  const int16_t io = (int16_t)params->input_offset;
+  int32_t sums[MVE_BLOCK];
+  int32_t no_bias[MVE_BLOCK];
+  mve_taps_t t;
+  for (int32_t i = 0; i < MVE_BLOCK; i += 4) {
+    vstrwq_s32(&no_bias[i], vdupq_n_s32(0));
+  }
+  t.input_step_x = params->dilation_w * in_c;
+  t.input_step_y = params->dilation_h * input_dims->w * in_c;
+  t.filter_step_x = out_c;
+  t.filter_step_y = filter_dims->w * out_c;
+  int8_t *out = output;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = &input[batch * input_dims->h * input_dims->w * in_c];
+    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      int32_t ys[2];
+      utvm_taps_inside(in_y_origin, params->dilation_h, filter_dims->h, input_dims->h, &ys[0],
+                       &ys[1]);
+      t.taps_y = ys[1] - ys[0];
+      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+        int32_t xs[2];
+        utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0],
+                         &xs[1]);
+        t.taps_x = xs[1] - xs[0];
+        /* The first tap inside (none when the window is all padding: then nothing is read). */
+        const bool inside = (t.taps_y > 0) && (t.taps_x > 0);
+        const int32_t in_y = inside ? (in_y_origin + params->dilation_h * ys[0]) : 0;
+        const int32_t in_x = inside ? (in_x_origin + params->dilation_w * xs[0]) : 0;
+        t.pixel = &batch_input[(in_y * input_dims->w + in_x) * in_c];
+        t.filter = inside ? &filter[(ys[0] * filter_dims->w + xs[0]) * out_c] : filter;
+        for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
+          const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
+          mve_depthwise_sums(&t, io, chunk, count, params->depth_multiplier, out_c, sums);
+          utvm_mve_requant_run(sums, (bias != NULL) ? &bias[chunk] : no_bias, count, chunk, quant,
+                          &o, &out[chunk]);
+        }
+        out = &out[out_c];
+      }
+    }
+  }
+}
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without MVE. */
+typedef int utvm_kernels_no_mve_depthwise_conv2d_t;
+#endif
