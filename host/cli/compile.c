@@ -570,6 +570,7 @@ static int emit_files(const cli_emit_options_t *e) {
   utvm_emit_options_t o;
   (void)memset(&o, 0, sizeof(o));
   (void)memset(&m, 0, sizeof(m));
+  (void)memset(&r, 0, sizeof(r)); /* freed even when a refused --sizes table stops the emission */
   if ((e->cpu == NULL) || !cli_kernels_core(e->cpu, &o.core)) {
     return cpu_error(e);
   }
