@@ -48,29 +48,116 @@ int cli_exit_code(utvm_host_err_t err);
 
 /* Most --input and --output files of utvm run. */
 #define CLI_MAX_RUN_FILES 8
+/* Most positional arguments after the command. */
+#define CLI_MAX_ARGS 32
+/* utvm bench: the largest (default) and smallest --max-size. */
+#define CLI_BENCH_MAX_SIZE (1024u * 1024u)
+#define CLI_BENCH_MIN_SIZE 1024u
 
-/* The options of utvm run. */
+/* The global options and the words after the command (main.c parses them; every option is
+ * accepted with every command, each command reads its own). */
 typedef struct {
+  const char *connect;
+  bool connect_given; /* --connect on the command line (run uses no UTVM_CONNECT) */
+  bool host_driven;
+  const char *labels;
   bool json;
+  double timeout_s;
+  double start_timeout_s;
+  double retry_s;
+  int number;
+  int repeat;
+  int min_repeat_ms;
+  size_t bench_max;
+  const char *command;
+  const char *positional[CLI_MAX_ARGS];
+  int num_positional;
   bool per_layer;
-  const char *model;
+  bool generic;
+  bool report;
+  bool builtin_activations;
+  bool io_in_activations;
+  const char *date;
+  const char *cpu;
+  const char *sizes;
+  const char *params;
+  const char *mlf;
+  const char *executor;
+  const char *mlf_name;
+  const char *out_dir;
   const char *inputs[CLI_MAX_RUN_FILES];
   int num_inputs;
   const char *outputs[CLI_MAX_RUN_FILES];
   int num_outputs;
-  const char *labels; /* "a,b,c": print the label of output 0's largest value, or NULL */
-  /* On a device (--connect): connect opens the device (once inputs and outputs are checked)
-   * and returns -1 with *host set, or an exit code; the caller closes it. */
-  bool on_device;
-  int (*connect)(void *ctx, utvm_host_t **host);
-  void *connect_ctx;
-  bool host_driven;  /* walk the graph on the host, one call per operator */
-  const char *aot;   /* --executor aot: the firmware's AOT model of this name, or NULL */
-  bool time_only;    /* utvm time MODEL: inputs optional (zeros), outputs not printed */
-  int number;        /* time evaluator parameters */
-  int repeat;
-  int min_repeat_ms;
-} cli_run_options_t;
+  /* call/time on a device: the arguments after the function name, parsed (and their files
+   * read) by cli_on_device before the device starts. */
+  cli_arg_t *args;
+  int num_args;
+} cli_options_t;
+
+/* A command: its name, its help (utvm NAME --help) and what runs it (returns the exit code). */
+typedef struct {
+  const char *name;
+  const char *help;
+  int (*run)(const cli_options_t *o);
+} cli_command_t;
+
+/* The commands, one file each (info.c, call.c, time.c, bench.c, logs.c, run.c, compile.c,
+ * explain.c). */
+extern const cli_command_t cli_info_command;
+extern const cli_command_t cli_call_command;
+extern const cli_command_t cli_time_command;
+extern const cli_command_t cli_bench_command;
+extern const cli_command_t cli_logs_command;
+extern const cli_command_t cli_run_command;
+extern const cli_command_t cli_compile_command;
+extern const cli_command_t cli_explain_command;
+
+/* Prints a usage error (fmt with one %s for detail; as JSON too with --json) and returns
+ * CLI_EXIT_USAGE. */
+int cli_usage_error(const cli_options_t *o, const char *fmt, const char *detail);
+
+/* Reports a host library failure (with a hint; as JSON too with --json); returns the exit
+ * code. */
+int cli_report(const cli_options_t *o, utvm_host_err_t err, const char *detail);
+
+/* Monotonic clock in seconds. */
+double cli_now_s(void);
+
+/* Prints a device log line on stderr ("device: TEXT"). */
+void cli_log_to_stderr(void *ctx, const char *text, size_t len);
+
+/* Installs the signal handlers that kill the transport's children, then opens the device of
+ * o->connect with o's timeouts; returns -1 with *host set, or an exit code. */
+int cli_connect(const cli_options_t *o, utvm_host_log_fn log, utvm_host_t **host);
+
+/* Runs command on the device: parses positional[1..] as typed arguments into o->args when
+ * typed_args (before anything starts), connects, runs, closes; returns the exit code. */
+int cli_on_device(const cli_options_t *o, bool typed_args, utvm_host_log_fn log,
+                  int (*command)(const cli_options_t *o, utvm_host_t *host));
+
+/* A progress bar on stderr for long copies (shown after a second, on a terminal only). */
+typedef struct {
+  double start;
+  bool shown;
+  const char *label;
+} cli_progress_t;
+
+/* Starts showing host's copy progress under label; cli_progress_end stops it. */
+void cli_progress_begin(utvm_host_t *host, cli_progress_t *p, const char *label);
+void cli_progress_end(utvm_host_t *host, cli_progress_t *p);
+
+/* Uploads the tensors among o->args and gives each argument's value in values; *count is the
+ * number of arguments. Returns -1, or the exit code of a failure. */
+int cli_upload_args(const cli_options_t *o, utvm_host_t *host, utvm_host_value_t *values,
+                    int *count);
+
+/* Frees the device memory of the uploaded tensor arguments. */
+void cli_free_device_args(utvm_host_t *host, cli_arg_t *args, int n);
+
+/* run MODEL (on this host, or with --connect on the device) and, with time_only, time MODEL on
+ * the device; returns the exit code. */
+int cli_run_model(const cli_options_t *o, bool time_only);
 
 /* Most operands of one operator in a host-driven run. */
 #define CLI_REMOTE_MAX_OP_ARGS 16
@@ -111,41 +198,5 @@ typedef struct {
 int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_compiled_graph_t *g,
                    const cli_remote_buffer_t *inputs, cli_remote_buffer_t *outputs,
                    cli_remote_result_t *res);
-
-/* utvm run: runs a .tflite model on the host with the model runner; returns the exit code
- * (0 ok, 2 usage or input files, 4 a model the reader or runner refuses). */
-int cli_run(const cli_run_options_t *o);
-
-/* What utvm compile writes. */
-typedef struct {
-  const char *model;
-  const char *out_dir;  /* --generic -o DIR: DIR/graph.json and DIR/params.bin, or NULL */
-  const char *mlf;      /* --mlf OUT.tar: a Model Library Format archive, or NULL */
-  bool aot;             /* --executor aot (else graph) */
-  const char *name;     /* --name: the MLF module name ("default") */
-  bool json;
-} cli_compile_options_t;
-
-/* utvm compile: writes the files of c for its model; returns the exit code (0 ok, 2 usage or
- * files, 4 a model refused). */
-int cli_compile(const cli_compile_options_t *c);
-
-/* What utvm compile emits as standalone C (utvm/host_emit.h). */
-typedef struct {
-  const char *model;
-  const char *out_dir;  /* -o DIR: DIR/NET.h, NET.c, NET_data.c; NULL: report only */
-  const char *name;     /* --name NET */
-  const char *date;     /* --date, or NULL */
-  const char *cpu;      /* --cpu: the target core (host, cortex-m4, ...); required */
-  const char *sizes;    /* --sizes: a build's utvm-sizes.txt (the report measures), or NULL */
-  const char *params;   /* --params: a graph JSON model's parameter blob, or NULL */
-  bool builtin_activations;
-  bool io_in_activations;
-  bool json;
-} cli_emit_options_t;
-
-/* utvm compile -o DIR --name NET / --report: emits or reports; returns the exit code (0 ok,
- * 2 usage or files, 4 a model refused). */
-int cli_emit(const cli_emit_options_t *e);
 
 #endif /* UTVM_CLI_H */

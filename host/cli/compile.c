@@ -1,6 +1,7 @@
 /*
- * utvm compile MODEL --generic -o DIR: the generic compiler (utvm/host_compile.h) on a file;
- * writes DIR/graph.json and DIR/params.bin and prints a short report.
+ * utvm compile: standalone C for the ai_ API or its memory report (utvm/host_emit.h), the
+ * generic compiler's DIR/graph.json and DIR/params.bin (utvm/host_compile.h) or a Model Library
+ * Format archive (utvm/host_mlf.h), each with a short report.
  */
 #define _DEFAULT_SOURCE
 
@@ -17,6 +18,30 @@
 #include "utvm/host_compile.h"
 #include "utvm/host_emit.h"
 #include "utvm/runner.h"
+
+/* What utvm compile writes. */
+typedef struct {
+  const char *model;
+  const char *out_dir;  /* --generic -o DIR: DIR/graph.json and DIR/params.bin, or NULL */
+  const char *mlf;      /* --mlf OUT.tar: a Model Library Format archive, or NULL */
+  bool aot;             /* --executor aot (else graph) */
+  const char *name;     /* --name: the MLF module name ("default") */
+  bool json;
+} cli_compile_options_t;
+
+/* What utvm compile emits as standalone C (utvm/host_emit.h). */
+typedef struct {
+  const char *model;
+  const char *out_dir;  /* -o DIR: DIR/NET.h, NET.c, NET_data.c; NULL: report only */
+  const char *name;     /* --name NET */
+  const char *date;     /* --date, or NULL */
+  const char *cpu;      /* --cpu: the target core (host, cortex-m4, ...); required */
+  const char *sizes;    /* --sizes: a build's utvm-sizes.txt (the report measures), or NULL */
+  const char *params;   /* --params: a graph JSON model's parameter blob, or NULL */
+  bool builtin_activations;
+  bool io_in_activations;
+  bool json;
+} cli_emit_options_t;
 
 /* Largest model compile reads. */
 #define COMPILE_MAX_MODEL_BYTES ((size_t)64u << 20)
@@ -101,7 +126,9 @@ static void remove_out_dir(const char *dir, bool created, const char *stem,
   }
 }
 
-int cli_compile(const cli_compile_options_t *c) {
+/* utvm compile --generic / --mlf: writes the files of c for its model; returns the exit code
+ * (0 ok, 2 usage or files, 4 a model refused). */
+static int compile_files(const cli_compile_options_t *c) {
   const char *model = c->model;
   const char *out_dir = c->out_dir;
   bool json = c->json;
@@ -531,7 +558,9 @@ static bool emit_and_measure(const cli_emit_options_t *e, const uint8_t *model, 
   return ok;
 }
 
-int cli_emit(const cli_emit_options_t *e) {
+/* utvm compile -o DIR --name NET / --report: emits or reports; returns the exit code (0 ok,
+ * 2 usage or files, 4 a model refused). */
+static int emit_files(const cli_emit_options_t *e) {
   char msg[1024];
   char err[512];
   char paths[160];
@@ -541,6 +570,7 @@ int cli_emit(const cli_emit_options_t *e) {
   utvm_emit_options_t o;
   (void)memset(&o, 0, sizeof(o));
   (void)memset(&m, 0, sizeof(m));
+  (void)memset(&r, 0, sizeof(r)); /* freed even when a refused --sizes table stops the emission */
   if ((e->cpu == NULL) || !cli_kernels_core(e->cpu, &o.core)) {
     return cpu_error(e);
   }
@@ -613,3 +643,90 @@ int cli_emit(const cli_emit_options_t *e) {
   utvm_host_emit_report_free(&r);
   return CLI_EXIT_OK;
 }
+
+/* utvm compile --help. */
+static const char compile_help[] =
+    "usage: utvm compile MODEL -o DIR --name NET --cpu CPU [--builtin-activations]\n"
+    "                     [--io-in-activations] [--date DATE]\n"
+    "                     [--params GRAPH.params]\n"
+    "       utvm [--json] compile MODEL.tflite --report --cpu CPU [--sizes TABLE]\n"
+    "                     [--io-in-activations]\n"
+    "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
+    "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
+    "                     [--name NAME]\n\n"
+    "-o DIR --name NET (no --generic) emits standalone C for the ai_ API (docs/AI.md)\n"
+    "from MODEL: a .tflite, a TVM graph JSON (with --params its parameter blob) or a\n"
+    "graph-executor Model Library Format archive (.tar):\n"
+    "DIR/NET.h, NET.c (straight kernel calls) and NET_data.c (weights, section\n"
+    ".rodata.utvm.weights); inputs and outputs get buffers of their own (the\n"
+    "application's: ai_set_input/ai_set_output), or with --io-in-activations live in\n"
+    "the activations at the planner's offsets. --builtin-activations adds the buffers\n"
+    "(sections .bss.utvm.activations, .bss.utvm.io); --cpu (required) is the target\n"
+    "core, whose kernel paths and scratch are planned (host, cortex-m0/m0plus/m3:\n"
+    "blocked portable C; cortex-m4/m7/m33/m35p: DSP; cortex-m55/m85: MVE); --date\n"
+    "records DATE. --report prints activations with and without IO sharing, params,\n"
+    "scratch, the kernel paths and per-layer outputs; with --sizes TABLE (a build's\n"
+    "utvm-sizes.txt for the same core) also the flash and RAM the kernels, the\n"
+    "network code, the weights and the ai_ runtime take, measured (--json: one\n"
+    "object with activations_bytes, params_bytes, memory, ...).\n\n"
+    "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
+    "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
+    "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
+    "tvmgen_NAME_get_c_metadata) and NAME_lib1.c (the system library); graph: also\n"
+    "executor-config/graph/NAME.graph and parameters/NAME.params. Link it into a\n"
+    "firmware with utvm_add_mlf() (cmake/utvm_mlf.cmake). NAME defaults to default.\n\n"
+    "--generic -o DIR compiles MODEL for the kernel functions every utvm firmware\n"
+    "has (utvm_k_*, docs/KERNEL_FUNCS.md): writes DIR/graph.json (TVM graph\n"
+    "executor JSON) and DIR/params.bin (TVM parameter blob: weights, biases and each\n"
+    "operator's op params); DIR is created if needed. Prints the operators, entries,\n"
+    "storage and parameter bytes (--json: one object). The model goes through the\n"
+    "runner's checks.\n\n"
+    "A failed compile removes the DIR it created (a DIR that existed stays). Exit\n"
+    "codes: 0 ok, 2 usage (bad option, unreadable model, unwritable DIR), 4 a model\n"
+    "the reader, the runner or the compiler refuses.\n";
+
+/* utvm compile MODEL: standalone C or its report (emit_files), or the generic compiler's files
+ * (compile_files); no device. */
+static int compile_main(const cli_options_t *o) {
+  if (o->num_positional != 1) {
+    return cli_usage_error(o, "compile needs one model file%s", "");
+  }
+  if (!o->report && !o->generic && (o->mlf == NULL) && (o->out_dir != NULL) &&
+      (o->mlf_name == NULL)) {
+    return cli_usage_error(o, "compile -o DIR needs --name NET (standalone C) or --generic%s",
+                           "");
+  }
+  if (o->report || (!o->generic && (o->mlf == NULL) && (o->out_dir != NULL))) {
+    cli_emit_options_t e;
+    (void)memset(&e, 0, sizeof(e));
+    e.model = o->positional[0];
+    e.out_dir = o->report ? NULL : o->out_dir;
+    e.name = (o->mlf_name != NULL) ? o->mlf_name : "network";
+    e.date = o->date;
+    e.builtin_activations = o->builtin_activations;
+    e.io_in_activations = o->io_in_activations;
+    e.cpu = o->cpu;
+    e.sizes = o->sizes;
+    e.params = o->params;
+    e.json = o->json;
+    return emit_files(&e);
+  }
+  if ((o->mlf == NULL) && !o->generic) {
+    return cli_usage_error(o, "compile needs -o DIR --name NET, --report, --generic -o DIR or "
+                           "--mlf OUT.tar%s", "");
+  }
+  if (o->generic && (o->out_dir == NULL)) {
+    return cli_usage_error(o, "compile --generic needs -o DIR%s", "");
+  }
+  cli_compile_options_t c;
+  (void)memset(&c, 0, sizeof(c));
+  c.model = o->positional[0];
+  c.out_dir = o->generic ? o->out_dir : NULL;
+  c.mlf = o->mlf;
+  c.aot = (o->executor != NULL) && (strcmp(o->executor, "aot") == 0);
+  c.name = (o->mlf_name != NULL) ? o->mlf_name : "default";
+  c.json = o->json;
+  return compile_files(&c);
+}
+
+const cli_command_t cli_compile_command = {"compile", compile_help, compile_main};

@@ -14,6 +14,29 @@
 #include "cli.h"
 #include "utvm/runner.h"
 
+/* The options of utvm run. */
+typedef struct {
+  bool json;
+  bool per_layer;
+  const char *model;
+  const char *inputs[CLI_MAX_RUN_FILES];
+  int num_inputs;
+  const char *outputs[CLI_MAX_RUN_FILES];
+  int num_outputs;
+  const char *labels; /* "a,b,c": print the label of output 0's largest value, or NULL */
+  /* On a device (--connect): connect opens the device (once inputs and outputs are checked)
+   * and returns -1 with *host set, or an exit code; the caller closes it. */
+  bool on_device;
+  int (*connect)(void *ctx, utvm_host_t **host);
+  void *connect_ctx;
+  bool host_driven;  /* walk the graph on the host, one call per operator */
+  const char *aot;   /* --executor aot: the firmware's AOT model of this name, or NULL */
+  bool time_only;    /* utvm time MODEL: inputs optional (zeros), outputs not printed */
+  int number;        /* time evaluator parameters */
+  int repeat;
+  int min_repeat_ms;
+} cli_run_options_t;
+
 /* Largest model file read. */
 #define RUN_MAX_MODEL_BYTES ((size_t)64u << 20)
 /* Values printed per output in text mode (JSON prints them all). */
@@ -28,7 +51,7 @@ typedef struct {
   utvm_model_t model;
   utvm_runner_t runner;
   double *layer_seconds;
-  utvm_host_t *host;            /* on a device: the client (closed by the caller of cli_run) */
+  utvm_host_t *host;            /* on a device: the client (closed by cli_run_model) */
   utvm_compiled_graph_t graph;           /* on a device: the compiled model */
   cli_remote_result_t remote;
 } run_t;
@@ -678,7 +701,9 @@ static int run_model(run_t *run) {
   return CLI_EXIT_OK;
 }
 
-int cli_run(const cli_run_options_t *o) {
+/* Runs a .tflite model on the host with the model runner; returns the exit code
+ * (0 ok, 2 usage or input files, 4 a model the reader or runner refuses). */
+static int run_file(const cli_run_options_t *o) {
   run_t run;
   (void)memset(&run, 0, sizeof(run));
   run.o = o;
@@ -691,3 +716,97 @@ int cli_run(const cli_run_options_t *o) {
   free(run.model_bytes);
   return code;
 }
+
+/* utvm run --help. */
+static const char run_help[] =
+    "usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite --input IN\n"
+    "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n\n"
+    "Runs MODEL on this host with the model runner (the int8 kernels, bit-exact with\n"
+    "TensorFlow Lite Micro's reference kernels); no device is started. The k-th --input\n"
+    "fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
+    ".npy are NumPy files (dtype and size must match the tensor), any other name holds\n"
+    "the tensor's raw bytes (exactly its size). Prints the outputs, the arena size, the\n"
+    "operator count and the time taken; --per-layer adds each operator with its time and\n"
+    "output shape (JSON: \"layers\"); --labels A,B,C prints the label of output 0's\n"
+    "largest value (JSON: \"answer\"). --json prints one object with arena_bytes,\n"
+    "operators, output (values of output 0), outputs and seconds. Models of at most\n"
+    "64 MiB. Exit codes: 0 ok, 2 usage (bad option, missing or wrong-size input file),\n"
+    "4 a model the reader or the runner refuses (the text names the operator).\n\n"
+    "With --connect T (given on the command line; UTVM_CONNECT is not used here) the\n"
+    "model runs on the device with no new firmware: it is compiled for the device's\n"
+    "kernel functions (utvm_k_*), the graph JSON goes to tvm.graph_executor.create (as\n"
+    "an uploaded tensor when it exceeds one request), each parameter is copied into\n"
+    "the executor's storage (get_input), then the input, one timed run, the outputs;\n"
+    "everything is freed afterwards. A model larger than the device's free tensor\n"
+    "memory is refused before anything is uploaded. --host-driven: the host allocates\n"
+    "the tensors and calls each operator's kernel function itself (no executor);\n"
+    "--per-layer on a device implies it and times each call. --executor aot [--name\n"
+    "NAME] runs the model built into the firmware (utvm_add_mlf of an AOT archive,\n"
+    "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
+    "and outputs. Device errors exit 4, connection failures 3.\n";
+
+/* What run/time MODEL on a device needs to connect once its files are checked. */
+typedef struct {
+  const cli_options_t *o;
+  utvm_host_t *host;
+} model_connect_t;
+
+static int connect_for_model(void *ctx, utvm_host_t **host) {
+  model_connect_t *c = (model_connect_t *)ctx;
+  int code = cli_connect(c->o, cli_log_to_stderr, &c->host);
+  *host = c->host;
+  return code;
+}
+
+/* run MODEL: the model runner on this host, or with --connect on the device (graph executor,
+ * or --host-driven); time MODEL: timed on the device. */
+int cli_run_model(const cli_options_t *o, bool time_only) {
+  if (o->num_positional != 1) {
+    return cli_usage_error(o, "%s needs one model file", time_only ? "time" : "run");
+  }
+  if ((o->num_inputs == 0) && !time_only) {
+    return cli_usage_error(o, "run needs --input FILE for each graph input%s", "");
+  }
+  bool on_device = time_only || o->connect_given;
+  if ((o->executor != NULL) && !on_device) {
+    return cli_usage_error(o, "--executor runs the model on a device: add --connect TRANSPORT%s",
+                           "");
+  }
+  if ((o->executor != NULL) && (strcmp(o->executor, "aot") == 0) &&
+      (o->host_driven || o->per_layer)) {
+    return cli_usage_error(o, "--executor aot runs the firmware's model: no --host-driven or "
+                           "--per-layer%s", "");
+  }
+  if (o->host_driven && !on_device) {
+    return cli_usage_error(o, "--host-driven runs the model on a device: add --connect "
+                           "TRANSPORT%s", "");
+  }
+  model_connect_t c = {o, NULL};
+  cli_run_options_t r;
+  (void)memset(&r, 0, sizeof(r));
+  r.json = o->json;
+  r.per_layer = o->per_layer;
+  r.model = o->positional[0];
+  (void)memcpy(r.inputs, o->inputs, sizeof(r.inputs));
+  r.num_inputs = o->num_inputs;
+  (void)memcpy(r.outputs, o->outputs, sizeof(r.outputs));
+  r.num_outputs = o->num_outputs;
+  r.on_device = on_device;
+  r.connect = connect_for_model;
+  r.connect_ctx = &c;
+  r.host_driven = o->host_driven;
+  r.aot = ((o->executor != NULL) && (strcmp(o->executor, "aot") == 0))
+              ? ((o->mlf_name != NULL) ? o->mlf_name : "default") : NULL;
+  r.labels = o->labels;
+  r.time_only = time_only;
+  r.number = time_only ? o->number : 1;
+  r.repeat = time_only ? o->repeat : 1;
+  r.min_repeat_ms = time_only ? o->min_repeat_ms : 0;
+  int code = run_file(&r);
+  utvm_host_close(c.host);
+  return code;
+}
+
+static int run_main(const cli_options_t *o) { return cli_run_model(o, false); }
+
+const cli_command_t cli_run_command = {"run", run_help, run_main};

@@ -6,7 +6,7 @@
  * links: UTVM_CRT_TEXT_LIST (ids from 0) and UTVM_RPC_TEXT_LIST (ids from
  * UTVM_TEXT_RPC_FIRST_ID). Each expands UTVM_TEXT(id, text) once per text, with the UTVM_TEXT
  * of the place that expands it: below they make utvm_text_id_t; src/crt/last_error.c,
- * src/minrpc/rpc_args.c and host/error_texts.c make tables of the texts. The device composes
+ * src/minrpc/rpc_args.c and host/link/error_texts.c make tables of the texts. The device composes
  * an error from ids, names and hex values (e.g. "CallFunc" ": " "bad handle"). Built with
  * UTVM_ERROR_TEXTS=ON (default) it writes the texts; built with UTVM_ERROR_TEXTS=OFF (compile
  * definition UTVM_NO_ERROR_TEXTS) it writes each id as the token '#' followed by

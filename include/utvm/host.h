@@ -13,6 +13,9 @@
  * on the same client.
  *
  * Not thread-safe: use one client per thread.
+ *
+ * Library utvm_host_link (host/link/): no model, runner or compiler code, so a program that only
+ * talks to a device links none (the compiler is utvm_host_compiler: utvm/host_compile.h).
  */
 #ifndef UTVM_HOST_H
 #define UTVM_HOST_H

@@ -12,6 +12,7 @@
  * lifetime (greedy best-fit slot reuse; an output never shares with a live entry or with the
  * operator's own inputs). RESHAPE and SQUEEZE are copy nodes (utvm_k_reshape).
  * All memory is malloc'd (sizes bounded by the model's) and freed by utvm_host_graph_free.
+ * Library utvm_host_compiler (host/compiler/), with utvm/host_emit.h and utvm/host_mlf.h.
  */
 #ifndef UTVM_HOST_COMPILE_H
 #define UTVM_HOST_COMPILE_H

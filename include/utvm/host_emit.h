@@ -15,7 +15,8 @@
  * (or its io_offset). Scratch is planned for the target core's kernels (options core). Every parameter comes from the runner's prepared operators
  * (utvm_runner_op_params); nothing is re-derived. Output is deterministic: the same model and
  * options give the same bytes. The weights blob holds the model's little-endian bytes, so the
- * code is for little-endian targets (Arm Cortex-M, x86).
+ * code is for little-endian targets (Arm Cortex-M, x86). Library utvm_host_compiler
+ * (host/compiler/).
  */
 #ifndef UTVM_HOST_EMIT_H
 #define UTVM_HOST_EMIT_H

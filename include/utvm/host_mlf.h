@@ -12,6 +12,7 @@
  *   executor-config/graph/<name>.graph     graph JSON (graph executor)
  *   parameters/<name>.params               parameter blob (graph executor)
  * Link it into firmware with utvm_add_mlf() (cmake/utvm_mlf.cmake) and utvm_kfuncs.
+ * Library utvm_host_compiler (host/compiler/).
  */
 #ifndef UTVM_HOST_MLF_H
 #define UTVM_HOST_MLF_H

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the standalone emitter's graph inputs (host/emit_graph.c, host/mlf.c):
+ * libFuzzer target for the standalone emitter's graph inputs (host/compiler/emit_graph.c, mlf.c):
  * the Model Library Format archive reader and the graph back end.
  *
  * Input: byte 0 selects (even: the rest is an archive, odd: a graph JSON without parameters;

@@ -1,7 +1,7 @@
 /*
- * The standalone code emitter's shared parts (host/emit.c), used by its two back ends: the
- * .tflite one (host/emit.c: the runner's prepared operators) and the graph one
- * (host/emit_graph.c: a TVM graph JSON and parameter blob).
+ * The standalone code emitter's shared parts (emit.c), used by its two back ends: the .tflite
+ * one (emit.c: the runner's prepared operators) and the graph one (emit_graph.c: a TVM graph
+ * JSON and parameter blob).
  */
 #ifndef UTVM_HOST_EMIT_INTERNAL_H
 #define UTVM_HOST_EMIT_INTERNAL_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "dlpack/dlpack.h"
-#include "host_internal.h"
+#include "text.h"
 #include "utvm/ai.h"
 #include "utvm/host_emit.h"
 #include "utvm/model.h"

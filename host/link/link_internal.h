@@ -1,6 +1,6 @@
-/* Shared helpers of the host library (not installed). */
-#ifndef UTVM_HOST_INTERNAL_H
-#define UTVM_HOST_INTERNAL_H
+/* Shared helpers of the link library (not installed). */
+#ifndef UTVM_HOST_LINK_INTERNAL_H
+#define UTVM_HOST_LINK_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,21 +36,4 @@ void host_buffer_free(host_buffer_t *b);
 utvm_host_err_t host_fault_open(const char *arg, utvm_host_transport_t *out, char *errbuf,
                                 size_t errbuf_size);
 
-/* Largest text a host_text_t holds (the bound of UTVM_EMIT_MAX_BYTES and UTVM_MLF_MAX_BYTES). */
-#define HOST_TEXT_MAX_BYTES ((size_t)512u << 20)
-
-/* A growable text on a host_buffer_t, always NUL-terminated after its bytes.len bytes. Once an
- * append fails (memory, or HOST_TEXT_MAX_BYTES), failed stays set and appends do nothing.
- * A zero-initialised host_text_t is empty. */
-typedef struct {
-  host_buffer_t bytes;
-  bool failed;
-} host_text_t;
-
-void host_text_add(host_text_t *t, const void *data, size_t n);
-void host_text_printf(host_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The text ("" when nothing was appended). */
-const char *host_text_str(const host_text_t *t);
-void host_text_free(host_text_t *t);
-
-#endif /* UTVM_HOST_INTERNAL_H */
+#endif /* UTVM_HOST_LINK_INTERNAL_H */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "link_internal.h"
 
 /* Largest .npy data accepted (bytes). */
 #define NPY_MAX_DATA (256u * 1024u * 1024u)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "link_internal.h"
 
 /* How long a child gets to exit after SIGTERM before SIGKILL. */
 #define CHILD_TERM_GRACE_MS 300

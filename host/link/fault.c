@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "host_internal.h"
+#include "link_internal.h"
 
 /* Largest read taken from the inner transport at once. */
 #define FAULT_READ_CHUNK 4096u

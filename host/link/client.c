@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "link_internal.h"
 #include "utvm/rpc_codes.h"
 #include "utvm/rpc_server.h"
 
