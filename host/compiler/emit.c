@@ -36,7 +36,8 @@ void emit_cstring(host_text_t *s, const char *text) {
 void emit_float(host_text_t *s, float v) { host_text_printf(s, "%af", (double)v); }
 
 #define EMIT_KERNEL_NAME_(A, kind, name) "utvm_" #name,
-static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {"", UTVM_OP_KIND_LIST(EMIT_KERNEL_NAME_, 0)};
+static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {
+    "", UTVM_OP_KIND_LIST(EMIT_KERNEL_NAME_, 0)};
 #undef EMIT_KERNEL_NAME_
 
 const char *utvm_host_emit_kernel_name(uint32_t kind) {
