@@ -180,24 +180,36 @@ utvm_err_t ai_destroy(ai_handle handle) {
   return UTVM_OK;
 }
 
-/* ai_set_input / ai_set_output: binds io[k] of tensor t. A failure on a live handle is the
- * instance's error, a success clears it. */
-static utvm_err_t ai_set_io(ai_handle handle, bool input, uint32_t i, void *data, size_t bytes) {
-  const char *what = input ? "ai_set_input" : "ai_set_output";
+/* The live instance of handle that has input (input) or output i, else NULL with the error
+ * set: the library's for a dead handle, the instance's for an index out of range. */
+static struct ai_instance_s *ai_live_io(ai_handle handle, bool input, uint32_t i,
+                                        const char *what) {
   struct ai_instance_s *h = ai_live(handle);
   if (h == NULL) {
-    return ai_fail_call(NULL, what, "handle is not live");
+    (void)ai_fail_call(NULL, what, "handle is not live");
+    return NULL;
   }
   const uint32_t n = input ? h->model->n_inputs : h->model->n_outputs;
-  const uint32_t k = input ? i : (h->model->n_inputs + i);
   if (i >= n) {
     (void)ai_fail_call(h, what, "index ");
     ai_text_u64(&h->error, (uint64_t)i);
     ai_text_str(&h->error, " out of range (");
     ai_text_u64(&h->error, (uint64_t)n);
     ai_text_str(&h->error, input ? " inputs)" : " outputs)");
+    return NULL;
+  }
+  return h;
+}
+
+/* ai_set_input / ai_set_output: binds io[k] of tensor t. A failure on a live handle is the
+ * instance's error, a success clears it. */
+static utvm_err_t ai_set_io(ai_handle handle, bool input, uint32_t i, void *data, size_t bytes) {
+  const char *what = input ? "ai_set_input" : "ai_set_output";
+  struct ai_instance_s *h = ai_live_io(handle, input, i, what);
+  if (h == NULL) {
     return UTVM_ERR_AI_ARGUMENT;
   }
+  const uint32_t k = input ? i : (h->model->n_inputs + i);
   if (ai_io_info(h, k)->offset != UTVM_AI_OWN_BUFFER) {
     return ai_fail_call(
         h, what, "the tensor lives in the activations (model generated with --io-in-activations)");
@@ -296,17 +308,8 @@ static void ai_fill_tensor(const struct ai_instance_s *h, uint32_t k, ai_tensor 
 /* ai_get_input / ai_get_output: tensor i of the inputs or outputs into *t. */
 static utvm_err_t ai_get_io(ai_handle handle, bool input, uint32_t i, ai_tensor *t) {
   const char *what = input ? "ai_get_input" : "ai_get_output";
-  struct ai_instance_s *h = ai_live(handle);
+  struct ai_instance_s *h = ai_live_io(handle, input, i, what);
   if (h == NULL) {
-    return ai_fail_call(NULL, what, "handle is not live");
-  }
-  const uint32_t n = input ? h->model->n_inputs : h->model->n_outputs;
-  if (i >= n) {
-    (void)ai_fail_call(h, what, "index ");
-    ai_text_u64(&h->error, (uint64_t)i);
-    ai_text_str(&h->error, " out of range (");
-    ai_text_u64(&h->error, (uint64_t)n);
-    ai_text_str(&h->error, input ? " inputs)" : " outputs)");
     return UTVM_ERR_AI_ARGUMENT;
   }
   if (t == NULL) {
