@@ -21,10 +21,8 @@ MVE_NOINLINE void utvm_mve_row_sums(const int8_t *rows, int32_t length, int32_t 
                                    int32_t *sums) {
   const int32_t blocks = length / 16;
   const int32_t tail = length - 16 * blocks;
-  const int8_t *r = rows;
-  int32_t *s = sums;
-  const int32_t *const sums_end = &sums[count];
-  while (s != sums_end) {
+  for (int32_t row = 0; row < count; ++row) {
+    const int8_t *r = &rows[row * length];
     int32_t sum = 0;
     for (int32_t b = 0; b < blocks; ++b) {
       sum = vaddvaq_s8(sum, vldrbq_s8(&r[16 * b]));
@@ -32,9 +30,7 @@ MVE_NOINLINE void utvm_mve_row_sums(const int8_t *rows, int32_t length, int32_t 
     if (tail > 0) {
       sum = vaddvaq_s8(sum, vldrbq_z_s8(&r[16 * blocks], vctp8q((uint32_t)tail)));
     }
-    *s = sum;
-    s = &s[1];
-    r = &r[length];
+    sums[row] = sum;
   }
 }
 
