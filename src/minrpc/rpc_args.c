@@ -145,7 +145,9 @@ uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint
                          uint32_t nbytes) {
   uint8_t *base = NULL;
   size_t size = 0u;
-  if ((utvm_crt_data_range(data, &base, &size) == UTVM_OK) && (offset <= size)) {
+  /* The allocation holding a large CallFunc being run is the server's, not the host's. */
+  if ((utvm_crt_data_range(data, &base, &size) == UTVM_OK) && (base != server->rx_buffer) &&
+      (offset <= size)) {
     size_t start = (size_t)((uintptr_t)data - (uintptr_t)base);
     size_t room = size - offset; /* allocation bytes not taken by the offset */
     if ((start <= room) && (nbytes <= (room - start))) {

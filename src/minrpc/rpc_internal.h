@@ -138,8 +138,9 @@ static inline uint32_t rpc_clamp_u32(uint64_t v) {
   return (v > UINT32_MAX) ? UINT32_MAX : (uint32_t)v;
 }
 
-/* Checks that [data + offset, + nbytes) lies inside one live tensor allocation and returns
- * the start; NULL with UTVM_TEXT_RPC_RANGE set otherwise. */
+/* Checks that [data + offset, + nbytes) lies inside one live tensor allocation other than the
+ * one a large CallFunc was gathered in (server->rx_buffer) and returns the start; NULL with
+ * UTVM_TEXT_RPC_RANGE set otherwise. */
 uint8_t *rpc_check_range(const utvm_rpc_server_t *server, const void *data, uint32_t offset,
                          uint32_t nbytes);
 

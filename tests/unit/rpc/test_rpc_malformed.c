@@ -333,6 +333,17 @@ static void test_oversize_and_streaming(void **state) {
   assert_int_equal(rpc_expect_call_result(&reply, kTVMArgInt),
                    (sizeof(big) - 1u) * 1000000u + sizeof(blob) * 10u + 5u);
   assert_int_equal(utvm_page_free_bytes(&rpc_h_server()->crt.tensors), free_before);
+  /* The allocation a large CallFunc is gathered in is the server's, not the host's: a handle
+   * into it (first fit puts it where a fresh allocation went) is refused. */
+  uint64_t first = rpc_h_alloc(64u);
+  rpc_h_free(first);
+  rpc_ab_init(&b);
+  rpc_ab_str(&b, big);
+  rpc_ab_int(&b, kTVMOpaqueHandle, (int64_t)first);
+  rpc_packet_call(&p, lengths, &b);
+  rpc_ab_free(&b);
+  expect_rejected(&p, "CallFunc: range outside tensors");
+  assert_int_equal(utvm_page_free_bytes(&rpc_h_server()->crt.tensors), free_before);
   /* Without room in the arena: how much it needs and how much is free. */
   static char huge[RPC_H_TENSOR_ARENA_SIZE + 1u];
   (void)memset(huge, 'y', sizeof(huge) - 1u);
