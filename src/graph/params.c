@@ -147,28 +147,27 @@ static bool read_array(params_reader_t *r, const char *name, bool copy) {
   return true;
 }
 
-/* One walk over the blob: checks everything, copies the arrays when copy. */
-static bool walk(params_reader_t *r, bool copy) {
+/* The blob's header: the magic, the names (skipped; the first one's position in *names_pos)
+ * and the array count, which must equal the name count (*names). */
+static bool read_header(params_reader_t *r, uint32_t *names, size_t *names_pos) {
   uint64_t magic = 0u;
   uint64_t reserved = 0u;
-  uint64_t names = 0u;
+  uint64_t count = 0u;
   uint64_t arrays = 0u;
-  char name[UTVM_GRAPH_MAX_PARAM_NAME_LEN + 1u];
-  size_t names_pos;
   if (!read_u64(r, &magic) || !read_u64(r, &reserved)) {
     return false;
   }
   if (magic != LIST_MAGIC) {
     return params_fail(r, "bad magic (not a parameter blob)", NULL);
   }
-  if (!read_u64(r, &names)) {
+  if (!read_u64(r, &count)) {
     return false;
   }
-  if (names > UTVM_GRAPH_MAX_INPUTS) {
+  if (count > UTVM_GRAPH_MAX_INPUTS) {
     return params_fail(r, "more names than graph inputs can be", NULL);
   }
-  names_pos = r->pos;
-  for (uint32_t k = 0u; k < (uint32_t)names; k++) {
+  *names_pos = r->pos;
+  for (uint32_t k = 0u; k < (uint32_t)count; k++) {
     uint64_t n = 0u;
     if (!read_u64(r, &n) || (take(r, (n > r->len) ? r->len + 1u : (size_t)n) == NULL)) {
       return false;
@@ -177,14 +176,26 @@ static bool walk(params_reader_t *r, bool copy) {
   if (!read_u64(r, &arrays)) {
     return false;
   }
-  if (arrays != names) {
+  if (arrays != count) {
     (void)params_fail(r, "names and arrays differ in number: ", NULL);
-    graph_text_u64(r->g, names);
+    graph_text_u64(r->g, count);
     graph_text_str(r->g, " and ");
     graph_text_u64(r->g, arrays);
     return false;
   }
-  for (uint32_t k = 0u; k < (uint32_t)arrays; k++) {
+  *names = (uint32_t)count;
+  return true;
+}
+
+/* One walk over the blob: checks everything, copies the arrays when copy. */
+static bool walk(params_reader_t *r, bool copy) {
+  uint32_t names = 0u;
+  size_t names_pos = 0u;
+  char name[UTVM_GRAPH_MAX_PARAM_NAME_LEN + 1u];
+  if (!read_header(r, &names, &names_pos)) {
+    return false;
+  }
+  for (uint32_t k = 0u; k < names; k++) {
     if (!read_name(r, &names_pos, name) || !read_array(r, name, copy)) {
       return false;
     }
@@ -221,10 +232,8 @@ utvm_err_t utvm_graph_load_params(utvm_graph_t *g, const uint8_t *blob, size_t b
 utvm_err_t utvm_graph_share_params(utvm_graph_t *g, const utvm_graph_t *other,
                                    const uint8_t *blob, size_t blob_len) {
   params_reader_t r;
-  uint64_t magic = 0u;
-  uint64_t reserved = 0u;
-  uint64_t names = 0u;
-  uint64_t arrays = 0u;
+  uint32_t names = 0u;
+  size_t names_start = 0u;
   char name[UTVM_GRAPH_MAX_PARAM_NAME_LEN + 1u];
   if (g == NULL) {
     return UTVM_ERR_GRAPH_ARGUMENT;
@@ -238,24 +247,13 @@ utvm_err_t utvm_graph_share_params(utvm_graph_t *g, const utvm_graph_t *other,
   r.pos = 0u;
   r.g = g;
   r.failed = false;
-  if (!read_u64(&r, &magic) || !read_u64(&r, &reserved)) {
+  if (!read_header(&r, &names, &names_start)) {
     return UTVM_ERR_GRAPH_PARAMS;
   }
-  if (magic != LIST_MAGIC) {
-    (void)params_fail(&r, "bad magic (not a parameter blob)", NULL);
-    return UTVM_ERR_GRAPH_PARAMS;
-  }
-  if (!read_u64(&r, &names)) {
-    return UTVM_ERR_GRAPH_PARAMS;
-  }
-  if (names > UTVM_GRAPH_MAX_INPUTS) {
-    (void)params_fail(&r, "more names than graph inputs can be", NULL);
-    return UTVM_ERR_GRAPH_PARAMS;
-  }
-  /* Everything is checked before anything is copied (two walks over the names). */
+  /* Every name is checked before anything is copied (two walks over the names). */
   for (uint32_t copy = 0u; copy < 2u; copy++) {
-    size_t names_pos = 3u * 8u;
-    for (uint32_t k = 0u; k < (uint32_t)names; k++) {
+    size_t names_pos = names_start;
+    for (uint32_t k = 0u; k < names; k++) {
       if (!read_name(&r, &names_pos, name)) {
         return UTVM_ERR_GRAPH_PARAMS;
       }
@@ -287,20 +285,6 @@ utvm_err_t utvm_graph_share_params(utvm_graph_t *g, const utvm_graph_t *other,
         }
         g->input_params_[index] = 1u;
       }
-    }
-    r.pos = 3u * 8u;
-    for (uint32_t k = 0u; k < (uint32_t)names; k++) {
-      uint64_t n = 0u;
-      if (!read_u64(&r, &n) || (take(&r, (n > r.len) ? r.len + 1u : (size_t)n) == NULL)) {
-        return UTVM_ERR_GRAPH_PARAMS;
-      }
-    }
-    if (!read_u64(&r, &arrays)) {
-      return UTVM_ERR_GRAPH_PARAMS;
-    }
-    if (arrays != names) {
-      (void)params_fail(&r, "names and arrays differ in number", NULL);
-      return UTVM_ERR_GRAPH_PARAMS;
     }
   }
   g->error[0] = '\0';
