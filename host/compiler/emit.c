@@ -675,7 +675,7 @@ static utvm_err_t write_text(emit_t *e, const char *dir, const char *name, const
                      UTVM_EMIT_MAX_BYTES, path);
   }
   FILE *f = fopen(path, "wb");
-  bool ok = (f != NULL) && (fwrite(s->data, 1u, s->len, f) == s->len);
+  bool ok = (f != NULL) && (fwrite(s->bytes.data, 1u, s->bytes.len, f) == s->bytes.len);
   if ((f != NULL) && (fclose(f) != 0)) {
     ok = false;
   }
@@ -786,7 +786,7 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   host_text_printf(&d, "#include <stdint.h>\n\n#include \"%s.h\"\n\n", n);
   host_text_printf(&d, "const uint8_t ai_%s_params[%zu] UTVM_AI_SECTION(\".rodata.utvm.weights\") "
             "UTVM_AI_ALIGNED = {%s};\n", n, (r->params_bytes > 0u) ? r->params_bytes : 1u,
-            (e->data.len > 0u) ? host_text_str(&e->data) : "0");
+            (e->data.bytes.len > 0u) ? host_text_str(&e->data) : "0");
   if (o->builtin_activations) {
     host_text_printf(&d, "\nuint8_t ai_%s_activations[%zu] UTVM_AI_SECTION(\".bss.utvm.activations\") "
               "UTVM_AI_ALIGNED;\n%s", n, (r->activations_bytes > 0u) ? r->activations_bytes : 1u,

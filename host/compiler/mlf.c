@@ -555,7 +555,7 @@ utvm_err_t utvm_host_write_mlf(const utvm_compiled_graph_t *g, utvm_mlf_executor
       rc = mlf_fail(&m, UTVM_ERR_PLATFORM_NO_MEMORY, "out of host memory or archive too large",
                     NULL);
     } else {
-      tar_file(&tar, names[i], parts[i].data, parts[i].len, mtime);
+      tar_file(&tar, names[i], parts[i].bytes.data, parts[i].bytes.len, mtime);
     }
   }
   if (rc == UTVM_OK) {
@@ -568,7 +568,7 @@ utvm_err_t utvm_host_write_mlf(const utvm_compiled_graph_t *g, utvm_mlf_executor
   }
   if (rc == UTVM_OK) {
     FILE *f = fopen(path, "wb");
-    bool ok = (f != NULL) && (fwrite(tar.data, 1u, tar.len, f) == tar.len);
+    bool ok = (f != NULL) && (fwrite(tar.bytes.data, 1u, tar.bytes.len, f) == tar.bytes.len);
     ok = (f != NULL) && (fclose(f) == 0) && ok;
     if (!ok) {
       rc = mlf_fail(&m, UTVM_ERR_WRITE_FAILED, "cannot write ", path);

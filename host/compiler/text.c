@@ -1,44 +1,28 @@
-/* Growable texts of the compiler library. */
+/* Growable texts of the compiler library, on the host libraries' byte buffer. */
 #include "text.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Makes room for n more bytes and the terminating NUL (capacity doubled from 256 bytes). */
+/* Makes room for n more bytes and the terminating NUL. */
 static bool text_reserve(host_text_t *t, size_t n) {
-  if (t->failed) {
-    return false;
-  }
-  if ((t->len >= HOST_TEXT_MAX_BYTES) || (n >= (HOST_TEXT_MAX_BYTES - t->len))) {
+  if (!t->failed && ((n == SIZE_MAX) ||
+                     !host_buffer_reserve(&t->bytes, n + 1u, HOST_TEXT_MAX_BYTES))) {
     t->failed = true;
-    return false;
   }
-  size_t need = t->len + n + 1u;
-  if (need > t->cap) {
-    size_t cap = (t->cap < 256u) ? 256u : t->cap;
-    while (cap < need) {
-      cap *= 2u;
-    }
-    char *grown = (char *)realloc(t->data, cap);
-    if (grown == NULL) {
-      t->failed = true;
-      return false;
-    }
-    t->data = grown;
-    t->cap = cap;
-  }
-  return true;
+  return !t->failed;
 }
 
 void host_text_add(host_text_t *t, const void *data, size_t n) {
   if (text_reserve(t, n)) {
     if (n > 0u) {
-      (void)memcpy(&t->data[t->len], data, n);
+      (void)memcpy(&t->bytes.data[t->bytes.len], data, n);
     }
-    t->len += n;
-    t->data[t->len] = '\0';
+    t->bytes.len += n;
+    t->bytes.data[t->bytes.len] = 0u;
   }
 }
 
@@ -51,18 +35,17 @@ void host_text_printf(host_text_t *t, const char *fmt, ...) {
     t->failed = true;
   } else if (text_reserve(t, (size_t)n)) {
     va_start(ap, fmt);
-    (void)vsnprintf(&t->data[t->len], (size_t)n + 1u, fmt, ap);
+    (void)vsnprintf((char *)&t->bytes.data[t->bytes.len], (size_t)n + 1u, fmt, ap);
     va_end(ap);
-    t->len += (size_t)n;
+    t->bytes.len += (size_t)n;
   }
 }
 
-const char *host_text_str(const host_text_t *t) { return (t->data != NULL) ? t->data : ""; }
+const char *host_text_str(const host_text_t *t) {
+  return (t->bytes.data != NULL) ? (const char *)t->bytes.data : "";
+}
 
 void host_text_free(host_text_t *t) {
-  free(t->data);
-  t->data = NULL;
-  t->len = 0u;
-  t->cap = 0u;
+  host_buffer_free(&t->bytes);
   t->failed = false;
 }

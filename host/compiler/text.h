@@ -5,16 +5,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "host_buffer.h"
+
 /* Largest text a host_text_t holds (the bound of UTVM_EMIT_MAX_BYTES and UTVM_MLF_MAX_BYTES). */
 #define HOST_TEXT_MAX_BYTES ((size_t)512u << 20)
 
-/* A growable text, always NUL-terminated after its len bytes (data is NULL while empty). Once
- * an append fails (memory, or HOST_TEXT_MAX_BYTES), failed stays set and appends do nothing.
+/* A growable text on a host_buffer_t, always NUL-terminated after its bytes.len bytes. Once an
+ * append fails (memory, or HOST_TEXT_MAX_BYTES), failed stays set and appends do nothing.
  * A zero-initialised host_text_t is empty. */
 typedef struct {
-  char *data;
-  size_t len;
-  size_t cap;
+  host_buffer_t bytes;
   bool failed;
 } host_text_t;
 

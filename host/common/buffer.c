@@ -1,8 +1,8 @@
-/* Growable byte buffers of the link library. */
+/* Growable byte buffers of the host libraries (host_buffer.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "link_internal.h"
+#include "host_buffer.h"
 
 bool host_buffer_reserve(host_buffer_t *b, size_t extra, size_t limit) {
   if ((b->len > limit) || (extra > (limit - b->len))) {
