@@ -79,9 +79,7 @@ class Mapping:
         self.to = {}
 
     def learn(self, recorded, actual):
-        if recorded in self.to and self.to[recorded] != actual:
-            # a value the recording reused (a freed and reallocated handle): the newest counts
-            pass
+        # A value the recording reused (a freed and reallocated handle): the newest counts.
         self.to[recorded] = actual
 
     def patch(self, packet):

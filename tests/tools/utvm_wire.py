@@ -152,9 +152,6 @@ class Reader:
         self.pos += n
         return chunk
 
-    def u32(self):
-        return struct.unpack("<I", self.take(4))[0]
-
     def i32(self):
         return struct.unpack("<i", self.take(4))[0]
 
@@ -244,10 +241,6 @@ def pointer_fields(code, fields):
             continue
         out.append((at, v["data"] if tc == TC_DLTENSOR else v))
     return out
-
-
-def rpc_packet(code, contents):
-    return struct.pack("<Qi", len(contents) + 4, code) + bytes(contents)
 
 
 def describe_values(values):
