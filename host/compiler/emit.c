@@ -11,6 +11,7 @@
 #include "emit_internal.h"
 #include "utvm/host_emit.h"
 #include "utvm/model.h"
+#include "utvm/ops.h"
 #include "utvm/runner.h"
 
 /* The public bound is the one host_text_t enforces. */
@@ -35,13 +36,8 @@ void emit_cstring(host_text_t *s, const char *text) {
 
 void emit_float(host_text_t *s, float v) { host_text_printf(s, "%af", (double)v); }
 
-#define EMIT_KERNEL_NAME_(A, kind, name) "utvm_" #name,
-static const char *const kernel_names[UTVM_OP_KIND_MAX + 1] = {
-    "", UTVM_OP_KIND_LIST(EMIT_KERNEL_NAME_, 0)};
-#undef EMIT_KERNEL_NAME_
-
 const char *utvm_host_emit_kernel_name(uint32_t kind) {
-  return (kind <= (uint32_t)UTVM_OP_KIND_MAX) ? kernel_names[kind] : "";
+  return utvm_op_kind_kernel((utvm_op_kind_t)kind);
 }
 
 utvm_err_t emit_fail(emit_t *e, utvm_err_t code, const char *fmt, ...) {
@@ -303,172 +299,111 @@ static void emit_quant(emit_t *e, uint32_t k, const utvm_per_channel_quant_t *q)
             k, k, k, q->count);
 }
 
-/* The parameter struct of operator k (kinds that have one). */
-static void emit_params(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
+/* The parameter struct of operator k: "static const <type> op<k>_p = {.field = value, ...};"
+ * from the kind's field list (every field an int32, "name[n]" an array). */
+static void emit_params(emit_t *e, uint32_t k, const utvm_op_emit_t *how, const utvm_op_params_t *p) {
   host_text_t *s = &e->defs;
-  switch (p->kind) {
-    case UTVM_OP_CONV2D_S8: {
-      const utvm_conv2d_params_t *c = &p->p.conv;
-      host_text_printf(s,
-                "static const utvm_conv2d_params_t op%u_p = {.stride_h = %d, .stride_w = %d, "
-                ".dilation_h = %d, .dilation_w = %d, .pad_top = %d, .pad_left = %d, "
-                ".input_offset = %d, .output_offset = %d, .act_min = %d, .act_max = %d};\n",
-                k, c->stride_h, c->stride_w, c->dilation_h, c->dilation_w, c->pad_top,
-                c->pad_left, c->input_offset, c->output_offset, c->act_min, c->act_max);
-      break;
+  int32_t words[sizeof(p->p) / sizeof(int32_t)];
+  const char *f = how->params_fields;
+  size_t at = 0u;
+  (void)memcpy(words, &p->p, sizeof(words));
+  host_text_printf(s, "static const %s op%u_p = {", how->params_type, k);
+  while ((f != NULL) && (*f != '\0') && (at < (sizeof(words) / sizeof(words[0])))) {
+    const size_t len = strcspn(f, " [");
+    unsigned long count = 1u;
+    host_text_printf(s, "%s.%.*s = ", (at == 0u) ? "" : ", ", (int)len, f);
+    f += len;
+    if (*f == '[') {
+      count = strtoul(f + 1, NULL, 10);
+      f += strcspn(f, "]") + 1u;
+      host_text_printf(s, "{");
     }
-    case UTVM_OP_DEPTHWISE_CONV2D_S8: {
-      const utvm_depthwise_conv2d_params_t *c = &p->p.depthwise;
-      host_text_printf(s,
-                "static const utvm_depthwise_conv2d_params_t op%u_p = {.stride_h = %d, "
-                ".stride_w = %d, .dilation_h = %d, .dilation_w = %d, .pad_top = %d, "
-                ".pad_left = %d, .depth_multiplier = %d, .input_offset = %d, "
-                ".output_offset = %d, .act_min = %d, .act_max = %d};\n",
-                k, c->stride_h, c->stride_w, c->dilation_h, c->dilation_w, c->pad_top,
-                c->pad_left, c->depth_multiplier, c->input_offset, c->output_offset, c->act_min,
-                c->act_max);
-      break;
+    for (unsigned long i = 0u; (i < count) && (at < (sizeof(words) / sizeof(words[0]))); i++) {
+      host_text_printf(s, "%s%d", (i == 0u) ? "" : ", ", words[at]);
+      at++;
     }
-    case UTVM_OP_FULLY_CONNECTED_S8: {
-      const utvm_fully_connected_params_t *c = &p->p.fc;
-      host_text_printf(s,
-                "static const utvm_fully_connected_params_t op%u_p = {.input_offset = %d, "
-                ".filter_offset = %d, .output_offset = %d, .act_min = %d, .act_max = %d};\n",
-                k, c->input_offset, c->filter_offset, c->output_offset, c->act_min, c->act_max);
+    host_text_printf(s, "%s", (count > 1u) ? "}" : "");
+    f += strspn(f, " ");
+  }
+  host_text_printf(s, "};\n");
+}
+
+/* The declarations argument a of operator k's call needs (dims, shapes, axes, inputs). */
+static void emit_declare(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
+                         const utvm_op_params_t *p, char (*in)[EMIT_EXPR_SIZE], uint32_t n_in) {
+  host_text_t *s = &e->defs;
+  uint32_t i;
+  switch ((utvm_op_emit_arg_t)a->what) {
+    case UTVM_EMIT_QUANT:
+      emit_quant(e, k, &p->quant);
       break;
-    }
-    case UTVM_OP_AVG_POOL2D_S8:
-    case UTVM_OP_MAX_POOL2D_S8: {
-      const utvm_pool2d_params_t *c = &p->p.pool;
-      host_text_printf(s,
-                "static const utvm_pool2d_params_t op%u_p = {.stride_h = %d, .stride_w = %d, "
-                ".filter_h = %d, .filter_w = %d, .pad_top = %d, .pad_left = %d, "
-                ".act_min = %d, .act_max = %d};\n",
-                k, c->stride_h, c->stride_w, c->filter_h, c->filter_w, c->pad_top, c->pad_left,
-                c->act_min, c->act_max);
+    case UTVM_EMIT_DIMS:
+      host_text_printf(s, "static const utvm_dims_t op%u_d%u = ", k, a->index);
+      sb_dims(s, &p->dims[a->index % 3u]);
+      host_text_printf(s, ";\n");
       break;
-    }
-    case UTVM_OP_ADD_S8: {
-      const utvm_add_params_t *c = &p->p.add;
-      host_text_printf(s,
-                "static const utvm_add_params_t op%u_p = {.input1_offset = %d, "
-                ".input2_offset = %d, .output_offset = %d, .left_shift = %d, "
-                ".input1_multiplier = %d, .input1_shift = %d, .input2_multiplier = %d, "
-                ".input2_shift = %d, .output_multiplier = %d, .output_shift = %d, "
-                ".act_min = %d, .act_max = %d};\n",
-                k, c->input1_offset, c->input2_offset, c->output_offset, c->left_shift,
-                c->input1_multiplier, c->input1_shift, c->input2_multiplier, c->input2_shift,
-                c->output_multiplier, c->output_shift, c->act_min, c->act_max);
+    case UTVM_EMIT_SHAPE:
+      host_text_printf(s, "static const utvm_shape_t op%u_s%u = ", k, a->index);
+      sb_shape(s, &p->shapes[a->index % (UTVM_OP_PARAMS_MAX_INPUTS + 1u)]);
+      host_text_printf(s, ";\n");
       break;
-    }
-    case UTVM_OP_MUL_S8: {
-      const utvm_mul_params_t *c = &p->p.mul;
-      host_text_printf(s,
-                "static const utvm_mul_params_t op%u_p = {.input1_offset = %d, "
-                ".input2_offset = %d, .output_offset = %d, .output_multiplier = %d, "
-                ".output_shift = %d, .act_min = %d, .act_max = %d};\n",
-                k, c->input1_offset, c->input2_offset, c->output_offset, c->output_multiplier,
-                c->output_shift, c->act_min, c->act_max);
-      break;
-    }
-    case UTVM_OP_SOFTMAX_S8: {
-      const utvm_softmax_params_t *c = &p->p.softmax;
-      host_text_printf(s,
-                "static const utvm_softmax_params_t op%u_p = {.input_multiplier = %d, "
-                ".input_left_shift = %d, .diff_min = %d};\n",
-                k, c->input_multiplier, c->input_left_shift, c->diff_min);
-      break;
-    }
-    case UTVM_OP_LOGISTIC_S8:
-    case UTVM_OP_TANH_S8: {
-      const utvm_logistic_params_t *c = &p->p.logistic;
-      host_text_printf(s,
-                "static const utvm_logistic_params_t op%u_p = {.input_zero_point = %d, "
-                ".input_range_radius = %d, .input_multiplier = %d, .input_left_shift = %d};\n",
-                k, c->input_zero_point, c->input_range_radius, c->input_multiplier,
-                c->input_left_shift);
-      break;
-    }
-    case UTVM_OP_REQUANTIZE_S8: {
-      const utvm_requantize_params_t *c = &p->p.requantize;
-      host_text_printf(s,
-                "static const utvm_requantize_params_t op%u_p = {.input_zero_point = %d, "
-                ".output_zero_point = %d, .multiplier = %d, .shift = %d};\n",
-                k, c->input_zero_point, c->output_zero_point, c->multiplier, c->shift);
-      break;
-    }
-    case UTVM_OP_MEAN_S8: {
-      const utvm_mean_params_t *c = &p->p.mean;
-      host_text_printf(s,
-                "static const utvm_mean_params_t op%u_p = {.input_zero_point = %d, "
-                ".output_zero_point = %d, .multiplier = %d, .shift = %d};\n",
-                k, c->input_zero_point, c->output_zero_point, c->multiplier, c->shift);
-      host_text_printf(s, "static const int32_t op%u_axes[%d] = {", k, UTVM_KERNEL_MAX_RANK);
-      for (int32_t i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
-        host_text_printf(s, "%s%d", (i == 0) ? "" : ", ", p->axes[i]);
+    case UTVM_EMIT_SHAPES:
+      host_text_printf(s, "static const utvm_shape_t op%u_shapes[%u] = {", k, p->n_inputs + 1u);
+      for (i = 0u; i <= p->n_inputs; i++) {
+        host_text_printf(s, "%s", (i == 0u) ? "" : ",\n    ");
+        sb_shape(s, &p->shapes[i]);
       }
-      host_text_printf(s, "};\nstatic const utvm_shape_t op%u_s = ", k);
-      sb_shape(s, &p->shapes[0]);
-      host_text_printf(s, ";\n");
+      host_text_printf(s, "};\n");
       break;
-    }
-    case UTVM_OP_PAD_S8: {
-      const utvm_pad_params_t *c = &p->p.pad;
-      host_text_printf(s,
-                "static const utvm_pad_params_t op%u_p = {.before = {%d, %d, %d, %d}, "
-                ".after = {%d, %d, %d, %d}, .pad_value = %d};\n",
-                k, c->before[0], c->before[1], c->before[2], c->before[3], c->after[0],
-                c->after[1], c->after[2], c->after[3], c->pad_value);
-      host_text_printf(s, "static const utvm_dims_t op%u_d = ", k);
-      sb_dims(s, &p->dims[0]);
-      host_text_printf(s, ";\n");
+    case UTVM_EMIT_AXES:
+      host_text_printf(s, "static const int32_t op%u_axes[%d] = {", k, UTVM_KERNEL_MAX_RANK);
+      for (i = 0u; i < (uint32_t)UTVM_KERNEL_MAX_RANK; i++) {
+        host_text_printf(s, "%s%d", (i == 0u) ? "" : ", ", p->axes[i]);
+      }
+      host_text_printf(s, "};\n");
       break;
-    }
+    case UTVM_EMIT_INPUTS:
+      host_text_printf(&e->body, "const int8_t *const in[%u] = {", n_in);
+      for (i = 0u; i < n_in; i++) {
+        host_text_printf(&e->body, "%s%s", (i == 0u) ? "" : ", ", in[i]);
+      }
+      host_text_printf(&e->body, "};\n    ");
+      break;
     default:
       break;
   }
 }
 
-/* The dims / shapes arrays of operator k. */
-static void emit_shapes(emit_t *e, uint32_t k, const utvm_op_params_t *p) {
-  host_text_t *s = &e->defs;
-  uint32_t n = 0u;
-  uint32_t i;
-  switch (p->kind) {
-    case UTVM_OP_CONV2D_S8:
-    case UTVM_OP_DEPTHWISE_CONV2D_S8:
-      n = 3u;
-      break;
-    case UTVM_OP_AVG_POOL2D_S8:
-    case UTVM_OP_MAX_POOL2D_S8:
-      n = 2u;
-      break;
-    default:
-      break;
-  }
-  if (n > 0u) {
-    host_text_printf(s, "static const utvm_dims_t op%u_d[%u] = {", k, n);
-    for (i = 0u; i < n; i++) {
-      host_text_printf(s, "%s", (i == 0u) ? "" : ", ");
-      sb_dims(s, &p->dims[i]);
-    }
-    host_text_printf(s, "};\n");
-  }
-  n = 0u;
-  if ((p->kind == UTVM_OP_ADD_S8) || (p->kind == UTVM_OP_MUL_S8)) {
-    n = 3u;
-  } else if (p->kind == UTVM_OP_CONCATENATION_S8) {
-    n = p->n_inputs + 1u;
-  } else {
-    n = 0u;
-  }
-  if (n > 0u) {
-    host_text_printf(s, "static const utvm_shape_t op%u_s[%u] = {", k, n);
-    for (i = 0u; i < n; i++) {
-      host_text_printf(s, "%s", (i == 0u) ? "" : ",\n    ");
-      sb_shape(s, &p->shapes[i]);
-    }
-    host_text_printf(s, "};\n");
+/* Argument a of operator k's call. */
+static void emit_argument(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
+                          const utvm_op_params_t *p, char (*in)[EMIT_EXPR_SIZE], const char *out,
+                          const char *scratch) {
+  host_text_t *s = &e->body;
+  switch ((utvm_op_emit_arg_t)a->what) {
+    case UTVM_EMIT_PARAMS: host_text_printf(s, "&op%u_p", k); break;
+    case UTVM_EMIT_QUANT: host_text_printf(s, "&op%u_q", k); break;
+    case UTVM_EMIT_DIMS: host_text_printf(s, "&op%u_d%u", k, a->index); break;
+    case UTVM_EMIT_SHAPE: host_text_printf(s, "&op%u_s%u", k, a->index); break;
+    case UTVM_EMIT_SHAPES: host_text_printf(s, "op%u_shapes", k); break;
+    case UTVM_EMIT_OUTPUT_SHAPE: host_text_printf(s, "&op%u_shapes[%u]", k, p->n_inputs); break;
+    case UTVM_EMIT_INPUT: host_text_printf(s, "%s", in[a->index % UTVM_OP_PARAMS_MAX_INPUTS]); break;
+    case UTVM_EMIT_INPUTS: host_text_printf(s, "in"); break;
+    case UTVM_EMIT_N_INPUTS: host_text_printf(s, "%u", p->n_inputs); break;
+    case UTVM_EMIT_BIAS: host_text_printf(s, "%s", (p->has_bias != 0u) ? in[2] : "NULL"); break;
+    case UTVM_EMIT_OUTPUT: host_text_printf(s, "%s", out); break;
+    case UTVM_EMIT_SCRATCH: host_text_printf(s, "%s", scratch); break;
+    case UTVM_EMIT_SIZE: host_text_printf(s, "%d", p->size); break;
+    case UTVM_EMIT_ROWS: host_text_printf(s, "%d", p->size / p->depth); break;
+    case UTVM_EMIT_DEPTH: host_text_printf(s, "%d", p->depth); break;
+    case UTVM_EMIT_BATCHES: host_text_printf(s, "%d", p->batches); break;
+    case UTVM_EMIT_UNITS: host_text_printf(s, "%d", p->units); break;
+    case UTVM_EMIT_BYTES: host_text_printf(s, "%uu", p->bytes); break;
+    case UTVM_EMIT_SCALE: emit_float(s, p->scale); break;
+    case UTVM_EMIT_ZERO_POINT: host_text_printf(s, "%d", p->zero_point); break;
+    case UTVM_EMIT_AXIS: host_text_printf(s, "%d", p->axis); break;
+    case UTVM_EMIT_AXES: host_text_printf(s, "op%u_axes", k); break;
+    case UTVM_EMIT_N_AXES: host_text_printf(s, "%d", p->n_axes); break;
+    default: break;
   }
 }
 
@@ -512,78 +447,28 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
 utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
                             char (*in)[EMIT_EXPR_SIZE], uint32_t n_in, const char *out,
                             const char *scratch) {
-  const char *function = utvm_host_emit_kernel_name((uint32_t)p->kind);
+  const utvm_op_emit_t *how = utvm_op_kind_emit(p->kind);
   uint32_t i;
   if ((n_in > UTVM_OP_PARAMS_MAX_INPUTS) || (n_in < p->n_inputs) || (n_in == 0u)) {
     return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: %u operands", k, n_in);
   }
-  emit_params(e, k, p);
-  emit_shapes(e, k, p);
-  host_text_t *s = &e->body;
-  const bool bias = p->has_bias != 0u;
-  host_text_printf(s, "  if (err == UTVM_OK) { /* operator %u */\n    ", k);
-  switch (p->kind) {
-    case UTVM_OP_CONV2D_S8:
-    case UTVM_OP_DEPTHWISE_CONV2D_S8:
-      emit_quant(e, k, &p->quant);
-      host_text_printf(s, "err = %s(&op%u_p, &op%u_q, &op%u_d[0], %s, &op%u_d[1], %s, %s, &op%u_d[2], "
-                "%s, %s);\n", function, k, k, k, in[0], k, in[1], bias ? in[2] : "NULL",
-                k, out, scratch);
-      break;
-    case UTVM_OP_FULLY_CONNECTED_S8:
-      emit_quant(e, k, &p->quant);
-      host_text_printf(s, "err = utvm_fully_connected_s8(&op%u_p, &op%u_q, %d, %d, %d, %s, %s, %s, %s, "
-                "%s);\n", k, k, p->batches, p->depth, p->units, in[0], in[1],
-                bias ? in[2] : "NULL", out, scratch);
-      break;
-    case UTVM_OP_AVG_POOL2D_S8:
-    case UTVM_OP_MAX_POOL2D_S8:
-      host_text_printf(s, "err = %s(&op%u_p, &op%u_d[0], %s, &op%u_d[1], %s);\n", function, k,
-                k, in[0], k, out);
-      break;
-    case UTVM_OP_ADD_S8:
-    case UTVM_OP_MUL_S8:
-      host_text_printf(s, "err = %s(&op%u_p, &op%u_s[0], %s, &op%u_s[1], %s, &op%u_s[2], %s);\n",
-                function, k, k, in[0], k, in[1], k, out);
-      break;
-    case UTVM_OP_SOFTMAX_S8:
-      host_text_printf(s, "err = utvm_softmax_s8(&op%u_p, %d, %d, %s, %s);\n", k, p->size / p->depth,
-                p->depth, in[0], out);
-      break;
-    case UTVM_OP_LOGISTIC_S8:
-    case UTVM_OP_TANH_S8:
-    case UTVM_OP_REQUANTIZE_S8:
-      host_text_printf(s, "err = %s(&op%u_p, %d, %s, %s);\n", function, k, p->size, in[0], out);
-      break;
-    case UTVM_OP_QUANTIZE_F32_S8:
-    case UTVM_OP_DEQUANTIZE_S8_F32:
-      host_text_printf(s, "err = %s(", function);
-      emit_float(s, p->scale);
-      host_text_printf(s, ", %d, %d, %s, %s);\n", p->zero_point, p->size, in[0], out);
-      break;
-    case UTVM_OP_PAD_S8:
-      host_text_printf(s, "err = utvm_pad_s8(&op%u_p, &op%u_d, %s, %s);\n", k, k, in[0], out);
-      break;
-    case UTVM_OP_MEAN_S8:
-      host_text_printf(s, "err = utvm_mean_s8(&op%u_p, &op%u_s, %s, op%u_axes, %d, %s);\n", k, k,
-                in[0], k, p->n_axes, out);
-      break;
-    case UTVM_OP_CONCATENATION_S8:
-      host_text_printf(s, "const int8_t *const in[%u] = {", n_in);
-      for (i = 0u; i < n_in; i++) {
-        host_text_printf(s, "%s%s", (i == 0u) ? "" : ", ", in[i]);
-      }
-      host_text_printf(s, "};\n    err = utvm_concatenation_s8(%u, in, op%u_s, %d, &op%u_s[%u], %s);\n",
-                n_in, k, p->axis, k, n_in, out);
-      break;
-    case UTVM_OP_RESHAPE:
-      host_text_printf(s, "err = utvm_reshape(%s, %s, %uu);\n", in[0], out, p->bytes);
-      break;
-    default:
-      return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: kind %d has no kernel call", k,
-                       (int)p->kind);
+  if (how == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: kind %d has no kernel call", k,
+                     (int)p->kind);
   }
-  host_text_printf(s, "  }\n");
+  if (how->params_type != NULL) {
+    emit_params(e, k, how, p);
+  }
+  host_text_printf(&e->body, "  if (err == UTVM_OK) { /* operator %u */\n    ", k);
+  for (i = 0u; (i < UTVM_OP_EMIT_MAX_ARGS) && (how->args[i].what != (uint8_t)UTVM_EMIT_END); i++) {
+    emit_declare(e, k, &how->args[i], p, in, n_in);
+  }
+  host_text_printf(&e->body, "err = %s(", utvm_op_kind_kernel(p->kind));
+  for (i = 0u; (i < UTVM_OP_EMIT_MAX_ARGS) && (how->args[i].what != (uint8_t)UTVM_EMIT_END); i++) {
+    host_text_printf(&e->body, "%s", (i == 0u) ? "" : ", ");
+    emit_argument(e, k, &how->args[i], p, in, out, scratch);
+  }
+  host_text_printf(&e->body, ");\n  }\n");
   return UTVM_OK;
 }
 

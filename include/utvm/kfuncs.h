@@ -5,7 +5,7 @@
  *
  * Arguments of every function: the operator's input tensors (the order of
  * utvm_op_operands_t: e.g. input, filter, bias), then the op-params tensor (int32, 1-D, the
- * words of utvm/runner.h's format), then the output tensor. Each is type code 7 (DLTensor*) or
+ * words of utvm/ops.h's format), then the output tensor. Each is type code 7 (DLTensor*) or
  * 13 (NDArray handle, v_handle = DLTensor*). Every tensor is checked: CPU device, no strides,
  * dtype (int8, int32, float32 as the op needs; any for utvm_k_reshape), bytes (prod(shape) x
  * element size, byte_offset honoured) equal to what the op params say, 4-byte alignment for
@@ -22,7 +22,7 @@
 #include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
 #include "tvm/runtime/crt/module.h"
-#include "utvm/runner.h"
+#include "utvm/ops.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,10 +2,12 @@
  * utvm model layer: a verified, zero-copy reader of TensorFlow Lite flatbuffers (.tflite) and a
  * static memory planner for one activations arena.
  *
- * Reader. utvm_model_open() verifies the whole file once (every offset, vtable, vector, string,
- * union type and index the accessors will touch, the supported operator set and options, tensor
- * types, shapes, quantization and constant-data sizes) and keeps only pointers into the caller's
- * bytes and counts. The accessors decode one tensor or operator on demand into a small caller
+ * Reader. utvm_model_open() verifies the whole file once (every offset, vtable, vector, string
+ * and index the accessors will touch, the supported operator set (UTVM_OP_LIST), each
+ * operator's options table, tensor types, shapes, quantization and constant-data sizes) and
+ * keeps only pointers into the caller's bytes and counts. What an operator's options say and
+ * whether its operands fit it is its operator file's business (utvm/ops.h), checked when the
+ * runner prepares it. The accessors decode one tensor or operator on demand into a small caller
  * struct, re-checking what they read, so they never read outside the file. The bytes must stay
  * valid and unchanged while the model is used. Nothing allocates, nothing recurses, no state is
  * static, every loop is bounded by a count that the file size bounds. See docs/TFLITE.md.
@@ -63,42 +65,33 @@ typedef enum {
   UTVM_MODEL_INT8 = 9
 } utvm_model_type_t;
 
-/* The supported builtin operators, X(NAME, code) with code the TFLite BuiltinOperator value:
- * the enum below and every table of them are generated from this list. */
-#define UTVM_MODEL_OP_LIST(X)                                                                      \
-  X(ADD, 0)                                                                                        \
-  X(AVERAGE_POOL_2D, 1)                                                                            \
-  X(CONCATENATION, 2)                                                                              \
-  X(CONV_2D, 3)                                                                                    \
-  X(DEPTHWISE_CONV_2D, 4)                                                                          \
-  X(DEQUANTIZE, 6)                                                                                 \
-  X(FULLY_CONNECTED, 9)                                                                            \
-  X(LOGISTIC, 14)                                                                                  \
-  X(MAX_POOL_2D, 17)                                                                               \
-  X(MUL, 18)                                                                                       \
-  X(RESHAPE, 22)                                                                                   \
-  X(SOFTMAX, 25)                                                                                   \
-  X(TANH, 28)                                                                                      \
-  X(PAD, 34)                                                                                       \
-  X(MEAN, 40)                                                                                      \
-  X(SQUEEZE, 43)                                                                                   \
-  X(QUANTIZE, 114)
+/* The operator list: the TFLite operators utvm runs, X(NAME, code, op) with code the TFLite
+ * BuiltinOperator value and utvm_op_<op> the descriptor (utvm/ops.h) of its operator file
+ * (src/ops/). The enum below, every name table and the operator table are generated from it:
+ * a new operator is one line here and its file. */
+#define UTVM_OP_LIST(X)                                                                            \
+  X(ADD, 0, add)                                                                                   \
+  X(AVERAGE_POOL_2D, 1, average_pool_2d)                                                           \
+  X(CONCATENATION, 2, concatenation)                                                               \
+  X(CONV_2D, 3, conv_2d)                                                                           \
+  X(DEPTHWISE_CONV_2D, 4, depthwise_conv_2d)                                                       \
+  X(DEQUANTIZE, 6, dequantize)                                                                     \
+  X(FULLY_CONNECTED, 9, fully_connected)                                                           \
+  X(LOGISTIC, 14, logistic)                                                                        \
+  X(MAX_POOL_2D, 17, max_pool_2d)                                                                  \
+  X(MUL, 18, mul)                                                                                  \
+  X(RESHAPE, 22, reshape)                                                                          \
+  X(SOFTMAX, 25, softmax)                                                                          \
+  X(TANH, 28, tanh)                                                                                \
+  X(PAD, 34, pad)                                                                                  \
+  X(MEAN, 40, mean)                                                                                \
+  X(SQUEEZE, 43, squeeze)                                                                          \
+  X(QUANTIZE, 114, quantize)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
-#define UTVM_MODEL_OP_ENUM_(name, code) UTVM_MODEL_OP_##name = (code),
-typedef enum { UTVM_MODEL_OP_LIST(UTVM_MODEL_OP_ENUM_) } utvm_model_op_t;
+#define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),
+typedef enum { UTVM_OP_LIST(UTVM_MODEL_OP_ENUM_) } utvm_model_op_t;
 #undef UTVM_MODEL_OP_ENUM_
-
-typedef enum { UTVM_MODEL_PADDING_SAME = 0, UTVM_MODEL_PADDING_VALID = 1 } utvm_model_padding_t;
-
-/* Fused activations the reader accepts (TFLite ActivationFunctionType); TANH and SIGN_BIT are
- * errors. */
-typedef enum {
-  UTVM_MODEL_ACT_NONE = 0,
-  UTVM_MODEL_ACT_RELU = 1,
-  UTVM_MODEL_ACT_RELU_N1_TO_1 = 2,
-  UTVM_MODEL_ACT_RELU6 = 3
-} utvm_model_activation_t;
 
 /* ---------------------------------------------------------------------------------------------
  * Tensors
@@ -143,115 +136,9 @@ int32_t utvm_model_quant_zero_point(const utvm_model_quant_t *q, uint32_t c);
  * Operators and their options
  * ------------------------------------------------------------------------------------------- */
 
-/* Which member of utvm_model_options_t.u is valid. */
-typedef enum {
-  UTVM_MODEL_OPTIONS_NONE = 0,  /* LOGISTIC, TANH, QUANTIZE, DEQUANTIZE, PAD: no options */
-  UTVM_MODEL_OPTIONS_CONV_2D,
-  UTVM_MODEL_OPTIONS_DEPTHWISE_CONV_2D,
-  UTVM_MODEL_OPTIONS_FULLY_CONNECTED,
-  UTVM_MODEL_OPTIONS_POOL_2D,   /* AVERAGE_POOL_2D and MAX_POOL_2D */
-  UTVM_MODEL_OPTIONS_ADD,
-  UTVM_MODEL_OPTIONS_MUL,
-  UTVM_MODEL_OPTIONS_SOFTMAX,
-  UTVM_MODEL_OPTIONS_RESHAPE,
-  UTVM_MODEL_OPTIONS_SQUEEZE,
-  UTVM_MODEL_OPTIONS_CONCATENATION,
-  UTVM_MODEL_OPTIONS_REDUCER    /* MEAN */
-} utvm_model_options_kind_t;
-
-/* Strides, dilations and filter sizes are verified >= 1. */
-typedef struct {
-  utvm_model_padding_t padding;
-  int32_t stride_w;
-  int32_t stride_h;
-  int32_t dilation_w;
-  int32_t dilation_h;
-  utvm_model_activation_t activation;
-  int32_t quantized_bias_type;  /* 0: not set (int32 bias for int8), else UTVM_MODEL_INT32/INT64 */
-} utvm_model_conv2d_options_t;
-
-typedef struct {
-  utvm_model_padding_t padding;
-  int32_t stride_w;
-  int32_t stride_h;
-  int32_t dilation_w;
-  int32_t dilation_h;
-  int32_t depth_multiplier;     /* >= 0 as stored (newer converters derive it from the shapes) */
-  utvm_model_activation_t activation;
-} utvm_model_depthwise_options_t;
-
-typedef struct {
-  utvm_model_activation_t activation;
-  bool keep_num_dims;
-  bool asymmetric_quantize_inputs;
-  int32_t quantized_bias_type;  /* as in Conv2D; weights_format is verified DEFAULT */
-} utvm_model_fully_connected_options_t;
-
-typedef struct {
-  utvm_model_padding_t padding;
-  int32_t stride_w;
-  int32_t stride_h;
-  int32_t filter_w;
-  int32_t filter_h;
-  utvm_model_activation_t activation;
-} utvm_model_pool2d_options_t;
-
-typedef struct {
-  utvm_model_activation_t activation;
-  bool pot_scale_int16;         /* int16 ADD only; default true */
-} utvm_model_add_options_t;
-
-typedef struct {
-  utvm_model_activation_t activation;
-} utvm_model_mul_options_t;
-
-typedef struct {
-  float beta;                   /* verified finite and > 0 */
-} utvm_model_softmax_options_t;
-
-/* When has_new_shape is false (options absent or empty new_shape), the output shape is the
- * output tensor's shape, which the second input (a shape tensor) describes when present. */
-typedef struct {
-  bool has_new_shape;
-  uint32_t rank;
-  int32_t new_shape[UTVM_MODEL_MAX_DIMS]; /* as stored; at most one -1 */
-} utvm_model_reshape_options_t;
-
-/* count 0: squeeze every dimension of size 1. dims are normalised to 0..input rank-1. */
-typedef struct {
-  uint32_t count;
-  int32_t dims[UTVM_MODEL_MAX_DIMS];
-} utvm_model_squeeze_options_t;
-
-typedef struct {
-  int32_t axis;                 /* normalised to 0..output rank-1 */
-  utvm_model_activation_t activation;
-} utvm_model_concatenation_options_t;
-
-typedef struct {
-  bool keep_dims;
-} utvm_model_reducer_options_t;
-
-typedef struct {
-  utvm_model_options_kind_t kind;
-  union {
-    utvm_model_conv2d_options_t conv2d;
-    utvm_model_depthwise_options_t depthwise;
-    utvm_model_fully_connected_options_t fully_connected;
-    utvm_model_pool2d_options_t pool2d;
-    utvm_model_add_options_t add;
-    utvm_model_mul_options_t mul;
-    utvm_model_softmax_options_t softmax;
-    utvm_model_reshape_options_t reshape;
-    utvm_model_squeeze_options_t squeeze;
-    utvm_model_concatenation_options_t concatenation;
-    utvm_model_reducer_options_t reducer;
-  } u;
-} utvm_model_options_t;
-
-/* An operator, decoded by utvm_model_operator(). Tensor indices are < n_tensors; an input is
- * -1 only where the operator allows an absent operand (the bias of CONV_2D, DEPTHWISE_CONV_2D
- * and FULLY_CONNECTED, the shape of RESHAPE). */
+/* An operator, decoded by utvm_model_operator(). Tensor indices are < n_tensors or -1 (an
+ * absent optional operand: whether the operator allows it is its operator file's check). Its
+ * options (builtin_options) are read with utvm_model_option_*. */
 typedef struct {
   utvm_model_op_t code;         /* max(deprecated_builtin_code, builtin_code), as the schema says */
   int32_t version;              /* OperatorCode.version (operator revision, default 1) */
@@ -259,7 +146,10 @@ typedef struct {
   uint32_t n_outputs;
   int32_t inputs[UTVM_MODEL_MAX_OP_INPUTS];
   int32_t outputs[UTVM_MODEL_MAX_OP_OUTPUTS];
-  utvm_model_options_t options;
+  uint32_t options_type;        /* BuiltinOptions union type, 0 when it has none */
+  uint32_t options2_type;       /* BuiltinOptions2 union type, 0 when it has none */
+  /* private */
+  uint32_t options_;            /* position of the options table, 0 when absent */
 } utvm_model_operator_t;
 
 /* ---------------------------------------------------------------------------------------------
@@ -302,6 +192,21 @@ utvm_err_t utvm_model_tensor(const utvm_model_t *m, uint32_t index, utvm_model_t
 
 /* Decodes operator index (< m->n_operators, in execution order) into *op. */
 utvm_err_t utvm_model_operator(const utvm_model_t *m, uint32_t index, utvm_model_operator_t *op);
+
+/* Field id of operator op's options table as the raw little-endian bits of a width-byte scalar
+ * (1, 2, 4 or 8), or def when the table or the field is absent. index is the operator's (for
+ * the text). On failure writes "operator <index> (<NAME>): options: <why>" to text and returns
+ * UTVM_ERR_MODEL_TRUNCATED or UTVM_ERR_MODEL_MALFORMED. */
+utvm_err_t utvm_model_option_bits(const utvm_model_t *m, uint32_t index,
+                                  const utvm_model_operator_t *op, uint32_t id, uint32_t width,
+                                  uint64_t def, uint64_t *bits, utvm_text_t *text);
+
+/* Field id of op's options table as a vector of int32: at most max values into values[],
+ * *count of them (0 when absent). A longer vector is UTVM_ERR_MODEL_BAD_OPTION; errors as
+ * utvm_model_option_bits. */
+utvm_err_t utvm_model_option_i32s(const utvm_model_t *m, uint32_t index,
+                                  const utvm_model_operator_t *op, uint32_t id, int32_t *values,
+                                  uint32_t max, uint32_t *count, utvm_text_t *text);
 
 /* The tensor index of graph input i (< m->n_inputs) / graph output i (< m->n_outputs). */
 utvm_err_t utvm_model_input(const utvm_model_t *m, uint32_t i, uint32_t *tensor);

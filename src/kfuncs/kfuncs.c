@@ -1,6 +1,7 @@
 /*
  * The kernel functions (utvm/kfuncs.h): one shared entry checks the arguments against the
- * decoded op params, takes the scratch from the workspace and makes one kernel call.
+ * decoded op params, takes the scratch from the workspace and calls the kind's kernel through
+ * its descriptor (utvm/ops.h).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,7 +9,7 @@
 
 #include "utvm/kfuncs.h"
 #include "utvm/crt.h"
-#include "utvm/kernels.h"
+#include "utvm/ops.h"
 
 /* Most tensors of a call: inputs, the op-params tensor, the output. */
 #define KF_MAX_ARGS (UTVM_OP_PARAMS_MAX_INPUTS + 2u)
@@ -208,143 +209,39 @@ static int32_t kf_prepare(kf_call_t *c, utvm_op_kind_t kind, const TVMValue *arg
   return kf_operand(c, args, codes, c->params.n_inputs, n - 1u);
 }
 
-static const int8_t *kf_in(const kf_call_t *c, uint32_t i) { return (const int8_t *)c->data[i]; }
-
-static int8_t *kf_out(const kf_call_t *c) {
-  return (int8_t *)c->data[c->params.n_inputs + 1u];
-}
-
-static const int32_t *kf_bias(const kf_call_t *c) {
-  const void *b = (c->params.has_bias != 0u) ? c->data[2] : NULL;
-  return (const int32_t *)b;
-}
-
-/* The scratch this device's kernels need for a convolution or fully connected call. */
-static uint64_t kf_scratch_bytes(const utvm_op_params_t *p) {
-  uint64_t own = 0u;
-  if (p->kind == UTVM_OP_CONV2D_S8) {
-    own = (uint64_t)utvm_conv2d_s8_scratch_size(&p->dims[0], &p->dims[1], &p->dims[2]);
-  } else if (p->kind == UTVM_OP_DEPTHWISE_CONV2D_S8) {
-    own = (uint64_t)utvm_depthwise_conv2d_s8_scratch_size(&p->dims[0], &p->dims[1], &p->dims[2]);
-  } else if (p->kind == UTVM_OP_FULLY_CONNECTED_S8) {
-    own = (uint64_t)utvm_fully_connected_s8_scratch_size(p->batches, p->depth, p->units);
-  } else {
-    /* no scratch */
-  }
+/* The scratch this device's kernel needs, or what the op params planned if more. */
+static uint64_t kf_scratch_bytes(const utvm_op_kind_info_t *info, const utvm_op_params_t *p) {
+  const uint64_t own = (info->scratch != NULL) ? (uint64_t)info->scratch(p) : 0u;
   return (own > (uint64_t)p->scratch_bytes) ? own : (uint64_t)p->scratch_bytes;
 }
 
-static utvm_err_t kf_weighted(const kf_call_t *c, void *scratch) {
-  const utvm_op_params_t *p = &c->params;
-  utvm_err_t err;
-  if (p->kind == UTVM_OP_CONV2D_S8) {
-    err = utvm_conv2d_s8(&p->p.conv, &p->quant, &p->dims[0], kf_in(c, 0u), &p->dims[1],
-                         kf_in(c, 1u), kf_bias(c), &p->dims[2], kf_out(c), scratch);
-  } else if (p->kind == UTVM_OP_DEPTHWISE_CONV2D_S8) {
-    err = utvm_depthwise_conv2d_s8(&p->p.depthwise, &p->quant, &p->dims[0], kf_in(c, 0u),
-                                   &p->dims[1], kf_in(c, 1u), kf_bias(c), &p->dims[2],
-                                   kf_out(c), scratch);
-  } else {
-    err = utvm_fully_connected_s8(&p->p.fc, &p->quant, p->batches, p->depth, p->units,
-                                  kf_in(c, 0u), kf_in(c, 1u), kf_bias(c), kf_out(c), scratch);
-  }
-  return err;
-}
-
-static utvm_err_t kf_elementwise(const kf_call_t *c) {
-  const utvm_op_params_t *p = &c->params;
-  utvm_err_t err;
-  switch (p->kind) {
-    case UTVM_OP_SOFTMAX_S8:
-      err = utvm_softmax_s8(&p->p.softmax, p->size / p->depth, p->depth, kf_in(c, 0u),
-                            kf_out(c));
-      break;
-    case UTVM_OP_LOGISTIC_S8:
-      err = utvm_logistic_s8(&p->p.logistic, p->size, kf_in(c, 0u), kf_out(c));
-      break;
-    case UTVM_OP_TANH_S8:
-      err = utvm_tanh_s8(&p->p.logistic, p->size, kf_in(c, 0u), kf_out(c));
-      break;
-    case UTVM_OP_QUANTIZE_F32_S8: {
-      const void *in = c->data[0];
-      err = utvm_quantize_f32_s8(p->scale, p->zero_point, p->size, (const float *)in, kf_out(c));
-      break;
-    }
-    case UTVM_OP_REQUANTIZE_S8:
-      err = utvm_requantize_s8(&p->p.requantize, p->size, kf_in(c, 0u), kf_out(c));
-      break;
-    case UTVM_OP_DEQUANTIZE_S8_F32: {
-      void *out = c->data[2];
-      err = utvm_dequantize_s8_f32(p->scale, p->zero_point, p->size, kf_in(c, 0u), (float *)out);
-      break;
-    }
-    default: /* UTVM_OP_RESHAPE */
-      err = utvm_reshape(c->data[0], c->data[2], (size_t)p->bytes);
-      break;
-  }
-  return err;
-}
-
-static utvm_err_t kf_run(const kf_call_t *c, void *scratch) {
-  const utvm_op_params_t *p = &c->params;
-  const int8_t *inputs[UTVM_OP_PARAMS_MAX_INPUTS];
+/* The kernel call: inputs, then the output (argument n_inputs + 1, after the op params). */
+static utvm_err_t kf_run(const utvm_op_kind_info_t *info, const kf_call_t *c, void *scratch) {
+  void *operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
   uint32_t i;
-  utvm_err_t err;
-  switch (p->kind) {
-    case UTVM_OP_CONV2D_S8:
-    case UTVM_OP_DEPTHWISE_CONV2D_S8:
-    case UTVM_OP_FULLY_CONNECTED_S8:
-      err = kf_weighted(c, scratch);
-      break;
-    case UTVM_OP_AVG_POOL2D_S8:
-      err = utvm_avg_pool2d_s8(&p->p.pool, &p->dims[0], kf_in(c, 0u), &p->dims[1], kf_out(c));
-      break;
-    case UTVM_OP_MAX_POOL2D_S8:
-      err = utvm_max_pool2d_s8(&p->p.pool, &p->dims[0], kf_in(c, 0u), &p->dims[1], kf_out(c));
-      break;
-    case UTVM_OP_ADD_S8:
-      err = utvm_add_s8(&p->p.add, &p->shapes[0], kf_in(c, 0u), &p->shapes[1], kf_in(c, 1u),
-                        &p->shapes[2], kf_out(c));
-      break;
-    case UTVM_OP_MUL_S8:
-      err = utvm_mul_s8(&p->p.mul, &p->shapes[0], kf_in(c, 0u), &p->shapes[1], kf_in(c, 1u),
-                        &p->shapes[2], kf_out(c));
-      break;
-    case UTVM_OP_PAD_S8:
-      err = utvm_pad_s8(&p->p.pad, &p->dims[0], kf_in(c, 0u), kf_out(c));
-      break;
-    case UTVM_OP_CONCATENATION_S8:
-      for (i = 0u; i < p->n_inputs; i++) {
-        inputs[i] = kf_in(c, i);
-      }
-      err = utvm_concatenation_s8((int32_t)p->n_inputs, inputs, p->shapes, p->axis,
-                                  &p->shapes[p->n_inputs], kf_out(c));
-      break;
-    case UTVM_OP_MEAN_S8:
-      err = utvm_mean_s8(&p->p.mean, &p->shapes[0], kf_in(c, 0u), p->axes, p->n_axes, kf_out(c));
-      break;
-    default:
-      err = kf_elementwise(c);
-      break;
+  for (i = 0u; i < c->params.n_inputs; i++) {
+    operands[i] = c->data[i];
   }
-  return err;
+  operands[c->params.n_inputs] = c->data[c->params.n_inputs + 1u];
+  return info->run(&c->params, operands, scratch);
 }
 
 /* The body of every kernel function. */
 static int32_t kf_call(utvm_op_kind_t kind, TVMValue *args, const int *codes, int num_args) {
   kf_call_t c;
   void *scratch = NULL;
-  if (kf_prepare(&c, kind, args, codes, num_args) != 0) {
+  const utvm_op_kind_info_t *info = utvm_op_kind_info(kind);
+  if ((info == NULL) || (kf_prepare(&c, kind, args, codes, num_args) != 0)) {
     return -1;
   }
-  const uint64_t scratch_bytes = kf_scratch_bytes(&c.params);
+  const uint64_t scratch_bytes = kf_scratch_bytes(info, &c.params);
   if (scratch_bytes > 0u) {
     scratch = TVMBackendAllocWorkspace((int)kDLCPU, 0, scratch_bytes, (int)kDLInt, 8);
     if (scratch == NULL) {
       return kf_fail(&c, "no workspace for the scratch");
     }
   }
-  const utvm_err_t err = kf_run(&c, scratch);
+  const utvm_err_t err = kf_run(info, &c, scratch);
   if ((scratch != NULL) && (TVMBackendFreeWorkspace((int)kDLCPU, 0, scratch) != 0)) {
     return -1;
   }

@@ -24,22 +24,6 @@
 #include "fb.h"
 #include "utvm/model.h"
 
-/* TFLite BuiltinOptions union types the reader decodes. */
-#define OPT_CONV_2D 1u
-#define OPT_DEPTHWISE_CONV_2D 2u
-#define OPT_POOL_2D 5u
-#define OPT_FULLY_CONNECTED 8u
-#define OPT_SOFTMAX 9u
-#define OPT_CONCATENATION 10u
-#define OPT_ADD 11u
-#define OPT_RESHAPE 17u
-#define OPT_MUL 21u
-#define OPT_PAD 22u
-#define OPT_REDUCER 27u
-#define OPT_SQUEEZE 30u
-#define OPT_DEQUANTIZE 38u
-#define OPT_QUANTIZE 89u
-
 #define CUSTOM_CODE 32
 
 /* ---- the model ---- */
@@ -325,452 +309,11 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
   return UTVM_OK;
 }
 
-/* What the reader knows of each supported operator. */
-typedef struct {
-  uint32_t min_in;       /* inputs 0..min_in-1 are required, the others optional (-1) */
-  uint32_t max_in;
-  uint32_t options_type; /* BuiltinOptions type accepted besides NONE (0: only NONE) */
-  bool optional;         /* inputs from min_in on may be -1 (absent) */
-  utvm_model_options_kind_t kind;
-} op_spec_t;
-
-static bool op_spec(int32_t code, op_spec_t *s) {
-  s->min_in = 1u;
-  s->max_in = 1u;
-  s->options_type = 0u;
-  s->kind = UTVM_MODEL_OPTIONS_NONE;
-  s->optional = (code == (int32_t)UTVM_MODEL_OP_CONV_2D) ||
-                (code == (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D) ||
-                (code == (int32_t)UTVM_MODEL_OP_FULLY_CONNECTED) ||
-                (code == (int32_t)UTVM_MODEL_OP_RESHAPE);
-  switch (code) {
-    case (int32_t)UTVM_MODEL_OP_ADD:
-      s->min_in = 2u; s->max_in = 2u; s->options_type = OPT_ADD; s->kind = UTVM_MODEL_OPTIONS_ADD;
-      break;
-    case (int32_t)UTVM_MODEL_OP_MUL:
-      s->min_in = 2u; s->max_in = 2u; s->options_type = OPT_MUL; s->kind = UTVM_MODEL_OPTIONS_MUL;
-      break;
-    case (int32_t)UTVM_MODEL_OP_AVERAGE_POOL_2D:
-    case (int32_t)UTVM_MODEL_OP_MAX_POOL_2D:
-      s->options_type = OPT_POOL_2D; s->kind = UTVM_MODEL_OPTIONS_POOL_2D;
-      break;
-    case (int32_t)UTVM_MODEL_OP_CONCATENATION:
-      s->max_in = UTVM_MODEL_MAX_OP_INPUTS; s->options_type = OPT_CONCATENATION;
-      s->kind = UTVM_MODEL_OPTIONS_CONCATENATION;
-      break;
-    case (int32_t)UTVM_MODEL_OP_CONV_2D:
-      s->min_in = 2u; s->max_in = 3u; s->options_type = OPT_CONV_2D;
-      s->kind = UTVM_MODEL_OPTIONS_CONV_2D;
-      break;
-    case (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D:
-      s->min_in = 2u; s->max_in = 3u; s->options_type = OPT_DEPTHWISE_CONV_2D;
-      s->kind = UTVM_MODEL_OPTIONS_DEPTHWISE_CONV_2D;
-      break;
-    case (int32_t)UTVM_MODEL_OP_FULLY_CONNECTED:
-      s->min_in = 2u; s->max_in = 3u; s->options_type = OPT_FULLY_CONNECTED;
-      s->kind = UTVM_MODEL_OPTIONS_FULLY_CONNECTED;
-      break;
-    case (int32_t)UTVM_MODEL_OP_SOFTMAX:
-      s->options_type = OPT_SOFTMAX; s->kind = UTVM_MODEL_OPTIONS_SOFTMAX;
-      break;
-    case (int32_t)UTVM_MODEL_OP_RESHAPE:
-      s->max_in = 2u; s->options_type = OPT_RESHAPE; s->kind = UTVM_MODEL_OPTIONS_RESHAPE;
-      break;
-    case (int32_t)UTVM_MODEL_OP_SQUEEZE:
-      s->options_type = OPT_SQUEEZE; s->kind = UTVM_MODEL_OPTIONS_SQUEEZE;
-      break;
-    case (int32_t)UTVM_MODEL_OP_PAD:
-      s->min_in = 2u; s->max_in = 2u; s->options_type = OPT_PAD;
-      break;
-    case (int32_t)UTVM_MODEL_OP_MEAN:
-      s->min_in = 2u; s->max_in = 2u; s->options_type = OPT_REDUCER;
-      s->kind = UTVM_MODEL_OPTIONS_REDUCER;
-      break;
-    case (int32_t)UTVM_MODEL_OP_QUANTIZE:
-      s->options_type = OPT_QUANTIZE;
-      break;
-    case (int32_t)UTVM_MODEL_OP_DEQUANTIZE:
-      s->options_type = OPT_DEQUANTIZE;
-      break;
-    case (int32_t)UTVM_MODEL_OP_LOGISTIC:
-    case (int32_t)UTVM_MODEL_OP_TANH:
-      break;
-    default:
-      return false;
-  }
-  return true;
-}
-
-/* ---- options ---- */
-
-static utvm_err_t check_activation(rd_t *r, uint32_t act, utvm_model_activation_t *out) {
-  if (act > (uint32_t)UTVM_MODEL_ACT_RELU6) {
-    static const char *const names[] = {"TANH", "SIGN_BIT"};
-    rd_err_begin(r);
-    utvm_text_str(&r->text, "unsupported fused activation ");
-    utvm_text_str(&r->text, (act - 4u < 2u) ? names[act - 4u] : "(unknown)");
-    return UTVM_ERR_MODEL_BAD_OPTION;
-  }
-  *out = (utvm_model_activation_t)act;
-  return UTVM_OK;
-}
-
-static utvm_err_t check_padding(rd_t *r, uint32_t padding, utvm_model_padding_t *out) {
-  if (padding > 1u) {
-    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "unknown padding ", (int32_t)padding, "");
-  }
-  *out = (utvm_model_padding_t)padding;
-  return UTVM_OK;
-}
-
-/* value >= 1, for strides, dilations and filter sizes */
-static utvm_err_t check_positive(rd_t *r, const char *name, int32_t value) {
-  if (value < 1) {
-    rd_err_begin(r);
-    utvm_text_str(&r->text, name);
-    utvm_text_str(&r->text, " ");
-    utvm_text_i64(&r->text, value);
-    utvm_text_str(&r->text, " is not >= 1");
-    return UTVM_ERR_MODEL_BAD_OPTION;
-  }
-  return UTVM_OK;
-}
-
-static utvm_err_t check_bias_type(rd_t *r, int32_t type) {
-  if (type != 0 && type != (int32_t)UTVM_MODEL_INT32 && type != (int32_t)UTVM_MODEL_INT64) {
-    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "unsupported quantized bias type ", type, "");
-  }
-  return UTVM_OK;
-}
-
-/* Reads the fields listed in ids (a -1 entry is skipped) as int32 with the given defaults. */
-static utvm_err_t read_i32s(rd_t *r, const fb_table_t *t, const uint32_t *ids, const int32_t *defs,
-                            int32_t *out, uint32_t n) {
-  uint32_t i;
-  utvm_err_t err = UTVM_OK;
-  for (i = 0u; i < n && err == UTVM_OK; i++) {
-    err = fb_i32(r, t, ids[i], defs[i], &out[i]);
-  }
-  return err;
-}
-
-/* The rank of tensor index (verified at open). */
-static utvm_err_t tensor_rank(rd_t *r, const utvm_model_t *m, int32_t index, uint32_t *rank) {
-  utvm_model_tensor_t t;
-  rd_where_t where = rd_save(r);
-  utvm_err_t err = decode_tensor(r, m, (uint32_t)index, &t);
-  *rank = t.rank;
-  if (err == UTVM_OK) {
-    rd_restore(r, &where);
-  }
-  return err;
-}
-
-/* Normalises axis (-rank..rank-1) to 0..rank-1. */
-static utvm_err_t normalise_axis(rd_t *r, int32_t axis, uint32_t rank, int32_t *out) {
-  int32_t n = (int32_t)rank;
-  if (axis < -n || axis >= n) {
-    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "axis ", axis, " outside the tensor's rank");
-  }
-  *out = (axis < 0) ? axis + n : axis;
-  return UTVM_OK;
-}
-
-static utvm_err_t decode_conv(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
-  static const uint32_t ids[] = {1u, 2u, 4u, 5u, 6u};
-  static const int32_t defs[] = {0, 0, 1, 1, 0};
-  int32_t v[5] = {0, 0, 0, 0, 0};
-  uint32_t padding;
-  uint32_t act;
-  utvm_model_conv2d_options_t *o = &op->options.u.conv2d;
-  utvm_err_t err = fb_u8(r, t, 0u, 0u, &padding);
-  if (err == UTVM_OK) {
-    err = fb_u8(r, t, 3u, 0u, &act);
-  }
-  if (err == UTVM_OK) {
-    /* quantized_bias_type is a byte: read it as one */
-    err = read_i32s(r, t, ids, defs, v, 4u);
-  }
-  if (err == UTVM_OK) {
-    err = fb_i8(r, t, ids[4], &v[4]);
-  }
-  if (err == UTVM_OK) {
-    err = check_padding(r, padding, &o->padding);
-  }
-  if (err == UTVM_OK) {
-    err = check_activation(r, act, &o->activation);
-  }
-  o->stride_w = v[0];
-  o->stride_h = v[1];
-  o->dilation_w = v[2];
-  o->dilation_h = v[3];
-  o->quantized_bias_type = v[4];
-  if (err == UTVM_OK) {
-    err = check_positive(r, "stride_w", v[0]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "stride_h", v[1]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "dilation_w", v[2]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "dilation_h", v[3]);
-  }
-  if (err == UTVM_OK) {
-    err = check_bias_type(r, v[4]);
-  }
-  return err;
-}
-
-static utvm_err_t decode_depthwise(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
-  static const uint32_t ids[] = {1u, 2u, 3u, 5u, 6u};
-  static const int32_t defs[] = {0, 0, 0, 1, 1};
-  int32_t v[5] = {0, 0, 0, 0, 0};
-  uint32_t padding;
-  uint32_t act;
-  utvm_model_depthwise_options_t *o = &op->options.u.depthwise;
-  utvm_err_t err = fb_u8(r, t, 0u, 0u, &padding);
-  if (err == UTVM_OK) {
-    err = fb_u8(r, t, 4u, 0u, &act);
-  }
-  if (err == UTVM_OK) {
-    err = read_i32s(r, t, ids, defs, v, 5u);
-  }
-  if (err == UTVM_OK) {
-    err = check_padding(r, padding, &o->padding);
-  }
-  if (err == UTVM_OK) {
-    err = check_activation(r, act, &o->activation);
-  }
-  o->stride_w = v[0];
-  o->stride_h = v[1];
-  o->depth_multiplier = v[2];
-  o->dilation_w = v[3];
-  o->dilation_h = v[4];
-  if (err == UTVM_OK) {
-    err = check_positive(r, "stride_w", v[0]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "stride_h", v[1]);
-  }
-  if (err == UTVM_OK && v[2] < 0) {
-    err = rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "negative depth_multiplier ", v[2], "");
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "dilation_w", v[3]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "dilation_h", v[4]);
-  }
-  return err;
-}
-
-static utvm_err_t decode_pool(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
-  static const uint32_t ids[] = {1u, 2u, 3u, 4u};
-  static const int32_t defs[] = {0, 0, 0, 0};
-  int32_t v[4] = {0, 0, 0, 0};
-  uint32_t padding;
-  uint32_t act;
-  utvm_model_pool2d_options_t *o = &op->options.u.pool2d;
-  utvm_err_t err = fb_u8(r, t, 0u, 0u, &padding);
-  if (err == UTVM_OK) {
-    err = fb_u8(r, t, 5u, 0u, &act);
-  }
-  if (err == UTVM_OK) {
-    err = read_i32s(r, t, ids, defs, v, 4u);
-  }
-  if (err == UTVM_OK) {
-    err = check_padding(r, padding, &o->padding);
-  }
-  if (err == UTVM_OK) {
-    err = check_activation(r, act, &o->activation);
-  }
-  o->stride_w = v[0];
-  o->stride_h = v[1];
-  o->filter_w = v[2];
-  o->filter_h = v[3];
-  if (err == UTVM_OK) {
-    err = check_positive(r, "stride_w", v[0]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "stride_h", v[1]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "filter_width", v[2]);
-  }
-  if (err == UTVM_OK) {
-    err = check_positive(r, "filter_height", v[3]);
-  }
-  return err;
-}
-
-static utvm_err_t decode_fully_connected(rd_t *r, const fb_table_t *t,
-                                         utvm_model_operator_t *op) {
-  uint32_t act = 0u;
-  uint32_t format = 0u;
-  utvm_model_fully_connected_options_t *o = &op->options.u.fully_connected;
-  utvm_err_t err = fb_u8(r, t, 0u, 0u, &act);
-  if (err == UTVM_OK) {
-    err = fb_u8(r, t, 1u, 0u, &format);
-  }
-  if (err == UTVM_OK) {
-    err = fb_bool(r, t, 2u, false, &o->keep_num_dims);
-  }
-  if (err == UTVM_OK) {
-    err = fb_bool(r, t, 3u, false, &o->asymmetric_quantize_inputs);
-  }
-  if (err == UTVM_OK) {
-    err = fb_i8(r, t, 4u, &o->quantized_bias_type);
-  }
-  if (err == UTVM_OK) {
-    err = check_activation(r, act, &o->activation);
-  }
-  if (err == UTVM_OK && format != 0u) {
-    err = rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "weights format ", (int32_t)format,
-                   " unsupported (only DEFAULT)");
-  }
-  if (err == UTVM_OK) {
-    err = check_bias_type(r, o->quantized_bias_type);
-  }
-  return err;
-}
-
-static utvm_err_t decode_reshape(rd_t *r, const fb_table_t *t, utvm_model_operator_t *op) {
-  fb_vec_t v;
-  uint32_t i;
-  uint32_t unknown = 0u;
-  utvm_model_reshape_options_t *o = &op->options.u.reshape;
-  utvm_err_t err = fb_vector(r, t, 0u, 4u, &v);
-  if (err != UTVM_OK) {
-    return err;
-  }
-  if (v.len > UTVM_MODEL_MAX_DIMS) {
-    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape of rank ", (int32_t)v.len,
-                    " above the limit of 6 (UTVM_MODEL_MAX_DIMS)");
-  }
-  o->has_new_shape = v.len != 0u;
-  o->rank = v.len;
-  for (i = 0u; i < v.len; i++) {
-    o->new_shape[i] = fb_vec_i32(r, v.pos, i);
-    if (o->new_shape[i] < -1) {
-      return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape dimension ", o->new_shape[i],
-                      " below -1");
-    }
-    if (o->new_shape[i] == -1) {
-      unknown++;
-    }
-  }
-  if (unknown > 1u) {
-    return rd_fail(r, UTVM_ERR_MODEL_BAD_OPTION, "new_shape has more than one -1");
-  }
-  return UTVM_OK;
-}
-
-static utvm_err_t decode_squeeze(rd_t *r, const utvm_model_t *m, const fb_table_t *t,
-                                 utvm_model_operator_t *op) {
-  fb_vec_t v;
-  uint32_t i;
-  uint32_t rank;
-  utvm_model_squeeze_options_t *o = &op->options.u.squeeze;
-  utvm_err_t err = fb_vector(r, t, 0u, 4u, &v);
-  if (err != UTVM_OK) {
-    return err;
-  }
-  if (v.len > UTVM_MODEL_MAX_DIMS) {
-    return rd_fail_i32(r, UTVM_ERR_MODEL_BAD_OPTION, "squeeze_dims of length ", (int32_t)v.len,
-                    " above the limit of 6 (UTVM_MODEL_MAX_DIMS)");
-  }
-  err = tensor_rank(r, m, op->inputs[0], &rank);
-  o->count = v.len;
-  for (i = 0u; i < v.len && err == UTVM_OK; i++) {
-    err = normalise_axis(r, fb_vec_i32(r, v.pos, i), rank, &o->dims[i]);
-  }
-  return err;
-}
-
-static utvm_err_t decode_concatenation(rd_t *r, const utvm_model_t *m, const fb_table_t *t,
-                                       utvm_model_operator_t *op) {
-  int32_t axis;
-  uint32_t act;
-  uint32_t rank;
-  utvm_model_concatenation_options_t *o = &op->options.u.concatenation;
-  utvm_err_t err = fb_i32(r, t, 0u, 0, &axis);
-  if (err == UTVM_OK) {
-    err = fb_u8(r, t, 1u, 0u, &act);
-  }
-  if (err == UTVM_OK) {
-    err = check_activation(r, act, &o->activation);
-  }
-  if (err == UTVM_OK) {
-    err = tensor_rank(r, m, op->outputs[0], &rank);
-  }
-  if (err == UTVM_OK) {
-    err = normalise_axis(r, axis, rank, &o->axis);
-  }
-  return err;
-}
-
-static utvm_err_t decode_options(rd_t *r, const utvm_model_t *m, const fb_table_t *t,
-                                 utvm_model_operator_t *op) {
-  utvm_err_t err = UTVM_OK;
-  uint32_t act;
-  uint32_t beta;
-  uint64_t bits;
-  r->field = "options";
-  switch (op->options.kind) {
-    case UTVM_MODEL_OPTIONS_CONV_2D:
-      err = decode_conv(r, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_DEPTHWISE_CONV_2D:
-      err = decode_depthwise(r, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_FULLY_CONNECTED:
-      err = decode_fully_connected(r, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_POOL_2D:
-      err = decode_pool(r, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_ADD:
-      err = fb_u8(r, t, 0u, 0u, &act);
-      if (err == UTVM_OK) {
-        err = fb_bool(r, t, 1u, true, &op->options.u.add.pot_scale_int16);
-      }
-      if (err == UTVM_OK) {
-        err = check_activation(r, act, &op->options.u.add.activation);
-      }
-      break;
-    case UTVM_MODEL_OPTIONS_MUL:
-      err = fb_u8(r, t, 0u, 0u, &act);
-      if (err == UTVM_OK) {
-        err = check_activation(r, act, &op->options.u.mul.activation);
-      }
-      break;
-    case UTVM_MODEL_OPTIONS_SOFTMAX:
-      err = fb_scalar(r, t, 0u, 4u, 0u, &bits);
-      beta = (uint32_t)bits;
-      if (err == UTVM_OK && !positive_finite(beta)) {
-        err = rd_fail(r, UTVM_ERR_MODEL_BAD_OPTION, "beta is not a finite number > 0");
-      }
-      op->options.u.softmax.beta = to_f32(beta);
-      break;
-    case UTVM_MODEL_OPTIONS_RESHAPE:
-      err = decode_reshape(r, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_SQUEEZE:
-      err = decode_squeeze(r, m, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_CONCATENATION:
-      err = decode_concatenation(r, m, t, op);
-      break;
-    case UTVM_MODEL_OPTIONS_REDUCER:
-      err = fb_bool(r, t, 0u, false, &op->options.u.reducer.keep_dims);
-      break;
-    default:
-      /* no options */
-      break;
-  }
-  return err;
+/* True for an operator of UTVM_OP_LIST. */
+static bool supported(int32_t code) {
+#define READER_CODE_(name, c, op) (code == (c)) ||
+  return UTVM_OP_LIST(READER_CODE_) false;
+#undef READER_CODE_
 }
 
 /* Reads an operator's input or output tensor list into list[max]. */
@@ -835,18 +378,15 @@ static utvm_err_t decode_opcode(rd_t *r, const utvm_model_t *m, uint32_t i, int3
   return err;
 }
 
-/* Decodes and verifies operator index into *op. */
+/* Decodes and verifies operator index into *op: its code, operand lists and options table. */
 static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index,
                                   utvm_model_operator_t *op) {
   fb_table_t t;
   fb_table_t options;
   fb_vec_t ops = fb_vec_of(m->operators_, m->n_operators);
   uint32_t opcode_index;
-  uint32_t options_type;
-  uint32_t options2_type;
   int32_t code;
   const char *custom;
-  op_spec_t spec;
   utvm_err_t err;
   (void)memset(op, 0, sizeof(*op));
   rd_at(r, "operator", index);
@@ -874,43 +414,103 @@ static utvm_err_t decode_operator(rd_t *r, const utvm_model_t *m, uint32_t index
     utvm_text_str(&r->text, "'");
     return UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR;
   }
-  if (!op_spec(code, &spec)) {
+  if (!supported(code)) {
     return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "unsupported operator");
   }
   op->code = (utvm_model_op_t)code;
-  op->options.kind = spec.kind;
-  err = decode_operands(r, m, &t, 1u, spec.min_in, spec.max_in, spec.optional, op->inputs,
+  err = decode_operands(r, m, &t, 1u, 0u, UTVM_MODEL_MAX_OP_INPUTS, true, op->inputs,
                         &op->n_inputs);
   if (err == UTVM_OK) {
-    err = decode_operands(r, m, &t, 2u, 1u, 1u, false, op->outputs, &op->n_outputs);
+    err = decode_operands(r, m, &t, 2u, 1u, UTVM_MODEL_MAX_OP_OUTPUTS, false, op->outputs,
+                          &op->n_outputs);
   }
   if (err == UTVM_OK) {
     r->field = "options";
-    err = fb_u8(r, &t, 3u, 0u, &options_type);
+    err = fb_u8(r, &t, 3u, 0u, &op->options_type);
   }
   if (err == UTVM_OK) {
-    err = fb_u8(r, &t, 11u, 0u, &options2_type);
-  }
-  if (err == UTVM_OK &&
-      (options2_type != 0u || (options_type != 0u && options_type != spec.options_type))) {
-    rd_err_begin(r);
-    utvm_text_str(&r->text, "options of union type ");
-    utvm_text_u64(&r->text, (options2_type != 0u) ? options2_type : options_type);
-    utvm_text_str(&r->text, (options2_type != 0u) ? " (builtin_options_2)" : "");
-    utvm_text_str(&r->text, " unsupported for this operator");
-    err = UTVM_ERR_MODEL_BAD_OPTION;
+    err = fb_u8(r, &t, 11u, 0u, &op->options2_type);
   }
   fb_absent_table(&options);
-  if (err == UTVM_OK && options_type != 0u) {
+  if (err == UTVM_OK && op->options_type != 0u) {
     err = fb_subtable(r, &t, 4u, &options);
   }
   if (err == UTVM_OK) {
-    err = decode_options(r, m, &options, op);
-  }
-  if (err == UTVM_OK) {
+    op->options_ = options.pos;
     r->field = NULL;
   }
   return err;
+}
+
+/* Starts reading operator op's options table for the option readers. */
+static utvm_err_t option_table(rd_t *r, const utvm_model_t *m, uint32_t index,
+                               const utvm_model_operator_t *op, utvm_text_t *text,
+                               fb_table_t *t) {
+  rd_init(r, m, NULL, 0u);
+  if (text != NULL) {
+    r->text = *text;
+  }
+  rd_at(r, "operator", index);
+  r->code = (int32_t)op->code;
+  r->coded = true;
+  r->field = "options";
+  fb_absent_table(t);
+  return (op->options_ != 0u) ? fb_table_at(r, op->options_, t) : UTVM_OK;
+}
+
+static utvm_err_t option_done(const rd_t *r, utvm_err_t err, utvm_text_t *text) {
+  if (text != NULL) {
+    *text = r->text;
+  }
+  return err;
+}
+
+utvm_err_t utvm_model_option_bits(const utvm_model_t *m, uint32_t index,
+                                  const utvm_model_operator_t *op, uint32_t id, uint32_t width,
+                                  uint64_t def, uint64_t *bits, utvm_text_t *text) {
+  rd_t r;
+  fb_table_t t;
+  if (m == NULL || !m->valid_ || op == NULL || bits == NULL ||
+      (width != 1u && width != 2u && width != 4u && width != 8u)) {
+    return UTVM_ERR_MODEL_ARGUMENT;
+  }
+  utvm_err_t err = option_table(&r, m, index, op, text, &t);
+  if (err == UTVM_OK) {
+    err = fb_scalar(&r, &t, id, width, def, bits);
+  }
+  return option_done(&r, err, text);
+}
+
+utvm_err_t utvm_model_option_i32s(const utvm_model_t *m, uint32_t index,
+                                  const utvm_model_operator_t *op, uint32_t id, int32_t *values,
+                                  uint32_t max, uint32_t *count, utvm_text_t *text) {
+  rd_t r;
+  fb_table_t t;
+  fb_vec_t v;
+  uint32_t i;
+  if (m == NULL || !m->valid_ || op == NULL || values == NULL || count == NULL) {
+    return UTVM_ERR_MODEL_ARGUMENT;
+  }
+  *count = 0u;
+  utvm_err_t err = option_table(&r, m, index, op, text, &t);
+  if (err == UTVM_OK) {
+    err = fb_vector(&r, &t, id, 4u, &v);
+  }
+  if (err == UTVM_OK && v.len > max) {
+    rd_err_begin(&r);
+    utvm_text_str(&r.text, "a list of ");
+    utvm_text_u64(&r.text, v.len);
+    utvm_text_str(&r.text, " values, above the limit of ");
+    utvm_text_u64(&r.text, max);
+    err = UTVM_ERR_MODEL_BAD_OPTION;
+  }
+  for (i = 0u; err == UTVM_OK && i < v.len; i++) {
+    values[i] = fb_vec_i32(&r, v.pos, i);
+  }
+  if (err == UTVM_OK) {
+    *count = v.len;
+  }
+  return option_done(&r, err, text);
 }
 
 /* ---- public API ---- */

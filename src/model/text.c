@@ -60,11 +60,11 @@ const char *utvm_model_op_name(int32_t code) {
 }
 #else
 /* The supported operators' codes and names. */
-#define OP_NAME_(name, code) {(code), #name},
+#define OP_NAME_(name, code, op) {(code), #name},
 static const struct {
   int32_t code;
   const char *name;
-} op_names[] = {UTVM_MODEL_OP_LIST(OP_NAME_)};
+} op_names[] = {UTVM_OP_LIST(OP_NAME_)};
 #undef OP_NAME_
 
 const char *utvm_model_op_name(int32_t code) {

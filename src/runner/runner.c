@@ -5,14 +5,25 @@
  * Workspace: [tensor offsets][scratch offsets][operators][region], where the region first
  * holds the planner's working memory and then, once the plan is made, the operators' records
  * (so it is the larger of the two). Offsets are 32-bit (the planner's); each operator entry is
- * its code and its record's position in the region.
+ * its descriptor (utvm/ops.h) and its record's position in the region. Everything about one
+ * operator is in its operator file (src/ops); the runner only lays out, plans and calls.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "runner_internal.h"
+#include "utvm/runner.h"
+
+/* Records in the workspace start at multiples of this. */
+#define RUNNER_ALIGN UTVM_OP_RECORD_ALIGN
+
+/* One prepared operator: its descriptor and where its record starts, in bytes from the first
+ * record. */
+typedef struct {
+  const utvm_op_t *op;
+  uint32_t record;
+} runner_op_t;
 
 typedef struct {
   uint32_t *offsets;
@@ -34,6 +45,12 @@ static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
          runner_align((uint64_t)n_operators * sizeof(runner_op_t));
 }
 
+/* Bytes of operator op's record, SIZE_MAX for an operator without a descriptor. */
+static size_t record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  const utvm_op_t *d = utvm_op_find((int32_t)op->code);
+  return (d != NULL) ? d->record_size(m, op) : SIZE_MAX;
+}
+
 /* Bytes of every operator's record; SIZE_MAX if one cannot be decoded. */
 static uint64_t records_size(const utvm_model_t *m) {
   uint64_t total = 0u;
@@ -42,7 +59,7 @@ static uint64_t records_size(const utvm_model_t *m) {
     utvm_model_operator_t op;
     size_t size = SIZE_MAX;
     if (utvm_model_operator(m, k, &op) == UTVM_OK) {
-      size = runner_record_size(m, &op);
+      size = record_size(m, &op);
     }
     if (size == SIZE_MAX) {
       return (uint64_t)SIZE_MAX;
@@ -93,57 +110,30 @@ static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint3
 /* The kernels' scratch bytes for operator op (0 for shapes the prepare step will refuse). */
 static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
                                const utvm_model_operator_t *op, size_t *bytes) {
-  utvm_model_tensor_t in;
-  utvm_model_tensor_t f;
-  utvm_model_tensor_t out;
   const utvm_kernels_core_t core = *(const utvm_kernels_core_t *)ctx;
+  const utvm_op_t *d = utvm_op_find((int32_t)op->code);
   (void)index;
-  *bytes = 0u;
-  if (((op->code != UTVM_MODEL_OP_CONV_2D) && (op->code != UTVM_MODEL_OP_DEPTHWISE_CONV_2D) &&
-       (op->code != UTVM_MODEL_OP_FULLY_CONNECTED)) ||
-      (op->n_inputs < 2u) || (op->n_outputs < 1u) || (op->inputs[0] < 0) ||
-      (op->inputs[1] < 0)) {
-    return UTVM_OK;
-  }
-  if ((utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) != UTVM_OK) ||
-      (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) != UTVM_OK) ||
-      (utvm_model_tensor(m, (uint32_t)op->outputs[0], &out) != UTVM_OK)) {
-    return UTVM_ERR_RUNNER_OPERANDS;
-  }
-  if ((op->code == UTVM_MODEL_OP_FULLY_CONNECTED) && (f.rank == 2u) && (f.dims[0] > 0)) {
-    const uint64_t batches = (uint64_t)out.elements / (uint64_t)f.dims[0];
-    if (batches <= (uint64_t)INT32_MAX) {
-      *bytes = utvm_fully_connected_s8_scratch_size((int32_t)batches, f.dims[1], f.dims[0]);
-    }
-  } else if ((in.rank == 4u) && (f.rank == 4u) && (out.rank == 4u)) {
-    const utvm_dims_t di = {in.dims[0], in.dims[1], in.dims[2], in.dims[3]};
-    const utvm_dims_t df = {f.dims[0], f.dims[1], f.dims[2], f.dims[3]};
-    const utvm_dims_t dout = {out.dims[0], out.dims[1], out.dims[2], out.dims[3]};
-    *bytes = (op->code == UTVM_MODEL_OP_CONV_2D)
-                 ? utvm_conv2d_s8_scratch_size_for(core, &di, &df, &dout)
-                 : utvm_depthwise_conv2d_s8_scratch_size(&di, &df, &dout);
-  } else {
-    /* refused when prepared */
-  }
+  *bytes = ((d != NULL) && (d->scratch_size != NULL)) ? d->scratch_size(core, m, op) : 0u;
   return UTVM_OK;
 }
 
 /* Prepares every operator into the region, after planning. */
 static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, utvm_text_t *text) {
-  runner_prepare_ctx_t ctx;
+  utvm_op_context_t ctx;
   uint64_t at = 0u;
   uint32_t k;
   utvm_err_t err = UTVM_OK;
-  ctx.m = m;
+  ctx.model = m;
   ctx.offsets = l->offsets;
-  ctx.scratch_offsets = l->scratch_offsets;
   ctx.text = text;
   for (k = 0u; (k < m->n_operators) && (err == UTVM_OK); k++) {
     utvm_model_operator_t op;
     size_t size = SIZE_MAX;
+    const utvm_op_t *d = NULL;
     err = utvm_model_operator(m, k, &op);
     if (err == UTVM_OK) {
-      size = runner_record_size(m, &op);
+      d = utvm_op_find((int32_t)op.code);
+      size = (d != NULL) ? d->record_size(m, &op) : SIZE_MAX;
     }
     if ((err != UTVM_OK) || (size == SIZE_MAX) || ((at + (uint64_t)size) > l->region_size) ||
         (at > (uint64_t)UINT32_MAX)) {
@@ -151,9 +141,11 @@ static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, u
       utvm_text_str(text, "cannot be decoded");
       err = UTVM_ERR_RUNNER_OPERANDS;
     } else {
-      void *record = &l->region[at];
-      err = runner_prepare(&ctx, k, &op, record, size);
-      l->ops[k].code = op.code;
+      ctx.op = &op;
+      ctx.index = k;
+      ctx.scratch = l->scratch_offsets[k];
+      err = utvm_op_prepare(d, &ctx, &l->region[at], size);
+      l->ops[k].op = d;
       l->ops[k].record = (uint32_t)at;
       at += (uint64_t)size;
     }
@@ -240,6 +232,7 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   r->model_ = m;
   r->arena_ = arena_bytes;
   r->offsets_ = l.offsets;
+  r->scratch_offsets_ = l.scratch_offsets;
   r->ops_ = l.ops;
   r->records_ = l.region;
   r->ready_ = true;
@@ -301,9 +294,9 @@ utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   const runner_op_t *ops = (const runner_op_t *)r->ops_;
-  const utvm_err_t err = runner_execute(ops[k].code, &r->records_[ops[k].record], r->arena_);
+  const utvm_err_t err = ops[k].op->execute(&r->records_[ops[k].record], r->arena_);
   if (err != UTVM_OK) {
-    utvm_model_text_operator(&text, k, (int32_t)ops[k].code);
+    utvm_model_text_operator(&text, k, ops[k].op->code);
     utvm_text_str(&text, utvm_strerror(err));
   }
   return err;
@@ -319,4 +312,43 @@ utvm_err_t utvm_runner_invoke(utvm_runner_t *r) {
     err = utvm_runner_invoke_operator(r, 0u); /* writes the text */
   }
   return err;
+}
+
+utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_params_t *p,
+                                 utvm_op_operands_t *operands) {
+  utvm_model_operator_t op;
+  uint32_t i;
+  const char *why = "";
+  if ((r == NULL) || (p == NULL) || (operands == NULL) || !r->ready_ || (k >= r->n_operators) ||
+      (utvm_model_operator(r->model_, k, &op) != UTVM_OK)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  (void)memset(p, 0, sizeof(*p));
+  (void)memset(operands, 0, sizeof(*operands));
+  const runner_op_t *ops = (const runner_op_t *)r->ops_;
+  const utvm_op_t *d = ops[k].op;
+  const uint32_t take = d->kernel_inputs(&op);
+  if ((take > UTVM_OP_PARAMS_MAX_INPUTS) || (take > op.n_inputs) || (op.n_outputs != 1u) ||
+      (op.outputs[0] < 0)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  for (i = 0u; i < take; i++) {
+    if (op.inputs[i] < 0) {
+      return UTVM_ERR_RUNNER_ARGUMENT;
+    }
+    operands->inputs[i] = (uint32_t)op.inputs[i];
+  }
+  operands->n_inputs = take;
+  operands->output = (uint32_t)op.outputs[0];
+  d->export_params(&r->records_[ops[k].record], r->core_, p);
+  p->n_inputs = take;
+  return utvm_op_params_check(p, &why);
+}
+
+utvm_err_t utvm_runner_op_scratch(const utvm_runner_t *r, uint32_t k, uint32_t *offset) {
+  if ((r == NULL) || (offset == NULL) || !r->ready_ || (k >= r->n_operators)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  *offset = r->scratch_offsets_[k];
+  return UTVM_OK;
 }

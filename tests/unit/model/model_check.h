@@ -78,7 +78,7 @@ static inline const char *model_exercise(const utvm_model_t *m, uint32_t *checks
         return "operator output out of range";
       }
     }
-    sum += (uint32_t)op.code + (uint32_t)op.options.kind + (uint32_t)strlen(utvm_model_op_name((int32_t)op.code));
+    sum += (uint32_t)op.code + op.options_type + (uint32_t)strlen(utvm_model_op_name((int32_t)op.code));
   }
   if (utvm_model_operator(m, m->n_operators, &op) == UTVM_OK) {
     return "operator accessor accepted an index out of range";

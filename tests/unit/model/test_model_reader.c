@@ -20,6 +20,7 @@
 #include "model_check.h"
 #include "tflite_builder.h"
 #include "utvm/model.h"
+#include "utvm/runner.h"
 
 #ifndef UTVM_SHARED_DIR
 #error "UTVM_SHARED_DIR must name the shared/ folder"
@@ -224,82 +225,72 @@ static void check_tensor(const char *where, const utvm_model_t *m, int32_t index
   }
 }
 
-/* The decoded value of a cases.json option key (and its list, for list options). */
-static double option_value(const utvm_model_operator_t *op, const char *key, const int32_t **list,
-                           uint32_t *list_len) {
-  const utvm_model_options_t *o = &op->options;
-  *list = NULL;
+/* Where a cases.json option key is stored in its operator's options table (TFLite schema):
+ * field id and storage (1 unsigned byte, -1 signed byte, 4 int32, 'f' float32, 'l' int32 list). */
+typedef struct {
+  int32_t code;
+  const char *key;
+  uint32_t id;
+  int32_t storage;
+  int64_t def;
+} option_field_t;
+
+static const option_field_t kOptionFields[] = {
+    {3, "padding", 0u, 1, 0}, {3, "strideW", 1u, 4, 0}, {3, "strideH", 2u, 4, 0},
+    {3, "fusedActivationFunction", 3u, 1, 0}, {3, "dilationWFactor", 4u, 4, 1},
+    {3, "dilationHFactor", 5u, 4, 1}, {3, "quantizedBiasType", 6u, -1, 0},
+    {4, "padding", 0u, 1, 0}, {4, "strideW", 1u, 4, 0}, {4, "strideH", 2u, 4, 0},
+    {4, "depthMultiplier", 3u, 4, 0}, {4, "fusedActivationFunction", 4u, 1, 0},
+    {4, "dilationWFactor", 5u, 4, 1}, {4, "dilationHFactor", 6u, 4, 1},
+    {9, "fusedActivationFunction", 0u, 1, 0}, {9, "weightsFormat", 1u, 1, 0},
+    {9, "keepNumDims", 2u, 1, 0}, {9, "asymmetricQuantizeInputs", 3u, 1, 0},
+    {9, "quantizedBiasType", 4u, -1, 0},
+    {1, "padding", 0u, 1, 0}, {1, "strideW", 1u, 4, 0}, {1, "strideH", 2u, 4, 0},
+    {1, "filterWidth", 3u, 4, 0}, {1, "filterHeight", 4u, 4, 0},
+    {1, "fusedActivationFunction", 5u, 1, 0},
+    {17, "padding", 0u, 1, 0}, {17, "strideW", 1u, 4, 0}, {17, "strideH", 2u, 4, 0},
+    {17, "filterWidth", 3u, 4, 0}, {17, "filterHeight", 4u, 4, 0},
+    {17, "fusedActivationFunction", 5u, 1, 0},
+    {0, "fusedActivationFunction", 0u, 1, 0}, {0, "potScaleInt16", 1u, 1, 1},
+    {18, "fusedActivationFunction", 0u, 1, 0}, {25, "beta", 0u, 'f', 0},
+    {22, "newShape", 0u, 'l', 0}, {43, "squeezeDims", 0u, 'l', 0},
+    {2, "axis", 0u, 4, 0}, {2, "fusedActivationFunction", 1u, 1, 0},
+    {40, "keepDims", 0u, 1, 0}};
+
+/* The value of a cases.json option key as stored (and its list, for list options), read with
+ * the model's option readers. */
+static double option_value(const utvm_model_t *m, uint32_t index, const utvm_model_operator_t *op,
+                           const char *key, int32_t *list, uint32_t *list_len) {
+  size_t i;
   *list_len = 0u;
-  switch (o->kind) {
-    case UTVM_MODEL_OPTIONS_CONV_2D:
-      if (strcmp(key, "padding") == 0) return o->u.conv2d.padding;
-      if (strcmp(key, "strideW") == 0) return o->u.conv2d.stride_w;
-      if (strcmp(key, "strideH") == 0) return o->u.conv2d.stride_h;
-      if (strcmp(key, "dilationWFactor") == 0) return o->u.conv2d.dilation_w;
-      if (strcmp(key, "dilationHFactor") == 0) return o->u.conv2d.dilation_h;
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.conv2d.activation;
-      if (strcmp(key, "quantizedBiasType") == 0) return o->u.conv2d.quantized_bias_type;
-      break;
-    case UTVM_MODEL_OPTIONS_DEPTHWISE_CONV_2D:
-      if (strcmp(key, "padding") == 0) return o->u.depthwise.padding;
-      if (strcmp(key, "strideW") == 0) return o->u.depthwise.stride_w;
-      if (strcmp(key, "strideH") == 0) return o->u.depthwise.stride_h;
-      if (strcmp(key, "dilationWFactor") == 0) return o->u.depthwise.dilation_w;
-      if (strcmp(key, "dilationHFactor") == 0) return o->u.depthwise.dilation_h;
-      if (strcmp(key, "depthMultiplier") == 0) return o->u.depthwise.depth_multiplier;
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.depthwise.activation;
-      break;
-    case UTVM_MODEL_OPTIONS_FULLY_CONNECTED:
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.fully_connected.activation;
-      if (strcmp(key, "weightsFormat") == 0) return 0.0; /* verified DEFAULT */
-      if (strcmp(key, "keepNumDims") == 0) return o->u.fully_connected.keep_num_dims;
-      if (strcmp(key, "asymmetricQuantizeInputs") == 0)
-        return o->u.fully_connected.asymmetric_quantize_inputs;
-      if (strcmp(key, "quantizedBiasType") == 0) return o->u.fully_connected.quantized_bias_type;
-      break;
-    case UTVM_MODEL_OPTIONS_POOL_2D:
-      if (strcmp(key, "padding") == 0) return o->u.pool2d.padding;
-      if (strcmp(key, "strideW") == 0) return o->u.pool2d.stride_w;
-      if (strcmp(key, "strideH") == 0) return o->u.pool2d.stride_h;
-      if (strcmp(key, "filterWidth") == 0) return o->u.pool2d.filter_w;
-      if (strcmp(key, "filterHeight") == 0) return o->u.pool2d.filter_h;
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.pool2d.activation;
-      break;
-    case UTVM_MODEL_OPTIONS_ADD:
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.add.activation;
-      if (strcmp(key, "potScaleInt16") == 0) return o->u.add.pot_scale_int16;
-      break;
-    case UTVM_MODEL_OPTIONS_MUL:
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.mul.activation;
-      break;
-    case UTVM_MODEL_OPTIONS_SOFTMAX:
-      if (strcmp(key, "beta") == 0) return (double)o->u.softmax.beta;
-      break;
-    case UTVM_MODEL_OPTIONS_RESHAPE:
-      if (strcmp(key, "newShape") == 0) {
-        *list = o->u.reshape.new_shape;
-        *list_len = o->u.reshape.rank;
-        return 0.0;
-      }
-      break;
-    case UTVM_MODEL_OPTIONS_SQUEEZE:
-      if (strcmp(key, "squeezeDims") == 0) {
-        *list = o->u.squeeze.dims;
-        *list_len = o->u.squeeze.count;
-        return 0.0;
-      }
-      break;
-    case UTVM_MODEL_OPTIONS_CONCATENATION:
-      if (strcmp(key, "axis") == 0) return o->u.concatenation.axis;
-      if (strcmp(key, "fusedActivationFunction") == 0) return o->u.concatenation.activation;
-      break;
-    case UTVM_MODEL_OPTIONS_REDUCER:
-      if (strcmp(key, "keepDims") == 0) return o->u.reducer.keep_dims;
-      break;
-    default:
-      break;
+  for (i = 0u; i < sizeof(kOptionFields) / sizeof(kOptionFields[0]); i++) {
+    const option_field_t *f = &kOptionFields[i];
+    uint64_t bits = 0u;
+    if (f->code != (int32_t)op->code || strcmp(f->key, key) != 0) {
+      continue;
+    }
+    if (f->storage == 'l') {
+      assert_int_equal(utvm_model_option_i32s(m, index, op, f->id, list, UTVM_MODEL_MAX_DIMS,
+                                              list_len, NULL),
+                       UTVM_OK);
+      return 0.0;
+    }
+    const uint32_t width = (f->storage == 1 || f->storage == -1) ? 1u : 4u;
+    assert_int_equal(utvm_model_option_bits(m, index, op, f->id, width, (uint64_t)f->def & 0xFFu,
+                                            &bits, NULL),
+                     UTVM_OK);
+    if (f->storage == 'f') {
+      float v;
+      uint32_t b32 = (uint32_t)bits;
+      memcpy(&v, &b32, sizeof(v));
+      return (double)v;
+    }
+    if (f->storage == -1) {
+      return (double)(int8_t)(uint8_t)bits;
+    }
+    return (width == 1u) ? (double)bits : (double)(int32_t)(uint32_t)bits;
   }
-  fail_msg("option %s not decoded for %s", key, utvm_model_op_name((int32_t)op->code));
+  fail_msg("option %s not known for %s", key, utvm_model_op_name((int32_t)op->code));
   return 0.0;
 }
 
@@ -344,9 +335,9 @@ static void test_operator_cases(void **state) {
       }
       for (k = 0u; k < want->n_options; k++) {
         const case_option_t *o = &want->options[k];
-        const int32_t *list;
+        int32_t list[UTVM_MODEL_MAX_DIMS];
         uint32_t len;
-        double got = option_value(&op, o->key, &list, &len);
+        double got = option_value(&m, i, &op, o->key, list, &len);
         if (o->list_len != 0u) {
           assert_int_equal(len, o->list_len);
           assert_memory_equal(list, o->list, len * sizeof(int32_t));
@@ -379,8 +370,25 @@ static void expect_error(const tb_spec_t *s, utvm_err_t code, const char *text) 
   }
 }
 
+/* s opens, and preparing it (the operator files' checks) fails with code and text. */
+static void expect_prepare_error(const tb_spec_t *s, utvm_err_t code, const char *text) {
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  utvm_err_t err = open_spec(s, &m, NULL);
+  if (err != UTVM_OK) {
+    fail_msg("open: %s \"%s\"", utvm_strerror(err), m.error);
+  }
+  err = utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u);
+  if (err != code || strstr(r.error, text) == NULL) {
+    fail_msg("got %s \"%s\", expected %s \"%s\"", utvm_strerror(err), r.error,
+             utvm_strerror(code), text);
+  }
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
+  uint64_t bits = 0u;
   utvm_model_t m;
   utvm_model_tensor_t t;
   utvm_model_operator_t op;
@@ -404,8 +412,9 @@ static void test_built_valid(void **state) {
   assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
   assert_int_equal(op.code, UTVM_MODEL_OP_FULLY_CONNECTED);
   assert_int_equal(op.inputs[2], -1);
-  assert_int_equal(op.options.kind, UTVM_MODEL_OPTIONS_FULLY_CONNECTED);
-  assert_int_equal(op.options.u.fully_connected.activation, UTVM_MODEL_ACT_RELU);
+  assert_int_equal(op.options_type, 8u); /* FullyConnectedOptions */
+  assert_int_equal(utvm_model_option_bits(&m, 0u, &op, 0u, 1u, 0u, &bits, NULL), UTVM_OK);
+  assert_int_equal(bits, 1u); /* RELU */
   assert_int_equal(open_and_exercise(built, b.n, 5u), UTVM_OK);
   /* field 3 (builtin_code) at 0 with the code in field 0, and the reverse */
   s.builtin[0] = 0;
@@ -419,7 +428,8 @@ static void test_built_valid(void **state) {
   s.op[0].options_type = 0u;
   assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
   assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
-  assert_int_equal(op.options.u.fully_connected.activation, UTVM_MODEL_ACT_NONE);
+  assert_int_equal(utvm_model_option_bits(&m, 0u, &op, 0u, 1u, 0u, &bits, NULL), UTVM_OK);
+  assert_int_equal(bits, 0u); /* the default, NONE */
 }
 
 static void test_built_errors(void **state) {
@@ -451,26 +461,30 @@ static void test_built_errors(void **state) {
                "operator 0 (CUSTOM): unsupported custom operator 'MyOp'");
   tb_default(&s);
   s.op[0].fields[0].value = 4u;
-  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
-               "operator 0 (FULLY_CONNECTED): options: unsupported fused activation TANH");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (FULLY_CONNECTED): options: unsupported fused activation TANH");
   tb_default(&s);
   s.op[0].n_fields = 2u;
   s.op[0].fields[1] = (tb_field_t){1u, 1u, 1u};
-  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "weights format 1 unsupported");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "weights format 1 unsupported");
   tb_default(&s);
   s.op[0].options_type = 1u; /* Conv2DOptions on a FULLY_CONNECTED */
-  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "options of union type 1 unsupported");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "options of union type 1 unsupported");
   tb_default(&s);
   s.op[0].in[1] = 7;
   expect_error(&s, UTVM_ERR_MODEL_INDEX,
                "operator 0 (FULLY_CONNECTED): inputs: tensor index 7 out of range (model has 3 "
                "tensors)");
   tb_default(&s);
+  s.op[0].in[0] = -2;
+  expect_error(&s, UTVM_ERR_MODEL_INDEX, "tensor index -2 out of range");
+  tb_default(&s);
   s.op[0].in[0] = -1;
-  expect_error(&s, UTVM_ERR_MODEL_INDEX, "tensor index -1 out of range");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPERANDS,
+                       "operator 0 (FULLY_CONNECTED): inputs: a required input is absent (-1)");
   tb_default(&s);
   s.op[0].n_in = 1u;
-  expect_error(&s, UTVM_ERR_MODEL_BAD_OPERANDS, "inputs: 1 tensors, expected 2 to 3");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPERANDS, "inputs: 1 tensors, expected 2 to 3");
   tb_default(&s);
   s.op[0].opcode_index = 4u;
   expect_error(&s, UTVM_ERR_MODEL_INDEX, "opcode index 4 out of range (model has 1 operator codes)");
@@ -528,16 +542,19 @@ static void test_built_errors(void **state) {
     utvm_model_operator_t op;
     assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
     assert_int_equal(utvm_model_operator(&m, 0u, &op), UTVM_OK);
-    assert_int_equal(op.options.u.conv2d.dilation_w, 1); /* schema default */
+    uint64_t dilation = 0u;
+    assert_int_equal(utvm_model_option_bits(&m, 0u, &op, 4u, 4u, 1u, &dilation, NULL), UTVM_OK);
+    assert_int_equal(dilation, 1u); /* schema default */
   }
   s.op[0].fields[1].value = 0u;
-  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "operator 0 (CONV_2D): options: stride_h 0 is not >= 1");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (CONV_2D): options: stride_h 0 is not >= 1");
   tb_default(&s);
   s.builtin[0] = 25;
   s.deprecated[0] = 25;
   s.op[0] = (tb_op_t){0u, 1u, {0}, 1u, {2}, 9u, 1u, {{0u, 4u, 0u}}};
   s.t[2].dims[1] = 4;
-  expect_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "beta is not a finite number > 0");
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "beta is not a finite number > 0");
 }
 
 static void test_built_truncated_vector(void **state) {

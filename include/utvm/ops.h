@@ -1,0 +1,305 @@
+/*
+ * utvm operators: everything utvm knows about one TFLite operator, in one file per operator
+ * (src/ops/<operator>.c): its options, the checks and integer parameters of its Prepare, its
+ * kernel call, its export to op params, the op-params body of its kernel functions and the
+ * kernel call the code emitter writes. Two tables are generated from two lists and nothing
+ * else names an operator:
+ *
+ *  - UTVM_OP_LIST (utvm/model.h): the TFLite operators the reader accepts, each with the
+ *    descriptor (utvm_op_t) of its operator file;
+ *  - UTVM_OP_KIND_LIST (below): the kernel functions ("kinds" of op params), each with the
+ *    descriptor (utvm_op_kind_info_t) of the operator file that defines it. An operator may
+ *    have several kinds (QUANTIZE: from float or int8) and a kind several operators
+ *    (RESHAPE, SQUEEZE).
+ *
+ * The model runner (utvm/runner.h) prepares and runs operators through utvm_op_find(); the
+ * kernel functions (utvm/kfuncs.h) run op params through utvm_op_kind_info(); the host's code
+ * emitter writes calls from utvm_op_kind_emit(). Device code: no heap, no recursion, no static
+ * state; a firmware links only the phases it calls (function and data sections).
+ */
+#ifndef UTVM_OPS_H
+#define UTVM_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/error.h"
+#include "utvm/kernels.h"
+#include "utvm/model.h"
+#include "utvm/text.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Operator parameters ("op params"): one operator's kernel call as int32 words ----------
+ *
+ * A pointer-free, versioned, little-endian int32 array holding everything a kernel call needs
+ * that is not an operand tensor (layout in docs/KERNEL_FUNCS.md): word 0 UTVM_OP_PARAMS_MAGIC
+ * (version in the low half), word 1 the kind, word 2 the word count, word 3 the number of
+ * input operand tensors, word 4 the scratch bytes, then the kind's body. The host compiler
+ * encodes them (utvm_runner_op_params + utvm_op_params_encode) and the kernel functions
+ * (utvm/kfuncs.h) decode them; decode validates everything against the word count. */
+
+/* Magic and version of the format (word 0). */
+#define UTVM_OP_PARAMS_MAGIC 0x504B0001
+/* Words of the header. */
+#define UTVM_OP_PARAMS_HEADER_WORDS 5u
+/* Most input operand tensors of one operator (CONCATENATION): with the op-params tensor and
+ * the output, TVM's C graph executor passes at most 9 tensors. */
+#define UTVM_OP_PARAMS_MAX_INPUTS 7u
+/* Largest operand tensor in elements (and in bytes), and largest scratch request. */
+#define UTVM_OP_PARAMS_MAX_ELEMENTS 0x7FFFFFFFu
+
+/* The kernel functions, one entry each, in kind order from 1: X(A, KIND, name) is the kind
+ * UTVM_OP_<KIND> (word 1 of the op params), the kernel utvm_<name> (utvm/kernels.h) and the kernel
+ * function utvm_k_<name> (utvm/kfuncs.h). A is passed through to X unchanged (for adapters such as
+ * UTVM_KFUNCS_LIST). Every kind table is generated from this list: a new kernel function is one
+ * line here. Kinds are part of the op-params format: never reorder, only append. */
+#define UTVM_OP_KIND_LIST(X, A)                                                                    \
+  X(A, CONV2D_S8, conv2d_s8)                                                                       \
+  X(A, DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8)                                                   \
+  X(A, FULLY_CONNECTED_S8, fully_connected_s8)                                                     \
+  X(A, AVG_POOL2D_S8, avg_pool2d_s8)                                                               \
+  X(A, MAX_POOL2D_S8, max_pool2d_s8)                                                               \
+  X(A, ADD_S8, add_s8)                                                                             \
+  X(A, MUL_S8, mul_s8)                                                                             \
+  X(A, SOFTMAX_S8, softmax_s8)                                                                     \
+  X(A, LOGISTIC_S8, logistic_s8)                                                                   \
+  X(A, TANH_S8, tanh_s8)                                                                           \
+  X(A, PAD_S8, pad_s8)                                                                             \
+  X(A, CONCATENATION_S8, concatenation_s8)                                                         \
+  X(A, MEAN_S8, mean_s8)                                                                           \
+  X(A, QUANTIZE_F32_S8, quantize_f32_s8)                                                           \
+  X(A, REQUANTIZE_S8, requantize_s8)                                                               \
+  X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
+  X(A, RESHAPE, reshape)
+
+/* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
+#define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
+typedef enum {
+  UTVM_OP_KIND_NONE_ = 0,
+  UTVM_OP_KIND_LIST(UTVM_OP_KIND_ENUM_, 0)
+  UTVM_OP_KIND_END_
+} utvm_op_kind_t;
+#undef UTVM_OP_KIND_ENUM_
+
+/* Highest kind. */
+#define UTVM_OP_KIND_MAX ((int32_t)UTVM_OP_KIND_END_ - 1)
+
+/* The kernel function of a kind ("utvm_k_conv2d_s8", utvm/kfuncs.h), or NULL if unknown. */
+const char *utvm_op_kind_function(utvm_op_kind_t kind);
+
+/* Element types of operand tensors (DLPack codes: int 0, uint 1, float 2). */
+typedef enum {
+  UTVM_OP_TYPE_ANY = 0,   /* RESHAPE: any type, only the bytes count */
+  UTVM_OP_TYPE_INT8 = 1,
+  UTVM_OP_TYPE_INT32 = 2,
+  UTVM_OP_TYPE_FLOAT32 = 3
+} utvm_op_type_t;
+
+/* One operand tensor as the call needs it: type and bytes (elements x element size). */
+typedef struct {
+  utvm_op_type_t type;
+  uint32_t bytes;
+} utvm_op_operand_t;
+
+/* An operator's call in decoded form. Which fields count depends on kind (see
+ * docs/KERNEL_FUNCS.md); decode and utvm_op_params_check fill operands[] (inputs, then the
+ * output: n_inputs + 1 entries). quant's arrays point into the decoded words (or, from the
+ * runner, into its records). */
+typedef struct {
+  utvm_op_kind_t kind;
+  uint32_t n_inputs;          /* input operand tensors (the op-params tensor not counted) */
+  uint32_t scratch_bytes;     /* kernel scratch planned (for the runner's core, see
+                                 utvm_runner_options_t; another core may need more) */
+  utvm_dims_t dims[3];        /* CONV/DEPTHWISE: input, filter, output; POOL: input, output;
+                                 PAD: input */
+  utvm_shape_t shapes[UTVM_OP_PARAMS_MAX_INPUTS + 1u]; /* ADD/MUL: input 1, input 2, output;
+                                 CONCATENATION: inputs then output; MEAN: input */
+  int32_t batches;            /* FULLY_CONNECTED */
+  int32_t depth;              /* FULLY_CONNECTED input depth, SOFTMAX row length */
+  int32_t units;              /* FULLY_CONNECTED */
+  int32_t size;               /* element-wise operators: elements; SOFTMAX: rows x depth */
+  uint32_t bytes;             /* RESHAPE */
+  float scale;                /* QUANTIZE_F32 (output), DEQUANTIZE (input) */
+  int32_t zero_point;
+  int32_t axis;               /* CONCATENATION */
+  int32_t n_axes;             /* MEAN */
+  int32_t axes[UTVM_KERNEL_MAX_RANK];
+  uint32_t has_bias;          /* CONV, DEPTHWISE, FULLY_CONNECTED: 1 if input 2 is the bias */
+  utvm_per_channel_quant_t quant; /* CONV, DEPTHWISE, FULLY_CONNECTED */
+  union {
+    utvm_conv2d_params_t conv;
+    utvm_depthwise_conv2d_params_t depthwise;
+    utvm_fully_connected_params_t fc;
+    utvm_pool2d_params_t pool;
+    utvm_add_params_t add;
+    utvm_mul_params_t mul;
+    utvm_softmax_params_t softmax;
+    utvm_logistic_params_t logistic;
+    utvm_requantize_params_t requantize;
+    utvm_pad_params_t pad;
+    utvm_mean_params_t mean;
+  } p;
+  utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
+} utvm_op_params_t;
+
+/* The model tensors of an operator's operands, in the kernel function's order. */
+typedef struct {
+  uint32_t n_inputs;
+  uint32_t inputs[UTVM_OP_PARAMS_MAX_INPUTS];
+  uint32_t output;
+} utvm_op_operands_t;
+
+/* Checks p's fields (kind, counts, shapes, sizes, shift ranges) and fills p->operands.
+ * UTVM_ERR_KFUNC_PARAMS with *why (a static text) naming the problem. */
+utvm_err_t utvm_op_params_check(utvm_op_params_t *p, const char **why);
+
+/* Words p encodes to (after utvm_op_params_check succeeded), or 0 for an unknown kind. */
+uint32_t utvm_op_params_words(const utvm_op_params_t *p);
+
+/* Checks p and writes its words into words[cap]; *n_words receives the count.
+ * UTVM_ERR_KFUNC_PARAMS (as check) or UTVM_ERR_KFUNC_CAPACITY when cap is too small. */
+utvm_err_t utvm_op_params_encode(utvm_op_params_t *p, int32_t *words, uint32_t cap,
+                                 uint32_t *n_words, const char **why);
+
+/* Decodes and validates words[n_words] into *p (never reads past n_words): quant's arrays
+ * point into words, which must stay valid (the shift bytes are read in place, so this format
+ * is for little-endian machines). UTVM_ERR_KFUNC_PARAMS with *why naming the problem. */
+utvm_err_t utvm_op_params_decode(const int32_t *words, uint32_t n_words, utvm_op_params_t *p,
+                                 const char **why);
+
+/* ---- Operators: one descriptor per TFLite operator of UTVM_OP_LIST ------------------------- */
+
+/* What an operator's prepare step gets: the operator, where the plan put its tensors, and the
+ * text to write its error into ("operator <index> (<NAME>): " is written by the operator). */
+typedef struct {
+  const utvm_model_t *model;
+  const utvm_model_operator_t *op;
+  uint32_t index;               /* the operator's index in the model */
+  const uint32_t *offsets;      /* every tensor's arena offset, or UTVM_PLAN_NO_OFFSET */
+  uint32_t scratch;             /* this operator's scratch offset, or UTVM_PLAN_NO_OFFSET */
+  utvm_text_t *text;
+} utvm_op_context_t;
+
+/* One TFLite operator's phases. The record is the operator's own compact form of its kernel
+ * call (parameters and operand places), prepared once into the runner's workspace. */
+typedef struct {
+  int32_t code;                 /* TFLite BuiltinOperator */
+  uint8_t min_inputs;           /* inputs 0..min_inputs-1 are required; later ones may be -1 */
+  uint8_t max_inputs;
+  uint8_t options_type;         /* BuiltinOptions union type accepted besides none (0: none) */
+  /* Bytes of the record for op (a multiple of UTVM_OP_RECORD_ALIGN): enough for any operands
+   * (those prepare refuses included). */
+  size_t (*record_size)(const utvm_model_t *m, const utvm_model_operator_t *op);
+  /* Scratch bytes the kernels of core need for op (0 for shapes prepare will refuse); NULL
+   * when the operator never needs scratch. */
+  size_t (*scratch_size)(utvm_kernels_core_t core, const utvm_model_t *m,
+                         const utvm_model_operator_t *op);
+  /* Decodes the options, checks every operand and fills the record (size bytes, aligned to
+   * UTVM_OP_RECORD_ALIGN); on failure writes c->text and returns UTVM_ERR_MODEL_BAD_OPTION,
+   * UTVM_ERR_MODEL_BAD_OPERANDS, UTVM_ERR_RUNNER_OPERANDS, UTVM_ERR_RUNNER_UNSUPPORTED or a
+   * kernel's error. */
+  utvm_err_t (*prepare)(const utvm_op_context_t *c, void *record, size_t size);
+  /* Runs the prepared record on arena (a kernel's error, if any). */
+  utvm_err_t (*execute)(const void *record, uint8_t *arena);
+  /* The record as op params (n_inputs left to the caller) for the kernels of core. */
+  void (*export_params)(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
+  /* Input operands the kernel function takes (the first ones of the operator, present). */
+  uint32_t (*kernel_inputs)(const utvm_model_operator_t *op);
+} utvm_op_t;
+
+/* Records start at multiples of this many bytes. */
+#define UTVM_OP_RECORD_ALIGN 8u
+
+/* The descriptor of TFLite operator code, or NULL for an operator utvm does not have. */
+const utvm_op_t *utvm_op_find(int32_t code);
+
+/* Prepares c->op with its descriptor d: checks the operand counts (one output; "inputs: 1
+ * tensors, expected 2 to 3", UTVM_ERR_MODEL_BAD_OPERANDS) and the options' union type
+ * (UTVM_ERR_MODEL_BAD_OPTION), then d->prepare. */
+utvm_err_t utvm_op_prepare(const utvm_op_t *d, const utvm_op_context_t *c, void *record,
+                           size_t size);
+
+/* ---- Kinds: one descriptor per kernel function of UTVM_OP_KIND_LIST ---------------------- */
+
+/* Reading, writing or counting op-params words (internal to src/ops). */
+typedef struct utvm_op_walk_s utvm_op_walk_t;
+
+/* One kernel function's op params and call. */
+typedef struct {
+  /* Walks the body's fields in format order (utvm_op_walk_* of src/ops). */
+  void (*walk)(utvm_op_walk_t *w, utvm_op_params_t *p);
+  /* Checks the body against p->n_inputs and fills p->operands (inputs, then the output);
+   * NULL, or a static text naming the problem. */
+  const char *(*check)(utvm_op_params_t *p);
+  /* Bytes of scratch this device's kernel needs (NULL: none). */
+  size_t (*scratch)(const utvm_op_params_t *p);
+  /* Calls the kernel: data[0..n_inputs) are the inputs, data[n_inputs] the output, each of
+   * the bytes and type of p->operands. */
+  utvm_err_t (*run)(const utvm_op_params_t *p, void *const *data, void *scratch);
+} utvm_op_kind_info_t;
+
+/* The descriptor of kind, or NULL if unknown. */
+const utvm_op_kind_info_t *utvm_op_kind_info(utvm_op_kind_t kind);
+
+/* ---- The kernel call as C, for the host's code emitter ------------------------------------- */
+
+/* The arguments of a kernel call, in order. */
+typedef enum {
+  UTVM_EMIT_END = 0,
+  UTVM_EMIT_PARAMS,             /* &<parameter struct> (utvm_op_emit_t.params_type) */
+  UTVM_EMIT_QUANT,              /* &<per-channel multipliers and shifts> */
+  UTVM_EMIT_DIMS,               /* &dims[index] */
+  UTVM_EMIT_SHAPE,              /* &shapes[index] */
+  UTVM_EMIT_SHAPES,             /* shapes (an array of n_inputs + 1) */
+  UTVM_EMIT_OUTPUT_SHAPE,       /* &shapes[n_inputs] */
+  UTVM_EMIT_INPUT,              /* input operand index */
+  UTVM_EMIT_INPUTS,             /* an array of every input operand */
+  UTVM_EMIT_N_INPUTS,           /* n_inputs */
+  UTVM_EMIT_BIAS,               /* input 2 when has_bias, else NULL */
+  UTVM_EMIT_OUTPUT,
+  UTVM_EMIT_SCRATCH,
+  UTVM_EMIT_SIZE,
+  UTVM_EMIT_ROWS,               /* size / depth */
+  UTVM_EMIT_DEPTH,
+  UTVM_EMIT_BATCHES,
+  UTVM_EMIT_UNITS,
+  UTVM_EMIT_BYTES,
+  UTVM_EMIT_SCALE,
+  UTVM_EMIT_ZERO_POINT,
+  UTVM_EMIT_AXIS,
+  UTVM_EMIT_AXES,               /* the axes array */
+  UTVM_EMIT_N_AXES
+} utvm_op_emit_arg_t;
+
+/* Most arguments of a kernel call, UTVM_EMIT_END included. */
+#define UTVM_OP_EMIT_MAX_ARGS 12u
+
+/* One argument: what (utvm_op_emit_arg_t) and, for DIMS, SHAPE and INPUT, which. */
+typedef struct {
+  uint8_t what;
+  uint8_t index;
+} utvm_op_emit_slot_t;
+
+/* How the emitter writes one kind's call: utvm_<name>(args...). */
+typedef struct {
+  const char *params_type;      /* the parameter struct's type, NULL when the call has none */
+  const char *params_fields;    /* its int32 fields in order, space separated; "name[n]" for an
+                                   array of n */
+  utvm_op_emit_slot_t args[UTVM_OP_EMIT_MAX_ARGS]; /* in call order, then UTVM_EMIT_END */
+} utvm_op_emit_t;
+
+/* How to emit kind's call, or NULL if unknown (host tools; device code does not link it). */
+const utvm_op_emit_t *utvm_op_kind_emit(utvm_op_kind_t kind);
+
+/* The kernel's name of kind ("utvm_conv2d_s8", utvm/kernels.h), or "" if unknown. */
+const char *utvm_op_kind_kernel(utvm_op_kind_t kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTVM_OPS_H */

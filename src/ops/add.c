@@ -1,0 +1,83 @@
+/* ADD (int8, broadcasting up to 6-D): options, prepare, run, op params, emit. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops_internal.h"
+
+/* AddOptions (BuiltinOptions 11): the fused activation. */
+static const ops_field_t kOptions[1] = {{0u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"}};
+
+typedef struct {
+  ops_binary_t b;
+  utvm_add_params_t params;
+} add_record_t;
+
+static size_t add_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  (void)m;
+  (void)op;
+  return ops_record_bytes(sizeof(add_record_t));
+}
+
+static utvm_err_t add_prepare(const utvm_op_context_t *c, void *record, size_t size) {
+  add_record_t *rec = (add_record_t *)record;
+  ops_operand_t a;
+  ops_operand_t b;
+  ops_operand_t out;
+  int32_t activation = 0;
+  (void)size;
+  utvm_err_t err = ops_options(c, kOptions, 1u, &activation);
+  if (err == UTVM_OK) {
+    err = ops_prepare_binary(c, &rec->b, &a, &b, &out);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_add_params_s8(a.t.quant.scale, a.t.quant.zero_point, b.t.quant.scale,
+                             b.t.quant.zero_point, out.t.quant.scale, out.t.quant.zero_point,
+                             activation, &rec->params);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "quantization");
+  }
+  return err;
+}
+
+static utvm_err_t add_execute(const void *record, uint8_t *arena) {
+  const add_record_t *r = (const add_record_t *)record;
+  return utvm_add_s8(&r->params, &r->b.shapes[0], ops_in_s8(arena, &r->b.input1),
+                     &r->b.shapes[1], ops_in_s8(arena, &r->b.input2), &r->b.shapes[2],
+                     ops_out_s8(arena, r->b.output));
+}
+
+static void add_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  const add_record_t *r = (const add_record_t *)record;
+  (void)core;
+  p->kind = UTVM_OP_ADD_S8;
+  p->shapes[0] = r->b.shapes[0];
+  p->shapes[1] = r->b.shapes[1];
+  p->shapes[2] = r->b.shapes[2];
+  p->p.add = r->params;
+}
+
+const utvm_op_t utvm_op_add = {(int32_t)UTVM_MODEL_OP_ADD, 2u, 2u, 11u, add_record_size, NULL,
+                               add_prepare, add_execute, add_export, ops_inputs_2};
+
+/* ---- The kernel function utvm_k_add_s8 ---- */
+
+typedef char add_check_params[(sizeof(utvm_add_params_t) == 48u) ? 1 : -1];
+
+static void add_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, p->shapes, 3u * sizeof(p->shapes[0]));
+  ops_walk_block(w, &p->p.add, sizeof(p->p.add));
+}
+
+static utvm_err_t add_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_add_s8(&p->p.add, &p->shapes[0], (const int8_t *)data[0], &p->shapes[1],
+                     (const int8_t *)data[1], &p->shapes[2], (int8_t *)data[2]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_add_s8 = {add_walk, ops_check_binary, NULL, add_run};
+
+const utvm_op_emit_t utvm_op_emit_add_s8 = {
+    "utvm_add_params_t",
+    "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
+    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u},
+     {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};

@@ -1,0 +1,179 @@
+/* DEPTHWISE_CONV_2D (int8, per-channel or per-tensor weights): options, prepare, run, op
+ * params, emit. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ops_internal.h"
+
+/* DepthwiseConv2DOptions (BuiltinOptions 2). */
+enum { PADDING, STRIDE_W, STRIDE_H, MULTIPLIER, ACTIVATION, DILATION_W, DILATION_H, N_OPTIONS };
+static const ops_field_t kOptions[N_OPTIONS] = {
+    {0u, OPS_U8, OPS_PADDING, 0, "padding"},
+    {1u, OPS_I32, OPS_POSITIVE, 0, "stride_w"},
+    {2u, OPS_I32, OPS_POSITIVE, 0, "stride_h"},
+    {3u, OPS_I32, OPS_NONNEGATIVE, 0, "depth_multiplier"},
+    {4u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"},
+    {5u, OPS_I32, OPS_POSITIVE, 1, "dilation_w"},
+    {6u, OPS_I32, OPS_POSITIVE, 1, "dilation_h"}};
+
+typedef struct {
+  ops_ref_t input;
+  const int8_t *filter;
+  const int32_t *bias;     /* NULL when the model has none */
+  uint32_t output;
+  uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
+  utvm_dims_t dims[3];     /* input, filter, output */
+  utvm_per_channel_quant_t quant; /* arrays follow the record */
+  utvm_depthwise_conv2d_params_t params;
+} depthwise_record_t;
+
+static size_t depthwise_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  return ops_weighted_record_size(m, op, sizeof(depthwise_record_t));
+}
+
+static size_t depthwise_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
+                                     const utvm_model_operator_t *op) {
+  utvm_dims_t d[3];
+  (void)core;
+  return ops_window_dims(m, op, d) ? utvm_depthwise_conv2d_s8_scratch_size(&d[0], &d[1], &d[2])
+                                   : 0u;
+}
+
+/* The filter is [1, h, w, output channels], output channels a multiple of the input's; a
+ * stored depth_multiplier (newer converters store 0) must agree. */
+static utvm_err_t depthwise_fits(const utvm_op_context_t *c, int32_t stored,
+                                 const ops_operand_t *in, const ops_operand_t *f,
+                                 const ops_operand_t *out) {
+  const int32_t in_c = in->t.dims[3];
+  const int32_t out_c = out->t.dims[3];
+  if ((f->t.dims[0] != 1) || (f->t.dims[3] != out_c) || ((out_c % in_c) != 0)) {
+    return ops_fail_fit(c, "filter", f, "input", in);
+  }
+  if ((stored > 0) && (stored != (out_c / in_c))) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "depth_multiplier ");
+    utvm_text_i64(text, stored);
+    utvm_text_str(text, " differs from the shapes' ");
+    utvm_text_i64(text, out_c / in_c);
+    return UTVM_ERR_RUNNER_OPERANDS;
+  }
+  return UTVM_OK;
+}
+
+static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, size_t size) {
+  depthwise_record_t *rec = (depthwise_record_t *)record;
+  ops_operand_t in;
+  ops_operand_t f;
+  ops_operand_t out;
+  ops_window_t w;
+  int32_t o[N_OPTIONS];
+  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  if (err == UTVM_OK) {
+    w.padding = o[PADDING];
+    w.stride_h = o[STRIDE_H];
+    w.stride_w = o[STRIDE_W];
+    w.dilation_h = o[DILATION_H];
+    w.dilation_w = o[DILATION_W];
+    w.activation = o[ACTIVATION];
+    err = ops_load_window(c, true, &in, &f, &out);
+  }
+  if (err == UTVM_OK) {
+    err = depthwise_fits(c, o[MULTIPLIER], &in, &f, &out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_window_output(c, &w, &in, &f, &out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load_bias(c, 0, out.t.dims[3], &rec->bias);
+  }
+  if (err == UTVM_OK) {
+    err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, false, &rec->quant);
+  }
+  if (err == UTVM_OK) {
+    err = ops_input_ref(c, &in, &rec->input);
+  }
+  if (err == UTVM_OK) {
+    err = ops_output_offset(c, &out, &rec->output);
+  }
+  if (err == UTVM_OK) {
+    const void *filter = f.t.data;
+    utvm_depthwise_conv2d_params_t *p = &rec->params;
+    rec->filter = (const int8_t *)filter;
+    rec->scratch = c->scratch;
+    rec->dims[0] = ops_dims(&in.t);
+    rec->dims[1] = ops_dims(&f.t);
+    rec->dims[2] = ops_dims(&out.t);
+    p->stride_h = w.stride_h;
+    p->stride_w = w.stride_w;
+    p->dilation_h = w.dilation_h;
+    p->dilation_w = w.dilation_w;
+    p->pad_top = w.pad_top;
+    p->pad_left = w.pad_left;
+    p->depth_multiplier = out.t.dims[3] / in.t.dims[3];
+    p->input_offset = -in.t.quant.zero_point;
+    p->output_offset = out.t.quant.zero_point;
+    p->act_min = w.act_min;
+    p->act_max = w.act_max;
+  }
+  return err;
+}
+
+static utvm_err_t depthwise_execute(const void *record, uint8_t *arena) {
+  const depthwise_record_t *r = (const depthwise_record_t *)record;
+  return utvm_depthwise_conv2d_s8(&r->params, &r->quant, &r->dims[0],
+                                  ops_in_s8(arena, &r->input), &r->dims[1], r->filter, r->bias,
+                                  &r->dims[2], ops_out_s8(arena, r->output),
+                                  ops_scratch(arena, r->scratch));
+}
+
+static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  const depthwise_record_t *r = (const depthwise_record_t *)record;
+  (void)core;
+  p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
+  (void)memcpy(p->dims, r->dims, sizeof(r->dims));
+  p->p.depthwise = r->params;
+  p->has_bias = (r->bias != NULL) ? 1u : 0u;
+  p->quant = r->quant;
+  p->scratch_bytes =
+      (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&r->dims[0], &r->dims[1], &r->dims[2]);
+}
+
+const utvm_op_t utvm_op_depthwise_conv_2d = {
+    (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D, 2u, 3u, 2u, depthwise_record_size,
+    depthwise_scratch_size, depthwise_prepare, depthwise_execute, depthwise_export,
+    ops_inputs_weighted};
+
+/* ---- The kernel function utvm_k_depthwise_conv2d_s8 ---- */
+
+typedef char depthwise_check_params[(sizeof(utvm_depthwise_conv2d_params_t) == 44u) ? 1 : -1];
+
+static void depthwise_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, p->dims, sizeof(p->dims));
+  ops_walk_block(w, &p->p.depthwise, sizeof(p->p.depthwise));
+  ops_walk_u32(w, &p->has_bias);
+  ops_walk_quant(w, &p->quant);
+}
+
+static size_t depthwise_scratch(const utvm_op_params_t *p) {
+  return utvm_depthwise_conv2d_s8_scratch_size(&p->dims[0], &p->dims[1], &p->dims[2]);
+}
+
+static utvm_err_t depthwise_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  return utvm_depthwise_conv2d_s8(&p->p.depthwise, &p->quant, &p->dims[0],
+                                  (const int8_t *)data[0], &p->dims[1], (const int8_t *)data[1],
+                                  (p->has_bias != 0u) ? (const int32_t *)data[2] : NULL,
+                                  &p->dims[2], (int8_t *)data[p->n_inputs], scratch);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {depthwise_walk, ops_check_window,
+                                                              depthwise_scratch, depthwise_run};
+
+const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8 = {
+    "utvm_depthwise_conv2d_params_t",
+    "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
+    "output_offset act_min act_max",
+    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u},
+     {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u},
+     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}}};

@@ -1,0 +1,96 @@
+/* DEQUANTIZE: int8 -> float32. Prepare, run, op params, emit. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops_internal.h"
+
+typedef struct {
+  ops_ref_t input;
+  uint32_t output;
+  int32_t size;
+  float scale;             /* the input's */
+  int32_t zero_point;
+} dequantize_record_t;
+
+static size_t dequantize_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  (void)m;
+  (void)op;
+  return ops_record_bytes(sizeof(dequantize_record_t));
+}
+
+static utvm_err_t dequantize_prepare(const utvm_op_context_t *c, void *record, size_t size) {
+  dequantize_record_t *rec = (dequantize_record_t *)record;
+  ops_operand_t in;
+  ops_operand_t out;
+  (void)size;
+  utvm_err_t err = ops_load_unary(c, false, &in, &out);
+  if (err == UTVM_OK) {
+    err = ops_check_q8(c, &in, "input");
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, &out, "output", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = ops_input_ref(c, &in, &rec->input);
+  }
+  if (err == UTVM_OK) {
+    err = ops_output_offset(c, &out, &rec->output);
+  }
+  rec->size = (int32_t)in.t.elements;
+  rec->scale = in.t.quant.scale;
+  rec->zero_point = in.t.quant.zero_point;
+  return err;
+}
+
+static utvm_err_t dequantize_execute(const void *record, uint8_t *arena) {
+  const dequantize_record_t *r = (const dequantize_record_t *)record;
+  void *out = &arena[r->output];
+  return utvm_dequantize_s8_f32(r->scale, r->zero_point, r->size, ops_in_s8(arena, &r->input),
+                                (float *)out);
+}
+
+static void dequantize_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  const dequantize_record_t *r = (const dequantize_record_t *)record;
+  (void)core;
+  p->kind = UTVM_OP_DEQUANTIZE_S8_F32;
+  p->size = r->size;
+  p->scale = r->scale;
+  p->zero_point = r->zero_point;
+}
+
+/* DequantizeOptions (BuiltinOptions 38) has no fields. */
+const utvm_op_t utvm_op_dequantize = {(int32_t)UTVM_MODEL_OP_DEQUANTIZE, 1u, 1u, 38u,
+                                      dequantize_record_size, NULL, dequantize_prepare,
+                                      dequantize_execute, dequantize_export, ops_inputs_1};
+
+/* ---- The kernel function utvm_k_dequantize_s8_f32 ---- */
+
+static void dequantize_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_i32(w, &p->size);
+  ops_walk_float(w, &p->scale);
+  ops_walk_i32(w, &p->zero_point);
+}
+
+static const char *dequantize_check(utvm_op_params_t *p) {
+  const char *why = ops_check_elementwise(p, UTVM_OP_TYPE_INT8, UTVM_OP_TYPE_FLOAT32);
+  if ((why == NULL) && (!(p->scale > 0.0f) || !(p->scale <= 3.4028235e38f))) {
+    why = "scale is not finite and > 0";
+  }
+  return why;
+}
+
+static utvm_err_t dequantize_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  void *out = data[1];
+  (void)scratch;
+  return utvm_dequantize_s8_f32(p->scale, p->zero_point, p->size, (const int8_t *)data[0],
+                                (float *)out);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_dequantize_s8_f32 = {dequantize_walk, dequantize_check,
+                                                            NULL, dequantize_run};
+
+const utvm_op_emit_t utvm_op_emit_dequantize_s8_f32 = {
+    NULL, NULL,
+    {{UTVM_EMIT_SCALE, 0u}, {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u},
+     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};

@@ -1,0 +1,211 @@
+/* FULLY_CONNECTED (int8; per-tensor weights with any zero point, or per-channel symmetric):
+ * options, prepare, run, op params, emit. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops_internal.h"
+
+/* FullyConnectedOptions (BuiltinOptions 8); keep_num_dims (2) and asymmetric_quantize_inputs
+ * (3) change nothing for int8. */
+enum { ACTIVATION, WEIGHTS_FORMAT, BIAS_TYPE, N_OPTIONS };
+static const ops_field_t kOptions[N_OPTIONS] = {
+    {0u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"},
+    {1u, OPS_U8, OPS_ZERO, 0, "weights format"},
+    {4u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized_bias_type"}};
+
+typedef struct {
+  ops_ref_t input;
+  const int8_t *filter;
+  const int32_t *bias;     /* NULL when the model has none */
+  utvm_per_channel_quant_t quant; /* arrays follow the record */
+  uint32_t output;
+  uint32_t scratch;
+  int32_t batches;
+  int32_t depth;
+  int32_t units;
+  utvm_fully_connected_params_t params;
+} fc_record_t;
+
+static size_t fc_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  return ops_weighted_record_size(m, op, sizeof(fc_record_t));
+}
+
+static size_t fc_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
+                              const utvm_model_operator_t *op) {
+  utvm_model_tensor_t f;
+  utvm_model_tensor_t out;
+  (void)core;
+  if (!ops_present(op, 1u) || (op->n_outputs < 1u) ||
+      (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) != UTVM_OK) ||
+      (utvm_model_tensor(m, (uint32_t)op->outputs[0], &out) != UTVM_OK) || (f.rank != 2u) ||
+      (f.dims[0] < 1)) {
+    return 0u;
+  }
+  const uint64_t batches = (uint64_t)out.elements / (uint64_t)f.dims[0];
+  return (batches <= (uint64_t)INT32_MAX)
+             ? utvm_fully_connected_s8_scratch_size((int32_t)batches, f.dims[1], f.dims[0])
+             : 0u;
+}
+
+/* Filter [units, depth]; the output is [..., units] and the input holds as many rows of depth
+ * elements as the output has rows. */
+static utvm_err_t fc_shapes(const utvm_op_context_t *c, const ops_operand_t *in,
+                            const ops_operand_t *f, const ops_operand_t *out, fc_record_t *rec) {
+  const int32_t units = f->t.dims[0];
+  const int32_t depth = f->t.dims[1];
+  if ((out->t.rank < 1u) || (out->t.dims[out->t.rank - 1u] != units)) {
+    return ops_fail_fit(c, "output", out, "filter", f);
+  }
+  const uint64_t batches = (uint64_t)out->t.elements / (uint64_t)units;
+  if ((batches * (uint64_t)depth) != (uint64_t)in->t.elements) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "input ");
+    utvm_text_dims(text, in->t.rank, in->t.dims);
+    utvm_text_str(text, " is not ");
+    utvm_text_u64(text, batches);
+    utvm_text_str(text, " rows of ");
+    utvm_text_i64(text, depth);
+    utvm_text_str(text, " (filter ");
+    utvm_text_dims(text, f->t.rank, f->t.dims);
+    utvm_text_str(text, ", output ");
+    utvm_text_dims(text, out->t.rank, out->t.dims);
+    utvm_text_str(text, ")");
+    return UTVM_ERR_RUNNER_OPERANDS;
+  }
+  rec->batches = (int32_t)batches;
+  rec->depth = depth;
+  rec->units = units;
+  return UTVM_OK;
+}
+
+static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t size) {
+  fc_record_t *rec = (fc_record_t *)record;
+  ops_operand_t in;
+  ops_operand_t f;
+  ops_operand_t out;
+  int32_t o[N_OPTIONS];
+  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  if (err == UTVM_OK) {
+    err = ops_load_weighted(c, &in, &f, &out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_rank(c, &f, "filter", 2u);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_filter(c, &f, 0, f.t.dims[0]);
+  }
+  if ((err == UTVM_OK) && (f.t.quant.count > 1u)) {
+    err = ops_check_filter_zero_points(c, &f);
+  }
+  if (err == UTVM_OK) {
+    err = fc_shapes(c, &in, &f, &out, rec);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load_bias(c, o[BIAS_TYPE], rec->units, &rec->bias);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_activation_range_s8(o[ACTIVATION], out.t.quant.scale, out.t.quant.zero_point,
+                                   &rec->params.act_min, &rec->params.act_max);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+  }
+  if (err == UTVM_OK) {
+    err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, true, &rec->quant);
+  }
+  if (err == UTVM_OK) {
+    err = ops_input_ref(c, &in, &rec->input);
+  }
+  if (err == UTVM_OK) {
+    err = ops_output_offset(c, &out, &rec->output);
+  }
+  if (err == UTVM_OK) {
+    const void *filter = f.t.data;
+    rec->filter = (const int8_t *)filter;
+    rec->scratch = c->scratch;
+    rec->params.input_offset = -in.t.quant.zero_point;
+    rec->params.filter_offset = (f.t.quant.count == 1u) ? -f.t.quant.zero_point : 0;
+    rec->params.output_offset = out.t.quant.zero_point;
+  }
+  return err;
+}
+
+static utvm_err_t fc_execute(const void *record, uint8_t *arena) {
+  const fc_record_t *r = (const fc_record_t *)record;
+  return utvm_fully_connected_s8(&r->params, &r->quant, r->batches, r->depth, r->units,
+                                 ops_in_s8(arena, &r->input), r->filter, r->bias,
+                                 ops_out_s8(arena, r->output), ops_scratch(arena, r->scratch));
+}
+
+static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  const fc_record_t *r = (const fc_record_t *)record;
+  (void)core;
+  p->kind = UTVM_OP_FULLY_CONNECTED_S8;
+  p->batches = r->batches;
+  p->depth = r->depth;
+  p->units = r->units;
+  p->p.fc = r->params;
+  p->has_bias = (r->bias != NULL) ? 1u : 0u;
+  p->quant = r->quant;
+  p->scratch_bytes =
+      (uint32_t)utvm_fully_connected_s8_scratch_size(r->batches, r->depth, r->units);
+}
+
+const utvm_op_t utvm_op_fully_connected = {
+    (int32_t)UTVM_MODEL_OP_FULLY_CONNECTED, 2u, 3u, 8u, fc_record_size, fc_scratch_size,
+    fc_prepare, fc_execute, fc_export, ops_inputs_weighted};
+
+/* ---- The kernel function utvm_k_fully_connected_s8 ---- */
+
+typedef char fc_check_params[(sizeof(utvm_fully_connected_params_t) == 20u) ? 1 : -1];
+
+static void fc_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_i32(w, &p->batches);
+  ops_walk_i32(w, &p->depth);
+  ops_walk_i32(w, &p->units);
+  ops_walk_block(w, &p->p.fc, sizeof(p->p.fc));
+  ops_walk_u32(w, &p->has_bias);
+  ops_walk_quant(w, &p->quant);
+}
+
+static const char *fc_check(utvm_op_params_t *p) {
+  if ((p->batches < 1) || (p->depth < 1) || (p->units < 1)) {
+    return "a size is < 1";
+  }
+  if ((p->has_bias > 1u) || (p->n_inputs != (2u + p->has_bias))) {
+    return "inputs are not input, filter and optional bias";
+  }
+  if (!ops_quant_fits(p, p->units)) {
+    return "channel count or a shift out of range";
+  }
+  if (!ops_set_operand(p, 0u, UTVM_OP_TYPE_INT8, (uint64_t)p->batches * (uint64_t)p->depth) ||
+      !ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, (uint64_t)p->units * (uint64_t)p->depth) ||
+      !ops_set_operand(p, p->n_inputs, UTVM_OP_TYPE_INT8,
+                       (uint64_t)p->batches * (uint64_t)p->units)) {
+    return "a tensor is too large";
+  }
+  if (p->has_bias != 0u) {
+    (void)ops_set_operand(p, 2u, UTVM_OP_TYPE_INT32, (uint64_t)p->units);
+  }
+  return NULL;
+}
+
+static size_t fc_scratch(const utvm_op_params_t *p) {
+  return utvm_fully_connected_s8_scratch_size(p->batches, p->depth, p->units);
+}
+
+static utvm_err_t fc_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  return utvm_fully_connected_s8(&p->p.fc, &p->quant, p->batches, p->depth, p->units,
+                                 (const int8_t *)data[0], (const int8_t *)data[1],
+                                 (p->has_bias != 0u) ? (const int32_t *)data[2] : NULL,
+                                 (int8_t *)data[p->n_inputs], scratch);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_fully_connected_s8 = {fc_walk, fc_check, fc_scratch,
+                                                             fc_run};
+
+const utvm_op_emit_t utvm_op_emit_fully_connected_s8 = {
+    "utvm_fully_connected_params_t", "input_offset filter_offset output_offset act_min act_max",
+    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_BATCHES, 0u},
+     {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u},
+     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
+     {UTVM_EMIT_END, 0u}}};

@@ -1,0 +1,119 @@
+/* LOGISTIC and TANH (int8, element-wise, fixed output quantization): the two fixed-point
+ * sigmoid curves share their parameters, prepare and op params. Prepare, run, op params,
+ * emit. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops_internal.h"
+
+typedef struct {
+  ops_ref_t input;
+  uint32_t output;
+  int32_t size;
+  utvm_logistic_params_t params;
+} curve_record_t;
+
+static size_t curve_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  (void)m;
+  (void)op;
+  return ops_record_bytes(sizeof(curve_record_t));
+}
+
+static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t size) {
+  curve_record_t *rec = (curve_record_t *)record;
+  const bool logistic = c->op->code == UTVM_MODEL_OP_LOGISTIC;
+  ops_operand_t in;
+  ops_operand_t out;
+  (void)size;
+  utvm_err_t err = ops_load_unary(c, true, &in, &out);
+  if (err == UTVM_OK) {
+    err = logistic ? ops_check_fixed_output(c, &out, OPS_SCALE_1_256, INT8_MIN)
+                   : ops_check_fixed_output(c, &out, OPS_SCALE_1_128, 0);
+  }
+  if (err == UTVM_OK) {
+    err = logistic ? utvm_logistic_params_s8(in.t.quant.scale, in.t.quant.zero_point,
+                                             out.t.quant.zero_point, &rec->params)
+                   : utvm_tanh_params_s8(in.t.quant.scale, in.t.quant.zero_point, &rec->params);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "input scale");
+  }
+  if (err == UTVM_OK) {
+    err = ops_input_ref(c, &in, &rec->input);
+  }
+  if (err == UTVM_OK) {
+    err = ops_output_offset(c, &out, &rec->output);
+  }
+  rec->size = (int32_t)in.t.elements;
+  return err;
+}
+
+static utvm_err_t logistic_execute(const void *record, uint8_t *arena) {
+  const curve_record_t *r = (const curve_record_t *)record;
+  return utvm_logistic_s8(&r->params, r->size, ops_in_s8(arena, &r->input),
+                          ops_out_s8(arena, r->output));
+}
+
+static utvm_err_t tanh_execute(const void *record, uint8_t *arena) {
+  const curve_record_t *r = (const curve_record_t *)record;
+  return utvm_tanh_s8(&r->params, r->size, ops_in_s8(arena, &r->input),
+                      ops_out_s8(arena, r->output));
+}
+
+static void curve_export(const curve_record_t *r, utvm_op_kind_t kind, utvm_op_params_t *p) {
+  p->kind = kind;
+  p->size = r->size;
+  p->p.logistic = r->params;
+}
+
+static void logistic_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  (void)core;
+  curve_export((const curve_record_t *)record, UTVM_OP_LOGISTIC_S8, p);
+}
+
+static void tanh_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  (void)core;
+  curve_export((const curve_record_t *)record, UTVM_OP_TANH_S8, p);
+}
+
+/* Neither has options. */
+const utvm_op_t utvm_op_logistic = {(int32_t)UTVM_MODEL_OP_LOGISTIC, 1u, 1u, 0u,
+                                    curve_record_size, NULL, curve_prepare, logistic_execute,
+                                    logistic_export, ops_inputs_1};
+
+const utvm_op_t utvm_op_tanh = {(int32_t)UTVM_MODEL_OP_TANH, 1u, 1u, 0u, curve_record_size, NULL,
+                                curve_prepare, tanh_execute, tanh_export, ops_inputs_1};
+
+/* ---- The kernel functions utvm_k_logistic_s8 and utvm_k_tanh_s8 ---- */
+
+typedef char curve_check_params[(sizeof(utvm_logistic_params_t) == 16u) ? 1 : -1];
+
+static void curve_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_i32(w, &p->size);
+  ops_walk_block(w, &p->p.logistic, sizeof(p->p.logistic));
+}
+
+static const char *curve_check(utvm_op_params_t *p) {
+  return ops_check_elementwise(p, UTVM_OP_TYPE_INT8, UTVM_OP_TYPE_INT8);
+}
+
+static utvm_err_t logistic_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_logistic_s8(&p->p.logistic, p->size, (const int8_t *)data[0], (int8_t *)data[1]);
+}
+
+static utvm_err_t tanh_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_tanh_s8(&p->p.logistic, p->size, (const int8_t *)data[0], (int8_t *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_logistic_s8 = {curve_walk, curve_check, NULL,
+                                                      logistic_run};
+const utvm_op_kind_info_t utvm_op_kind_tanh_s8 = {curve_walk, curve_check, NULL, tanh_run};
+
+#define CURVE_EMIT                                                                                 \
+  {"utvm_logistic_params_t",                                                                       \
+   "input_zero_point input_range_radius input_multiplier input_left_shift",                        \
+   {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},   \
+    {UTVM_EMIT_END, 0u}}}
+const utvm_op_emit_t utvm_op_emit_logistic_s8 = CURVE_EMIT;
+const utvm_op_emit_t utvm_op_emit_tanh_s8 = CURVE_EMIT;

@@ -1,0 +1,336 @@
+/*
+ * Internal to src/ops: what the operator files share. Prepare helpers (operands, checks and
+ * error texts, the places of operands, per-channel arrays), option reading from a field table,
+ * the op-params walk and its checks, and the operator and kind descriptors each file defines.
+ */
+#ifndef UTVM_OPS_INTERNAL_H
+#define UTVM_OPS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utvm/kernels.h"
+#include "utvm/model.h"
+#include "utvm/ops.h"
+
+/* ---- Descriptors, defined by the operator files ---- */
+
+#define OPS_DECLARE_OP_(name, code, op) extern const utvm_op_t utvm_op_##op;
+UTVM_OP_LIST(OPS_DECLARE_OP_)
+#undef OPS_DECLARE_OP_
+
+#define OPS_DECLARE_KIND_(A, kind, name)                                                           \
+  extern const utvm_op_kind_info_t utvm_op_kind_##name;                                            \
+  extern const utvm_op_emit_t utvm_op_emit_##name;
+UTVM_OP_KIND_LIST(OPS_DECLARE_KIND_, 0)
+#undef OPS_DECLARE_KIND_
+
+/* ---- Operands ---- */
+
+/* A decoded operand and its tensor index. */
+typedef struct {
+  uint32_t index;
+  utvm_model_tensor_t t;
+} ops_operand_t;
+
+/* Where an input operand lives: constant data in the model, or an arena offset. */
+typedef struct {
+  const uint8_t *constant; /* NULL: at arena + offset */
+  uint32_t offset;
+} ops_ref_t;
+
+/* Index of output 0 for ops_load. */
+#define OPS_OUTPUT UINT32_MAX
+
+/* Bytes rounded up to UTVM_OP_RECORD_ALIGN. */
+uint64_t ops_align(uint64_t bytes);
+
+/* A record of `bytes` with nothing after it: its aligned size. */
+size_t ops_record_bytes(size_t bytes);
+
+/* Decodes input k (which must be present) or OPS_OUTPUT. */
+utvm_err_t ops_load(const utvm_op_context_t *c, uint32_t k, ops_operand_t *o);
+
+/* True if input k is given (not -1). */
+bool ops_present(const utvm_model_operator_t *op, uint32_t k);
+
+/* Starts the text "operator <k> (<NAME>): " and returns it. */
+utvm_text_t *ops_begin(const utvm_op_context_t *c);
+
+/* "<msg>"; returns err. */
+utvm_err_t ops_fail(const utvm_op_context_t *c, utvm_err_t err, const char *msg);
+
+/* "<what>: <kernel error>" for a failed prepare helper. */
+utvm_err_t ops_fail_kernel(const utvm_op_context_t *c, utvm_err_t err, const char *what);
+
+/* "<role> <shape><msg>"; UTVM_ERR_RUNNER_OPERANDS. */
+utvm_err_t ops_fail_shape(const utvm_op_context_t *c, const char *role, const ops_operand_t *o,
+                          const char *msg);
+
+/* "<role> <shape> does not fit <other> <shape>"; UTVM_ERR_RUNNER_OPERANDS. */
+utvm_err_t ops_fail_fit(const utvm_op_context_t *c, const char *role, const ops_operand_t *a,
+                        const char *other, const ops_operand_t *b);
+
+/* "output <shape> is not the [n,h,w,c] the options give"; UTVM_ERR_RUNNER_OPERANDS. */
+utvm_err_t ops_fail_output_size(const utvm_op_context_t *c, const ops_operand_t *out, int32_t h,
+                                int32_t w);
+
+/* Every dimension >= 1 (the kernels do not take empty tensors). */
+utvm_err_t ops_check_nonempty(const utvm_op_context_t *c, const ops_operand_t *o,
+                              const char *role);
+
+/* Of the type, every dimension >= 1. */
+utvm_err_t ops_check_type(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
+                          utvm_model_type_t type);
+
+/* int8, quantized per tensor, every dimension >= 1. */
+utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, const char *role);
+
+/* Of rank `rank`. */
+utvm_err_t ops_check_rank(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
+                          uint32_t rank);
+
+/* Constant data in the model. */
+utvm_err_t ops_check_constant(const utvm_op_context_t *c, const ops_operand_t *o,
+                              const char *role);
+
+/* A multiplier's shift within the kernels' range (-31..31). */
+utvm_err_t ops_check_shift(const utvm_op_context_t *c, int32_t shift);
+
+/* The same scale and zero point. */
+bool ops_same_quant(const ops_operand_t *a, const ops_operand_t *b);
+
+/* "input and output scales or zero points differ" unless they are the same. */
+utvm_err_t ops_check_same_quant(const utvm_op_context_t *c, const ops_operand_t *in,
+                                const ops_operand_t *out);
+
+/* The output of SOFTMAX, LOGISTIC or TANH: scale (1/256 or 1/128, within TFLite's tolerance)
+ * and zero point fixed. */
+utvm_err_t ops_check_fixed_output(const utvm_op_context_t *c, const ops_operand_t *out,
+                                  float scale, int32_t zero_point);
+#define OPS_SCALE_1_256 0.00390625f
+#define OPS_SCALE_1_128 0.0078125f
+
+/* Input 0 and the output, both int8 per tensor. */
+utvm_err_t ops_load_q8(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out);
+
+/* Input 0 and the output, both present, int8 per tensor (check_q8 when q8) and of as many
+ * elements. */
+utvm_err_t ops_load_unary(const utvm_op_context_t *c, bool q8, ops_operand_t *in,
+                          ops_operand_t *out);
+
+/* Where an input operand lives, and the output's arena offset. */
+utvm_err_t ops_input_ref(const utvm_op_context_t *c, const ops_operand_t *o, ops_ref_t *ref);
+utvm_err_t ops_output_offset(const utvm_op_context_t *c, const ops_operand_t *o,
+                             uint32_t *offset);
+
+/* A 4-D tensor as kernel dims, any tensor as a kernel shape. */
+utvm_dims_t ops_dims(const utvm_model_tensor_t *t);
+utvm_shape_t ops_shape(const utvm_model_tensor_t *t);
+
+/* TFLite's padding enum as the kernels'. */
+utvm_padding_t ops_padding(int32_t padding);
+
+/* Entry i of an int32 or int64 constant; false if it does not fit int32. */
+bool ops_read_int(const utvm_model_tensor_t *t, size_t i, int32_t *v);
+
+/* Input k: a constant int32 (or int64 when allowed) list, the paddings of PAD, the axes of
+ * MEAN. */
+utvm_err_t ops_load_int_constant(const utvm_op_context_t *c, uint32_t k, const char *role,
+                                 bool allow_int64, ops_operand_t *o);
+
+/* numpy broadcasting of a and b to out (ranks up to UTVM_KERNEL_MAX_RANK). */
+bool ops_broadcasts(const utvm_model_tensor_t *a, const utvm_model_tensor_t *b,
+                    const utvm_model_tensor_t *out);
+
+/* ---- Weighted operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) ---- */
+
+/* Bytes of a record of record_bytes followed by the per-channel arrays of the filter
+ * (input 1) of op: count int32 multipliers, then count int8 shifts. */
+size_t ops_weighted_record_size(const utvm_model_t *m, const utvm_model_operator_t *op,
+                                size_t record_bytes);
+
+/* Input 0, the filter (input 1) and the output, input and output int8 per tensor. */
+utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *f,
+                             ops_operand_t *out);
+
+/* Constant int8 weights quantized per tensor or per channel along qdim with `channels`. */
+utvm_err_t ops_check_filter(const utvm_op_context_t *c, const ops_operand_t *f, int32_t qdim,
+                            int32_t channels);
+
+/* Every filter zero point 0 (symmetric weights). */
+utvm_err_t ops_check_filter_zero_points(const utvm_op_context_t *c, const ops_operand_t *f);
+
+/* The optional int32 bias (input 2) of `channels` elements; *bias NULL when absent. bias_type
+ * is the options' quantized_bias_type (int64 is refused). */
+utvm_err_t ops_load_bias(const utvm_op_context_t *c, int32_t bias_type, int32_t channels,
+                         const int32_t **bias);
+
+/* The per-channel arrays after a record of record_bytes in a block of size bytes, filled with
+ * the output multipliers of in, f and out (fully_connected: TFLite's FC rounding for one
+ * per-tensor scale); quant points to them. */
+utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t record_bytes,
+                             size_t size, const ops_operand_t *in, const ops_operand_t *f,
+                             const ops_operand_t *out, bool fully_connected,
+                             utvm_per_channel_quant_t *quant);
+
+/* The window of CONV_2D or DEPTHWISE_CONV_2D: options in, padding and activation range out. */
+typedef struct {
+  int32_t padding;
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t dilation_h;
+  int32_t dilation_w;
+  int32_t activation;
+  int32_t pad_top;  /* out */
+  int32_t pad_left; /* out */
+  int32_t act_min;  /* out */
+  int32_t act_max;  /* out */
+} ops_window_t;
+
+/* Loads and checks the operands of a 2-D convolution: 4-D input, filter and output, constant
+ * int8 symmetric weights with channel scales along dimension 3 (depthwise) or 0. */
+utvm_err_t ops_load_window(const utvm_op_context_t *c, bool depthwise, ops_operand_t *in,
+                           ops_operand_t *f, ops_operand_t *out);
+
+/* The output of a 2-D convolution (batches, height and width from the window) and its
+ * padding and activation range into w. */
+utvm_err_t ops_window_output(const utvm_op_context_t *c, ops_window_t *w,
+                             const ops_operand_t *in, const ops_operand_t *f,
+                             const ops_operand_t *out);
+
+/* The 4-D dims of input, filter and output of op; false when they are not all 4-D. */
+bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d);
+
+/* The op-params check of a 2-D convolution kind: input, filter, [bias], output. */
+const char *ops_check_window(utvm_op_params_t *p);
+
+/* ---- Broadcasting binary operators (ADD, MUL) ---- */
+
+typedef struct {
+  ops_ref_t input1;
+  ops_ref_t input2;
+  uint32_t output;
+  utvm_shape_t shapes[3]; /* input 1, input 2, output */
+} ops_binary_t;
+
+/* Loads both int8 inputs and the output, checks that they broadcast and fills b. */
+utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
+                              ops_operand_t *in2, ops_operand_t *out);
+
+/* The op-params check of a binary kind: two inputs of shapes[0..1], output shapes[2]. */
+const char *ops_check_binary(utvm_op_params_t *p);
+
+/* ---- Options ---- */
+
+/* How a field of an options table is stored. */
+typedef enum { OPS_U8, OPS_I8, OPS_I32, OPS_F32 } ops_field_type_t;
+
+/* What a field's value must be (the text names the field when it is not). */
+typedef enum {
+  OPS_ANY,          /* any value */
+  OPS_POSITIVE,     /* >= 1: strides, dilations, filter sizes */
+  OPS_NONNEGATIVE,  /* >= 0 */
+  OPS_PADDING,      /* SAME or VALID */
+  OPS_ACTIVATION,   /* NONE, RELU, RELU_N1_TO_1 or RELU6 */
+  OPS_BIAS_TYPE,    /* 0, INT32 or INT64 */
+  OPS_ZERO,         /* 0 only (FULLY_CONNECTED weights_format DEFAULT) */
+  OPS_BETA          /* a float, finite and > 0 (value: its bits) */
+} ops_field_check_t;
+
+typedef struct {
+  uint8_t id;       /* field id in the table */
+  uint8_t type;     /* ops_field_type_t */
+  uint8_t check;    /* ops_field_check_t */
+  int32_t def;      /* the schema's default (float fields: its bits) */
+  const char *name; /* for the text */
+} ops_field_t;
+
+/* Reads fields[n] of the operator's options table into values[n] (as int32; float fields as
+ * their bits), checked; UTVM_ERR_MODEL_BAD_OPTION with "options: <why>" when one is not. */
+utvm_err_t ops_options(const utvm_op_context_t *c, const ops_field_t *fields, uint32_t n,
+                       int32_t *values);
+
+/* Reads a vector-of-int32 field (at most max values) into values, *count of them. */
+utvm_err_t ops_option_list(const utvm_op_context_t *c, uint32_t id, const char *name,
+                           int32_t *values, uint32_t max, uint32_t *count);
+
+/* "options: <msg><value><tail>"; UTVM_ERR_MODEL_BAD_OPTION. */
+utvm_err_t ops_fail_option(const utvm_op_context_t *c, const char *msg, int32_t value,
+                           const char *tail);
+
+/* Normalises axis (-rank..rank-1) to 0..rank-1, or fails ("options: axis N outside the
+ * tensor's rank"). */
+utvm_err_t ops_option_axis(const utvm_op_context_t *c, int32_t axis, uint32_t rank,
+                           int32_t *out);
+
+/* ---- Execution ---- */
+
+static inline const void *ops_in(uint8_t *arena, const ops_ref_t *ref) {
+  const void *p;
+  if (ref->constant != NULL) {
+    p = ref->constant;
+  } else {
+    p = &arena[ref->offset];
+  }
+  return p;
+}
+
+static inline const int8_t *ops_in_s8(uint8_t *arena, const ops_ref_t *ref) {
+  return (const int8_t *)ops_in(arena, ref);
+}
+
+static inline int8_t *ops_out_s8(uint8_t *arena, uint32_t offset) {
+  void *p = &arena[offset];
+  return (int8_t *)p;
+}
+
+static inline void *ops_scratch(uint8_t *arena, uint32_t offset) {
+  void *p = NULL;
+  if (offset != UTVM_PLAN_NO_OFFSET) {
+    p = &arena[offset];
+  }
+  return p;
+}
+
+/* The first n inputs (the kernel function's operands). */
+uint32_t ops_inputs_1(const utvm_model_operator_t *op);
+uint32_t ops_inputs_2(const utvm_model_operator_t *op);
+/* Input, filter and the bias when present. */
+uint32_t ops_inputs_weighted(const utvm_model_operator_t *op);
+/* Every input. */
+uint32_t ops_inputs_all(const utvm_model_operator_t *op);
+
+/* ---- Op params: the walk and its checks ---- */
+
+struct utvm_op_walk_s {
+  int32_t *out;      /* writing */
+  const int32_t *in; /* reading (neither: counting) */
+  uint32_t n;
+  uint32_t at;
+  bool ok;
+};
+
+void ops_walk_i32(utvm_op_walk_t *w, int32_t *v);
+void ops_walk_u32(utvm_op_walk_t *w, uint32_t *v);
+/* A block of bytes / 4 int32 fields (a kernel's parameter struct, dims, a shape). */
+void ops_walk_block(utvm_op_walk_t *w, void *block, size_t bytes);
+void ops_walk_float(utvm_op_walk_t *w, float *v);
+/* The per-channel count, multipliers and shifts (reading points quant into the words). */
+void ops_walk_quant(utvm_op_walk_t *w, utvm_per_channel_quant_t *q);
+
+/* Operand i of type and elements (false if too large). */
+bool ops_set_operand(utvm_op_params_t *p, uint32_t i, utvm_op_type_t type, uint64_t elements);
+/* Elements of 4-D dims (false if a dimension < 1 or too large). */
+bool ops_dims_elements(const utvm_dims_t *d, uint64_t *elements);
+/* Elements of a shape: rank 0..6, dimensions >= 1 up to the rank and 0 past it. */
+bool ops_shape_elements(const utvm_shape_t *s, uint64_t *elements);
+/* quant of count 1 or channels, every shift in -31..31. */
+bool ops_quant_fits(const utvm_op_params_t *p, int32_t channels);
+/* Element-wise kinds: size elements of type in in, of type out out, one input. */
+const char *ops_check_elementwise(utvm_op_params_t *p, utvm_op_type_t in, utvm_op_type_t out);
+/* Exactly n inputs. */
+const char *ops_check_n_inputs(const utvm_op_params_t *p, uint32_t n);
+
+#endif /* UTVM_OPS_INTERNAL_H */

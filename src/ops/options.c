@@ -1,0 +1,149 @@
+/*
+ * Reading an operator's options: one table of fields per operator (id, storage, default, what
+ * the value must be) instead of one decoder per operator. The bytes are read through the
+ * model's checked option readers; every failure names the operator and the field.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ops_internal.h"
+
+utvm_err_t ops_fail_option(const utvm_op_context_t *c, const char *msg, int32_t value,
+                           const char *tail) {
+  utvm_text_t *text = ops_begin(c);
+  utvm_text_str(text, "options: ");
+  utvm_text_str(text, msg);
+  utvm_text_i64(text, value);
+  utvm_text_str(text, tail);
+  return UTVM_ERR_MODEL_BAD_OPTION;
+}
+
+/* A field's bits as int32 (bytes sign- or zero-extended). */
+static int32_t field_value(uint8_t type, uint64_t bits) {
+  const uint32_t low = (uint32_t)(bits & 0xFFFFFFFFu);
+  int32_t v;
+  if (type == (uint8_t)OPS_I8) {
+    v = ((low & 0x80u) != 0u) ? ((int32_t)(low & 0x7Fu) - 128) : (int32_t)(low & 0x7Fu);
+  } else if (type == (uint8_t)OPS_U8) {
+    v = (int32_t)(low & 0xFFu);
+  } else {
+    const uint32_t inverse = ~low;
+    v = (low <= 0x7FFFFFFFu) ? (int32_t)low : (-(int32_t)inverse - 1);
+  }
+  return v;
+}
+
+/* finite and > 0, from a float's bits */
+static bool positive_finite(uint32_t bits) {
+  return ((bits & 0x80000000u) == 0u) && ((bits & 0x7F800000u) != 0x7F800000u) && (bits != 0u);
+}
+
+static utvm_err_t check_field(const utvm_op_context_t *c, const ops_field_t *f, int32_t v) {
+  static const char *const activations[] = {"TANH", "SIGN_BIT"};
+  utvm_err_t err = UTVM_OK;
+  switch ((ops_field_check_t)f->check) {
+    case OPS_POSITIVE:
+      if (v < 1) {
+        utvm_text_t *text = ops_begin(c);
+        utvm_text_str(text, "options: ");
+        utvm_text_str(text, f->name);
+        utvm_text_str(text, " ");
+        utvm_text_i64(text, v);
+        utvm_text_str(text, " is not >= 1");
+        err = UTVM_ERR_MODEL_BAD_OPTION;
+      }
+      break;
+    case OPS_NONNEGATIVE:
+      if (v < 0) {
+        utvm_text_t *text = ops_begin(c);
+        utvm_text_str(text, "options: negative ");
+        utvm_text_str(text, f->name);
+        utvm_text_str(text, " ");
+        utvm_text_i64(text, v);
+        err = UTVM_ERR_MODEL_BAD_OPTION;
+      }
+      break;
+    case OPS_PADDING:
+      err = ((uint32_t)v > 1u) ? ops_fail_option(c, "unknown padding ", v, "") : UTVM_OK;
+      break;
+    case OPS_ACTIVATION:
+      if ((uint32_t)v > 3u) {
+        utvm_text_t *text = ops_begin(c);
+        utvm_text_str(text, "options: unsupported fused activation ");
+        utvm_text_str(text, ((uint32_t)v - 4u < 2u) ? activations[v - 4] : "(unknown)");
+        err = UTVM_ERR_MODEL_BAD_OPTION;
+      }
+      break;
+    case OPS_BIAS_TYPE:
+      if ((v != 0) && (v != (int32_t)UTVM_MODEL_INT32) && (v != (int32_t)UTVM_MODEL_INT64)) {
+        err = ops_fail_option(c, "unsupported quantized bias type ", v, "");
+      }
+      break;
+    case OPS_ZERO:
+      if (v != 0) {
+        utvm_text_t *text = ops_begin(c);
+        utvm_text_str(text, "options: ");
+        utvm_text_str(text, f->name);
+        utvm_text_str(text, " ");
+        utvm_text_i64(text, v);
+        utvm_text_str(text, " unsupported (only DEFAULT)");
+        err = UTVM_ERR_MODEL_BAD_OPTION;
+      }
+      break;
+    case OPS_BETA:
+      if (!positive_finite((uint32_t)v)) {
+        utvm_text_t *text = ops_begin(c);
+        utvm_text_str(text, "options: ");
+        utvm_text_str(text, f->name);
+        utvm_text_str(text, " is not a finite number > 0");
+        err = UTVM_ERR_MODEL_BAD_OPTION;
+      }
+      break;
+    default: /* OPS_ANY */
+      break;
+  }
+  return err;
+}
+
+utvm_err_t ops_options(const utvm_op_context_t *c, const ops_field_t *fields, uint32_t n,
+                       int32_t *values) {
+  static const uint32_t widths[] = {1u, 1u, 4u, 4u};
+  uint32_t i;
+  utvm_err_t err = UTVM_OK;
+  for (i = 0u; (i < n) && (err == UTVM_OK); i++) {
+    const ops_field_t *f = &fields[i];
+    const uint32_t width = widths[(f->type < 4u) ? f->type : 2u];
+    const uint64_t def = (uint64_t)(uint32_t)f->def & ((width == 1u) ? 0xFFu : 0xFFFFFFFFu);
+    uint64_t bits = 0u;
+    err = utvm_model_option_bits(c->model, c->index, c->op, f->id, width, def, &bits, c->text);
+    if (err == UTVM_OK) {
+      values[i] = field_value(f->type, bits);
+      err = check_field(c, f, values[i]);
+    }
+  }
+  return err;
+}
+
+utvm_err_t ops_option_list(const utvm_op_context_t *c, uint32_t id, const char *name,
+                           int32_t *values, uint32_t max, uint32_t *count) {
+  const utvm_err_t err =
+      utvm_model_option_i32s(c->model, c->index, c->op, id, values, max, count, c->text);
+  if (err == UTVM_ERR_MODEL_BAD_OPTION) {
+    utvm_text_str(c->text, " (");
+    utvm_text_str(c->text, name);
+    utvm_text_str(c->text, ")");
+  }
+  return err;
+}
+
+utvm_err_t ops_option_axis(const utvm_op_context_t *c, int32_t axis, uint32_t rank,
+                           int32_t *out) {
+  const int32_t n = (int32_t)rank;
+  if ((axis < -n) || (axis >= n)) {
+    return ops_fail_option(c, "axis ", axis, " outside the tensor's rank");
+  }
+  *out = (axis < 0) ? (axis + n) : axis;
+  return UTVM_OK;
+}

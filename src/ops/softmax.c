@@ -1,0 +1,110 @@
+/* SOFTMAX (int8 over the last dimension, output 1/256 and -128): options, prepare, run, op
+ * params, emit. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ops_internal.h"
+
+/* SoftmaxOptions (BuiltinOptions 9): beta, a float. */
+static const ops_field_t kOptions[1] = {{0u, OPS_F32, OPS_BETA, 0, "beta"}};
+
+typedef struct {
+  ops_ref_t input;
+  uint32_t output;
+  int32_t rows;
+  int32_t depth; /* the last dimension */
+  utvm_softmax_params_t params;
+} softmax_record_t;
+
+static size_t softmax_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
+  (void)m;
+  (void)op;
+  return ops_record_bytes(sizeof(softmax_record_t));
+}
+
+static utvm_err_t softmax_prepare(const utvm_op_context_t *c, void *record, size_t size) {
+  softmax_record_t *rec = (softmax_record_t *)record;
+  ops_operand_t in;
+  ops_operand_t out;
+  int32_t bits = 0;
+  float beta = 0.0f;
+  (void)size;
+  utvm_err_t err = ops_options(c, kOptions, 1u, &bits);
+  if (err == UTVM_OK) {
+    err = ops_load_unary(c, true, &in, &out);
+  }
+  if ((err == UTVM_OK) && ((in.t.rank < 1u) || (out.t.rank < 1u) ||
+                           (in.t.dims[in.t.rank - 1u] != out.t.dims[out.t.rank - 1u]))) {
+    err = ops_fail_fit(c, "output", &out, "input", &in);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_fixed_output(c, &out, OPS_SCALE_1_256, INT8_MIN);
+  }
+  if (err == UTVM_OK) {
+    (void)memcpy(&beta, &bits, sizeof(beta));
+    rec->depth = in.t.dims[in.t.rank - 1u];
+    rec->rows = (int32_t)in.t.elements / rec->depth;
+    err = utvm_softmax_params_s8(beta, in.t.quant.scale, &rec->params);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "beta and input scale");
+  }
+  if (err == UTVM_OK) {
+    err = ops_input_ref(c, &in, &rec->input);
+  }
+  if (err == UTVM_OK) {
+    err = ops_output_offset(c, &out, &rec->output);
+  }
+  return err;
+}
+
+static utvm_err_t softmax_execute(const void *record, uint8_t *arena) {
+  const softmax_record_t *r = (const softmax_record_t *)record;
+  return utvm_softmax_s8(&r->params, r->rows, r->depth, ops_in_s8(arena, &r->input),
+                         ops_out_s8(arena, r->output));
+}
+
+static void softmax_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
+  const softmax_record_t *r = (const softmax_record_t *)record;
+  (void)core;
+  p->kind = UTVM_OP_SOFTMAX_S8;
+  p->size = r->rows * r->depth;
+  p->depth = r->depth;
+  p->p.softmax = r->params;
+}
+
+const utvm_op_t utvm_op_softmax = {(int32_t)UTVM_MODEL_OP_SOFTMAX, 1u, 1u, 9u,
+                                   softmax_record_size, NULL, softmax_prepare, softmax_execute,
+                                   softmax_export, ops_inputs_1};
+
+/* ---- The kernel function utvm_k_softmax_s8 ---- */
+
+typedef char softmax_check_params[(sizeof(utvm_softmax_params_t) == 12u) ? 1 : -1];
+
+static void softmax_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_i32(w, &p->size);
+  ops_walk_i32(w, &p->depth);
+  ops_walk_block(w, &p->p.softmax, sizeof(p->p.softmax));
+}
+
+static const char *softmax_check(utvm_op_params_t *p) {
+  const char *why = ops_check_elementwise(p, UTVM_OP_TYPE_INT8, UTVM_OP_TYPE_INT8);
+  if ((why == NULL) && ((p->depth < 1) || ((p->size % p->depth) != 0))) {
+    why = "size is not rows of depth elements";
+  }
+  return why;
+}
+
+static utvm_err_t softmax_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_softmax_s8(&p->p.softmax, p->size / p->depth, p->depth, (const int8_t *)data[0],
+                         (int8_t *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_softmax_s8 = {softmax_walk, softmax_check, NULL,
+                                                     softmax_run};
+
+const utvm_op_emit_t utvm_op_emit_softmax_s8 = {
+    "utvm_softmax_params_t", "input_multiplier input_left_shift diff_min",
+    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_ROWS, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u},
+     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};

@@ -1,0 +1,248 @@
+/*
+ * What CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED share when prepared: their operands,
+ * the checks of the weights and the bias, and the per-channel output multipliers that follow
+ * their records (int32 multipliers, then int8 shifts).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ops_internal.h"
+
+/* Bytes of the per-channel arrays of count channels. */
+static uint64_t channel_bytes(uint64_t count) {
+  return ops_align(count * (sizeof(int32_t) + sizeof(int8_t)));
+}
+
+size_t ops_weighted_record_size(const utvm_model_t *m, const utvm_model_operator_t *op,
+                                size_t record_bytes) {
+  utvm_model_tensor_t f;
+  uint64_t count = 1u;
+  if (ops_present(op, 1u) && (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) == UTVM_OK) &&
+      (f.quant.count > 1u)) {
+    count = f.quant.count;
+  }
+  const uint64_t size = ops_align((uint64_t)record_bytes) + channel_bytes(count);
+  return (size >= (uint64_t)SIZE_MAX) ? SIZE_MAX : (size_t)size;
+}
+
+utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *f,
+                             ops_operand_t *out) {
+  utvm_err_t err = ops_load(c, 0u, in);
+  if (err == UTVM_OK) {
+    err = ops_load(c, 1u, f);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8(c, in, "input");
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8(c, out, "output");
+  }
+  return err;
+}
+
+utvm_err_t ops_check_filter_zero_points(const utvm_op_context_t *c, const ops_operand_t *f) {
+  uint32_t ch;
+  const uint32_t count = (f->t.quant.count > 1u) ? f->t.quant.count : 1u;
+  for (ch = 0u; ch < count; ch++) {
+    const int32_t zp = utvm_model_quant_zero_point(&f->t.quant, ch);
+    if (zp != 0) {
+      utvm_text_t *text = ops_begin(c);
+      utvm_text_str(text, "filter zero point ");
+      utvm_text_i64(text, zp);
+      utvm_text_str(text, " is not 0");
+      return UTVM_ERR_RUNNER_UNSUPPORTED;
+    }
+  }
+  return UTVM_OK;
+}
+
+utvm_err_t ops_check_filter(const utvm_op_context_t *c, const ops_operand_t *f, int32_t qdim,
+                            int32_t channels) {
+  utvm_err_t err = ops_check_type(c, f, "filter", UTVM_MODEL_INT8);
+  if (err == UTVM_OK) {
+    err = ops_check_constant(c, f, "filter");
+  }
+  if ((err == UTVM_OK) && (f->t.quant.count == 0u)) {
+    err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED, "filter is not quantized");
+  }
+  if ((err == UTVM_OK) && (f->t.quant.count > 1u) &&
+      ((f->t.quant.quantized_dimension != qdim) || (f->t.quant.count != (uint32_t)channels))) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "filter has ");
+    utvm_text_u64(text, (uint64_t)f->t.quant.count);
+    utvm_text_str(text, " channel scales along dimension ");
+    utvm_text_i64(text, f->t.quant.quantized_dimension);
+    utvm_text_str(text, ", not ");
+    utvm_text_i64(text, channels);
+    utvm_text_str(text, " along ");
+    utvm_text_i64(text, qdim);
+    err = UTVM_ERR_RUNNER_OPERANDS;
+  }
+  return err;
+}
+
+utvm_err_t ops_load_bias(const utvm_op_context_t *c, int32_t bias_type, int32_t channels,
+                         const int32_t **bias) {
+  ops_operand_t b;
+  utvm_err_t err = UTVM_OK;
+  *bias = NULL;
+  if (bias_type == (int32_t)UTVM_MODEL_INT64) {
+    return ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
+                    "int64 bias (int16 activations) is not supported");
+  }
+  if (ops_present(c->op, 2u)) {
+    err = ops_load(c, 2u, &b);
+    if (err == UTVM_OK) {
+      err = ops_check_type(c, &b, "bias", UTVM_MODEL_INT32);
+    }
+    if (err == UTVM_OK) {
+      err = ops_check_constant(c, &b, "bias");
+    }
+    if ((err == UTVM_OK) && (b.t.elements != (size_t)channels)) {
+      utvm_text_t *text = ops_begin(c);
+      utvm_text_str(text, "bias has ");
+      utvm_text_u64(text, (uint64_t)b.t.elements);
+      utvm_text_str(text, " elements, not ");
+      utvm_text_i64(text, channels);
+      err = UTVM_ERR_RUNNER_OPERANDS;
+    }
+    if (err == UTVM_OK) {
+      const void *data = b.t.data;
+      *bias = (const int32_t *)data;
+    }
+  }
+  return err;
+}
+
+utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t record_bytes,
+                             size_t size, const ops_operand_t *in, const ops_operand_t *f,
+                             const ops_operand_t *out, bool fully_connected,
+                             utvm_per_channel_quant_t *quant) {
+  uint8_t *bytes = (uint8_t *)record;
+  const uint32_t count = f->t.quant.count;
+  const uint64_t start = ops_align((uint64_t)record_bytes);
+  const uint64_t need = start + channel_bytes((uint64_t)count);
+  uint32_t ch;
+  utvm_err_t err = UTVM_OK;
+  if ((count == 0u) || (count > (uint32_t)INT32_MAX) || (need > (uint64_t)size)) {
+    return ops_fail(c, UTVM_ERR_RUNNER_ARGUMENT, "prepared record too small");
+  }
+  void *m = &bytes[start];
+  void *s = &bytes[start + ((uint64_t)count * 4u)];
+  int32_t *multipliers = (int32_t *)m;
+  int8_t *shifts = (int8_t *)s;
+  quant->multiplier = multipliers;
+  quant->shift = shifts;
+  quant->count = (int32_t)count;
+  for (ch = 0u; (ch < count) && (err == UTVM_OK); ch++) {
+    const float scale = utvm_model_quant_scale(&f->t.quant, ch);
+    int32_t shift = 0;
+    if (fully_connected && (count == 1u)) {
+      err = utvm_fully_connected_quant_params(in->t.quant.scale, &scale, 1, out->t.quant.scale,
+                                              &multipliers[ch], &shift);
+    } else {
+      err = utvm_conv_quant_params(in->t.quant.scale, &scale, 1, out->t.quant.scale,
+                                   &multipliers[ch], &shift);
+    }
+    if (err == UTVM_OK) {
+      err = ops_check_shift(c, shift);
+      shifts[ch] = (int8_t)((err == UTVM_OK) ? shift : 0); /* -31..31 once checked */
+    } else {
+      err = ops_fail_kernel(c, err, "output multiplier");
+    }
+  }
+  return err;
+}
+
+utvm_err_t ops_load_window(const utvm_op_context_t *c, bool depthwise, ops_operand_t *in,
+                           ops_operand_t *f, ops_operand_t *out) {
+  utvm_err_t err = ops_load_weighted(c, in, f, out);
+  if (err == UTVM_OK) {
+    err = ops_check_rank(c, in, "input", 4u);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_rank(c, f, "filter", 4u);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_rank(c, out, "output", 4u);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_filter(c, f, depthwise ? 3 : 0, out->t.dims[3]);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_filter_zero_points(c, f);
+  }
+  return err;
+}
+
+utvm_err_t ops_window_output(const utvm_op_context_t *c, ops_window_t *w,
+                             const ops_operand_t *in, const ops_operand_t *f,
+                             const ops_operand_t *out) {
+  utvm_padding_values_t pad;
+  utvm_err_t err = UTVM_OK;
+  (void)memset(&pad, 0, sizeof(pad));
+  if (out->t.dims[0] != in->t.dims[0]) {
+    return ops_fail_fit(c, "output", out, "input", in);
+  }
+  err = utvm_compute_padding(ops_padding(w->padding), w->stride_h, w->stride_w, w->dilation_h,
+                             w->dilation_w, in->t.dims[1], in->t.dims[2], f->t.dims[1],
+                             f->t.dims[2], &pad);
+  if (err != UTVM_OK) {
+    return ops_fail_kernel(c, err, "padding");
+  }
+  if ((pad.out_h != out->t.dims[1]) || (pad.out_w != out->t.dims[2])) {
+    return ops_fail_output_size(c, out, pad.out_h, pad.out_w);
+  }
+  w->pad_top = pad.pad_top;
+  w->pad_left = pad.pad_left;
+  err = utvm_activation_range_s8(w->activation, out->t.quant.scale, out->t.quant.zero_point,
+                                 &w->act_min, &w->act_max);
+  return (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+}
+
+bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d) {
+  utvm_model_tensor_t t[3];
+  const int32_t index[3] = {(op->n_inputs > 0u) ? op->inputs[0] : -1,
+                            (op->n_inputs > 1u) ? op->inputs[1] : -1,
+                            (op->n_outputs > 0u) ? op->outputs[0] : -1};
+  uint32_t i;
+  for (i = 0u; i < 3u; i++) {
+    if ((index[i] < 0) || (utvm_model_tensor(m, (uint32_t)index[i], &t[i]) != UTVM_OK) ||
+        (t[i].rank != 4u)) {
+      return false;
+    }
+    d[i].n = t[i].dims[0];
+    d[i].h = t[i].dims[1];
+    d[i].w = t[i].dims[2];
+    d[i].c = t[i].dims[3];
+  }
+  return true;
+}
+
+const char *ops_check_window(utvm_op_params_t *p) {
+  uint64_t e[3] = {0u, 0u, 0u};
+  uint32_t i;
+  for (i = 0u; i < 3u; i++) {
+    if (!ops_dims_elements(&p->dims[i], &e[i])) {
+      return "a dimension is < 1 or a tensor too large";
+    }
+  }
+  if ((p->has_bias > 1u) || (p->n_inputs != (2u + p->has_bias))) {
+    return "inputs are not input, filter and optional bias";
+  }
+  if (!ops_quant_fits(p, p->dims[2].c)) {
+    return "channel count or a shift out of range";
+  }
+  (void)ops_set_operand(p, 0u, UTVM_OP_TYPE_INT8, e[0]);
+  (void)ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, e[1]);
+  if (p->has_bias != 0u) {
+    (void)ops_set_operand(p, 2u, UTVM_OP_TYPE_INT32, (uint64_t)p->dims[2].c);
+  }
+  (void)ops_set_operand(p, p->n_inputs, UTVM_OP_TYPE_INT8, e[2]);
+  return NULL;
+}
