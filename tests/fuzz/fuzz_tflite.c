@@ -1,5 +1,6 @@
 /*
- * libFuzzer target for the TFLite model reader and the planner.
+ * libFuzzer target for the TFLite model reader, the planner and the operators' prepare steps
+ * (their option decoders and operand checks, src/ops).
  *
  * Input: the bytes of a .tflite file (no header; seeds: the shipped models, copied to
  * seeds-tflite/ at build time). Checked on every input:
@@ -8,19 +9,40 @@
  *    the input (model_exercise touches every byte; ASan watches);
  *  - an opened model either fails utvm_model_plan with an error text or gets a plan that an
  *    independent checker accepts (placement, alignment, no overlap of buffers alive together,
- *    aliases legitimate, arena >= lower bound), with scratch sizes drawn from the input size.
+ *    aliases legitimate, arena >= lower bound), with scratch sizes drawn from the input size;
+ *  - utvm_runner_init on an opened model (no arena: planning and every operator's prepare)
+ *    fails (no arena is given) with an error text.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "fuzz_input.h"
 #include "model_check.h"
 #include "utvm/model.h"
+#include "utvm/runner.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The independent plan check is quadratic: skip it on very large graphs. */
 #define CHECK_LIMIT 1024u
+/* Largest runner workspace the target allocates. */
+#define WORKSPACE_LIMIT (16u * 1024u * 1024u)
+
+/* Plans and prepares every operator of m (no arena). */
+static void prepare_all(utvm_model_t *m) {
+  utvm_runner_t r;
+  const size_t ws = utvm_runner_workspace_size(m);
+  if (ws == SIZE_MAX || ws > WORKSPACE_LIMIT) {
+    return;
+  }
+  void *workspace = malloc(ws + 1u);
+  FUZZ_CHECK(workspace != NULL);
+  const utvm_err_t err = utvm_runner_init(&r, m, workspace, ws, NULL, 0u);
+  FUZZ_CHECK(err != UTVM_OK);
+  FUZZ_CHECK(r.error[0] != '\0');
+  free(workspace);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   utvm_model_t m;
@@ -43,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (void)fprintf(stderr, "plan: %s (%s)\n", why, m.error);
     }
     FUZZ_CHECK(why == NULL);
+    prepare_all(&m);
   }
   return 0;
 }
