@@ -289,7 +289,8 @@ typedef struct {
   const char *params_type;      /* the parameter struct's type, NULL when the call has none */
   const char *params_fields;    /* its int32 fields in order, space separated; "name[n]" for an
                                    array of n */
-  utvm_op_emit_slot_t args[UTVM_OP_EMIT_MAX_ARGS]; /* in call order, then UTVM_EMIT_END */
+  const utvm_op_emit_slot_t *args; /* in call order, then UTVM_EMIT_END (at most
+                                   UTVM_OP_EMIT_MAX_ARGS in all) */
 } utvm_op_emit_t;
 
 /* How to emit kind's call, or NULL if unknown (host tools; device code does not link it). */

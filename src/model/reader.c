@@ -486,7 +486,7 @@ utvm_err_t utvm_model_option_i32s(const utvm_model_t *m, uint32_t index,
                                   uint32_t max, uint32_t *count, utvm_text_t *text) {
   rd_t r;
   fb_table_t t;
-  fb_vec_t v;
+  fb_vec_t v = fb_vec_of(0u, 0u);
   uint32_t i;
   if (m == NULL || !m->valid_ || op == NULL || values == NULL || count == NULL) {
     return UTVM_ERR_MODEL_ARGUMENT;

@@ -6,7 +6,8 @@
 #include "ops_internal.h"
 
 /* AddOptions (BuiltinOptions 11): the fused activation. */
-static const ops_field_t kOptions[1] = {{0u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"}};
+static const ops_field_t add_options[1] = {
+    {0u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"}};
 
 typedef struct {
   ops_binary_t b;
@@ -26,7 +27,7 @@ static utvm_err_t add_prepare(const utvm_op_context_t *c, void *record, size_t s
   ops_operand_t out;
   int32_t activation = 0;
   (void)size;
-  utvm_err_t err = ops_options(c, kOptions, 1u, &activation);
+  utvm_err_t err = ops_options(c, add_options, 1u, &activation);
   if (err == UTVM_OK) {
     err = ops_prepare_binary(c, &rec->b, &a, &b, &out);
   }
@@ -76,8 +77,11 @@ static utvm_err_t add_run(const utvm_op_params_t *p, void *const *data, void *sc
 
 const utvm_op_kind_info_t utvm_op_kind_add_s8 = {add_walk, ops_check_binary, NULL, add_run};
 
-const utvm_op_emit_t utvm_op_emit_add_s8 = {
-    "utvm_add_params_t",
-    "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u},
-     {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t add_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},
+    {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_add_s8 = {"utvm_add_params_t",
+    "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
+    "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
+    add_s8_args};

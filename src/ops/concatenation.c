@@ -8,7 +8,7 @@
 
 /* ConcatenationOptions (BuiltinOptions 10). */
 enum { AXIS, ACTIVATION, N_OPTIONS };
-static const ops_field_t kOptions[N_OPTIONS] = {
+static const ops_field_t concatenation_options[N_OPTIONS] = {
     {0u, OPS_I32, OPS_ANY, 0, "axis"},
     {1u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"}};
 
@@ -66,7 +66,7 @@ static utvm_err_t concat_prepare(const utvm_op_context_t *c, void *record, size_
   int32_t o[N_OPTIONS];
   int32_t axis = 0;
   (void)size;
-  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  utvm_err_t err = ops_options(c, concatenation_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
     err = ops_load(c, OPS_OUTPUT, &out);
   }
@@ -164,8 +164,8 @@ static utvm_err_t concat_run(const utvm_op_params_t *p, void *const *data, void 
 const utvm_op_kind_info_t utvm_op_kind_concatenation_s8 = {concat_walk, concat_check, NULL,
                                                            concat_run};
 
-const utvm_op_emit_t utvm_op_emit_concatenation_s8 = {
-    NULL, NULL,
-    {{UTVM_EMIT_N_INPUTS, 0u}, {UTVM_EMIT_INPUTS, 0u}, {UTVM_EMIT_SHAPES, 0u},
-     {UTVM_EMIT_AXIS, 0u}, {UTVM_EMIT_OUTPUT_SHAPE, 0u}, {UTVM_EMIT_OUTPUT, 0u},
-     {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t concatenation_s8_args[] = {{UTVM_EMIT_N_INPUTS, 0u},
+    {UTVM_EMIT_INPUTS, 0u}, {UTVM_EMIT_SHAPES, 0u}, {UTVM_EMIT_AXIS, 0u},
+    {UTVM_EMIT_OUTPUT_SHAPE, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_concatenation_s8 = {NULL, NULL, concatenation_s8_args};

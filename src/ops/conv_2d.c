@@ -2,13 +2,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ops_internal.h"
 
 /* Conv2DOptions (BuiltinOptions 1). */
 enum { PADDING, STRIDE_W, STRIDE_H, ACTIVATION, DILATION_W, DILATION_H, BIAS_TYPE, N_OPTIONS };
-static const ops_field_t kOptions[N_OPTIONS] = {
+static const ops_field_t conv_2d_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_PADDING, 0, "padding"},
     {1u, OPS_I32, OPS_POSITIVE, 0, "stride_w"},
     {2u, OPS_I32, OPS_POSITIVE, 0, "stride_h"},
@@ -18,13 +17,7 @@ static const ops_field_t kOptions[N_OPTIONS] = {
     {6u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized_bias_type"}};
 
 typedef struct {
-  ops_ref_t input;
-  const int8_t *filter;
-  const int32_t *bias;     /* NULL when the model has none */
-  uint32_t output;
-  uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
-  utvm_dims_t dims[3];     /* input, filter, output */
-  utvm_per_channel_quant_t quant; /* arrays follow the record */
+  ops_conv_t conv; /* first: the per-channel arrays follow the record */
   utvm_conv2d_params_t params;
 } conv_record_t;
 
@@ -42,11 +35,10 @@ static size_t conv_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
 static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t size) {
   conv_record_t *rec = (conv_record_t *)record;
   ops_operand_t in;
-  ops_operand_t f;
   ops_operand_t out;
   ops_window_t w;
   int32_t o[N_OPTIONS];
-  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  utvm_err_t err = ops_options(c, conv_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
     w.padding = o[PADDING];
     w.stride_h = o[STRIDE_H];
@@ -54,39 +46,11 @@ static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t 
     w.dilation_h = o[DILATION_H];
     w.dilation_w = o[DILATION_W];
     w.activation = o[ACTIVATION];
-    err = ops_load_window(c, false, &in, &f, &out);
+    err = ops_prepare_conv(c, false, 0, o[BIAS_TYPE], &w, &rec->conv, sizeof(*rec), size, &in,
+                           &out);
   }
   if (err == UTVM_OK) {
-    const int32_t in_c = in.t.dims[3];
-    const int32_t f_c = f.t.dims[3];
-    const int32_t out_c = out.t.dims[3];
-    if ((f.t.dims[0] != out_c) || ((in_c % f_c) != 0) || ((out_c % (in_c / f_c)) != 0)) {
-      err = ops_fail_fit(c, "filter", &f, "input", &in);
-    }
-  }
-  if (err == UTVM_OK) {
-    err = ops_window_output(c, &w, &in, &f, &out);
-  }
-  if (err == UTVM_OK) {
-    err = ops_load_bias(c, o[BIAS_TYPE], out.t.dims[3], &rec->bias);
-  }
-  if (err == UTVM_OK) {
-    err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, false, &rec->quant);
-  }
-  if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
-  }
-  if (err == UTVM_OK) {
-    const void *filter = f.t.data;
     utvm_conv2d_params_t *p = &rec->params;
-    rec->filter = (const int8_t *)filter;
-    rec->scratch = c->scratch;
-    rec->dims[0] = ops_dims(&in.t);
-    rec->dims[1] = ops_dims(&f.t);
-    rec->dims[2] = ops_dims(&out.t);
     p->stride_h = w.stride_h;
     p->stride_w = w.stride_w;
     p->dilation_h = w.dilation_h;
@@ -103,20 +67,20 @@ static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t 
 
 static utvm_err_t conv_execute(const void *record, uint8_t *arena) {
   const conv_record_t *r = (const conv_record_t *)record;
-  return utvm_conv2d_s8(&r->params, &r->quant, &r->dims[0], ops_in_s8(arena, &r->input),
-                        &r->dims[1], r->filter, r->bias, &r->dims[2],
-                        ops_out_s8(arena, r->output), ops_scratch(arena, r->scratch));
+  const ops_conv_t *c = &r->conv;
+  return utvm_conv2d_s8(&r->params, &c->quant, &c->dims[0], ops_in_s8(arena, &c->input),
+                        &c->dims[1], c->filter, c->bias, &c->dims[2],
+                        ops_out_s8(arena, c->output), ops_scratch(arena, c->scratch));
 }
 
 static void conv_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const conv_record_t *r = (const conv_record_t *)record;
+  const ops_conv_t *c = &r->conv;
+  ops_conv_export(c, p);
   p->kind = UTVM_OP_CONV2D_S8;
-  (void)memcpy(p->dims, r->dims, sizeof(r->dims));
   p->p.conv = r->params;
-  p->has_bias = (r->bias != NULL) ? 1u : 0u;
-  p->quant = r->quant;
   p->scratch_bytes =
-      (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &r->dims[0], &r->dims[1], &r->dims[2]);
+      (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &c->dims[0], &c->dims[1], &c->dims[2]);
 }
 
 const utvm_op_t utvm_op_conv_2d = {
@@ -148,10 +112,12 @@ static utvm_err_t conv_run(const utvm_op_params_t *p, void *const *data, void *s
 const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, ops_check_window, conv_scratch,
                                                     conv_run};
 
-const utvm_op_emit_t utvm_op_emit_conv2d_s8 = {
-    "utvm_conv2d_params_t",
+static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u},
+    {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
+    {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_conv2d_s8 = {"utvm_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
     "act_min act_max",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u},
-     {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u},
-     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}}};
+    conv2d_s8_args};

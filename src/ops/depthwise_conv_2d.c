@@ -3,13 +3,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ops_internal.h"
 
 /* DepthwiseConv2DOptions (BuiltinOptions 2). */
 enum { PADDING, STRIDE_W, STRIDE_H, MULTIPLIER, ACTIVATION, DILATION_W, DILATION_H, N_OPTIONS };
-static const ops_field_t kOptions[N_OPTIONS] = {
+static const ops_field_t depthwise_conv_2d_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_PADDING, 0, "padding"},
     {1u, OPS_I32, OPS_POSITIVE, 0, "stride_w"},
     {2u, OPS_I32, OPS_POSITIVE, 0, "stride_h"},
@@ -19,13 +18,7 @@ static const ops_field_t kOptions[N_OPTIONS] = {
     {6u, OPS_I32, OPS_POSITIVE, 1, "dilation_h"}};
 
 typedef struct {
-  ops_ref_t input;
-  const int8_t *filter;
-  const int32_t *bias;     /* NULL when the model has none */
-  uint32_t output;
-  uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
-  utvm_dims_t dims[3];     /* input, filter, output */
-  utvm_per_channel_quant_t quant; /* arrays follow the record */
+  ops_conv_t conv; /* first: the per-channel arrays follow the record */
   utvm_depthwise_conv2d_params_t params;
 } depthwise_record_t;
 
@@ -41,35 +34,13 @@ static size_t depthwise_scratch_size(utvm_kernels_core_t core, const utvm_model_
                                    : 0u;
 }
 
-/* The filter is [1, h, w, output channels], output channels a multiple of the input's; a
- * stored depth_multiplier (newer converters store 0) must agree. */
-static utvm_err_t depthwise_fits(const utvm_op_context_t *c, int32_t stored,
-                                 const ops_operand_t *in, const ops_operand_t *f,
-                                 const ops_operand_t *out) {
-  const int32_t in_c = in->t.dims[3];
-  const int32_t out_c = out->t.dims[3];
-  if ((f->t.dims[0] != 1) || (f->t.dims[3] != out_c) || ((out_c % in_c) != 0)) {
-    return ops_fail_fit(c, "filter", f, "input", in);
-  }
-  if ((stored > 0) && (stored != (out_c / in_c))) {
-    utvm_text_t *text = ops_begin(c);
-    utvm_text_str(text, "depth_multiplier ");
-    utvm_text_i64(text, stored);
-    utvm_text_str(text, " differs from the shapes' ");
-    utvm_text_i64(text, out_c / in_c);
-    return UTVM_ERR_RUNNER_OPERANDS;
-  }
-  return UTVM_OK;
-}
-
 static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, size_t size) {
   depthwise_record_t *rec = (depthwise_record_t *)record;
   ops_operand_t in;
-  ops_operand_t f;
   ops_operand_t out;
   ops_window_t w;
   int32_t o[N_OPTIONS];
-  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  utvm_err_t err = ops_options(c, depthwise_conv_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
     w.padding = o[PADDING];
     w.stride_h = o[STRIDE_H];
@@ -77,34 +48,11 @@ static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, si
     w.dilation_h = o[DILATION_H];
     w.dilation_w = o[DILATION_W];
     w.activation = o[ACTIVATION];
-    err = ops_load_window(c, true, &in, &f, &out);
+    err = ops_prepare_conv(c, true, o[MULTIPLIER], 0, &w, &rec->conv, sizeof(*rec), size, &in,
+                           &out);
   }
   if (err == UTVM_OK) {
-    err = depthwise_fits(c, o[MULTIPLIER], &in, &f, &out);
-  }
-  if (err == UTVM_OK) {
-    err = ops_window_output(c, &w, &in, &f, &out);
-  }
-  if (err == UTVM_OK) {
-    err = ops_load_bias(c, 0, out.t.dims[3], &rec->bias);
-  }
-  if (err == UTVM_OK) {
-    err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, false, &rec->quant);
-  }
-  if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
-  }
-  if (err == UTVM_OK) {
-    const void *filter = f.t.data;
     utvm_depthwise_conv2d_params_t *p = &rec->params;
-    rec->filter = (const int8_t *)filter;
-    rec->scratch = c->scratch;
-    rec->dims[0] = ops_dims(&in.t);
-    rec->dims[1] = ops_dims(&f.t);
-    rec->dims[2] = ops_dims(&out.t);
     p->stride_h = w.stride_h;
     p->stride_w = w.stride_w;
     p->dilation_h = w.dilation_h;
@@ -122,22 +70,21 @@ static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, si
 
 static utvm_err_t depthwise_execute(const void *record, uint8_t *arena) {
   const depthwise_record_t *r = (const depthwise_record_t *)record;
-  return utvm_depthwise_conv2d_s8(&r->params, &r->quant, &r->dims[0],
-                                  ops_in_s8(arena, &r->input), &r->dims[1], r->filter, r->bias,
-                                  &r->dims[2], ops_out_s8(arena, r->output),
-                                  ops_scratch(arena, r->scratch));
+  const ops_conv_t *c = &r->conv;
+  return utvm_depthwise_conv2d_s8(&r->params, &c->quant, &c->dims[0], ops_in_s8(arena, &c->input),
+                                  &c->dims[1], c->filter, c->bias, &c->dims[2],
+                                  ops_out_s8(arena, c->output), ops_scratch(arena, c->scratch));
 }
 
 static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const depthwise_record_t *r = (const depthwise_record_t *)record;
+  const ops_conv_t *c = &r->conv;
   (void)core;
+  ops_conv_export(c, p);
   p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
-  (void)memcpy(p->dims, r->dims, sizeof(r->dims));
   p->p.depthwise = r->params;
-  p->has_bias = (r->bias != NULL) ? 1u : 0u;
-  p->quant = r->quant;
   p->scratch_bytes =
-      (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&r->dims[0], &r->dims[1], &r->dims[2]);
+      (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&c->dims[0], &c->dims[1], &c->dims[2]);
 }
 
 const utvm_op_t utvm_op_depthwise_conv_2d = {
@@ -170,10 +117,12 @@ static utvm_err_t depthwise_run(const utvm_op_params_t *p, void *const *data, vo
 const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {depthwise_walk, ops_check_window,
                                                               depthwise_scratch, depthwise_run};
 
-const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8 = {
-    "utvm_depthwise_conv2d_params_t",
+static const utvm_op_emit_slot_t depthwise_conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},
+    {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8 = {"utvm_depthwise_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u},
-     {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u},
-     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}}};
+    depthwise_conv2d_s8_args};

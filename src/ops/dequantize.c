@@ -90,7 +90,8 @@ static utvm_err_t dequantize_run(const utvm_op_params_t *p, void *const *data, v
 const utvm_op_kind_info_t utvm_op_kind_dequantize_s8_f32 = {dequantize_walk, dequantize_check,
                                                             NULL, dequantize_run};
 
-const utvm_op_emit_t utvm_op_emit_dequantize_s8_f32 = {
-    NULL, NULL,
-    {{UTVM_EMIT_SCALE, 0u}, {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u},
-     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t dequantize_s8_f32_args[] = {{UTVM_EMIT_SCALE, 0u},
+    {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_dequantize_s8_f32 = {NULL, NULL, dequantize_s8_f32_args};

@@ -9,7 +9,7 @@
 /* FullyConnectedOptions (BuiltinOptions 8); keep_num_dims (2) and asymmetric_quantize_inputs
  * (3) change nothing for int8. */
 enum { ACTIVATION, WEIGHTS_FORMAT, BIAS_TYPE, N_OPTIONS };
-static const ops_field_t kOptions[N_OPTIONS] = {
+static const ops_field_t fully_connected_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"},
     {1u, OPS_U8, OPS_ZERO, 0, "weights format"},
     {4u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized_bias_type"}};
@@ -85,7 +85,7 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
   ops_operand_t f;
   ops_operand_t out;
   int32_t o[N_OPTIONS];
-  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  utvm_err_t err = ops_options(c, fully_connected_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
     err = ops_load_weighted(c, &in, &f, &out);
   }
@@ -144,7 +144,10 @@ static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_para
   p->depth = r->depth;
   p->units = r->units;
   p->p.fc = r->params;
-  p->has_bias = (r->bias != NULL) ? 1u : 0u;
+  p->has_bias = 0u;
+  if (r->bias != NULL) {
+    p->has_bias = 1u;
+  }
   p->quant = r->quant;
   p->scratch_bytes =
       (uint32_t)utvm_fully_connected_s8_scratch_size(r->batches, r->depth, r->units);
@@ -203,9 +206,10 @@ static utvm_err_t fc_run(const utvm_op_params_t *p, void *const *data, void *scr
 const utvm_op_kind_info_t utvm_op_kind_fully_connected_s8 = {fc_walk, fc_check, fc_scratch,
                                                              fc_run};
 
-const utvm_op_emit_t utvm_op_emit_fully_connected_s8 = {
-    "utvm_fully_connected_params_t", "input_offset filter_offset output_offset act_min act_max",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_BATCHES, 0u},
-     {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u},
-     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
-     {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t fully_connected_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_BATCHES, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_fully_connected_s8 = {"utvm_fully_connected_params_t",
+    "input_offset filter_offset output_offset act_min act_max", fully_connected_s8_args};

@@ -2,12 +2,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
 /* ReducerOptions (BuiltinOptions 27). */
 enum { KEEP_DIMS, N_OPTIONS };
-static const ops_field_t kOptions[N_OPTIONS] = {{0u, OPS_U8, OPS_ANY, 0, "keep_dims"}};
+static const ops_field_t mean_options[N_OPTIONS] = {{0u, OPS_U8, OPS_ANY, 0, "keep_dims"}};
 
 typedef struct {
   ops_ref_t input;
@@ -79,7 +80,9 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
   bool reduced[UTVM_MODEL_MAX_DIMS] = {false, false, false, false, false, false};
   int32_t keep_dims = 0;
   (void)size;
-  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, &keep_dims);
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
+  utvm_err_t err = ops_options(c, mean_options, N_OPTIONS, &keep_dims);
   if (err == UTVM_OK) {
     err = ops_load_q8(c, &in, &out);
   }
@@ -182,7 +185,9 @@ static utvm_err_t mean_run(const utvm_op_params_t *p, void *const *data, void *s
 
 const utvm_op_kind_info_t utvm_op_kind_mean_s8 = {mean_walk, mean_check, NULL, mean_run};
 
-const utvm_op_emit_t utvm_op_emit_mean_s8 = {
-    "utvm_mean_params_t", "input_zero_point output_zero_point multiplier shift",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_AXES, 0u},
-     {UTVM_EMIT_N_AXES, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t mean_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_AXES, 0u}, {UTVM_EMIT_N_AXES, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_mean_s8 = {"utvm_mean_params_t",
+    "input_zero_point output_zero_point multiplier shift", mean_s8_args};

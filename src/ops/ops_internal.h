@@ -189,16 +189,30 @@ typedef struct {
   int32_t act_max;  /* out */
 } ops_window_t;
 
-/* Loads and checks the operands of a 2-D convolution: 4-D input, filter and output, constant
- * int8 symmetric weights with channel scales along dimension 3 (depthwise) or 0. */
-utvm_err_t ops_load_window(const utvm_op_context_t *c, bool depthwise, ops_operand_t *in,
-                           ops_operand_t *f, ops_operand_t *out);
+/* What the records of CONV_2D and DEPTHWISE_CONV_2D start with. */
+typedef struct {
+  ops_ref_t input;
+  const int8_t *filter;
+  const int32_t *bias;     /* NULL when the model has none */
+  uint32_t output;
+  uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
+  utvm_dims_t dims[3];     /* input, filter, output */
+  utvm_per_channel_quant_t quant; /* arrays follow the record */
+} ops_conv_t;
 
-/* The output of a 2-D convolution (batches, height and width from the window) and its
- * padding and activation range into w. */
-utvm_err_t ops_window_output(const utvm_op_context_t *c, ops_window_t *w,
-                             const ops_operand_t *in, const ops_operand_t *f,
-                             const ops_operand_t *out);
+/* Prepares a 2-D convolution whose record (record_bytes, in a block of size) starts with
+ * *conv: 4-D operands, constant int8 symmetric weights with channel scales along dimension 3
+ * (depthwise) or 0, the filter fitting the channels (depthwise: a stored multiplier > 0 must
+ * agree), the output size of the window w (padding and activation range filled in), the
+ * optional int32 bias (bias_type as stored; int64 refused) and the per-channel multipliers.
+ * in and out receive the input and output. */
+utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, int32_t multiplier,
+                            int32_t bias_type, ops_window_t *w, ops_conv_t *conv,
+                            size_t record_bytes, size_t size, ops_operand_t *in,
+                            ops_operand_t *out);
+
+/* A convolution record's dims, bias flag and per-channel quantization as op params. */
+void ops_conv_export(const ops_conv_t *conv, utvm_op_params_t *p);
 
 /* The 4-D dims of input, filter and output of op; false when they are not all 4-D. */
 bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d);
@@ -251,6 +265,9 @@ typedef struct {
  * their bits), checked; UTVM_ERR_MODEL_BAD_OPTION with "options: <why>" when one is not. */
 utvm_err_t ops_options(const utvm_op_context_t *c, const ops_field_t *fields, uint32_t n,
                        int32_t *values);
+
+/* The float a float field's value (its bits) stands for. */
+float ops_option_float(int32_t bits);
 
 /* Reads a vector-of-int32 field (at most max values) into values, *count of them. */
 utvm_err_t ops_option_list(const utvm_op_context_t *c, uint32_t id, const char *name,

@@ -23,20 +23,36 @@ utvm_err_t ops_fail_option(const utvm_op_context_t *c, const char *msg, int32_t 
 /* A field's bits as int32 (bytes sign- or zero-extended). */
 static int32_t field_value(uint8_t type, uint64_t bits) {
   const uint32_t low = (uint32_t)(bits & 0xFFFFFFFFu);
+  const uint32_t byte = low & 0xFFu;
+  const uint32_t magnitude = byte & 0x7Fu;
   int32_t v;
   if (type == (uint8_t)OPS_I8) {
-    v = ((low & 0x80u) != 0u) ? ((int32_t)(low & 0x7Fu) - 128) : (int32_t)(low & 0x7Fu);
+    v = (int32_t)magnitude;
+    if (byte != magnitude) {
+      v -= 128;
+    }
   } else if (type == (uint8_t)OPS_U8) {
-    v = (int32_t)(low & 0xFFu);
+    v = (int32_t)byte;
+  } else if (low <= 0x7FFFFFFFu) {
+    v = (int32_t)low;
   } else {
     const uint32_t inverse = ~low;
-    v = (low <= 0x7FFFFFFFu) ? (int32_t)low : (-(int32_t)inverse - 1);
+    v = -(int32_t)inverse - 1;
   }
   return v;
 }
 
+float ops_option_float(int32_t bits) {
+  union {
+    int32_t i;
+    float f;
+  } pun;
+  pun.i = bits;
+  return pun.f;
+}
+
 /* finite and > 0, from a float's bits */
-static bool positive_finite(uint32_t bits) {
+static bool beta_valid(uint32_t bits) {
   return ((bits & 0x80000000u) == 0u) && ((bits & 0x7F800000u) != 0x7F800000u) && (bits != 0u);
 }
 
@@ -93,7 +109,7 @@ static utvm_err_t check_field(const utvm_op_context_t *c, const ops_field_t *f, 
       }
       break;
     case OPS_BETA:
-      if (!positive_finite((uint32_t)v)) {
+      if (!beta_valid((uint32_t)v)) {
         utvm_text_t *text = ops_begin(c);
         utvm_text_str(text, "options: ");
         utvm_text_str(text, f->name);

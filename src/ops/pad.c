@@ -144,7 +144,8 @@ static utvm_err_t pad_run(const utvm_op_params_t *p, void *const *data, void *sc
 
 const utvm_op_kind_info_t utvm_op_kind_pad_s8 = {pad_walk, pad_check, NULL, pad_run};
 
-const utvm_op_emit_t utvm_op_emit_pad_s8 = {
-    "utvm_pad_params_t", "before[4] after[4] pad_value",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
-     {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t pad_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_pad_s8 = {"utvm_pad_params_t", "before[4] after[4] pad_value",
+    pad_s8_args};

@@ -8,7 +8,7 @@
 
 /* Pool2DOptions (BuiltinOptions 5). */
 enum { PADDING, STRIDE_W, STRIDE_H, FILTER_W, FILTER_H, ACTIVATION, N_OPTIONS };
-static const ops_field_t kOptions[N_OPTIONS] = {
+static const ops_field_t pool_2d_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_PADDING, 0, "padding"},
     {1u, OPS_I32, OPS_POSITIVE, 0, "stride_w"},
     {2u, OPS_I32, OPS_POSITIVE, 0, "stride_h"},
@@ -37,7 +37,7 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   int32_t out_h = 0;
   int32_t out_w = 0;
   (void)size;
-  utvm_err_t err = ops_options(c, kOptions, N_OPTIONS, o);
+  utvm_err_t err = ops_options(c, pool_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
     err = ops_load_q8(c, &in, &out);
   }
@@ -156,10 +156,9 @@ const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_s8 = {pool_walk, pool_check, N
                                                         average_run};
 const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s8 = {pool_walk, pool_check, NULL, max_run};
 
-#define POOL_EMIT                                                                                  \
-  {"utvm_pool2d_params_t",                                                                         \
-   "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max",                        \
-   {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},     \
-    {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}}
-const utvm_op_emit_t utvm_op_emit_avg_pool2d_s8 = POOL_EMIT;
-const utvm_op_emit_t utvm_op_emit_max_pool2d_s8 = POOL_EMIT;
+static const utvm_op_emit_slot_t pool_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+const utvm_op_emit_t utvm_op_emit_avg_pool2d_s8 = {"utvm_pool2d_params_t",
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+const utvm_op_emit_t utvm_op_emit_max_pool2d_s8 = {"utvm_pool2d_params_t",
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};

@@ -21,7 +21,7 @@ uint64_t ops_align(uint64_t bytes) {
 
 size_t ops_record_bytes(size_t bytes) { return (size_t)ops_align((uint64_t)bytes); }
 
-static const char *type_name(utvm_model_type_t type) {
+static const char *ops_type_name(utvm_model_type_t type) {
   const char *name;
   switch (type) {
     case UTVM_MODEL_FLOAT32: name = "float32"; break;
@@ -133,9 +133,9 @@ utvm_err_t ops_check_type(const utvm_op_context_t *c, const ops_operand_t *o, co
     utvm_text_t *text = ops_begin(c);
     utvm_text_str(text, role);
     utvm_text_str(text, " is ");
-    utvm_text_str(text, type_name(o->t.type));
+    utvm_text_str(text, ops_type_name(o->t.type));
     utvm_text_str(text, ", not ");
-    utvm_text_str(text, type_name(type));
+    utvm_text_str(text, ops_type_name(type));
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return ops_check_nonempty(c, o, role);
@@ -146,7 +146,8 @@ utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, cons
   if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
     utvm_text_t *text = ops_begin(c);
     utvm_text_str(text, role);
-    utvm_text_str(text, (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
+    utvm_text_str(text,
+                  (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return err;
@@ -346,7 +347,7 @@ utvm_err_t ops_load_int_constant(const utvm_op_context_t *c, uint32_t k, const c
     utvm_text_t *text = ops_begin(c);
     utvm_text_str(text, role);
     utvm_text_str(text, " are ");
-    utvm_text_str(text, type_name(o->t.type));
+    utvm_text_str(text, ops_type_name(o->t.type));
     utvm_text_str(text, allow_int64 ? ", not int32 or int64" : ", not int32");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }

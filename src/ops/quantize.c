@@ -133,11 +133,13 @@ const utvm_op_kind_info_t utvm_op_kind_quantize_f32_s8 = {quantize_walk, quantiz
 const utvm_op_kind_info_t utvm_op_kind_requantize_s8 = {requantize_walk, requantize_check, NULL,
                                                         requantize_run};
 
-const utvm_op_emit_t utvm_op_emit_quantize_f32_s8 = {
-    NULL, NULL,
-    {{UTVM_EMIT_SCALE, 0u}, {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u},
-     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};
-const utvm_op_emit_t utvm_op_emit_requantize_s8 = {
-    "utvm_requantize_params_t", "input_zero_point output_zero_point multiplier shift",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
-     {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t quantize_f32_s8_args[] = {{UTVM_EMIT_SCALE, 0u},
+    {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_quantize_f32_s8 = {NULL, NULL, quantize_f32_s8_args};
+static const utvm_op_emit_slot_t requantize_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_requantize_s8 = {"utvm_requantize_params_t",
+    "input_zero_point output_zero_point multiplier shift", requantize_s8_args};

@@ -119,6 +119,7 @@ static utvm_err_t reshape_run(const utvm_op_params_t *p, void *const *data, void
 const utvm_op_kind_info_t utvm_op_kind_reshape = {reshape_walk, reshape_check, NULL,
                                                   reshape_run};
 
-const utvm_op_emit_t utvm_op_emit_reshape = {
-    NULL, NULL,
-    {{UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_BYTES, 0u}, {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t reshape_args[] = {{UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_BYTES, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_reshape = {NULL, NULL, reshape_args};

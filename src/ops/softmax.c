@@ -3,12 +3,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ops_internal.h"
 
 /* SoftmaxOptions (BuiltinOptions 9): beta, a float. */
-static const ops_field_t kOptions[1] = {{0u, OPS_F32, OPS_BETA, 0, "beta"}};
+static const ops_field_t softmax_options[1] = {{0u, OPS_F32, OPS_BETA, 0, "beta"}};
 
 typedef struct {
   ops_ref_t input;
@@ -29,9 +28,8 @@ static utvm_err_t softmax_prepare(const utvm_op_context_t *c, void *record, size
   ops_operand_t in;
   ops_operand_t out;
   int32_t bits = 0;
-  float beta = 0.0f;
   (void)size;
-  utvm_err_t err = ops_options(c, kOptions, 1u, &bits);
+  utvm_err_t err = ops_options(c, softmax_options, 1u, &bits);
   if (err == UTVM_OK) {
     err = ops_load_unary(c, true, &in, &out);
   }
@@ -43,10 +41,9 @@ static utvm_err_t softmax_prepare(const utvm_op_context_t *c, void *record, size
     err = ops_check_fixed_output(c, &out, OPS_SCALE_1_256, INT8_MIN);
   }
   if (err == UTVM_OK) {
-    (void)memcpy(&beta, &bits, sizeof(beta));
     rec->depth = in.t.dims[in.t.rank - 1u];
     rec->rows = (int32_t)in.t.elements / rec->depth;
-    err = utvm_softmax_params_s8(beta, in.t.quant.scale, &rec->params);
+    err = utvm_softmax_params_s8(ops_option_float(bits), in.t.quant.scale, &rec->params);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "beta and input scale");
   }
   if (err == UTVM_OK) {
@@ -104,7 +101,8 @@ static utvm_err_t softmax_run(const utvm_op_params_t *p, void *const *data, void
 const utvm_op_kind_info_t utvm_op_kind_softmax_s8 = {softmax_walk, softmax_check, NULL,
                                                      softmax_run};
 
-const utvm_op_emit_t utvm_op_emit_softmax_s8 = {
-    "utvm_softmax_params_t", "input_multiplier input_left_shift diff_min",
-    {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_ROWS, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u},
-     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}}};
+static const utvm_op_emit_slot_t softmax_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_ROWS, 0u},
+    {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_softmax_s8 = {"utvm_softmax_params_t",
+    "input_multiplier input_left_shift diff_min", softmax_s8_args};

@@ -26,8 +26,7 @@ const utvm_op_t *utvm_op_find(int32_t code) {
 }
 
 #define OPS_KIND_(A, kind, name) &utvm_op_kind_##name,
-static const utvm_op_kind_info_t *const kKinds[UTVM_OP_KIND_MAX] = {
-    UTVM_OP_KIND_LIST(OPS_KIND_, 0)};
+static const utvm_op_kind_info_t *const kKinds[] = {UTVM_OP_KIND_LIST(OPS_KIND_, 0)};
 #undef OPS_KIND_
 
 const utvm_op_kind_info_t *utvm_op_kind_info(utvm_op_kind_t kind) {
@@ -36,7 +35,7 @@ const utvm_op_kind_info_t *utvm_op_kind_info(utvm_op_kind_t kind) {
 }
 
 #define OPS_FUNCTION_(A, kind, name) "utvm_k_" #name,
-static const char *const kFunctions[UTVM_OP_KIND_MAX] = {UTVM_OP_KIND_LIST(OPS_FUNCTION_, 0)};
+static const char *const kFunctions[] = {UTVM_OP_KIND_LIST(OPS_FUNCTION_, 0)};
 #undef OPS_FUNCTION_
 
 const char *utvm_op_kind_function(utvm_op_kind_t kind) {
@@ -45,7 +44,7 @@ const char *utvm_op_kind_function(utvm_op_kind_t kind) {
 }
 
 #define OPS_KERNEL_(A, kind, name) "utvm_" #name,
-static const char *const kKernels[UTVM_OP_KIND_MAX] = {UTVM_OP_KIND_LIST(OPS_KERNEL_, 0)};
+static const char *const kKernels[] = {UTVM_OP_KIND_LIST(OPS_KERNEL_, 0)};
 #undef OPS_KERNEL_
 
 const char *utvm_op_kind_kernel(utvm_op_kind_t kind) {
@@ -54,7 +53,7 @@ const char *utvm_op_kind_kernel(utvm_op_kind_t kind) {
 }
 
 #define OPS_EMIT_(A, kind, name) &utvm_op_emit_##name,
-static const utvm_op_emit_t *const kEmits[UTVM_OP_KIND_MAX] = {UTVM_OP_KIND_LIST(OPS_EMIT_, 0)};
+static const utvm_op_emit_t *const kEmits[] = {UTVM_OP_KIND_LIST(OPS_EMIT_, 0)};
 #undef OPS_EMIT_
 
 const utvm_op_emit_t *utvm_op_kind_emit(utvm_op_kind_t kind) {

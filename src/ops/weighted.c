@@ -159,8 +159,9 @@ utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t re
   return err;
 }
 
-utvm_err_t ops_load_window(const utvm_op_context_t *c, bool depthwise, ops_operand_t *in,
-                           ops_operand_t *f, ops_operand_t *out) {
+/* The operands of a 2-D convolution, checked. */
+static utvm_err_t load_window(const utvm_op_context_t *c, bool depthwise, ops_operand_t *in,
+                              ops_operand_t *f, ops_operand_t *out) {
   utvm_err_t err = ops_load_weighted(c, in, f, out);
   if (err == UTVM_OK) {
     err = ops_check_rank(c, in, "input", 4u);
@@ -180,9 +181,39 @@ utvm_err_t ops_load_window(const utvm_op_context_t *c, bool depthwise, ops_opera
   return err;
 }
 
-utvm_err_t ops_window_output(const utvm_op_context_t *c, ops_window_t *w,
-                             const ops_operand_t *in, const ops_operand_t *f,
-                             const ops_operand_t *out) {
+/* CONV_2D: filter [output channels, h, w, input channels / groups]. DEPTHWISE_CONV_2D: filter
+ * [1, h, w, output channels], a multiple of the input's; a stored depth_multiplier (newer
+ * converters store 0) must agree. */
+static utvm_err_t window_fits(const utvm_op_context_t *c, bool depthwise, int32_t multiplier,
+                              const ops_operand_t *in, const ops_operand_t *f,
+                              const ops_operand_t *out) {
+  const int32_t in_c = in->t.dims[3];
+  const int32_t f_c = f->t.dims[3];
+  const int32_t out_c = out->t.dims[3];
+  bool fits;
+  if (depthwise) {
+    fits = (f->t.dims[0] == 1) && (f_c == out_c) && ((out_c % in_c) == 0);
+  } else {
+    fits = (f->t.dims[0] == out_c) && ((in_c % f_c) == 0) && ((out_c % (in_c / f_c)) == 0);
+  }
+  if (!fits) {
+    return ops_fail_fit(c, "filter", f, "input", in);
+  }
+  if (depthwise && (multiplier > 0) && (multiplier != (out_c / in_c))) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "depth_multiplier ");
+    utvm_text_i64(text, multiplier);
+    utvm_text_str(text, " differs from the shapes' ");
+    utvm_text_i64(text, out_c / in_c);
+    return UTVM_ERR_RUNNER_OPERANDS;
+  }
+  return UTVM_OK;
+}
+
+/* The output size of the window, its padding and activation range into w. */
+static utvm_err_t window_output(const utvm_op_context_t *c, ops_window_t *w,
+                                const ops_operand_t *in, const ops_operand_t *f,
+                                const ops_operand_t *out) {
   utvm_padding_values_t pad;
   utvm_err_t err = UTVM_OK;
   (void)memset(&pad, 0, sizeof(pad));
@@ -203,6 +234,50 @@ utvm_err_t ops_window_output(const utvm_op_context_t *c, ops_window_t *w,
   err = utvm_activation_range_s8(w->activation, out->t.quant.scale, out->t.quant.zero_point,
                                  &w->act_min, &w->act_max);
   return (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+}
+
+utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, int32_t multiplier,
+                            int32_t bias_type, ops_window_t *w, ops_conv_t *conv,
+                            size_t record_bytes, size_t size, ops_operand_t *in,
+                            ops_operand_t *out) {
+  ops_operand_t f;
+  utvm_err_t err = load_window(c, depthwise, in, &f, out);
+  if (err == UTVM_OK) {
+    err = window_fits(c, depthwise, multiplier, in, &f, out);
+  }
+  if (err == UTVM_OK) {
+    err = window_output(c, w, in, &f, out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load_bias(c, bias_type, out->t.dims[3], &conv->bias);
+  }
+  if (err == UTVM_OK) {
+    err = ops_channel_quant(c, conv, record_bytes, size, in, &f, out, false, &conv->quant);
+  }
+  if (err == UTVM_OK) {
+    err = ops_input_ref(c, in, &conv->input);
+  }
+  if (err == UTVM_OK) {
+    err = ops_output_offset(c, out, &conv->output);
+  }
+  if (err == UTVM_OK) {
+    const void *filter = f.t.data;
+    conv->filter = (const int8_t *)filter;
+    conv->scratch = c->scratch;
+    conv->dims[0] = ops_dims(&in->t);
+    conv->dims[1] = ops_dims(&f.t);
+    conv->dims[2] = ops_dims(&out->t);
+  }
+  return err;
+}
+
+void ops_conv_export(const ops_conv_t *conv, utvm_op_params_t *p) {
+  (void)memcpy(p->dims, conv->dims, sizeof(conv->dims));
+  p->has_bias = 0u;
+  if (conv->bias != NULL) {
+    p->has_bias = 1u;
+  }
+  p->quant = conv->quant;
 }
 
 bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d) {
