@@ -353,18 +353,27 @@ static speed_t baud_constant(unsigned long baud) {
   return (speed_t)0;
 }
 
+/* The part of arg before sep (all of arg when sep is NULL) into out[cap]; false when it is
+ * empty or does not fit. */
+static bool copy_prefix(const char *arg, const char *sep, char *out, size_t cap) {
+  const size_t len = (sep != NULL) ? (size_t)(sep - arg) : strlen(arg);
+  if ((len == 0u) || (len >= cap)) {
+    return false;
+  }
+  (void)memcpy(out, arg, len);
+  out[len] = '\0';
+  return true;
+}
+
 static utvm_host_err_t open_serial(const char *arg, utvm_host_transport_t *out, char *errbuf,
                                    size_t errbuf_size) {
   char path[512];
   unsigned long baud = 115200u;
   const char *at = strrchr(arg, '@');
-  size_t path_len = (at != NULL) ? (size_t)(at - arg) : strlen(arg);
-  if ((path_len == 0u) || (path_len >= sizeof(path))) {
+  if (!copy_prefix(arg, at, path, sizeof(path))) {
     host_format(errbuf, errbuf_size, "serial: expected serial:PATH[@BAUD]");
     return UTVM_HOST_ERR_ARGUMENT;
   }
-  (void)memcpy(path, arg, path_len);
-  path[path_len] = '\0';
   if (at != NULL) {
     char *end = NULL;
     baud = strtoul(at + 1, &end, 10);
@@ -547,13 +556,10 @@ static utvm_host_err_t open_qemu(const char *arg, utvm_host_transport_t *out, ch
   char board[128];
   char elf[1024];
   const char *colon = strchr(arg, ':');
-  size_t board_len = (colon != NULL) ? (size_t)(colon - arg) : strlen(arg);
-  if ((board_len == 0u) || (board_len >= sizeof(board))) {
+  if (!copy_prefix(arg, colon, board, sizeof(board))) {
     host_format(errbuf, errbuf_size, "qemu: expected qemu:BOARD[:ELF]");
     return UTVM_HOST_ERR_ARGUMENT;
   }
-  (void)memcpy(board, arg, board_len);
-  board[board_len] = '\0';
   if ((colon != NULL) && (colon[1] != '\0')) {
     host_format(elf, sizeof(elf), "%s", colon + 1);
     if (access(elf, R_OK) != 0) {

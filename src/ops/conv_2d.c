@@ -14,7 +14,7 @@ static const ops_field_t conv_2d_options[N_OPTIONS] = {
     {3u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"},
     {4u, OPS_I32, OPS_POSITIVE, 1, "dilation_w"},
     {5u, OPS_I32, OPS_POSITIVE, 1, "dilation_h"},
-    {6u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized_bias_type"}};
+    {6u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized bias type"}};
 
 typedef struct {
   ops_conv_t conv; /* first: the per-channel arrays follow the record */

@@ -32,10 +32,7 @@ static utvm_err_t dequantize_prepare(const utvm_op_context_t *c, void *record, s
     err = ops_check_type(c, &out, "output", UTVM_MODEL_FLOAT32);
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   rec->size = (int32_t)in.t.elements;
   rec->scale = in.t.quant.scale;

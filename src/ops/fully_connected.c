@@ -12,7 +12,7 @@ enum { ACTIVATION, WEIGHTS_FORMAT, BIAS_TYPE, N_OPTIONS };
 static const ops_field_t fully_connected_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"},
     {1u, OPS_U8, OPS_ZERO, 0, "weights format"},
-    {4u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized_bias_type"}};
+    {4u, OPS_I8, OPS_BIAS_TYPE, 0, "quantized bias type"}};
 
 typedef struct {
   ops_ref_t input;
@@ -113,10 +113,7 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
     err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, true, &rec->quant);
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   if (err == UTVM_OK) {
     const void *filter = f.t.data;

@@ -38,10 +38,7 @@ static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "input scale");
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   rec->size = (int32_t)in.t.elements;
   return err;

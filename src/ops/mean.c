@@ -99,10 +99,7 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
                            : ops_fail_kernel(c, err, "scales");
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   rec->input_shape = ops_shape(&in.t);
   return err;

@@ -205,6 +205,17 @@ const char *ops_check_elementwise(utvm_op_params_t *p, utvm_op_type_t in, utvm_o
 
 /* ---- The format ---- */
 
+/* A walk writing to out, reading from in, or counting (both NULL), over n words. */
+static utvm_op_walk_t walk_start(int32_t *out, const int32_t *in, uint32_t n) {
+  utvm_op_walk_t w;
+  w.out = out;
+  w.in = in;
+  w.n = n;
+  w.at = 0u;
+  w.ok = true;
+  return w;
+}
+
 utvm_err_t utvm_op_params_check(utvm_op_params_t *p, const char **why) {
   const char *problem = NULL;
   if ((p == NULL) || (why == NULL)) {
@@ -234,11 +245,7 @@ uint32_t utvm_op_params_words(const utvm_op_params_t *p) {
     return 0u;
   }
   copy = *p;
-  w.out = NULL;
-  w.in = NULL;
-  w.n = UINT32_MAX;
-  w.at = 0u;
-  w.ok = true;
+  w = walk_start(NULL, NULL, UINT32_MAX);
   walk_all(&w, &copy, &total, &in_body);
   return w.ok ? w.at : 0u;
 }
@@ -259,11 +266,7 @@ utvm_err_t utvm_op_params_encode(utvm_op_params_t *p, int32_t *words, uint32_t c
     *why = "buffer too small";
     return UTVM_ERR_KFUNC_CAPACITY;
   }
-  w.out = words;
-  w.in = NULL;
-  w.n = total;
-  w.at = 0u;
-  w.ok = true;
+  w = walk_start(words, NULL, total);
   walk_all(&w, p, &total, &in_body);
   *n_words = total;
   return UTVM_OK;
@@ -278,11 +281,7 @@ utvm_err_t utvm_op_params_decode(const int32_t *words, uint32_t n_words, utvm_op
     return UTVM_ERR_KFUNC_PARAMS;
   }
   (void)memset(p, 0, sizeof(*p));
-  w.out = NULL;
-  w.in = words;
-  w.n = n_words;
-  w.at = 0u;
-  w.ok = true;
+  w = walk_start(NULL, words, n_words);
   walk_all(&w, p, &total, &in_body);
   if (!w.ok) {
     *why = in_body ? "truncated or bad body" : "truncated or bad header";

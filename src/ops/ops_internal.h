@@ -125,6 +125,10 @@ utvm_err_t ops_input_ref(const utvm_op_context_t *c, const ops_operand_t *o, ops
 utvm_err_t ops_output_offset(const utvm_op_context_t *c, const ops_operand_t *o,
                              uint32_t *offset);
 
+/* Where the input lives and the output's arena offset (ops_input_ref, ops_output_offset). */
+utvm_err_t ops_places(const utvm_op_context_t *c, const ops_operand_t *in, ops_ref_t *input,
+                      const ops_operand_t *out, uint32_t *output);
+
 /* A 4-D tensor as kernel dims, any tensor as a kernel shape. */
 utvm_dims_t ops_dims(const utvm_model_tensor_t *t);
 utvm_shape_t ops_shape(const utvm_model_tensor_t *t);

@@ -56,71 +56,60 @@ static bool beta_valid(uint32_t bits) {
   return ((bits & 0x80000000u) == 0u) && ((bits & 0x7F800000u) != 0x7F800000u) && (bits != 0u);
 }
 
+/* How a failed check reads: "options: <lead><name> <value><tail>". */
+typedef struct {
+  const char *lead;
+  const char *tail;
+} field_text_t;
+
+static const field_text_t kFieldTexts[] = {
+    {"", ""},                              /* OPS_ANY: never fails */
+    {"", " is not >= 1"},                  /* OPS_POSITIVE */
+    {"negative ", ""},                     /* OPS_NONNEGATIVE */
+    {"unknown ", ""},                      /* OPS_PADDING */
+    {"unsupported fused activation ", ""}, /* OPS_ACTIVATION: the value's name */
+    {"unsupported ", ""},                  /* OPS_BIAS_TYPE */
+    {"", " unsupported (only DEFAULT)"},   /* OPS_ZERO */
+    {"", " is not a finite number > 0"}};  /* OPS_BETA: no value */
+
+/* Whether v passes f's check. */
+static bool field_valid(const ops_field_t *f, int32_t v) {
+  bool ok;
+  switch ((ops_field_check_t)f->check) {
+    case OPS_POSITIVE: ok = v >= 1; break;
+    case OPS_NONNEGATIVE: ok = v >= 0; break;
+    case OPS_PADDING: ok = (uint32_t)v <= 1u; break;
+    case OPS_ACTIVATION: ok = (uint32_t)v <= 3u; break;
+    case OPS_BIAS_TYPE:
+      ok = (v == 0) || (v == (int32_t)UTVM_MODEL_INT32) || (v == (int32_t)UTVM_MODEL_INT64);
+      break;
+    case OPS_ZERO: ok = v == 0; break;
+    case OPS_BETA: ok = beta_valid((uint32_t)v); break;
+    default: ok = true; break;
+  }
+  return ok;
+}
+
 static utvm_err_t check_field(const utvm_op_context_t *c, const ops_field_t *f, int32_t v) {
   static const char *const activations[] = {"TANH", "SIGN_BIT"};
-  utvm_err_t err = UTVM_OK;
-  switch ((ops_field_check_t)f->check) {
-    case OPS_POSITIVE:
-      if (v < 1) {
-        utvm_text_t *text = ops_begin(c);
-        utvm_text_str(text, "options: ");
-        utvm_text_str(text, f->name);
-        utvm_text_str(text, " ");
-        utvm_text_i64(text, v);
-        utvm_text_str(text, " is not >= 1");
-        err = UTVM_ERR_MODEL_BAD_OPTION;
-      }
-      break;
-    case OPS_NONNEGATIVE:
-      if (v < 0) {
-        utvm_text_t *text = ops_begin(c);
-        utvm_text_str(text, "options: negative ");
-        utvm_text_str(text, f->name);
-        utvm_text_str(text, " ");
-        utvm_text_i64(text, v);
-        err = UTVM_ERR_MODEL_BAD_OPTION;
-      }
-      break;
-    case OPS_PADDING:
-      err = ((uint32_t)v > 1u) ? ops_fail_option(c, "unknown padding ", v, "") : UTVM_OK;
-      break;
-    case OPS_ACTIVATION:
-      if ((uint32_t)v > 3u) {
-        utvm_text_t *text = ops_begin(c);
-        utvm_text_str(text, "options: unsupported fused activation ");
-        utvm_text_str(text, ((uint32_t)v - 4u < 2u) ? activations[v - 4] : "(unknown)");
-        err = UTVM_ERR_MODEL_BAD_OPTION;
-      }
-      break;
-    case OPS_BIAS_TYPE:
-      if ((v != 0) && (v != (int32_t)UTVM_MODEL_INT32) && (v != (int32_t)UTVM_MODEL_INT64)) {
-        err = ops_fail_option(c, "unsupported quantized bias type ", v, "");
-      }
-      break;
-    case OPS_ZERO:
-      if (v != 0) {
-        utvm_text_t *text = ops_begin(c);
-        utvm_text_str(text, "options: ");
-        utvm_text_str(text, f->name);
-        utvm_text_str(text, " ");
-        utvm_text_i64(text, v);
-        utvm_text_str(text, " unsupported (only DEFAULT)");
-        err = UTVM_ERR_MODEL_BAD_OPTION;
-      }
-      break;
-    case OPS_BETA:
-      if (!beta_valid((uint32_t)v)) {
-        utvm_text_t *text = ops_begin(c);
-        utvm_text_str(text, "options: ");
-        utvm_text_str(text, f->name);
-        utvm_text_str(text, " is not a finite number > 0");
-        err = UTVM_ERR_MODEL_BAD_OPTION;
-      }
-      break;
-    default: /* OPS_ANY */
-      break;
+  if (field_valid(f, v)) {
+    return UTVM_OK;
   }
-  return err;
+  const field_text_t *how = &kFieldTexts[(f->check <= (uint8_t)OPS_BETA) ? f->check : 0u];
+  utvm_text_t *text = ops_begin(c);
+  utvm_text_str(text, "options: ");
+  utvm_text_str(text, how->lead);
+  if (f->check == (uint8_t)OPS_ACTIVATION) {
+    utvm_text_str(text, ((uint32_t)v - 4u < 2u) ? activations[v - 4] : "(unknown)");
+  } else {
+    utvm_text_str(text, f->name);
+    if (f->check != (uint8_t)OPS_BETA) {
+      utvm_text_str(text, " ");
+      utvm_text_i64(text, v);
+    }
+  }
+  utvm_text_str(text, how->tail);
+  return UTVM_ERR_MODEL_BAD_OPTION;
 }
 
 utvm_err_t ops_options(const utvm_op_context_t *c, const ops_field_t *fields, uint32_t n,

@@ -75,10 +75,7 @@ static utvm_err_t pad_prepare(const utvm_op_context_t *c, void *record, size_t s
     err = pad_amounts(c, &in, &out, rec);
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   rec->params.pad_value = out.t.quant.zero_point;
   return err;

@@ -67,10 +67,7 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
     }
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   if (err == UTVM_OK) {
     rec->dims[0] = ops_dims(&in.t);

@@ -282,6 +282,12 @@ utvm_err_t ops_output_offset(const utvm_op_context_t *c, const ops_operand_t *o,
   return UTVM_OK;
 }
 
+utvm_err_t ops_places(const utvm_op_context_t *c, const ops_operand_t *in, ops_ref_t *input,
+                      const ops_operand_t *out, uint32_t *output) {
+  const utvm_err_t err = ops_input_ref(c, in, input);
+  return (err == UTVM_OK) ? ops_output_offset(c, out, output) : err;
+}
+
 utvm_dims_t ops_dims(const utvm_model_tensor_t *t) {
   utvm_dims_t d;
   d.n = t->dims[0];

@@ -47,10 +47,7 @@ static utvm_err_t quantize_prepare(const utvm_op_context_t *c, void *record, siz
     /* err set */
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   rec->size = (int32_t)in.t.elements;
   return err;

@@ -68,10 +68,7 @@ static utvm_err_t reshape_prepare(const utvm_op_context_t *c, void *record, size
     err = ops_fail(c, UTVM_ERR_RUNNER_OPERANDS, "input and output types differ");
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   rec->bytes = (uint32_t)in.t.bytes; /* at most UTVM_MODEL_MAX_TENSOR_BYTES */
   return err;

@@ -47,10 +47,7 @@ static utvm_err_t softmax_prepare(const utvm_op_context_t *c, void *record, size
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "beta and input scale");
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, &in, &rec->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, &out, &rec->output);
+    err = ops_places(c, &in, &rec->input, &out, &rec->output);
   }
   return err;
 }

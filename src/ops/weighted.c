@@ -29,20 +29,8 @@ size_t ops_weighted_record_size(const utvm_model_t *m, const utvm_model_operator
 
 utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *f,
                              ops_operand_t *out) {
-  utvm_err_t err = ops_load(c, 0u, in);
-  if (err == UTVM_OK) {
-    err = ops_load(c, 1u, f);
-  }
-  if (err == UTVM_OK) {
-    err = ops_load(c, OPS_OUTPUT, out);
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_q8(c, in, "input");
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_q8(c, out, "output");
-  }
-  return err;
+  const utvm_err_t err = ops_load_q8(c, in, out);
+  return (err == UTVM_OK) ? ops_load(c, 1u, f) : err;
 }
 
 utvm_err_t ops_check_filter_zero_points(const utvm_op_context_t *c, const ops_operand_t *f) {
@@ -255,10 +243,7 @@ utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, int32_t 
     err = ops_channel_quant(c, conv, record_bytes, size, in, &f, out, false, &conv->quant);
   }
   if (err == UTVM_OK) {
-    err = ops_input_ref(c, in, &conv->input);
-  }
-  if (err == UTVM_OK) {
-    err = ops_output_offset(c, out, &conv->output);
+    err = ops_places(c, in, &conv->input, out, &conv->output);
   }
   if (err == UTVM_OK) {
     const void *filter = f.t.data;
