@@ -5,8 +5,8 @@
 
 #include "ops_internal.h"
 
-/* Conv2DOptions (BuiltinOptions 1). */
-enum { PADDING, STRIDE_W, STRIDE_H, ACTIVATION, DILATION_W, DILATION_H, BIAS_TYPE, N_OPTIONS };
+/* Conv2DOptions (BuiltinOptions 1): the window's fields (OPS_WINDOW_*), then its own. */
+enum { BIAS_TYPE = OPS_WINDOW_FIELDS, N_OPTIONS };
 static const ops_field_t conv_2d_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_PADDING, 0, "padding"},
     {1u, OPS_I32, OPS_POSITIVE, 0, "stride_w"},
@@ -40,13 +40,7 @@ static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t 
   int32_t o[N_OPTIONS];
   utvm_err_t err = ops_options(c, conv_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
-    w.padding = o[PADDING];
-    w.stride_h = o[STRIDE_H];
-    w.stride_w = o[STRIDE_W];
-    w.dilation_h = o[DILATION_H];
-    w.dilation_w = o[DILATION_W];
-    w.activation = o[ACTIVATION];
-    err = ops_prepare_conv(c, false, 0, o[BIAS_TYPE], &w, &rec->conv, sizeof(*rec), size, &in,
+    err = ops_prepare_conv(c, false, o, 0, o[BIAS_TYPE], &w, &rec->conv, sizeof(*rec), size, &in,
                            &out);
   }
   if (err == UTVM_OK) {

@@ -6,16 +6,16 @@
 
 #include "ops_internal.h"
 
-/* DepthwiseConv2DOptions (BuiltinOptions 2). */
-enum { PADDING, STRIDE_W, STRIDE_H, MULTIPLIER, ACTIVATION, DILATION_W, DILATION_H, N_OPTIONS };
+/* DepthwiseConv2DOptions (BuiltinOptions 2): the window's fields (OPS_WINDOW_*), then its own. */
+enum { MULTIPLIER = OPS_WINDOW_FIELDS, N_OPTIONS };
 static const ops_field_t depthwise_conv_2d_options[N_OPTIONS] = {
     {0u, OPS_U8, OPS_PADDING, 0, "padding"},
     {1u, OPS_I32, OPS_POSITIVE, 0, "stride_w"},
     {2u, OPS_I32, OPS_POSITIVE, 0, "stride_h"},
-    {3u, OPS_I32, OPS_NONNEGATIVE, 0, "depth_multiplier"},
     {4u, OPS_U8, OPS_ACTIVATION, 0, "fused_activation_function"},
     {5u, OPS_I32, OPS_POSITIVE, 1, "dilation_w"},
-    {6u, OPS_I32, OPS_POSITIVE, 1, "dilation_h"}};
+    {6u, OPS_I32, OPS_POSITIVE, 1, "dilation_h"},
+    {3u, OPS_I32, OPS_NONNEGATIVE, 0, "depth_multiplier"}};
 
 typedef struct {
   ops_conv_t conv; /* first: the per-channel arrays follow the record */
@@ -42,13 +42,7 @@ static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, si
   int32_t o[N_OPTIONS];
   utvm_err_t err = ops_options(c, depthwise_conv_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
-    w.padding = o[PADDING];
-    w.stride_h = o[STRIDE_H];
-    w.stride_w = o[STRIDE_W];
-    w.dilation_h = o[DILATION_H];
-    w.dilation_w = o[DILATION_W];
-    w.activation = o[ACTIVATION];
-    err = ops_prepare_conv(c, true, o[MULTIPLIER], 0, &w, &rec->conv, sizeof(*rec), size, &in,
+    err = ops_prepare_conv(c, true, o, o[MULTIPLIER], 0, &w, &rec->conv, sizeof(*rec), size, &in,
                            &out);
   }
   if (err == UTVM_OK) {

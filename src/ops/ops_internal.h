@@ -179,7 +179,20 @@ utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t re
                              const ops_operand_t *out, bool fully_connected,
                              utvm_per_channel_quant_t *quant);
 
-/* The window of CONV_2D or DEPTHWISE_CONV_2D: options in, padding and activation range out. */
+/* The options CONV_2D and DEPTHWISE_CONV_2D share, first in their option values (field
+ * tables in this order; the operator's own fields follow from OPS_WINDOW_FIELDS). */
+enum {
+  OPS_WINDOW_PADDING,
+  OPS_WINDOW_STRIDE_W,
+  OPS_WINDOW_STRIDE_H,
+  OPS_WINDOW_ACTIVATION,
+  OPS_WINDOW_DILATION_W,
+  OPS_WINDOW_DILATION_H,
+  OPS_WINDOW_FIELDS
+};
+
+/* The window of CONV_2D or DEPTHWISE_CONV_2D: from the options, with padding and activation
+ * range. */
 typedef struct {
   int32_t padding;
   int32_t stride_h;
@@ -205,13 +218,14 @@ typedef struct {
 } ops_conv_t;
 
 /* Prepares a 2-D convolution whose record (record_bytes, in a block of size) starts with
- * *conv: 4-D operands, constant int8 symmetric weights with channel scales along dimension 3
- * (depthwise) or 0, the filter fitting the channels (depthwise: a stored multiplier > 0 must
+ * *conv, its window w from options[0..OPS_WINDOW_FIELDS): 4-D operands, constant int8
+ * symmetric weights with channel scales along dimension 3 (depthwise) or 0, the filter fitting the channels (depthwise: a stored multiplier > 0 must
  * agree), the output size of the window w (padding and activation range filled in), the
  * optional int32 bias (bias_type as stored; int64 refused) and the per-channel multipliers.
  * in and out receive the input and output. */
-utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, int32_t multiplier,
-                            int32_t bias_type, ops_window_t *w, ops_conv_t *conv,
+utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const int32_t *options,
+                            int32_t multiplier, int32_t bias_type, ops_window_t *w,
+                            ops_conv_t *conv,
                             size_t record_bytes, size_t size, ops_operand_t *in,
                             ops_operand_t *out);
 

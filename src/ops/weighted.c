@@ -224,11 +224,17 @@ static utvm_err_t window_output(const utvm_op_context_t *c, ops_window_t *w,
   return (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
 }
 
-utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, int32_t multiplier,
-                            int32_t bias_type, ops_window_t *w, ops_conv_t *conv,
-                            size_t record_bytes, size_t size, ops_operand_t *in,
-                            ops_operand_t *out) {
+utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const int32_t *options,
+                            int32_t multiplier, int32_t bias_type, ops_window_t *w,
+                            ops_conv_t *conv, size_t record_bytes, size_t size,
+                            ops_operand_t *in, ops_operand_t *out) {
   ops_operand_t f;
+  w->padding = options[OPS_WINDOW_PADDING];
+  w->stride_h = options[OPS_WINDOW_STRIDE_H];
+  w->stride_w = options[OPS_WINDOW_STRIDE_W];
+  w->dilation_h = options[OPS_WINDOW_DILATION_H];
+  w->dilation_w = options[OPS_WINDOW_DILATION_W];
+  w->activation = options[OPS_WINDOW_ACTIVATION];
   utvm_err_t err = load_window(c, depthwise, in, &f, out);
   if (err == UTVM_OK) {
     err = window_fits(c, depthwise, multiplier, in, &f, out);
