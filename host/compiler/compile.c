@@ -124,6 +124,10 @@ static bool dtype_of(utvm_model_type_t type, DLDataType *dt) {
       dt->code = (uint8_t)kDLUInt;
       dt->bits = 8u;
       return true;
+    case UTVM_MODEL_INT16:
+      dt->code = (uint8_t)kDLInt;
+      dt->bits = 16u;
+      return true;
     case UTVM_MODEL_INT32:
       dt->code = (uint8_t)kDLInt;
       dt->bits = 32u;
@@ -144,6 +148,9 @@ static const char *dtype_name(DLDataType dt) {
   if (dt.code == (uint8_t)kDLUInt) {
     return "uint8";
   }
+  if (dt.bits == 16u) {
+    return "int16";
+  }
   return (dt.bits == 8u) ? "int8" : "int32";
 }
 
@@ -157,7 +164,7 @@ static utvm_err_t add_tensor_entry(compiler_t *c, utvm_compiled_graph_t *g, uint
   (void)memset(e, 0, sizeof(*e));
   if (!dtype_of(mt.type, &e->dtype)) {
     return fail(c, UTVM_ERR_COMPILE_LIMIT,
-                "tensor %u (%s) has a type the graph does not take (int8, uint8, int32, float32)",
+                "tensor %u (%s) has a type the graph does not take (int8, uint8, int16, int32, float32)",
                 t, mt.name);
   }
   e->ndim = (mt.rank == 0u) ? 1u : mt.rank;

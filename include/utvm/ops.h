@@ -96,7 +96,8 @@ typedef enum {
   UTVM_OP_TYPE_ANY = 0,   /* RESHAPE: any type, only the bytes count */
   UTVM_OP_TYPE_INT8 = 1,
   UTVM_OP_TYPE_INT32 = 2,
-  UTVM_OP_TYPE_FLOAT32 = 3
+  UTVM_OP_TYPE_FLOAT32 = 3,
+  UTVM_OP_TYPE_INT16 = 4
 } utvm_op_type_t;
 
 /* One operand tensor as the call needs it: type and bytes (elements x element size). */

@@ -107,6 +107,8 @@ static const char *kf_type_name(utvm_op_type_t type) {
   const char *name = "int8";
   if (type == UTVM_OP_TYPE_INT32) {
     name = "int32";
+  } else if (type == UTVM_OP_TYPE_INT16) {
+    name = "int16";
   } else if (type == UTVM_OP_TYPE_FLOAT32) {
     name = "float32";
   } else {
@@ -128,6 +130,9 @@ static int32_t kf_operand(kf_call_t *c, const TVMValue *args, const int *codes, 
   switch (want->type) {
     case UTVM_OP_TYPE_INT8:
       type_ok = kf_dtype_is(t, (uint8_t)kDLInt, 8u);
+      break;
+    case UTVM_OP_TYPE_INT16:
+      type_ok = kf_dtype_is(t, (uint8_t)kDLInt, 16u);
       break;
     case UTVM_OP_TYPE_INT32:
       type_ok = kf_dtype_is(t, (uint8_t)kDLInt, 32u);
@@ -157,7 +162,10 @@ static int32_t kf_operand(kf_call_t *c, const TVMValue *args, const int *codes, 
     return -1;
   }
   c->data[arg] = kf_data(t);
-  if ((want->type != UTVM_OP_TYPE_INT8) && (want->type != UTVM_OP_TYPE_ANY) &&
+  if ((want->type == UTVM_OP_TYPE_INT16) && (((uintptr_t)c->data[arg] & 1u) != 0u)) {
+    return kf_fail_arg(c, arg, "data not 2-byte aligned");
+  }
+  if (((want->type == UTVM_OP_TYPE_INT32) || (want->type == UTVM_OP_TYPE_FLOAT32)) &&
       (((uintptr_t)c->data[arg] & 3u) != 0u)) {
     return kf_fail_arg(c, arg, "data not 4-byte aligned");
   }

@@ -158,7 +158,9 @@ static void call_init(call_t *c) {
     } else {
       const uint32_t k = (i < 3u) ? i : 3u;
       bytes = p->operands[k].bytes;
-      bits = (p->operands[k].type == UTVM_OP_TYPE_INT32) ? 32u : 8u;
+      bits = (p->operands[k].type == UTVM_OP_TYPE_INT32)   ? 32u
+             : (p->operands[k].type == UTVM_OP_TYPE_INT16) ? 16u
+                                                           : 8u;
     }
     c->data[i] = calloc(1u, bytes + 8u);
     assert_non_null(c->data[i]);
