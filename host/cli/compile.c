@@ -270,7 +270,7 @@ static uint64_t row_ram(const cli_sz_row_t *r) {
 
 /* The kernel paths the core takes for the kernels the model calls, e.g. "DSP fast paths
  * (*_s8_dsp.c) for CONV_2D, FULLY_CONNECTED". */
-static void kernel_paths(utvm_kernels_core_t core, uint32_t used, char *text, size_t cap) {
+static void kernel_paths(utvm_kernels_core_t core, const bool *used, char *text, size_t cap) {
   static const uint32_t kinds[4] = {UTVM_OP_CONV2D_S8, UTVM_OP_DEPTHWISE_CONV2D_S8,
                                     UTVM_OP_FULLY_CONNECTED_S8, UTVM_OP_ADD_S8};
   static const char *const names[4] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED",
@@ -283,7 +283,7 @@ static void kernel_paths(utvm_kernels_core_t core, uint32_t used, char *text, si
                                                      : "blocked portable C (*_s8_blocked.c)");
   bool any = false;
   for (uint32_t i = 0u; (i < n_fast) && (len < cap); i++) {
-    if ((used & (1u << (kinds[i] - 1u))) != 0u) {
+    if (used[kinds[i]]) {
       len += (size_t)snprintf(&text[len], cap - len, "%s%s", any ? ", " : " for ", names[i]);
       any = true;
     }
@@ -295,14 +295,14 @@ static void kernel_paths(utvm_kernels_core_t core, uint32_t used, char *text, si
 
 /* Measures the model emitted as NET.c and NET_data.c in dir with the table t into *m. */
 static bool emit_measure(const cli_sizes_t *t, const char *dir, const char *name,
-                         uint32_t used, emit_memory_t *m, char *msg, size_t cap) {
+                         const bool *used, emit_memory_t *m, char *msg, size_t cap) {
   const char *groups[UTVM_OP_KIND_MAX + 1];
   uint32_t n = 0u;
   char src[1024];
   char obj[1024];
   (void)memset(m, 0, sizeof(*m));
   for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
-    if ((used & (1u << (k - 1u))) != 0u) {
+    if (used[k]) {
       groups[n] = utvm_host_emit_kernel_name(k);
       if (!cli_sizes_has_group(t, groups[n])) {
         (void)snprintf(msg, cap, "--sizes: the table has no figures for %s", groups[n]);
@@ -383,7 +383,7 @@ static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report
   (void)printf("], \"kernels\": [");
   bool first = true;
   for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
-    if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
+    if (r->kernels_used[k]) {
       char alone[16] = "null";
       if (m->measured) {
         (void)snprintf(alone, sizeof(alone), "%u", m->kernel_flash[k]);
@@ -450,7 +450,7 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
   (void)printf("kernels            %s\n", m->measured ? "(flash of each alone; shared code "
                                                       "counted once in the rows above)" : "");
   for (uint32_t k = 1u; k <= (uint32_t)UTVM_OP_KIND_MAX; k++) {
-    if ((r->kernels_used & (1u << (k - 1u))) != 0u) {
+    if (r->kernels_used[k]) {
       if (m->measured) {
         (void)printf("  %-24s %u bytes\n", utvm_host_emit_kernel_name(k), m->kernel_flash[k]);
       } else {

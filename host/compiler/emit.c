@@ -732,7 +732,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
       rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
     } else {
       rc = emit_call(&e, k, &p, &ops, &r.layers[k]);
-      r.kernels_used |= 1u << ((uint32_t)p.kind - 1u);
+      r.kernels_used[p.kind] = true;
       if (p.scratch_bytes > r.scratch_bytes) {
         r.scratch_bytes = p.scratch_bytes;
       }

@@ -569,7 +569,7 @@ utvm_err_t utvm_host_emit_graph(const char *json, size_t json_len, const uint8_t
     rc = op->kernel ? emit_kernel(&ge, k, op) : emit_packed(&ge, k, op);
     graph_layer(&ge, op, &r.layers[k]);
     if (op->kernel) {
-      r.kernels_used |= 1u << ((uint32_t)op->p.kind - 1u);
+      r.kernels_used[op->p.kind] = true;
     }
     if (op->scratch > r.scratch_bytes) {
       r.scratch_bytes = op->scratch;

@@ -27,6 +27,7 @@
 
 #include "utvm/error.h"
 #include "utvm/kernels.h"
+#include "utvm/ops.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,7 +79,7 @@ typedef struct {
   uint32_t n_outputs;
   uint32_t n_layers;
   utvm_emit_layer_t *layers; /* malloc'd, freed by utvm_host_emit_report_free */
-  uint32_t kernels_used;     /* bit (kind - 1) per utvm_op_kind_t the model calls */
+  bool kernels_used[UTVM_OP_KIND_MAX + 1]; /* [kind]: the model calls utvm_op_kind_t kind */
 } utvm_emit_report_t;
 
 /* Emits the model (tflite, size bytes) as o->name's three files into dir (which must exist),
