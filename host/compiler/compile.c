@@ -85,11 +85,14 @@ typedef struct {
   void *workspace;
   void *arena_block;          /* malloc'd; the arena is its first 16-byte aligned byte */
   uint32_t *tensor_entry;   /* [n_tensors] entry of each tensor, or NO_ENTRY */
-  int32_t **op_words;       /* [n_ops] encoded op params */
+  uint32_t n_calls;         /* kernel calls (graph nodes): one per operator output */
+  uint32_t *call_op;        /* [n_calls] the operator of each call */
+  uint32_t *call_output;    /* [n_calls] the output it writes */
+  int32_t **op_words;       /* [n_calls] encoded op params */
   uint32_t *op_n_words;
   uint32_t *op_params_entry;
   uint32_t *param_tensor;   /* [n_params] tensor index, or NO_ENTRY for op params */
-  uint32_t *param_op;       /* [n_params] operator of op params */
+  uint32_t *param_op;       /* [n_params] call of op params */
   char *err;
   size_t err_cap;
 } compiler_t;
@@ -403,16 +406,57 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
   return (err == UTVM_OK) ? UTVM_OK : fail(c, err, "%s", c->runner.error);
 }
 
-/* Exports every operator's op params and adds the input and parameter entries. */
-static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_operands_t *operands) {
+/* The calls of every operator (one per output) into c->call_op and c->call_output. */
+static utvm_err_t list_calls(compiler_t *c) {
   const uint32_t n_ops = c->runner.n_operators;
-  for (uint32_t k = 0u; k < n_ops; k++) {
+  uint32_t n = 0u;
+  for (uint32_t pass = 0u; pass < 2u; pass++) {
+    n = 0u;
+    for (uint32_t k = 0u; k < n_ops; k++) {
+      uint32_t calls = 0u;
+      (void)utvm_runner_op_calls(&c->runner, k, &calls);
+      for (uint32_t j = 0u; j < calls; j++) {
+        if (pass == 1u) {
+          c->call_op[n] = k;
+          c->call_output[n] = j;
+        }
+        n++;
+      }
+    }
+    if (pass == 0u) {
+      c->call_op = (uint32_t *)calloc((size_t)n + 1u, sizeof(uint32_t));
+      c->call_output = (uint32_t *)calloc((size_t)n + 1u, sizeof(uint32_t));
+      if ((c->call_op == NULL) || (c->call_output == NULL)) {
+        return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+      }
+    }
+  }
+  c->n_calls = n;
+  return UTVM_OK;
+}
+
+/* The name of call k: "op<operator>" or, for an operator with several outputs,
+ * "op<operator>_<output>". */
+static void call_name(const compiler_t *c, uint32_t k, char *name, size_t cap) {
+  const uint32_t op = c->call_op[k];
+  const bool several = ((k > 0u) && (c->call_op[k - 1u] == op)) ||
+                       (((k + 1u) < c->n_calls) && (c->call_op[k + 1u] == op));
+  if (several) {
+    (void)snprintf(name, cap, "op%u_%u", op, c->call_output[k]);
+  } else {
+    (void)snprintf(name, cap, "op%u", op);
+  }
+}
+
+/* Exports every call's op params and adds the input and parameter entries. */
+static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_operands_t *operands) {
+  for (uint32_t k = 0u; k < c->n_calls; k++) {
     utvm_op_params_t p;
     const char *why = "";
-    utvm_err_t err = utvm_runner_op_params(&c->runner, k, &p, &operands[k]);
+    const uint32_t op = c->call_op[k];
+    utvm_err_t err = utvm_runner_op_params(&c->runner, op, c->call_output[k], &p, &operands[k]);
     if (err != UTVM_OK) {
-      return fail(c, UTVM_ERR_COMPILE_LIMIT,
-                  "operator %u: more than %u inputs or no single output", k,
+      return fail(c, UTVM_ERR_COMPILE_LIMIT, "operator %u: more than %u inputs", op,
                   UTVM_OP_PARAMS_MAX_INPUTS);
     }
     const uint32_t words = utvm_op_params_words(&p);
@@ -422,7 +466,7 @@ static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_op
     }
     err = utvm_op_params_encode(&p, c->op_words[k], words, &c->op_n_words[k], &why);
     if (err != UTVM_OK) {
-      return fail(c, err, "operator %u: op params: %s", k, why);
+      return fail(c, err, "operator %u: op params: %s", op, why);
     }
     g->ops[k].func_name = dup_text(utvm_op_kind_function(p.kind));
     g->ops[k].n_inputs = operands[k].n_inputs + 1u;
@@ -466,13 +510,17 @@ static utvm_err_t add_param(compiler_t *c, utvm_compiled_graph_t *g, const char 
 }
 
 static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
-  const uint32_t n_ops = c->runner.n_operators;
   const uint32_t n_tensors = c->model.n_tensors;
   char name[NAME_CAP];
-  utvm_err_t err = UTVM_OK;
+  char call[32];
+  utvm_err_t err = list_calls(c);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  const uint32_t n_ops = c->n_calls;
   utvm_op_operands_t *operands = (utvm_op_operands_t *)calloc((size_t)n_ops + 1u,
                                                               sizeof(utvm_op_operands_t));
-  /* at most: every tensor, one op params per operator */
+  /* at most: every tensor, one op params per call */
   const size_t max_entries = (size_t)n_tensors + (size_t)n_ops + 1u;
   c->tensor_entry = (uint32_t *)malloc(((size_t)n_tensors + 1u) * sizeof(uint32_t));
   c->op_words = (int32_t **)calloc((size_t)n_ops + 1u, sizeof(int32_t *));
@@ -526,7 +574,8 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
       }
     }
     if (err == UTVM_OK) {
-      (void)snprintf(name, sizeof(name), "op%u_params", k);
+      call_name(c, k, call, sizeof(call));
+      (void)snprintf(name, sizeof(name), "%s_params", call);
       err = add_param(c, g, name, NO_ENTRY, k);
     }
   }
@@ -538,7 +587,7 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
       const uint32_t e = c->tensor_entry[operands[k].inputs[i]];
       if (e == NO_ENTRY) {
         err = fail(c, UTVM_ERR_MODEL_BAD_GRAPH, "operator %u reads tensor %u before it is written",
-                   k, operands[k].inputs[i]);
+                   c->call_op[k], operands[k].inputs[i]);
         break;
       }
       op->entries[i] = e;
@@ -548,12 +597,13 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
     }
     op->entries[operands[k].n_inputs] = c->op_params_entry[k];
     if (c->tensor_entry[operands[k].output] != NO_ENTRY) {
-      err = fail(c, UTVM_ERR_MODEL_BAD_GRAPH, "operator %u writes tensor %u a second time", k,
-                 operands[k].output);
+      err = fail(c, UTVM_ERR_MODEL_BAD_GRAPH, "operator %u writes tensor %u a second time",
+                 c->call_op[k], operands[k].output);
       break;
     }
     const char *fn = op->func_name;
-    (void)snprintf(name, sizeof(name), "op%u_%s", k, &fn[7]); /* without "utvm_k_" */
+    call_name(c, k, call, sizeof(call));
+    (void)snprintf(name, sizeof(name), "%s_%s", call, &fn[7]); /* without "utvm_k_" */
     op->name = dup_text(name);
     op->entries[op->n_inputs] = g->n_entries;
     err = (op->name == NULL) ? fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory")
@@ -588,11 +638,13 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
 
 static void compiler_free(compiler_t *c) {
   if (c->op_words != NULL) {
-    for (uint32_t k = 0u; k < c->runner.n_operators; k++) {
+    for (uint32_t k = 0u; k < c->n_calls; k++) {
       free(c->op_words[k]);
     }
   }
   free(c->op_words);
+  free(c->call_op);
+  free(c->call_output);
   free(c->op_n_words);
   free(c->op_params_entry);
   free(c->param_tensor);

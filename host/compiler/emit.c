@@ -725,18 +725,29 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     }
   }
   for (uint32_t k = 0u; (rc == UTVM_OK) && (k < r.n_layers); k++) {
-    utvm_op_params_t p;
-    utvm_op_operands_t ops;
-    rc = utvm_runner_op_params(&e.runner, k, &p, &ops);
-    if (rc != UTVM_OK) {
-      rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
-    } else {
-      rc = emit_call(&e, k, &p, &ops, &r.layers[k]);
-      r.kernels_used[p.kind] = true;
-      if (p.scratch_bytes > r.scratch_bytes) {
-        r.scratch_bytes = p.scratch_bytes;
+    uint32_t calls = 0u;
+    uint32_t output_bytes = 0u;
+    rc = utvm_runner_op_calls(&e.runner, k, &calls);
+    for (uint32_t j = 0u; (rc == UTVM_OK) && (j < calls); j++) {
+      utvm_op_params_t p;
+      utvm_op_operands_t ops;
+      rc = utvm_runner_op_params(&e.runner, k, j, &p, &ops);
+      if (rc != UTVM_OK) {
+        rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
+      } else {
+        utvm_emit_layer_t layer;
+        rc = emit_call(&e, k, &p, &ops, &layer);
+        output_bytes += layer.output_bytes;
+        if (j == 0u) {
+          r.layers[k] = layer;
+        }
+        r.kernels_used[p.kind] = true;
+        if (p.scratch_bytes > r.scratch_bytes) {
+          r.scratch_bytes = p.scratch_bytes;
+        }
       }
     }
+    r.layers[k].output_bytes = output_bytes;
   }
   if (rc == UTVM_OK) {
     r.n_inputs = e.model.n_inputs;

@@ -317,7 +317,7 @@ utvm_err_t utvm_logistic_s8(const utvm_logistic_params_t *params, int32_t size,
 utvm_err_t utvm_tanh_s8(const utvm_tanh_params_t *params, int32_t size, const int8_t *input,
                         int8_t *output);
 
-/* ---- RESHAPE, SQUEEZE, PAD, CONCATENATION, MEAN ---- */
+/* ---- RESHAPE, SQUEEZE, PAD, SPLIT, CONCATENATION, MEAN ---- */
 
 /* RESHAPE and SQUEEZE: the data does not change; copies size bytes unless input == output
  * (in place: nothing to do). Overlapping buffers are allowed. */
@@ -333,6 +333,23 @@ typedef struct {
  * and pad_value elsewhere. */
 utvm_err_t utvm_pad_s8(const utvm_pad_params_t *params, const utvm_dims_t *input_dims,
                        const int8_t *input, int8_t *output);
+
+/* One output of SPLIT, SPLIT_V or UNPACK: the input seen as [outer, input_len, inner] elements
+ * of element_size bytes, the output [outer, output_len, inner] from position begin of the middle
+ * axis. */
+typedef struct {
+  int32_t outer;
+  int32_t input_len;
+  int32_t output_len;
+  int32_t begin;
+  int32_t inner;
+  int32_t element_size; /* 1, 2 or 4 */
+} utvm_split_params_t;
+
+/* Copies one output of a split. UTVM_ERR_KERNEL_BAD_PARAM (NULL, element size not 1, 2 or 4),
+ * UTVM_ERR_KERNEL_BAD_SHAPE (a size < 1, the block outside the input, the input over 2 GiB).
+ * input and output must not overlap. */
+utvm_err_t utvm_split(const utvm_split_params_t *params, const void *input, void *output);
 
 /* CONCATENATION along axis (negative counts from the end) of num_inputs tensors of equal rank
  * and equal other dimensions; every input and the output share scale and zero point. */

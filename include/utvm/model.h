@@ -40,9 +40,10 @@ extern "C" {
 
 /* Largest tensor rank (shape length), also the largest RESHAPE new_shape and SQUEEZE dims list. */
 #define UTVM_MODEL_MAX_DIMS 6u
-/* Largest number of inputs (CONCATENATION operands included) and outputs of one operator. */
+/* Largest number of inputs (CONCATENATION operands included) and outputs (SPLIT, UNPACK) of
+ * one operator. */
 #define UTVM_MODEL_MAX_OP_INPUTS 8u
-#define UTVM_MODEL_MAX_OP_OUTPUTS 2u
+#define UTVM_MODEL_MAX_OP_OUTPUTS 16u
 /* Largest tensor in bytes (elements x element size). */
 #define UTVM_MODEL_MAX_TENSOR_BYTES 0x7FFFFFFFu
 /* Bytes of utvm_model_t.error, NUL included; longer texts are cut. */
@@ -86,6 +87,9 @@ typedef enum {
   X(PAD, 34, pad)                                                                                  \
   X(MEAN, 40, mean)                                                                                \
   X(SQUEEZE, 43, squeeze)                                                                          \
+  X(SPLIT, 49, split)                                                                              \
+  X(UNPACK, 88, unpack)                                                                            \
+  X(SPLIT_V, 102, split_v)                                                                         \
   X(QUANTIZE, 114, quantize)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */

@@ -74,7 +74,8 @@ extern "C" {
   X(A, QUANTIZE_F32_S8, quantize_f32_s8)                                                           \
   X(A, REQUANTIZE_S8, requantize_s8)                                                               \
   X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
-  X(A, RESHAPE, reshape)
+  X(A, RESHAPE, reshape)                                                                           \
+  X(A, SPLIT, split)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -124,6 +125,7 @@ typedef struct {
   int32_t units;              /* FULLY_CONNECTED */
   int32_t size;               /* element-wise operators: elements; SOFTMAX: rows x depth */
   uint32_t bytes;             /* RESHAPE */
+  int32_t element_type;       /* SPLIT: utvm_op_type_t of every operand */
   float scale;                /* QUANTIZE_F32 (output), DEQUANTIZE (input) */
   int32_t zero_point;
   int32_t axis;               /* CONCATENATION */
@@ -143,6 +145,7 @@ typedef struct {
     utvm_requantize_params_t requantize;
     utvm_pad_params_t pad;
     utvm_mean_params_t mean;
+    utvm_split_params_t split;
   } p;
   utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
 } utvm_op_params_t;
@@ -208,8 +211,16 @@ typedef struct {
   utvm_err_t (*execute)(const void *record, uint8_t *arena);
   /* The record as op params (n_inputs left to the caller) for the kernels of core. */
   void (*export_params)(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
-  /* Input operands the kernel function takes (the first ones of the operator, present). */
+  /* Input operands the kernel function takes (present ones, from input first_kernel_input). */
   uint32_t (*kernel_inputs)(const utvm_model_operator_t *op);
+  /* Most outputs, 0 meaning exactly one. An operator with several (SPLIT, SPLIT_V, UNPACK) is
+   * one kernel call per output: export_params is NULL and export_output gives the call that
+   * writes output j. */
+  uint8_t max_outputs;
+  /* The operator's input the kernel function's inputs start at (SPLIT: 1, after the axis). */
+  uint8_t first_kernel_input;
+  void (*export_output)(const void *record, utvm_kernels_core_t core, uint32_t j,
+                        utvm_op_params_t *p);
 } utvm_op_t;
 
 /* Records start at multiples of this many bytes. */

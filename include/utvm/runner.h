@@ -131,11 +131,17 @@ utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k);
 /* Runs every operator in order (stops at the first error, as invoke_operator). */
 utvm_err_t utvm_runner_invoke(utvm_runner_t *r);
 
-/* Operator k (< r->n_operators) of a ready runner as op params (from its prepared record:
- * the runner's checks and arithmetic) and its operand tensors. quant's arrays point into the
- * runner's workspace. UTVM_ERR_RUNNER_ARGUMENT for a bad runner or index; p is checked. */
-utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_params_t *p,
-                                 utvm_op_operands_t *operands);
+/* The kernel calls of operator k (< r->n_operators) into *calls: one per output (SPLIT,
+ * SPLIT_V and UNPACK write each output with a call of its own). UTVM_ERR_RUNNER_ARGUMENT for a
+ * bad runner or index. */
+utvm_err_t utvm_runner_op_calls(const utvm_runner_t *r, uint32_t k, uint32_t *calls);
+
+/* Call j (< utvm_runner_op_calls) of operator k (< r->n_operators) of a ready runner as op
+ * params (from its prepared record: the runner's checks and arithmetic) and its operand
+ * tensors. quant's arrays point into the runner's workspace. UTVM_ERR_RUNNER_ARGUMENT for a
+ * bad runner or index; p is checked. */
+utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, uint32_t j,
+                                 utvm_op_params_t *p, utvm_op_operands_t *operands);
 
 /* Arena offset of operator k's kernel scratch area into *offset (UTVM_PLAN_NO_OFFSET when it
  * has none), for code that calls the kernels itself. UTVM_ERR_RUNNER_ARGUMENT for a bad runner

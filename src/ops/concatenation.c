@@ -121,7 +121,7 @@ static void concat_export(const void *record, utvm_kernels_core_t core, utvm_op_
 
 const utvm_op_t utvm_op_concatenation = {
     (int32_t)UTVM_MODEL_OP_CONCATENATION, 1u, UTVM_MODEL_MAX_OP_INPUTS, 10u, concat_record_size,
-    NULL, concat_prepare, concat_execute, concat_export, ops_inputs_all};
+    NULL, concat_prepare, concat_execute, concat_export, ops_inputs_all, 0u, 0u, NULL};
 
 /* ---- The kernel function utvm_k_concatenation_s8 ---- */
 

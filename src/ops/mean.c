@@ -125,7 +125,7 @@ static void mean_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
 }
 
 const utvm_op_t utvm_op_mean = {(int32_t)UTVM_MODEL_OP_MEAN, 2u, 2u, 27u, mean_record_size, NULL,
-                                mean_prepare, mean_execute, mean_export, ops_inputs_1};
+                                mean_prepare, mean_execute, mean_export, ops_inputs_1, 0u, 0u, NULL};
 
 /* ---- The kernel function utvm_k_mean_s8 ---- */
 

@@ -52,6 +52,9 @@ size_t ops_record_bytes(size_t bytes);
 /* Decodes input k (which must be present) or OPS_OUTPUT. */
 utvm_err_t ops_load(const utvm_op_context_t *c, uint32_t k, ops_operand_t *o);
 
+/* Decodes output j (which must be present). */
+utvm_err_t ops_load_output(const utvm_op_context_t *c, uint32_t j, ops_operand_t *o);
+
 /* True if input k is given (not -1). */
 bool ops_present(const utvm_model_operator_t *op, uint32_t k);
 
@@ -86,6 +89,10 @@ utvm_err_t ops_check_type(const utvm_op_context_t *c, const ops_operand_t *o, co
 
 /* int8, quantized per tensor, every dimension >= 1. */
 utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, const char *role);
+
+/* The op-params type of an int8, int16, int32 or float32 operand (any other is refused). */
+utvm_err_t ops_element_type(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
+                            utvm_op_type_t *type);
 
 /* Of rank `rank`. */
 utvm_err_t ops_check_rank(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
@@ -355,7 +362,9 @@ void ops_walk_float(utvm_op_walk_t *w, float *v);
 /* The per-channel count, multipliers and shifts (reading points quant into the words). */
 void ops_walk_quant(utvm_op_walk_t *w, utvm_per_channel_quant_t *q);
 
-/* Operand i of type and elements (false if too large). */
+/* Bytes of one element of op-params type `type` (false for an unknown type). */
+bool ops_type_size(int32_t type, uint32_t *size);
+/* Operand i of type and elements (false if too large or of an unknown type). */
 bool ops_set_operand(utvm_op_params_t *p, uint32_t i, utvm_op_type_t type, uint64_t elements);
 /* Elements of 4-D dims (false if a dimension < 1 or too large). */
 bool ops_dims_elements(const utvm_dims_t *d, uint64_t *elements);

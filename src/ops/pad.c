@@ -97,7 +97,7 @@ static void pad_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 /* PadOptions (BuiltinOptions 22) has no fields. */
 const utvm_op_t utvm_op_pad = {(int32_t)UTVM_MODEL_OP_PAD, 2u, 2u, 22u, pad_record_size, NULL,
-                               pad_prepare, pad_execute, pad_export, ops_inputs_1};
+                               pad_prepare, pad_execute, pad_export, ops_inputs_1, 0u, 0u, NULL};
 
 /* ---- The kernel function utvm_k_pad_s8 ---- */
 

@@ -113,6 +113,18 @@ utvm_err_t ops_load(const utvm_op_context_t *c, uint32_t k, ops_operand_t *o) {
   return UTVM_OK;
 }
 
+utvm_err_t ops_load_output(const utvm_op_context_t *c, uint32_t j, ops_operand_t *o) {
+  const utvm_model_operator_t *op = c->op;
+  if ((j >= op->n_outputs) || (op->outputs[j] < 0)) {
+    return ops_fail(c, UTVM_ERR_RUNNER_OPERANDS, "a required output is absent");
+  }
+  o->index = (uint32_t)op->outputs[j];
+  if (utvm_model_tensor(c->model, o->index, &o->t) != UTVM_OK) {
+    return ops_fail(c, UTVM_ERR_RUNNER_OPERANDS, "an operand cannot be decoded");
+  }
+  return UTVM_OK;
+}
+
 bool ops_present(const utvm_model_operator_t *op, uint32_t k) {
   return (k < op->n_inputs) && (op->inputs[k] >= 0);
 }
@@ -148,6 +160,26 @@ utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, cons
     utvm_text_str(text, role);
     utvm_text_str(text,
                   (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  return err;
+}
+
+utvm_err_t ops_element_type(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
+                            utvm_op_type_t *type) {
+  utvm_err_t err = UTVM_OK;
+  if (o->t.type == UTVM_MODEL_INT8) {
+    *type = UTVM_OP_TYPE_INT8;
+  } else if (o->t.type == UTVM_MODEL_INT16) {
+    *type = UTVM_OP_TYPE_INT16;
+  } else if (o->t.type == UTVM_MODEL_INT32) {
+    *type = UTVM_OP_TYPE_INT32;
+  } else if (o->t.type == UTVM_MODEL_FLOAT32) {
+    *type = UTVM_OP_TYPE_FLOAT32;
+  } else {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " is not int8, int16, int32 or float32");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return err;
@@ -404,11 +436,12 @@ utvm_err_t utvm_op_prepare(const utvm_op_t *d, const utvm_op_context_t *c, void 
   uint32_t n = op->n_inputs;
   uint32_t min = d->min_inputs;
   uint32_t max = d->max_inputs;
-  if (op->n_outputs != 1u) {
+  const uint32_t max_outputs = (d->max_outputs > 0u) ? d->max_outputs : 1u;
+  if ((op->n_outputs < 1u) || (op->n_outputs > max_outputs)) {
     field = "outputs";
     n = op->n_outputs;
     min = 1u;
-    max = 1u;
+    max = max_outputs;
   } else if ((op->n_inputs < min) || (op->n_inputs > max)) {
     field = "inputs";
   } else {

@@ -314,8 +314,18 @@ utvm_err_t utvm_runner_invoke(utvm_runner_t *r) {
   return err;
 }
 
-utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_params_t *p,
-                                 utvm_op_operands_t *operands) {
+utvm_err_t utvm_runner_op_calls(const utvm_runner_t *r, uint32_t k, uint32_t *calls) {
+  utvm_model_operator_t op;
+  if ((r == NULL) || (calls == NULL) || !r->ready_ || (k >= r->n_operators) ||
+      (utvm_model_operator(r->model_, k, &op) != UTVM_OK)) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  *calls = op.n_outputs;
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, uint32_t j,
+                                 utvm_op_params_t *p, utvm_op_operands_t *operands) {
   utvm_model_operator_t op;
   uint32_t i;
   const char *why = "";
@@ -327,20 +337,25 @@ utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, utvm_op_par
   (void)memset(operands, 0, sizeof(*operands));
   const runner_op_t *ops = (const runner_op_t *)r->ops_;
   const utvm_op_t *d = ops[k].op;
+  const uint32_t first = d->first_kernel_input;
   const uint32_t take = d->kernel_inputs(&op);
-  if ((take > UTVM_OP_PARAMS_MAX_INPUTS) || (take > op.n_inputs) || (op.n_outputs != 1u) ||
-      (op.outputs[0] < 0)) {
+  if ((take > UTVM_OP_PARAMS_MAX_INPUTS) || ((first + take) > op.n_inputs) ||
+      (j >= op.n_outputs) || (op.outputs[j] < 0)) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   for (i = 0u; i < take; i++) {
-    if (op.inputs[i] < 0) {
+    if (op.inputs[first + i] < 0) {
       return UTVM_ERR_RUNNER_ARGUMENT;
     }
-    operands->inputs[i] = (uint32_t)op.inputs[i];
+    operands->inputs[i] = (uint32_t)op.inputs[first + i];
   }
   operands->n_inputs = take;
-  operands->output = (uint32_t)op.outputs[0];
-  d->export_params(&r->records_[ops[k].record], r->core_, p);
+  operands->output = (uint32_t)op.outputs[j];
+  if (d->export_output != NULL) {
+    d->export_output(&r->records_[ops[k].record], r->core_, j, p);
+  } else {
+    d->export_params(&r->records_[ops[k].record], r->core_, p);
+  }
   p->n_inputs = take;
   return utvm_op_params_check(p, &why);
 }

@@ -10,14 +10,15 @@
 
 #include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "utvm/kfuncs.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Functions of the test system library: the 5 test functions and the UTVM_KFUNCS_COUNT
- * kernel functions (utvm/kfuncs.h). */
-#define TEST_SYSLIB_FUNCTION_COUNT 24u
+/* Functions of the test system library: the 5 test functions, the UTVM_KFUNCS_COUNT kernel
+ * functions (utvm/kfuncs.h) and the AOT test model's 2. */
+#define TEST_SYSLIB_FUNCTION_COUNT (5u + UTVM_KFUNCS_COUNT + 2u)
 
 /* Code passed to TVMPlatformAbort by test_abort. */
 #define TEST_SYSLIB_ABORT_CODE 0x7E57

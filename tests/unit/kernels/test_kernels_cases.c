@@ -587,6 +587,60 @@ static void test_prepare_helpers(void **state) {
   assert_string_equal(utvm_strerror(UTVM_ERR_KERNEL_BAD_SHAPE), "kernel: bad tensor shape");
 }
 
+/* utvm_split against an element-by-element loop on random shapes and element sizes, and its
+ * parameter checks. */
+static void test_split(void **state) {
+  static uint8_t input[4096];
+  static uint8_t output[4096];
+  uint32_t seed = 12345u;
+  (void)state;
+  for (uint32_t i = 0u; i < sizeof(input); i++) {
+    input[i] = (uint8_t)(i * 13u + 7u);
+  }
+  for (int trial = 0; trial < 200; trial++) {
+    seed = seed * 1103515245u + 12345u;
+    const int32_t sizes[3] = {1, 2, 4};
+    utvm_split_params_t p;
+    p.element_size = sizes[(seed >> 8) % 3u];
+    p.outer = 1 + (int32_t)((seed >> 12) % 5u);
+    p.inner = 1 + (int32_t)((seed >> 16) % 6u);
+    p.input_len = 1 + (int32_t)((seed >> 20) % 7u);
+    p.output_len = 1 + (int32_t)((seed >> 24) % (uint32_t)p.input_len);
+    p.begin = (int32_t)((seed >> 4) % (uint32_t)(p.input_len - p.output_len + 1));
+    (void)memset(output, 0xEE, sizeof(output));
+    assert_int_equal(utvm_split(&p, input, output), UTVM_OK);
+    const int32_t e = p.element_size;
+    size_t at = 0u;
+    for (int32_t o = 0; o < p.outer; o++) {
+      for (int32_t m = 0; m < p.output_len; m++) {
+        for (int32_t k = 0; k < p.inner * e; k++) {
+          const size_t from = ((((size_t)o * (size_t)p.input_len) + (size_t)(p.begin + m)) *
+                               (size_t)(p.inner * e)) + (size_t)k;
+          assert_int_equal(output[at], input[from]);
+          at++;
+        }
+      }
+    }
+    assert_int_equal(output[at], 0xEE); /* nothing past the output */
+  }
+  utvm_split_params_t p = {2, 4, 2, 2, 3, 1};
+  assert_int_equal(utvm_split(NULL, input, output), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_split(&p, NULL, output), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 3;
+  assert_int_equal(utvm_split(&p, input, output), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 1;
+  p.begin = 3; /* 3 + 2 > 4 */
+  assert_int_equal(utvm_split(&p, input, output), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p.begin = -1;
+  assert_int_equal(utvm_split(&p, input, output), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p.begin = 0;
+  p.inner = 0;
+  assert_int_equal(utvm_split(&p, input, output), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p.inner = 0x10000;
+  p.outer = 0x10000;
+  assert_int_equal(utvm_split(&p, input, output), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -606,6 +660,7 @@ int main(void) {
       cmocka_unit_test(test_reshape),
       cmocka_unit_test(test_pad_batch_and_every_side),
       cmocka_unit_test(test_concatenation),
+      cmocka_unit_test(test_split),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_prepare_helpers),

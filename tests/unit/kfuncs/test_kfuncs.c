@@ -39,7 +39,7 @@ static int setup(void **state) {
   (void)state;
   fx.model = rt_load("ops/chain_dscnn.tflite", &size);
   if ((fx.model == NULL) || (rt_setup(&fx.in, fx.model, size, 1u << 20, &stage) != UTVM_OK) ||
-      (utvm_runner_op_params(&fx.in.runner, 0u, &fx.p, &operands) != UTVM_OK) ||
+      (utvm_runner_op_params(&fx.in.runner, 0u, 0u, &fx.p, &operands) != UTVM_OK) ||
       (fx.p.kind != UTVM_OP_CONV2D_S8) ||
       (utvm_op_params_encode(&fx.p, fx.words, 512u, &fx.n, &why) != UTVM_OK)) {
     return -1;

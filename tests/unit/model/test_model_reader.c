@@ -386,6 +386,98 @@ static void expect_prepare_error(const tb_spec_t *s, utvm_err_t code, const char
   }
 }
 
+/* SPLIT: t0 int8[2,6] -> t2, t3 int8[2,3] along the axis t1 (an int32 constant, *axis). */
+static void split_spec(tb_spec_t *s, const int32_t *axis) {
+  tb_default(s);
+  s->builtin[0] = 49;
+  s->deprecated[0] = 49;
+  s->n_tensors = 4u;
+  s->t[0] = (tb_tensor_t){2u, {2, 6}, 9, 0u, "in", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[1] = (tb_tensor_t){0u, {0}, 2, 1u, "axis", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->t[2] = (tb_tensor_t){2u, {2, 3}, 9, 0u, "a", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[3] = (tb_tensor_t){2u, {2, 3}, 9, 0u, "b", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->buffer_len[1] = 4u;
+  s->buffer_data[1] = axis;
+  s->n_outputs = 2u;
+  s->outputs[0] = 2;
+  s->outputs[1] = 3;
+  s->op[0] = (tb_op_t){0u, 2u, {1, 0}, 2u, {2, 3}, 35u, 1u, {{0u, 4u, 2u}}};
+}
+
+/* SPLIT, SPLIT_V and UNPACK refuse what does not fit. */
+static void test_split_errors(void **state) {
+  tb_spec_t s;
+  const int32_t axis1 = 1;
+  const int32_t axis0 = 0;
+  const int32_t axis_bad = 2;
+  const int32_t sizes_bad[2] = {2, 3};
+  const int32_t sizes_two_unknown[2] = {-1, -1};
+  const int32_t sizes_zero[2] = {0, 6};
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  (void)state;
+  split_spec(&s, &axis1);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA); /* prepared: only the arena is missing */
+  s.op[0].fields[0].value = 3u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SPLIT): options: num_splits 3 is not the number of outputs");
+  split_spec(&s, &axis_bad);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "operator 0 (SPLIT): options: axis 2");
+  split_spec(&s, &axis0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SPLIT): output [2,3] does not fit input [2,6]");
+  s.t[0].dims[0] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "input [3,6] does not divide into the outputs along the axis");
+  split_spec(&s, &axis1);
+  s.t[3].dims[1] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "operator 0 (SPLIT): output [2,4]");
+  split_spec(&s, &axis1);
+  s.t[3].scales[0] = 0.25f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "scale or zero point differs");
+  split_spec(&s, &axis1);
+  s.t[1].type = 9;
+  s.buffer_len[1] = 1u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "axis [] is not one int32");
+  /* SPLIT_V: input, size_splits t4, axis */
+  split_spec(&s, &axis1);
+  s.builtin[0] = 102;
+  s.deprecated[0] = 102;
+  s.n_tensors = 5u;
+  s.t[4] = (tb_tensor_t){1u, {2}, 2, 2u, "sizes", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.n_buffers = 3u;
+  s.buffer_len[2] = 8u;
+  s.buffer_data[2] = sizes_bad;
+  s.op[0] = (tb_op_t){0u, 3u, {0, 4, 1}, 2u, {2, 3}, 79u, 1u, {{0u, 4u, 2u}}};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SPLIT_V): size_splits do not add up to the axis");
+  s.buffer_data[2] = sizes_two_unknown;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "size_splits entry -1 is not >= 1");
+  s.buffer_data[2] = sizes_zero;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "size_splits entry 0 is not >= 1");
+  /* UNPACK: t0 int8[2,6] along axis 0 into two int8[6] */
+  split_spec(&s, &axis1);
+  s.builtin[0] = 88;
+  s.deprecated[0] = 88;
+  s.t[2] = (tb_tensor_t){1u, {6}, 9, 0u, "a", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s.t[3] = s.t[2];
+  s.op[0] = (tb_op_t){0u, 1u, {0}, 2u, {2, 3}, 64u, 2u, {{0u, 4u, 2u}, {1u, 4u, 0u}}};
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA);
+  s.op[0].fields[0].value = 6u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (UNPACK): options: num 6 is not the number of outputs");
+  s.op[0].fields[0].value = 2u;
+  s.op[0].fields[1].value = 1u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "operator 0 (UNPACK): output [6]");
+  s.op[0].fields[1].value = 7u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "operator 0 (UNPACK): options: axis 7");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -704,6 +796,7 @@ int main(void) {
       cmocka_unit_test(test_person_detect_bias_dimension),
       cmocka_unit_test(test_operator_cases),
       cmocka_unit_test(test_built_valid),
+      cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_built_truncated_vector),
       cmocka_unit_test(test_built_data_flow),

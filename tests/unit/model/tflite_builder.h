@@ -39,7 +39,7 @@ typedef struct {
   uint32_t n_in;
   int32_t in[TB_MAX];
   uint32_t n_out;
-  int32_t out[2];
+  int32_t out[4];
   uint8_t options_type;  /* BuiltinOptions union type */
   uint32_t n_fields;     /* fields of the options table (written when options_type != 0) */
   tb_field_t fields[8];
@@ -55,7 +55,8 @@ typedef struct {
   uint32_t n_tensors;
   tb_tensor_t t[TB_MAX];
   uint32_t n_buffers;
-  uint32_t buffer_len[TB_MAX]; /* bytes of data (pattern), 0: none */
+  uint32_t buffer_len[TB_MAX]; /* bytes of data, 0: none */
+  const void *buffer_data[TB_MAX]; /* those bytes, NULL: a pattern */
   uint32_t n_inputs;
   int32_t inputs[2];
   uint32_t n_outputs;
@@ -290,7 +291,7 @@ static inline uint32_t tb_build(const tb_spec_t *s, uint8_t *d, uint32_t cap, tb
     bt = tb_table(b, 1u, w, val, bf);
     tb_patch(b, v + 4u + 4u * i, bt);
     if (s->buffer_len[i] != 0u) {
-      tb_patch(b, bf[0], tb_vec(b, 1u, s->buffer_len[i], NULL, 16u));
+      tb_patch(b, bf[0], tb_vec(b, 1u, s->buffer_len[i], s->buffer_data[i], 16u));
     }
   }
   if (out != NULL) {
