@@ -283,31 +283,31 @@ static void sb_shape(host_text_t *s, const utvm_shape_t *sh) {
 }
 
 /* Per-channel multipliers and shifts of operator k. */
-static void emit_quant(emit_t *e, uint32_t k, const utvm_per_channel_quant_t *q) {
+static void emit_quant(emit_t *e, const char *id, const utvm_per_channel_quant_t *q) {
   int32_t i;
-  host_text_printf(&e->defs, "static const int32_t op%u_mult[%d] = {", k, q->count);
+  host_text_printf(&e->defs, "static const int32_t %s_mult[%d] = {", id, q->count);
   for (i = 0; i < q->count; i++) {
     host_text_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 8) == 0) ? ",\n    " : ", ",
               q->multiplier[i]);
   }
-  host_text_printf(&e->defs, "};\nstatic const int8_t op%u_shift[%d] = {", k, q->count);
+  host_text_printf(&e->defs, "};\nstatic const int8_t %s_shift[%d] = {", id, q->count);
   for (i = 0; i < q->count; i++) {
     host_text_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 16) == 0) ? ",\n    " : ", ", q->shift[i]);
   }
   host_text_printf(&e->defs,
-            "};\nstatic const utvm_per_channel_quant_t op%u_q = {op%u_mult, op%u_shift, %d};\n",
-            k, k, k, q->count);
+            "};\nstatic const utvm_per_channel_quant_t %s_q = {%s_mult, %s_shift, %d};\n",
+            id, id, id, q->count);
 }
 
-/* The parameter struct of operator k: "static const <type> op<k>_p = {.field = value, ...};"
+/* The parameter struct of call id: "static const <type> op<k>_p = {.field = value, ...};"
  * from the kind's field list (every field an int32, "name[n]" an array). */
-static void emit_params(emit_t *e, uint32_t k, const utvm_op_emit_t *how, const utvm_op_params_t *p) {
+static void emit_params(emit_t *e, const char *id, const utvm_op_emit_t *how, const utvm_op_params_t *p) {
   host_text_t *s = &e->defs;
   int32_t words[sizeof(p->p) / sizeof(int32_t)];
   const char *f = how->params_fields;
   size_t at = 0u;
   (void)memcpy(words, &p->p, sizeof(words));
-  host_text_printf(s, "static const %s op%u_p = {", how->params_type, k);
+  host_text_printf(s, "static const %s %s_p = {", how->params_type, id);
   while ((f != NULL) && (*f != '\0') && (at < (sizeof(words) / sizeof(words[0])))) {
     const size_t len = strcspn(f, " [");
     unsigned long count = 1u;
@@ -328,27 +328,27 @@ static void emit_params(emit_t *e, uint32_t k, const utvm_op_emit_t *how, const 
   host_text_printf(s, "};\n");
 }
 
-/* The declarations argument a of operator k's call needs (dims, shapes, axes, inputs). */
-static void emit_declare(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
+/* The declarations argument a of call id's call needs (dims, shapes, axes, inputs). */
+static void emit_declare(emit_t *e, const char *id, const utvm_op_emit_slot_t *a,
                          const utvm_op_params_t *p, char (*in)[EMIT_EXPR_SIZE], uint32_t n_in) {
   host_text_t *s = &e->defs;
   uint32_t i;
   switch ((utvm_op_emit_arg_t)a->what) {
     case UTVM_EMIT_QUANT:
-      emit_quant(e, k, &p->quant);
+      emit_quant(e, id, &p->quant);
       break;
     case UTVM_EMIT_DIMS:
-      host_text_printf(s, "static const utvm_dims_t op%u_d%u = ", k, a->index);
+      host_text_printf(s, "static const utvm_dims_t %s_d%u = ", id, a->index);
       sb_dims(s, &p->dims[a->index % 3u]);
       host_text_printf(s, ";\n");
       break;
     case UTVM_EMIT_SHAPE:
-      host_text_printf(s, "static const utvm_shape_t op%u_s%u = ", k, a->index);
+      host_text_printf(s, "static const utvm_shape_t %s_s%u = ", id, a->index);
       sb_shape(s, &p->shapes[a->index % (UTVM_OP_PARAMS_MAX_INPUTS + 1u)]);
       host_text_printf(s, ";\n");
       break;
     case UTVM_EMIT_SHAPES:
-      host_text_printf(s, "static const utvm_shape_t op%u_shapes[%u] = {", k, p->n_inputs + 1u);
+      host_text_printf(s, "static const utvm_shape_t %s_shapes[%u] = {", id, p->n_inputs + 1u);
       for (i = 0u; i <= p->n_inputs; i++) {
         host_text_printf(s, "%s", (i == 0u) ? "" : ",\n    ");
         sb_shape(s, &p->shapes[i]);
@@ -356,7 +356,7 @@ static void emit_declare(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
       host_text_printf(s, "};\n");
       break;
     case UTVM_EMIT_AXES:
-      host_text_printf(s, "static const int32_t op%u_axes[%d] = {", k, UTVM_KERNEL_MAX_RANK);
+      host_text_printf(s, "static const int32_t %s_axes[%d] = {", id, UTVM_KERNEL_MAX_RANK);
       for (i = 0u; i < (uint32_t)UTVM_KERNEL_MAX_RANK; i++) {
         host_text_printf(s, "%s%d", (i == 0u) ? "" : ", ", p->axes[i]);
       }
@@ -374,18 +374,18 @@ static void emit_declare(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
   }
 }
 
-/* Argument a of operator k's call. */
-static void emit_argument(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
+/* Argument a of call id's call. */
+static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *a,
                           const utvm_op_params_t *p, char (*in)[EMIT_EXPR_SIZE], const char *out,
                           const char *scratch) {
   host_text_t *s = &e->body;
   switch ((utvm_op_emit_arg_t)a->what) {
-    case UTVM_EMIT_PARAMS: host_text_printf(s, "&op%u_p", k); break;
-    case UTVM_EMIT_QUANT: host_text_printf(s, "&op%u_q", k); break;
-    case UTVM_EMIT_DIMS: host_text_printf(s, "&op%u_d%u", k, a->index); break;
-    case UTVM_EMIT_SHAPE: host_text_printf(s, "&op%u_s%u", k, a->index); break;
-    case UTVM_EMIT_SHAPES: host_text_printf(s, "op%u_shapes", k); break;
-    case UTVM_EMIT_OUTPUT_SHAPE: host_text_printf(s, "&op%u_shapes[%u]", k, p->n_inputs); break;
+    case UTVM_EMIT_PARAMS: host_text_printf(s, "&%s_p", id); break;
+    case UTVM_EMIT_QUANT: host_text_printf(s, "&%s_q", id); break;
+    case UTVM_EMIT_DIMS: host_text_printf(s, "&%s_d%u", id, a->index); break;
+    case UTVM_EMIT_SHAPE: host_text_printf(s, "&%s_s%u", id, a->index); break;
+    case UTVM_EMIT_SHAPES: host_text_printf(s, "%s_shapes", id); break;
+    case UTVM_EMIT_OUTPUT_SHAPE: host_text_printf(s, "&%s_shapes[%u]", id, p->n_inputs); break;
     case UTVM_EMIT_INPUT: host_text_printf(s, "%s", in[a->index % UTVM_OP_PARAMS_MAX_INPUTS]); break;
     case UTVM_EMIT_INPUTS: host_text_printf(s, "in"); break;
     case UTVM_EMIT_N_INPUTS: host_text_printf(s, "%u", p->n_inputs); break;
@@ -401,14 +401,14 @@ static void emit_argument(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
     case UTVM_EMIT_SCALE: emit_float(s, p->scale); break;
     case UTVM_EMIT_ZERO_POINT: host_text_printf(s, "%d", p->zero_point); break;
     case UTVM_EMIT_AXIS: host_text_printf(s, "%d", p->axis); break;
-    case UTVM_EMIT_AXES: host_text_printf(s, "op%u_axes", k); break;
+    case UTVM_EMIT_AXES: host_text_printf(s, "%s_axes", id); break;
     case UTVM_EMIT_N_AXES: host_text_printf(s, "%d", p->n_axes); break;
     default: break;
   }
 }
 
 /* The kernel call of operator k (tflite back end): operands from the runner's plan. */
-static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_params_t *p,
                             const utvm_op_operands_t *o, utvm_emit_layer_t *layer) {
   char in[UTVM_OP_PARAMS_MAX_INPUTS][EMIT_EXPR_SIZE];
   char out[EMIT_EXPR_SIZE];
@@ -441,14 +441,20 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
   layer->output_bytes = (uint32_t)ot.bytes;
   layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
   layer->scratch_bytes = p->scratch_bytes;
-  return emit_kernel_call(e, k, p, in, o->n_inputs, out, scratch);
+  return emit_kernel_call(e, k, j, p, in, o->n_inputs, out, scratch);
 }
 
-utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_params_t *p,
                             char (*in)[EMIT_EXPR_SIZE], uint32_t n_in, const char *out,
                             const char *scratch) {
   const utvm_op_emit_t *how = utvm_op_kind_emit(p->kind);
   uint32_t i;
+  char id[24];
+  if (j == 0u) {
+    (void)snprintf(id, sizeof(id), "op%u", k);
+  } else {
+    (void)snprintf(id, sizeof(id), "op%u_%u", k, j);
+  }
   if ((n_in > UTVM_OP_PARAMS_MAX_INPUTS) || (n_in < p->n_inputs) || (n_in == 0u)) {
     return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: %u operands", k, n_in);
   }
@@ -457,16 +463,16 @@ utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
                      (int)p->kind);
   }
   if (how->params_type != NULL) {
-    emit_params(e, k, how, p);
+    emit_params(e, id, how, p);
   }
   host_text_printf(&e->body, "  if (err == UTVM_OK) { /* operator %u */\n    ", k);
   for (i = 0u; (i < UTVM_OP_EMIT_MAX_ARGS) && (how->args[i].what != (uint8_t)UTVM_EMIT_END); i++) {
-    emit_declare(e, k, &how->args[i], p, in, n_in);
+    emit_declare(e, id, &how->args[i], p, in, n_in);
   }
   host_text_printf(&e->body, "err = %s(", utvm_op_kind_kernel(p->kind));
   for (i = 0u; (i < UTVM_OP_EMIT_MAX_ARGS) && (how->args[i].what != (uint8_t)UTVM_EMIT_END); i++) {
     host_text_printf(&e->body, "%s", (i == 0u) ? "" : ", ");
-    emit_argument(e, k, &how->args[i], p, in, out, scratch);
+    emit_argument(e, id, &how->args[i], p, in, out, scratch);
   }
   host_text_printf(&e->body, ");\n  }\n");
   return UTVM_OK;
@@ -736,7 +742,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
         rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
       } else {
         utvm_emit_layer_t layer;
-        rc = emit_call(&e, k, &p, &ops, &layer);
+        rc = emit_call(&e, k, j, &p, &ops, &layer);
         output_bytes += layer.output_bytes;
         if (j == 0u) {
           r.layers[k] = layer;

@@ -396,7 +396,7 @@ static utvm_err_t emit_kernel(graph_emit_t *ge, uint32_t k, const graph_op_t *op
     (void)snprintf(scratch, sizeof(scratch), "a(act, %uu)", ge->scratch_offsets[k]);
     ge->e->uses_a = true;
   }
-  return emit_kernel_call(ge->e, k, &op->p, in, n_in, out, scratch);
+  return emit_kernel_call(ge->e, k, 0u, &op->p, in, n_in, out, scratch);
 }
 
 /* The inputs' and outputs' table rows (no quantization: a graph does not carry it). */

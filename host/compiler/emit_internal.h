@@ -92,9 +92,10 @@ void emit_float(host_text_t *s, float v);
  * 16-byte aligned; returns its offset. */
 uint32_t emit_constant(emit_t *e, uint32_t id, const void *data, size_t bytes);
 
-/* The parameter structs of operator k and its direct kernel call on the operand expressions
- * in[n_in] (the kernel's order), out and scratch ("NULL" or an expression). */
-utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+/* The parameter structs of call j of operator k (j > 0: the further outputs of SPLIT...) and
+ * its direct kernel call on the operand expressions in[n_in] (the kernel's order), out and
+ * scratch ("NULL" or an expression). */
+utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_params_t *p,
                             char (*in)[EMIT_EXPR_SIZE], uint32_t n_in, const char *out,
                             const char *scratch);
 

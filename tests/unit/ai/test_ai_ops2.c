@@ -1,0 +1,110 @@
+/*
+ * The ops2 operator cases utvm runs (shared/models/ops2 less tests/data/ops2_pending.txt) as
+ * standalone C (utvm_add_model: `utvm compile -o DIR --name NET`) through the ai_ API: every
+ * input/output pair bit-exact with TensorFlow Lite Micro, in activations of exactly the size
+ * the model states.
+ */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "utvm/ai.h"
+
+#ifndef UTVM_SHARED_DIR
+#error "UTVM_SHARED_DIR must name the shared/ folder"
+#endif
+
+typedef struct {
+  const char *name;
+  const ai_model *model;
+  const char *input;  /* in models/ops2 */
+  const char *output;
+} ops2_pair_t;
+
+#include "ai_ops2_cases.h"
+
+/* The file models/ops2/<name> in a heap block; *size its bytes. */
+static uint8_t *load(const char *name, size_t *size) {
+  char path[512];
+  (void)snprintf(path, sizeof(path), "%s/models/ops2/%s", UTVM_SHARED_DIR, name);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  const long n = ftell(f);
+  assert_true(n > 0);
+  assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+  uint8_t *data = (uint8_t *)malloc((size_t)n);
+  assert_non_null(data);
+  assert_int_equal(fread(data, 1u, (size_t)n, f), (size_t)n);
+  (void)fclose(f);
+  *size = (size_t)n;
+  return data;
+}
+
+/* A heap block of exactly size bytes (at least 1), 16-byte aligned. */
+static void *exact_block(size_t size) {
+  void *p = NULL;
+  assert_int_equal(posix_memalign(&p, 16u, (size > 0u) ? size : 1u), 0);
+  return p;
+}
+
+static void test_ops2_pairs_bit_exact(void **state) {
+  size_t exact = 0u;
+  const size_t n = sizeof(ops2_pairs) / sizeof(ops2_pairs[0]);
+  (void)state;
+  for (size_t i = 0u; i < n; i++) {
+    const ops2_pair_t *p = &ops2_pairs[i];
+    const ai_model *m = p->model;
+    ai_handle h = NULL;
+    ai_tensor in;
+    ai_tensor out;
+    size_t in_size = 0u;
+    size_t out_size = 0u;
+    void *act = exact_block(m->activations_size);
+    void *in_buf = exact_block(m->inputs[0].bytes);
+    void *out_buf = exact_block(m->outputs[0].bytes);
+    uint8_t *input = load(p->input, &in_size);
+    uint8_t *want = load(p->output, &out_size);
+    assert_int_equal(ai_create(m, act, m->activations_size, &h), UTVM_OK);
+    assert_int_equal(ai_set_input(h, 0u, in_buf, m->inputs[0].bytes), UTVM_OK);
+    assert_int_equal(ai_set_output(h, 0u, out_buf, m->outputs[0].bytes), UTVM_OK);
+    assert_int_equal(ai_get_input(h, 0u, &in), UTVM_OK);
+    assert_int_equal(in.bytes, in_size);
+    (void)memcpy(in.dl.data, input, in_size);
+    if (ai_run(h) != UTVM_OK) {
+      ai_error e;
+      (void)ai_get_error(h, &e);
+      fail_msg("%s: ai_run: %s", p->name, e.text);
+    }
+    assert_int_equal(ai_get_output(h, 0u, &out), UTVM_OK);
+    assert_int_equal(out.bytes, out_size);
+    if (memcmp(out.dl.data, want, out_size) == 0) {
+      exact++;
+    } else {
+      (void)printf("MISMATCH %s: %s\n", p->name, p->input);
+    }
+    assert_int_equal(ai_destroy(h), UTVM_OK);
+    free(act);
+    free(in_buf);
+    free(out_buf);
+    free(input);
+    free(want);
+  }
+  (void)printf("ops2 standalone: %zu/%zu pairs bit-exact\n", exact, n);
+  assert_int_equal(exact, n);
+  assert_true(n > 0u);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ops2_pairs_bit_exact),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
