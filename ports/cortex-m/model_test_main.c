@@ -11,7 +11,9 @@
  * advances 1 ns per instruction, so the SysTick ticks of one inference convert to its
  * instruction count (at SysTick resolution). The models, inputs and expected outputs are the
  * files of shared/models (UTVM_MODELS_DIR), embedded with .incbin; UTVM_MODEL_TEST_LARGE adds
- * person_detect and VWW (boards with the flash for them).
+ * person_detect and VWW (boards with the flash for them). Built with UTVM_MODEL_TEST_CASES (a
+ * header naming other files and cases) the same program is utvm-ops-test: the ops2 operator
+ * cases, one line per input/output pair.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +36,18 @@
 /* Embeds a file of shared/models (embed.h). */
 #define EMBED(sym, file) UTVM_EMBED(sym, UTVM_MODELS_DIR "/" file)
 
+typedef struct {
+  const char *name;
+  const uint8_t *files[3][2]; /* model, input, expected output: start and end */
+} model_case_t;
+
+#define CASE(name, m, i, o) {name, {{m, m##_end}, {i, i##_end}, {o, o##_end}}}
+
+#if defined(UTVM_MODEL_TEST_CASES)
+/* A generated list (the ops2 operator cases: ports/cortex-m/CMakeLists.txt): its EMBEDs and
+ * kCases[]. */
+#include UTVM_MODEL_TEST_CASES
+#else
 EMBED(hello_model, "hello_world_int8.tflite");
 EMBED(hello_in, "refdata/hello_world/in_-63.bin");
 EMBED(hello_out, "refdata/hello_world/tflm_in_-63.out0.bin");
@@ -58,13 +72,6 @@ EMBED(vww_in, "refdata/mlperf_tiny/vww_from_person_bmp_int8.bin");
 EMBED(vww_out, "refdata/mlperf_tiny/vww_from_person_bmp_int8_tflm.out0.bin");
 #endif
 
-typedef struct {
-  const char *name;
-  const uint8_t *files[3][2]; /* model, input, expected output: start and end */
-} model_case_t;
-
-#define CASE(name, m, i, o) {name, {{m, m##_end}, {i, i##_end}, {o, o##_end}}}
-
 static const model_case_t kCases[] = {
     CASE("hello_world", hello_model, hello_in, hello_out),
     CASE("micro_speech", speech_model, speech_in, speech_out),
@@ -76,6 +83,8 @@ static const model_case_t kCases[] = {
     CASE("vww_mobilenetv1", vww_model, vww_in, vww_out),
 #endif
 };
+
+#endif
 
 static uint8_t arena[ARENA_SIZE] __attribute__((aligned(16)));
 static uint8_t workspace[WORKSPACE_SIZE] __attribute__((aligned(16)));
