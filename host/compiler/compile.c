@@ -135,6 +135,10 @@ static bool dtype_of(utvm_model_type_t type, DLDataType *dt) {
       dt->code = (uint8_t)kDLInt;
       dt->bits = 32u;
       return true;
+    case UTVM_MODEL_INT64:
+      dt->code = (uint8_t)kDLInt;
+      dt->bits = 64u;
+      return true;
     case UTVM_MODEL_FLOAT32:
       dt->code = (uint8_t)kDLFloat;
       dt->bits = 32u;
@@ -154,6 +158,9 @@ static const char *dtype_name(DLDataType dt) {
   if (dt.bits == 16u) {
     return "int16";
   }
+  if (dt.bits == 64u) {
+    return "int64";
+  }
   return (dt.bits == 8u) ? "int8" : "int32";
 }
 
@@ -167,7 +174,7 @@ static utvm_err_t add_tensor_entry(compiler_t *c, utvm_compiled_graph_t *g, uint
   (void)memset(e, 0, sizeof(*e));
   if (!dtype_of(mt.type, &e->dtype)) {
     return fail(c, UTVM_ERR_COMPILE_LIMIT,
-                "tensor %u (%s) has a type the graph does not take (int8, uint8, int16, int32, float32)",
+                "tensor %u (%s) has a type the graph does not take (int8, uint8, int16, int32, int64, float32)",
                 t, mt.name);
   }
   e->ndim = (mt.rank == 0u) ? 1u : mt.rank;

@@ -398,6 +398,10 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_BATCHES: host_text_printf(s, "%d", p->batches); break;
     case UTVM_EMIT_UNITS: host_text_printf(s, "%d", p->units); break;
     case UTVM_EMIT_BYTES: host_text_printf(s, "%uu", p->bytes); break;
+    case UTVM_EMIT_ACCUMULATOR:
+      host_text_printf(s, "%s", (p->accumulator == (int32_t)UTVM_ACCUMULATE_32)
+                                    ? "UTVM_ACCUMULATE_32" : "UTVM_ACCUMULATE_64");
+      break;
     case UTVM_EMIT_SCALE: emit_float(s, p->scale); break;
     case UTVM_EMIT_ZERO_POINT: host_text_printf(s, "%d", p->zero_point); break;
     case UTVM_EMIT_AXIS: host_text_printf(s, "%d", p->axis); break;

@@ -224,6 +224,40 @@ utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
                                    const int8_t *filter, const int32_t *bias, int8_t *output,
                                    void *scratch);
 
+/* ---- CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED with int16 activations (int16x8) ---- */
+
+/* The accumulator of an int16x8 layer, as TFLM chooses it: 64-bit sums rescaled with its 64-bit
+ * multiply (an int64 bias, TFLite's default), or 32-bit sums (wrapping) rescaled with the 32-bit
+ * multiply (an int32 bias, or no bias and quantized_bias_type INT32). */
+typedef enum { UTVM_ACCUMULATE_64 = 0, UTVM_ACCUMULATE_32 = 1 } utvm_accumulator_t;
+
+/* CONV_2D with int16 input and output (zero points 0: input_offset and output_offset must be
+ * 0), int8 weights as utvm_conv2d_s8; bias [Co] of int64 (UTVM_ACCUMULATE_64) or int32
+ * (UTVM_ACCUMULATE_32), or NULL; act_min/act_max within int16; shifts -31..7 with the 64-bit
+ * accumulator. BAD_PARAM / BAD_SHAPE as utvm_conv2d_s8. */
+utvm_err_t utvm_conv2d_s16(const utvm_conv2d_params_t *params,
+                           const utvm_per_channel_quant_t *quant, utvm_accumulator_t acc,
+                           const utvm_dims_t *input_dims, const int16_t *input,
+                           const utvm_dims_t *filter_dims, const int8_t *filter, const void *bias,
+                           const utvm_dims_t *output_dims, int16_t *output);
+
+/* DEPTHWISE_CONV_2D with int16 input and output (offsets 0), int8 weights, int64 bias or NULL
+ * (TFLM's int16 depthwise has only the 64-bit accumulator). */
+utvm_err_t utvm_depthwise_conv2d_s16(const utvm_depthwise_conv2d_params_t *params,
+                                     const utvm_per_channel_quant_t *quant,
+                                     const utvm_dims_t *input_dims, const int16_t *input,
+                                     const utvm_dims_t *filter_dims, const int8_t *filter,
+                                     const int64_t *bias, const utvm_dims_t *output_dims,
+                                     int16_t *output);
+
+/* FULLY_CONNECTED with int16 input and output (input_offset and output_offset 0), int8
+ * weights (filter_offset for per-tensor weights), bias of the accumulator's type or NULL. */
+utvm_err_t utvm_fully_connected_s16(const utvm_fully_connected_params_t *params,
+                                    const utvm_per_channel_quant_t *quant,
+                                    utvm_accumulator_t acc, int32_t batches, int32_t input_depth,
+                                    int32_t output_depth, const int16_t *input,
+                                    const int8_t *filter, const void *bias, int16_t *output);
+
 /* ---- AVERAGE_POOL_2D, MAX_POOL_2D ---- */
 
 typedef struct {
@@ -408,6 +442,11 @@ utvm_err_t utvm_compute_padding(utvm_padding_t padding, int32_t stride_h, int32_
  * UNSUPPORTED for TANH, SIGN_BIT and unknown values; BAD_PARAM if the range is empty. */
 utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
                                     int32_t output_zero_point, int32_t *act_min, int32_t *act_max);
+
+/* The same on an int16 output. */
+utvm_err_t utvm_activation_range_s16(int32_t activation, float output_scale,
+                                     int32_t output_zero_point, int32_t *act_min,
+                                     int32_t *act_max);
 
 /* Output multipliers of CONV_2D and DEPTHWISE_CONV_2D: input_scale * filter_scales[i] /
  * output_scale in double for i < count (count 1 = per-tensor); writes count entries. */

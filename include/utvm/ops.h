@@ -75,7 +75,10 @@ extern "C" {
   X(A, REQUANTIZE_S8, requantize_s8)                                                               \
   X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
   X(A, RESHAPE, reshape)                                                                           \
-  X(A, SPLIT, split)
+  X(A, SPLIT, split)                                                                               \
+  X(A, CONV2D_S16, conv2d_s16)                                                                     \
+  X(A, DEPTHWISE_CONV2D_S16, depthwise_conv2d_s16)                                                 \
+  X(A, FULLY_CONNECTED_S16, fully_connected_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -98,7 +101,8 @@ typedef enum {
   UTVM_OP_TYPE_INT8 = 1,
   UTVM_OP_TYPE_INT32 = 2,
   UTVM_OP_TYPE_FLOAT32 = 3,
-  UTVM_OP_TYPE_INT16 = 4
+  UTVM_OP_TYPE_INT16 = 4,
+  UTVM_OP_TYPE_INT64 = 5
 } utvm_op_type_t;
 
 /* One operand tensor as the call needs it: type and bytes (elements x element size). */
@@ -132,6 +136,7 @@ typedef struct {
   int32_t n_axes;             /* MEAN */
   int32_t axes[UTVM_KERNEL_MAX_RANK];
   uint32_t has_bias;          /* CONV, DEPTHWISE, FULLY_CONNECTED: 1 if input 2 is the bias */
+  int32_t accumulator;        /* their _S16 kinds: utvm_accumulator_t (bias int64 or int32) */
   utvm_per_channel_quant_t quant; /* CONV, DEPTHWISE, FULLY_CONNECTED */
   union {
     utvm_conv2d_params_t conv;
@@ -284,7 +289,8 @@ typedef enum {
   UTVM_EMIT_ZERO_POINT,
   UTVM_EMIT_AXIS,
   UTVM_EMIT_AXES,               /* the axes array */
-  UTVM_EMIT_N_AXES
+  UTVM_EMIT_N_AXES,
+  UTVM_EMIT_ACCUMULATOR         /* UTVM_ACCUMULATE_32 or _64 */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

@@ -67,6 +67,20 @@ static inline int32_t utvm_multiply_by_quantized_multiplier(int32_t x, int32_t m
       utvm_sat_round_doubling_high_mul(utvm_wrap_shl(x, left_shift), multiplier), right_shift);
 }
 
+/* x * multiplier * 2^(shift-31) for a 64-bit x with TFLite's int64 MultiplyByQuantizedMultiplier
+ * (the int16x8 layers): the multiplier rounded to 16 bits, one rounding shift. x is bounded
+ * to +-2^47 (TFLite's stated input range; a hostile bias cannot overflow), multiplier >= 0,
+ * shift -31..7 (the caller checks). */
+static inline int32_t utvm_multiply_by_quantized_multiplier_64(int64_t x, int32_t multiplier,
+                                                               int32_t shift) {
+  const int64_t limit = (int64_t)1 << 47;
+  const int64_t bounded = (x < -limit) ? -limit : ((x >= limit) ? (limit - 1) : x);
+  const int32_t reduced = (multiplier < 0x7FFF0000) ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
+  const int32_t total_shift = 15 - shift;
+  const int64_t rounded = (bounded * (int64_t)reduced) + ((int64_t)1 << (total_shift - 1));
+  return (int32_t)(rounded >> total_shift);
+}
+
 /* x * 2^exponent saturated to int32, exponent 1..30 (gemmlowp's SaturatingRoundingMultiplyByPOT
  * with a positive exponent; Rescale to fewer integer bits). */
 static inline int32_t utvm_saturating_shl(int32_t x, int32_t exponent) {

@@ -95,19 +95,20 @@ static utvm_err_t quantize_activation_bound(float value, float scale, int32_t ze
   return UTVM_OK;
 }
 
-utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
-                                    int32_t output_zero_point, int32_t *act_min,
-                                    int32_t *act_max) {
+/* The clamp range of a fused activation on an output of [qmin, qmax]. */
+static utvm_err_t activation_range(int32_t activation, float output_scale,
+                                   int32_t output_zero_point, int32_t qmin, int32_t qmax,
+                                   int32_t *act_min, int32_t *act_max) {
   if (act_min == NULL || act_max == NULL || !scale_valid(output_scale) ||
-      !zero_point_valid(output_zero_point)) {
+      output_zero_point < qmin || output_zero_point > qmax) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   float low;
   float high = 0.0f; /* not used for RELU: unbounded above */
   switch (activation) {
     case UTVM_ACT_NONE:
-      *act_min = INT8_MIN;
-      *act_max = INT8_MAX;
+      *act_min = qmin;
+      *act_max = qmax;
       return UTVM_OK;
     case UTVM_ACT_RELU:
       low = 0.0f;
@@ -128,16 +129,30 @@ utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
   if (err != UTVM_OK) {
     return err;
   }
-  int32_t q_high = INT8_MAX;
+  int32_t q_high = qmax;
   if (activation != UTVM_ACT_RELU) {
     err = quantize_activation_bound(high, output_scale, output_zero_point, &q_high);
     if (err != UTVM_OK) {
       return err;
     }
   }
-  *act_min = q_low > INT8_MIN ? q_low : INT8_MIN;
-  *act_max = q_high < INT8_MAX ? q_high : INT8_MAX;
+  *act_min = q_low > qmin ? q_low : qmin;
+  *act_max = q_high < qmax ? q_high : qmax;
   return *act_min <= *act_max ? UTVM_OK : UTVM_ERR_KERNEL_BAD_PARAM;
+}
+
+utvm_err_t utvm_activation_range_s8(int32_t activation, float output_scale,
+                                    int32_t output_zero_point, int32_t *act_min,
+                                    int32_t *act_max) {
+  return activation_range(activation, output_scale, output_zero_point, INT8_MIN, INT8_MAX,
+                          act_min, act_max);
+}
+
+utvm_err_t utvm_activation_range_s16(int32_t activation, float output_scale,
+                                     int32_t output_zero_point, int32_t *act_min,
+                                     int32_t *act_max) {
+  return activation_range(activation, output_scale, output_zero_point, INT16_MIN, INT16_MAX,
+                          act_min, act_max);
 }
 
 utvm_err_t utvm_conv_quant_params(float input_scale, const float *filter_scales, int32_t count,

@@ -109,6 +109,8 @@ static const char *kf_type_name(utvm_op_type_t type) {
     name = "int32";
   } else if (type == UTVM_OP_TYPE_INT16) {
     name = "int16";
+  } else if (type == UTVM_OP_TYPE_INT64) {
+    name = "int64";
   } else if (type == UTVM_OP_TYPE_FLOAT32) {
     name = "float32";
   } else {
@@ -136,6 +138,9 @@ static int32_t kf_operand(kf_call_t *c, const TVMValue *args, const int *codes, 
       break;
     case UTVM_OP_TYPE_INT32:
       type_ok = kf_dtype_is(t, (uint8_t)kDLInt, 32u);
+      break;
+    case UTVM_OP_TYPE_INT64:
+      type_ok = kf_dtype_is(t, (uint8_t)kDLInt, 64u);
       break;
     case UTVM_OP_TYPE_FLOAT32:
       type_ok = kf_dtype_is(t, (uint8_t)kDLFloat, 32u);
@@ -168,6 +173,9 @@ static int32_t kf_operand(kf_call_t *c, const TVMValue *args, const int *codes, 
   if (((want->type == UTVM_OP_TYPE_INT32) || (want->type == UTVM_OP_TYPE_FLOAT32)) &&
       (((uintptr_t)c->data[arg] & 3u) != 0u)) {
     return kf_fail_arg(c, arg, "data not 4-byte aligned");
+  }
+  if ((want->type == UTVM_OP_TYPE_INT64) && (((uintptr_t)c->data[arg] & 7u) != 0u)) {
+    return kf_fail_arg(c, arg, "data not 8-byte aligned");
   }
   return 0;
 }

@@ -1,4 +1,5 @@
-/* CONV_2D (int8, per-channel or per-tensor weights): options, prepare, run, op params, emit. */
+/* CONV_2D (int8, or int16 activations with int8 weights; per-channel or per-tensor weights):
+ * options, prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,8 +29,13 @@ static size_t conv_record_size(const utvm_model_t *m, const utvm_model_operator_
 static size_t conv_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
                                 const utvm_model_operator_t *op) {
   utvm_dims_t d[3];
-  return ops_window_dims(m, op, d) ? utvm_conv2d_s8_scratch_size_for(core, &d[0], &d[1], &d[2])
-                                   : 0u;
+  utvm_model_tensor_t in;
+  const bool s8 = (op->n_inputs > 0u) && (op->inputs[0] >= 0) &&
+                  (utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) == UTVM_OK) &&
+                  (in.type == UTVM_MODEL_INT8);
+  return (s8 && ops_window_dims(m, op, d))
+             ? utvm_conv2d_s8_scratch_size_for(core, &d[0], &d[1], &d[2])
+             : 0u;
 }
 
 static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t size) {
@@ -62,19 +68,31 @@ static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t 
 static utvm_err_t conv_execute(const void *record, uint8_t *arena) {
   const conv_record_t *r = (const conv_record_t *)record;
   const ops_conv_t *c = &r->conv;
-  return utvm_conv2d_s8(&r->params, &c->quant, &c->dims[0], ops_in_s8(arena, &c->input),
-                        &c->dims[1], c->filter, c->bias, &c->dims[2],
-                        ops_out_s8(arena, c->output), ops_scratch(arena, c->scratch));
+  utvm_err_t err;
+  if (c->s16) {
+    err = utvm_conv2d_s16(&r->params, &c->quant, c->acc, &c->dims[0],
+                          (const int16_t *)ops_in(arena, &c->input), &c->dims[1], c->filter,
+                          c->bias, &c->dims[2], ops_out_s16(arena, c->output));
+  } else {
+    err = utvm_conv2d_s8(&r->params, &c->quant, &c->dims[0], ops_in_s8(arena, &c->input),
+                         &c->dims[1], c->filter, (const int32_t *)c->bias, &c->dims[2],
+                         ops_out_s8(arena, c->output), ops_scratch(arena, c->scratch));
+  }
+  return err;
 }
 
 static void conv_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const conv_record_t *r = (const conv_record_t *)record;
   const ops_conv_t *c = &r->conv;
   ops_conv_export(c, p);
-  p->kind = UTVM_OP_CONV2D_S8;
   p->p.conv = r->params;
-  p->scratch_bytes =
-      (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &c->dims[0], &c->dims[1], &c->dims[2]);
+  if (c->s16) {
+    p->kind = UTVM_OP_CONV2D_S16;
+  } else {
+    p->kind = UTVM_OP_CONV2D_S8;
+    p->scratch_bytes =
+        (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &c->dims[0], &c->dims[1], &c->dims[2]);
+  }
 }
 
 const utvm_op_t utvm_op_conv_2d = {
@@ -103,7 +121,9 @@ static utvm_err_t conv_run(const utvm_op_params_t *p, void *const *data, void *s
                         (int8_t *)data[p->n_inputs], scratch);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, ops_check_window, conv_scratch,
+static const char *conv_check(utvm_op_params_t *p) { return ops_check_window(p, false); }
+
+const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, conv_check, conv_scratch,
                                                     conv_run};
 
 static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u},
@@ -115,3 +135,33 @@ const utvm_op_emit_t utvm_op_emit_conv2d_s8 = {"utvm_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
     "act_min act_max",
     conv2d_s8_args};
+
+/* ---- The kernel function utvm_k_conv2d_s16 ---- */
+
+static void conv_s16_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  conv_walk(w, p);
+  ops_walk_i32(w, &p->accumulator);
+}
+
+static const char *conv_s16_check(utvm_op_params_t *p) { return ops_check_window(p, true); }
+
+static utvm_err_t conv_s16_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_conv2d_s16(&p->p.conv, &p->quant, (utvm_accumulator_t)p->accumulator, &p->dims[0],
+                         (const int16_t *)data[0], &p->dims[1], (const int8_t *)data[1],
+                         (p->has_bias != 0u) ? data[2] : NULL, &p->dims[2],
+                         (int16_t *)data[p->n_inputs]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_conv2d_s16 = {conv_s16_walk, conv_s16_check, NULL,
+                                                     conv_s16_run};
+
+static const utvm_op_emit_slot_t conv2d_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_ACCUMULATOR, 0u}, {UTVM_EMIT_DIMS, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u},
+    {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_conv2d_s16 = {"utvm_conv2d_params_t",
+    "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
+    "act_min act_max",
+    conv2d_s16_args};

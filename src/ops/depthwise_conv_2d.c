@@ -1,5 +1,5 @@
-/* DEPTHWISE_CONV_2D (int8, per-channel or per-tensor weights): options, prepare, run, op
- * params, emit. */
+/* DEPTHWISE_CONV_2D (int8, or int16 activations with int8 weights and an int64 bias;
+ * per-channel or per-tensor weights): options, prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,9 +29,14 @@ static size_t depthwise_record_size(const utvm_model_t *m, const utvm_model_oper
 static size_t depthwise_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
                                      const utvm_model_operator_t *op) {
   utvm_dims_t d[3];
+  utvm_model_tensor_t in;
+  const bool s8 = (op->n_inputs > 0u) && (op->inputs[0] >= 0) &&
+                  (utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) == UTVM_OK) &&
+                  (in.type == UTVM_MODEL_INT8);
   (void)core;
-  return ops_window_dims(m, op, d) ? utvm_depthwise_conv2d_s8_scratch_size(&d[0], &d[1], &d[2])
-                                   : 0u;
+  return (s8 && ops_window_dims(m, op, d))
+             ? utvm_depthwise_conv2d_s8_scratch_size(&d[0], &d[1], &d[2])
+             : 0u;
 }
 
 static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, size_t size) {
@@ -65,9 +70,19 @@ static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, si
 static utvm_err_t depthwise_execute(const void *record, uint8_t *arena) {
   const depthwise_record_t *r = (const depthwise_record_t *)record;
   const ops_conv_t *c = &r->conv;
-  return utvm_depthwise_conv2d_s8(&r->params, &c->quant, &c->dims[0], ops_in_s8(arena, &c->input),
-                                  &c->dims[1], c->filter, c->bias, &c->dims[2],
-                                  ops_out_s8(arena, c->output), ops_scratch(arena, c->scratch));
+  utvm_err_t err;
+  if (c->s16) {
+    err = utvm_depthwise_conv2d_s16(&r->params, &c->quant, &c->dims[0],
+                                    (const int16_t *)ops_in(arena, &c->input), &c->dims[1],
+                                    c->filter, (const int64_t *)c->bias, &c->dims[2],
+                                    ops_out_s16(arena, c->output));
+  } else {
+    err = utvm_depthwise_conv2d_s8(&r->params, &c->quant, &c->dims[0],
+                                   ops_in_s8(arena, &c->input), &c->dims[1], c->filter,
+                                   (const int32_t *)c->bias, &c->dims[2],
+                                   ops_out_s8(arena, c->output), ops_scratch(arena, c->scratch));
+  }
+  return err;
 }
 
 static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
@@ -75,10 +90,14 @@ static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_
   const ops_conv_t *c = &r->conv;
   (void)core;
   ops_conv_export(c, p);
-  p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
   p->p.depthwise = r->params;
-  p->scratch_bytes =
-      (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&c->dims[0], &c->dims[1], &c->dims[2]);
+  if (c->s16) {
+    p->kind = UTVM_OP_DEPTHWISE_CONV2D_S16;
+  } else {
+    p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
+    p->scratch_bytes =
+        (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&c->dims[0], &c->dims[1], &c->dims[2]);
+  }
 }
 
 const utvm_op_t utvm_op_depthwise_conv_2d = {
@@ -108,7 +127,9 @@ static utvm_err_t depthwise_run(const utvm_op_params_t *p, void *const *data, vo
                                   &p->dims[2], (int8_t *)data[p->n_inputs], scratch);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {depthwise_walk, ops_check_window,
+static const char *depthwise_check(utvm_op_params_t *p) { return ops_check_window(p, false); }
+
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {depthwise_walk, depthwise_check,
                                                               depthwise_scratch, depthwise_run};
 
 static const utvm_op_emit_slot_t depthwise_conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
@@ -120,3 +141,33 @@ const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8 = {"utvm_depthwise_conv2d_
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
     depthwise_conv2d_s8_args};
+
+/* ---- The kernel function utvm_k_depthwise_conv2d_s16 ---- */
+
+static const char *depthwise_s16_check(utvm_op_params_t *p) {
+  p->accumulator = (int32_t)UTVM_ACCUMULATE_64;
+  return ops_check_window(p, true);
+}
+
+static utvm_err_t depthwise_s16_run(const utvm_op_params_t *p, void *const *data,
+                                    void *scratch) {
+  (void)scratch;
+  return utvm_depthwise_conv2d_s16(&p->p.depthwise, &p->quant, &p->dims[0],
+                                   (const int16_t *)data[0], &p->dims[1], (const int8_t *)data[1],
+                                   (p->has_bias != 0u) ? (const int64_t *)data[2] : NULL,
+                                   &p->dims[2], (int16_t *)data[p->n_inputs]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s16 = {depthwise_walk,
+                                                               depthwise_s16_check, NULL,
+                                                               depthwise_s16_run};
+
+static const utvm_op_emit_slot_t depthwise_conv2d_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},
+    {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s16 = {"utvm_depthwise_conv2d_params_t",
+    "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
+    "output_offset act_min act_max",
+    depthwise_conv2d_s16_args};

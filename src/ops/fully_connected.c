@@ -1,5 +1,5 @@
-/* FULLY_CONNECTED (int8; per-tensor weights with any zero point, or per-channel symmetric):
- * options, prepare, run, op params, emit. */
+/* FULLY_CONNECTED (int8, or int16 activations with int8 weights; per-tensor weights with any
+ * zero point, or per-channel symmetric): options, prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +17,9 @@ static const ops_field_t fully_connected_options[N_OPTIONS] = {
 typedef struct {
   ops_ref_t input;
   const int8_t *filter;
-  const int32_t *bias;     /* NULL when the model has none */
+  const void *bias;        /* int32 (int64 for int16 with the 64-bit accumulator), or NULL */
+  utvm_accumulator_t acc;  /* int16 activations: the accumulator */
+  bool s16;                /* int16 activations */
   utvm_per_channel_quant_t quant; /* arrays follow the record */
   uint32_t output;
   uint32_t scratch;
@@ -35,8 +37,10 @@ static size_t fc_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
                               const utvm_model_operator_t *op) {
   utvm_model_tensor_t f;
   utvm_model_tensor_t out;
+  utvm_model_tensor_t in;
   (void)core;
-  if (!ops_present(op, 1u) || (op->n_outputs < 1u) ||
+  if (!ops_present(op, 0u) || (utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) != UTVM_OK) ||
+      (in.type != UTVM_MODEL_INT8) || !ops_present(op, 1u) || (op->n_outputs < 1u) ||
       (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) != UTVM_OK) ||
       (utvm_model_tensor(m, (uint32_t)op->outputs[0], &out) != UTVM_OK) || (f.rank != 2u) ||
       (f.dims[0] < 1)) {
@@ -101,13 +105,20 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
   if (err == UTVM_OK) {
     err = fc_shapes(c, &in, &f, &out, rec);
   }
+  rec->s16 = (err == UTVM_OK) && (in.t.type == UTVM_MODEL_INT16);
   if (err == UTVM_OK) {
-    err = ops_load_bias(c, o[BIAS_TYPE], rec->units, &rec->bias);
+    err = ops_load_bias(c, rec->s16, true, o[BIAS_TYPE], rec->units, &rec->bias, &rec->acc);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && rec->s16) {
+    err = utvm_activation_range_s16(o[ACTIVATION], out.t.quant.scale, out.t.quant.zero_point,
+                                    &rec->params.act_min, &rec->params.act_max);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+  } else if (err == UTVM_OK) {
     err = utvm_activation_range_s8(o[ACTIVATION], out.t.quant.scale, out.t.quant.zero_point,
                                    &rec->params.act_min, &rec->params.act_max);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+  } else {
+    /* the text is written */
   }
   if (err == UTVM_OK) {
     err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, true, &rec->quant);
@@ -128,15 +139,25 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
 
 static utvm_err_t fc_execute(const void *record, uint8_t *arena) {
   const fc_record_t *r = (const fc_record_t *)record;
-  return utvm_fully_connected_s8(&r->params, &r->quant, r->batches, r->depth, r->units,
-                                 ops_in_s8(arena, &r->input), r->filter, r->bias,
-                                 ops_out_s8(arena, r->output), ops_scratch(arena, r->scratch));
+  utvm_err_t err;
+  if (r->s16) {
+    err = utvm_fully_connected_s16(&r->params, &r->quant, r->acc, r->batches, r->depth,
+                                   r->units, (const int16_t *)ops_in(arena, &r->input), r->filter,
+                                   r->bias, ops_out_s16(arena, r->output));
+  } else {
+    err = utvm_fully_connected_s8(&r->params, &r->quant, r->batches, r->depth, r->units,
+                                  ops_in_s8(arena, &r->input), r->filter,
+                                  (const int32_t *)r->bias, ops_out_s8(arena, r->output),
+                                  ops_scratch(arena, r->scratch));
+  }
+  return err;
 }
 
 static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const fc_record_t *r = (const fc_record_t *)record;
   (void)core;
-  p->kind = UTVM_OP_FULLY_CONNECTED_S8;
+  p->kind = r->s16 ? UTVM_OP_FULLY_CONNECTED_S16 : UTVM_OP_FULLY_CONNECTED_S8;
+  p->accumulator = (int32_t)r->acc;
   p->batches = r->batches;
   p->depth = r->depth;
   p->units = r->units;
@@ -146,8 +167,10 @@ static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_para
     p->has_bias = 1u;
   }
   p->quant = r->quant;
-  p->scratch_bytes =
-      (uint32_t)utvm_fully_connected_s8_scratch_size(r->batches, r->depth, r->units);
+  if (!r->s16) {
+    p->scratch_bytes =
+        (uint32_t)utvm_fully_connected_s8_scratch_size(r->batches, r->depth, r->units);
+  }
 }
 
 const utvm_op_t utvm_op_fully_connected = {
@@ -167,7 +190,14 @@ static void fc_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_quant(w, &p->quant);
 }
 
-static const char *fc_check(utvm_op_params_t *p) {
+/* Input, filter, optional bias and output of activations act, the bias of the accumulator's
+ * type (int8: int32). */
+static const char *fc_check_types(utvm_op_params_t *p, utvm_op_type_t act) {
+  const bool acc32 = p->accumulator == (int32_t)UTVM_ACCUMULATE_32;
+  if ((p->accumulator != (int32_t)UTVM_ACCUMULATE_32) &&
+      (p->accumulator != (int32_t)UTVM_ACCUMULATE_64)) {
+    return "unknown accumulator";
+  }
   if ((p->batches < 1) || (p->depth < 1) || (p->units < 1)) {
     return "a size is < 1";
   }
@@ -177,16 +207,21 @@ static const char *fc_check(utvm_op_params_t *p) {
   if (!ops_quant_fits(p, p->units)) {
     return "channel count or a shift out of range";
   }
-  if (!ops_set_operand(p, 0u, UTVM_OP_TYPE_INT8, (uint64_t)p->batches * (uint64_t)p->depth) ||
+  if (!ops_set_operand(p, 0u, act, (uint64_t)p->batches * (uint64_t)p->depth) ||
       !ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, (uint64_t)p->units * (uint64_t)p->depth) ||
-      !ops_set_operand(p, p->n_inputs, UTVM_OP_TYPE_INT8,
-                       (uint64_t)p->batches * (uint64_t)p->units)) {
+      !ops_set_operand(p, p->n_inputs, act, (uint64_t)p->batches * (uint64_t)p->units)) {
     return "a tensor is too large";
   }
   if (p->has_bias != 0u) {
-    (void)ops_set_operand(p, 2u, UTVM_OP_TYPE_INT32, (uint64_t)p->units);
+    (void)ops_set_operand(p, 2u, acc32 ? UTVM_OP_TYPE_INT32 : UTVM_OP_TYPE_INT64,
+                          (uint64_t)p->units);
   }
   return NULL;
+}
+
+static const char *fc_check(utvm_op_params_t *p) {
+  p->accumulator = (int32_t)UTVM_ACCUMULATE_32;
+  return fc_check_types(p, UTVM_OP_TYPE_INT8);
 }
 
 static size_t fc_scratch(const utvm_op_params_t *p) {
@@ -210,3 +245,33 @@ static const utvm_op_emit_slot_t fully_connected_s8_args[] = {{UTVM_EMIT_PARAMS,
 
 const utvm_op_emit_t utvm_op_emit_fully_connected_s8 = {"utvm_fully_connected_params_t",
     "input_offset filter_offset output_offset act_min act_max", fully_connected_s8_args};
+
+/* ---- The kernel function utvm_k_fully_connected_s16 ---- */
+
+static void fc_s16_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  fc_walk(w, p);
+  ops_walk_i32(w, &p->accumulator);
+}
+
+static const char *fc_s16_check(utvm_op_params_t *p) {
+  return fc_check_types(p, UTVM_OP_TYPE_INT16);
+}
+
+static utvm_err_t fc_s16_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_fully_connected_s16(&p->p.fc, &p->quant, (utvm_accumulator_t)p->accumulator,
+                                  p->batches, p->depth, p->units, (const int16_t *)data[0],
+                                  (const int8_t *)data[1], (p->has_bias != 0u) ? data[2] : NULL,
+                                  (int16_t *)data[p->n_inputs]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_fully_connected_s16 = {fc_s16_walk, fc_s16_check, NULL,
+                                                              fc_s16_run};
+
+static const utvm_op_emit_slot_t fully_connected_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_ACCUMULATOR, 0u}, {UTVM_EMIT_BATCHES, 0u},
+    {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u},
+    {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_fully_connected_s16 = {"utvm_fully_connected_params_t",
+    "input_offset filter_offset output_offset act_min act_max", fully_connected_s16_args};

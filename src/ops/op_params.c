@@ -177,6 +177,8 @@ bool ops_type_size(int32_t type, uint32_t *size) {
     *size = 2u;
   } else if ((type == (int32_t)UTVM_OP_TYPE_INT32) || (type == (int32_t)UTVM_OP_TYPE_FLOAT32)) {
     *size = 4u;
+  } else if (type == (int32_t)UTVM_OP_TYPE_INT64) {
+    *size = 8u;
   } else {
     known = false;
   }

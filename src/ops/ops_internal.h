@@ -87,6 +87,9 @@ utvm_err_t ops_check_nonempty(const utvm_op_context_t *c, const ops_operand_t *o
 utvm_err_t ops_check_type(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
                           utvm_model_type_t type);
 
+/* int16, quantized per tensor with zero point 0 (TFLM's int16x8 kernels), every dimension >= 1. */
+utvm_err_t ops_check_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role);
+
 /* int8, quantized per tensor, every dimension >= 1. */
 utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, const char *role);
 
@@ -162,7 +165,8 @@ bool ops_broadcasts(const utvm_model_tensor_t *a, const utvm_model_tensor_t *b,
 size_t ops_weighted_record_size(const utvm_model_t *m, const utvm_model_operator_t *op,
                                 size_t record_bytes);
 
-/* Input 0, the filter (input 1) and the output, input and output int8 per tensor. */
+/* Input 0, the filter (input 1) and the output, input and output both int8 per tensor or both
+ * int16 per tensor with zero point 0. */
 utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *f,
                              ops_operand_t *out);
 
@@ -173,10 +177,13 @@ utvm_err_t ops_check_filter(const utvm_op_context_t *c, const ops_operand_t *f, 
 /* Every filter zero point 0 (symmetric weights). */
 utvm_err_t ops_check_filter_zero_points(const utvm_op_context_t *c, const ops_operand_t *f);
 
-/* The optional int32 bias (input 2) of `channels` elements; *bias NULL when absent. bias_type
- * is the options' quantized_bias_type (int64 is refused). */
-utvm_err_t ops_load_bias(const utvm_op_context_t *c, int32_t bias_type, int32_t channels,
-                         const int32_t **bias);
+/* The optional bias (input 2) of `channels` elements and the accumulator of the layer; *bias
+ * NULL when absent. int8 activations (s16 false): an int32 bias, the 32-bit accumulator (an
+ * int64 bias_type is refused). int16 activations: an int64 bias (64-bit accumulator) or, where
+ * allow_int32, an int32 one (32-bit accumulator, also chosen by bias_type INT32 without a bias).
+ * bias_type is the options' quantized_bias_type. */
+utvm_err_t ops_load_bias(const utvm_op_context_t *c, bool s16, bool allow_int32, int32_t bias_type,
+                         int32_t channels, const void **bias, utvm_accumulator_t *acc);
 
 /* The per-channel arrays after a record of record_bytes in a block of size bytes, filled with
  * the output multipliers of in, f and out (fully_connected: TFLite's FC rounding for one
@@ -217,7 +224,9 @@ typedef struct {
 typedef struct {
   ops_ref_t input;
   const int8_t *filter;
-  const int32_t *bias;     /* NULL when the model has none */
+  const void *bias;        /* int32 (int64 for int16 with the 64-bit accumulator), or NULL */
+  utvm_accumulator_t acc;  /* int16 activations: the accumulator */
+  bool s16;                /* int16 activations */
   uint32_t output;
   uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
   utvm_dims_t dims[3];     /* input, filter, output */
@@ -242,8 +251,9 @@ void ops_conv_export(const ops_conv_t *conv, utvm_op_params_t *p);
 /* The 4-D dims of input, filter and output of op; false when they are not all 4-D. */
 bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d);
 
-/* The op-params check of a 2-D convolution kind: input, filter, [bias], output. */
-const char *ops_check_window(utvm_op_params_t *p);
+/* The op-params check of a 2-D convolution kind: input, filter, [bias], output (int16
+ * activations and the accumulator's bias type when s16; int8 sets the 32-bit accumulator). */
+const char *ops_check_window(utvm_op_params_t *p, bool s16);
 
 /* ---- Broadcasting binary operators (ADD, MUL) ---- */
 
@@ -326,6 +336,11 @@ static inline const int8_t *ops_in_s8(uint8_t *arena, const ops_ref_t *ref) {
 static inline int8_t *ops_out_s8(uint8_t *arena, uint32_t offset) {
   void *p = &arena[offset];
   return (int8_t *)p;
+}
+
+static inline int16_t *ops_out_s16(uint8_t *arena, uint32_t offset) {
+  void *p = &arena[offset];
+  return (int16_t *)p;
 }
 
 static inline void *ops_scratch(uint8_t *arena, uint32_t offset) {

@@ -185,6 +185,26 @@ utvm_err_t ops_element_type(const utvm_op_context_t *c, const ops_operand_t *o, 
   return err;
 }
 
+utvm_err_t ops_check_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role) {
+  utvm_err_t err = ops_check_type(c, o, role, UTVM_MODEL_INT16);
+  if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, role);
+    utvm_text_str(text,
+                  (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  if ((err == UTVM_OK) && (o->t.quant.zero_point != 0)) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " is int16 with zero point ");
+    utvm_text_i64(text, o->t.quant.zero_point);
+    utvm_text_str(text, ", not 0");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  return err;
+}
+
 utvm_err_t ops_check_rank(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
                           uint32_t rank) {
   if (o->t.rank != rank) {

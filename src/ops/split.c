@@ -273,9 +273,11 @@ static const char *split_check(utvm_op_params_t *p) {
       (s->begin < 0) || (s->begin > (s->input_len - s->output_len))) {
     return "the output's block lies outside the input";
   }
+  const utvm_op_type_t type = (utvm_op_type_t)p->element_type;
   const uint64_t rows = (uint64_t)s->outer * (uint64_t)s->inner;
-  if (!ops_set_operand(p, 0u, (utvm_op_type_t)p->element_type, rows * (uint64_t)s->input_len) ||
-      !ops_set_operand(p, 1u, (utvm_op_type_t)p->element_type, rows * (uint64_t)s->output_len)) {
+  const uint64_t in_elements = rows * (uint64_t)s->input_len;
+  const uint64_t out_elements = rows * (uint64_t)s->output_len;
+  if (!ops_set_operand(p, 0u, type, in_elements) || !ops_set_operand(p, 1u, type, out_elements)) {
     return "a tensor is too large";
   }
   return NULL;

@@ -29,7 +29,23 @@ size_t ops_weighted_record_size(const utvm_model_t *m, const utvm_model_operator
 
 utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *f,
                              ops_operand_t *out) {
-  const utvm_err_t err = ops_load_q8(c, in, out);
+  utvm_err_t err = ops_load(c, 0u, in);
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, out);
+  }
+  if ((err == UTVM_OK) && (in->t.type == UTVM_MODEL_INT16)) {
+    err = ops_check_q16(c, in, "input");
+    if (err == UTVM_OK) {
+      err = ops_check_q16(c, out, "output");
+    }
+  } else if (err == UTVM_OK) {
+    err = ops_check_q8(c, in, "input");
+    if (err == UTVM_OK) {
+      err = ops_check_q8(c, out, "output");
+    }
+  } else {
+    /* the load's text */
+  }
   return (err == UTVM_OK) ? ops_load(c, 1u, f) : err;
 }
 
@@ -74,19 +90,53 @@ utvm_err_t ops_check_filter(const utvm_op_context_t *c, const ops_operand_t *f, 
   return err;
 }
 
-utvm_err_t ops_load_bias(const utvm_op_context_t *c, int32_t bias_type, int32_t channels,
-                         const int32_t **bias) {
+/* The bias type of an int16x8 layer and its accumulator: int64 (64-bit), or int32 (32-bit)
+ * where the operator allows it (also chosen by bias_type INT32 when there is no bias). */
+static utvm_err_t s16_bias_type(const utvm_op_context_t *c, bool allow_int32, int32_t bias_type,
+                                utvm_model_type_t *type, utvm_accumulator_t *acc) {
   ops_operand_t b;
   utvm_err_t err = UTVM_OK;
-  *bias = NULL;
-  if (bias_type == (int32_t)UTVM_MODEL_INT64) {
-    return ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
-                    "int64 bias (int16 activations) is not supported");
-  }
+  *type = UTVM_MODEL_INT64;
+  *acc = UTVM_ACCUMULATE_64;
   if (ops_present(c->op, 2u)) {
     err = ops_load(c, 2u, &b);
+    if ((err == UTVM_OK) && (b.t.type == UTVM_MODEL_INT32)) {
+      *type = UTVM_MODEL_INT32;
+    }
+  } else if (bias_type == (int32_t)UTVM_MODEL_INT32) {
+    *type = UTVM_MODEL_INT32;
+  } else {
+    /* no bias, the 64-bit accumulator */
+  }
+  if ((err == UTVM_OK) && (*type == UTVM_MODEL_INT32)) {
+    *acc = UTVM_ACCUMULATE_32;
+    if (!allow_int32) {
+      err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
+                     "an int32 bias with int16 activations (TFLM's kernel takes int64 only)");
+    }
+  }
+  return err;
+}
+
+utvm_err_t ops_load_bias(const utvm_op_context_t *c, bool s16, bool allow_int32, int32_t bias_type,
+                         int32_t channels, const void **bias, utvm_accumulator_t *acc) {
+  ops_operand_t b;
+  utvm_model_type_t type = UTVM_MODEL_INT32;
+  utvm_err_t err = UTVM_OK;
+  *bias = NULL;
+  *acc = UTVM_ACCUMULATE_32;
+  if (s16) {
+    err = s16_bias_type(c, allow_int32, bias_type, &type, acc);
+  } else if (bias_type == (int32_t)UTVM_MODEL_INT64) {
+    err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
+                   "int64 bias with int8 activations is not supported");
+  } else {
+    /* int8: an int32 bias */
+  }
+  if ((err == UTVM_OK) && ops_present(c->op, 2u)) {
+    err = ops_load(c, 2u, &b);
     if (err == UTVM_OK) {
-      err = ops_check_type(c, &b, "bias", UTVM_MODEL_INT32);
+      err = ops_check_type(c, &b, "bias", type);
     }
     if (err == UTVM_OK) {
       err = ops_check_constant(c, &b, "bias");
@@ -100,8 +150,7 @@ utvm_err_t ops_load_bias(const utvm_op_context_t *c, int32_t bias_type, int32_t 
       err = UTVM_ERR_RUNNER_OPERANDS;
     }
     if (err == UTVM_OK) {
-      const void *data = b.t.data;
-      *bias = (const int32_t *)data;
+      *bias = b.t.data;
     }
   }
   return err;
@@ -219,8 +268,13 @@ static utvm_err_t window_output(const utvm_op_context_t *c, ops_window_t *w,
   }
   w->pad_top = pad.pad_top;
   w->pad_left = pad.pad_left;
-  err = utvm_activation_range_s8(w->activation, out->t.quant.scale, out->t.quant.zero_point,
-                                 &w->act_min, &w->act_max);
+  if (out->t.type == UTVM_MODEL_INT16) {
+    err = utvm_activation_range_s16(w->activation, out->t.quant.scale, out->t.quant.zero_point,
+                                    &w->act_min, &w->act_max);
+  } else {
+    err = utvm_activation_range_s8(w->activation, out->t.quant.scale, out->t.quant.zero_point,
+                                   &w->act_min, &w->act_max);
+  }
   return (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
 }
 
@@ -242,8 +296,10 @@ utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const in
   if (err == UTVM_OK) {
     err = window_output(c, w, in, &f, out);
   }
+  conv->s16 = (err == UTVM_OK) && (in->t.type == UTVM_MODEL_INT16);
   if (err == UTVM_OK) {
-    err = ops_load_bias(c, bias_type, out->t.dims[3], &conv->bias);
+    err = ops_load_bias(c, conv->s16, !depthwise, bias_type, out->t.dims[3], &conv->bias,
+                        &conv->acc);
   }
   if (err == UTVM_OK) {
     err = ops_channel_quant(c, conv, record_bytes, size, in, &f, out, false, &conv->quant);
@@ -268,6 +324,7 @@ void ops_conv_export(const ops_conv_t *conv, utvm_op_params_t *p) {
   if (conv->bias != NULL) {
     p->has_bias = 1u;
   }
+  p->accumulator = (int32_t)conv->acc;
   p->quant = conv->quant;
 }
 
@@ -290,9 +347,18 @@ bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utv
   return true;
 }
 
-const char *ops_check_window(utvm_op_params_t *p) {
+const char *ops_check_window(utvm_op_params_t *p, bool s16) {
   uint64_t e[3] = {0u, 0u, 0u};
   uint32_t i;
+  const utvm_op_type_t act = s16 ? UTVM_OP_TYPE_INT16 : UTVM_OP_TYPE_INT8;
+  if (!s16) {
+    p->accumulator = (int32_t)UTVM_ACCUMULATE_32; /* int8: an int32 bias */
+  }
+  const bool acc32 = p->accumulator == (int32_t)UTVM_ACCUMULATE_32;
+  if ((p->accumulator != (int32_t)UTVM_ACCUMULATE_32) &&
+      (p->accumulator != (int32_t)UTVM_ACCUMULATE_64)) {
+    return "unknown accumulator";
+  }
   for (i = 0u; i < 3u; i++) {
     if (!ops_dims_elements(&p->dims[i], &e[i])) {
       return "a dimension is < 1 or a tensor too large";
@@ -304,11 +370,13 @@ const char *ops_check_window(utvm_op_params_t *p) {
   if (!ops_quant_fits(p, p->dims[2].c)) {
     return "channel count or a shift out of range";
   }
-  (void)ops_set_operand(p, 0u, UTVM_OP_TYPE_INT8, e[0]);
+  (void)ops_set_operand(p, 0u, act, e[0]);
   (void)ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, e[1]);
-  if (p->has_bias != 0u) {
-    (void)ops_set_operand(p, 2u, UTVM_OP_TYPE_INT32, (uint64_t)p->dims[2].c);
+  if ((p->has_bias != 0u) &&
+      !ops_set_operand(p, 2u, acc32 ? UTVM_OP_TYPE_INT32 : UTVM_OP_TYPE_INT64,
+                       (uint64_t)p->dims[2].c)) {
+    return "a tensor is too large";
   }
-  (void)ops_set_operand(p, p->n_inputs, UTVM_OP_TYPE_INT8, e[2]);
+  (void)ops_set_operand(p, p->n_inputs, act, e[2]);
   return NULL;
 }

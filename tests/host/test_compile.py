@@ -23,8 +23,9 @@ UTVM = sys.argv[1]
 MODELS = sys.argv[2]
 FAILED = []
 
-DTYPE_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "float32": 4}
-DL = {(0, 8): "int8", (1, 8): "uint8", (0, 16): "int16", (0, 32): "int32", (2, 32): "float32"}
+DTYPE_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4}
+DL = {(0, 8): "int8", (1, 8): "uint8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
+      (2, 32): "float32"}
 
 
 def check(cond, what):

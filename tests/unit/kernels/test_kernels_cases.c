@@ -641,6 +641,76 @@ static void test_split(void **state) {
   assert_int_equal(utvm_split(&p, input, output), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* The int16x8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED on a 1x1 case worked by hand,
+ * both accumulators, and their parameter checks. */
+static void test_s16_weighted(void **state) {
+  const int16_t input[2] = {1000, -2000};
+  const int8_t filter[2] = {3, 4};
+  const int64_t bias64[1] = {11};
+  const int32_t bias32[1] = {11};
+  const int32_t mult[1] = {1 << 30}; /* 0.5 */
+  const int8_t shift[1] = {0};
+  const utvm_per_channel_quant_t quant = {mult, shift, 1};
+  const utvm_dims_t in_dims = {1, 1, 1, 2};
+  const utvm_dims_t f_dims = {1, 1, 1, 2};
+  const utvm_dims_t out_dims = {1, 1, 1, 1};
+  utvm_conv2d_params_t cp = {1, 1, 1, 1, 0, 0, 0, 0, INT16_MIN, INT16_MAX};
+  utvm_fully_connected_params_t fp = {0, 0, 0, INT16_MIN, INT16_MAX};
+  int16_t out[2] = {0, 0};
+  (void)state;
+  /* 3 * 1000 + 4 * -2000 + 11 = -4989; 64-bit: (-4989 * 2^14 + 2^14) >> 15 = -2494 */
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, UTVM_ACCUMULATE_64, &in_dims, input, &f_dims,
+                                   filter, bias64, &out_dims, out), UTVM_OK);
+  assert_int_equal(out[0], -2494);
+  /* 32-bit: SaturatingRoundingDoublingHighMul(-4989, 2^30) = -2494 (toward zero) */
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, UTVM_ACCUMULATE_32, &in_dims, input, &f_dims,
+                                   filter, bias32, &out_dims, out), UTVM_OK);
+  assert_int_equal(out[0], -2494);
+  assert_int_equal(utvm_fully_connected_s16(&fp, &quant, UTVM_ACCUMULATE_64, 1, 2, 1, input,
+                                            filter, bias64, out), UTVM_OK);
+  assert_int_equal(out[0], -2494);
+  /* activation range clamps */
+  cp.act_max = -3000;
+  cp.act_min = -3000;
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, UTVM_ACCUMULATE_64, &in_dims, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_OK);
+  assert_int_equal(out[0], -3000);
+  /* depthwise: two channels, multiplier 1, filter [1,1,1,2] */
+  const utvm_depthwise_conv2d_params_t dp = {1, 1, 1, 1, 0, 0, 1, 0, 0, INT16_MIN, INT16_MAX};
+  const utvm_dims_t dw_out = {1, 1, 1, 2};
+  assert_int_equal(utvm_depthwise_conv2d_s16(&dp, &quant, &in_dims, input, &f_dims, filter, NULL,
+                                             &dw_out, out), UTVM_OK);
+  assert_int_equal(out[0], 1500);  /* 3000 / 2 */
+  assert_int_equal(out[1], -4000); /* -8000 / 2 */
+  /* checks: offsets must be 0, the range within int16, shifts <= 7 for 64 bits */
+  cp.act_min = INT16_MIN;
+  cp.act_max = INT16_MAX;
+  cp.input_offset = 1;
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, UTVM_ACCUMULATE_64, &in_dims, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  cp.input_offset = 0;
+  cp.act_max = 40000;
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, UTVM_ACCUMULATE_64, &in_dims, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  cp.act_max = INT16_MAX;
+  const int8_t big_shift[1] = {8};
+  const utvm_per_channel_quant_t bad = {mult, big_shift, 1};
+  assert_int_equal(utvm_conv2d_s16(&cp, &bad, UTVM_ACCUMULATE_64, &in_dims, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_conv2d_s16(&cp, &bad, UTVM_ACCUMULATE_32, &in_dims, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_OK);
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, (utvm_accumulator_t)7, &in_dims, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t wrong = {1, 1, 1, 3};
+  assert_int_equal(utvm_conv2d_s16(&cp, &quant, UTVM_ACCUMULATE_64, &wrong, input, &f_dims,
+                                   filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_fully_connected_s16(&fp, &quant, UTVM_ACCUMULATE_64, 0, 2, 1, input,
+                                            filter, NULL, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  fp.output_offset = 5;
+  assert_int_equal(utvm_fully_connected_s16(&fp, &quant, UTVM_ACCUMULATE_64, 1, 2, 1, input,
+                                            filter, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -661,6 +731,7 @@ int main(void) {
       cmocka_unit_test(test_pad_batch_and_every_side),
       cmocka_unit_test(test_concatenation),
       cmocka_unit_test(test_split),
+      cmocka_unit_test(test_s16_weighted),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_prepare_helpers),

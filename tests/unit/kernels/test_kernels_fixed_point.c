@@ -280,6 +280,27 @@ static void test_quantize_multiplier_edges(void **state) {
   assert_int_equal(utvm_quantize_multiplier(1.0, NULL, &shift), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* The 64-bit MultiplyByQuantizedMultiplier of the int16x8 layers, worked by hand from TFLite's
+ * formula: multiplier rounded to 16 bits (0x7FFF from 0x7FFF0000 up), one rounding shift of
+ * 15 - shift bits; x bounded to +-2^47. */
+static void test_multiply_by_quantized_multiplier_64(void **state) {
+  (void)state;
+  /* reduced 0x7FFF, (1000 * 32767 + 2^15) >> 16 = 500 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier_64(1000, 0x7FFF8000, -1), 500);
+  /* reduced 2^14, (-3 * 2^14 + 2^14) >> 15 = -1 (floor) */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier_64(-3, 1 << 30, 0), -1);
+  /* reduced (0x40008000 + 2^15) >> 16 = 0x4001: (10 * 0x4001 + 2^14) >> 15 = 5 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier_64(10, 0x40008000, 0), 5);
+  /* shift 7 (the largest): total 8, (100 * 2^14 + 2^7) >> 8 = 6400 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier_64(100, 1 << 30, 7), 6400);
+  /* x beyond 2^47 is bounded: (2^47 - 1) * 2^14 >> 46 (shift -31) = 2^15 - 1 rounded: 32768 */
+  assert_int_equal(utvm_multiply_by_quantized_multiplier_64((int64_t)1 << 60, 1 << 30, -31),
+                   utvm_multiply_by_quantized_multiplier_64(((int64_t)1 << 47) - 1, 1 << 30,
+                                                            -31));
+  assert_int_equal(utvm_multiply_by_quantized_multiplier_64(-((int64_t)1 << 60), 1 << 30, -31),
+                   -32768);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wrapping),
@@ -294,6 +315,7 @@ int main(void) {
       cmocka_unit_test(test_reciprocals),
       cmocka_unit_test(test_logistic_and_tanh),
       cmocka_unit_test(test_quantize_multiplier_edges),
+      cmocka_unit_test(test_multiply_by_quantized_multiplier_64),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

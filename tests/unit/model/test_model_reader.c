@@ -478,6 +478,37 @@ static void test_split_errors(void **state) {
   expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "operator 0 (UNPACK): options: axis 7");
 }
 
+/* FULLY_CONNECTED with int16 activations: zero points 0, the bias int64 or int32. */
+static void test_s16_weighted_errors(void **state) {
+  tb_spec_t s;
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  (void)state;
+  tb_default(&s);
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA); /* prepared */
+  s.t[0].zps[0] = -3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (FULLY_CONNECTED): input is int16 with zero point -3, not 0");
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 9;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "output is int8, not int16");
+  s.t[2].type = 7;
+  /* a bias of int16: neither int64 nor int32 */
+  s.n_tensors = 4u;
+  s.t[3] = (tb_tensor_t){1u, {2}, 7, 2u, "bias", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.n_buffers = 3u;
+  s.buffer_len[2] = 4u;
+  s.op[0].in[2] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "bias is int16, not int64");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -797,6 +828,7 @@ int main(void) {
       cmocka_unit_test(test_operator_cases),
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_split_errors),
+      cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_built_truncated_vector),
       cmocka_unit_test(test_built_data_flow),
