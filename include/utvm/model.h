@@ -84,6 +84,7 @@ typedef enum {
   X(SOFTMAX, 25, softmax)                                                                          \
   X(TANH, 28, tanh)                                                                                \
   X(PAD, 34, pad)                                                                                  \
+  X(TRANSPOSE, 39, transpose)                                                                      \
   X(MEAN, 40, mean)                                                                                \
   X(SQUEEZE, 43, squeeze)                                                                          \
   X(QUANTIZE, 114, quantize)

@@ -74,7 +74,8 @@ extern "C" {
   X(A, QUANTIZE_F32_S8, quantize_f32_s8)                                                           \
   X(A, REQUANTIZE_S8, requantize_s8)                                                               \
   X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
-  X(A, RESHAPE, reshape)
+  X(A, RESHAPE, reshape)                                                                           \
+  X(A, STRIDED_COPY, strided_copy)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -129,6 +130,7 @@ typedef struct {
   int32_t axis;               /* CONCATENATION */
   int32_t n_axes;             /* MEAN */
   int32_t axes[UTVM_KERNEL_MAX_RANK];
+  int32_t type;               /* layout kinds: the element type (utvm_op_type_t) */
   uint32_t has_bias;          /* CONV, DEPTHWISE, FULLY_CONNECTED: 1 if input 2 is the bias */
   utvm_per_channel_quant_t quant; /* CONV, DEPTHWISE, FULLY_CONNECTED */
   union {
@@ -143,6 +145,7 @@ typedef struct {
     utvm_requantize_params_t requantize;
     utvm_pad_params_t pad;
     utvm_mean_params_t mean;
+    utvm_strided_copy_params_t copy;
   } p;
   utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
 } utvm_op_params_t;

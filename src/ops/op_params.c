@@ -170,7 +170,14 @@ bool ops_shape_elements(const utvm_shape_t *s, uint64_t *elements) {
 }
 
 bool ops_set_operand(utvm_op_params_t *p, uint32_t i, utvm_op_type_t type, uint64_t elements) {
-  const uint64_t size = ((type == UTVM_OP_TYPE_INT8) || (type == UTVM_OP_TYPE_ANY)) ? 1u : 4u;
+  uint64_t size = 4u;
+  if ((type == UTVM_OP_TYPE_INT8) || (type == UTVM_OP_TYPE_ANY)) {
+    size = 1u;
+  } else if (type == UTVM_OP_TYPE_INT16) {
+    size = 2u;
+  } else {
+    size = 4u;
+  }
   p->operands[i].type = type;
   return count_fits(elements, size, &p->operands[i].bytes);
 }

@@ -148,6 +148,36 @@ utvm_err_t ops_load_int_constant(const utvm_op_context_t *c, uint32_t k, const c
 bool ops_broadcasts(const utvm_model_tensor_t *a, const utvm_model_tensor_t *b,
                     const utvm_model_tensor_t *out);
 
+/* ---- Layout operators (int8, int16, float32: the bytes move, the values do not) ---- */
+
+/* Input 0 and the output: both present, of one type (int8 or int16 quantized per tensor with
+ * one scale and zero point, or float32), every dimension >= 1; *type receives the op-params
+ * type and *size the element size. */
+utvm_err_t ops_load_layout(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                           utvm_op_type_t *type, int32_t *size);
+
+/* Bytes of an element of type (INT8, INT16, FLOAT32), 0 for any other. */
+int32_t ops_type_size(int32_t type);
+
+/* The record of a strided-copy operator (src/ops/strided_copy.c runs and exports it). */
+typedef struct {
+  ops_ref_t input;
+  uint32_t output;
+  int32_t type; /* utvm_op_type_t */
+  utvm_strided_copy_params_t params;
+} ops_copy_t;
+
+/* Loads input 0 and the output (ops_load_layout) into in and out and starts rec: element size
+ * and type, places, the input's element count, start 0; strides[] receives the input's
+ * row-major strides (in elements, 0 past its rank). */
+utvm_err_t ops_copy_begin(const utvm_op_context_t *c, ops_copy_t *rec, ops_operand_t *in,
+                          ops_operand_t *out, int32_t *strides);
+
+/* The descriptor phases shared by the strided-copy operators. */
+size_t ops_copy_record_size(const utvm_model_t *m, const utvm_model_operator_t *op);
+utvm_err_t ops_copy_execute(const void *record, uint8_t *arena);
+void ops_copy_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
+
 /* ---- Weighted operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) ---- */
 
 /* Bytes of a record of record_bytes followed by the per-channel arrays of the filter

@@ -432,6 +432,76 @@ static void test_built_valid(void **state) {
   assert_int_equal(bits, 0u); /* the default, NONE */
 }
 
+/* A one-operator layout model: t0 int8 input of in_dims -> operator code (t0, t1 a constant
+ * int32 list of param_dims holding param, [t3 a second constant list]) -> t2 int8 output of
+ * out_dims, one quantization everywhere. */
+static void tb_layout(tb_spec_t *s, int32_t code, uint8_t options_type, uint32_t in_rank,
+                      const int32_t *in_dims, uint32_t n_param, const int32_t *param,
+                      uint32_t out_rank, const int32_t *out_dims) {
+  uint32_t d;
+  tb_default(s);
+  s->deprecated[0] = (int8_t)((code < 127) ? code : 127);
+  s->builtin[0] = code;
+  s->t[0] = (tb_tensor_t){in_rank, {0}, 9, 0u, "in", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[1] = (tb_tensor_t){1u, {(int32_t)n_param}, 2, 1u, "param", 0u, {0.0f}, 0u, {0}, 0,
+                          false, false};
+  s->t[2] = (tb_tensor_t){out_rank, {0}, 9, 0u, "out", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  for (d = 0u; d < in_rank; d++) {
+    s->t[0].dims[d] = in_dims[d];
+  }
+  for (d = 0u; d < out_rank; d++) {
+    s->t[2].dims[d] = out_dims[d];
+  }
+  s->buffer_len[1] = n_param * 4u;
+  s->buffer_data[1] = param;
+  s->op[0] = (tb_op_t){0u, 2u, {0, 1}, 1u, {2}, options_type, 0u, {{0u, 0u, 0u}}};
+}
+
+static void test_layout_refusals(void **state) {
+  static const int32_t in4[4] = {1, 3, 5, 4};
+  static const int32_t out4[4] = {1, 4, 3, 5};
+  static const int32_t perm_ok[4] = {0, 3, 1, 2};
+  static const int32_t perm_twice[4] = {0, 3, 3, 2};
+  static const int32_t perm_far[4] = {0, 3, 4, 2};
+  static const int32_t perm_negative[4] = {0, -1, 1, 2};
+  static const int32_t out_wrong[4] = {1, 3, 4, 5};
+  tb_spec_t s;
+  (void)state;
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out_wrong);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (TRANSPOSE): output [1,3,4,5] does not fit the perm of input");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_twice, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (TRANSPOSE): perm [0,3,3,2] is not a permutation");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_far, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (TRANSPOSE): perm [0,3,4,2] is not a permutation");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_negative, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (TRANSPOSE): perm [0,-1,1,2] is not a permutation");
+  tb_layout(&s, 39, 26u, 4u, in4, 3u, perm_ok, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (TRANSPOSE): perm [3] does not fit input [1,3,5,4]");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[2].zps[0] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (TRANSPOSE): input and output scales or zero points differ");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (TRANSPOSE): output is int16, not int8");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[0].type = 2;
+  s.t[2].type = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (TRANSPOSE): input is int32, not int8, int16 or float32");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[1].buffer = 0u; /* the perm is a second model input */
+  s.n_inputs = 2u;
+  s.inputs[1] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "operator 0 (TRANSPOSE): perm is not constant");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -446,9 +516,9 @@ static void test_built_errors(void **state) {
   expect_error(&s, UTVM_ERR_MODEL_INDEX,
                "tensor 1: buffer index 99 out of range (model has 2 buffers)");
   tb_default(&s);
-  s.builtin[0] = 39;
+  s.builtin[0] = 15;
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
-               "operator 0 (TRANSPOSE): unsupported operator");
+               "operator 0 (LSH_PROJECTION): unsupported operator");
   tb_default(&s);
   s.builtin[0] = 300;
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
@@ -705,6 +775,7 @@ int main(void) {
       cmocka_unit_test(test_operator_cases),
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_built_errors),
+      cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_built_truncated_vector),
       cmocka_unit_test(test_built_data_flow),
       cmocka_unit_test(test_truncated_hello_world_every_length),

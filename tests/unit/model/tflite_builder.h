@@ -56,6 +56,7 @@ typedef struct {
   tb_tensor_t t[TB_MAX];
   uint32_t n_buffers;
   uint32_t buffer_len[TB_MAX]; /* bytes of data (pattern), 0: none */
+  const void *buffer_data[TB_MAX]; /* the data of buffer_len bytes, NULL: the pattern */
   uint32_t n_inputs;
   int32_t inputs[2];
   uint32_t n_outputs;
@@ -290,7 +291,7 @@ static inline uint32_t tb_build(const tb_spec_t *s, uint8_t *d, uint32_t cap, tb
     bt = tb_table(b, 1u, w, val, bf);
     tb_patch(b, v + 4u + 4u * i, bt);
     if (s->buffer_len[i] != 0u) {
-      tb_patch(b, bf[0], tb_vec(b, 1u, s->buffer_len[i], NULL, 16u));
+      tb_patch(b, bf[0], tb_vec(b, 1u, s->buffer_len[i], s->buffer_data[i], 16u));
     }
   }
   if (out != NULL) {
