@@ -87,6 +87,8 @@ typedef enum {
   X(TRANSPOSE, 39, transpose)                                                                      \
   X(MEAN, 40, mean)                                                                                \
   X(SQUEEZE, 43, squeeze)                                                                          \
+  X(STRIDED_SLICE, 45, strided_slice)                                                              \
+  X(SLICE, 65, slice)                                                                              \
   X(QUANTIZE, 114, quantize)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */

@@ -457,6 +457,86 @@ static void tb_layout(tb_spec_t *s, int32_t code, uint8_t options_type, uint32_t
   s->op[0] = (tb_op_t){0u, 2u, {0, 1}, 1u, {2}, options_type, 0u, {{0u, 0u, 0u}}};
 }
 
+/* tb_layout with one more constant int32 list per extra entry (t3, t4: buffers 2, 3). */
+static void tb_layout_lists(tb_spec_t *s, int32_t code, uint8_t options_type, uint32_t in_rank,
+                            const int32_t *in_dims, uint32_t n_lists, uint32_t n_param,
+                            const int32_t *const *lists, uint32_t out_rank,
+                            const int32_t *out_dims) {
+  uint32_t k;
+  tb_layout(s, code, options_type, in_rank, in_dims, n_param, lists[0], out_rank, out_dims);
+  for (k = 1u; k < n_lists; k++) {
+    s->t[2u + k] = s->t[1];
+    s->t[2u + k].buffer = 1u + k;
+    s->buffer_len[1u + k] = n_param * 4u;
+    s->buffer_data[1u + k] = lists[k];
+    s->op[0].in[1u + k] = (int32_t)(2u + k);
+  }
+  s->n_tensors = 2u + n_lists;
+  s->n_buffers = 1u + n_lists;
+  s->op[0].n_in = 1u + n_lists;
+}
+
+static void test_slice_refusals(void **state) {
+  static const int32_t in3[3] = {2, 5, 6};
+  static const int32_t out3[3] = {1, 5, 4};
+  static const int32_t out2[2] = {5, 4};
+  static const int32_t begin[3] = {1, 0, 2};
+  static const int32_t begin_far[3] = {1, 5, 2};
+  static const int32_t begin_shrunk_far[3] = {2, 0, 2};
+  static const int32_t size[3] = {1, -1, 4};
+  static const int32_t end[3] = {2, 5, 6};
+  static const int32_t steps[3] = {1, 1, 1};
+  static const int32_t steps_zero[3] = {1, 0, 1};
+  static const int32_t steps_back[3] = {1, 1, -1};
+  const int32_t *const slice_ok[2] = {begin, size};
+  const int32_t *const slice_far[2] = {begin_far, size};
+  const int32_t *const ss_ok[3] = {begin, end, steps};
+  const int32_t *const ss_zero[3] = {begin, end, steps_zero};
+  const int32_t *const ss_back[3] = {begin, end, steps_back};
+  const int32_t *const ss_shrunk_far[3] = {begin_shrunk_far, end, steps};
+  tb_spec_t s;
+  (void)state;
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 3u, slice_ok, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 3u, slice_far, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SLICE): options: begin and size of axis 1 leave the input");
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 2u, slice_ok, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SLICE): begin [2] does not fit input [2,5,6]");
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 3u, slice_ok, 3u, in3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SLICE): output [2,5,6] does not fit the slice of input");
+  /* STRIDED_SLICE: shrink_axis_mask 1 (field 4) gives [5,4]. */
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 2u, out2);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){4u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_zero, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: stride of axis 1 is 0");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_back, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: axis 2 is sliced empty");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_shrunk_far, 2u, out2);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){4u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: begin of shrunk axis 0 leaves the input");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 3u, out3);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){2u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: ellipsis_mask 2 unsupported");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 3u, out3);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){3u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: new_axis_mask 1 unsupported");
+}
+
 static void test_layout_refusals(void **state) {
   static const int32_t in4[4] = {1, 3, 5, 4};
   static const int32_t out4[4] = {1, 4, 3, 5};
@@ -776,6 +856,7 @@ int main(void) {
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
+      cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
       cmocka_unit_test(test_built_data_flow),
       cmocka_unit_test(test_truncated_hello_world_every_length),
