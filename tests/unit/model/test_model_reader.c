@@ -537,6 +537,30 @@ static void test_slice_refusals(void **state) {
                        "operator 0 (STRIDED_SLICE): options: new_axis_mask 1 unsupported");
 }
 
+static void test_expand_dims_refusals(void **state) {
+  static const int32_t in2[2] = {5, 6};
+  static const int32_t out3[3] = {5, 1, 6};
+  static const int32_t axis1[1] = {1};
+  static const int32_t axis_back[1] = {-2};
+  static const int32_t axis_far[1] = {3};
+  static const int32_t axes[2] = {1, 1};
+  tb_spec_t s;
+  (void)state;
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis1, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis_back, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis_far, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (EXPAND_DIMS): options: axis 3 outside the tensor's rank");
+  tb_layout(&s, 70, 52u, 2u, in2, 2u, axes, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (EXPAND_DIMS): axis [2] is not one value");
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis1, 2u, in2);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (EXPAND_DIMS): output [5,6] does not fit the expanded input");
+}
+
 static void test_layout_refusals(void **state) {
   static const int32_t in4[4] = {1, 3, 5, 4};
   static const int32_t out4[4] = {1, 4, 3, 5};
@@ -856,6 +880,7 @@ int main(void) {
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
+      cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
       cmocka_unit_test(test_built_data_flow),
