@@ -358,6 +358,26 @@ typedef struct {
                                                   dimension (first rank; may be <= 0) */
 } utvm_strided_copy_params_t;
 
+/* Most inputs of a concatenation. */
+#define UTVM_CONCAT_MAX_INPUTS 8
+
+/* A concatenation of tensors of any element size along one axis (CONCATENATION int16 and
+ * float32, PACK): input i is [outer, axis_sizes[i], inner], the output
+ * [outer, sum of axis_sizes, inner]. */
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t n_inputs;     /* 1..UTVM_CONCAT_MAX_INPUTS */
+  int32_t outer;        /* elements of the dimensions before the axis, >= 1 */
+  int32_t inner;        /* elements of the dimensions after the axis, >= 1 */
+  int32_t axis_sizes[UTVM_CONCAT_MAX_INPUTS]; /* first n_inputs >= 1 */
+} utvm_concat_params_t;
+
+/* The concatenation of params: BAD_PARAM for an element size other than 1, 2 or 4, an input
+ * count out of range or NULL pointers, BAD_SHAPE for sizes < 1 or an output above INT32_MAX
+ * elements. */
+utvm_err_t utvm_concatenation(const utvm_concat_params_t *params, const void *const *inputs,
+                              void *output);
+
 /* The strided copy of params: BAD_PARAM for an element size other than 1, 2 or 4 or NULL
  * pointers, BAD_SHAPE for a rank, dimension or count out of range or a read outside the
  * input. */

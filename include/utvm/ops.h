@@ -75,7 +75,8 @@ extern "C" {
   X(A, REQUANTIZE_S8, requantize_s8)                                                               \
   X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
   X(A, RESHAPE, reshape)                                                                           \
-  X(A, STRIDED_COPY, strided_copy)
+  X(A, STRIDED_COPY, strided_copy)                                                                 \
+  X(A, CONCATENATION, concatenation)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -146,6 +147,7 @@ typedef struct {
     utvm_pad_params_t pad;
     utvm_mean_params_t mean;
     utvm_strided_copy_params_t copy;
+    utvm_concat_params_t concat;
   } p;
   utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
 } utvm_op_params_t;
@@ -276,7 +278,8 @@ typedef enum {
   UTVM_EMIT_ZERO_POINT,
   UTVM_EMIT_AXIS,
   UTVM_EMIT_AXES,               /* the axes array */
-  UTVM_EMIT_N_AXES
+  UTVM_EMIT_N_AXES,
+  UTVM_EMIT_INPUT_LIST          /* an array of every input operand as const void * */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

@@ -178,6 +178,32 @@ size_t ops_copy_record_size(const utvm_model_t *m, const utvm_model_operator_t *
 utvm_err_t ops_copy_execute(const void *record, uint8_t *arena);
 void ops_copy_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
 
+/* The record of a concatenation (CONCATENATION, PACK; src/ops/concatenation.c runs it). */
+typedef struct {
+  uint32_t output;
+  int32_t type; /* utvm_op_type_t */
+  utvm_concat_params_t params;
+  ops_ref_t inputs[UTVM_CONCAT_MAX_INPUTS];
+} ops_concat_t;
+
+/* Loads the output of a concatenation: int8 per tensor, int16 per tensor with zero point 0,
+ * or float32, at most UTVM_CONCAT_MAX_INPUTS inputs; fills rec's type, output place, element
+ * size and input count. */
+utvm_err_t ops_concat_output(const utvm_op_context_t *c, ops_operand_t *out, ops_concat_t *rec);
+
+/* Loads input k of a concatenation: of out's type, int8 quantized as out, int16 with zero
+ * point 0. */
+utvm_err_t ops_concat_input(const utvm_op_context_t *c, uint32_t k, const ops_operand_t *out,
+                            ops_operand_t *in);
+
+/* The elements of out's dimensions [from, to). */
+int32_t ops_dims_product(const ops_operand_t *out, uint32_t from, uint32_t to);
+
+/* The descriptor phases shared by the concatenations. */
+size_t ops_concat_record_size(const utvm_model_t *m, const utvm_model_operator_t *op);
+utvm_err_t ops_concat_execute(const void *record, uint8_t *arena);
+void ops_concat_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
+
 /* ---- Weighted operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) ---- */
 
 /* Bytes of a record of record_bytes followed by the per-channel arrays of the filter

@@ -12,7 +12,7 @@
   X(test_add_f32) X(test_echo) X(test_busy_wait_us) X(test_abort) X(test_sum_ints)                 \
       UTVM_KFUNCS_LIST(X) X(tvmgen_default_run) X(tvmgen_default_get_c_metadata)
 
-/* 25 = 5 test functions + UTVM_KFUNCS_COUNT + the AOT test model's 2. */
+/* 26 = 5 test functions + UTVM_KFUNCS_COUNT + the AOT test model's 2. */
 typedef char test_syslib_check_count[
     (UTVM_SYSLIB_COUNT(TEST_SYSLIB_FUNCS) == TEST_SYSLIB_FUNCTION_COUNT) ? 1 : -1];
 

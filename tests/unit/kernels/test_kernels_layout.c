@@ -1,5 +1,5 @@
 /*
- * The layout kernels (any element size) on random shapes against index loops written here
+ * The layout kernels (any element size: strided copy, concatenation) on random shapes against index loops written here
  * independently (unravel an output index, map its coordinates, ravel the input's), and their
  * parameter checks.
  */
@@ -204,11 +204,89 @@ static void test_strided_copy_checks(void **state) {
   assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* Concatenations of random [outer, size_i, inner] blocks: output element (o, a, i) is input
+ * k's (o, a - the sizes before k, i). */
+static void test_concatenation_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 300; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    utvm_concat_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.n_inputs = 1 + (int32_t)rng(UTVM_CONCAT_MAX_INPUTS);
+    p.outer = 1 + (int32_t)rng(4u);
+    p.inner = 1 + (int32_t)rng(5u);
+    const void *inputs[UTVM_CONCAT_MAX_INPUTS];
+    int32_t total = 0;
+    int32_t at = 0;
+    fill_input();
+    for (int32_t k = 0; k < p.n_inputs; ++k) {
+      p.axis_sizes[k] = 1 + (int32_t)rng(4u);
+      inputs[k] = &input[at * size];
+      at += p.outer * p.axis_sizes[k] * p.inner;
+      total += p.axis_sizes[k];
+    }
+    const int32_t count = p.outer * total * p.inner;
+    for (int32_t e = 0; e < count; ++e) {
+      const int32_t o = e / (total * p.inner);
+      int32_t a = (e / p.inner) % total;
+      const int32_t i = e % p.inner;
+      int32_t k = 0;
+      while (a >= p.axis_sizes[k]) {
+        a -= p.axis_sizes[k];
+        ++k;
+      }
+      const uint8_t *in = (const uint8_t *)inputs[k];
+      const int32_t from = (o * p.axis_sizes[k] + a) * p.inner + i;
+      memcpy(&expected[e * size], &in[from * size], (size_t)size);
+    }
+    assert_int_equal(utvm_concatenation(&p, inputs, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
+static void test_concatenation_checks(void **state) {
+  (void)state;
+  const int16_t a[2] = {1, 2};
+  const int16_t b[4] = {3, 4, 5, 6};
+  const void *inputs[2] = {a, b};
+  int16_t out[6] = {0};
+  const utvm_concat_params_t ok = {2, 2, 2, 1, {1, 2}};
+  utvm_concat_params_t p = ok;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_OK);
+  const int16_t want[6] = {1, 3, 4, 2, 5, 6};
+  assert_memory_equal(out, want, sizeof(want));
+  assert_int_equal(utvm_concatenation(NULL, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_concatenation(&p, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_concatenation(&p, inputs, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 8;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.n_inputs = 0;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.n_inputs = UTVM_CONCAT_MAX_INPUTS + 1;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.axis_sizes[1] = 0;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.outer = 0;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.outer = 65536;
+  p.inner = 65536;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  const void *missing[2] = {a, NULL};
+  assert_int_equal(utvm_concatenation(&ok, missing, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
       cmocka_unit_test(test_strided_slice_random),
       cmocka_unit_test(test_strided_copy_checks),
+      cmocka_unit_test(test_concatenation_random),
+      cmocka_unit_test(test_concatenation_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
