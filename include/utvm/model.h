@@ -90,6 +90,7 @@ typedef enum {
   X(STRIDED_SLICE, 45, strided_slice)                                                              \
   X(SLICE, 65, slice)                                                                              \
   X(EXPAND_DIMS, 70, expand_dims)                                                                  \
+  X(PACK, 83, pack)                                                                                \
   X(QUANTIZE, 114, quantize)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */

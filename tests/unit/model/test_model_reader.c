@@ -561,6 +561,43 @@ static void test_expand_dims_refusals(void **state) {
                        "operator 0 (EXPAND_DIMS): output [5,6] does not fit the expanded input");
 }
 
+/* PACK of t0 and a constant t1 of t0's shape and quantization, options values_count, axis. */
+static void tb_pack(tb_spec_t *s, uint32_t values, int32_t axis, uint32_t out_rank,
+                    const int32_t *out_dims) {
+  static const int32_t in2[2] = {3, 4};
+  tb_layout(s, 83, 59u, 2u, in2, 3u, NULL, out_rank, out_dims);
+  s->t[1] = s->t[0];
+  s->t[1].buffer = 1u;
+  s->buffer_len[1] = 12u;
+  s->op[0].n_fields = 2u;
+  s->op[0].fields[0] = (tb_field_t){0u, 4u, values};
+  s->op[0].fields[1] = (tb_field_t){1u, 4u, (uint32_t)axis};
+}
+
+static void test_pack_refusals(void **state) {
+  static const int32_t out_axis1[3] = {3, 2, 4};
+  static const int32_t out_axis0[3] = {2, 3, 4};
+  tb_spec_t s;
+  (void)state;
+  tb_pack(&s, 2u, 1, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_pack(&s, 2u, -3, 3u, out_axis0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_pack(&s, 3u, 1, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (PACK): options: values_count 3 is not the input count");
+  tb_pack(&s, 2u, 3, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (PACK): options: axis 3 outside the tensor's rank");
+  tb_pack(&s, 2u, 0, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (PACK): output [3,2,4] does not have the input count");
+  tb_pack(&s, 2u, 1, 3u, out_axis1);
+  s.t[1].zps[0] = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PACK): an input's scale or zero point differs from the output's");
+}
+
 static void test_layout_refusals(void **state) {
   static const int32_t in4[4] = {1, 3, 5, 4};
   static const int32_t out4[4] = {1, 4, 3, 5};
@@ -880,6 +917,7 @@ int main(void) {
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
+      cmocka_unit_test(test_pack_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
