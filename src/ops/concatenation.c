@@ -232,9 +232,9 @@ static const char *concat_any_check(utvm_op_params_t *p) {
   }
   for (i = 0u; i < (uint32_t)UTVM_CONCAT_MAX_INPUTS; i++) {
     if (i < p->n_inputs) {
-      const uint64_t e = (uint64_t)s->outer * (uint64_t)s->inner;
-      if ((s->axis_sizes[i] < 1) ||
-          !ops_set_operand(p, i, (utvm_op_type_t)p->type, e * (uint64_t)s->axis_sizes[i])) {
+      const uint64_t block = (uint64_t)s->outer * (uint64_t)s->inner;
+      const uint64_t e = block * (uint64_t)s->axis_sizes[i];
+      if ((s->axis_sizes[i] < 1) || !ops_set_operand(p, i, (utvm_op_type_t)p->type, e)) {
         return "an input size is < 1 or too large";
       }
       total += (uint64_t)s->axis_sizes[i];
@@ -244,8 +244,8 @@ static const char *concat_any_check(utvm_op_params_t *p) {
       /* unused */
     }
   }
-  if (!ops_set_operand(p, p->n_inputs, (utvm_op_type_t)p->type,
-                       total * (uint64_t)s->outer * (uint64_t)s->inner)) {
+  const uint64_t out = total * (uint64_t)s->outer * (uint64_t)s->inner;
+  if (!ops_set_operand(p, p->n_inputs, (utvm_op_type_t)p->type, out)) {
     return "the output is too large";
   }
   return NULL;

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -40,6 +41,7 @@ static utvm_err_t pack_prepare(const utvm_op_context_t *c, void *record, size_t 
   int32_t o[N_OPTIONS];
   int32_t axis = 0;
   (void)size;
+  (void)memset(&out, 0, sizeof(out));
   utvm_err_t err = ops_options(c, pack_options, N_OPTIONS, o);
   if ((err == UTVM_OK) && (o[VALUES_COUNT] != (int32_t)c->op->n_inputs)) {
     err = ops_fail_option(c, "values_count ", o[VALUES_COUNT], " is not the input count");

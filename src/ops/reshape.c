@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -60,6 +61,7 @@ static utvm_err_t expand_dims_axis(const utvm_op_context_t *c, const ops_operand
   int32_t axis = 0;
   int32_t at = 0;
   uint32_t d;
+  (void)memset(&out, 0, sizeof(out));
   utvm_err_t err = ops_load_int_constant(c, 1u, "axis", true, &a);
   if ((err == UTVM_OK) && ((a.t.elements != 1u) || !ops_read_int(&a.t, 0u, &axis))) {
     err = ops_fail_shape(c, "axis", &a, " is not one value");

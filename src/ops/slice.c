@@ -126,8 +126,8 @@ static utvm_err_t slice_prepare(const utvm_op_context_t *c, void *record, size_t
   ops_operand_t in;
   ops_operand_t out;
   int32_t strides[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t begin[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t sizes[UTVM_STRIDED_COPY_MAX_RANK];
+  int32_t begin[UTVM_STRIDED_COPY_MAX_RANK] = {0, 0, 0, 0, 0, 0};
+  int32_t sizes[UTVM_STRIDED_COPY_MAX_RANK] = {0, 0, 0, 0, 0, 0};
   int32_t steps[UTVM_STRIDED_COPY_MAX_RANK] = {1, 1, 1, 1, 1, 1};
   uint32_t d;
   (void)size;
@@ -162,10 +162,10 @@ static utvm_err_t strided_slice_prepare(const utvm_op_context_t *c, void *record
   ops_operand_t out;
   int32_t o[N_OPTIONS];
   int32_t strides[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t begin[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t end[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t steps[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t counts[UTVM_STRIDED_COPY_MAX_RANK];
+  int32_t begin[UTVM_STRIDED_COPY_MAX_RANK] = {0, 0, 0, 0, 0, 0};
+  int32_t end[UTVM_STRIDED_COPY_MAX_RANK] = {0, 0, 0, 0, 0, 0};
+  int32_t steps[UTVM_STRIDED_COPY_MAX_RANK] = {1, 1, 1, 1, 1, 1};
+  int32_t counts[UTVM_STRIDED_COPY_MAX_RANK] = {1, 1, 1, 1, 1, 1};
   uint32_t d;
   (void)size;
   utvm_err_t err = ops_options(c, strided_slice_options, N_OPTIONS, o);

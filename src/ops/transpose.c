@@ -44,7 +44,7 @@ static utvm_err_t transpose_prepare(const utvm_op_context_t *c, void *record, si
   ops_operand_t in;
   ops_operand_t out;
   int32_t strides[UTVM_STRIDED_COPY_MAX_RANK];
-  int32_t perm[UTVM_STRIDED_COPY_MAX_RANK];
+  int32_t perm[UTVM_STRIDED_COPY_MAX_RANK] = {0, 0, 0, 0, 0, 0};
   uint32_t d;
   (void)size;
   utvm_err_t err = ops_copy_begin(c, rec, &in, &out, strides);
