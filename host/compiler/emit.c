@@ -363,7 +363,9 @@ static void emit_declare(emit_t *e, const char *id, const utvm_op_emit_slot_t *a
       host_text_printf(s, "};\n");
       break;
     case UTVM_EMIT_INPUTS:
-      host_text_printf(&e->body, "const int8_t *const in[%u] = {", n_in);
+    case UTVM_EMIT_INPUT_LIST:
+      host_text_printf(&e->body, "const %s *const in[%u] = {",
+                       (a->what == (uint8_t)UTVM_EMIT_INPUTS) ? "int8_t" : "void", n_in);
       for (i = 0u; i < n_in; i++) {
         host_text_printf(&e->body, "%s%s", (i == 0u) ? "" : ", ", in[i]);
       }
@@ -388,6 +390,7 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_OUTPUT_SHAPE: host_text_printf(s, "&%s_shapes[%u]", id, p->n_inputs); break;
     case UTVM_EMIT_INPUT: host_text_printf(s, "%s", in[a->index % UTVM_OP_PARAMS_MAX_INPUTS]); break;
     case UTVM_EMIT_INPUTS: host_text_printf(s, "in"); break;
+    case UTVM_EMIT_INPUT_LIST: host_text_printf(s, "in"); break;
     case UTVM_EMIT_N_INPUTS: host_text_printf(s, "%u", p->n_inputs); break;
     case UTVM_EMIT_BIAS: host_text_printf(s, "%s", (p->has_bias != 0u) ? in[2] : "NULL"); break;
     case UTVM_EMIT_OUTPUT: host_text_printf(s, "%s", out); break;

@@ -391,6 +391,50 @@ utvm_err_t utvm_concatenation_s8(int32_t num_inputs, const int8_t *const *inputs
                                  const utvm_shape_t *input_shapes, int32_t axis,
                                  const utvm_shape_t *output_shape, int8_t *output);
 
+/* ---- Layout operators (any element size: 1, 2 or 4 bytes) ---- */
+
+/* Highest rank of a strided copy. */
+#define UTVM_STRIDED_COPY_MAX_RANK 6
+
+/* A strided N-D copy (TRANSPOSE, SLICE, STRIDED_SLICE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+ * BATCH_TO_SPACE_ND): output element [i0..i(rank-1)] (row-major over dims) is input element
+ * start + sum(i_d * strides[d]). */
+typedef struct {
+  int32_t element_size;   /* 1, 2 or 4 bytes */
+  int32_t input_elements; /* elements of the input: every read lies within it */
+  int32_t start;          /* the input element of output element 0 */
+  int32_t rank;           /* 1..UTVM_STRIDED_COPY_MAX_RANK */
+  int32_t dims[UTVM_STRIDED_COPY_MAX_RANK];    /* output dimensions (first rank), >= 1 */
+  int32_t strides[UTVM_STRIDED_COPY_MAX_RANK]; /* input elements per step of each output
+                                                  dimension (first rank; may be <= 0) */
+} utvm_strided_copy_params_t;
+
+/* Most inputs of a concatenation. */
+#define UTVM_CONCAT_MAX_INPUTS 8
+
+/* A concatenation of tensors of any element size along one axis (CONCATENATION int16 and
+ * float32, PACK): input i is [outer, axis_sizes[i], inner], the output
+ * [outer, sum of axis_sizes, inner]. */
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t n_inputs;     /* 1..UTVM_CONCAT_MAX_INPUTS */
+  int32_t outer;        /* elements of the dimensions before the axis, >= 1 */
+  int32_t inner;        /* elements of the dimensions after the axis, >= 1 */
+  int32_t axis_sizes[UTVM_CONCAT_MAX_INPUTS]; /* first n_inputs >= 1 */
+} utvm_concat_params_t;
+
+/* The concatenation of params: BAD_PARAM for an element size other than 1, 2 or 4, an input
+ * count out of range or NULL pointers, BAD_SHAPE for sizes < 1 or an output above INT32_MAX
+ * elements. */
+utvm_err_t utvm_concatenation(const utvm_concat_params_t *params, const void *const *inputs,
+                              void *output);
+
+/* The strided copy of params: BAD_PARAM for an element size other than 1, 2 or 4 or NULL
+ * pointers, BAD_SHAPE for a rank, dimension or count out of range or a read outside the
+ * input. */
+utvm_err_t utvm_strided_copy(const utvm_strided_copy_params_t *params, const void *input,
+                             void *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t output_zero_point;

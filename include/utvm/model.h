@@ -85,9 +85,14 @@ typedef enum {
   X(SOFTMAX, 25, softmax)                                                                          \
   X(TANH, 28, tanh)                                                                                \
   X(PAD, 34, pad)                                                                                  \
+  X(TRANSPOSE, 39, transpose)                                                                      \
   X(MEAN, 40, mean)                                                                                \
   X(SQUEEZE, 43, squeeze)                                                                          \
+  X(STRIDED_SLICE, 45, strided_slice)                                                              \
   X(SPLIT, 49, split)                                                                              \
+  X(SLICE, 65, slice)                                                                              \
+  X(EXPAND_DIMS, 70, expand_dims)                                                                  \
+  X(PACK, 83, pack)                                                                                \
   X(UNPACK, 88, unpack)                                                                            \
   X(SPLIT_V, 102, split_v)                                                                         \
   X(QUANTIZE, 114, quantize)

@@ -78,7 +78,9 @@ extern "C" {
   X(A, SPLIT, split)                                                                               \
   X(A, CONV2D_S16, conv2d_s16)                                                                     \
   X(A, DEPTHWISE_CONV2D_S16, depthwise_conv2d_s16)                                                 \
-  X(A, FULLY_CONNECTED_S16, fully_connected_s16)
+  X(A, FULLY_CONNECTED_S16, fully_connected_s16)                                                   \
+  X(A, STRIDED_COPY, strided_copy)                                                                 \
+  X(A, CONCATENATION, concatenation)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -129,12 +131,12 @@ typedef struct {
   int32_t units;              /* FULLY_CONNECTED */
   int32_t size;               /* element-wise operators: elements; SOFTMAX: rows x depth */
   uint32_t bytes;             /* RESHAPE */
-  int32_t element_type;       /* SPLIT: utvm_op_type_t of every operand */
   float scale;                /* QUANTIZE_F32 (output), DEQUANTIZE (input) */
   int32_t zero_point;
   int32_t axis;               /* CONCATENATION */
   int32_t n_axes;             /* MEAN */
   int32_t axes[UTVM_KERNEL_MAX_RANK];
+  int32_t type;               /* layout kinds, SPLIT: the element type (utvm_op_type_t) */
   uint32_t has_bias;          /* CONV, DEPTHWISE, FULLY_CONNECTED: 1 if input 2 is the bias */
   int32_t accumulator;        /* their _S16 kinds: utvm_accumulator_t (bias int64 or int32) */
   utvm_per_channel_quant_t quant; /* CONV, DEPTHWISE, FULLY_CONNECTED */
@@ -151,6 +153,8 @@ typedef struct {
     utvm_pad_params_t pad;
     utvm_mean_params_t mean;
     utvm_split_params_t split;
+    utvm_strided_copy_params_t copy;
+    utvm_concat_params_t concat;
   } p;
   utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
 } utvm_op_params_t;
@@ -290,7 +294,8 @@ typedef enum {
   UTVM_EMIT_AXIS,
   UTVM_EMIT_AXES,               /* the axes array */
   UTVM_EMIT_N_AXES,
-  UTVM_EMIT_ACCUMULATOR         /* UTVM_ACCUMULATE_32 or _64 */
+  UTVM_EMIT_ACCUMULATOR,        /* UTVM_ACCUMULATE_32 or _64 */
+  UTVM_EMIT_INPUT_LIST          /* an array of every input operand as const void * */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

@@ -210,7 +210,8 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const la
     st->n_writes = at - start;
     st->scratch = 0u;
     st->kind = UTVM_PLAN_STEP_DEFAULT;
-    if ((op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE) &&
+    if ((op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE ||
+         op.code == UTVM_MODEL_OP_EXPAND_DIMS) &&
         op.n_inputs > 0u && op.inputs[0] >= 0 && l->map[op.inputs[0]] != UTVM_PLAN_NONE) {
       st->kind = UTVM_PLAN_STEP_ALIAS; /* reads[0] is input 0 */
     }

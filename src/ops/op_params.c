@@ -169,27 +169,26 @@ bool ops_shape_elements(const utvm_shape_t *s, uint64_t *elements) {
   return e <= UTVM_OP_PARAMS_MAX_ELEMENTS;
 }
 
-bool ops_type_size(int32_t type, uint32_t *size) {
-  bool known = true;
-  if ((type == (int32_t)UTVM_OP_TYPE_INT8) || (type == (int32_t)UTVM_OP_TYPE_ANY)) {
-    *size = 1u;
+int32_t ops_type_size(int32_t type) {
+  int32_t size = 0;
+  if (type == (int32_t)UTVM_OP_TYPE_INT8) {
+    size = 1;
   } else if (type == (int32_t)UTVM_OP_TYPE_INT16) {
-    *size = 2u;
+    size = 2;
   } else if ((type == (int32_t)UTVM_OP_TYPE_INT32) || (type == (int32_t)UTVM_OP_TYPE_FLOAT32)) {
-    *size = 4u;
+    size = 4;
   } else if (type == (int32_t)UTVM_OP_TYPE_INT64) {
-    *size = 8u;
+    size = 8;
   } else {
-    known = false;
+    size = 0;
   }
-  return known;
+  return size;
 }
 
 bool ops_set_operand(utvm_op_params_t *p, uint32_t i, utvm_op_type_t type, uint64_t elements) {
-  uint32_t size = 0u;
+  const int32_t size = (type == UTVM_OP_TYPE_ANY) ? 1 : ops_type_size((int32_t)type);
   p->operands[i].type = type;
-  return ops_type_size((int32_t)type, &size) &&
-         count_fits(elements, (uint64_t)size, &p->operands[i].bytes);
+  return (size > 0) && count_fits(elements, (uint64_t)size, &p->operands[i].bytes);
 }
 
 bool ops_quant_fits(const utvm_op_params_t *p, int32_t channels) {

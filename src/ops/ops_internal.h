@@ -158,6 +158,59 @@ utvm_err_t ops_load_int_constant(const utvm_op_context_t *c, uint32_t k, const c
 bool ops_broadcasts(const utvm_model_tensor_t *a, const utvm_model_tensor_t *b,
                     const utvm_model_tensor_t *out);
 
+/* ---- Layout operators (int8, int16, float32: the bytes move, the values do not) ---- */
+
+/* Input 0 and the output: both present, of one type (int8 or int16 quantized per tensor with
+ * one scale and zero point, or float32), every dimension >= 1; *type receives the op-params
+ * type and *size the element size. */
+utvm_err_t ops_load_layout(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                           utvm_op_type_t *type, int32_t *size);
+
+/* The record of a strided-copy operator (src/ops/strided_copy.c runs and exports it). */
+typedef struct {
+  ops_ref_t input;
+  uint32_t output;
+  int32_t type; /* utvm_op_type_t */
+  utvm_strided_copy_params_t params;
+} ops_copy_t;
+
+/* Loads input 0 and the output (ops_load_layout) into in and out and starts rec: element size
+ * and type, places, the input's element count, start 0; strides[] receives the input's
+ * row-major strides (in elements, 0 past its rank). */
+utvm_err_t ops_copy_begin(const utvm_op_context_t *c, ops_copy_t *rec, ops_operand_t *in,
+                          ops_operand_t *out, int32_t *strides);
+
+/* The descriptor phases shared by the strided-copy operators. */
+size_t ops_copy_record_size(const utvm_model_t *m, const utvm_model_operator_t *op);
+utvm_err_t ops_copy_execute(const void *record, uint8_t *arena);
+void ops_copy_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
+
+/* The record of a concatenation (CONCATENATION, PACK; src/ops/concatenation.c runs it). */
+typedef struct {
+  uint32_t output;
+  int32_t type; /* utvm_op_type_t */
+  utvm_concat_params_t params;
+  ops_ref_t inputs[UTVM_CONCAT_MAX_INPUTS];
+} ops_concat_t;
+
+/* Loads the output of a concatenation: int8 per tensor, int16 per tensor with zero point 0,
+ * or float32, at most UTVM_CONCAT_MAX_INPUTS inputs; fills rec's type, output place, element
+ * size and input count. */
+utvm_err_t ops_concat_output(const utvm_op_context_t *c, ops_operand_t *out, ops_concat_t *rec);
+
+/* Loads input k of a concatenation: of out's type, int8 quantized as out, int16 with zero
+ * point 0. */
+utvm_err_t ops_concat_input(const utvm_op_context_t *c, uint32_t k, const ops_operand_t *out,
+                            ops_operand_t *in);
+
+/* The elements of out's dimensions [from, to). */
+int32_t ops_dims_product(const ops_operand_t *out, uint32_t from, uint32_t to);
+
+/* The descriptor phases shared by the concatenations. */
+size_t ops_concat_record_size(const utvm_model_t *m, const utvm_model_operator_t *op);
+utvm_err_t ops_concat_execute(const void *record, uint8_t *arena);
+void ops_concat_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
+
 /* ---- Weighted operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) ---- */
 
 /* Bytes of a record of record_bytes followed by the per-channel arrays of the filter
@@ -377,8 +430,8 @@ void ops_walk_float(utvm_op_walk_t *w, float *v);
 /* The per-channel count, multipliers and shifts (reading points quant into the words). */
 void ops_walk_quant(utvm_op_walk_t *w, utvm_per_channel_quant_t *q);
 
-/* Bytes of one element of op-params type `type` (false for an unknown type). */
-bool ops_type_size(int32_t type, uint32_t *size);
+/* Bytes of one element of op-params type `type` (utvm_op_type_t), 0 for ANY or an unknown one. */
+int32_t ops_type_size(int32_t type);
 /* Operand i of type and elements (false if too large or of an unknown type). */
 bool ops_set_operand(utvm_op_params_t *p, uint32_t i, utvm_op_type_t type, uint64_t elements);
 /* Elements of 4-D dims (false if a dimension < 1 or too large). */

@@ -313,6 +313,44 @@ utvm_err_t ops_load_unary(const utvm_op_context_t *c, bool q8, ops_operand_t *in
   return err;
 }
 
+utvm_err_t ops_load_layout(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                           utvm_op_type_t *type, int32_t *size) {
+  utvm_err_t err = ops_load(c, 0u, in);
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, out);
+  }
+  *type = UTVM_OP_TYPE_INT8;
+  if ((err == UTVM_OK) && (in->t.type == UTVM_MODEL_INT16)) {
+    *type = UTVM_OP_TYPE_INT16;
+  } else if ((err == UTVM_OK) && (in->t.type == UTVM_MODEL_FLOAT32)) {
+    *type = UTVM_OP_TYPE_FLOAT32;
+  } else if ((err == UTVM_OK) && (in->t.type != UTVM_MODEL_INT8)) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "input is ");
+    utvm_text_str(text, ops_type_name(in->t.type));
+    utvm_text_str(text, ", not int8, int16 or float32");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  } else {
+    /* int8, or an error already */
+  }
+  *size = ops_type_size((int32_t)*type);
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, in, "input", in->t.type);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, out, "output", in->t.type);
+  }
+  if ((err == UTVM_OK) && (*type != UTVM_OP_TYPE_FLOAT32) &&
+      ((in->t.quant.count != 1u) || (out->t.quant.count != 1u))) {
+    err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
+                   "input and output must be quantized per tensor");
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_same_quant(c, in, out);
+  }
+  return err;
+}
+
 utvm_err_t ops_input_ref(const utvm_op_context_t *c, const ops_operand_t *o, ops_ref_t *ref) {
   ref->constant = o->t.data;
   ref->offset = 0u;

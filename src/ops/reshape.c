@@ -1,9 +1,10 @@
-/* RESHAPE and SQUEEZE (any type): the bytes do not change, only the shape (the planner makes
- * the output a view of the input, so nothing is copied). Options, prepare, run, op params,
- * emit. */
+/* RESHAPE, SQUEEZE and EXPAND_DIMS (any type): the bytes do not change, only the shape (the
+ * planner makes the output a view of the input, so nothing is copied). Options, prepare, run,
+ * op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -52,6 +53,40 @@ static utvm_err_t squeeze_options(const utvm_op_context_t *c, const ops_operand_
   return err;
 }
 
+/* EXPAND_DIMS's axis (input 1): one constant int32 or int64 in -(rank+1)..rank; the output
+ * is the input with a dimension of 1 inserted there. */
+static utvm_err_t expand_dims_axis(const utvm_op_context_t *c, const ops_operand_t *in) {
+  ops_operand_t a;
+  ops_operand_t out;
+  int32_t axis = 0;
+  int32_t at = 0;
+  uint32_t d;
+  (void)memset(&out, 0, sizeof(out));
+  utvm_err_t err = ops_load_int_constant(c, 1u, "axis", true, &a);
+  if ((err == UTVM_OK) && ((a.t.elements != 1u) || !ops_read_int(&a.t, 0u, &axis))) {
+    err = ops_fail_shape(c, "axis", &a, " is not one value");
+  }
+  if (err == UTVM_OK) {
+    err = ops_option_axis(c, axis, in->t.rank + 1u, &at);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, &out);
+  }
+  if ((err == UTVM_OK) && (out.t.rank != (in->t.rank + 1u))) {
+    err = ops_fail_fit(c, "output", &out, "the expanded input", in);
+  }
+  for (d = 0u; (err == UTVM_OK) && (d < out.t.rank); d++) {
+    int32_t want = 1;
+    if (d != (uint32_t)at) {
+      want = in->t.dims[(d < (uint32_t)at) ? d : (d - 1u)];
+    }
+    if (out.t.dims[d] != want) {
+      err = ops_fail_fit(c, "output", &out, "the expanded input", in);
+    }
+  }
+  return err;
+}
+
 static utvm_err_t reshape_prepare(const utvm_op_context_t *c, void *record, size_t size) {
   reshape_record_t *rec = (reshape_record_t *)record;
   ops_operand_t in;
@@ -59,7 +94,13 @@ static utvm_err_t reshape_prepare(const utvm_op_context_t *c, void *record, size
   (void)size;
   utvm_err_t err = ops_load(c, 0u, &in);
   if (err == UTVM_OK) {
-    err = (c->op->code == UTVM_MODEL_OP_SQUEEZE) ? squeeze_options(c, &in) : reshape_options(c);
+    if (c->op->code == UTVM_MODEL_OP_SQUEEZE) {
+      err = squeeze_options(c, &in);
+    } else if (c->op->code == UTVM_MODEL_OP_EXPAND_DIMS) {
+      err = expand_dims_axis(c, &in);
+    } else {
+      err = reshape_options(c);
+    }
   }
   if (err == UTVM_OK) {
     err = ops_load_unary(c, false, &in, &out);
@@ -94,6 +135,11 @@ const utvm_op_t utvm_op_reshape = {(int32_t)UTVM_MODEL_OP_RESHAPE, 1u, 2u, 17u,
 const utvm_op_t utvm_op_squeeze = {(int32_t)UTVM_MODEL_OP_SQUEEZE, 1u, 1u, 30u,
                                    reshape_record_size, NULL, reshape_prepare, reshape_execute,
                                    reshape_export, ops_inputs_1, 0u, 0u, NULL};
+
+/* ExpandDimsOptions (BuiltinOptions 52) has no fields. */
+const utvm_op_t utvm_op_expand_dims = {(int32_t)UTVM_MODEL_OP_EXPAND_DIMS, 2u, 2u, 52u,
+                                       reshape_record_size, NULL, reshape_prepare,
+                                       reshape_execute, reshape_export, ops_inputs_1, 0u, 0u, NULL};
 
 /* ---- The kernel function utvm_k_reshape ---- */
 

@@ -230,7 +230,7 @@ static void split_export(const void *record, utvm_kernels_core_t core, uint32_t 
   const split_output_t *outs = (const split_output_t *)(const void *)&r[1];
   (void)core;
   p->kind = UTVM_OP_SPLIT;
-  p->element_type = r->type;
+  p->type = r->type;
   p->p.split = r->params;
   if (j < r->n_outputs) {
     p->p.split.begin = outs[j].begin;
@@ -255,25 +255,24 @@ const utvm_op_t utvm_op_unpack = {(int32_t)UTVM_MODEL_OP_UNPACK, 1u, 1u, 64u, sp
 typedef char split_check_params[(sizeof(utvm_split_params_t) == 24u) ? 1 : -1];
 
 static void split_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
-  ops_walk_i32(w, &p->element_type);
+  ops_walk_i32(w, &p->type);
   ops_walk_block(w, &p->p.split, sizeof(p->p.split));
 }
 
 static const char *split_check(utvm_op_params_t *p) {
   const utvm_split_params_t *s = &p->p.split;
   const char *why = ops_check_n_inputs(p, 1u);
-  uint32_t size = 0u;
   if (why != NULL) {
     return why;
   }
-  if (!ops_type_size(p->element_type, &size) || ((int32_t)size != s->element_size)) {
+  if ((ops_type_size(p->type) == 0) || (ops_type_size(p->type) != s->element_size)) {
     return "element type and size disagree";
   }
   if ((s->outer < 1) || (s->input_len < 1) || (s->output_len < 1) || (s->inner < 1) ||
       (s->begin < 0) || (s->begin > (s->input_len - s->output_len))) {
     return "the output's block lies outside the input";
   }
-  const utvm_op_type_t type = (utvm_op_type_t)p->element_type;
+  const utvm_op_type_t type = (utvm_op_type_t)p->type;
   const uint64_t rows = (uint64_t)s->outer * (uint64_t)s->inner;
   const uint64_t in_elements = rows * (uint64_t)s->input_len;
   const uint64_t out_elements = rows * (uint64_t)s->output_len;

@@ -350,7 +350,8 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
       (void)model_check_scratch(&scratch_seed, m, i, &op, &scratch);
       steps[i].scratch = (uint32_t)scratch;
     }
-    steps[i].kind = (op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE)
+    steps[i].kind = (op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE ||
+                     op.code == UTVM_MODEL_OP_EXPAND_DIMS)
                         ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
   }
   if (out != NULL) {

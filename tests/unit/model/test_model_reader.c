@@ -555,6 +555,217 @@ static void test_built_valid(void **state) {
   assert_int_equal(bits, 0u); /* the default, NONE */
 }
 
+/* A one-operator layout model: t0 int8 input of in_dims -> operator code (t0, t1 a constant
+ * int32 list of param_dims holding param, [t3 a second constant list]) -> t2 int8 output of
+ * out_dims, one quantization everywhere. */
+static void tb_layout(tb_spec_t *s, int32_t code, uint8_t options_type, uint32_t in_rank,
+                      const int32_t *in_dims, uint32_t n_param, const int32_t *param,
+                      uint32_t out_rank, const int32_t *out_dims) {
+  uint32_t d;
+  tb_default(s);
+  s->deprecated[0] = (int8_t)((code < 127) ? code : 127);
+  s->builtin[0] = code;
+  s->t[0] = (tb_tensor_t){in_rank, {0}, 9, 0u, "in", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[1] = (tb_tensor_t){1u, {(int32_t)n_param}, 2, 1u, "param", 0u, {0.0f}, 0u, {0}, 0,
+                          false, false};
+  s->t[2] = (tb_tensor_t){out_rank, {0}, 9, 0u, "out", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  for (d = 0u; d < in_rank; d++) {
+    s->t[0].dims[d] = in_dims[d];
+  }
+  for (d = 0u; d < out_rank; d++) {
+    s->t[2].dims[d] = out_dims[d];
+  }
+  s->buffer_len[1] = n_param * 4u;
+  s->buffer_data[1] = param;
+  s->op[0] = (tb_op_t){0u, 2u, {0, 1}, 1u, {2}, options_type, 0u, {{0u, 0u, 0u}}};
+}
+
+/* tb_layout with one more constant int32 list per extra entry (t3, t4: buffers 2, 3). */
+static void tb_layout_lists(tb_spec_t *s, int32_t code, uint8_t options_type, uint32_t in_rank,
+                            const int32_t *in_dims, uint32_t n_lists, uint32_t n_param,
+                            const int32_t *const *lists, uint32_t out_rank,
+                            const int32_t *out_dims) {
+  uint32_t k;
+  tb_layout(s, code, options_type, in_rank, in_dims, n_param, lists[0], out_rank, out_dims);
+  for (k = 1u; k < n_lists; k++) {
+    s->t[2u + k] = s->t[1];
+    s->t[2u + k].buffer = 1u + k;
+    s->buffer_len[1u + k] = n_param * 4u;
+    s->buffer_data[1u + k] = lists[k];
+    s->op[0].in[1u + k] = (int32_t)(2u + k);
+  }
+  s->n_tensors = 2u + n_lists;
+  s->n_buffers = 1u + n_lists;
+  s->op[0].n_in = 1u + n_lists;
+}
+
+static void test_slice_refusals(void **state) {
+  static const int32_t in3[3] = {2, 5, 6};
+  static const int32_t out3[3] = {1, 5, 4};
+  static const int32_t out2[2] = {5, 4};
+  static const int32_t begin[3] = {1, 0, 2};
+  static const int32_t begin_far[3] = {1, 5, 2};
+  static const int32_t begin_shrunk_far[3] = {2, 0, 2};
+  static const int32_t size[3] = {1, -1, 4};
+  static const int32_t end[3] = {2, 5, 6};
+  static const int32_t steps[3] = {1, 1, 1};
+  static const int32_t steps_zero[3] = {1, 0, 1};
+  static const int32_t steps_back[3] = {1, 1, -1};
+  const int32_t *const slice_ok[2] = {begin, size};
+  const int32_t *const slice_far[2] = {begin_far, size};
+  const int32_t *const ss_ok[3] = {begin, end, steps};
+  const int32_t *const ss_zero[3] = {begin, end, steps_zero};
+  const int32_t *const ss_back[3] = {begin, end, steps_back};
+  const int32_t *const ss_shrunk_far[3] = {begin_shrunk_far, end, steps};
+  tb_spec_t s;
+  (void)state;
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 3u, slice_ok, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 3u, slice_far, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SLICE): options: begin and size of axis 1 leave the input");
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 2u, slice_ok, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SLICE): begin [2] does not fit input [2,5,6]");
+  tb_layout_lists(&s, 65, 48u, 3u, in3, 2u, 3u, slice_ok, 3u, in3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SLICE): output [2,5,6] does not fit the slice of input");
+  /* STRIDED_SLICE: shrink_axis_mask 1 (field 4) gives [5,4]. */
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 2u, out2);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){4u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_zero, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: stride of axis 1 is 0");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_back, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: axis 2 is sliced empty");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_shrunk_far, 2u, out2);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){4u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: begin of shrunk axis 0 leaves the input");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 3u, out3);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){2u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: ellipsis_mask 2 unsupported");
+  tb_layout_lists(&s, 45, 32u, 3u, in3, 3u, 3u, ss_ok, 3u, out3);
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){3u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (STRIDED_SLICE): options: new_axis_mask 1 unsupported");
+}
+
+static void test_expand_dims_refusals(void **state) {
+  static const int32_t in2[2] = {5, 6};
+  static const int32_t out3[3] = {5, 1, 6};
+  static const int32_t axis1[1] = {1};
+  static const int32_t axis_back[1] = {-2};
+  static const int32_t axis_far[1] = {3};
+  static const int32_t axes[2] = {1, 1};
+  tb_spec_t s;
+  (void)state;
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis1, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis_back, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis_far, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (EXPAND_DIMS): options: axis 3 outside the tensor's rank");
+  tb_layout(&s, 70, 52u, 2u, in2, 2u, axes, 3u, out3);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (EXPAND_DIMS): axis [2] is not one value");
+  tb_layout(&s, 70, 52u, 2u, in2, 1u, axis1, 2u, in2);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (EXPAND_DIMS): output [5,6] does not fit the expanded input");
+}
+
+/* PACK of t0 and a constant t1 of t0's shape and quantization, options values_count, axis. */
+static void tb_pack(tb_spec_t *s, uint32_t values, int32_t axis, uint32_t out_rank,
+                    const int32_t *out_dims) {
+  static const int32_t in2[2] = {3, 4};
+  tb_layout(s, 83, 59u, 2u, in2, 3u, NULL, out_rank, out_dims);
+  s->t[1] = s->t[0];
+  s->t[1].buffer = 1u;
+  s->buffer_len[1] = 12u;
+  s->op[0].n_fields = 2u;
+  s->op[0].fields[0] = (tb_field_t){0u, 4u, values};
+  s->op[0].fields[1] = (tb_field_t){1u, 4u, (uint32_t)axis};
+}
+
+static void test_pack_refusals(void **state) {
+  static const int32_t out_axis1[3] = {3, 2, 4};
+  static const int32_t out_axis0[3] = {2, 3, 4};
+  tb_spec_t s;
+  (void)state;
+  tb_pack(&s, 2u, 1, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_pack(&s, 2u, -3, 3u, out_axis0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_pack(&s, 3u, 1, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (PACK): options: values_count 3 is not the input count");
+  tb_pack(&s, 2u, 3, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (PACK): options: axis 3 outside the tensor's rank");
+  tb_pack(&s, 2u, 0, 3u, out_axis1);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (PACK): output [3,2,4] does not have the input count");
+  tb_pack(&s, 2u, 1, 3u, out_axis1);
+  s.t[1].zps[0] = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PACK): an input's scale or zero point differs from the output's");
+}
+
+static void test_layout_refusals(void **state) {
+  static const int32_t in4[4] = {1, 3, 5, 4};
+  static const int32_t out4[4] = {1, 4, 3, 5};
+  static const int32_t perm_ok[4] = {0, 3, 1, 2};
+  static const int32_t perm_twice[4] = {0, 3, 3, 2};
+  static const int32_t perm_far[4] = {0, 3, 4, 2};
+  static const int32_t perm_negative[4] = {0, -1, 1, 2};
+  static const int32_t out_wrong[4] = {1, 3, 4, 5};
+  tb_spec_t s;
+  (void)state;
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out_wrong);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (TRANSPOSE): output [1,3,4,5] does not fit the perm of input");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_twice, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (TRANSPOSE): perm [0,3,3,2] is not a permutation");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_far, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (TRANSPOSE): perm [0,3,4,2] is not a permutation");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_negative, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (TRANSPOSE): perm [0,-1,1,2] is not a permutation");
+  tb_layout(&s, 39, 26u, 4u, in4, 3u, perm_ok, 4u, out4);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (TRANSPOSE): perm [3] does not fit input [1,3,5,4]");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[2].zps[0] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (TRANSPOSE): input and output scales or zero points differ");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (TRANSPOSE): output is int16, not int8");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[0].type = 2;
+  s.t[2].type = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (TRANSPOSE): input is int32, not int8, int16 or float32");
+  tb_layout(&s, 39, 26u, 4u, in4, 4u, perm_ok, 4u, out4);
+  s.t[1].buffer = 0u; /* the perm is a second model input */
+  s.n_inputs = 2u;
+  s.inputs[1] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "operator 0 (TRANSPOSE): perm is not constant");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -569,9 +780,9 @@ static void test_built_errors(void **state) {
   expect_error(&s, UTVM_ERR_MODEL_INDEX,
                "tensor 1: buffer index 99 out of range (model has 2 buffers)");
   tb_default(&s);
-  s.builtin[0] = 39;
+  s.builtin[0] = 15;
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
-               "operator 0 (TRANSPOSE): unsupported operator");
+               "operator 0 (LSH_PROJECTION): unsupported operator");
   tb_default(&s);
   s.builtin[0] = 300;
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR,
@@ -830,6 +1041,10 @@ int main(void) {
       cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_built_errors),
+      cmocka_unit_test(test_layout_refusals),
+      cmocka_unit_test(test_pack_refusals),
+      cmocka_unit_test(test_expand_dims_refusals),
+      cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
       cmocka_unit_test(test_built_data_flow),
       cmocka_unit_test(test_truncated_hello_world_every_length),

@@ -1,0 +1,292 @@
+/*
+ * The layout kernels (any element size: strided copy, concatenation) on random shapes against index loops written here
+ * independently (unravel an output index, map its coordinates, ravel the input's), and their
+ * parameter checks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "utvm/kernels.h"
+
+#define MAX_ELEMENTS 4096
+#define MAX_BYTES (MAX_ELEMENTS * 4)
+
+static uint32_t rng_state = 12345u;
+
+static uint32_t rng(uint32_t n) {
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (rng_state >> 8) % n;
+}
+
+static uint8_t input[MAX_BYTES];
+static uint8_t output[MAX_BYTES];
+static uint8_t expected[MAX_BYTES];
+
+static void fill_input(void) {
+  for (int32_t i = 0; i < MAX_BYTES; ++i) {
+    input[i] = (uint8_t)rng(256u);
+  }
+}
+
+/* Row-major coordinates of flat index i over dims[rank]. */
+static void unravel(int32_t i, int32_t rank, const int32_t *dims, int32_t *coords) {
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    coords[d] = i % dims[d];
+    i /= dims[d];
+  }
+}
+
+static int32_t ravel(int32_t rank, const int32_t *dims, const int32_t *coords) {
+  int32_t i = 0;
+  for (int32_t d = 0; d < rank; ++d) {
+    i = i * dims[d] + coords[d];
+  }
+  return i;
+}
+
+/* Random dims of rank whose product is at most MAX_ELEMENTS. */
+static int32_t random_dims(int32_t rank, int32_t *dims) {
+  int32_t count = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    dims[d] = 1 + (int32_t)rng(5u);
+    if (count * dims[d] > MAX_ELEMENTS / 2) {
+      dims[d] = 1;
+    }
+    count *= dims[d];
+  }
+  return count;
+}
+
+static void test_transpose_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 600; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    const int32_t rank = 1 + (int32_t)rng(UTVM_STRIDED_COPY_MAX_RANK);
+    int32_t in_dims[6];
+    int32_t out_dims[6];
+    int32_t perm[6];
+    const int32_t count = random_dims(rank, in_dims);
+    for (int32_t d = 0; d < rank; ++d) {
+      perm[d] = d;
+    }
+    for (int32_t d = rank - 1; d > 0; --d) {
+      const int32_t k = (int32_t)rng((uint32_t)d + 1u);
+      const int32_t t = perm[d];
+      perm[d] = perm[k];
+      perm[k] = t;
+    }
+    utvm_strided_copy_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.input_elements = count;
+    p.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+      int32_t stride = 1;
+      for (int32_t k = perm[d] + 1; k < rank; ++k) {
+        stride *= in_dims[k];
+      }
+      out_dims[d] = in_dims[perm[d]];
+      p.dims[d] = out_dims[d];
+      p.strides[d] = stride;
+    }
+    fill_input();
+    for (int32_t o = 0; o < count; ++o) {
+      int32_t oc[6];
+      int32_t ic[6];
+      unravel(o, rank, out_dims, oc);
+      for (int32_t d = 0; d < rank; ++d) {
+        ic[perm[d]] = oc[d];
+      }
+      memcpy(&expected[o * size], &input[ravel(rank, in_dims, ic) * size], (size_t)size);
+    }
+    memset(output, 0xA5, sizeof(output));
+    assert_int_equal(utvm_strided_copy(&p, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+    assert_int_equal(output[count * size], 0xA5); /* nothing written past the output */
+  }
+}
+
+/* Slices with any begin and step (negative too) per axis. */
+static void test_strided_slice_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 600; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    const int32_t rank = 1 + (int32_t)rng(UTVM_STRIDED_COPY_MAX_RANK);
+    int32_t in_dims[6];
+    int32_t out_dims[6];
+    int32_t begin[6];
+    int32_t step[6];
+    const int32_t in_count = random_dims(rank, in_dims);
+    int32_t count = 1;
+    utvm_strided_copy_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.input_elements = in_count;
+    p.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+      int32_t stride = 1;
+      for (int32_t k = d + 1; k < rank; ++k) {
+        stride *= in_dims[k];
+      }
+      begin[d] = (int32_t)rng((uint32_t)in_dims[d]);
+      step[d] = (rng(2u) == 0u) ? 1 + (int32_t)rng(3u) : -1 - (int32_t)rng(3u);
+      const int32_t room = (step[d] > 0) ? in_dims[d] - begin[d] : begin[d] + 1;
+      const int32_t magnitude = (step[d] > 0) ? step[d] : -step[d];
+      out_dims[d] = 1 + (int32_t)rng((uint32_t)((room + magnitude - 1) / magnitude));
+      count *= out_dims[d];
+      p.dims[d] = out_dims[d];
+      p.strides[d] = step[d] * stride;
+      p.start += begin[d] * stride;
+    }
+    fill_input();
+    for (int32_t o = 0; o < count; ++o) {
+      int32_t oc[6];
+      int32_t ic[6];
+      unravel(o, rank, out_dims, oc);
+      for (int32_t d = 0; d < rank; ++d) {
+        ic[d] = begin[d] + oc[d] * step[d];
+        assert_true(ic[d] >= 0 && ic[d] < in_dims[d]);
+      }
+      memcpy(&expected[o * size], &input[ravel(rank, in_dims, ic) * size], (size_t)size);
+    }
+    assert_int_equal(utvm_strided_copy(&p, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
+static void test_strided_copy_checks(void **state) {
+  (void)state;
+  const utvm_strided_copy_params_t ok = {2, 6, 1, 2, {2, 2}, {3, 1}};
+  utvm_strided_copy_params_t p = ok;
+  const int16_t in[6] = {10, 11, 12, 13, 14, 15};
+  int16_t out[4] = {0};
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_OK);
+  assert_int_equal(out[0], 11);
+  assert_int_equal(out[1], 12);
+  assert_int_equal(out[2], 14);
+  assert_int_equal(out[3], 15);
+  assert_int_equal(utvm_strided_copy(NULL, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_strided_copy(&p, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_strided_copy(&p, in, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 3;
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.rank = 0;
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p.rank = 7;
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.dims[1] = 0;
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.start = 2; /* the last read would be element 6 */
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.strides[0] = -3; /* the first row would start at element -2 */
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p.start = 4; /* rows 4..5 then 1..2 */
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_OK);
+  assert_int_equal(out[0], 14);
+  assert_int_equal(out[2], 11);
+  p = ok;
+  p.input_elements = 0;
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.dims[0] = 65536;
+  p.dims[1] = 65536;
+  p.strides[0] = 0;
+  p.strides[1] = 0;
+  assert_int_equal(utvm_strided_copy(&p, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+/* Concatenations of random [outer, size_i, inner] blocks: output element (o, a, i) is input
+ * k's (o, a - the sizes before k, i). */
+static void test_concatenation_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 300; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    utvm_concat_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.n_inputs = 1 + (int32_t)rng(UTVM_CONCAT_MAX_INPUTS);
+    p.outer = 1 + (int32_t)rng(4u);
+    p.inner = 1 + (int32_t)rng(5u);
+    const void *inputs[UTVM_CONCAT_MAX_INPUTS];
+    int32_t total = 0;
+    int32_t at = 0;
+    fill_input();
+    for (int32_t k = 0; k < p.n_inputs; ++k) {
+      p.axis_sizes[k] = 1 + (int32_t)rng(4u);
+      inputs[k] = &input[at * size];
+      at += p.outer * p.axis_sizes[k] * p.inner;
+      total += p.axis_sizes[k];
+    }
+    const int32_t count = p.outer * total * p.inner;
+    for (int32_t e = 0; e < count; ++e) {
+      const int32_t o = e / (total * p.inner);
+      int32_t a = (e / p.inner) % total;
+      const int32_t i = e % p.inner;
+      int32_t k = 0;
+      while (a >= p.axis_sizes[k]) {
+        a -= p.axis_sizes[k];
+        ++k;
+      }
+      const uint8_t *in = (const uint8_t *)inputs[k];
+      const int32_t from = (o * p.axis_sizes[k] + a) * p.inner + i;
+      memcpy(&expected[e * size], &in[from * size], (size_t)size);
+    }
+    assert_int_equal(utvm_concatenation(&p, inputs, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
+static void test_concatenation_checks(void **state) {
+  (void)state;
+  const int16_t a[2] = {1, 2};
+  const int16_t b[4] = {3, 4, 5, 6};
+  const void *inputs[2] = {a, b};
+  int16_t out[6] = {0};
+  const utvm_concat_params_t ok = {2, 2, 2, 1, {1, 2}};
+  utvm_concat_params_t p = ok;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_OK);
+  const int16_t want[6] = {1, 3, 4, 2, 5, 6};
+  assert_memory_equal(out, want, sizeof(want));
+  assert_int_equal(utvm_concatenation(NULL, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_concatenation(&p, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_concatenation(&p, inputs, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 8;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.n_inputs = 0;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.n_inputs = UTVM_CONCAT_MAX_INPUTS + 1;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.axis_sizes[1] = 0;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.outer = 0;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.outer = 65536;
+  p.inner = 65536;
+  assert_int_equal(utvm_concatenation(&p, inputs, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  const void *missing[2] = {a, NULL};
+  assert_int_equal(utvm_concatenation(&ok, missing, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_transpose_random),
+      cmocka_unit_test(test_strided_slice_random),
+      cmocka_unit_test(test_strided_copy_checks),
+      cmocka_unit_test(test_concatenation_random),
+      cmocka_unit_test(test_concatenation_checks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
