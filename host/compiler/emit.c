@@ -362,6 +362,14 @@ static void emit_declare(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
       }
       host_text_printf(s, "};\n");
       break;
+    case UTVM_EMIT_TABLE:
+      host_text_printf(s, "static const int8_t op%u_t[256] = {", k);
+      for (i = 0u; i < 256u; i++) {
+        host_text_printf(s, "%s%d", (i == 0u) ? "" : (((i % 16u) == 0u) ? ",\n    " : ", "),
+                         (p->table != NULL) ? p->table[i] : 0);
+      }
+      host_text_printf(s, "};\n");
+      break;
     case UTVM_EMIT_INPUTS:
       host_text_printf(&e->body, "const int8_t *const in[%u] = {", n_in);
       for (i = 0u; i < n_in; i++) {
@@ -403,6 +411,7 @@ static void emit_argument(emit_t *e, uint32_t k, const utvm_op_emit_slot_t *a,
     case UTVM_EMIT_AXIS: host_text_printf(s, "%d", p->axis); break;
     case UTVM_EMIT_AXES: host_text_printf(s, "op%u_axes", k); break;
     case UTVM_EMIT_N_AXES: host_text_printf(s, "%d", p->n_axes); break;
+    case UTVM_EMIT_TABLE: host_text_printf(s, "op%u_t", k); break;
     default: break;
   }
 }

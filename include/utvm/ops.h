@@ -74,7 +74,14 @@ extern "C" {
   X(A, QUANTIZE_F32_S8, quantize_f32_s8)                                                           \
   X(A, REQUANTIZE_S8, requantize_s8)                                                               \
   X(A, DEQUANTIZE_S8_F32, dequantize_s8_f32)                                                       \
-  X(A, RESHAPE, reshape)
+  X(A, RESHAPE, reshape)                                                                           \
+  X(A, LUT_S8, lut_s8)                                                                             \
+  X(A, PWL_S16, pwl_s16)                                                                           \
+  X(A, MINMAX, minmax)                                                                             \
+  X(A, SUB_S8, sub_s8)                                                                             \
+  X(A, ADD_S16, add_s16)                                                                           \
+  X(A, SUB_S16, sub_s16)                                                                           \
+  X(A, MUL_S16, mul_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -143,7 +150,11 @@ typedef struct {
     utvm_requantize_params_t requantize;
     utvm_pad_params_t pad;
     utvm_mean_params_t mean;
+    utvm_pwl_params_t pwl;
+    utvm_minmax_params_t minmax;
   } p;
+  const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
+                                 record) */
   utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
 } utvm_op_params_t;
 
@@ -273,7 +284,8 @@ typedef enum {
   UTVM_EMIT_ZERO_POINT,
   UTVM_EMIT_AXIS,
   UTVM_EMIT_AXES,               /* the axes array */
-  UTVM_EMIT_N_AXES
+  UTVM_EMIT_N_AXES,
+  UTVM_EMIT_TABLE               /* the 256-entry int8 table */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

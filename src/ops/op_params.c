@@ -43,6 +43,30 @@ void ops_walk_block(utvm_op_walk_t *w, void *block, size_t bytes) {
   }
 }
 
+void ops_walk_table(utvm_op_walk_t *w, const int8_t **table) {
+  uint32_t i;
+  if (!w->ok || (w->at > w->n) || ((w->n - w->at) < 64u)) {
+    w->ok = false;
+    return;
+  }
+  if (w->in != NULL) {
+    const void *bytes = &w->in[w->at];
+    *table = (const int8_t *)bytes;
+  } else if (w->out != NULL) {
+    for (i = 0u; i < 64u; i++) {
+      uint32_t word = 0u;
+      uint32_t b;
+      for (b = 0u; b < 4u; b++) {
+        word |= ((uint32_t)(*table)[(i * 4u) + b] & 0xFFu) << (8u * b);
+      }
+      w->out[w->at + i] = (int32_t)word;
+    }
+  } else {
+    /* counting */
+  }
+  w->at += 64u;
+}
+
 void ops_walk_float(utvm_op_walk_t *w, float *v) {
   int32_t word = 0;
   (void)memcpy(&word, v, sizeof(word));
@@ -170,7 +194,9 @@ bool ops_shape_elements(const utvm_shape_t *s, uint64_t *elements) {
 }
 
 bool ops_set_operand(utvm_op_params_t *p, uint32_t i, utvm_op_type_t type, uint64_t elements) {
-  const uint64_t size = ((type == UTVM_OP_TYPE_INT8) || (type == UTVM_OP_TYPE_ANY)) ? 1u : 4u;
+  const uint64_t size = ((type == UTVM_OP_TYPE_INT8) || (type == UTVM_OP_TYPE_ANY))
+                            ? 1u
+                            : ((type == UTVM_OP_TYPE_INT16) ? 2u : 4u);
   p->operands[i].type = type;
   return count_fits(elements, size, &p->operands[i].bytes);
 }

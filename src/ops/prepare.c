@@ -153,6 +153,48 @@ utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, cons
   return err;
 }
 
+utvm_err_t ops_check_q8_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
+                            bool *int16) {
+  utvm_err_t err;
+  *int16 = o->t.type == UTVM_MODEL_INT16;
+  if (!*int16) {
+    return ops_check_q8(c, o, role);
+  }
+  err = ops_check_nonempty(c, o, role);
+  if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, role);
+    utvm_text_str(text,
+                  (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  if ((err == UTVM_OK) && (o->t.quant.zero_point != 0)) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, role);
+    utvm_text_str(text, " is int16 with zero point ");
+    utvm_text_i64(text, (int64_t)o->t.quant.zero_point);
+    utvm_text_str(text, ", not 0");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  return err;
+}
+
+utvm_err_t ops_load_unary_q(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                            bool *int16) {
+  bool out_int16 = false;
+  utvm_err_t err = ops_load_unary(c, false, in, out);
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, in, "input", int16);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, out, "output", &out_int16);
+  }
+  if ((err == UTVM_OK) && (*int16 != out_int16)) {
+    err = ops_check_type(c, out, "output", in->t.type);
+  }
+  return err;
+}
+
 utvm_err_t ops_check_rank(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
                           uint32_t rank) {
   if (o->t.rank != rank) {

@@ -17,7 +17,7 @@ extern "C" {
 
 /* Functions of the test system library: the 5 test functions and the UTVM_KFUNCS_COUNT
  * kernel functions (utvm/kfuncs.h). */
-#define TEST_SYSLIB_FUNCTION_COUNT 24u
+#define TEST_SYSLIB_FUNCTION_COUNT 31u
 
 /* Code passed to TVMPlatformAbort by test_abort. */
 #define TEST_SYSLIB_ABORT_CODE 0x7E57
