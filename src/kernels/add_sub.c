@@ -9,10 +9,10 @@
 /* Offsets, shifts and range within the element type (bound: its largest magnitude), and no
  * (|x| + |offset|) << left_shift beyond int32. */
 static bool add_sub_params_valid(const utvm_add_params_t *params, int32_t bound) {
-  const int64_t reach1 = (int64_t)bound + (params->input1_offset < 0 ? -(int64_t)params->input1_offset
-                                                                     : params->input1_offset);
-  const int64_t reach2 = (int64_t)bound + (params->input2_offset < 0 ? -(int64_t)params->input2_offset
-                                                                     : params->input2_offset);
+  const int64_t offset1 = params->input1_offset;
+  const int64_t offset2 = params->input2_offset;
+  const int64_t reach1 = (int64_t)bound + (offset1 < 0 ? -offset1 : offset1);
+  const int64_t reach2 = (int64_t)bound + (offset2 < 0 ? -offset2 : offset2);
   return params->input1_offset >= -bound && params->input1_offset <= bound &&
          params->input2_offset >= -bound && params->input2_offset <= bound &&
          params->output_offset >= -bound && params->output_offset < bound &&
@@ -25,7 +25,7 @@ static bool add_sub_params_valid(const utvm_add_params_t *params, int32_t bound)
          params->act_min <= params->act_max;
 }
 
-static int32_t add_element(const void *params, int32_t x1, int32_t x2) {
+static int32_t sum_element(const void *params, int32_t x1, int32_t x2) {
   return utvm_add_sub_element((const utvm_add_params_t *)params, x1, x2, false);
 }
 
@@ -43,7 +43,7 @@ static utvm_err_t add_sub_run(const utvm_add_params_t *params, bool subtract,
       !add_sub_params_valid(params, bound)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-  return utvm_binary_walk(subtract ? sub_element : add_element, params, element_bytes,
+  return utvm_binary_walk(subtract ? sub_element : sum_element, params, element_bytes,
                           input1_shape, input1, input2_shape, input2, output_shape, output);
 }
 

@@ -3,7 +3,7 @@
 
 #include "shape.h"
 
-static int32_t binary_load(const void *data, int32_t element_bytes, int32_t i) {
+static int32_t walk_load(const void *data, int32_t element_bytes, int32_t i) {
   return element_bytes == 1 ? (int32_t)((const int8_t *)data)[i]
                             : (int32_t)((const int16_t *)data)[i];
 }
@@ -20,8 +20,8 @@ utvm_err_t utvm_binary_walk(utvm_binary_fn_t fn, const void *params, int32_t ele
   int32_t offset1 = 0;
   int32_t offset2 = 0;
   for (int32_t i = 0; i < broadcast.count; ++i) {
-    const int32_t y = fn(params, binary_load(input1, element_bytes, offset1),
-                         binary_load(input2, element_bytes, offset2));
+    const int32_t y = fn(params, walk_load(input1, element_bytes, offset1),
+                         walk_load(input2, element_bytes, offset2));
     if (element_bytes == 1) {
       ((int8_t *)output)[i] = (int8_t)y;
     } else {

@@ -41,7 +41,10 @@ static utvm_err_t add_prepare(const utvm_op_context_t *c, void *record, size_t s
                                      out.t.quant.zero_point, activation, &rec->params);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "quantization");
   }
-  rec->int16 = int16 ? 1 : 0;
+  rec->int16 = 0;
+  if (int16) {
+    rec->int16 = 1;
+  }
   return err;
 }
 

@@ -7,8 +7,8 @@
 #include "ops_internal.h"
 
 /* Loads the operands and checks their types: int8 only, or int8 or int16 alike (*int16). */
-static utvm_err_t binary_load(const utvm_op_context_t *c, ops_operand_t *in1, ops_operand_t *in2,
-                              ops_operand_t *out, bool *int16) {
+static utvm_err_t binary_operands(const utvm_op_context_t *c, ops_operand_t *in1,
+                                  ops_operand_t *in2, ops_operand_t *out, bool *int16) {
   bool int16_2 = false;
   bool int16_out = false;
   utvm_err_t err = ops_load(c, 0u, in1);
@@ -45,7 +45,7 @@ static utvm_err_t binary_load(const utvm_op_context_t *c, ops_operand_t *in1, op
   return err;
 }
 
-/* ops_prepare_binary after binary_load. */
+/* ops_prepare_binary after binary_operands. */
 static utvm_err_t binary_places(const utvm_op_context_t *c, ops_binary_t *b,
                                 const ops_operand_t *in1, const ops_operand_t *in2,
                                 const ops_operand_t *out, utvm_err_t loaded) {
@@ -79,12 +79,12 @@ static utvm_err_t binary_places(const utvm_op_context_t *c, ops_binary_t *b,
 
 utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
                               ops_operand_t *in2, ops_operand_t *out) {
-  return binary_places(c, b, in1, in2, out, binary_load(c, in1, in2, out, NULL));
+  return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, NULL));
 }
 
 utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
                                 ops_operand_t *in2, ops_operand_t *out, bool *int16) {
-  return binary_places(c, b, in1, in2, out, binary_load(c, in1, in2, out, int16));
+  return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, int16));
 }
 
 const char *ops_check_binary(utvm_op_params_t *p) {

@@ -30,8 +30,14 @@ static utvm_err_t minmax_prepare(const utvm_op_context_t *c, void *record, size_
     err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
                    "inputs and output scales or zero points differ (TFLM compares raw values)");
   }
-  rec->params.maximum = (c->op->code == UTVM_MODEL_OP_MAXIMUM) ? 1 : 0;
-  rec->params.element_bytes = int16 ? 2 : 1;
+  rec->params.maximum = 0;
+  if (c->op->code == UTVM_MODEL_OP_MAXIMUM) {
+    rec->params.maximum = 1;
+  }
+  rec->params.element_bytes = 1;
+  if (int16) {
+    rec->params.element_bytes = 2;
+  }
   return err;
 }
 

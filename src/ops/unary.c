@@ -13,7 +13,11 @@ size_t ops_unary_record_size(const utvm_model_t *m, const utvm_model_operator_t 
   const bool int16 = (op->n_inputs > 0u) && (op->inputs[0] >= 0) &&
                      (utvm_model_tensor(m, (uint32_t)op->inputs[0], &t) == UTVM_OK) &&
                      (t.type == UTVM_MODEL_INT16);
-  return ops_record_bytes(int16 ? offsetof(ops_unary_t, table) : sizeof(ops_unary_t));
+  size_t bytes = sizeof(ops_unary_t);
+  if (int16) {
+    bytes = offsetof(ops_unary_t, table);
+  }
+  return ops_record_bytes(bytes);
 }
 
 utvm_err_t ops_unary_load(const utvm_op_context_t *c, ops_unary_t *u, ops_operand_t *in,
@@ -24,7 +28,10 @@ utvm_err_t ops_unary_load(const utvm_op_context_t *c, ops_unary_t *u, ops_operan
     err = ops_places(c, in, &u->input, out, &u->output);
   }
   u->size = (int32_t)in->t.elements;
-  u->int16 = int16 ? 1 : 0;
+  u->int16 = 0;
+  if (int16) {
+    u->int16 = 1;
+  }
   return err;
 }
 
