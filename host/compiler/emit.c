@@ -362,6 +362,14 @@ static void emit_declare(emit_t *e, const char *id, const utvm_op_emit_slot_t *a
       }
       host_text_printf(s, "};\n");
       break;
+    case UTVM_EMIT_TABLE:
+      host_text_printf(s, "static const int8_t %s_t[256] = {", id);
+      for (i = 0u; i < 256u; i++) {
+        host_text_printf(s, "%s%d", (i == 0u) ? "" : (((i % 16u) == 0u) ? ",\n    " : ", "),
+                         (p->table != NULL) ? p->table[i] : 0);
+      }
+      host_text_printf(s, "};\n");
+      break;
     case UTVM_EMIT_INPUTS:
     case UTVM_EMIT_INPUT_LIST:
       host_text_printf(&e->body, "const %s *const in[%u] = {",
@@ -410,6 +418,7 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_AXIS: host_text_printf(s, "%d", p->axis); break;
     case UTVM_EMIT_AXES: host_text_printf(s, "%s_axes", id); break;
     case UTVM_EMIT_N_AXES: host_text_printf(s, "%d", p->n_axes); break;
+    case UTVM_EMIT_TABLE: host_text_printf(s, "%s_t", id); break;
     default: break;
   }
 }

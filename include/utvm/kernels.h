@@ -319,6 +319,71 @@ utvm_err_t utvm_mul_s8(const utvm_mul_params_t *params, const utvm_shape_t *inpu
                        const int8_t *input1, const utvm_shape_t *input2_shape,
                        const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
 
+/* ---- Element-wise operators (RELU family, ABS, LEAKY_RELU; MINIMUM, MAXIMUM, SUB, int16 ADD
+ * and MUL): int8 unary operators run as a 256-entry table, int16 ones as piecewise-linear
+ * arithmetic; binary ones broadcast as ADD ---- */
+
+/* What the piecewise-linear map does with v = x - input zero point below 0. */
+#define UTVM_PWL_SCALE 0  /* rescale(v) with the negative multiplier */
+#define UTVM_PWL_ABS 1    /* rescale(-v): ABS */
+#define UTVM_PWL_NEGATE 2 /* -rescale(v): LEAKY_RELU with a negative alpha */
+
+/* y = output zero point + rescale(v) (TFLite's MultiplyByQuantizedMultiplier, the positive
+ * or negative multiplier by the sign of v), clamped to [act_min, act_max]: TFLite's quantized
+ * RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU and ABS. */
+typedef struct {
+  int32_t input_zero_point;
+  int32_t output_zero_point;
+  int32_t positive_multiplier; /* >= 0 */
+  int32_t positive_shift;      /* -31..31 */
+  int32_t negative_multiplier; /* >= 0 */
+  int32_t negative_shift;
+  int32_t negative_mode;       /* UTVM_PWL_* */
+  int32_t act_min;
+  int32_t act_max;
+} utvm_pwl_params_t;
+
+/* The piecewise-linear map on int16 (zero points and range int16). Output may alias input. */
+utvm_err_t utvm_pwl_s16(const utvm_pwl_params_t *params, int32_t size, const int16_t *input,
+                        int16_t *output);
+
+/* int8 through a table: output[i] = table[input[i] + 128]. Output may alias input. */
+utvm_err_t utvm_lut_s8(const int8_t *table, int32_t size, const int8_t *input, int8_t *output);
+
+/* MINIMUM or MAXIMUM of raw values (inputs and output share one quantization), broadcast as
+ * ADD; elements of element_bytes 1 (int8) or 2 (int16). */
+typedef struct {
+  int32_t maximum;       /* 1: MAXIMUM, 0: MINIMUM */
+  int32_t element_bytes; /* 1 or 2 */
+} utvm_minmax_params_t;
+
+utvm_err_t utvm_minmax(const utvm_minmax_params_t *params, const utvm_shape_t *input1_shape,
+                       const void *input1, const utvm_shape_t *input2_shape, const void *input2,
+                       const utvm_shape_t *output_shape, void *output);
+
+/* SUB, int8: ADD's arithmetic with the scaled second input subtracted (params from
+ * utvm_sub_params). */
+utvm_err_t utvm_sub_s8(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
+                       const int8_t *input1, const utvm_shape_t *input2_shape,
+                       const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
+
+/* ADD and SUB on int16 (left shift 15; offsets and range int16, (|x| + |offset|) << left_shift
+ * within int32). */
+utvm_err_t utvm_add_s16(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
+                        const int16_t *input1, const utvm_shape_t *input2_shape,
+                        const int16_t *input2, const utvm_shape_t *output_shape,
+                        int16_t *output);
+utvm_err_t utvm_sub_s16(const utvm_add_params_t *params, const utvm_shape_t *input1_shape,
+                        const int16_t *input1, const utvm_shape_t *input2_shape,
+                        const int16_t *input2, const utvm_shape_t *output_shape,
+                        int16_t *output);
+
+/* MUL on int16 (zero points 0, as TFLM requires). */
+utvm_err_t utvm_mul_s16(const utvm_mul_params_t *params, const utvm_shape_t *input1_shape,
+                        const int16_t *input1, const utvm_shape_t *input2_shape,
+                        const int16_t *input2, const utvm_shape_t *output_shape,
+                        int16_t *output);
+
 /* ---- SOFTMAX, LOGISTIC, TANH ---- */
 
 typedef struct {
@@ -545,6 +610,33 @@ utvm_err_t utvm_mean_params_s8(float input_scale, int32_t input_zero_point, floa
 utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point,
                                      float output_scale, int32_t output_zero_point,
                                      utvm_requantize_params_t *params);
+
+/* ---- Prepare helpers of the element-wise operators ---- */
+
+/* The piecewise-linear map from its two real factors (each QuantizeMultiplier'ed as TFLite
+ * does; a negative negative_real turns UTVM_PWL_SCALE into UTVM_PWL_NEGATE), zero points and
+ * clamp range. UNSUPPORTED where TFLite's arithmetic would overflow (a multiplier of -2^31). */
+utvm_err_t utvm_pwl_params(double positive_real, double negative_real, int32_t negative_mode,
+                           int32_t input_zero_point, int32_t output_zero_point, int32_t act_min,
+                           int32_t act_max, utvm_pwl_params_t *params);
+
+/* The 256-entry table of the piecewise-linear map on int8 (zero points and range int8). */
+utvm_err_t utvm_pwl_table_s8(const utvm_pwl_params_t *params, int8_t *table);
+
+/* SUB parameters (TFLM's CalculateOpDataSub: the ratios in float; left_shift 20 for int8, 15
+ * for int16). UNSUPPORTED as utvm_add_params_s8. */
+utvm_err_t utvm_sub_params(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                           int32_t input2_zero_point, float output_scale,
+                           int32_t output_zero_point, int32_t activation, int32_t left_shift,
+                           utvm_add_params_t *params);
+
+/* ADD parameters on int16 (left shift 15, zero points 0). */
+utvm_err_t utvm_add_params_s16(float input1_scale, float input2_scale, float output_scale,
+                               int32_t activation, utvm_add_params_t *params);
+
+/* MUL parameters on int16 (zero points 0). */
+utvm_err_t utvm_mul_params_s16(float input1_scale, float input2_scale, float output_scale,
+                               int32_t activation, utvm_mul_params_t *params);
 
 #ifdef __cplusplus
 }

@@ -95,7 +95,15 @@ typedef enum {
   X(PACK, 83, pack)                                                                                \
   X(UNPACK, 88, unpack)                                                                            \
   X(SPLIT_V, 102, split_v)                                                                         \
-  X(QUANTIZE, 114, quantize)
+  X(QUANTIZE, 114, quantize)                                                                       \
+  X(RELU, 19, relu)                                                                                \
+  X(RELU_N1_TO_1, 20, relu_n1_to_1)                                                                \
+  X(RELU6, 21, relu6)                                                                              \
+  X(SUB, 41, sub)                                                                                  \
+  X(MAXIMUM, 55, maximum)                                                                          \
+  X(MINIMUM, 57, minimum)                                                                          \
+  X(LEAKY_RELU, 98, leaky_relu)                                                                    \
+  X(ABS, 101, abs)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

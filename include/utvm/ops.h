@@ -80,7 +80,14 @@ extern "C" {
   X(A, DEPTHWISE_CONV2D_S16, depthwise_conv2d_s16)                                                 \
   X(A, FULLY_CONNECTED_S16, fully_connected_s16)                                                   \
   X(A, STRIDED_COPY, strided_copy)                                                                 \
-  X(A, CONCATENATION, concatenation)
+  X(A, CONCATENATION, concatenation)                                                               \
+  X(A, LUT_S8, lut_s8)                                                                             \
+  X(A, PWL_S16, pwl_s16)                                                                           \
+  X(A, MINMAX, minmax)                                                                             \
+  X(A, SUB_S8, sub_s8)                                                                             \
+  X(A, ADD_S16, add_s16)                                                                           \
+  X(A, SUB_S16, sub_s16)                                                                           \
+  X(A, MUL_S16, mul_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -155,7 +162,11 @@ typedef struct {
     utvm_split_params_t split;
     utvm_strided_copy_params_t copy;
     utvm_concat_params_t concat;
+    utvm_pwl_params_t pwl;
+    utvm_minmax_params_t minmax;
   } p;
+  const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
+                                 record) */
   utvm_op_operand_t operands[UTVM_OP_PARAMS_MAX_INPUTS + 1u];
 } utvm_op_params_t;
 
@@ -295,7 +306,8 @@ typedef enum {
   UTVM_EMIT_AXES,               /* the axes array */
   UTVM_EMIT_N_AXES,
   UTVM_EMIT_ACCUMULATOR,        /* UTVM_ACCUMULATE_32 or _64 */
-  UTVM_EMIT_INPUT_LIST          /* an array of every input operand as const void * */
+  UTVM_EMIT_INPUT_LIST,         /* an array of every input operand as const void * */
+  UTVM_EMIT_TABLE               /* the 256-entry int8 table */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

@@ -1,5 +1,6 @@
 /* ADD, int8, with broadcasting (TFLite's reference_integer_ops::Add and BroadcastAdd4DSlow:
  * both inputs scaled to a common 2^left_shift-larger scale, summed, rescaled to the output). */
+#include "add_sub.h"
 #include "fast_s8.h"
 #include "fixed_point.h"
 #include "requant_s8.h"
@@ -18,20 +19,7 @@ static bool add_params_valid(const utvm_add_params_t *params) {
 
 /* One output element (TFLite's AddFunc). */
 static int8_t add_element(const utvm_add_params_t *params, int8_t x1, int8_t x2) {
-  const int32_t scale = (int32_t)1 << params->left_shift;
-  const int32_t shifted1 = ((int32_t)x1 + params->input1_offset) * scale;
-  const int32_t shifted2 = ((int32_t)x2 + params->input2_offset) * scale;
-  const int32_t scaled1 = utvm_rounding_divide_by_pot(
-      utvm_sat_round_doubling_high_mul(shifted1, params->input1_multiplier),
-      -params->input1_shift);
-  const int32_t scaled2 = utvm_rounding_divide_by_pot(
-      utvm_sat_round_doubling_high_mul(shifted2, params->input2_multiplier),
-      -params->input2_shift);
-  const int32_t sum = utvm_wrap_add(scaled1, scaled2);
-  const int32_t output = utvm_rounding_divide_by_pot(
-      utvm_sat_round_doubling_high_mul(sum, params->output_multiplier), -params->output_shift);
-  return (int8_t)utvm_clamp_s32(utvm_wrap_add(output, params->output_offset), params->act_min,
-                                params->act_max);
+  return (int8_t)utvm_add_sub_element(params, x1, x2, false);
 }
 
 #if !defined(__ARM_FEATURE_MVE)

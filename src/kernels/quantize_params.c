@@ -220,6 +220,29 @@ utvm_err_t utvm_pool2d_params_s8(utvm_padding_t padding, int32_t stride_h, int32
   return UTVM_OK;
 }
 
+/* CalculateOpDataAdd after the activation range: the ratios in double. */
+static utvm_err_t add_params(float input1_scale, float input2_scale, float output_scale,
+                             int32_t left_shift, utvm_add_params_t *params) {
+  params->left_shift = left_shift;
+  const double twice_max_input_scale =
+      2.0 * (double)(input1_scale > input2_scale ? input1_scale : input2_scale);
+  const double real_input1 = (double)input1_scale / twice_max_input_scale;
+  const double real_input2 = (double)input2_scale / twice_max_input_scale;
+  const double real_output =
+      twice_max_input_scale / ((double)(1 << params->left_shift) * (double)output_scale);
+  utvm_err_t err = quantize_multiplier_below_one(real_input1, &params->input1_multiplier,
+                                                 &params->input1_shift);
+  if (err == UTVM_OK) {
+    err = quantize_multiplier_below_one(real_input2, &params->input2_multiplier,
+                                        &params->input2_shift);
+  }
+  if (err == UTVM_OK) {
+    err = quantize_multiplier_below_one(real_output, &params->output_multiplier,
+                                        &params->output_shift);
+  }
+  return err;
+}
+
 utvm_err_t utvm_add_params_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
                               int32_t input2_zero_point, float output_scale,
                               int32_t output_zero_point, int32_t activation,
@@ -229,29 +252,67 @@ utvm_err_t utvm_add_params_s8(float input1_scale, int32_t input1_zero_point, flo
       !zero_point_valid(input2_zero_point)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-  utvm_err_t err = utvm_activation_range_s8(activation, output_scale, output_zero_point,
-                                            &params->act_min, &params->act_max);
+  const utvm_err_t err = utvm_activation_range_s8(activation, output_scale, output_zero_point,
+                                                  &params->act_min, &params->act_max);
   if (err != UTVM_OK) {
     return err;
   }
   params->input1_offset = -input1_zero_point;
   params->input2_offset = -input2_zero_point;
   params->output_offset = output_zero_point;
-  params->left_shift = 20;
-  const double twice_max_input_scale =
-      2.0 * (double)(input1_scale > input2_scale ? input1_scale : input2_scale);
-  const double real_input1 = (double)input1_scale / twice_max_input_scale;
-  const double real_input2 = (double)input2_scale / twice_max_input_scale;
-  const double real_output =
-      twice_max_input_scale / ((double)(1 << params->left_shift) * (double)output_scale);
-  err = quantize_multiplier_below_one(real_input1, &params->input1_multiplier,
-                                      &params->input1_shift);
+  return add_params(input1_scale, input2_scale, output_scale, 20, params);
+}
+
+utvm_err_t utvm_add_params_s16(float input1_scale, float input2_scale, float output_scale,
+                               int32_t activation, utvm_add_params_t *params) {
+  if (params == NULL || !scale_valid(input1_scale) || !scale_valid(input2_scale) ||
+      !scale_valid(output_scale)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  const utvm_err_t err = utvm_activation_range_s16(activation, output_scale, 0,
+                                                   &params->act_min, &params->act_max);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  params->input1_offset = 0;
+  params->input2_offset = 0;
+  params->output_offset = 0;
+  return add_params(input1_scale, input2_scale, output_scale, 15, params);
+}
+
+utvm_err_t utvm_sub_params(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                           int32_t input2_zero_point, float output_scale,
+                           int32_t output_zero_point, int32_t activation, int32_t left_shift,
+                           utvm_add_params_t *params) {
+  const bool int16 = left_shift == 15;
+  const int32_t qmin = int16 ? INT16_MIN : INT8_MIN;
+  const int32_t qmax = int16 ? INT16_MAX : INT8_MAX;
+  if (params == NULL || (left_shift != 15 && left_shift != 20) || !scale_valid(input1_scale) ||
+      !scale_valid(input2_scale) || !scale_valid(output_scale) || input1_zero_point < qmin ||
+      input1_zero_point > qmax || input2_zero_point < qmin || input2_zero_point > qmax) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  utvm_err_t err = activation_range(activation, output_scale, output_zero_point, qmin, qmax,
+                                    &params->act_min, &params->act_max);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  params->input1_offset = -input1_zero_point;
+  params->input2_offset = -input2_zero_point;
+  params->output_offset = output_zero_point;
+  params->left_shift = left_shift;
+  /* In float, as TFLM's CalculateOpDataSub (ADD computes them in double). */
+  const float twice_max_input_scale = 2.0f * (input1_scale > input2_scale ? input1_scale
+                                                                          : input2_scale);
+  const float real_output = twice_max_input_scale / ((float)(1 << left_shift) * output_scale);
+  err = quantize_multiplier_below_one((double)(input1_scale / twice_max_input_scale),
+                                      &params->input1_multiplier, &params->input1_shift);
   if (err == UTVM_OK) {
-    err = quantize_multiplier_below_one(real_input2, &params->input2_multiplier,
-                                        &params->input2_shift);
+    err = quantize_multiplier_below_one((double)(input2_scale / twice_max_input_scale),
+                                        &params->input2_multiplier, &params->input2_shift);
   }
   if (err == UTVM_OK) {
-    err = quantize_multiplier_below_one(real_output, &params->output_multiplier,
+    err = quantize_multiplier_below_one((double)real_output, &params->output_multiplier,
                                         &params->output_shift);
   }
   return err;
@@ -364,4 +425,51 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
   params->output_zero_point = output_zero_point;
   return utvm_quantize_multiplier((double)input_scale / (double)output_scale,
                                   &params->multiplier, &params->shift);
+}
+
+utvm_err_t utvm_mul_params_s16(float input1_scale, float input2_scale, float output_scale,
+                               int32_t activation, utvm_mul_params_t *params) {
+  if (params == NULL || !scale_valid(input1_scale) || !scale_valid(input2_scale) ||
+      !scale_valid(output_scale)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  const utvm_err_t err = utvm_activation_range_s16(activation, output_scale, 0,
+                                                   &params->act_min, &params->act_max);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  params->input1_offset = 0;
+  params->input2_offset = 0;
+  params->output_offset = 0;
+  const double real = (double)input1_scale * (double)input2_scale / (double)output_scale;
+  return utvm_quantize_multiplier(real, &params->output_multiplier, &params->output_shift);
+}
+
+utvm_err_t utvm_pwl_params(double positive_real, double negative_real, int32_t negative_mode,
+                           int32_t input_zero_point, int32_t output_zero_point, int32_t act_min,
+                           int32_t act_max, utvm_pwl_params_t *params) {
+  if (params == NULL || negative_mode < UTVM_PWL_SCALE || negative_mode > UTVM_PWL_NEGATE ||
+      !(positive_real >= 0.0)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->input_zero_point = input_zero_point;
+  params->output_zero_point = output_zero_point;
+  params->negative_mode = negative_mode;
+  params->act_min = act_min;
+  params->act_max = act_max;
+  utvm_err_t err = utvm_quantize_multiplier(positive_real, &params->positive_multiplier,
+                                            &params->positive_shift);
+  if (err == UTVM_OK) {
+    err = utvm_quantize_multiplier(negative_real, &params->negative_multiplier,
+                                   &params->negative_shift);
+  }
+  if (err == UTVM_OK && params->negative_multiplier < 0) {
+    /* QuantizeLeakyRelu: a negative alpha negates the scaled value of |multiplier|. */
+    if (negative_mode != UTVM_PWL_SCALE || params->negative_multiplier == INT32_MIN) {
+      return UTVM_ERR_KERNEL_UNSUPPORTED;
+    }
+    params->negative_multiplier = -params->negative_multiplier;
+    params->negative_mode = UTVM_PWL_NEGATE;
+  }
+  return err;
 }

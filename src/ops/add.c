@@ -1,4 +1,4 @@
-/* ADD (int8, broadcasting up to 6-D): options, prepare, run, op params, emit. */
+/* ADD (int8 and int16, broadcasting up to 6-D): options, prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@ static const ops_field_t add_options[1] = {
 typedef struct {
   ops_binary_t b;
   utvm_add_params_t params;
+  int32_t int16; /* 1: ADD_S16 */
 } add_record_t;
 
 static size_t add_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -27,21 +28,35 @@ static utvm_err_t add_prepare(const utvm_op_context_t *c, void *record, size_t s
   ops_operand_t out;
   int32_t activation = 0;
   (void)size;
+  bool int16 = false;
   utvm_err_t err = ops_options(c, add_options, 1u, &activation);
   if (err == UTVM_OK) {
-    err = ops_prepare_binary(c, &rec->b, &a, &b, &out);
+    err = ops_prepare_binary_q(c, &rec->b, &a, &b, &out, &int16);
   }
   if (err == UTVM_OK) {
-    err = utvm_add_params_s8(a.t.quant.scale, a.t.quant.zero_point, b.t.quant.scale,
-                             b.t.quant.zero_point, out.t.quant.scale, out.t.quant.zero_point,
-                             activation, &rec->params);
+    err = int16 ? utvm_add_params_s16(a.t.quant.scale, b.t.quant.scale, out.t.quant.scale,
+                                      activation, &rec->params)
+                : utvm_add_params_s8(a.t.quant.scale, a.t.quant.zero_point, b.t.quant.scale,
+                                     b.t.quant.zero_point, out.t.quant.scale,
+                                     out.t.quant.zero_point, activation, &rec->params);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "quantization");
+  }
+  rec->int16 = 0;
+  if (int16) {
+    rec->int16 = 1;
   }
   return err;
 }
 
 static utvm_err_t add_execute(const void *record, uint8_t *arena) {
   const add_record_t *r = (const add_record_t *)record;
+  if (r->int16 != 0) {
+    const void *in1 = ops_in(arena, &r->b.input1);
+    const void *in2 = ops_in(arena, &r->b.input2);
+    void *out = &arena[r->b.output];
+    return utvm_add_s16(&r->params, &r->b.shapes[0], (const int16_t *)in1, &r->b.shapes[1],
+                        (const int16_t *)in2, &r->b.shapes[2], (int16_t *)out);
+  }
   return utvm_add_s8(&r->params, &r->b.shapes[0], ops_in_s8(arena, &r->b.input1),
                      &r->b.shapes[1], ops_in_s8(arena, &r->b.input2), &r->b.shapes[2],
                      ops_out_s8(arena, r->b.output));
@@ -50,7 +65,7 @@ static utvm_err_t add_execute(const void *record, uint8_t *arena) {
 static void add_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const add_record_t *r = (const add_record_t *)record;
   (void)core;
-  p->kind = UTVM_OP_ADD_S8;
+  p->kind = (r->int16 != 0) ? UTVM_OP_ADD_S16 : UTVM_OP_ADD_S8;
   p->shapes[0] = r->b.shapes[0];
   p->shapes[1] = r->b.shapes[1];
   p->shapes[2] = r->b.shapes[2];
@@ -82,6 +97,25 @@ static const utvm_op_emit_slot_t add_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_add_s8 = {"utvm_add_params_t",
+    "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
+    "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
+    add_s8_args};
+
+/* ---- The kernel function utvm_k_add_s16 (ADD_S8's body) ---- */
+
+static const char *add_s16_check(utvm_op_params_t *p) {
+  return ops_check_binary_as(p, UTVM_OP_TYPE_INT16);
+}
+
+static utvm_err_t add_s16_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_add_s16(&p->p.add, &p->shapes[0], (const int16_t *)data[0], &p->shapes[1],
+                      (const int16_t *)data[1], &p->shapes[2], (int16_t *)data[2]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_add_s16 = {add_walk, add_s16_check, NULL, add_s16_run};
+
+const utvm_op_emit_t utvm_op_emit_add_s16 = {"utvm_add_params_t",
     "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
     "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
     add_s8_args};

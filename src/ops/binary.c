@@ -1,12 +1,16 @@
-/* What the broadcasting binary operators (ADD, MUL) share: operands, shapes and the check. */
+/* What the broadcasting binary operators (ADD, MUL, SUB, MINIMUM, MAXIMUM) share: operands,
+ * shapes and the check. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ops_internal.h"
 
-utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
-                              ops_operand_t *in2, ops_operand_t *out) {
+/* Loads the operands and checks their types: int8 only, or int8 or int16 alike (*int16). */
+static utvm_err_t binary_operands(const utvm_op_context_t *c, ops_operand_t *in1,
+                                  ops_operand_t *in2, ops_operand_t *out, bool *int16) {
+  bool int16_2 = false;
+  bool int16_out = false;
   utvm_err_t err = ops_load(c, 0u, in1);
   if (err == UTVM_OK) {
     err = ops_load(c, 1u, in2);
@@ -14,15 +18,38 @@ utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_o
   if (err == UTVM_OK) {
     err = ops_load(c, OPS_OUTPUT, out);
   }
-  if (err == UTVM_OK) {
-    err = ops_check_q8(c, in1, "input 1");
+  if (int16 == NULL) {
+    if (err == UTVM_OK) {
+      err = ops_check_q8(c, in1, "input 1");
+    }
+    if (err == UTVM_OK) {
+      err = ops_check_q8(c, in2, "input 2");
+    }
+    if (err == UTVM_OK) {
+      err = ops_check_q8(c, out, "output");
+    }
+    return err;
   }
   if (err == UTVM_OK) {
-    err = ops_check_q8(c, in2, "input 2");
+    err = ops_check_q8_q16(c, in1, "input 1", int16);
   }
   if (err == UTVM_OK) {
-    err = ops_check_q8(c, out, "output");
+    err = ops_check_q8_q16(c, in2, "input 2", &int16_2);
   }
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, out, "output", &int16_out);
+  }
+  if ((err == UTVM_OK) && ((*int16 != int16_2) || (*int16 != int16_out))) {
+    err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED, "inputs and output are not all of one type");
+  }
+  return err;
+}
+
+/* ops_prepare_binary after binary_operands. */
+static utvm_err_t binary_places(const utvm_op_context_t *c, ops_binary_t *b,
+                                const ops_operand_t *in1, const ops_operand_t *in2,
+                                const ops_operand_t *out, utvm_err_t loaded) {
+  utvm_err_t err = loaded;
   if ((err == UTVM_OK) && !ops_broadcasts(&in1->t, &in2->t, &out->t)) {
     utvm_text_t *text = ops_begin(c);
     utvm_text_str(text, "inputs ");
@@ -50,7 +77,21 @@ utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_o
   return err;
 }
 
+utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
+                              ops_operand_t *in2, ops_operand_t *out) {
+  return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, NULL));
+}
+
+utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
+                                ops_operand_t *in2, ops_operand_t *out, bool *int16) {
+  return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, int16));
+}
+
 const char *ops_check_binary(utvm_op_params_t *p) {
+  return ops_check_binary_as(p, UTVM_OP_TYPE_INT8);
+}
+
+const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type) {
   uint64_t e = 0u;
   uint32_t i;
   const char *why = ops_check_n_inputs(p, 2u);
@@ -58,7 +99,7 @@ const char *ops_check_binary(utvm_op_params_t *p) {
     if (!ops_shape_elements(&p->shapes[i], &e)) {
       why = "a shape is invalid or too large";
     } else {
-      (void)ops_set_operand(p, i, UTVM_OP_TYPE_INT8, e);
+      (void)ops_set_operand(p, i, type, e);
     }
   }
   return why;

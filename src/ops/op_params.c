@@ -43,6 +43,30 @@ void ops_walk_block(utvm_op_walk_t *w, void *block, size_t bytes) {
   }
 }
 
+void ops_walk_table(utvm_op_walk_t *w, const int8_t **table) {
+  uint32_t i;
+  if (!w->ok || (w->at > w->n) || ((w->n - w->at) < 64u)) {
+    w->ok = false;
+    return;
+  }
+  if (w->in != NULL) {
+    const void *bytes = &w->in[w->at];
+    *table = (const int8_t *)bytes;
+  } else if (w->out != NULL) {
+    for (i = 0u; i < 64u; i++) {
+      uint32_t word = 0u;
+      uint32_t b;
+      for (b = 0u; b < 4u; b++) {
+        word |= ((uint32_t)(*table)[(i * 4u) + b] & 0xFFu) << (8u * b);
+      }
+      w->out[w->at + i] = (int32_t)word;
+    }
+  } else {
+    /* counting */
+  }
+  w->at += 64u;
+}
+
 void ops_walk_float(utvm_op_walk_t *w, float *v) {
   int32_t word = 0;
   (void)memcpy(&word, v, sizeof(word));

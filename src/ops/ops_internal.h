@@ -324,6 +324,52 @@ utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_o
 /* The op-params check of a binary kind: two inputs of shapes[0..1], output shapes[2]. */
 const char *ops_check_binary(utvm_op_params_t *p);
 
+/* ---- Element-wise operators of int8 and int16 (issue 25) ---- */
+
+/* int8, or int16 with zero point 0 (TFLM's int16x8 rule), quantized per tensor, every
+ * dimension >= 1; *int16 tells which. */
+utvm_err_t ops_check_q8_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
+                            bool *int16);
+
+/* Input 0 and the output of as many elements, both int8 or both int16 (ops_check_q8_q16). */
+utvm_err_t ops_load_unary_q(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                            bool *int16);
+
+/* ops_prepare_binary for inputs and output all int8 or all int16 (ops_check_q8_q16). */
+utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
+                                ops_operand_t *in2, ops_operand_t *out, bool *int16);
+
+/* ops_check_binary with operands of type. */
+const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type);
+
+/* The record of an element-wise unary operator: int8 through a table (LUT_S8), int16 through
+ * the piecewise-linear map (PWL_S16; the record ends before the table). */
+typedef struct {
+  ops_ref_t input;
+  uint32_t output;
+  int32_t size;
+  int32_t int16;            /* 1: PWL_S16, 0: LUT_S8 */
+  utvm_pwl_params_t pwl;    /* int16 */
+  int8_t table[256];        /* int8 */
+} ops_unary_t;
+
+/* Bytes of op's ops_unary_t: without the table when input 0 is int16. */
+size_t ops_unary_record_size(const utvm_model_t *m, const utvm_model_operator_t *op);
+
+/* Loads input 0 and the output (ops_load_unary_q) into u's places, size and type. */
+utvm_err_t ops_unary_load(const utvm_op_context_t *c, ops_unary_t *u, ops_operand_t *in,
+                          ops_operand_t *out);
+
+/* Fills u's table (int8) from u->pwl, or checks u->pwl for the int16 kernel. */
+utvm_err_t ops_unary_pwl(const utvm_op_context_t *c, ops_unary_t *u);
+
+/* Runs and exports an ops_unary_t record. */
+utvm_err_t ops_unary_execute(const void *record, uint8_t *arena);
+void ops_unary_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
+
+/* Reads the 256-entry table of a LUT kind (reading points *table into the words). */
+void ops_walk_table(utvm_op_walk_t *w, const int8_t **table);
+
 /* ---- Options ---- */
 
 /* How a field of an options table is stored. */

@@ -380,6 +380,34 @@ def padding_cases(rng):
     return cases
 
 
+PWL_OPS = ("relu", "relu_n1_to_1", "relu6", "leaky_relu", "abs")
+
+
+def pwl_case(rng, w, bits):
+    """RELU family, LEAKY_RELU, ABS: every int8 input (the table), or random int16 inputs."""
+    op = rng.randrange(len(PWL_OPS))
+    name = PWL_OPS[op]
+    if bits == 8:
+        in_zp, out_zp = zero_point(rng), zero_point(rng)
+        inp = list(range(-128, 128))
+    else:
+        in_zp = out_zp = 0
+        inp = [rng.randint(-32768, 32767) for _ in range(64)] + [-32768, 32767, 0, -1, 1]
+    in_scale = ref.f32(loguniform(rng, 0.0001, 0.5))
+    out_scale = ref.f32(in_scale * rng.choice([1.0, loguniform(rng, 0.3, 3.0)]))
+    if name == "relu6":
+        out_scale, out_zp = in_scale, in_zp
+    alpha = ref.f32(rng.choice([0.2, -0.3, loguniform(rng, 0.01, 3.0)]))
+    try:
+        expected = ref.relu_family(name, inp, in_scale, in_zp, out_scale, out_zp, bits, alpha)
+    except ref.Unsupported:
+        return None
+    return struct_init(dict(
+        op=op, bits=bits, input_scale=c_float(in_scale), input_zero_point=in_zp,
+        output_scale=c_float(out_scale), output_zero_point=out_zp, alpha=c_float(alpha),
+        size=len(inp), input=w.i32(inp), expected=w.i32(expected)))
+
+
 def activation_cases(rng):
     cases = []
     for _ in range(60):
@@ -460,6 +488,12 @@ typedef struct {
 typedef struct {
   int32_t activation; float scale; int32_t zero_point; int32_t act_min, act_max;
 } activation_vector_t;
+typedef struct {
+  int32_t op; /* relu, relu_n1_to_1, relu6, leaky_relu, abs */
+  int32_t bits; float input_scale; int32_t input_zero_point; float output_scale;
+  int32_t output_zero_point; float alpha; int32_t size; const int32_t *input;
+  const int32_t *expected;
+} pwl_vector_t;
 """
 
 
@@ -493,6 +527,8 @@ def main():
     table("quantize_vector_t", "quantize_vectors", lambda: quantize_case(rng, w), 12)
     table("requantize_vector_t", "requantize_vectors", lambda: requantize_case(rng, w), 16)
     table("dequantize_vector_t", "dequantize_vectors", lambda: dequantize_case(rng, w), 8)
+    table("pwl_vector_t", "pwl_s8_vectors", lambda: pwl_case(rng, w, 8), 40)
+    table("pwl_vector_t", "pwl_s16_vectors", lambda: pwl_case(rng, w, 16), 40)
     tables.append("static const multiplier_vector_t multiplier_vectors[] = {\n  %s\n};" % ",\n  ".join(
         "{%s, %d, %d}" % (c_double(v), m, s) for v, m, s in multiplier_cases(rng)))
     tables.append("static const padding_vector_t padding_vectors[] = {\n  %s\n};" % ",\n  ".join(

@@ -367,6 +367,88 @@ static void test_add(void **state) {
                    UTVM_ERR_KERNEL_UNSUPPORTED);
 }
 
+/* The element-wise kernels of issue 25: corner values and every parameter check. */
+static void test_elementwise(void **state) {
+  (void)state;
+  /* ABS on int16 with an identity rescale: |-32768| saturates to 32767. */
+  utvm_pwl_params_t pwl;
+  assert_int_equal(utvm_pwl_params(1.0, 1.0, UTVM_PWL_ABS, 0, 0, INT16_MIN, INT16_MAX, &pwl),
+                   UTVM_OK);
+  int16_t values[4] = {-32768, -5, 0, 32767};
+  assert_int_equal(utvm_pwl_s16(&pwl, 4, values, values), UTVM_OK);
+  const int16_t abs_expected[4] = {32767, 5, 0, 32767};
+  assert_memory_equal(values, abs_expected, sizeof(abs_expected));
+  /* A negative alpha: the scaled value of |multiplier| negated. */
+  assert_int_equal(utvm_pwl_params(1.0, -0.5, UTVM_PWL_SCALE, 0, 0, INT8_MIN, INT8_MAX, &pwl),
+                   UTVM_OK);
+  assert_int_equal(pwl.negative_mode, UTVM_PWL_NEGATE);
+  int8_t table[256];
+  assert_int_equal(utvm_pwl_table_s8(&pwl, table), UTVM_OK);
+  assert_int_equal(table[0], 64);   /* x = -128: -(-64) */
+  assert_int_equal(table[127], 0);  /* x = -1: the doubling high multiply rounds -0.5 to 0 */
+  assert_int_equal(table[255], 127);
+  /* Parameter checks. */
+  pwl.negative_mode = 3;
+  assert_int_equal(utvm_pwl_table_s8(&pwl, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  pwl.negative_mode = UTVM_PWL_SCALE;
+  pwl.act_min = -200;
+  assert_int_equal(utvm_pwl_table_s8(&pwl, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_pwl_s16(&pwl, -1, values, values), UTVM_ERR_KERNEL_BAD_SHAPE);
+  pwl.positive_multiplier = -1;
+  assert_int_equal(utvm_pwl_s16(&pwl, 1, values, values), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_lut_s8(NULL, 1, table, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_lut_s8(table, -1, table, table), UTVM_ERR_KERNEL_BAD_SHAPE);
+  /* MINIMUM / MAXIMUM broadcasting [1,3] against [2,3], int16. */
+  const utvm_shape_t row = shape(2, 1, 3, 0, 0);
+  const utvm_shape_t grid = shape(2, 2, 3, 0, 0);
+  const int16_t r[3] = {-1, 0, 1000};
+  const int16_t g[6] = {-2, 5, 999, 0, -300, 1001};
+  int16_t m[6];
+  utvm_minmax_params_t mm = {1, 2};
+  assert_int_equal(utvm_minmax(&mm, &row, r, &grid, g, &grid, m), UTVM_OK);
+  const int16_t max_expected[6] = {-1, 5, 1000, 0, 0, 1001};
+  assert_memory_equal(m, max_expected, sizeof(max_expected));
+  mm.maximum = 0;
+  assert_int_equal(utvm_minmax(&mm, &row, r, &grid, g, &grid, m), UTVM_OK);
+  const int16_t min_expected[6] = {-2, 0, 999, -1, -300, 1000};
+  assert_memory_equal(m, min_expected, sizeof(min_expected));
+  mm.element_bytes = 4;
+  assert_int_equal(utvm_minmax(&mm, &row, r, &grid, g, &grid, m), UTVM_ERR_KERNEL_BAD_PARAM);
+  mm.element_bytes = 2;
+  assert_int_equal(utvm_minmax(&mm, &grid, g, &grid, g, &row, m), UTVM_ERR_KERNEL_BAD_SHAPE);
+  /* SUB int8: 1.0 - 1.0 with equal scales; int16 ADD saturates. */
+  utvm_add_params_t add;
+  assert_int_equal(utvm_sub_params(0.5f, 0, 0.5f, 0, 0.5f, 0, UTVM_ACT_NONE, 20, &add), UTVM_OK);
+  const utvm_shape_t s3 = shape(1, 3, 0, 0, 0);
+  const int8_t a8[3] = {2, -128, 127};
+  const int8_t b8[3] = {2, 127, -128};
+  int8_t d8[3];
+  assert_int_equal(utvm_sub_s8(&add, &s3, a8, &s3, b8, &s3, d8), UTVM_OK);
+  const int8_t sub_expected[3] = {0, -128, 127};
+  assert_memory_equal(d8, sub_expected, sizeof(sub_expected));
+  assert_int_equal(utvm_sub_params(0.5f, 0, 0.5f, 0, 0.5f, 0, UTVM_ACT_NONE, 16, &add),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_add_params_s16(0.5f, 0.5f, 0.5f, UTVM_ACT_NONE, &add), UTVM_OK);
+  const int16_t a16[3] = {30000, -30000, 7};
+  int16_t s16[3];
+  assert_int_equal(utvm_add_s16(&add, &s3, a16, &s3, a16, &s3, s16), UTVM_OK);
+  const int16_t add_expected[3] = {32767, -32768, 14};
+  assert_memory_equal(s16, add_expected, sizeof(add_expected));
+  assert_int_equal(utvm_sub_s16(&add, &s3, a16, &s3, a16, &s3, s16), UTVM_OK);
+  const int16_t zeros[3] = {0, 0, 0};
+  assert_memory_equal(s16, zeros, sizeof(zeros));
+  add.input1_offset = 32768; /* (32768 + 32768) << 15 passes int32 */
+  assert_int_equal(utvm_add_s16(&add, &s3, a16, &s3, a16, &s3, s16), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* MUL int16: zero points must be 0. */
+  utvm_mul_params_t mul;
+  assert_int_equal(utvm_mul_params_s16(0.5f, 0.5f, 0.25f, UTVM_ACT_NONE, &mul), UTVM_OK);
+  assert_int_equal(utvm_mul_s16(&mul, &s3, a16, &s3, a16, &s3, s16), UTVM_OK);
+  const int16_t mul_expected[3] = {32767, 32767, 49};
+  assert_memory_equal(s16, mul_expected, sizeof(mul_expected));
+  mul.output_offset = 1;
+  assert_int_equal(utvm_mul_s16(&mul, &s3, a16, &s3, a16, &s3, s16), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 static void test_mul(void **state) {
   (void)state;
   utvm_mul_params_t params;
@@ -735,6 +817,7 @@ int main(void) {
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_prepare_helpers),
+      cmocka_unit_test(test_elementwise),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

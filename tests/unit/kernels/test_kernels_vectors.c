@@ -6,6 +6,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -295,6 +296,86 @@ static void run_q4_vectors(const char *what, const q4_vector_t *vectors, size_t 
   }
 }
 
+/* The piecewise-linear map's parameters as the operator files prepare them (src/ops/pwl.c). */
+static utvm_err_t pwl_prepare(const pwl_vector_t *v, utvm_pwl_params_t *params) {
+  const bool int16 = v->bits == 16;
+  const int32_t qmin = int16 ? INT16_MIN : INT8_MIN;
+  const int32_t qmax = int16 ? INT16_MAX : INT8_MAX;
+  const double ratio = (double)(v->input_scale / v->output_scale);
+  int32_t act_min = qmin;
+  int32_t act_max = qmax;
+  utvm_err_t err = UTVM_OK;
+  switch (v->op) {
+    case 0:
+    case 1:
+      err = int16 ? utvm_activation_range_s16(v->op == 0 ? UTVM_ACT_RELU : UTVM_ACT_RELU_N1_TO_1,
+                                              v->output_scale, v->output_zero_point, &act_min,
+                                              &act_max)
+                  : utvm_activation_range_s8(v->op == 0 ? UTVM_ACT_RELU : UTVM_ACT_RELU_N1_TO_1,
+                                             v->output_scale, v->output_zero_point, &act_min,
+                                             &act_max);
+      return err != UTVM_OK ? err
+                            : utvm_pwl_params(ratio, ratio, UTVM_PWL_SCALE, v->input_zero_point,
+                                              v->output_zero_point, act_min, act_max, params);
+    case 2:
+      err = int16 ? utvm_activation_range_s16(UTVM_ACT_RELU6, v->input_scale,
+                                              v->input_zero_point, &act_min, &act_max)
+                  : utvm_activation_range_s8(UTVM_ACT_RELU6, v->input_scale,
+                                             v->input_zero_point, &act_min, &act_max);
+      return err != UTVM_OK ? err
+                            : utvm_pwl_params(1.0, 1.0, UTVM_PWL_SCALE, v->input_zero_point,
+                                              v->output_zero_point, act_min, act_max, params);
+    case 3:
+      return utvm_pwl_params(ratio, (double)(v->input_scale * v->alpha / v->output_scale),
+                             UTVM_PWL_SCALE, v->input_zero_point, v->output_zero_point, qmin,
+                             qmax, params);
+    default:
+      return utvm_pwl_params(v->input_scale != v->output_scale ? ratio : 1.0,
+                             v->input_scale != v->output_scale ? ratio : 1.0, UTVM_PWL_ABS,
+                             v->input_zero_point, v->output_zero_point, qmin, qmax, params);
+  }
+}
+
+/* int8: the table of every input equals TFLM's integer arithmetic (restated in tflite_ref.py)
+ * and utvm_lut_s8 applies it; int16: utvm_pwl_s16 directly. */
+static void test_pwl_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(pwl_s8_vectors); ++i) {
+    const pwl_vector_t *v = &pwl_s8_vectors[i];
+    utvm_pwl_params_t params;
+    int8_t table[256];
+    int8_t input[256];
+    int8_t output[256];
+    int32_t actual[256];
+    assert_int_equal(pwl_prepare(v, &params), UTVM_OK);
+    assert_int_equal(utvm_pwl_table_s8(&params, table), UTVM_OK);
+    for (int32_t k = 0; k < v->size; ++k) {
+      input[k] = (int8_t)v->input[k];
+    }
+    assert_int_equal(utvm_lut_s8(table, v->size, input, output), UTVM_OK);
+    for (int32_t k = 0; k < v->size; ++k) {
+      actual[k] = output[k];
+    }
+    expect_ints("pwl_s8", i, v->expected, actual, (size_t)v->size);
+  }
+  for (size_t i = 0; i < VECTOR_COUNT(pwl_s16_vectors); ++i) {
+    const pwl_vector_t *v = &pwl_s16_vectors[i];
+    utvm_pwl_params_t params;
+    int16_t data[80];
+    int32_t actual[80];
+    assert_true(v->size <= 80);
+    assert_int_equal(pwl_prepare(v, &params), UTVM_OK);
+    for (int32_t k = 0; k < v->size; ++k) {
+      data[k] = (int16_t)v->input[k];
+    }
+    assert_int_equal(utvm_pwl_s16(&params, v->size, data, data), UTVM_OK);
+    for (int32_t k = 0; k < v->size; ++k) {
+      actual[k] = data[k];
+    }
+    expect_ints("pwl_s16", i, v->expected, actual, (size_t)v->size);
+  }
+}
+
 static void test_logistic_vectors(void **state) {
   (void)state;
   run_q4_vectors("logistic", logistic_vectors, VECTOR_COUNT(logistic_vectors));
@@ -441,6 +522,7 @@ int main(void) {
       cmocka_unit_test(test_add_vectors),
       cmocka_unit_test(test_mul_vectors),
       cmocka_unit_test(test_softmax_vectors),
+      cmocka_unit_test(test_pwl_vectors),
       cmocka_unit_test(test_logistic_vectors),
       cmocka_unit_test(test_tanh_vectors),
       cmocka_unit_test(test_pad_vectors),

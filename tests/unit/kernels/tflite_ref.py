@@ -637,3 +637,52 @@ def requantize(p, inp):
 
 def dequantize(inp, scale, zero_point):
     return [f32(scale * (v - zero_point)) for v in inp]
+
+
+# ---- RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, ABS (TFLM's quantized forms, int8 and int16) ----
+
+def _type_range(bits):
+    return (-128, 127) if bits == 8 else (-32768, 32767)
+
+
+def _quantize_bound(f, scale, zero_point):
+    return zero_point + int(round_half_away(f32(f32(f) / scale)))
+
+
+def relu_family(op, inp, in_scale, in_zp, out_scale, out_zp, bits, alpha=0.0):
+    """op: 'relu', 'relu_n1_to_1', 'relu6', 'leaky_relu' or 'abs'; the outputs of inp."""
+    qmin, qmax = _type_range(bits)
+    if op in ("relu", "relu_n1_to_1"):
+        # CalculateReluOpData / ReluQuantized (TFLite's Relu1 for RELU_N1_TO_1)
+        lo_f, hi_f = (0.0, None) if op == "relu" else (-1.0, 1.0)
+        m, s = quantize_multiplier(f32(in_scale / out_scale))
+        act_min = max(qmin, _quantize_bound(lo_f, out_scale, out_zp))
+        act_max = qmax if hi_f is None else min(qmax, _quantize_bound(hi_f, out_scale, out_zp))
+        return [clamp(out_zp + multiply_by_quantized_multiplier(x - in_zp, m, s), act_min, act_max)
+                for x in inp]
+    if op == "relu6":
+        # Relu6Quantized: the input clamped to [zero point, quantized 6], no rescale
+        six = min(qmax, max(qmin, _quantize_bound(6.0, in_scale, in_zp)))
+        return [six if x > six else (in_zp if x < in_zp else x) for x in inp]
+    if op == "leaky_relu":
+        # CalculateOpDataLeakyRelu / QuantizeLeakyRelu
+        ma, sa = quantize_multiplier(f32(f32(in_scale * f32(alpha)) / out_scale))
+        mi, si = quantize_multiplier(f32(in_scale / out_scale))
+        out = []
+        for x in inp:
+            v = x - in_zp
+            if v >= 0:
+                y = out_zp + multiply_by_quantized_multiplier(v, mi, si)
+            else:
+                scaled = multiply_by_quantized_multiplier(v, abs(ma), sa)
+                y = out_zp + (-scaled if ma < 0 else scaled)
+            out.append(clamp(y, qmin, qmax))
+        return out
+    if op == "abs":
+        # AbsEvalQuantized
+        if f32(in_scale) == f32(out_scale):
+            return [clamp(abs(x - in_zp) + out_zp, qmin, qmax) for x in inp]
+        m, s = quantize_multiplier(f32(in_scale / out_scale))
+        return [clamp(multiply_by_quantized_multiplier(abs(x - in_zp), m, s) + out_zp, qmin, qmax)
+                for x in inp]
+    raise ValueError(op)

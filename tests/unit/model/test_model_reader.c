@@ -509,6 +509,55 @@ static void test_s16_weighted_errors(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "bias is int16, not int64");
 }
 
+/* An element-wise operator `code` on tensors 0 (input, [1,4]) and, for a binary one, 1
+ * (second input, [1,4], constant), output 2 ([1,4]); all int8 of tb_default's scales. */
+static void elementwise_spec(tb_spec_t *s, int32_t code, bool binary) {
+  tb_default(s);
+  s->deprecated[0] = (int8_t)code;
+  s->builtin[0] = code;
+  s->t[1].dims[0] = 1;
+  s->t[1].n_scales = 1u;
+  s->buffer_len[1] = 4u;
+  s->t[2].dims[1] = 4;
+  s->op[0] = (tb_op_t){0u, binary ? 2u : 1u, {0, 1}, 1u, {2}, 0u, 0u, {{0u, 1u, 0u}}};
+}
+
+static void test_elementwise_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  elementwise_spec(&s, 21, false); /* RELU6: output scale 0.75, input 0.5 */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RELU6): input and output scales or zero points differ");
+  elementwise_spec(&s, 19, false); /* RELU on int16 with a zero point */
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RELU): input is int16 with zero point -3, not 0");
+  elementwise_spec(&s, 101, false); /* ABS: int8 in, int16 out */
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (ABS): output is int16, not int8");
+  elementwise_spec(&s, 55, true); /* MAXIMUM of differently quantized inputs */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MAXIMUM): inputs and output scales or zero points differ");
+  elementwise_spec(&s, 41, true); /* SUB of int8 and int16 */
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SUB): inputs and output are not all of one type");
+  elementwise_spec(&s, 41, true); /* SUB: an unknown fused activation */
+  s.op[0].options_type = 28u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 5u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SUB): options: unsupported fused activation SIGN_BIT");
+  elementwise_spec(&s, 59, false); /* NEG: TFLM has float32 only */
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "operator 0 (NEG): unsupported operator");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -1040,6 +1089,7 @@ int main(void) {
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_s16_weighted_errors),
+      cmocka_unit_test(test_elementwise_refusals),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_pack_refusals),
