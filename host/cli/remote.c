@@ -437,6 +437,64 @@ static int run_host_driven(remote_t *r) {
   return -1;
 }
 
+/* Whether parameter k is a variable tensor's starting value (the compiler names them
+ * state<tensor>: SVDF and LSTM state, updated in place by its operator). */
+static bool is_state(const utvm_compiled_graph_t *g, uint32_t k) {
+  return strncmp(g->params[k].name, "state", 5u) == 0;
+}
+
+/* A model with state: the timed runs (the graph executor's always, host-driven ones when
+ * timed) advanced it, so the starting state is uploaded again and the model run once more,
+ * untimed, for the outputs of one invocation (as TFLM's). */
+static int rerun_from_start_state(remote_t *r) {
+  const utvm_compiled_graph_t *g = r->g;
+  bool any = false;
+  utvm_host_err_t rc = UTVM_HOST_OK;
+  if (r->ro->host_driven && !r->ro->timed && !r->ro->per_layer) {
+    return -1; /* each operator ran once */
+  }
+  for (uint32_t k = 0u; (rc == UTVM_HOST_OK) && (k < g->n_params); k++) {
+    if (!is_state(g, k)) {
+      continue;
+    }
+    any = true;
+    if (r->ro->host_driven) {
+      utvm_host_tensor_t t;
+      uint32_t eid = g->params[k].entry;
+      entry_tensor(g, eid, r->storage[g->entries[eid].storage_id], &t);
+      rc = utvm_host_copy_to_device(r->host, &t, g->params[k].data, (size_t)g->params[k].bytes);
+    } else {
+      utvm_host_value_t key = str_value(g->params[k].name);
+      rc = copy_ndarray(r, r->get_input, &key, (void *)(uintptr_t)g->params[k].data,
+                        g->params[k].bytes, true);
+    }
+  }
+  if (rc != UTVM_HOST_OK) {
+    return remote_fail(r, rc, "resetting the model's state");
+  }
+  if (!any) {
+    return -1;
+  }
+  if (r->ro->host_driven) {
+    cli_remote_options_t once = *r->ro;
+    once.timed = false;
+    once.per_layer = false;
+    const cli_remote_options_t *saved = r->ro;
+    r->ro = &once;
+    const int code = run_host_driven(r);
+    r->ro = saved;
+    return code;
+  }
+  uint64_t run = 0u;
+  rc = utvm_host_module_get_function(r->host, r->module, "run", &run);
+  if (rc == UTVM_HOST_OK) {
+    rc = utvm_host_call(r->host, run, NULL, 0u, NULL);
+    const utvm_host_err_t freed = utvm_host_free_handle(r->host, run, UTVM_TC_FUNCTION);
+    rc = (rc != UTVM_HOST_OK) ? rc : freed;
+  }
+  return (rc == UTVM_HOST_OK) ? -1 : remote_fail(r, rc, "running the model from its start state");
+}
+
 static int download_outputs(remote_t *r, cli_remote_buffer_t *outputs) {
   const utvm_compiled_graph_t *g = r->g;
   for (uint32_t i = 0u; i < g->n_outputs; i++) {
@@ -533,6 +591,9 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
   }
   if (code < 0) {
     code = (ro->host_driven && (ro->aot == NULL)) ? run_host_driven(&r) : run_graph(&r);
+  }
+  if ((code < 0) && (ro->aot == NULL)) {
+    code = rerun_from_start_state(&r);
   }
   if (code < 0) {
     code = download_outputs(&r, outputs);

@@ -293,7 +293,15 @@ static utvm_err_t build_blob(compiler_t *c, utvm_compiled_graph_t *g) {
     if (c->param_tensor[i] != NO_ENTRY) {
       utvm_model_tensor_t mt;
       (void)utvm_model_tensor(&c->model, c->param_tensor[i], &mt);
-      cbuf_put(&b, mt.data, mt.bytes);
+      if (mt.variable) {
+        /* TFLM's reset value: the zero point for int8, else 0 */
+        const uint8_t fill = (mt.type == UTVM_MODEL_INT8) ? (uint8_t)mt.quant.zero_point : 0u;
+        for (size_t j = 0u; j < mt.bytes; j++) {
+          cbuf_put(&b, &fill, 1u);
+        }
+      } else {
+        cbuf_put(&b, mt.data, mt.bytes);
+      }
     } else {
       const uint32_t k = c->param_op[i];
       for (uint32_t w = 0u; w < c->op_n_words[k]; w++) {
@@ -569,14 +577,16 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
     err = (g->input_names[i] == NULL) ? fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory")
                                       : add_tensor_entry(c, g, t);
   }
-  /* Parameters: constants at first use, then each operator's op params. */
+  /* Parameters: constants and variable tensors (their initial value) at first use, then each
+   * operator's op params. A variable tensor is a parameter so that its storage is its own and
+   * outlives a run: the operator updates it in place. */
   for (uint32_t k = 0u; (err == UTVM_OK) && (k < n_ops); k++) {
     for (uint32_t i = 0u; (err == UTVM_OK) && (i < operands[k].n_inputs); i++) {
       const uint32_t t = operands[k].inputs[i];
       utvm_model_tensor_t mt;
-      if ((utvm_model_tensor(&c->model, t, &mt) == UTVM_OK) && (mt.data != NULL) &&
-          (c->tensor_entry[t] == NO_ENTRY)) {
-        (void)snprintf(name, sizeof(name), "p%u", t);
+      if ((utvm_model_tensor(&c->model, t, &mt) == UTVM_OK) &&
+          ((mt.data != NULL) || mt.variable) && (c->tensor_entry[t] == NO_ENTRY)) {
+        (void)snprintf(name, sizeof(name), mt.variable ? "state%u" : "p%u", t);
         err = add_param(c, g, name, t, 0u);
       }
     }

@@ -199,6 +199,7 @@ void emit_free_shared(emit_t *e) {
   host_text_free(&e->externs);
   host_text_free(&e->io_decls);
   host_text_free(&e->io_defs);
+  host_text_free(&e->states);
 }
 
 static void emit_close(emit_t *e) {
@@ -396,7 +397,8 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_SHAPE: host_text_printf(s, "&%s_s%u", id, a->index); break;
     case UTVM_EMIT_SHAPES: host_text_printf(s, "%s_shapes", id); break;
     case UTVM_EMIT_OUTPUT_SHAPE: host_text_printf(s, "&%s_shapes[%u]", id, p->n_inputs); break;
-    case UTVM_EMIT_INPUT: host_text_printf(s, "%s", in[a->index % UTVM_OP_PARAMS_MAX_INPUTS]); break;
+    case UTVM_EMIT_INPUT:
+    case UTVM_EMIT_STATE: host_text_printf(s, "%s", in[a->index % UTVM_OP_PARAMS_MAX_INPUTS]); break;
     case UTVM_EMIT_INPUTS: host_text_printf(s, "in"); break;
     case UTVM_EMIT_INPUT_LIST: host_text_printf(s, "in"); break;
     case UTVM_EMIT_N_INPUTS: host_text_printf(s, "%u", p->n_inputs); break;
@@ -421,6 +423,29 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_TABLE: host_text_printf(s, "%s_t", id); break;
     default: break;
   }
+}
+
+/* The variable tensors (tflite back end): their places in the activations and starting bytes,
+ * for ai_create and ai_reset_state. */
+static utvm_err_t emit_states(emit_t *e) {
+  utvm_err_t err = UTVM_OK;
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < e->model.n_tensors); i++) {
+    utvm_model_tensor_t mt;
+    utvm_runner_tensor_t t;
+    err = utvm_model_tensor(&e->model, i, &mt);
+    if ((err == UTVM_OK) && mt.variable && (utvm_runner_tensor(&e->runner, i, &t) == UTVM_OK) &&
+        (t.data != NULL)) {
+      const int32_t value = (mt.type == UTVM_MODEL_INT8) ? mt.quant.zero_point : 0;
+      host_text_printf(&e->states, "    {%uu, %uu, %d}, /* tensor %u (%s) */\n",
+                       arena_offset(e, &t), (uint32_t)t.bytes, value, i, mt.name);
+      e->n_states++;
+    }
+  }
+  if ((err == UTVM_OK) && (e->n_states > UTVM_AI_MAX_STATES)) {
+    err = emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "%u variable tensors, more than UTVM_AI_MAX_STATES",
+                    e->n_states);
+  }
+  return err;
 }
 
 /* The kernel call of operator k (tflite back end): operands from the runner's plan. */
@@ -672,16 +697,22 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
             host_text_str(&e->body));
   host_text_printf(&c, "static const ai_tensor_info inputs[%u] = {\n%s};\n", r->n_inputs, host_text_str(&io[0]));
   host_text_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, host_text_str(&io[1]));
+  if (e->n_states > 0u) {
+    host_text_printf(&c, "/* The variable tensors: offset, bytes, starting value. */\n"
+                     "static const ai_state_info states[%u] = {\n%s};\n\n", e->n_states,
+                     host_text_str(&e->states));
+  }
   host_text_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n,
             UTVM_AI_API_VERSION, n, UTVM_EMIT_TOOL_VERSION);
   emit_cstring(&c, (o->model_name != NULL) ? o->model_name : "");
   host_text_printf(&c, ", ");
   emit_cstring(&c, (o->date != NULL) ? o->date : "");
   host_text_printf(&c, ",\n  %uu, %uu, %uu, inputs, outputs, %zuu, %zuu, ai_%s_params, %s%s%s,\n"
-            "  network, ai_%s_create, ai_%s_run, ai_%s_destroy};\n\n", r->n_layers, r->n_inputs,
-            r->n_outputs, r->activations_bytes, r->params_bytes, n,
+            "  network, ai_%s_create, ai_%s_run, ai_%s_destroy, %uu, %s};\n\n", r->n_layers,
+            r->n_inputs, r->n_outputs, r->activations_bytes, r->params_bytes, n,
             o->builtin_activations ? "ai_" : "NULL", o->builtin_activations ? n : "",
-            o->builtin_activations ? "_activations" : "", n, n, n);
+            o->builtin_activations ? "_activations" : "", n, n, n, e->n_states,
+            (e->n_states > 0u) ? "states" : "NULL");
   host_text_printf(&c, "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
             "ai_handle *handle) {\n  return ai_create(&ai_model_%s, activations, "
             "activations_size, handle);\n}\n\n"
@@ -770,6 +801,9 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
       }
     }
     r.layers[k].output_bytes = output_bytes;
+  }
+  if (rc == UTVM_OK) {
+    rc = emit_states(&e);
   }
   if (rc == UTVM_OK) {
     r.n_inputs = e.model.n_inputs;

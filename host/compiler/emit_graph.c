@@ -101,6 +101,12 @@ static utvm_err_t mark_params(graph_emit_t *ge, const uint8_t *blob, size_t len)
     if ((index < 0) || (utvm_graph_input_entry(&ge->g, (uint32_t)index, &entry) != UTVM_OK)) {
       return emit_fail(ge->e, UTVM_ERR_EMIT_ARGUMENT, "parameters: %s is no graph input", name);
     }
+    if (strncmp(name, "state", 5u) == 0) {
+      return emit_fail(ge->e, UTVM_ERR_EMIT_ARGUMENT,
+                       "parameters: %s is a variable tensor (SVDF or LSTM state, updated in place): "
+                       "code from a graph keeps no state; compile the .tflite instead "
+                       "(utvm compile MODEL -o DIR)", name);
+    }
     ge->is_param[entry] = true;
   }
   return UTVM_OK;

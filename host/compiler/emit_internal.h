@@ -51,6 +51,8 @@ typedef struct {
   host_text_t externs;       /* NET.c's declarations of packed functions called */
   host_text_t io_decls;      /* NET.h's IO size macros and built-in IO buffers */
   host_text_t io_defs;       /* NET_data.c's built-in IO buffers */
+  host_text_t states;        /* NET.c's variable tensors (ai_state_info entries) */
+  uint32_t n_states;
   bool uses_w;
   bool uses_wp;              /* writable weights pointers (a packed call's DLTensor) */
   bool uses_a;

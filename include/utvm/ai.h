@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 /* Version of the descriptor layout below; generated code records the one it was made for. */
-#define UTVM_AI_API_VERSION 2u
+#define UTVM_AI_API_VERSION 3u
 /* Instances live at once (all models together). */
 #ifndef UTVM_AI_MAX_INSTANCES
 #define UTVM_AI_MAX_INSTANCES 4u
@@ -52,6 +52,10 @@ extern "C" {
 /* Most inputs plus outputs of a model whose IO has buffers of its own. */
 #ifndef UTVM_AI_MAX_IO
 #define UTVM_AI_MAX_IO 8u
+#endif
+/* Most variable tensors of a model (ai_model.states; a model with more is refused). */
+#ifndef UTVM_AI_MAX_STATES
+#define UTVM_AI_MAX_STATES 64u
 #endif
 /* Alignment of an application's input or output buffer (float32 IO is read as words). */
 #define UTVM_AI_IO_ALIGNMENT 4u
@@ -85,6 +89,14 @@ typedef struct {
   int32_t zero_point;
 } ai_tensor_info;
 
+/* A variable tensor of a model (the state SVDF and LSTM keep between runs): its place in the
+ * activations and the byte it starts as (its zero point for int8, else 0). */
+typedef struct {
+  uint32_t offset;
+  uint32_t bytes;
+  int32_t value;
+} ai_state_info;
+
 struct ai_model_s;
 /* An instance: a pointer into the library's pool, valid from ai_create to ai_destroy. */
 typedef struct ai_instance_s *ai_handle;
@@ -115,6 +127,8 @@ typedef struct ai_model_s {
   utvm_err_t (*create)(void *activations, size_t activations_size, ai_handle *handle);
   utvm_err_t (*run)(ai_handle handle);
   utvm_err_t (*destroy)(ai_handle handle);
+  uint32_t n_states;           /* variable tensors, reset by ai_create and ai_reset_state */
+  const ai_state_info *states;
 } ai_model;
 
 /* An input or output: the DLTensor (shape in this struct, so keep the struct where dl is used)
@@ -139,6 +153,11 @@ typedef struct {
  * bytes needed), UTVM_ERR_AI_INSTANCES; then *handle is NULL and ai_get_error(NULL) tells. */
 utvm_err_t ai_create(const ai_model *model, void *activations, size_t activations_size,
                      ai_handle *handle);
+
+/* Sets every variable tensor of the instance's model (the state SVDF and LSTM keep between
+ * runs) to its starting value, as TFLM's ResetVariableTensors; ai_create does it.
+ * UTVM_ERR_AI_ARGUMENT for a handle that is not live. */
+utvm_err_t ai_reset_state(ai_handle handle);
 
 /* Returns the instance to the pool (its activations stay the caller's). UTVM_ERR_AI_ARGUMENT
  * for a handle that is not live. */

@@ -258,6 +258,38 @@ utvm_err_t utvm_fully_connected_s16(const utvm_fully_connected_params_t *params,
                                     int32_t output_depth, const int16_t *input,
                                     const int8_t *filter, const void *bias, int16_t *output);
 
+/* ---- SVDF ---- */
+
+typedef struct {
+  int32_t batches;
+  int32_t input_size;
+  int32_t filters;          /* units x rank */
+  int32_t rank;
+  int32_t memory_size;
+  int32_t state_bits;       /* 8 or 16: the type of the state and the time weights */
+  int32_t input_offset;     /* -input zero point */
+  int32_t state_zero_point;
+  int32_t output_offset;    /* output zero point */
+  int32_t multiplier_1;     /* input x feature weights -> state */
+  int32_t shift_1;
+  int32_t multiplier_2;     /* state x time weights -> output */
+  int32_t shift_2;
+} utvm_svdf_params_t;
+
+/* Bytes of int32 scratch utvm_svdf_s8 needs: batches x (filters + units) x 4 (0 for invalid
+ * parameters). */
+size_t utvm_svdf_s8_scratch_size(const utvm_svdf_params_t *params);
+
+/* SVDF, int8 input [batches, input_size] and output [batches, units]: weights_feature int8
+ * [filters, input_size], weights_time [filters, memory_size] and the state [batches, filters x
+ * memory_size] both int8 or both int16 (state_bits), bias int32 [units] or NULL. The state is
+ * read and updated in place (the caller keeps it between calls). TFLM's integer SVDF applies no
+ * fused activation (only the int8 clamp): neither does this. BAD_PARAM for NULL pointers (the
+ * scratch included) or parameters out of range. */
+utvm_err_t utvm_svdf_s8(const utvm_svdf_params_t *params, const int8_t *input,
+                        const int8_t *weights_feature, const void *weights_time,
+                        const int32_t *bias, void *state, int8_t *output, void *scratch);
+
 /* ---- AVERAGE_POOL_2D, MAX_POOL_2D ---- */
 
 typedef struct {

@@ -86,6 +86,7 @@ typedef enum {
   X(TANH, 28, tanh)                                                                                \
   X(PAD, 34, pad)                                                                                  \
   X(TRANSPOSE, 39, transpose)                                                                      \
+  X(SVDF, 27, svdf)                                                                                \
   X(MEAN, 40, mean)                                                                                \
   X(SQUEEZE, 43, squeeze)                                                                          \
   X(STRIDED_SLICE, 45, strided_slice)                                                              \
@@ -139,7 +140,10 @@ typedef struct {
   size_t elements;              /* product of dims (1 for rank 0) */
   size_t bytes;                 /* elements * element_size */
   const uint8_t *data;          /* constant data (bytes long, aligned to element_size), or NULL
-                                   for a tensor computed at run time (activation, graph input) */
+                                   for a tensor computed at run time (activation, graph input,
+                                   variable) */
+  bool variable;                /* is_variable: an operator's state (SVDF, LSTM), kept from one
+                                   invocation to the next; never constant */
   uint32_t buffer;              /* index of its Buffer in the file */
   utvm_model_quant_t quant;
 } utvm_model_tensor_t;

@@ -87,7 +87,8 @@ extern "C" {
   X(A, SUB_S8, sub_s8)                                                                             \
   X(A, ADD_S16, add_s16)                                                                           \
   X(A, SUB_S16, sub_s16)                                                                           \
-  X(A, MUL_S16, mul_s16)
+  X(A, MUL_S16, mul_s16)                                                                           \
+  X(A, SVDF_S8, svdf_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -164,6 +165,7 @@ typedef struct {
     utvm_concat_params_t concat;
     utvm_pwl_params_t pwl;
     utvm_minmax_params_t minmax;
+    utvm_svdf_params_t svdf;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */
@@ -307,7 +309,9 @@ typedef enum {
   UTVM_EMIT_N_AXES,
   UTVM_EMIT_ACCUMULATOR,        /* UTVM_ACCUMULATE_32 or _64 */
   UTVM_EMIT_INPUT_LIST,         /* an array of every input operand as const void * */
-  UTVM_EMIT_TABLE               /* the 256-entry int8 table */
+  UTVM_EMIT_TABLE,              /* the 256-entry int8 table */
+  UTVM_EMIT_STATE               /* input operand index that the call updates in place (a
+                                   variable tensor: SVDF's state) */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

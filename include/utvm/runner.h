@@ -124,6 +124,11 @@ utvm_err_t utvm_runner_tensor(const utvm_runner_t *r, uint32_t index, utvm_runne
 utvm_err_t utvm_runner_input(const utvm_runner_t *r, uint32_t i, utvm_runner_tensor_t *t);
 utvm_err_t utvm_runner_output(const utvm_runner_t *r, uint32_t i, utvm_runner_tensor_t *t);
 
+/* Sets every variable tensor (the state SVDF and LSTM keep between invocations) to its zero
+ * point (int8) or 0, as TFLM's ResetVariableTensors; utvm_runner_init does it once.
+ * UTVM_ERR_RUNNER_ARGUMENT if the runner is not ready. */
+utvm_err_t utvm_runner_reset_state(utvm_runner_t *r);
+
 /* Runs operator k (< r->n_operators) alone, for per-layer timing; the operators before it must
  * have run. A kernel's error is returned with r->error naming the operator. */
 utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "utvm/ai.h"
 #include "utvm/text.h"
@@ -75,8 +76,19 @@ static bool ai_tensors_fit(const ai_tensor_info *t, uint32_t n, size_t activatio
   return ok;
 }
 
+/* Each state lies inside the activations. */
+static bool ai_states_fit(const ai_model *m) {
+  bool ok = (m->n_states == 0u) || (m->states != NULL);
+  uint32_t i;
+  for (i = 0u; ok && (i < m->n_states) && (i < UTVM_AI_MAX_STATES); i++) {
+    ok = (m->states[i].offset <= m->activations_size) &&
+         (m->states[i].bytes <= (m->activations_size - m->states[i].offset));
+  }
+  return ok && (m->n_states <= UTVM_AI_MAX_STATES);
+}
+
 static bool ai_model_valid(const ai_model *m) {
-  return (m->api_version == UTVM_AI_API_VERSION) && (m->network != NULL) &&
+  return (m->api_version == UTVM_AI_API_VERSION) && (m->network != NULL) && ai_states_fit(m) &&
          ((m->params != NULL) || (m->params_size == 0u)) &&
          (m->n_inputs <= UTVM_AI_MAX_IO) && (m->n_outputs <= (UTVM_AI_MAX_IO - m->n_inputs)) &&
          ai_tensors_fit(m->inputs, m->n_inputs, m->activations_size) &&
@@ -117,6 +129,15 @@ static void ai_bind_defaults(struct ai_instance_s *h) {
   }
 }
 
+/* Every variable tensor of h's model to its starting value. */
+static void ai_reset_states(const struct ai_instance_s *h) {
+  uint32_t i;
+  for (i = 0u; (i < h->model->n_states) && (i < UTVM_AI_MAX_STATES); i++) {
+    const ai_state_info *s = &h->model->states[i];
+    (void)memset(&h->activations[s->offset], s->value, s->bytes);
+  }
+}
+
 /* ---- the API ---- */
 
 utvm_err_t ai_create(const ai_model *model, void *activations, size_t activations_size,
@@ -135,7 +156,7 @@ utvm_err_t ai_create(const ai_model *model, void *activations, size_t activation
   if (!ai_model_valid(model)) {
     return ai_fail(e, UTVM_ERR_AI_MODEL,
                    "ai_create: model descriptor malformed, with more than UTVM_AI_MAX_IO inputs "
-                   "and outputs, or not of API version 2");
+                   "and outputs, or not of API version 3");
   }
   if (act == NULL) {
     act = model->builtin_activations;
@@ -160,6 +181,7 @@ utvm_err_t ai_create(const ai_model *model, void *activations, size_t activation
       ai_pool[i].model = model;
       ai_pool[i].activations = act;
       ai_bind_defaults(&ai_pool[i]);
+      ai_reset_states(&ai_pool[i]);
       ai_clear(&ai_pool[i].error);
       ai_clear(e);
       *handle = &ai_pool[i];
@@ -380,4 +402,15 @@ utvm_err_t ai_get_error(ai_handle handle, ai_error *e) {
   }
   *e = *src;
   return UTVM_OK;
+}
+
+utvm_err_t ai_reset_state(ai_handle handle) {
+  struct ai_instance_s *h = ai_live(handle);
+  utvm_err_t err = UTVM_OK;
+  if (h == NULL) {
+    err = ai_fail(&ai_library_error, UTVM_ERR_AI_ARGUMENT, "ai_reset_state: handle is not live");
+  } else {
+    ai_reset_states(h);
+  }
+  return err;
 }

@@ -15,8 +15,11 @@
 #include "utvm/model.h"
 
 #define WS_ALIGN 8u
-/* Internal flag of a buffer while the steps are built: an operator has written it. */
+/* Internal flags of a buffer while the steps are built: an operator has written it; a variable
+ * tensor (alive from the first step to the last, and between invocations: never shared, never
+ * placed apart with the graph's inputs and outputs). */
 #define FLAG_WRITTEN 0x80000000u
+#define FLAG_STATE 0x40000000u
 
 typedef struct {
   uint32_t n_buffers;          /* computed (non-constant) tensors */
@@ -167,6 +170,9 @@ static utvm_err_t step_writes(const layout_t *l, utvm_text_t *text, uint32_t i,
     uint32_t b = l->map[t];
     if (b == UTVM_PLAN_NONE) {
       err = flow_error(text, i, (int32_t)op->code, t, " is constant, written by an operator");
+    } else if ((l->buffers[b].flags & FLAG_STATE) != 0u) {
+      err = flow_error(text, i, (int32_t)op->code, t,
+                       " is a variable tensor, written as an operator's output");
     } else if ((l->buffers[b].flags & UTVM_PLAN_INPUT) != 0u) {
       err = flow_error(text, i, (int32_t)op->code, t, " is a graph input, written by an operator");
     } else if ((l->buffers[b].flags & FLAG_WRITTEN) != 0u) {
@@ -253,7 +259,7 @@ static utvm_err_t build_buffers(const utvm_model_t *m, const layout_t *l, uint32
       } else {
         l->map[i] = b;
         l->buffers[b].size = (uint32_t)t.bytes;
-        l->buffers[b].flags = 0u;
+        l->buffers[b].flags = t.variable ? (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT | FLAG_STATE) : 0u;
         b++;
       }
     }
@@ -338,8 +344,9 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
     return err;
   }
   for (i = 0u; i < c.n_buffers; i++) {
-    l.buffers[i].flags &= ~FLAG_WRITTEN;
-    if (((options & UTVM_MODEL_PLAN_IO_SEPARATE) != 0u) &&
+    const bool state = (l.buffers[i].flags & FLAG_STATE) != 0u;
+    l.buffers[i].flags &= ~(FLAG_WRITTEN | FLAG_STATE);
+    if (((options & UTVM_MODEL_PLAN_IO_SEPARATE) != 0u) && !state &&
         ((l.buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u)) {
       l.buffers[i].flags |= UTVM_PLAN_APART;
     }

@@ -250,9 +250,7 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
     return UTVM_ERR_MODEL_UNSUPPORTED_TYPE;
   }
   out->type = (utvm_model_type_t)type;
-  if (variable) {
-    return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "variable tensors unsupported");
-  }
+  out->variable = variable;
   if (sparsity.vsize != 0u) {
     return rd_fail(r, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "sparse tensors unsupported");
   }
@@ -304,7 +302,8 @@ static utvm_err_t decode_tensor(rd_t *r, const utvm_model_t *m, uint32_t index,
                                     "16-byte aligned address)");
       return UTVM_ERR_MODEL_BAD_DATA;
     }
-    out->data = data;
+    /* a variable tensor's stored value is not read: it starts at its zero point, as in TFLM */
+    out->data = variable ? NULL : data;
   }
   return UTVM_OK;
 }

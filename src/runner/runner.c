@@ -236,7 +236,21 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   r->ops_ = l.ops;
   r->records_ = l.region;
   r->ready_ = true;
-  return UTVM_OK;
+  return utvm_runner_reset_state(r);
+}
+
+utvm_err_t utvm_runner_reset_state(utvm_runner_t *r) {
+  uint32_t i;
+  utvm_err_t err = ((r == NULL) || !r->ready_) ? UTVM_ERR_RUNNER_ARGUMENT : UTVM_OK;
+  for (i = 0u; (err == UTVM_OK) && (i < r->model_->n_tensors); i++) {
+    utvm_model_tensor_t t;
+    err = utvm_model_tensor(r->model_, i, &t);
+    if ((err == UTVM_OK) && t.variable && (r->offsets_[i] != UTVM_PLAN_NO_OFFSET)) {
+      const int32_t value = (t.type == UTVM_MODEL_INT8) ? t.quant.zero_point : 0;
+      (void)memset(&r->arena_[r->offsets_[i]], value, t.bytes);
+    }
+  }
+  return err;
 }
 
 utvm_err_t utvm_runner_tensor(const utvm_runner_t *r, uint32_t index, utvm_runner_tensor_t *t) {

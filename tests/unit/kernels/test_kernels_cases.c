@@ -793,6 +793,36 @@ static void test_s16_weighted(void **state) {
                                             filter, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* SVDF on a hand-worked case (one batch, one filter, memory 2) and its parameter checks. */
+static void test_svdf(void **state) {
+  /* feature: 2*(3-1) + 1*(5-1) = 8, rescaled x1 (2^30, shift 1) into the newest state slot;
+   * time: 3*old + 2*8 with the old slot 4 -> 28, bias 2 -> 30, rescaled x0.5 -> 15, +1 */
+  const int8_t input[2] = {3, 5};
+  const int8_t feature[2] = {2, 1};
+  const int16_t time[2] = {3, 2};
+  const int32_t bias[1] = {2};
+  int16_t st[2] = {0, 4};
+  int32_t scratch[2];
+  int8_t out[1] = {0};
+  utvm_svdf_params_t p = {1, 2, 1, 1, 2, 16, -1, 0, 1, 1 << 30, 1, 1 << 30, 0};
+  (void)state;
+  assert_int_equal(utvm_svdf_s8_scratch_size(&p), 8u);
+  assert_int_equal(utvm_svdf_s8(&p, input, feature, time, bias, st, out, scratch), UTVM_OK);
+  assert_int_equal(st[0], 4); /* shifted */
+  assert_int_equal(st[1], 8); /* newest */
+  assert_int_equal(out[0], 16);
+  assert_int_equal(utvm_svdf_s8(&p, input, feature, time, bias, st, out, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  p.state_bits = 12;
+  assert_int_equal(utvm_svdf_s8(&p, input, feature, time, bias, st, out, scratch),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_svdf_s8_scratch_size(&p), 0u);
+  p.state_bits = 16;
+  p.rank = 2; /* does not divide 1 filter */
+  assert_int_equal(utvm_svdf_s8(&p, input, feature, time, bias, st, out, scratch),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -814,6 +844,7 @@ int main(void) {
       cmocka_unit_test(test_concatenation),
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_s16_weighted),
+      cmocka_unit_test(test_svdf),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_prepare_helpers),

@@ -558,6 +558,65 @@ static void test_elementwise_refusals(void **state) {
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "operator 0 (NEG): unsupported operator");
 }
 
+/* SVDF: t0 int8[1,4] input, t1 int8[2,4] feature weights, t2 int16[2,3] time weights, t3
+ * int32[2] bias, t4 int16[1,6] variable state -> t5 int8[1,2]; rank 1. */
+static void svdf_spec(tb_spec_t *s) {
+  tb_default(s);
+  s->builtin[0] = 27;
+  s->deprecated[0] = 27;
+  s->n_tensors = 6u;
+  s->t[0] = (tb_tensor_t){2u, {1, 4}, 9, 0u, "in", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[1] = (tb_tensor_t){2u, {2, 4}, 9, 1u, "feature", 1u, {0.25f}, 1u, {0}, 0, false, false};
+  s->t[2] = (tb_tensor_t){2u, {2, 3}, 7, 2u, "time", 1u, {0.125f}, 1u, {0}, 0, false, false};
+  s->t[3] = (tb_tensor_t){1u, {2}, 2, 3u, "bias", 1u, {0.0625f}, 1u, {0}, 0, false, false};
+  s->t[4] = (tb_tensor_t){2u, {1, 6}, 7, 0u, "state", 1u, {0.5f}, 1u, {0}, 0, false, true};
+  s->t[5] = (tb_tensor_t){2u, {1, 2}, 9, 0u, "out", 1u, {0.75f}, 1u, {5}, 0, false, false};
+  s->n_buffers = 4u;
+  s->buffer_len[1] = 8u;
+  s->buffer_len[2] = 12u;
+  s->buffer_len[3] = 8u;
+  s->outputs[0] = 5;
+  s->op[0] = (tb_op_t){0u, 5u, {0, 1, 2, 3, 4}, 1u, {5}, 6u, 1u, {{0u, 4u, 1u}}};
+}
+
+/* SVDF checks its operands as TFLM's PrepareSvdf does, and its state is a variable tensor. */
+static void test_svdf_errors(void **state) {
+  tb_spec_t s;
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  (void)state;
+  svdf_spec(&s);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA); /* prepared */
+  s.t[4].variable = false;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_GRAPH,
+                       "operator 0 (SVDF): tensor 4 is read before any operator writes it");
+  svdf_spec(&s);
+  s.op[0].fields[0].value = 3u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SVDF): options: rank 3 does not divide");
+  svdf_spec(&s);
+  s.op[0].in[3] = -1;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPERANDS,
+                       "operator 0 (SVDF): inputs: a required input is absent (-1)");
+  svdf_spec(&s);
+  s.t[3].scales[0] = 0.5f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "bias scale is not the state's times the time weights'");
+  svdf_spec(&s);
+  s.t[4].type = 9;
+  s.t[4].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "state is int8, not int16");
+  svdf_spec(&s);
+  s.t[4].dims[1] = 5;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "state [1,5] is not [1,6]");
+  svdf_spec(&s);
+  s.t[1].zps[0] = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "weights zero point 2 is not 0");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -875,8 +934,10 @@ static void test_built_errors(void **state) {
   s.t[2].sparse = true;
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "tensor 2: sparse tensors unsupported");
   tb_default(&s);
-  s.t[2].variable = true;
-  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "tensor 2: variable tensors unsupported");
+  s.t[2].variable = true; /* a variable tensor may not be an operator's output */
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_GRAPH,
+                       "operator 0 (FULLY_CONNECTED): tensor 2 is a variable tensor, written as "
+                       "an operator's output");
   tb_default(&s);
   s.t[0].type = 5;
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_TYPE, "tensor 0: unsupported type STRING");
@@ -1088,6 +1149,7 @@ int main(void) {
       cmocka_unit_test(test_operator_cases),
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_split_errors),
+      cmocka_unit_test(test_svdf_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_elementwise_refusals),
       cmocka_unit_test(test_built_errors),

@@ -232,6 +232,42 @@ static void test_ops2_pairs(void **state) {
   assert_int_equal(pairs, 279);
 }
 
+/* A model with state (SVDF): a second run continues from the first one's state, and
+ * utvm_runner_reset_state goes back to the start (the output of one run from the start is
+ * TFLM's). */
+static void test_state_persists_and_resets(void **state) {
+  (void)state;
+  rt_instance_t in;
+  uint8_t *data = setup_file(&in, "ops2/svdf_rank2_i8.tflite");
+  size_t in_size = 0u;
+  size_t out_size = 0u;
+  uint8_t *input = rt_load("ops2/svdf_rank2_i8_in0.bin", &in_size);
+  uint8_t *expected = rt_load("ops2/svdf_rank2_i8_out0.tflm.bin", &out_size);
+  utvm_runner_tensor_t t;
+  utvm_runner_tensor_t out;
+  assert_non_null(input);
+  assert_non_null(expected);
+  assert_int_equal(utvm_runner_input(&in.runner, 0u, &t), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&in.runner, 0u, &out), UTVM_OK);
+  assert_int_equal(t.bytes, in_size);
+  assert_int_equal(out.bytes, out_size);
+  (void)memcpy(t.data, input, in_size);
+  assert_int_equal(utvm_runner_invoke(&in.runner), UTVM_OK);
+  assert_memory_equal(out.const_data, expected, out_size);
+  (void)memcpy(t.data, input, in_size);
+  assert_int_equal(utvm_runner_invoke(&in.runner), UTVM_OK);
+  assert_true(memcmp(out.const_data, expected, out_size) != 0); /* the state moved on */
+  assert_int_equal(utvm_runner_reset_state(&in.runner), UTVM_OK);
+  (void)memcpy(t.data, input, in_size);
+  assert_int_equal(utvm_runner_invoke(&in.runner), UTVM_OK);
+  assert_memory_equal(out.const_data, expected, out_size);
+  assert_int_equal(utvm_runner_reset_state(NULL), UTVM_ERR_RUNNER_ARGUMENT);
+  free(input);
+  free(expected);
+  rt_teardown(&in);
+  free(data);
+}
+
 /* Each real model's arena plus workspace is below TFLM's arena; prints the table of README.md. */
 static void test_memory_below_tflm(void **state) {
   (void)state;
@@ -349,6 +385,7 @@ int main(void) {
       cmocka_unit_test(test_refdata_pairs),
       cmocka_unit_test(test_ops_pairs),
       cmocka_unit_test(test_ops2_pairs),
+      cmocka_unit_test(test_state_persists_and_resets),
       cmocka_unit_test(test_memory_below_tflm),
       cmocka_unit_test(test_argument_errors),
   };
