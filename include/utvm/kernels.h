@@ -545,6 +545,44 @@ utvm_err_t utvm_mean_s8(const utvm_mean_params_t *params, const utvm_shape_t *in
                         const int8_t *input, const int32_t *axes, int32_t num_axes,
                         int8_t *output);
 
+/* What utvm_reduce computes. */
+typedef enum {
+  UTVM_REDUCE_MEAN = 0,
+  UTVM_REDUCE_SUM = 1,
+  UTVM_REDUCE_MAX = 2,
+  UTVM_REDUCE_MIN = 3
+} utvm_reduce_op_t;
+
+typedef struct {
+  int32_t op;                /* utvm_reduce_op_t */
+  int32_t element_size;      /* 1 int8, 2 int16 (MAX and MIN: int8 only, as TFLM) */
+  int32_t input_zero_point;  /* MEAN, SUM */
+  int32_t output_zero_point;
+  int32_t multiplier;        /* input scale / output scale (MEAN, SUM) */
+  int32_t shift;             /* -31..31 */
+} utvm_reduce_params_t;
+
+/* MEAN, SUM, REDUCE_MAX or REDUCE_MIN over the given axes (as utvm_mean_s8): MEAN and SUM
+ * rescaled as TFLite's QuantizedMeanOrSum, MAX and MIN the raw extreme (input and output of one
+ * quantization). BAD_PARAM for an unknown op or element size, values out of range, an axis
+ * outside the rank; BAD_SHAPE for an invalid shape. */
+utvm_err_t utvm_reduce(const utvm_reduce_params_t *params, const utvm_shape_t *input_shape,
+                       const void *input, const int32_t *axes, int32_t num_axes, void *output);
+
+/* ARG_MAX / ARG_MIN of int8 along one axis (the input seen as [outer, axis_size, inner]): the
+ * index of the first largest / smallest value, as int32 (TFLM's types). */
+typedef struct {
+  int32_t outer;
+  int32_t axis_size;
+  int32_t inner;
+  int32_t is_max;            /* 1: ARG_MAX, 0: ARG_MIN */
+} utvm_arg_min_max_params_t;
+
+/* BAD_PARAM for NULL pointers, sizes < 1 or a product over 2^31; the output holds outer x
+ * inner indices. */
+utvm_err_t utvm_arg_min_max_s8(const utvm_arg_min_max_params_t *params, const int8_t *input,
+                               int32_t *output);
+
 /* ---- QUANTIZE, DEQUANTIZE ---- */
 
 typedef struct {

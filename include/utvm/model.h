@@ -81,30 +81,35 @@ typedef enum {
   X(LOGISTIC, 14, logistic)                                                                        \
   X(MAX_POOL_2D, 17, max_pool_2d)                                                                  \
   X(MUL, 18, mul)                                                                                  \
-  X(RESHAPE, 22, reshape)                                                                          \
-  X(SOFTMAX, 25, softmax)                                                                          \
-  X(TANH, 28, tanh)                                                                                \
-  X(PAD, 34, pad)                                                                                  \
-  X(TRANSPOSE, 39, transpose)                                                                      \
-  X(SVDF, 27, svdf)                                                                                \
-  X(MEAN, 40, mean)                                                                                \
-  X(SQUEEZE, 43, squeeze)                                                                          \
-  X(STRIDED_SLICE, 45, strided_slice)                                                              \
-  X(SPLIT, 49, split)                                                                              \
-  X(SLICE, 65, slice)                                                                              \
-  X(EXPAND_DIMS, 70, expand_dims)                                                                  \
-  X(PACK, 83, pack)                                                                                \
-  X(UNPACK, 88, unpack)                                                                            \
-  X(SPLIT_V, 102, split_v)                                                                         \
-  X(QUANTIZE, 114, quantize)                                                                       \
   X(RELU, 19, relu)                                                                                \
   X(RELU_N1_TO_1, 20, relu_n1_to_1)                                                                \
   X(RELU6, 21, relu6)                                                                              \
+  X(RESHAPE, 22, reshape)                                                                          \
+  X(SOFTMAX, 25, softmax)                                                                          \
+  X(SVDF, 27, svdf)                                                                                \
+  X(TANH, 28, tanh)                                                                                \
+  X(PAD, 34, pad)                                                                                  \
+  X(TRANSPOSE, 39, transpose)                                                                      \
+  X(MEAN, 40, mean)                                                                                \
   X(SUB, 41, sub)                                                                                  \
+  X(SQUEEZE, 43, squeeze)                                                                          \
+  X(STRIDED_SLICE, 45, strided_slice)                                                              \
+  X(SPLIT, 49, split)                                                                              \
   X(MAXIMUM, 55, maximum)                                                                          \
+  X(ARG_MAX, 56, arg_max)                                                                          \
   X(MINIMUM, 57, minimum)                                                                          \
+  X(SLICE, 65, slice)                                                                              \
+  X(EXPAND_DIMS, 70, expand_dims)                                                                  \
+  X(SUM, 74, sum)                                                                                  \
+  X(ARG_MIN, 79, arg_min)                                                                          \
+  X(REDUCE_MAX, 82, reduce_max)                                                                    \
+  X(PACK, 83, pack)                                                                                \
+  X(UNPACK, 88, unpack)                                                                            \
+  X(REDUCE_MIN, 89, reduce_min)                                                                    \
   X(LEAKY_RELU, 98, leaky_relu)                                                                    \
-  X(ABS, 101, abs)
+  X(ABS, 101, abs)                                                                                 \
+  X(SPLIT_V, 102, split_v)                                                                         \
+  X(QUANTIZE, 114, quantize)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

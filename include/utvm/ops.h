@@ -88,7 +88,9 @@ extern "C" {
   X(A, ADD_S16, add_s16)                                                                           \
   X(A, SUB_S16, sub_s16)                                                                           \
   X(A, MUL_S16, mul_s16)                                                                           \
-  X(A, SVDF_S8, svdf_s8)
+  X(A, SVDF_S8, svdf_s8)                                                                           \
+  X(A, REDUCE, reduce)                                                                             \
+  X(A, ARG_MIN_MAX_S8, arg_min_max_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -166,6 +168,8 @@ typedef struct {
     utvm_pwl_params_t pwl;
     utvm_minmax_params_t minmax;
     utvm_svdf_params_t svdf;
+    utvm_reduce_params_t reduce;
+    utvm_arg_min_max_params_t arg;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -823,6 +823,40 @@ static void test_svdf(void **state) {
                    UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* utvm_reduce's MAX/MIN and utvm_arg_min_max_s8 (first index of the extreme) on a hand case,
+ * and their parameter checks. */
+static void test_reduce_extremes_and_arg(void **state) {
+  const int8_t input[8] = {3, -7, 9, 9, -128, 127, 0, -128}; /* [2,4] */
+  const utvm_shape_t shape = {2, {2, 4, 0, 0, 0, 0}};
+  const int32_t axis1 = 1;
+  int8_t out[2];
+  int32_t idx[2];
+  utvm_reduce_params_t p = {(int32_t)UTVM_REDUCE_MAX, 1, 0, 0, 0, 0};
+  (void)state;
+  assert_int_equal(utvm_reduce(&p, &shape, input, &axis1, 1, out), UTVM_OK);
+  assert_int_equal(out[0], 9);
+  assert_int_equal(out[1], 127);
+  p.op = (int32_t)UTVM_REDUCE_MIN;
+  assert_int_equal(utvm_reduce(&p, &shape, input, &axis1, 1, out), UTVM_OK);
+  assert_int_equal(out[0], -7);
+  assert_int_equal(out[1], -128);
+  p.element_size = 2; /* MAX/MIN are int8 only */
+  assert_int_equal(utvm_reduce(&p, &shape, input, &axis1, 1, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 1;
+  p.op = 7;
+  assert_int_equal(utvm_reduce(&p, &shape, input, &axis1, 1, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  utvm_arg_min_max_params_t a = {2, 4, 1, 1};
+  assert_int_equal(utvm_arg_min_max_s8(&a, input, idx), UTVM_OK);
+  assert_int_equal(idx[0], 2); /* the first 9 */
+  assert_int_equal(idx[1], 1);
+  a.is_max = 0;
+  assert_int_equal(utvm_arg_min_max_s8(&a, input, idx), UTVM_OK);
+  assert_int_equal(idx[0], 1);
+  assert_int_equal(idx[1], 0); /* the first -128 */
+  a.inner = 0;
+  assert_int_equal(utvm_arg_min_max_s8(&a, input, idx), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -845,6 +879,7 @@ int main(void) {
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_s16_weighted),
       cmocka_unit_test(test_svdf),
+      cmocka_unit_test(test_reduce_extremes_and_arg),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_prepare_helpers),

@@ -617,6 +617,63 @@ static void test_svdf_errors(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "weights zero point 2 is not 0");
 }
 
+/* A reduction or ARG_MAX/ARG_MIN (code, options type) of t0 int8[2,4] along the constant
+ * axis t1 = *axis into t2 (int8 [2] for reductions, int32 [2] for ARG_*). */
+static void reduce_spec(tb_spec_t *s, int32_t code, uint8_t options, const int32_t *axis) {
+  const bool arg = (code == 56) || (code == 79);
+  tb_default(s);
+  s->builtin[0] = code;
+  s->deprecated[0] = (int8_t)code;
+  s->t[0] = (tb_tensor_t){2u, {2, 4}, 9, 0u, "in", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[1] = (tb_tensor_t){1u, {1}, 2, 1u, "axis", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->t[2] = arg ? (tb_tensor_t){1u, {2}, 2, 0u, "out", 0u, {0.0f}, 0u, {0}, 0, false, false}
+                : (tb_tensor_t){1u, {2}, 9, 0u, "out", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->buffer_len[1] = 4u;
+  s->buffer_data[1] = axis;
+  s->op[0] = (tb_op_t){0u, 2u, {0, 1}, 1u, {2}, options, 1u, {{0u, 1u, arg ? 2u : 0u}}};
+}
+
+/* The reductions and ARG_MAX/ARG_MIN refuse what TFLM's kernels do not take. */
+static void test_reduce_errors(void **state) {
+  tb_spec_t s;
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  const int32_t axis1 = 1;
+  const int32_t axis5 = 5;
+  (void)state;
+  reduce_spec(&s, 82, 27u, &axis1); /* REDUCE_MAX */
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA);
+  s.t[2].scales[0] = 0.25f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (REDUCE_MAX): input and output scales or zero points differ");
+  reduce_spec(&s, 89, 27u, &axis1); /* REDUCE_MIN, int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (REDUCE_MIN): int16: TFLM's REDUCE_MAX and REDUCE_MIN have "
+                       "int8 only");
+  reduce_spec(&s, 74, 27u, &axis5); /* SUM */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "operator 0 (SUM): axis 5 is outside input");
+  reduce_spec(&s, 56, 40u, &axis1); /* ARG_MAX */
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA);
+  s.op[0].fields[0].value = 4u; /* INT64 */
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (ARG_MAX): options: output_type 4 is not INT32");
+  reduce_spec(&s, 79, 57u, &axis5); /* ARG_MIN */
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "operator 0 (ARG_MIN): options: axis 5");
+  reduce_spec(&s, 79, 57u, &axis1);
+  s.t[2].dims[0] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (ARG_MIN): output [4] does not fit input [2,4]");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -1150,6 +1207,7 @@ int main(void) {
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_svdf_errors),
+      cmocka_unit_test(test_reduce_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_elementwise_refusals),
       cmocka_unit_test(test_built_errors),

@@ -1,4 +1,6 @@
-/* MEAN (int8, constant axes, keep_dims): options, prepare, run, op params, emit. */
+/* MEAN, SUM (int8, int16), REDUCE_MAX and REDUCE_MIN (int8; TFLM has no int16 for them) over
+ * constant axes, keep_dims: options, prepare, run, op params, emit. An int8 MEAN keeps its kernel
+ * function (utvm_k_mean_s8); the others call utvm_k_reduce. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +18,7 @@ typedef struct {
   utvm_shape_t input_shape;
   int32_t n_axes;
   int32_t axes[UTVM_KERNEL_MAX_RANK];
-  utvm_mean_params_t params;
+  utvm_reduce_params_t params;
 } mean_record_t;
 
 static size_t mean_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -82,9 +84,42 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
   (void)size;
   (void)memset(&in, 0, sizeof(in));
   (void)memset(&out, 0, sizeof(out));
+  bool s16 = false;
   utvm_err_t err = ops_options(c, mean_options, N_OPTIONS, &keep_dims);
+  bool out_s16 = false;
   if (err == UTVM_OK) {
-    err = ops_load_q8(c, &in, &out);
+    err = ops_load(c, 0u, &in);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, &out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, &in, "input", &s16);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, &out, "output", &out_s16);
+  }
+  if ((err == UTVM_OK) && (s16 != out_s16)) {
+    err = ops_check_type(c, &out, "output", in.t.type);
+  }
+  rec->params.op = (int32_t)UTVM_REDUCE_MEAN;
+  if (c->op->code == UTVM_MODEL_OP_SUM) {
+    rec->params.op = (int32_t)UTVM_REDUCE_SUM;
+  } else if (c->op->code == UTVM_MODEL_OP_REDUCE_MAX) {
+    rec->params.op = (int32_t)UTVM_REDUCE_MAX;
+  } else if (c->op->code == UTVM_MODEL_OP_REDUCE_MIN) {
+    rec->params.op = (int32_t)UTVM_REDUCE_MIN;
+  } else {
+    /* MEAN */
+  }
+  const bool extreme = (rec->params.op == (int32_t)UTVM_REDUCE_MAX) ||
+                       (rec->params.op == (int32_t)UTVM_REDUCE_MIN);
+  if ((err == UTVM_OK) && extreme && s16) {
+    err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
+                   "int16: TFLM's REDUCE_MAX and REDUCE_MIN have int8 only");
+  }
+  if ((err == UTVM_OK) && extreme) {
+    err = ops_check_same_quant(c, &in, &out);
   }
   if (err == UTVM_OK) {
     err = mean_axes(c, &in, rec, reduced);
@@ -92,9 +127,17 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
   if ((err == UTVM_OK) && !mean_output_fits(&in, &out, reduced, keep_dims != 0)) {
     err = ops_fail_fit(c, "output", &out, "input and axes of", &in);
   }
-  if (err == UTVM_OK) {
-    err = utvm_mean_params_s8(in.t.quant.scale, in.t.quant.zero_point, out.t.quant.scale,
-                              out.t.quant.zero_point, &rec->params);
+  rec->params.element_size = 1;
+  if (s16) {
+    rec->params.element_size = 2;
+  }
+  rec->params.input_zero_point = in.t.quant.zero_point;
+  rec->params.output_zero_point = out.t.quant.zero_point;
+  rec->params.multiplier = 0;
+  rec->params.shift = 0;
+  if ((err == UTVM_OK) && !extreme) {
+    err = utvm_quantize_multiplier((double)in.t.quant.scale / (double)out.t.quant.scale,
+                                   &rec->params.multiplier, &rec->params.shift);
     err = (err == UTVM_OK) ? ops_check_shift(c, rec->params.shift)
                            : ops_fail_kernel(c, err, "scales");
   }
@@ -107,25 +150,45 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
 
 static utvm_err_t mean_execute(const void *record, uint8_t *arena) {
   const mean_record_t *r = (const mean_record_t *)record;
-  return utvm_mean_s8(&r->params, &r->input_shape, ops_in_s8(arena, &r->input), r->axes,
-                      r->n_axes, ops_out_s8(arena, r->output));
+  return utvm_reduce(&r->params, &r->input_shape, ops_in(arena, &r->input), r->axes, r->n_axes,
+                     &arena[r->output]);
 }
 
 static void mean_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const mean_record_t *r = (const mean_record_t *)record;
   int32_t i;
   (void)core;
-  p->kind = UTVM_OP_MEAN_S8;
   p->shapes[0] = r->input_shape;
   p->n_axes = r->n_axes;
   for (i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
     p->axes[i] = r->axes[i];
   }
-  p->p.mean = r->params;
+  if ((r->params.op == (int32_t)UTVM_REDUCE_MEAN) && (r->params.element_size == 1)) {
+    p->kind = UTVM_OP_MEAN_S8;
+    p->p.mean.input_zero_point = r->params.input_zero_point;
+    p->p.mean.output_zero_point = r->params.output_zero_point;
+    p->p.mean.multiplier = r->params.multiplier;
+    p->p.mean.shift = r->params.shift;
+  } else {
+    p->kind = UTVM_OP_REDUCE;
+    p->p.reduce = r->params;
+  }
 }
 
+/* ReducerOptions (BuiltinOptions 27) for all four. */
 const utvm_op_t utvm_op_mean = {(int32_t)UTVM_MODEL_OP_MEAN, 2u, 2u, 27u, mean_record_size, NULL,
                                 mean_prepare, mean_execute, mean_export, ops_inputs_1, 0u, 0u, NULL};
+
+const utvm_op_t utvm_op_sum = {(int32_t)UTVM_MODEL_OP_SUM, 2u, 2u, 27u, mean_record_size, NULL,
+                               mean_prepare, mean_execute, mean_export, ops_inputs_1, 0u, 0u, NULL};
+
+const utvm_op_t utvm_op_reduce_max = {(int32_t)UTVM_MODEL_OP_REDUCE_MAX, 2u, 2u, 27u,
+                                      mean_record_size, NULL, mean_prepare, mean_execute,
+                                      mean_export, ops_inputs_1, 0u, 0u, NULL};
+
+const utvm_op_t utvm_op_reduce_min = {(int32_t)UTVM_MODEL_OP_REDUCE_MIN, 2u, 2u, 27u,
+                                      mean_record_size, NULL, mean_prepare, mean_execute,
+                                      mean_export, ops_inputs_1, 0u, 0u, NULL};
 
 /* ---- The kernel function utvm_k_mean_s8 ---- */
 
@@ -138,7 +201,8 @@ static void mean_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_block(w, &p->p.mean, sizeof(p->p.mean));
 }
 
-static const char *mean_check(utvm_op_params_t *p) {
+/* The input shape and axes of a reduction kind, operands of type. */
+static const char *reduce_check_as(utvm_op_params_t *p, utvm_op_type_t type) {
   bool reduced[UTVM_KERNEL_MAX_RANK] = {false, false, false, false, false, false};
   uint64_t e = 0u;
   uint64_t out = 1u;
@@ -169,9 +233,13 @@ static const char *mean_check(utvm_op_params_t *p) {
   for (i = 0; i < rank; i++) {
     out *= reduced[i] ? 1u : (uint64_t)p->shapes[0].dims[i];
   }
-  (void)ops_set_operand(p, 0u, UTVM_OP_TYPE_INT8, e);
-  (void)ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, out);
+  (void)ops_set_operand(p, 0u, type, e);
+  (void)ops_set_operand(p, 1u, type, out);
   return NULL;
+}
+
+static const char *mean_check(utvm_op_params_t *p) {
+  return reduce_check_as(p, UTVM_OP_TYPE_INT8);
 }
 
 static utvm_err_t mean_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
@@ -188,3 +256,36 @@ static const utvm_op_emit_slot_t mean_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM
 
 const utvm_op_emit_t utvm_op_emit_mean_s8 = {"utvm_mean_params_t",
     "input_zero_point output_zero_point multiplier shift", mean_s8_args};
+
+/* ---- The kernel function utvm_k_reduce ---- */
+
+typedef char reduce_check_params[(sizeof(utvm_reduce_params_t) == 24u) ? 1 : -1];
+
+static void reduce_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, &p->shapes[0], sizeof(p->shapes[0]));
+  ops_walk_i32(w, &p->n_axes);
+  ops_walk_block(w, p->axes, sizeof(p->axes));
+  ops_walk_block(w, &p->p.reduce, sizeof(p->p.reduce));
+}
+
+static const char *reduce_check(utvm_op_params_t *p) {
+  const int32_t size = p->p.reduce.element_size;
+  if ((size != 1) && (size != 2)) {
+    return "element size is not 1 or 2";
+  }
+  return reduce_check_as(p, (size == 2) ? UTVM_OP_TYPE_INT16 : UTVM_OP_TYPE_INT8);
+}
+
+static utvm_err_t reduce_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_reduce(&p->p.reduce, &p->shapes[0], data[0], p->axes, p->n_axes, data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_reduce = {reduce_walk, reduce_check, NULL, reduce_run};
+
+static const utvm_op_emit_slot_t reduce_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_AXES, 0u}, {UTVM_EMIT_N_AXES, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_reduce = {"utvm_reduce_params_t",
+    "op element_size input_zero_point output_zero_point multiplier shift", reduce_args};
