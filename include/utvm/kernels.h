@@ -534,6 +534,30 @@ utvm_err_t utvm_requantize_s8(const utvm_requantize_params_t *params, int32_t si
 utvm_err_t utvm_dequantize_s8_f32(float scale, int32_t zero_point, int32_t size,
                                   const int8_t *input, float *output);
 
+/* QUANTIZE float32 -> int16: round(x / scale) + zero_point, saturated (scale > 0, zero point
+ * int16). */
+utvm_err_t utvm_quantize_f32_s16(float scale, int32_t zero_point, int32_t size,
+                                 const float *input, int16_t *output);
+
+/* QUANTIZE between int8 and int16 (int16 -> int8, int8 -> int16, int16 -> int16). */
+typedef struct {
+  int32_t input_zero_point;  /* in the input's range */
+  int32_t output_zero_point; /* in the output's range */
+  int32_t multiplier;        /* input scale / output scale */
+  int32_t shift;             /* -31..31 */
+  int32_t input_size;        /* element bytes: 1 int8, 2 int16 */
+  int32_t output_size;
+} utvm_requantize_q_params_t;
+
+/* Requantizes size elements: BAD_PARAM for NULL, element sizes other than 1 or 2, zero points
+ * outside their type or a shift outside -31..31. input and output must not overlap. */
+utvm_err_t utvm_requantize_q(const utvm_requantize_q_params_t *params, int32_t size,
+                             const void *input, void *output);
+
+/* DEQUANTIZE int16 -> float32: scale * (q - zero_point) (zero point int16). */
+utvm_err_t utvm_dequantize_s16_f32(float scale, int32_t zero_point, int32_t size,
+                                   const int16_t *input, float *output);
+
 /* ---- Prepare helpers (float scales as stored in the model -> integer parameters) ---- */
 
 /* TFLite's QuantizeMultiplier: real = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31)
@@ -612,6 +636,14 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
                                      utvm_requantize_params_t *params);
 
 /* ---- Prepare helpers of the element-wise operators ---- */
+
+/* QUANTIZE between int8 and int16: input_scale / output_scale in double (TFLM's
+ * PrepareQuantizeReference); element sizes 1 or 2, zero points in their types. */
+utvm_err_t utvm_requantize_q_params(float input_scale, int32_t input_zero_point,
+                                    int32_t input_size, float output_scale,
+                                    int32_t output_zero_point, int32_t output_size,
+                                    utvm_requantize_q_params_t *params);
+
 
 /* The piecewise-linear map from its two real factors (each QuantizeMultiplier'ed as TFLite
  * does; a negative negative_real turns UTVM_PWL_SCALE into UTVM_PWL_NEGATE), zero points and

@@ -87,7 +87,10 @@ extern "C" {
   X(A, SUB_S8, sub_s8)                                                                             \
   X(A, ADD_S16, add_s16)                                                                           \
   X(A, SUB_S16, sub_s16)                                                                           \
-  X(A, MUL_S16, mul_s16)
+  X(A, MUL_S16, mul_s16)                                                                           \
+  X(A, QUANTIZE_F32_S16, quantize_f32_s16)                                                         \
+  X(A, REQUANTIZE_Q, requantize_q)                                                                 \
+  X(A, DEQUANTIZE_S16_F32, dequantize_s16_f32)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -164,6 +167,7 @@ typedef struct {
     utvm_concat_params_t concat;
     utvm_pwl_params_t pwl;
     utvm_minmax_params_t minmax;
+    utvm_requantize_q_params_t requantize_q;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

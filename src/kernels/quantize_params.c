@@ -16,6 +16,12 @@ static bool zero_point_valid(int32_t zero_point) {
   return zero_point >= INT8_MIN && zero_point <= INT8_MAX;
 }
 
+/* True if zero_point is a value of an element of size bytes (1 int8, 2 int16). */
+static bool q_zero_point_valid(int32_t zero_point, int32_t size) {
+  return (size == 1) ? zero_point_valid(zero_point)
+                     : (zero_point >= INT16_MIN && zero_point <= INT16_MAX);
+}
+
 utvm_err_t utvm_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift) {
   if (multiplier == NULL || shift == NULL || !isfinite(real)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
@@ -423,6 +429,24 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
   }
   params->input_zero_point = input_zero_point;
   params->output_zero_point = output_zero_point;
+  return utvm_quantize_multiplier((double)input_scale / (double)output_scale,
+                                  &params->multiplier, &params->shift);
+}
+
+utvm_err_t utvm_requantize_q_params(float input_scale, int32_t input_zero_point,
+                                    int32_t input_size, float output_scale,
+                                    int32_t output_zero_point, int32_t output_size,
+                                    utvm_requantize_q_params_t *params) {
+  if (params == NULL || !scale_valid(input_scale) || !scale_valid(output_scale) ||
+      (input_size != 1 && input_size != 2) || (output_size != 1 && output_size != 2) ||
+      !q_zero_point_valid(input_zero_point, input_size) ||
+      !q_zero_point_valid(output_zero_point, output_size)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->input_zero_point = input_zero_point;
+  params->output_zero_point = output_zero_point;
+  params->input_size = input_size;
+  params->output_size = output_size;
   return utvm_quantize_multiplier((double)input_scale / (double)output_scale,
                                   &params->multiplier, &params->shift);
 }

@@ -628,6 +628,56 @@ static void test_quantize_dequantize(void **state) {
   assert_memory_equal(out, shifted, sizeof(shifted));
 }
 
+/* QUANTIZE and DEQUANTIZE with int16: saturation at both ends of int16, any zero point of the
+ * type, the element-size and zero-point checks of the mixed requantize. */
+static void test_quantize_s16(void **state) {
+  (void)state;
+  const float values[4] = {1.25f, -1.25f, 1.0e9f, -1.0e9f};
+  int16_t q[4];
+  assert_int_equal(utvm_quantize_f32_s16(0.5f, -100, 4, values, q), UTVM_OK);
+  const int16_t expected[4] = {-97, -103, INT16_MAX, INT16_MIN};
+  assert_memory_equal(q, expected, sizeof(expected));
+  assert_int_equal(utvm_quantize_f32_s16(0.5f, 40000, 4, values, q), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_quantize_f32_s16(0.5f, 0, -1, values, q), UTVM_ERR_KERNEL_BAD_SHAPE);
+  float f[2];
+  const int16_t codes[2] = {INT16_MIN, INT16_MAX};
+  assert_int_equal(utvm_dequantize_s16_f32(0.5f, -32768, 2, codes, f), UTVM_OK);
+  assert_true(f[0] == 0.0f);
+  assert_true(f[1] == 32767.5f);
+  assert_int_equal(utvm_dequantize_s16_f32(0.5f, 32768, 2, codes, f), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* int16 (scale 1/64) -> int8 (scale 1, zero point 3): 640 -> 10 + 3; -32768 -> -128. */
+  utvm_requantize_q_params_t params;
+  assert_int_equal(utvm_requantize_q_params(0.015625f, 0, 2, 1.0f, 3, 1, &params), UTVM_OK);
+  const int16_t in16[3] = {640, -32768, 32767};
+  int8_t out8[3];
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out8), UTVM_OK);
+  const int8_t expected8[3] = {13, -128, 127};
+  assert_memory_equal(out8, expected8, sizeof(expected8));
+  /* int8 (scale 1, zero point -5) -> int16 (scale 1/256): 127 -> 132 * 256 -> 32767. */
+  assert_int_equal(utvm_requantize_q_params(1.0f, -5, 1, 0.00390625f, 0, 2, &params), UTVM_OK);
+  const int8_t in8[3] = {-5, 27, 127};
+  int16_t out16[3];
+  assert_int_equal(utvm_requantize_q(&params, 3, in8, out16), UTVM_OK);
+  const int16_t expected16[3] = {0, 8192, INT16_MAX};
+  assert_memory_equal(out16, expected16, sizeof(expected16));
+  /* the checks */
+  assert_int_equal(utvm_requantize_q_params(1.0f, 200, 1, 1.0f, 0, 2, &params),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_requantize_q_params(1.0f, 0, 4, 1.0f, 0, 2, &params),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_requantize_q_params(1.0f, 0, 2, 1.0f, 0, 2, &params), UTVM_OK);
+  params.output_size = 3;
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out16), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.output_size = 1;
+  params.output_zero_point = 128;
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out8), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.output_zero_point = 0;
+  params.shift = 32;
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out8), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.shift = 0;
+  assert_int_equal(utvm_requantize_q(&params, -1, in16, out8), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 static void test_prepare_helpers(void **state) {
   (void)state;
   int32_t lo;
@@ -816,6 +866,7 @@ int main(void) {
       cmocka_unit_test(test_s16_weighted),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
+      cmocka_unit_test(test_quantize_s16),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
   };

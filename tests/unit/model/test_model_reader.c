@@ -558,6 +558,39 @@ static void test_elementwise_refusals(void **state) {
   expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "operator 0 (NEG): unsupported operator");
 }
 
+/* The element-wise, activation, normalisation and quantize operators of issue 25 (round 2). */
+static void test_elem2_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  elementwise_spec(&s, 114, false); /* QUANTIZE int8 -> int32: TFLM has it, utvm not */
+  s.t[2].type = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (QUANTIZE): output is int32, not int8");
+  elementwise_spec(&s, 114, false); /* QUANTIZE int16 -> int8, the input not quantized */
+  s.t[0].type = 7;
+  s.t[0].n_scales = 0u;
+  s.t[0].n_zps = 0u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (QUANTIZE): input is not quantized");
+  elementwise_spec(&s, 6, false); /* DEQUANTIZE int16 -> int16 */
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DEQUANTIZE): output is int16, not float32");
+  elementwise_spec(&s, 6, false); /* DEQUANTIZE int16 per channel */
+  s.t[0].type = 7;
+  s.t[0].n_scales = 4u;
+  s.t[0].scales[1] = 0.5f;
+  s.t[0].scales[2] = 0.5f;
+  s.t[0].scales[3] = 0.5f;
+  s.t[0].qdim = 1;
+  s.t[2].type = 0;
+  s.t[2].n_scales = 0u;
+  s.t[2].n_zps = 0u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DEQUANTIZE): input is quantized per channel");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -1090,6 +1123,7 @@ int main(void) {
       cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_elementwise_refusals),
+      cmocka_unit_test(test_elem2_refusals),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_pack_refusals),
