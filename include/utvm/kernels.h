@@ -398,6 +398,28 @@ typedef struct {
 utvm_err_t utvm_softmax_s8(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
                            const int8_t *input, int8_t *output);
 
+/* SOFTMAX int8 -> int16 (output scale 1/65536, zero point -32768): utvm_softmax_s8's
+ * arithmetic with TFLite's int16 output exponent. */
+utvm_err_t utvm_softmax_s8_s16(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
+                               const int8_t *input, int16_t *output);
+
+/* Entries of the int16 softmax tables, and the longest row (its sum of exponentials fits
+ * int32). */
+#define UTVM_SOFTMAX_LUT_SIZE 513
+#define UTVM_SOFTMAX_S16_MAX_DEPTH 65536
+
+/* TFLM's int16 softmax tables (LUTPopulate<int16_t>): exp over [-10, 0] and 1 / (1 + x) over
+ * [0, 1], both in Q0.15. */
+extern const int16_t utvm_softmax_exp_lut[UTVM_SOFTMAX_LUT_SIZE];
+extern const int16_t utvm_softmax_recip_lut[UTVM_SOFTMAX_LUT_SIZE];
+
+/* SOFTMAX int16 -> int16 (input zero point 0, output scale 1/32768 and zero point 0): params'
+ * input_multiplier and input_left_shift (-31..31) scale the differences to the row maximum
+ * onto [-65535, 0] = [-10, 0] (diff_min unused). BAD_SHAPE for rows of more than
+ * UTVM_SOFTMAX_S16_MAX_DEPTH. */
+utvm_err_t utvm_softmax_s16(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
+                            const int16_t *input, int16_t *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t input_range_radius; /* inputs this far from the zero point saturate */
@@ -616,6 +638,10 @@ utvm_err_t utvm_mul_params_s8(float input1_scale, int32_t input1_zero_point, flo
 /* SOFTMAX parameters for int8 -> int8 (PreprocessSoftmaxScaling, 5 integer bits).
  * UNSUPPORTED if beta * input_scale is too small for TFLite's scheme (<= 2^-26). */
 utvm_err_t utvm_softmax_params_s8(float beta, float input_scale, utvm_softmax_params_t *params);
+
+/* SOFTMAX parameters for int16 input: beta * input_scale / (10 / 65535) in double
+ * (QuantizeMultiplier; diff_min 0). */
+utvm_err_t utvm_softmax_params_s16(float beta, float input_scale, utvm_softmax_params_t *params);
 
 /* LOGISTIC parameters (4 integer bits). UNSUPPORTED unless output_zero_point is -128 (TFLite's
  * rule) and 2^-28 <= input_scale < 16. */

@@ -90,7 +90,9 @@ extern "C" {
   X(A, MUL_S16, mul_s16)                                                                           \
   X(A, QUANTIZE_F32_S16, quantize_f32_s16)                                                         \
   X(A, REQUANTIZE_Q, requantize_q)                                                                 \
-  X(A, DEQUANTIZE_S16_F32, dequantize_s16_f32)
+  X(A, DEQUANTIZE_S16_F32, dequantize_s16_f32)                                                     \
+  X(A, SOFTMAX_S8_S16, softmax_s8_s16)                                                             \
+  X(A, SOFTMAX_S16, softmax_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,

@@ -433,6 +433,16 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
                                   &params->multiplier, &params->shift);
 }
 
+utvm_err_t utvm_softmax_params_s16(float beta, float input_scale,
+                                   utvm_softmax_params_t *params) {
+  if (params == NULL || !scale_valid(beta) || !scale_valid(input_scale)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->diff_min = 0;
+  return utvm_quantize_multiplier((double)input_scale * (double)beta / (10.0 / 65535.0),
+                                  &params->input_multiplier, &params->input_left_shift);
+}
+
 utvm_err_t utvm_requantize_q_params(float input_scale, int32_t input_zero_point,
                                     int32_t input_size, float output_scale,
                                     int32_t output_zero_point, int32_t output_size,

@@ -30,12 +30,7 @@ static utvm_err_t dequantize_prepare(const utvm_op_context_t *c, void *record, s
   rec->int16 = (in.t.type == UTVM_MODEL_INT16) ? 1 : 0;
   if ((err == UTVM_OK) && (rec->int16 != 0)) {
     /* TFLM's DEQUANTIZE takes any int16 zero point: only per-tensor quantization is checked. */
-    err = ops_check_type(c, &in, "input", UTVM_MODEL_INT16);
-    if ((err == UTVM_OK) && (in.t.quant.count != 1u)) {
-      err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
-                     (in.t.quant.count == 0u) ? "input is not quantized"
-                                              : "input is quantized per channel");
-    }
+    err = ops_check_q16_any(c, &in, "input");
   } else if (err == UTVM_OK) {
     err = ops_check_q8(c, &in, "input");
   } else {

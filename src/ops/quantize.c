@@ -24,25 +24,13 @@ static size_t quantize_record_size(const utvm_model_t *m, const utvm_model_opera
   return ops_record_bytes(sizeof(quantize_record_t));
 }
 
-/* int8 or int16 (any zero point of its type: TFLM's QUANTIZE takes them all), quantized per
- * tensor, every dimension >= 1; *bytes receives the element size. */
+/* int8, or int16 with any zero point of its type (TFLM's QUANTIZE takes them all), quantized
+ * per tensor; *bytes receives the element size. */
 static utvm_err_t quantize_check_q(const utvm_op_context_t *c, const ops_operand_t *o,
                                    const char *role, int32_t *bytes) {
-  utvm_err_t err;
   *bytes = (o->t.type == UTVM_MODEL_INT16) ? 2 : 1;
-  if (o->t.type == UTVM_MODEL_INT16) {
-    err = ops_check_type(c, o, role, UTVM_MODEL_INT16);
-    if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
-      utvm_text_t *text = ops_begin(c);
-      utvm_text_str(text, role);
-      utvm_text_str(text,
-                    (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
-      err = UTVM_ERR_RUNNER_UNSUPPORTED;
-    }
-  } else {
-    err = ops_check_q8(c, o, role);
-  }
-  return err;
+  return (o->t.type == UTVM_MODEL_INT16) ? ops_check_q16_any(c, o, role)
+                                         : ops_check_q8(c, o, role);
 }
 
 static utvm_err_t quantize_prepare(const utvm_op_context_t *c, void *record, size_t size) {

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -678,6 +679,70 @@ static void test_quantize_s16(void **state) {
   assert_int_equal(utvm_requantize_q(&params, -1, in16, out8), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* TFLM's LUTPopulate<int16_t> restated (float arithmetic in its order): 512 samples over the
+ * input range, each less half the rounded error of the interpolated midpoint, and the end. */
+static float lut_exp(float v) { return expf(v); }
+static float lut_recip(float v) { return 1.0f / (1.0f + v); }
+static void lut_populate_s16(float in_scale, int32_t in_zp, float out_scale, float (*f)(float),
+                             int16_t *lut) {
+  const float in_min = in_scale * (float)(INT16_MIN - in_zp);
+  const float in_max = in_scale * (float)(INT16_MAX - in_zp);
+  const float out_min = out_scale * (float)INT16_MIN;
+  const float out_max = out_scale * (float)INT16_MAX;
+  const float step = (in_max - in_min) / 512.0f;
+  const float half = step / 2.0f;
+  const float inv = 65536.0f / (out_max - out_min);
+  for (int32_t i = 0; i < 512; i++) {
+    const float val = f(in_min + (float)i * step);
+    const float mid = f(in_min + (float)i * step + half);
+    const float next = f(in_min + (float)(i + 1) * step);
+    const float sample = roundf(val * inv);
+    const float interp = roundf((next * inv + roundf(val * inv)) / 2.0f);
+    const float bias = roundf((interp - roundf(mid * inv)) / 2.0f);
+    lut[i] = (int16_t)fminf(fmaxf(sample - bias, -32768.0f), 32767.0f);
+  }
+  lut[512] = (int16_t)fminf(fmaxf(roundf(f(in_max) * inv), -32768.0f), 32767.0f);
+}
+
+/* SOFTMAX int16: the constant tables are TFLM's, built as its prepare builds them; a row of
+ * equal values gives 1/depth; the parameter checks. int8 -> int16: the zero point -32768. */
+static void test_softmax_s16(void **state) {
+  (void)state;
+  int16_t lut[UTVM_SOFTMAX_LUT_SIZE];
+  lut_populate_s16(10.0f / 65535.0f, 32767, 2.0f / 65535.0f, lut_exp, lut);
+  assert_memory_equal(lut, utvm_softmax_exp_lut, sizeof(lut));
+  lut_populate_s16(1.0f / 65535.0f, -32768, 2.0f / 65535.0f, lut_recip, lut);
+  assert_memory_equal(lut, utvm_softmax_recip_lut, sizeof(lut));
+  utvm_softmax_params_t params;
+  assert_int_equal(utvm_softmax_params_s16(1.0f, 0.0003f, &params), UTVM_OK);
+  const int16_t in[4] = {100, 100, 100, 100};
+  int16_t out[4];
+  assert_int_equal(utvm_softmax_s16(&params, 1, 4, in, out), UTVM_OK);
+  for (int32_t i = 0; i < 4; ++i) {
+    assert_true(out[i] >= 8191 && out[i] <= 8193); /* 1/4 in Q0.15 */
+  }
+  /* one dominant value: ~1 for it, ~0 for the others (exp(-10) and below) */
+  const int16_t peak[3] = {INT16_MIN, INT16_MAX, INT16_MIN};
+  assert_int_equal(utvm_softmax_s16(&params, 1, 3, peak, out), UTVM_OK);
+  assert_true(out[1] >= 32700);
+  assert_true(out[0] <= 2 && out[2] <= 2);
+  assert_int_equal(utvm_softmax_s16(&params, 1, UTVM_SOFTMAX_S16_MAX_DEPTH + 1, in, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_softmax_s16(&params, 0, 4, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  params.input_left_shift = 32;
+  assert_int_equal(utvm_softmax_s16(&params, 1, 4, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_softmax_s16(NULL, 1, 4, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_softmax_params_s16(0.0f, 0.0003f, &params), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* int8 -> int16: two equal inputs give 1/2 = 32768 * 2^-16 above the zero point -32768 */
+  assert_int_equal(utvm_softmax_params_s8(1.0f, 0.1f, &params), UTVM_OK);
+  const int8_t in8[3] = {7, 7, -128};
+  assert_int_equal(utvm_softmax_s8_s16(&params, 1, 3, in8, out), UTVM_OK);
+  assert_true(out[0] >= -2 && out[0] <= 0);
+  assert_int_equal(out[0], out[1]);
+  assert_int_equal(out[2], INT16_MIN);
+  assert_int_equal(utvm_softmax_s8_s16(&params, 1, 3, in8, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 static void test_prepare_helpers(void **state) {
   (void)state;
   int32_t lo;
@@ -867,6 +932,7 @@ int main(void) {
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_quantize_s16),
+      cmocka_unit_test(test_softmax_s16),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
   };

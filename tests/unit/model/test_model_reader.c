@@ -589,6 +589,35 @@ static void test_elem2_refusals(void **state) {
   s.t[2].n_zps = 0u;
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
                        "operator 0 (DEQUANTIZE): input is quantized per channel");
+  elementwise_spec(&s, 25, false); /* SOFTMAX int16 -> int16 with output scale 0.75 */
+  s.op[0].options_type = 9u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 0x3f800000u}; /* beta 1.0 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): output zero point 0 or scale is not the required 0 "
+                       "and 1/32768");
+  s.t[2].scales[0] = 1.0f / 32768.0f;
+  s.t[2].type = 9; /* int16 -> int8: TFLM has no such softmax */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): output is int8, not int16");
+  s.t[2].type = 7;
+  s.t[0].zps[0] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): input is int16 with zero point 4, not 0");
+  elementwise_spec(&s, 25, false); /* SOFTMAX int8 -> int16 with zero point 0 */
+  s.op[0].options_type = 9u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 0x3f800000u};
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  s.t[2].scales[0] = 1.0f / 65536.0f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): output zero point 0 or scale is not the required "
+                       "-32768 and 1/65536");
 }
 
 static void test_built_valid(void **state) {
