@@ -535,6 +535,21 @@ utvm_err_t utvm_mean_s8(const utvm_mean_params_t *params, const utvm_shape_t *in
                         const int8_t *input, const int32_t *axes, int32_t num_axes,
                         int8_t *output);
 
+/* LOGISTIC and TANH on int16 (zero points 0, output scale 2^-15): the input rescale of TFLM's
+ * prepare (a power-of-two scale's multiplier 3 << shift already applied). */
+typedef struct {
+  int32_t input_multiplier; /* 0..32767 */
+  int32_t input_left_shift; /* a right shift, 0..31 */
+} utvm_sigmoid_s16_params_t;
+
+/* LOGISTIC int16 -> int16 (TFLite's int16 Logistic). BAD_PARAM for parameters out of range. */
+utvm_err_t utvm_logistic_s16(const utvm_sigmoid_s16_params_t *params, int32_t size,
+                             const int16_t *input, int16_t *output);
+
+/* TANH int16 -> int16 (TFLite's int16 Tanh). */
+utvm_err_t utvm_tanh_s16(const utvm_sigmoid_s16_params_t *params, int32_t size,
+                         const int16_t *input, int16_t *output);
+
 /* ---- QUANTIZE, DEQUANTIZE ---- */
 
 typedef struct {
@@ -651,6 +666,13 @@ utvm_err_t utvm_logistic_params_s8(float input_scale, int32_t input_zero_point,
 /* TANH parameters (4 integer bits). UNSUPPORTED unless 2^-28 <= input_scale < 16. */
 utvm_err_t utvm_tanh_params_s8(float input_scale, int32_t input_zero_point,
                                utvm_tanh_params_t *params);
+
+/* LOGISTIC (tanh 0) or TANH (tanh 1) int16 parameters as TFLM's prepare: a power-of-two
+ * input scale of the right size (CheckedLog2) takes 3 << shift, any other the doubled
+ * input_scale * 3 * 4096. UNSUPPORTED unless the output scale is 2^-15, or when the multiplier
+ * passes 32767 (input scale above about 2.67). */
+utvm_err_t utvm_sigmoid_params_s16(float input_scale, float output_scale, int32_t tanh,
+                                   utvm_sigmoid_s16_params_t *params);
 
 /* MEAN parameters: input_scale / output_scale in double. */
 utvm_err_t utvm_mean_params_s8(float input_scale, int32_t input_zero_point, float output_scale,

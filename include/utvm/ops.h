@@ -92,7 +92,9 @@ extern "C" {
   X(A, REQUANTIZE_Q, requantize_q)                                                                 \
   X(A, DEQUANTIZE_S16_F32, dequantize_s16_f32)                                                     \
   X(A, SOFTMAX_S8_S16, softmax_s8_s16)                                                             \
-  X(A, SOFTMAX_S16, softmax_s16)
+  X(A, SOFTMAX_S16, softmax_s16)                                                                   \
+  X(A, LOGISTIC_S16, logistic_s16)                                                                 \
+  X(A, TANH_S16, tanh_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -170,6 +172,7 @@ typedef struct {
     utvm_pwl_params_t pwl;
     utvm_minmax_params_t minmax;
     utvm_requantize_q_params_t requantize_q;
+    utvm_sigmoid_s16_params_t sigmoid;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -433,6 +433,46 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
                                   &params->multiplier, &params->shift);
 }
 
+/* TFLite's CheckedLog2: the rounded log2 of x (in float, through log), and whether x is that
+ * power of two within 1e-3 of an octave. */
+static bool checked_log2(float x, int32_t *log2_rounded) {
+  const float x_log2 = logf(x) * (1.0f / logf(2.0f));
+  const float rounded = roundf(x_log2);
+  *log2_rounded = (int32_t)rounded;
+  return fabsf(x_log2 - rounded) < 1e-3f;
+}
+
+utvm_err_t utvm_sigmoid_params_s16(float input_scale, float output_scale, int32_t tanh,
+                                   utvm_sigmoid_s16_params_t *params) {
+  int32_t in_log2 = 0;
+  int32_t out_log2 = 0;
+  if (params == NULL || !scale_valid(input_scale) || !scale_valid(output_scale)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!checked_log2(output_scale, &out_log2) || out_log2 != -15) {
+    return UTVM_ERR_KERNEL_UNSUPPORTED;
+  }
+  const bool pot = checked_log2(input_scale, &in_log2);
+  const int32_t shift = 12 + in_log2;
+  if (pot && (shift == 0 || (tanh != 0 && shift == 1))) {
+    params->input_multiplier = 3 << shift;
+    params->input_left_shift = 0;
+    return UTVM_OK;
+  }
+  double multiplier = (double)input_scale * 4096.0 * 3.0;
+  int32_t left_shift = 0;
+  for (int32_t k = 0; k <= 30 && multiplier <= 32767.0 / 2.0; ++k) {
+    left_shift++;
+    multiplier = multiplier * 2.0;
+  }
+  if (multiplier >= 32768.0) {
+    return UTVM_ERR_KERNEL_UNSUPPORTED; /* TFLite's DCHECK: the product would overflow */
+  }
+  params->input_multiplier = (int32_t)multiplier;
+  params->input_left_shift = left_shift;
+  return UTVM_OK;
+}
+
 utvm_err_t utvm_softmax_params_s16(float beta, float input_scale,
                                    utvm_softmax_params_t *params) {
   if (params == NULL || !scale_valid(beta) || !scale_valid(input_scale)) {

@@ -743,6 +743,44 @@ static void test_softmax_s16(void **state) {
   assert_int_equal(utvm_softmax_s8_s16(&params, 1, 3, in8, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* LOGISTIC and TANH int16: TFLM's prepare (power-of-two scales take 3 << shift), the curves'
+ * centre and saturation, and the checks. */
+static void test_sigmoid_s16(void **state) {
+  (void)state;
+  utvm_sigmoid_s16_params_t params;
+  /* input scale 2^-12 is TFLM's power-of-two case for both; 2^-11 for TANH only */
+  assert_int_equal(utvm_sigmoid_params_s16(1.0f / 4096.0f, 1.0f / 32768.0f, 0, &params), UTVM_OK);
+  assert_int_equal(params.input_multiplier, 3);
+  assert_int_equal(params.input_left_shift, 0);
+  assert_int_equal(utvm_sigmoid_params_s16(1.0f / 2048.0f, 1.0f / 32768.0f, 1, &params), UTVM_OK);
+  assert_int_equal(params.input_multiplier, 6);
+  assert_int_equal(utvm_sigmoid_params_s16(1.0f / 2048.0f, 1.0f / 32768.0f, 0, &params), UTVM_OK);
+  assert_int_equal(params.input_multiplier, 24576); /* 6 after 12 doublings */
+  assert_int_equal(params.input_left_shift, 12);
+  assert_int_equal(utvm_sigmoid_params_s16(0.001f, 1.0f / 16384.0f, 0, &params),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_sigmoid_params_s16(4.0f, 1.0f / 32768.0f, 0, &params),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_sigmoid_params_s16(0.0003f, 1.0f / 32768.0f, 0, &params), UTVM_OK);
+  const int16_t in[3] = {0, INT16_MAX, INT16_MIN};
+  int16_t out[3];
+  assert_int_equal(utvm_logistic_s16(&params, 3, in, out), UTVM_OK);
+  assert_int_equal(out[0], 16384); /* 0.5 */
+  assert_true(out[1] > 31000);     /* sigmoid(9.8) */
+  assert_true(out[2] < 1800);
+  assert_int_equal(utvm_tanh_s16(&params, 3, in, out), UTVM_OK);
+  assert_int_equal(out[0], 0);
+  assert_true(out[1] > 32000);
+  assert_int_equal(out[1], -out[2]);
+  params.input_multiplier = 32768;
+  assert_int_equal(utvm_logistic_s16(&params, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.input_multiplier = 3;
+  params.input_left_shift = 32;
+  assert_int_equal(utvm_tanh_s16(&params, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.input_left_shift = 0;
+  assert_int_equal(utvm_tanh_s16(&params, -1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 static void test_prepare_helpers(void **state) {
   (void)state;
   int32_t lo;
@@ -933,6 +971,7 @@ int main(void) {
       cmocka_unit_test(test_quantize_dequantize),
       cmocka_unit_test(test_quantize_s16),
       cmocka_unit_test(test_softmax_s16),
+      cmocka_unit_test(test_sigmoid_s16),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
   };

@@ -618,6 +618,19 @@ static void test_elem2_refusals(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
                        "operator 0 (SOFTMAX): output zero point 0 or scale is not the required "
                        "-32768 and 1/65536");
+  elementwise_spec(&s, 14, false); /* LOGISTIC int16 with output scale 0.75 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (LOGISTIC): input scale or output scale (not 2^-15)");
+  s.t[2].scales[0] = 1.0f / 32768.0f;
+  s.t[0].scales[0] = 8.0f; /* TANH: the multiplier would pass 32767 */
+  s.builtin[0] = 28;
+  s.deprecated[0] = 28;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (TANH): input scale or output scale (not 2^-15)");
 }
 
 static void test_built_valid(void **state) {
