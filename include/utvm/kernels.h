@@ -378,6 +378,18 @@ utvm_err_t utvm_sub_s16(const utvm_add_params_t *params, const utvm_shape_t *inp
                         const int16_t *input2, const utvm_shape_t *output_shape,
                         int16_t *output);
 
+/* SQUARED_DIFFERENCE on int8 (left shift 7) and int16 (0; zero points 0), broadcasting, with
+ * ADD's parameter struct (utvm_squared_difference_params; output shift -31..31). BAD_PARAM for
+ * parameters out of range, BAD_SHAPE unless the shapes broadcast. */
+utvm_err_t utvm_squared_difference_s8(const utvm_add_params_t *params,
+                                      const utvm_shape_t *input1_shape, const int8_t *input1,
+                                      const utvm_shape_t *input2_shape, const int8_t *input2,
+                                      const utvm_shape_t *output_shape, int8_t *output);
+utvm_err_t utvm_squared_difference_s16(const utvm_add_params_t *params,
+                                       const utvm_shape_t *input1_shape, const int16_t *input1,
+                                       const utvm_shape_t *input2_shape, const int16_t *input2,
+                                       const utvm_shape_t *output_shape, int16_t *output);
+
 /* MUL on int16 (zero points 0, as TFLM requires). */
 utvm_err_t utvm_mul_s16(const utvm_mul_params_t *params, const utvm_shape_t *input1_shape,
                         const int16_t *input1, const utvm_shape_t *input2_shape,
@@ -709,6 +721,14 @@ utvm_err_t utvm_sub_params(float input1_scale, int32_t input1_zero_point, float 
                            int32_t input2_zero_point, float output_scale,
                            int32_t output_zero_point, int32_t activation, int32_t left_shift,
                            utvm_add_params_t *params);
+
+/* SQUARED_DIFFERENCE parameters (TFLM's PrepareQuantized): each input over twice the larger
+ * scale, the output (2 * max scale)^2 / (2^(2 * left_shift) * output scale); the range of the
+ * element type (int16: int16 false gives int8). */
+utvm_err_t utvm_squared_difference_params(float input1_scale, int32_t input1_zero_point,
+                                          float input2_scale, int32_t input2_zero_point,
+                                          float output_scale, int32_t output_zero_point,
+                                          int32_t int16, utvm_add_params_t *params);
 
 /* ADD parameters on int16 (left shift 15, zero points 0). */
 utvm_err_t utvm_add_params_s16(float input1_scale, float input2_scale, float output_scale,

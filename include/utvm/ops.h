@@ -94,7 +94,9 @@ extern "C" {
   X(A, SOFTMAX_S8_S16, softmax_s8_s16)                                                             \
   X(A, SOFTMAX_S16, softmax_s16)                                                                   \
   X(A, LOGISTIC_S16, logistic_s16)                                                                 \
-  X(A, TANH_S16, tanh_s16)
+  X(A, TANH_S16, tanh_s16)                                                                         \
+  X(A, SQUARED_DIFFERENCE_S8, squared_difference_s8)                                               \
+  X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,

@@ -473,6 +473,41 @@ utvm_err_t utvm_sigmoid_params_s16(float input_scale, float output_scale, int32_
   return UTVM_OK;
 }
 
+utvm_err_t utvm_squared_difference_params(float input1_scale, int32_t input1_zero_point,
+                                          float input2_scale, int32_t input2_zero_point,
+                                          float output_scale, int32_t output_zero_point,
+                                          int32_t int16, utvm_add_params_t *params) {
+  const int32_t size = (int16 != 0) ? 2 : 1;
+  if (params == NULL || !scale_valid(input1_scale) || !scale_valid(input2_scale) ||
+      !scale_valid(output_scale) || !q_zero_point_valid(input1_zero_point, size) ||
+      !q_zero_point_valid(input2_zero_point, size) ||
+      !q_zero_point_valid(output_zero_point, size)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->input1_offset = -input1_zero_point;
+  params->input2_offset = -input2_zero_point;
+  params->output_offset = output_zero_point;
+  params->left_shift = (int16 != 0) ? 0 : 7;
+  params->act_min = (int16 != 0) ? INT16_MIN : INT8_MIN;
+  params->act_max = (int16 != 0) ? INT16_MAX : INT8_MAX;
+  const double twice_max =
+      2.0 * (double)((input1_scale > input2_scale) ? input1_scale : input2_scale);
+  const double real_output = (twice_max * twice_max) /
+                             ((double)(1 << (params->left_shift * 2)) * (double)output_scale);
+  utvm_err_t err = quantize_multiplier_below_one((double)input1_scale / twice_max,
+                                                 &params->input1_multiplier,
+                                                 &params->input1_shift);
+  if (err == UTVM_OK) {
+    err = quantize_multiplier_below_one((double)input2_scale / twice_max,
+                                        &params->input2_multiplier, &params->input2_shift);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_quantize_multiplier(real_output, &params->output_multiplier,
+                                   &params->output_shift);
+  }
+  return err;
+}
+
 utvm_err_t utvm_softmax_params_s16(float beta, float input_scale,
                                    utvm_softmax_params_t *params) {
   if (params == NULL || !scale_valid(beta) || !scale_valid(input_scale)) {

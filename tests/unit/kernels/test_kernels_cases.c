@@ -781,6 +781,46 @@ static void test_sigmoid_s16(void **state) {
   assert_int_equal(utvm_tanh_s16(&params, -1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* SQUARED_DIFFERENCE: (a - b)^2 at one scale, broadcasting, saturation, the checks. */
+static void test_squared_difference(void **state) {
+  (void)state;
+  utvm_add_params_t params;
+  /* inputs 0.5, output 0.25 (zero point -128): (3 - (-1))^2 * 0.25 / 0.25 = 16 - 128 */
+  assert_int_equal(utvm_squared_difference_params(0.5f, 0, 0.5f, 0, 0.25f, -128, 0, &params),
+                   UTVM_OK);
+  const utvm_shape_t s4 = {1, {4, 0, 0, 0, 0, 0}};
+  const utvm_shape_t s1 = {1, {1, 0, 0, 0, 0, 0}};
+  const int8_t a[4] = {3, -1, 127, -128};
+  const int8_t b[1] = {-1};
+  int8_t out[4];
+  assert_int_equal(utvm_squared_difference_s8(&params, &s4, a, &s1, b, &s4, out), UTVM_OK);
+  assert_int_equal(out[0], 16 - 128);
+  assert_int_equal(out[1], -128);
+  assert_int_equal(out[2], 127);
+  assert_int_equal(out[3], 127);
+  utvm_add_params_t bad = params;
+  bad.left_shift = 8;
+  assert_int_equal(utvm_squared_difference_s8(&bad, &s4, a, &s1, b, &s4, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = params;
+  bad.input1_shift = 1;
+  assert_int_equal(utvm_squared_difference_s8(&bad, &s4, a, &s1, b, &s4, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_squared_difference_s8(&params, &s4, a, &s4, a, &s1, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  /* int16, zero points 0: 300 - 100 = 200 at scale 1/64 -> 200^2 / 64^2 at output 1/8 */
+  assert_int_equal(utvm_squared_difference_params(0.015625f, 0, 0.015625f, 0, 0.125f, 0, 1,
+                                                  &params),
+                   UTVM_OK);
+  const int16_t x[1] = {300};
+  const int16_t y[1] = {100};
+  int16_t z[1];
+  assert_int_equal(utvm_squared_difference_s16(&params, &s1, x, &s1, y, &s1, z), UTVM_OK);
+  assert_true(z[0] >= 78 && z[0] <= 79); /* 9.77 / 0.125 = 78.1 */
+  assert_int_equal(utvm_squared_difference_params(0.5f, 200, 0.5f, 0, 0.25f, 0, 0, &params),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 static void test_prepare_helpers(void **state) {
   (void)state;
   int32_t lo;
@@ -972,6 +1012,7 @@ int main(void) {
       cmocka_unit_test(test_quantize_s16),
       cmocka_unit_test(test_softmax_s16),
       cmocka_unit_test(test_sigmoid_s16),
+      cmocka_unit_test(test_squared_difference),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
   };

@@ -631,6 +631,15 @@ static void test_elem2_refusals(void **state) {
   s.deprecated[0] = 28;
   expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
                        "operator 0 (TANH): input scale or output scale (not 2^-15)");
+  elementwise_spec(&s, 99, true); /* SQUARED_DIFFERENCE int16 with a zero point */
+  s.t[0].type = 7;
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SQUARED_DIFFERENCE): input 1 is int16 with zero point -3, not 0");
 }
 
 static void test_built_valid(void **state) {
