@@ -461,9 +461,11 @@ utvm_err_t utvm_sigmoid_params_s16(float input_scale, float output_scale, int32_
   }
   double multiplier = (double)input_scale * 4096.0 * 3.0;
   int32_t left_shift = 0;
-  for (int32_t k = 0; k <= 30 && multiplier <= 32767.0 / 2.0; ++k) {
-    left_shift++;
-    multiplier = multiplier * 2.0;
+  for (int32_t k = 0; k <= 30; ++k) {
+    if (multiplier <= 32767.0 / 2.0) { /* once above, doubling keeps it above */
+      left_shift++;
+      multiplier = multiplier * 2.0;
+    }
   }
   if (multiplier >= 32768.0) {
     return UTVM_ERR_KERNEL_UNSUPPORTED; /* TFLite's DCHECK: the product would overflow */

@@ -27,7 +27,10 @@ static utvm_err_t dequantize_prepare(const utvm_op_context_t *c, void *record, s
   ops_operand_t out;
   (void)size;
   utvm_err_t err = ops_load_unary(c, false, &in, &out);
-  rec->int16 = (in.t.type == UTVM_MODEL_INT16) ? 1 : 0;
+  rec->int16 = 0;
+  if (in.t.type == UTVM_MODEL_INT16) {
+    rec->int16 = 1;
+  }
   if ((err == UTVM_OK) && (rec->int16 != 0)) {
     /* TFLM's DEQUANTIZE takes any int16 zero point: only per-tensor quantization is checked. */
     err = ops_check_q16_any(c, &in, "input");

@@ -30,7 +30,10 @@ static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t
   (void)size;
   bool int16 = false;
   utvm_err_t err = ops_load_unary_q(c, &in, &out, &int16);
-  rec->int16 = int16 ? 1 : 0;
+  rec->int16 = 0;
+  if (int16) {
+    rec->int16 = 1;
+  }
   if ((err == UTVM_OK) && int16) {
     err = utvm_sigmoid_params_s16(in.t.quant.scale, out.t.quant.scale, logistic ? 0 : 1,
                                   &rec->params16);

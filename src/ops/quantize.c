@@ -28,9 +28,15 @@ static size_t quantize_record_size(const utvm_model_t *m, const utvm_model_opera
  * per tensor; *bytes receives the element size. */
 static utvm_err_t quantize_check_q(const utvm_op_context_t *c, const ops_operand_t *o,
                                    const char *role, int32_t *bytes) {
-  *bytes = (o->t.type == UTVM_MODEL_INT16) ? 2 : 1;
-  return (o->t.type == UTVM_MODEL_INT16) ? ops_check_q16_any(c, o, role)
-                                         : ops_check_q8(c, o, role);
+  utvm_err_t err;
+  if (o->t.type == UTVM_MODEL_INT16) {
+    *bytes = 2;
+    err = ops_check_q16_any(c, o, role);
+  } else {
+    *bytes = 1;
+    err = ops_check_q8(c, o, role);
+  }
+  return err;
 }
 
 static utvm_err_t quantize_prepare(const utvm_op_context_t *c, void *record, size_t size) {

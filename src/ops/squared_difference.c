@@ -28,7 +28,10 @@ static utvm_err_t squared_difference_prepare(const utvm_op_context_t *c, void *r
   bool int16 = false;
   (void)size;
   utvm_err_t err = ops_prepare_binary_q(c, &rec->b, &a, &b, &out, &int16);
-  rec->int16 = int16 ? 1 : 0;
+  rec->int16 = 0;
+  if (int16) {
+    rec->int16 = 1;
+  }
   if (err == UTVM_OK) {
     err = utvm_squared_difference_params(a.t.quant.scale, a.t.quant.zero_point, b.t.quant.scale,
                                          b.t.quant.zero_point, out.t.quant.scale,
