@@ -410,6 +410,18 @@ utvm_err_t utvm_sub_s16(const utvm_add_params_t *params, const utvm_shape_t *inp
                         const int16_t *input2, const utvm_shape_t *output_shape,
                         int16_t *output);
 
+/* SQUARED_DIFFERENCE on int8 (left shift 7) and int16 (0; zero points 0), broadcasting, with
+ * ADD's parameter struct (utvm_squared_difference_params; output shift -31..31). BAD_PARAM for
+ * parameters out of range, BAD_SHAPE unless the shapes broadcast. */
+utvm_err_t utvm_squared_difference_s8(const utvm_add_params_t *params,
+                                      const utvm_shape_t *input1_shape, const int8_t *input1,
+                                      const utvm_shape_t *input2_shape, const int8_t *input2,
+                                      const utvm_shape_t *output_shape, int8_t *output);
+utvm_err_t utvm_squared_difference_s16(const utvm_add_params_t *params,
+                                       const utvm_shape_t *input1_shape, const int16_t *input1,
+                                       const utvm_shape_t *input2_shape, const int16_t *input2,
+                                       const utvm_shape_t *output_shape, int16_t *output);
+
 /* MUL on int16 (zero points 0, as TFLM requires). */
 utvm_err_t utvm_mul_s16(const utvm_mul_params_t *params, const utvm_shape_t *input1_shape,
                         const int16_t *input1, const utvm_shape_t *input2_shape,
@@ -429,6 +441,28 @@ typedef struct {
  * exponentials reaches 512, e.g. 512 inputs equal to the row maximum. */
 utvm_err_t utvm_softmax_s8(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
                            const int8_t *input, int8_t *output);
+
+/* SOFTMAX int8 -> int16 (output scale 1/65536, zero point -32768): utvm_softmax_s8's
+ * arithmetic with TFLite's int16 output exponent. */
+utvm_err_t utvm_softmax_s8_s16(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
+                               const int8_t *input, int16_t *output);
+
+/* Entries of the int16 softmax tables, and the longest row (its sum of exponentials fits
+ * int32). */
+#define UTVM_SOFTMAX_LUT_SIZE 513
+#define UTVM_SOFTMAX_S16_MAX_DEPTH 65536
+
+/* TFLM's int16 softmax tables (LUTPopulate<int16_t>): exp over [-10, 0] and 1 / (1 + x) over
+ * [0, 1], both in Q0.15. */
+extern const int16_t utvm_softmax_exp_lut[UTVM_SOFTMAX_LUT_SIZE];
+extern const int16_t utvm_softmax_recip_lut[UTVM_SOFTMAX_LUT_SIZE];
+
+/* SOFTMAX int16 -> int16 (input zero point 0, output scale 1/32768 and zero point 0): params'
+ * input_multiplier and input_left_shift (-31..31) scale the differences to the row maximum
+ * onto [-65535, 0] = [-10, 0] (diff_min unused). BAD_SHAPE for rows of more than
+ * UTVM_SOFTMAX_S16_MAX_DEPTH. */
+utvm_err_t utvm_softmax_s16(const utvm_softmax_params_t *params, int32_t rows, int32_t depth,
+                            const int16_t *input, int16_t *output);
 
 typedef struct {
   int32_t input_zero_point;
@@ -583,6 +617,21 @@ typedef struct {
 utvm_err_t utvm_arg_min_max_s8(const utvm_arg_min_max_params_t *params, const int8_t *input,
                                int32_t *output);
 
+/* LOGISTIC and TANH on int16 (zero points 0, output scale 2^-15): the input rescale of TFLM's
+ * prepare (a power-of-two scale's multiplier 3 << shift already applied). */
+typedef struct {
+  int32_t input_multiplier; /* 0..32767 */
+  int32_t input_left_shift; /* a right shift, 0..31 */
+} utvm_sigmoid_s16_params_t;
+
+/* LOGISTIC int16 -> int16 (TFLite's int16 Logistic). BAD_PARAM for parameters out of range. */
+utvm_err_t utvm_logistic_s16(const utvm_sigmoid_s16_params_t *params, int32_t size,
+                             const int16_t *input, int16_t *output);
+
+/* TANH int16 -> int16 (TFLite's int16 Tanh). */
+utvm_err_t utvm_tanh_s16(const utvm_sigmoid_s16_params_t *params, int32_t size,
+                         const int16_t *input, int16_t *output);
+
 /* ---- QUANTIZE, DEQUANTIZE ---- */
 
 typedef struct {
@@ -603,6 +652,30 @@ utvm_err_t utvm_requantize_s8(const utvm_requantize_params_t *params, int32_t si
 /* DEQUANTIZE int8 -> float32: scale * (q - zero_point). */
 utvm_err_t utvm_dequantize_s8_f32(float scale, int32_t zero_point, int32_t size,
                                   const int8_t *input, float *output);
+
+/* QUANTIZE float32 -> int16: round(x / scale) + zero_point, saturated (scale > 0, zero point
+ * int16). */
+utvm_err_t utvm_quantize_f32_s16(float scale, int32_t zero_point, int32_t size,
+                                 const float *input, int16_t *output);
+
+/* QUANTIZE between int8 and int16 (int16 -> int8, int8 -> int16, int16 -> int16). */
+typedef struct {
+  int32_t input_zero_point;  /* in the input's range */
+  int32_t output_zero_point; /* in the output's range */
+  int32_t multiplier;        /* input scale / output scale */
+  int32_t shift;             /* -31..31 */
+  int32_t input_size;        /* element bytes: 1 int8, 2 int16 */
+  int32_t output_size;
+} utvm_requantize_q_params_t;
+
+/* Requantizes size elements: BAD_PARAM for NULL, element sizes other than 1 or 2, zero points
+ * outside their type or a shift outside -31..31. input and output must not overlap. */
+utvm_err_t utvm_requantize_q(const utvm_requantize_q_params_t *params, int32_t size,
+                             const void *input, void *output);
+
+/* DEQUANTIZE int16 -> float32: scale * (q - zero_point) (zero point int16). */
+utvm_err_t utvm_dequantize_s16_f32(float scale, int32_t zero_point, int32_t size,
+                                   const int16_t *input, float *output);
 
 /* ---- Prepare helpers (float scales as stored in the model -> integer parameters) ---- */
 
@@ -663,6 +736,10 @@ utvm_err_t utvm_mul_params_s8(float input1_scale, int32_t input1_zero_point, flo
  * UNSUPPORTED if beta * input_scale is too small for TFLite's scheme (<= 2^-26). */
 utvm_err_t utvm_softmax_params_s8(float beta, float input_scale, utvm_softmax_params_t *params);
 
+/* SOFTMAX parameters for int16 input: beta * input_scale / (10 / 65535) in double
+ * (QuantizeMultiplier; diff_min 0). */
+utvm_err_t utvm_softmax_params_s16(float beta, float input_scale, utvm_softmax_params_t *params);
+
 /* LOGISTIC parameters (4 integer bits). UNSUPPORTED unless output_zero_point is -128 (TFLite's
  * rule) and 2^-28 <= input_scale < 16. */
 utvm_err_t utvm_logistic_params_s8(float input_scale, int32_t input_zero_point,
@@ -671,6 +748,13 @@ utvm_err_t utvm_logistic_params_s8(float input_scale, int32_t input_zero_point,
 /* TANH parameters (4 integer bits). UNSUPPORTED unless 2^-28 <= input_scale < 16. */
 utvm_err_t utvm_tanh_params_s8(float input_scale, int32_t input_zero_point,
                                utvm_tanh_params_t *params);
+
+/* LOGISTIC (tanh 0) or TANH (tanh 1) int16 parameters as TFLM's prepare: a power-of-two
+ * input scale of the right size (CheckedLog2) takes 3 << shift, any other the doubled
+ * input_scale * 3 * 4096. UNSUPPORTED unless the output scale is 2^-15, or when the multiplier
+ * passes 32767 (input scale above about 2.67). */
+utvm_err_t utvm_sigmoid_params_s16(float input_scale, float output_scale, int32_t tanh,
+                                   utvm_sigmoid_s16_params_t *params);
 
 /* MEAN parameters: input_scale / output_scale in double. */
 utvm_err_t utvm_mean_params_s8(float input_scale, int32_t input_zero_point, float output_scale,
@@ -682,6 +766,14 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
                                      utvm_requantize_params_t *params);
 
 /* ---- Prepare helpers of the element-wise operators ---- */
+
+/* QUANTIZE between int8 and int16: input_scale / output_scale in double (TFLM's
+ * PrepareQuantizeReference); element sizes 1 or 2, zero points in their types. */
+utvm_err_t utvm_requantize_q_params(float input_scale, int32_t input_zero_point,
+                                    int32_t input_size, float output_scale,
+                                    int32_t output_zero_point, int32_t output_size,
+                                    utvm_requantize_q_params_t *params);
+
 
 /* The piecewise-linear map from its two real factors (each QuantizeMultiplier'ed as TFLite
  * does; a negative negative_real turns UTVM_PWL_SCALE into UTVM_PWL_NEGATE), zero points and
@@ -699,6 +791,14 @@ utvm_err_t utvm_sub_params(float input1_scale, int32_t input1_zero_point, float 
                            int32_t input2_zero_point, float output_scale,
                            int32_t output_zero_point, int32_t activation, int32_t left_shift,
                            utvm_add_params_t *params);
+
+/* SQUARED_DIFFERENCE parameters (TFLM's PrepareQuantized): each input over twice the larger
+ * scale, the output (2 * max scale)^2 / (2^(2 * left_shift) * output scale); the range of the
+ * element type (int16: int16 false gives int8). */
+utvm_err_t utvm_squared_difference_params(float input1_scale, int32_t input1_zero_point,
+                                          float input2_scale, int32_t input2_zero_point,
+                                          float output_scale, int32_t output_zero_point,
+                                          int32_t int16, utvm_add_params_t *params);
 
 /* ADD parameters on int16 (left shift 15, zero points 0). */
 utvm_err_t utvm_add_params_s16(float input1_scale, float input2_scale, float output_scale,

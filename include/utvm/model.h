@@ -109,6 +109,7 @@ typedef enum {
   X(LEAKY_RELU, 98, leaky_relu)                                                                    \
   X(ABS, 101, abs)                                                                                 \
   X(SPLIT_V, 102, split_v)                                                                         \
+  X(SQUARED_DIFFERENCE, 99, squared_difference)                                                    \
   X(QUANTIZE, 114, quantize)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */

@@ -90,7 +90,16 @@ extern "C" {
   X(A, MUL_S16, mul_s16)                                                                           \
   X(A, SVDF_S8, svdf_s8)                                                                           \
   X(A, REDUCE, reduce)                                                                             \
-  X(A, ARG_MIN_MAX_S8, arg_min_max_s8)
+  X(A, ARG_MIN_MAX_S8, arg_min_max_s8)                                                             \
+  X(A, QUANTIZE_F32_S16, quantize_f32_s16)                                                         \
+  X(A, REQUANTIZE_Q, requantize_q)                                                                 \
+  X(A, DEQUANTIZE_S16_F32, dequantize_s16_f32)                                                     \
+  X(A, SOFTMAX_S8_S16, softmax_s8_s16)                                                             \
+  X(A, SOFTMAX_S16, softmax_s16)                                                                   \
+  X(A, LOGISTIC_S16, logistic_s16)                                                                 \
+  X(A, TANH_S16, tanh_s16)                                                                         \
+  X(A, SQUARED_DIFFERENCE_S8, squared_difference_s8)                                               \
+  X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -170,6 +179,8 @@ typedef struct {
     utvm_svdf_params_t svdf;
     utvm_reduce_params_t reduce;
     utvm_arg_min_max_params_t arg;
+    utvm_requantize_q_params_t requantize_q;
+    utvm_sigmoid_s16_params_t sigmoid;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -16,6 +16,12 @@ static bool zero_point_valid(int32_t zero_point) {
   return zero_point >= INT8_MIN && zero_point <= INT8_MAX;
 }
 
+/* True if zero_point is a value of an element of size bytes (1 int8, 2 int16). */
+static bool q_zero_point_valid(int32_t zero_point, int32_t size) {
+  return (size == 1) ? zero_point_valid(zero_point)
+                     : (zero_point >= INT16_MIN && zero_point <= INT16_MAX);
+}
+
 utvm_err_t utvm_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift) {
   if (multiplier == NULL || shift == NULL || !isfinite(real)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
@@ -423,6 +429,111 @@ utvm_err_t utvm_requantize_params_s8(float input_scale, int32_t input_zero_point
   }
   params->input_zero_point = input_zero_point;
   params->output_zero_point = output_zero_point;
+  return utvm_quantize_multiplier((double)input_scale / (double)output_scale,
+                                  &params->multiplier, &params->shift);
+}
+
+/* TFLite's CheckedLog2: the rounded log2 of x (in float, through log), and whether x is that
+ * power of two within 1e-3 of an octave. */
+static bool checked_log2(float x, int32_t *log2_rounded) {
+  const float x_log2 = logf(x) * (1.0f / logf(2.0f));
+  const float rounded = roundf(x_log2);
+  *log2_rounded = (int32_t)rounded;
+  return fabsf(x_log2 - rounded) < 1e-3f;
+}
+
+utvm_err_t utvm_sigmoid_params_s16(float input_scale, float output_scale, int32_t tanh,
+                                   utvm_sigmoid_s16_params_t *params) {
+  int32_t in_log2 = 0;
+  int32_t out_log2 = 0;
+  if (params == NULL || !scale_valid(input_scale) || !scale_valid(output_scale)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!checked_log2(output_scale, &out_log2) || out_log2 != -15) {
+    return UTVM_ERR_KERNEL_UNSUPPORTED;
+  }
+  const bool pot = checked_log2(input_scale, &in_log2);
+  const int32_t shift = 12 + in_log2;
+  if (pot && (shift == 0 || (tanh != 0 && shift == 1))) {
+    params->input_multiplier = 3 << shift;
+    params->input_left_shift = 0;
+    return UTVM_OK;
+  }
+  double multiplier = (double)input_scale * 4096.0 * 3.0;
+  int32_t left_shift = 0;
+  for (int32_t k = 0; k <= 30; ++k) {
+    if (multiplier <= 32767.0 / 2.0) { /* once above, doubling keeps it above */
+      left_shift++;
+      multiplier = multiplier * 2.0;
+    }
+  }
+  if (multiplier >= 32768.0) {
+    return UTVM_ERR_KERNEL_UNSUPPORTED; /* TFLite's DCHECK: the product would overflow */
+  }
+  params->input_multiplier = (int32_t)multiplier;
+  params->input_left_shift = left_shift;
+  return UTVM_OK;
+}
+
+utvm_err_t utvm_squared_difference_params(float input1_scale, int32_t input1_zero_point,
+                                          float input2_scale, int32_t input2_zero_point,
+                                          float output_scale, int32_t output_zero_point,
+                                          int32_t int16, utvm_add_params_t *params) {
+  const int32_t size = (int16 != 0) ? 2 : 1;
+  if (params == NULL || !scale_valid(input1_scale) || !scale_valid(input2_scale) ||
+      !scale_valid(output_scale) || !q_zero_point_valid(input1_zero_point, size) ||
+      !q_zero_point_valid(input2_zero_point, size) ||
+      !q_zero_point_valid(output_zero_point, size)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->input1_offset = -input1_zero_point;
+  params->input2_offset = -input2_zero_point;
+  params->output_offset = output_zero_point;
+  params->left_shift = (int16 != 0) ? 0 : 7;
+  params->act_min = (int16 != 0) ? INT16_MIN : INT8_MIN;
+  params->act_max = (int16 != 0) ? INT16_MAX : INT8_MAX;
+  const double twice_max =
+      2.0 * (double)((input1_scale > input2_scale) ? input1_scale : input2_scale);
+  const double real_output = (twice_max * twice_max) /
+                             ((double)(1 << (params->left_shift * 2)) * (double)output_scale);
+  utvm_err_t err = quantize_multiplier_below_one((double)input1_scale / twice_max,
+                                                 &params->input1_multiplier,
+                                                 &params->input1_shift);
+  if (err == UTVM_OK) {
+    err = quantize_multiplier_below_one((double)input2_scale / twice_max,
+                                        &params->input2_multiplier, &params->input2_shift);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_quantize_multiplier(real_output, &params->output_multiplier,
+                                   &params->output_shift);
+  }
+  return err;
+}
+
+utvm_err_t utvm_softmax_params_s16(float beta, float input_scale,
+                                   utvm_softmax_params_t *params) {
+  if (params == NULL || !scale_valid(beta) || !scale_valid(input_scale)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->diff_min = 0;
+  return utvm_quantize_multiplier((double)input_scale * (double)beta / (10.0 / 65535.0),
+                                  &params->input_multiplier, &params->input_left_shift);
+}
+
+utvm_err_t utvm_requantize_q_params(float input_scale, int32_t input_zero_point,
+                                    int32_t input_size, float output_scale,
+                                    int32_t output_zero_point, int32_t output_size,
+                                    utvm_requantize_q_params_t *params) {
+  if (params == NULL || !scale_valid(input_scale) || !scale_valid(output_scale) ||
+      (input_size != 1 && input_size != 2) || (output_size != 1 && output_size != 2) ||
+      !q_zero_point_valid(input_zero_point, input_size) ||
+      !q_zero_point_valid(output_zero_point, output_size)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  params->input_zero_point = input_zero_point;
+  params->output_zero_point = output_zero_point;
+  params->input_size = input_size;
+  params->output_size = output_size;
   return utvm_quantize_multiplier((double)input_scale / (double)output_scale,
                                   &params->multiplier, &params->shift);
 }

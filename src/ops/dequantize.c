@@ -1,4 +1,5 @@
-/* DEQUANTIZE: int8 -> float32. Prepare, run, op params, emit. */
+/* DEQUANTIZE: int8 -> float32 (kind DEQUANTIZE_S8_F32) and int16 -> float32
+ * (DEQUANTIZE_S16_F32). Prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@ typedef struct {
   int32_t size;
   float scale;             /* the input's */
   int32_t zero_point;
+  int32_t int16;           /* 1: int16 input */
 } dequantize_record_t;
 
 static size_t dequantize_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -25,8 +27,17 @@ static utvm_err_t dequantize_prepare(const utvm_op_context_t *c, void *record, s
   ops_operand_t out;
   (void)size;
   utvm_err_t err = ops_load_unary(c, false, &in, &out);
-  if (err == UTVM_OK) {
+  rec->int16 = 0;
+  if (in.t.type == UTVM_MODEL_INT16) {
+    rec->int16 = 1;
+  }
+  if ((err == UTVM_OK) && (rec->int16 != 0)) {
+    /* TFLM's DEQUANTIZE takes any int16 zero point: only per-tensor quantization is checked. */
+    err = ops_check_q16_any(c, &in, "input");
+  } else if (err == UTVM_OK) {
     err = ops_check_q8(c, &in, "input");
+  } else {
+    /* err set */
   }
   if (err == UTVM_OK) {
     err = ops_check_type(c, &out, "output", UTVM_MODEL_FLOAT32);
@@ -43,14 +54,21 @@ static utvm_err_t dequantize_prepare(const utvm_op_context_t *c, void *record, s
 static utvm_err_t dequantize_execute(const void *record, uint8_t *arena) {
   const dequantize_record_t *r = (const dequantize_record_t *)record;
   void *out = &arena[r->output];
-  return utvm_dequantize_s8_f32(r->scale, r->zero_point, r->size, ops_in_s8(arena, &r->input),
-                                (float *)out);
+  utvm_err_t err;
+  if (r->int16 != 0) {
+    err = utvm_dequantize_s16_f32(r->scale, r->zero_point, r->size,
+                                  (const int16_t *)ops_in(arena, &r->input), (float *)out);
+  } else {
+    err = utvm_dequantize_s8_f32(r->scale, r->zero_point, r->size, ops_in_s8(arena, &r->input),
+                                 (float *)out);
+  }
+  return err;
 }
 
 static void dequantize_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const dequantize_record_t *r = (const dequantize_record_t *)record;
   (void)core;
-  p->kind = UTVM_OP_DEQUANTIZE_S8_F32;
+  p->kind = (r->int16 != 0) ? UTVM_OP_DEQUANTIZE_S16_F32 : UTVM_OP_DEQUANTIZE_S8_F32;
   p->size = r->size;
   p->scale = r->scale;
   p->zero_point = r->zero_point;
@@ -69,12 +87,29 @@ static void dequantize_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_i32(w, &p->zero_point);
 }
 
-static const char *dequantize_check(utvm_op_params_t *p) {
-  const char *why = ops_check_elementwise(p, UTVM_OP_TYPE_INT8, UTVM_OP_TYPE_FLOAT32);
+static const char *dequantize_check_as(utvm_op_params_t *p, utvm_op_type_t in) {
+  const char *why = ops_check_elementwise(p, in, UTVM_OP_TYPE_FLOAT32);
   if ((why == NULL) && (!(p->scale > 0.0f) || !(p->scale <= 3.4028235e38f))) {
     why = "scale is not finite and > 0";
   }
   return why;
+}
+
+static const char *dequantize_check(utvm_op_params_t *p) {
+  return dequantize_check_as(p, UTVM_OP_TYPE_INT8);
+}
+
+static const char *dequantize_s16_check(utvm_op_params_t *p) {
+  return dequantize_check_as(p, UTVM_OP_TYPE_INT16);
+}
+
+static utvm_err_t dequantize_s16_run(const utvm_op_params_t *p, void *const *data,
+                                     void *scratch) {
+  const void *in = data[0];
+  void *out = data[1];
+  (void)scratch;
+  return utvm_dequantize_s16_f32(p->scale, p->zero_point, p->size, (const int16_t *)in,
+                                 (float *)out);
 }
 
 static utvm_err_t dequantize_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
@@ -84,6 +119,9 @@ static utvm_err_t dequantize_run(const utvm_op_params_t *p, void *const *data, v
                                 (float *)out);
 }
 
+const utvm_op_kind_info_t utvm_op_kind_dequantize_s16_f32 = {dequantize_walk,
+                                                             dequantize_s16_check, NULL,
+                                                             dequantize_s16_run};
 const utvm_op_kind_info_t utvm_op_kind_dequantize_s8_f32 = {dequantize_walk, dequantize_check,
                                                             NULL, dequantize_run};
 
@@ -92,3 +130,5 @@ static const utvm_op_emit_slot_t dequantize_s8_f32_args[] = {{UTVM_EMIT_SCALE, 0
     {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_dequantize_s8_f32 = {NULL, NULL, dequantize_s8_f32_args};
+
+const utvm_op_emit_t utvm_op_emit_dequantize_s16_f32 = {NULL, NULL, dequantize_s8_f32_args};

@@ -90,6 +90,11 @@ utvm_err_t ops_check_type(const utvm_op_context_t *c, const ops_operand_t *o, co
 /* int16, quantized per tensor with zero point 0 (TFLM's int16x8 kernels), every dimension >= 1. */
 utvm_err_t ops_check_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role);
 
+/* int16 quantized per tensor with any zero point (QUANTIZE, DEQUANTIZE, SOFTMAX's int16
+ * output of int8), every dimension >= 1. */
+utvm_err_t ops_check_q16_any(const utvm_op_context_t *c, const ops_operand_t *o,
+                             const char *role);
+
 /* int8, quantized per tensor, every dimension >= 1. */
 utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, const char *role);
 
@@ -115,12 +120,14 @@ bool ops_same_quant(const ops_operand_t *a, const ops_operand_t *b);
 utvm_err_t ops_check_same_quant(const utvm_op_context_t *c, const ops_operand_t *in,
                                 const ops_operand_t *out);
 
-/* The output of SOFTMAX, LOGISTIC or TANH: scale (1/256 or 1/128, within TFLite's tolerance)
- * and zero point fixed. */
+/* The output of SOFTMAX, LOGISTIC or TANH: scale (1/2^n: 1/256, 1/128, 1/32768, 1/65536;
+ * within TFLite's tolerance) and zero point fixed. */
 utvm_err_t ops_check_fixed_output(const utvm_op_context_t *c, const ops_operand_t *out,
                                   float scale, int32_t zero_point);
 #define OPS_SCALE_1_256 0.00390625f
 #define OPS_SCALE_1_128 0.0078125f
+#define OPS_SCALE_1_32768 3.0517578125e-05f
+#define OPS_SCALE_1_65536 1.52587890625e-05f
 
 /* Input 0 and the output, both int8 per tensor. */
 utvm_err_t ops_load_q8(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out);

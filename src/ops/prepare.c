@@ -185,7 +185,8 @@ utvm_err_t ops_element_type(const utvm_op_context_t *c, const ops_operand_t *o, 
   return err;
 }
 
-utvm_err_t ops_check_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role) {
+utvm_err_t ops_check_q16_any(const utvm_op_context_t *c, const ops_operand_t *o,
+                             const char *role) {
   utvm_err_t err = ops_check_type(c, o, role, UTVM_MODEL_INT16);
   if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {
     utvm_text_t *text = ops_begin(c);
@@ -194,6 +195,11 @@ utvm_err_t ops_check_q16(const utvm_op_context_t *c, const ops_operand_t *o, con
                   (o->t.quant.count == 0u) ? " is not quantized" : " is quantized per channel");
     err = UTVM_ERR_RUNNER_UNSUPPORTED;
   }
+  return err;
+}
+
+utvm_err_t ops_check_q16(const utvm_op_context_t *c, const ops_operand_t *o, const char *role) {
+  utvm_err_t err = ops_check_q16_any(c, o, role);
   if ((err == UTVM_OK) && (o->t.quant.zero_point != 0)) {
     utvm_text_t *text = ops_begin(c);
     utvm_text_str(text, role);
@@ -291,7 +297,8 @@ utvm_err_t ops_check_fixed_output(const utvm_op_context_t *c, const ops_operand_
     utvm_text_i64(text, out->t.quant.zero_point);
     utvm_text_str(text, " or scale is not the required ");
     utvm_text_i64(text, zero_point);
-    utvm_text_str(text, (scale == OPS_SCALE_1_256) ? " and 1/256" : " and 1/128");
+    utvm_text_str(text, " and 1/");
+    utvm_text_u64(text, (uint64_t)(1.0f / scale));
     return UTVM_ERR_RUNNER_UNSUPPORTED;
   }
   return UTVM_OK;

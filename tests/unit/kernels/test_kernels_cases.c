@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -628,6 +629,198 @@ static void test_quantize_dequantize(void **state) {
   assert_memory_equal(out, shifted, sizeof(shifted));
 }
 
+/* QUANTIZE and DEQUANTIZE with int16: saturation at both ends of int16, any zero point of the
+ * type, the element-size and zero-point checks of the mixed requantize. */
+static void test_quantize_s16(void **state) {
+  (void)state;
+  const float values[4] = {1.25f, -1.25f, 1.0e9f, -1.0e9f};
+  int16_t q[4];
+  assert_int_equal(utvm_quantize_f32_s16(0.5f, -100, 4, values, q), UTVM_OK);
+  const int16_t expected[4] = {-97, -103, INT16_MAX, INT16_MIN};
+  assert_memory_equal(q, expected, sizeof(expected));
+  assert_int_equal(utvm_quantize_f32_s16(0.5f, 40000, 4, values, q), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_quantize_f32_s16(0.5f, 0, -1, values, q), UTVM_ERR_KERNEL_BAD_SHAPE);
+  float f[2];
+  const int16_t codes[2] = {INT16_MIN, INT16_MAX};
+  assert_int_equal(utvm_dequantize_s16_f32(0.5f, -32768, 2, codes, f), UTVM_OK);
+  assert_true(f[0] == 0.0f);
+  assert_true(f[1] == 32767.5f);
+  assert_int_equal(utvm_dequantize_s16_f32(0.5f, 32768, 2, codes, f), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* int16 (scale 1/64) -> int8 (scale 1, zero point 3): 640 -> 10 + 3; -32768 -> -128. */
+  utvm_requantize_q_params_t params;
+  assert_int_equal(utvm_requantize_q_params(0.015625f, 0, 2, 1.0f, 3, 1, &params), UTVM_OK);
+  const int16_t in16[3] = {640, -32768, 32767};
+  int8_t out8[3];
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out8), UTVM_OK);
+  const int8_t expected8[3] = {13, -128, 127};
+  assert_memory_equal(out8, expected8, sizeof(expected8));
+  /* int8 (scale 1, zero point -5) -> int16 (scale 1/256): 127 -> 132 * 256 -> 32767. */
+  assert_int_equal(utvm_requantize_q_params(1.0f, -5, 1, 0.00390625f, 0, 2, &params), UTVM_OK);
+  const int8_t in8[3] = {-5, 27, 127};
+  int16_t out16[3];
+  assert_int_equal(utvm_requantize_q(&params, 3, in8, out16), UTVM_OK);
+  const int16_t expected16[3] = {0, 8192, INT16_MAX};
+  assert_memory_equal(out16, expected16, sizeof(expected16));
+  /* the checks */
+  assert_int_equal(utvm_requantize_q_params(1.0f, 200, 1, 1.0f, 0, 2, &params),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_requantize_q_params(1.0f, 0, 4, 1.0f, 0, 2, &params),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_requantize_q_params(1.0f, 0, 2, 1.0f, 0, 2, &params), UTVM_OK);
+  params.output_size = 3;
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out16), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.output_size = 1;
+  params.output_zero_point = 128;
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out8), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.output_zero_point = 0;
+  params.shift = 32;
+  assert_int_equal(utvm_requantize_q(&params, 3, in16, out8), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.shift = 0;
+  assert_int_equal(utvm_requantize_q(&params, -1, in16, out8), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+/* TFLM's LUTPopulate<int16_t> restated (float arithmetic in its order): 512 samples over the
+ * input range, each less half the rounded error of the interpolated midpoint, and the end. */
+static float lut_exp(float v) { return expf(v); }
+static float lut_recip(float v) { return 1.0f / (1.0f + v); }
+static void lut_populate_s16(float in_scale, int32_t in_zp, float out_scale, float (*f)(float),
+                             int16_t *lut) {
+  const float in_min = in_scale * (float)(INT16_MIN - in_zp);
+  const float in_max = in_scale * (float)(INT16_MAX - in_zp);
+  const float out_min = out_scale * (float)INT16_MIN;
+  const float out_max = out_scale * (float)INT16_MAX;
+  const float step = (in_max - in_min) / 512.0f;
+  const float half = step / 2.0f;
+  const float inv = 65536.0f / (out_max - out_min);
+  for (int32_t i = 0; i < 512; i++) {
+    const float val = f(in_min + (float)i * step);
+    const float mid = f(in_min + (float)i * step + half);
+    const float next = f(in_min + (float)(i + 1) * step);
+    const float sample = roundf(val * inv);
+    const float interp = roundf((next * inv + roundf(val * inv)) / 2.0f);
+    const float bias = roundf((interp - roundf(mid * inv)) / 2.0f);
+    lut[i] = (int16_t)fminf(fmaxf(sample - bias, -32768.0f), 32767.0f);
+  }
+  lut[512] = (int16_t)fminf(fmaxf(roundf(f(in_max) * inv), -32768.0f), 32767.0f);
+}
+
+/* SOFTMAX int16: the constant tables are TFLM's, built as its prepare builds them; a row of
+ * equal values gives 1/depth; the parameter checks. int8 -> int16: the zero point -32768. */
+static void test_softmax_s16(void **state) {
+  (void)state;
+  int16_t lut[UTVM_SOFTMAX_LUT_SIZE];
+  lut_populate_s16(10.0f / 65535.0f, 32767, 2.0f / 65535.0f, lut_exp, lut);
+  assert_memory_equal(lut, utvm_softmax_exp_lut, sizeof(lut));
+  lut_populate_s16(1.0f / 65535.0f, -32768, 2.0f / 65535.0f, lut_recip, lut);
+  assert_memory_equal(lut, utvm_softmax_recip_lut, sizeof(lut));
+  utvm_softmax_params_t params;
+  assert_int_equal(utvm_softmax_params_s16(1.0f, 0.0003f, &params), UTVM_OK);
+  const int16_t in[4] = {100, 100, 100, 100};
+  int16_t out[4];
+  assert_int_equal(utvm_softmax_s16(&params, 1, 4, in, out), UTVM_OK);
+  for (int32_t i = 0; i < 4; ++i) {
+    assert_true(out[i] >= 8191 && out[i] <= 8193); /* 1/4 in Q0.15 */
+  }
+  /* one dominant value: ~1 for it, ~0 for the others (exp(-10) and below) */
+  const int16_t peak[3] = {INT16_MIN, INT16_MAX, INT16_MIN};
+  assert_int_equal(utvm_softmax_s16(&params, 1, 3, peak, out), UTVM_OK);
+  assert_true(out[1] >= 32700);
+  assert_true(out[0] <= 2 && out[2] <= 2);
+  assert_int_equal(utvm_softmax_s16(&params, 1, UTVM_SOFTMAX_S16_MAX_DEPTH + 1, in, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_softmax_s16(&params, 0, 4, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  params.input_left_shift = 32;
+  assert_int_equal(utvm_softmax_s16(&params, 1, 4, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_softmax_s16(NULL, 1, 4, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_softmax_params_s16(0.0f, 0.0003f, &params), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* int8 -> int16: two equal inputs give 1/2 = 32768 * 2^-16 above the zero point -32768 */
+  assert_int_equal(utvm_softmax_params_s8(1.0f, 0.1f, &params), UTVM_OK);
+  const int8_t in8[3] = {7, 7, -128};
+  assert_int_equal(utvm_softmax_s8_s16(&params, 1, 3, in8, out), UTVM_OK);
+  assert_true(out[0] >= -2 && out[0] <= 0);
+  assert_int_equal(out[0], out[1]);
+  assert_int_equal(out[2], INT16_MIN);
+  assert_int_equal(utvm_softmax_s8_s16(&params, 1, 3, in8, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+/* LOGISTIC and TANH int16: TFLM's prepare (power-of-two scales take 3 << shift), the curves'
+ * centre and saturation, and the checks. */
+static void test_sigmoid_s16(void **state) {
+  (void)state;
+  utvm_sigmoid_s16_params_t params;
+  /* input scale 2^-12 is TFLM's power-of-two case for both; 2^-11 for TANH only */
+  assert_int_equal(utvm_sigmoid_params_s16(1.0f / 4096.0f, 1.0f / 32768.0f, 0, &params), UTVM_OK);
+  assert_int_equal(params.input_multiplier, 3);
+  assert_int_equal(params.input_left_shift, 0);
+  assert_int_equal(utvm_sigmoid_params_s16(1.0f / 2048.0f, 1.0f / 32768.0f, 1, &params), UTVM_OK);
+  assert_int_equal(params.input_multiplier, 6);
+  assert_int_equal(utvm_sigmoid_params_s16(1.0f / 2048.0f, 1.0f / 32768.0f, 0, &params), UTVM_OK);
+  assert_int_equal(params.input_multiplier, 24576); /* 6 after 12 doublings */
+  assert_int_equal(params.input_left_shift, 12);
+  assert_int_equal(utvm_sigmoid_params_s16(0.001f, 1.0f / 16384.0f, 0, &params),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_sigmoid_params_s16(4.0f, 1.0f / 32768.0f, 0, &params),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_sigmoid_params_s16(0.0003f, 1.0f / 32768.0f, 0, &params), UTVM_OK);
+  const int16_t in[3] = {0, INT16_MAX, INT16_MIN};
+  int16_t out[3];
+  assert_int_equal(utvm_logistic_s16(&params, 3, in, out), UTVM_OK);
+  assert_int_equal(out[0], 16384); /* 0.5 */
+  assert_true(out[1] > 31000);     /* sigmoid(9.8) */
+  assert_true(out[2] < 1800);
+  assert_int_equal(utvm_tanh_s16(&params, 3, in, out), UTVM_OK);
+  assert_int_equal(out[0], 0);
+  assert_true(out[1] > 32000);
+  assert_int_equal(out[1], -out[2]);
+  params.input_multiplier = 32768;
+  assert_int_equal(utvm_logistic_s16(&params, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.input_multiplier = 3;
+  params.input_left_shift = 32;
+  assert_int_equal(utvm_tanh_s16(&params, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  params.input_left_shift = 0;
+  assert_int_equal(utvm_tanh_s16(&params, -1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+/* SQUARED_DIFFERENCE: (a - b)^2 at one scale, broadcasting, saturation, the checks. */
+static void test_squared_difference(void **state) {
+  (void)state;
+  utvm_add_params_t params;
+  /* inputs 0.5, output 0.25 (zero point -128): (3 - (-1))^2 * 0.25 / 0.25 = 16 - 128 */
+  assert_int_equal(utvm_squared_difference_params(0.5f, 0, 0.5f, 0, 0.25f, -128, 0, &params),
+                   UTVM_OK);
+  const utvm_shape_t s4 = {1, {4, 0, 0, 0, 0, 0}};
+  const utvm_shape_t s1 = {1, {1, 0, 0, 0, 0, 0}};
+  const int8_t a[4] = {3, -1, 127, -128};
+  const int8_t b[1] = {-1};
+  int8_t out[4];
+  assert_int_equal(utvm_squared_difference_s8(&params, &s4, a, &s1, b, &s4, out), UTVM_OK);
+  assert_int_equal(out[0], 16 - 128);
+  assert_int_equal(out[1], -128);
+  assert_int_equal(out[2], 127);
+  assert_int_equal(out[3], 127);
+  utvm_add_params_t bad = params;
+  bad.left_shift = 8;
+  assert_int_equal(utvm_squared_difference_s8(&bad, &s4, a, &s1, b, &s4, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = params;
+  bad.input1_shift = 1;
+  assert_int_equal(utvm_squared_difference_s8(&bad, &s4, a, &s1, b, &s4, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_squared_difference_s8(&params, &s4, a, &s4, a, &s1, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  /* int16, zero points 0: 300 - 100 = 200 at scale 1/64 -> 200^2 / 64^2 at output 1/8 */
+  assert_int_equal(utvm_squared_difference_params(0.015625f, 0, 0.015625f, 0, 0.125f, 0, 1,
+                                                  &params),
+                   UTVM_OK);
+  const int16_t x[1] = {300};
+  const int16_t y[1] = {100};
+  int16_t z[1];
+  assert_int_equal(utvm_squared_difference_s16(&params, &s1, x, &s1, y, &s1, z), UTVM_OK);
+  assert_true(z[0] >= 78 && z[0] <= 79); /* 9.77 / 0.125 = 78.1 */
+  assert_int_equal(utvm_squared_difference_params(0.5f, 200, 0.5f, 0, 0.25f, 0, 0, &params),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 static void test_prepare_helpers(void **state) {
   (void)state;
   int32_t lo;
@@ -882,6 +1075,10 @@ int main(void) {
       cmocka_unit_test(test_reduce_extremes_and_arg),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),
+      cmocka_unit_test(test_quantize_s16),
+      cmocka_unit_test(test_softmax_s16),
+      cmocka_unit_test(test_sigmoid_s16),
+      cmocka_unit_test(test_squared_difference),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
   };

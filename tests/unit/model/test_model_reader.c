@@ -674,6 +674,90 @@ static void test_reduce_errors(void **state) {
                        "operator 0 (ARG_MIN): output [4] does not fit input [2,4]");
 }
 
+/* The element-wise, activation, normalisation and quantize operators of issue 25 (round 2). */
+static void test_elem2_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  elementwise_spec(&s, 114, false); /* QUANTIZE int8 -> int32: TFLM has it, utvm not */
+  s.t[2].type = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (QUANTIZE): output is int32, not int8");
+  elementwise_spec(&s, 114, false); /* QUANTIZE int16 -> int8, the input not quantized */
+  s.t[0].type = 7;
+  s.t[0].n_scales = 0u;
+  s.t[0].n_zps = 0u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (QUANTIZE): input is not quantized");
+  elementwise_spec(&s, 6, false); /* DEQUANTIZE int16 -> int16 */
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DEQUANTIZE): output is int16, not float32");
+  elementwise_spec(&s, 6, false); /* DEQUANTIZE int16 per channel */
+  s.t[0].type = 7;
+  s.t[0].n_scales = 4u;
+  s.t[0].scales[1] = 0.5f;
+  s.t[0].scales[2] = 0.5f;
+  s.t[0].scales[3] = 0.5f;
+  s.t[0].qdim = 1;
+  s.t[2].type = 0;
+  s.t[2].n_scales = 0u;
+  s.t[2].n_zps = 0u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DEQUANTIZE): input is quantized per channel");
+  elementwise_spec(&s, 25, false); /* SOFTMAX int16 -> int16 with output scale 0.75 */
+  s.op[0].options_type = 9u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 0x3f800000u}; /* beta 1.0 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): output zero point 0 or scale is not the required 0 "
+                       "and 1/32768");
+  s.t[2].scales[0] = 1.0f / 32768.0f;
+  s.t[2].type = 9; /* int16 -> int8: TFLM has no such softmax */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): output is int8, not int16");
+  s.t[2].type = 7;
+  s.t[0].zps[0] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): input is int16 with zero point 4, not 0");
+  elementwise_spec(&s, 25, false); /* SOFTMAX int8 -> int16 with zero point 0 */
+  s.op[0].options_type = 9u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 0x3f800000u};
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  s.t[2].scales[0] = 1.0f / 65536.0f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SOFTMAX): output zero point 0 or scale is not the required "
+                       "-32768 and 1/65536");
+  elementwise_spec(&s, 14, false); /* LOGISTIC int16 with output scale 0.75 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (LOGISTIC): input scale or output scale (not 2^-15)");
+  s.t[2].scales[0] = 1.0f / 32768.0f;
+  s.t[0].scales[0] = 8.0f; /* TANH: the multiplier would pass 32767 */
+  s.builtin[0] = 28;
+  s.deprecated[0] = 28;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (TANH): input scale or output scale (not 2^-15)");
+  elementwise_spec(&s, 99, true); /* SQUARED_DIFFERENCE int16 with a zero point */
+  s.t[0].type = 7;
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (SQUARED_DIFFERENCE): input 1 is int16 with zero point -3, not 0");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -1210,6 +1294,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_elementwise_refusals),
+      cmocka_unit_test(test_elem2_refusals),
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_pack_refusals),
