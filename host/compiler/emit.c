@@ -436,14 +436,10 @@ static utvm_err_t emit_states(emit_t *e) {
     if ((err == UTVM_OK) && mt.variable && (utvm_runner_tensor(&e->runner, i, &t) == UTVM_OK) &&
         (t.data != NULL)) {
       const int32_t value = (mt.type == UTVM_MODEL_INT8) ? mt.quant.zero_point : 0;
-      host_text_printf(&e->states, "    {%uu, %uu, %d}, /* tensor %u (%s) */\n",
-                       arena_offset(e, &t), (uint32_t)t.bytes, value, i, mt.name);
+      host_text_printf(&e->states, "  (void)memset(&act[%uu], %d, %uu); /* tensor %u (%s) */\n",
+                       arena_offset(e, &t), value, (uint32_t)t.bytes, i, mt.name);
       e->n_states++;
     }
-  }
-  if ((err == UTVM_OK) && (e->n_states > UTVM_AI_MAX_STATES)) {
-    err = emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "%u variable tensors, more than UTVM_AI_MAX_STATES",
-                    e->n_states);
   }
   return err;
 }
@@ -663,9 +659,9 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
             "#endif /* AI_%s_H */\n", n, n, n, n, n);
 
   header_comment(&c, o, "Kernel calls");
-  host_text_printf(&c, "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n"
-            "#include \"utvm/kernels.h\"\n%s\n", n,
-            e->uses_packed ? "#include \"tvm/runtime/c_runtime_api.h\"\n" : "");
+  host_text_printf(&c, "#include <stddef.h>\n#include <stdint.h>\n%s\n#include \"%s.h\"\n"
+            "#include \"utvm/kernels.h\"\n%s\n", (e->n_states > 0u) ? "#include <string.h>\n" : "",
+            n, e->uses_packed ? "#include \"tvm/runtime/c_runtime_api.h\"\n" : "");
   if (e->uses_packed) {
     host_text_printf(&c, "/* The operators' packed functions (TVM's backend signature), defined in "
                      "the model's\n * library (e.g. an MLF archive's codegen/host/src). */\n%s\n"
@@ -698,8 +694,8 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   host_text_printf(&c, "static const ai_tensor_info inputs[%u] = {\n%s};\n", r->n_inputs, host_text_str(&io[0]));
   host_text_printf(&c, "static const ai_tensor_info outputs[%u] = {\n%s};\n\n", r->n_outputs, host_text_str(&io[1]));
   if (e->n_states > 0u) {
-    host_text_printf(&c, "/* The variable tensors: offset, bytes, starting value. */\n"
-                     "static const ai_state_info states[%u] = {\n%s};\n\n", e->n_states,
+    host_text_printf(&c, "/* The variable tensors to their starting values (ai_create, "
+                     "ai_reset_state). */\nstatic void reset_state(uint8_t *act) {\n%s}\n\n",
                      host_text_str(&e->states));
   }
   host_text_printf(&c, "const ai_model ai_model_%s = {\n  %uu, \"%s\", \"%s\", ", n,
@@ -708,11 +704,11 @@ static utvm_err_t emit_files(emit_t *e, const utvm_emit_options_t *o, const char
   host_text_printf(&c, ", ");
   emit_cstring(&c, (o->date != NULL) ? o->date : "");
   host_text_printf(&c, ",\n  %uu, %uu, %uu, inputs, outputs, %zuu, %zuu, ai_%s_params, %s%s%s,\n"
-            "  network, ai_%s_create, ai_%s_run, ai_%s_destroy, %uu, %s};\n\n", r->n_layers,
+            "  network, ai_%s_create, ai_%s_run, ai_%s_destroy, %s};\n\n", r->n_layers,
             r->n_inputs, r->n_outputs, r->activations_bytes, r->params_bytes, n,
             o->builtin_activations ? "ai_" : "NULL", o->builtin_activations ? n : "",
-            o->builtin_activations ? "_activations" : "", n, n, n, e->n_states,
-            (e->n_states > 0u) ? "states" : "NULL");
+            o->builtin_activations ? "_activations" : "", n, n, n,
+            (e->n_states > 0u) ? "reset_state" : "NULL");
   host_text_printf(&c, "utvm_err_t ai_%s_create(void *activations, size_t activations_size, "
             "ai_handle *handle) {\n  return ai_create(&ai_model_%s, activations, "
             "activations_size, handle);\n}\n\n"

@@ -53,10 +53,6 @@ extern "C" {
 #ifndef UTVM_AI_MAX_IO
 #define UTVM_AI_MAX_IO 8u
 #endif
-/* Most variable tensors of a model (ai_model.states; a model with more is refused). */
-#ifndef UTVM_AI_MAX_STATES
-#define UTVM_AI_MAX_STATES 64u
-#endif
 /* Alignment of an application's input or output buffer (float32 IO is read as words). */
 #define UTVM_AI_IO_ALIGNMENT 4u
 /* ai_tensor_info.offset of an input or output with a buffer of its own. */
@@ -89,14 +85,6 @@ typedef struct {
   int32_t zero_point;
 } ai_tensor_info;
 
-/* A variable tensor of a model (the state SVDF and LSTM keep between runs): its place in the
- * activations and the byte it starts as (its zero point for int8, else 0). */
-typedef struct {
-  uint32_t offset;
-  uint32_t bytes;
-  int32_t value;
-} ai_state_info;
-
 struct ai_model_s;
 /* An instance: a pointer into the library's pool, valid from ai_create to ai_destroy. */
 typedef struct ai_instance_s *ai_handle;
@@ -127,8 +115,9 @@ typedef struct ai_model_s {
   utvm_err_t (*create)(void *activations, size_t activations_size, ai_handle *handle);
   utvm_err_t (*run)(ai_handle handle);
   utvm_err_t (*destroy)(ai_handle handle);
-  uint32_t n_states;           /* variable tensors, reset by ai_create and ai_reset_state */
-  const ai_state_info *states;
+  /* Sets the model's variable tensors (the state SVDF and LSTM keep between runs) in the
+   * activations to their starting values; NULL for a model without state. */
+  void (*reset_state)(uint8_t *activations);
 } ai_model;
 
 /* An input or output: the DLTensor (shape in this struct, so keep the struct where dl is used)

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "utvm/ai.h"
 #include "utvm/text.h"
@@ -76,19 +75,8 @@ static bool ai_tensors_fit(const ai_tensor_info *t, uint32_t n, size_t activatio
   return ok;
 }
 
-/* Each state lies inside the activations. */
-static bool ai_states_fit(const ai_model *m) {
-  bool ok = (m->n_states == 0u) || (m->states != NULL);
-  uint32_t i;
-  for (i = 0u; ok && (i < m->n_states) && (i < UTVM_AI_MAX_STATES); i++) {
-    ok = (m->states[i].offset <= m->activations_size) &&
-         (m->states[i].bytes <= (m->activations_size - m->states[i].offset));
-  }
-  return ok && (m->n_states <= UTVM_AI_MAX_STATES);
-}
-
 static bool ai_model_valid(const ai_model *m) {
-  return (m->api_version == UTVM_AI_API_VERSION) && (m->network != NULL) && ai_states_fit(m) &&
+  return (m->api_version == UTVM_AI_API_VERSION) && (m->network != NULL) &&
          ((m->params != NULL) || (m->params_size == 0u)) &&
          (m->n_inputs <= UTVM_AI_MAX_IO) && (m->n_outputs <= (UTVM_AI_MAX_IO - m->n_inputs)) &&
          ai_tensors_fit(m->inputs, m->n_inputs, m->activations_size) &&
@@ -131,10 +119,8 @@ static void ai_bind_defaults(struct ai_instance_s *h) {
 
 /* Every variable tensor of h's model to its starting value. */
 static void ai_reset_states(const struct ai_instance_s *h) {
-  uint32_t i;
-  for (i = 0u; (i < h->model->n_states) && (i < UTVM_AI_MAX_STATES); i++) {
-    const ai_state_info *s = &h->model->states[i];
-    (void)memset(&h->activations[s->offset], s->value, s->bytes);
+  if (h->model->reset_state != NULL) {
+    h->model->reset_state(h->activations);
   }
 }
 
@@ -176,20 +162,23 @@ utvm_err_t ai_create(const ai_model *model, void *activations, size_t activation
   if (((uintptr_t)act % UTVM_AI_ACTIVATIONS_ALIGNMENT) != 0u) {
     return ai_fail(e, UTVM_ERR_AI_ACTIVATIONS, "ai_create: activations not 16-byte aligned");
   }
-  for (i = 0u; i < UTVM_AI_MAX_INSTANCES; i++) {
-    if (ai_pool[i].model == NULL) {
-      ai_pool[i].model = model;
-      ai_pool[i].activations = act;
-      ai_bind_defaults(&ai_pool[i]);
-      ai_reset_states(&ai_pool[i]);
-      ai_clear(&ai_pool[i].error);
-      ai_clear(e);
-      *handle = &ai_pool[i];
-      return UTVM_OK;
-    }
+  i = 0u;
+  while ((i < UTVM_AI_MAX_INSTANCES) && (ai_pool[i].model != NULL)) {
+    i++;
   }
-  return ai_fail(e, UTVM_ERR_AI_INSTANCES,
-                 "ai_create: every instance is in use (UTVM_AI_MAX_INSTANCES)");
+  if (i == UTVM_AI_MAX_INSTANCES) {
+    return ai_fail(e, UTVM_ERR_AI_INSTANCES,
+                   "ai_create: every instance is in use (UTVM_AI_MAX_INSTANCES)");
+  }
+  struct ai_instance_s *h = &ai_pool[i];
+  h->model = model;
+  h->activations = act;
+  ai_bind_defaults(h);
+  ai_reset_states(h);
+  ai_clear(&h->error);
+  ai_clear(e);
+  *handle = h;
+  return UTVM_OK;
 }
 
 utvm_err_t ai_destroy(ai_handle handle) {
