@@ -258,6 +258,31 @@ utvm_err_t utvm_fully_connected_s16(const utvm_fully_connected_params_t *params,
                                     int32_t output_depth, const int16_t *input,
                                     const int8_t *filter, const void *bias, int16_t *output);
 
+/* ---- BATCH_MATMUL ---- */
+
+typedef struct {
+  int32_t batch[3];       /* output batch dimensions (leading ones 1) */
+  int32_t lhs_batch[3];   /* each 1 (broadcast) or batch[d] */
+  int32_t rhs_batch[3];
+  int32_t rows;           /* output [.., rows, cols], depth summed */
+  int32_t depth;
+  int32_t cols;
+  int32_t adj_x;          /* 1: lhs is stored [depth, rows] */
+  int32_t adj_y;          /* 1: rhs is stored [cols, depth] */
+  int32_t element_size;   /* 1 int8, 2 int16 (zero points 0) */
+  int32_t lhs_offset;     /* -lhs zero point */
+  int32_t rhs_offset;     /* -rhs zero point */
+  int32_t output_offset;  /* output zero point */
+  int32_t multiplier;     /* lhs scale x rhs scale / output scale */
+  int32_t shift;          /* -31..31 (int16: up to 7) */
+} utvm_batch_matmul_params_t;
+
+/* BATCH_MATMUL (TFLite's reference: int8 with 32-bit sums, int16 with 64-bit sums; no fused
+ * activation). BAD_PARAM for NULL pointers or parameters out of range (sizes, broadcasting,
+ * offsets, an operand over 2^31 elements). */
+utvm_err_t utvm_batch_matmul(const utvm_batch_matmul_params_t *params, const void *lhs,
+                             const void *rhs, void *output);
+
 /* ---- SVDF ---- */
 
 typedef struct {

@@ -107,10 +107,11 @@ typedef enum {
   X(UNPACK, 88, unpack)                                                                            \
   X(REDUCE_MIN, 89, reduce_min)                                                                    \
   X(LEAKY_RELU, 98, leaky_relu)                                                                    \
+  X(SQUARED_DIFFERENCE, 99, squared_difference)                                                    \
   X(ABS, 101, abs)                                                                                 \
   X(SPLIT_V, 102, split_v)                                                                         \
-  X(SQUARED_DIFFERENCE, 99, squared_difference)                                                    \
-  X(QUANTIZE, 114, quantize)
+  X(QUANTIZE, 114, quantize)                                                                       \
+  X(BATCH_MATMUL, 126, batch_matmul)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -99,7 +99,8 @@ extern "C" {
   X(A, LOGISTIC_S16, logistic_s16)                                                                 \
   X(A, TANH_S16, tanh_s16)                                                                         \
   X(A, SQUARED_DIFFERENCE_S8, squared_difference_s8)                                               \
-  X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)
+  X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)                                             \
+  X(A, BATCH_MATMUL, batch_matmul)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -179,6 +180,7 @@ typedef struct {
     utvm_svdf_params_t svdf;
     utvm_reduce_params_t reduce;
     utvm_arg_min_max_params_t arg;
+    utvm_batch_matmul_params_t bmm;
     utvm_requantize_q_params_t requantize_q;
     utvm_sigmoid_s16_params_t sigmoid;
   } p;

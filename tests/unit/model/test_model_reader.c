@@ -758,6 +758,42 @@ static void test_elem2_refusals(void **state) {
                        "operator 0 (SQUARED_DIFFERENCE): input 1 is int16 with zero point -3, not 0");
 }
 
+/* BATCH_MATMUL: lhs t0 int8[2,3,4] x rhs t1 int8[4,5] (constant) -> t2 int8[2,3,5]. */
+static void bmm_spec(tb_spec_t *s) {
+  tb_default(s);
+  s->builtin[0] = 126;
+  s->deprecated[0] = 0; /* codes above 127 are in builtin_code only */
+  s->t[0] = (tb_tensor_t){3u, {2, 3, 4}, 9, 0u, "lhs", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[1] = (tb_tensor_t){2u, {4, 5}, 9, 1u, "rhs", 1u, {0.25f}, 1u, {0}, 0, false, false};
+  s->t[2] = (tb_tensor_t){3u, {2, 3, 5}, 9, 0u, "out", 1u, {0.75f}, 1u, {5}, 0, false, false};
+  s->buffer_len[1] = 20u;
+  s->op[0] = (tb_op_t){0u, 2u, {0, 1}, 1u, {2}, 101u, 2u, {{0u, 1u, 0u}, {1u, 1u, 0u}}};
+}
+
+/* BATCH_MATMUL refuses shapes that do not multiply and mixed types. */
+static void test_batch_matmul_errors(void **state) {
+  tb_spec_t s;
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  (void)state;
+  bmm_spec(&s);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA);
+  s.op[0].fields[1].value = 1u; /* adj_y: rhs [4,5] read as [5,4]: depth 5 != 4 */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BATCH_MATMUL): rhs [4,5] does not fit lhs [2,3,4]");
+  bmm_spec(&s);
+  s.t[2].dims[2] = 6;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "output [2,3,6] does not fit");
+  bmm_spec(&s);
+  s.t[1].type = 7;
+  s.buffer_len[1] = 40u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (BATCH_MATMUL): lhs, rhs and output types differ");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -1292,6 +1328,7 @@ int main(void) {
       cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_svdf_errors),
       cmocka_unit_test(test_reduce_errors),
+      cmocka_unit_test(test_batch_matmul_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_elementwise_refusals),
       cmocka_unit_test(test_elem2_refusals),
