@@ -500,6 +500,32 @@ utvm_err_t utvm_concatenation(const utvm_concat_params_t *params, const void *co
 utvm_err_t utvm_strided_copy(const utvm_strided_copy_params_t *params, const void *input,
                              void *output);
 
+/* ---- Layout operators of issue 25, round 2 (PAD int16, PADV2, MIRROR_PAD, ...) ---- */
+
+/* How PAD, PADV2 and MIRROR_PAD fill the border. */
+typedef enum {
+  UTVM_PAD_CONSTANT = 0,  /* pad_value */
+  UTVM_PAD_REFLECT = 1,   /* mirrored without the edge: paddings up to the dimension - 1 */
+  UTVM_PAD_SYMMETRIC = 2  /* mirrored with the edge: paddings up to the dimension */
+} utvm_pad_mode_t;
+
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t mode;         /* utvm_pad_mode_t */
+  int32_t before[4];    /* elements added before each of n, h, w, c; >= 0 */
+  int32_t after[4];     /* elements added after each dimension; >= 0 */
+  int32_t pad_value;    /* CONSTANT: the element written (within int8 or int16 for 1 or 2
+                           bytes; the bits of a 4-byte element) */
+} utvm_pad_any_params_t;
+
+/* PAD, PADV2, MIRROR_PAD of any element size: output [n+before[0]+after[0], ...] holds the
+ * input at offset `before` and the border of the mode. BAD_PARAM for NULL pointers, an element
+ * size other than 1, 2 or 4, an unknown mode, a negative padding, a mirrored padding past its
+ * limit or a pad value outside the element type; BAD_SHAPE for dimensions < 1 or an output
+ * above INT32_MAX elements. input and output must not overlap. */
+utvm_err_t utvm_pad(const utvm_pad_any_params_t *params, const utvm_dims_t *input_dims,
+                    const void *input, void *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t output_zero_point;

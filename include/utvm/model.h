@@ -103,7 +103,9 @@ typedef enum {
   X(MAXIMUM, 55, maximum)                                                                          \
   X(MINIMUM, 57, minimum)                                                                          \
   X(LEAKY_RELU, 98, leaky_relu)                                                                    \
-  X(ABS, 101, abs)
+  X(ABS, 101, abs)                                                                                 \
+  X(PADV2, 60, padv2)                                                                              \
+  X(MIRROR_PAD, 100, mirror_pad)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

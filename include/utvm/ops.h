@@ -87,7 +87,8 @@ extern "C" {
   X(A, SUB_S8, sub_s8)                                                                             \
   X(A, ADD_S16, add_s16)                                                                           \
   X(A, SUB_S16, sub_s16)                                                                           \
-  X(A, MUL_S16, mul_s16)
+  X(A, MUL_S16, mul_s16)                                                                           \
+  X(A, PAD, pad)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -164,6 +165,7 @@ typedef struct {
     utvm_concat_params_t concat;
     utvm_pwl_params_t pwl;
     utvm_minmax_params_t minmax;
+    utvm_pad_any_params_t pad_any;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -280,6 +281,127 @@ static void test_concatenation_checks(void **state) {
   assert_int_equal(utvm_concatenation(&ok, missing, out), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* The input coordinate of output coordinate o (TFLM's MirrorPad formula with an edge offset
+ * of 1 for REFLECT, 0 for SYMMETRIC), or -1 for the constant. */
+static int32_t pad_reference(int32_t o, int32_t before, int32_t n, int32_t mode) {
+  const int32_t offset = mode == UTVM_PAD_REFLECT ? 1 : 0;
+  if (o < before) {
+    return mode == UTVM_PAD_CONSTANT ? -1 : before + offset - 1 - o;
+  }
+  if (o - before >= n) {
+    return mode == UTVM_PAD_CONSTANT ? -1 : n - 1 - offset - (o - before - n);
+  }
+  return o - before;
+}
+
+/* PAD, PADV2 and MIRROR_PAD on random 4-D shapes, paddings and modes. */
+static void test_pad_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 600; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    int32_t in_dims[4];
+    int32_t out_dims[4];
+    utvm_pad_any_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.mode = (int32_t)rng(3u);
+    p.pad_value = size == 1 ? -100 : (size == 2 ? -30000 : 0x12345678);
+    random_dims(4, in_dims);
+    int32_t count = 1;
+    for (int32_t d = 0; d < 4; ++d) {
+      const int32_t most = p.mode == UTVM_PAD_CONSTANT ? 3
+                           : (p.mode == UTVM_PAD_REFLECT ? in_dims[d] - 1 : in_dims[d]);
+      p.before[d] = (int32_t)rng((uint32_t)(most < 3 ? most : 3) + 1u);
+      p.after[d] = (int32_t)rng((uint32_t)(most < 3 ? most : 3) + 1u);
+      out_dims[d] = in_dims[d] + p.before[d] + p.after[d];
+      count *= out_dims[d];
+    }
+    if (count > MAX_ELEMENTS) {
+      continue;
+    }
+    fill_input();
+    for (int32_t o = 0; o < count; ++o) {
+      int32_t oc[4];
+      int32_t ic[4];
+      bool border = false;
+      unravel(o, 4, out_dims, oc);
+      for (int32_t d = 0; d < 4; ++d) {
+        ic[d] = pad_reference(oc[d], p.before[d], in_dims[d], p.mode);
+        border = border || ic[d] < 0;
+        assert_true(ic[d] < in_dims[d]);
+      }
+      if (border) {
+        const int8_t v8 = (int8_t)p.pad_value;
+        const int16_t v16 = (int16_t)p.pad_value;
+        memcpy(&expected[o * size], size == 1 ? (const void *)&v8
+                                              : (size == 2 ? (const void *)&v16
+                                                           : (const void *)&p.pad_value),
+               (size_t)size);
+      } else {
+        memcpy(&expected[o * size], &input[ravel(4, in_dims, ic) * size], (size_t)size);
+      }
+    }
+    const utvm_dims_t dims = {in_dims[0], in_dims[1], in_dims[2], in_dims[3]};
+    memset(output, 0xA5, sizeof(output));
+    assert_int_equal(utvm_pad(&p, &dims, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+    assert_int_equal(output[count * size], 0xA5);
+  }
+}
+
+static void test_pad_checks(void **state) {
+  (void)state;
+  const int16_t in[3] = {1, 2, 3};
+  int16_t out[9] = {0};
+  const utvm_dims_t dims = {1, 1, 1, 3};
+  const utvm_pad_any_params_t ok = {2, UTVM_PAD_REFLECT, {0, 0, 0, 2}, {0, 0, 0, 2}, 0};
+  utvm_pad_any_params_t p = ok;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_OK);
+  const int16_t reflect[7] = {3, 2, 1, 2, 3, 2, 1};
+  assert_memory_equal(out, reflect, sizeof(reflect));
+  p.mode = UTVM_PAD_SYMMETRIC;
+  p.before[3] = 3;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_OK);
+  const int16_t symmetric[8] = {3, 2, 1, 1, 2, 3, 3, 2};
+  assert_memory_equal(out, symmetric, sizeof(symmetric));
+  p.before[3] = 4; /* past SYMMETRIC's limit */
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.after[3] = 3; /* past REFLECT's limit */
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.mode = UTVM_PAD_CONSTANT;
+  p.pad_value = -7;
+  p.after[3] = 4;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_OK);
+  const int16_t constant[9] = {-7, -7, 1, 2, 3, -7, -7, -7, -7};
+  assert_memory_equal(out, constant, sizeof(constant));
+  p.pad_value = 40000;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 1;
+  p.pad_value = 128;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.mode = 3;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.element_size = 3;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.before[0] = -1;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_pad(NULL, &dims, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_pad(&ok, &dims, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_pad(&ok, &dims, in, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t empty = {1, 0, 1, 3};
+  assert_int_equal(utvm_pad(&ok, &empty, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.mode = UTVM_PAD_CONSTANT;
+  p.after[0] = 65535;
+  p.after[1] = 65535;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
@@ -287,6 +409,8 @@ int main(void) {
       cmocka_unit_test(test_strided_copy_checks),
       cmocka_unit_test(test_concatenation_random),
       cmocka_unit_test(test_concatenation_checks),
+      cmocka_unit_test(test_pad_random),
+      cmocka_unit_test(test_pad_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -815,6 +815,85 @@ static void test_layout_refusals(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "operator 0 (TRANSPOSE): perm is not constant");
 }
 
+/* PAD-like operators: t0 int8 [1,3,5,4] padded by the constant [4,2] list t1 to t2 of out;
+ * PADV2 adds t3, a constant int8 pad value (buffer 2). */
+static void tb_pad(tb_spec_t *s, int32_t code, uint8_t options_type, const int32_t *pads,
+                   const int32_t *out) {
+  static const int32_t in4[4] = {1, 3, 5, 4};
+  static const int8_t value[1] = {-3};
+  tb_layout(s, code, options_type, 4u, in4, 8u, pads, 4u, out);
+  s->t[1].rank = 2u;
+  s->t[1].dims[0] = 4;
+  s->t[1].dims[1] = 2;
+  if (code == 60) {
+    s->t[3] = (tb_tensor_t){1u, {1}, 9, 2u, "value", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+    s->buffer_len[2] = 1u;
+    s->buffer_data[2] = value;
+    s->n_tensors = 4u;
+    s->n_buffers = 3u;
+    s->op[0].n_in = 3u;
+    s->op[0].in[2] = 3;
+  }
+}
+
+static void test_pad_refusals(void **state) {
+  static const int32_t pads[8] = {0, 0, 1, 2, 2, 2, 0, 0};
+  static const int32_t out[4] = {1, 6, 9, 4};
+  static const int32_t pads_far[8] = {0, 0, 3, 0, 0, 0, 0, 0};
+  static const int32_t out_far[4] = {1, 6, 5, 4};
+  tb_spec_t s;
+  (void)state;
+  tb_pad(&s, 60, 43u, pads, out);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  s.t[3].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PADV2): pad value is not quantized as the input");
+  tb_pad(&s, 60, 43u, pads, out);
+  s.t[3].dims[0] = 2;
+  s.buffer_len[2] = 2u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (PADV2): pad value [2] is not one element");
+  tb_pad(&s, 60, 43u, pads, out);
+  s.t[3].type = 7;
+  s.buffer_len[2] = 2u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PADV2): pad value is int16, not int8");
+  tb_pad(&s, 60, 43u, pads, out);
+  s.t[3].buffer = 0u; /* the pad value is a second model input */
+  s.n_inputs = 2u;
+  s.inputs[1] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PADV2): pad value is not constant");
+  tb_pad(&s, 34, 22u, pads, out);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PAD): input is int16 with zero point -3, not 0");
+  tb_pad(&s, 100, 77u, pads, out);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* REFLECT */
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* SYMMETRIC */
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (MIRROR_PAD): options: mode 2 is not REFLECT or SYMMETRIC");
+  tb_pad(&s, 100, 77u, pads_far, out_far);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (MIRROR_PAD): paddings [4,2] does not fit the mirror of input "
+                       "[1,3,5,4]");
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* SYMMETRIC: 3 */
+  tb_pad(&s, 100, 77u, pads, out);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MIRROR_PAD): input is int16: TFLM's MIRROR_PAD has int8 and "
+                       "float32 only");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1093,6 +1172,7 @@ int main(void) {
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_pack_refusals),
+      cmocka_unit_test(test_pad_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
