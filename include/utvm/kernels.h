@@ -281,6 +281,16 @@ utvm_err_t utvm_avg_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dim
 utvm_err_t utvm_max_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
                               const int8_t *input, const utvm_dims_t *output_dims, int8_t *output);
 
+/* AVERAGE_POOL_2D and MAX_POOL_2D of int16 (zero point 0, TFLM's int16 arithmetic: that of
+ * int8 on int16 values; the activation range within int16; AVERAGE: windows of at most 2^15
+ * elements). */
+utvm_err_t utvm_avg_pool2d_s16(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                               const int16_t *input, const utvm_dims_t *output_dims,
+                               int16_t *output);
+utvm_err_t utvm_max_pool2d_s16(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                               const int16_t *input, const utvm_dims_t *output_dims,
+                               int16_t *output);
+
 /* ---- ADD, MUL (broadcasting) ---- */
 
 typedef struct {
@@ -601,6 +611,13 @@ utvm_err_t utvm_pool2d_params_s8(utvm_padding_t padding, int32_t stride_h, int32
                                  int32_t activation, float output_scale,
                                  int32_t output_zero_point, utvm_pool2d_params_t *params,
                                  int32_t *out_h, int32_t *out_w);
+
+/* The same for int16 input and output (the activation range within int16). */
+utvm_err_t utvm_pool2d_params_s16(utvm_padding_t padding, int32_t stride_h, int32_t stride_w,
+                                  int32_t filter_h, int32_t filter_w, int32_t in_h, int32_t in_w,
+                                  int32_t activation, float output_scale,
+                                  int32_t output_zero_point, utvm_pool2d_params_t *params,
+                                  int32_t *out_h, int32_t *out_w);
 
 /* ADD parameters (left shift 20). UNSUPPORTED when the output scale is too small for TFLite's
  * scheme (output multiplier >= 1). */

@@ -88,7 +88,9 @@ extern "C" {
   X(A, ADD_S16, add_s16)                                                                           \
   X(A, SUB_S16, sub_s16)                                                                           \
   X(A, MUL_S16, mul_s16)                                                                           \
-  X(A, PAD, pad)
+  X(A, PAD, pad)                                                                                   \
+  X(A, AVG_POOL2D_S16, avg_pool2d_s16)                                                             \
+  X(A, MAX_POOL2D_S16, max_pool2d_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,

@@ -94,31 +94,16 @@ static utvm_err_t pad_value(const utvm_op_context_t *c, const ops_operand_t *in,
   return err;
 }
 
-/* Input 0 and the output: both int8 or both int16 (zero point 0), one quantization. */
+/* Input 0 and the output: both int8 or both int16 (zero point 0), one quantization, of
+ * one rank 1 to 4. */
 static utvm_err_t pad_load(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
                            bool *int16) {
-  bool out_int16 = false;
-  utvm_err_t err = ops_load(c, 0u, in);
-  if (err == UTVM_OK) {
-    err = ops_load(c, OPS_OUTPUT, out);
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_q8_q16(c, in, "input", int16);
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_q8_q16(c, out, "output", &out_int16);
-  }
-  if ((err == UTVM_OK) && (*int16 != out_int16)) {
-    err = ops_check_type(c, out, "output", in->t.type);
-  }
+  utvm_err_t err = ops_load_layout_q(c, in, out, int16);
   if ((err == UTVM_OK) && ((in->t.rank < 1u) || (in->t.rank > 4u))) {
     err = ops_fail_shape(c, "input", in, " is not 1-D to 4-D");
   }
   if ((err == UTVM_OK) && (out->t.rank != in->t.rank)) {
     err = ops_fail_fit(c, "output", out, "input", in);
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_same_quant(c, in, out);
   }
   return err;
 }

@@ -894,6 +894,49 @@ static void test_pad_refusals(void **state) {
                        "float32 only");
 }
 
+/* MAX_POOL_2D (AVERAGE_POOL_2D with code 1): t0 int16 [1,4,4,2] -> 2x2 stride 2 VALID -> t2
+ * int16 [1,2,2,2], zero points 0. */
+static void tb_pool_s16(tb_spec_t *s, int32_t code) {
+  static const int32_t in4[4] = {1, 4, 4, 2};
+  static const int32_t out4[4] = {1, 2, 2, 2};
+  tb_layout(s, code, 5u, 4u, in4, 1u, in4, 4u, out4);
+  s->t[0].type = 7;
+  s->t[2].type = 7;
+  s->t[0].zps[0] = 0;
+  s->t[2].zps[0] = 0;
+  s->op[0].n_in = 1u;
+  s->op[0].n_fields = 5u;
+  s->op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  s->op[0].fields[1] = (tb_field_t){1u, 4u, 2u};
+  s->op[0].fields[2] = (tb_field_t){2u, 4u, 2u};
+  s->op[0].fields[3] = (tb_field_t){3u, 4u, 2u};
+  s->op[0].fields[4] = (tb_field_t){4u, 4u, 2u};
+}
+
+static void test_pool_s16_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  tb_pool_s16(&s, 17);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_pool_s16(&s, 1);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  s.t[2].zps[0] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (AVERAGE_POOL_2D): output is int16 with zero point 1, not 0");
+  tb_pool_s16(&s, 17);
+  s.t[2].type = 9;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MAX_POOL_2D): output is int8, not int16");
+  tb_pool_s16(&s, 17);
+  s.t[2].scales[0] = 0.25f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MAX_POOL_2D): input and output scales or zero points differ");
+  tb_pool_s16(&s, 17);
+  s.t[2].dims[1] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (MAX_POOL_2D): output [1,3,2,2] is not the [1,2,2,2]");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1173,6 +1216,7 @@ int main(void) {
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_pack_refusals),
       cmocka_unit_test(test_pad_refusals),
+      cmocka_unit_test(test_pool_s16_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
