@@ -105,7 +105,9 @@ typedef enum {
   X(LEAKY_RELU, 98, leaky_relu)                                                                    \
   X(ABS, 101, abs)                                                                                 \
   X(PADV2, 60, padv2)                                                                              \
-  X(MIRROR_PAD, 100, mirror_pad)
+  X(MIRROR_PAD, 100, mirror_pad)                                                                   \
+  X(DEPTH_TO_SPACE, 5, depth_to_space)                                                             \
+  X(SPACE_TO_DEPTH, 26, space_to_depth)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

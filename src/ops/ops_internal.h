@@ -344,6 +344,10 @@ utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops
 utvm_err_t ops_load_layout_q(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
                              bool *int16);
 
+/* "input is int16: TFLM's <NAME> has <types> only" (UNSUPPORTED) when in is int16. */
+utvm_err_t ops_refuse_int16(const utvm_op_context_t *c, const ops_operand_t *in,
+                            const char *types);
+
 /* ops_check_binary with operands of type. */
 const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type);
 

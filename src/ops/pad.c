@@ -115,9 +115,8 @@ static utvm_err_t pad_common(const utvm_op_context_t *c, pad_record_t *rec, int3
   bool int16 = false;
   rec->params.mode = mode;
   utvm_err_t err = pad_load(c, &in, &out, &int16);
-  if ((err == UTVM_OK) && int16 && (mode != (int32_t)UTVM_PAD_CONSTANT)) {
-    err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
-                   "input is int16: TFLM's MIRROR_PAD has int8 and float32 only");
+  if ((err == UTVM_OK) && (mode != (int32_t)UTVM_PAD_CONSTANT)) {
+    err = ops_refuse_int16(c, &in, "int8 and float32");
   }
   if (err == UTVM_OK) {
     err = pad_amounts(c, &in, &out, rec);

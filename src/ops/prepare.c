@@ -249,6 +249,21 @@ utvm_err_t ops_load_layout_q(const utvm_op_context_t *c, ops_operand_t *in, ops_
   return err;
 }
 
+utvm_err_t ops_refuse_int16(const utvm_op_context_t *c, const ops_operand_t *in,
+                            const char *types) {
+  utvm_err_t err = UTVM_OK;
+  if (in->t.type == UTVM_MODEL_INT16) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "input is int16: TFLM's ");
+    utvm_text_str(text, utvm_model_op_name((int32_t)c->op->code));
+    utvm_text_str(text, " has ");
+    utvm_text_str(text, types);
+    utvm_text_str(text, " only");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  return err;
+}
+
 utvm_err_t ops_check_rank(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
                           uint32_t rank) {
   if (o->t.rank != rank) {

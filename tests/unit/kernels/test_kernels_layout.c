@@ -402,6 +402,55 @@ static void test_pad_checks(void **state) {
   assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* DEPTH_TO_SPACE and SPACE_TO_DEPTH as the operators' 6-D strided copies, against TFLite's
+ * index formulas: depth-to-space output (n, y, x, k) is input (n, y/b, x/b,
+ * ((y%b)*b + x%b)*c' + k); space-to-depth is its inverse. */
+static void test_depth_space_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 400; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    const int32_t b = 1 + (int32_t)rng(3u);
+    const int32_t n = 1 + (int32_t)rng(2u);
+    const int32_t h = 1 + (int32_t)rng(4u);
+    const int32_t w = 1 + (int32_t)rng(4u);
+    const int32_t k = 1 + (int32_t)rng(3u);
+    const int32_t count = n * h * b * w * b * k; /* both directions move this many */
+    if (count > MAX_ELEMENTS) {
+      continue;
+    }
+    fill_input();
+    /* depth to space: input [n, h, w, b*b*k] -> output [n, h*b, w*b, k] */
+    const int32_t c = b * b * k;
+    utvm_strided_copy_params_t p = {size, count, 0, 6, {n, h, b, w, b, k},
+                                    {h * w * c, w * c, b * k, c, k, 1}};
+    for (int32_t o = 0; o < count; ++o) {
+      const int32_t od[4] = {n, h * b, w * b, k};
+      int32_t oc[4];
+      unravel(o, 4, od, oc);
+      const int32_t ic[4] = {oc[0], oc[1] / b, oc[2] / b, ((oc[1] % b) * b + oc[2] % b) * k + oc[3]};
+      const int32_t id[4] = {n, h, w, c};
+      memcpy(&expected[o * size], &input[ravel(4, id, ic) * size], (size_t)size);
+    }
+    assert_int_equal(utvm_strided_copy(&p, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+    /* space to depth: input [n, h*b, w*b, k] -> output [n, h, w, b*b*k] */
+    const int32_t iw = w * b;
+    utvm_strided_copy_params_t q = {size, count, 0, 6, {n, h, w, b, b, k},
+                                    {h * b * iw * k, b * iw * k, b * k, iw * k, k, 1}};
+    for (int32_t o = 0; o < count; ++o) {
+      const int32_t od[4] = {n, h, w, c};
+      int32_t oc[4];
+      unravel(o, 4, od, oc);
+      const int32_t block = oc[3] / k;
+      const int32_t ic[4] = {oc[0], oc[1] * b + block / b, oc[2] * b + block % b, oc[3] % k};
+      const int32_t id[4] = {n, h * b, iw, k};
+      memcpy(&expected[o * size], &input[ravel(4, id, ic) * size], (size_t)size);
+    }
+    assert_int_equal(utvm_strided_copy(&q, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
@@ -411,6 +460,7 @@ int main(void) {
       cmocka_unit_test(test_concatenation_checks),
       cmocka_unit_test(test_pad_random),
       cmocka_unit_test(test_pad_checks),
+      cmocka_unit_test(test_depth_space_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

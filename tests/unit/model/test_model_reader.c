@@ -937,6 +937,51 @@ static void test_pool_s16_refusals(void **state) {
                        "operator 0 (MAX_POOL_2D): output [1,3,2,2] is not the [1,2,2,2]");
 }
 
+static void test_depth_space_refusals(void **state) {
+  static const int32_t in4[4] = {1, 2, 3, 8};
+  static const int32_t out4[4] = {1, 4, 6, 2};
+  static const int32_t in3[3] = {2, 3, 8};
+  tb_spec_t s;
+  (void)state;
+  tb_layout(&s, 5, 94u, 4u, in4, 1u, in4, 4u, out4);
+  s.op[0].n_in = 1u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 0u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (DEPTH_TO_SPACE): options: block_size 0 is not >= 1");
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 3u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (DEPTH_TO_SPACE): output [1,4,6,2] does not fit the block "
+                       "size and input [1,2,3,8]");
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  s.t[2].dims[3] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (DEPTH_TO_SPACE): output [1,4,6,4] does not fit");
+  s.t[2].dims[3] = 2;
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DEPTH_TO_SPACE): input is int16: TFLM's DEPTH_TO_SPACE has "
+                       "int8 and float32 only");
+  tb_layout(&s, 5, 94u, 3u, in3, 1u, in4, 3u, out4);
+  s.op[0].n_in = 1u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (DEPTH_TO_SPACE): input [2,3,8] is not 4-D");
+  tb_layout(&s, 26, 19u, 4u, out4, 1u, in4, 4u, in4);
+  s.op[0].n_in = 1u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 4u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SPACE_TO_DEPTH): output [1,2,3,8] does not fit the block size "
+                       "and input [1,4,6,2]");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1217,6 +1262,7 @@ int main(void) {
       cmocka_unit_test(test_pack_refusals),
       cmocka_unit_test(test_pad_refusals),
       cmocka_unit_test(test_pool_s16_refusals),
+      cmocka_unit_test(test_depth_space_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
