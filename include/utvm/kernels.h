@@ -536,6 +536,28 @@ typedef struct {
 utvm_err_t utvm_pad(const utvm_pad_any_params_t *params, const utvm_dims_t *input_dims,
                     const void *input, void *output);
 
+/* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND: a space tensor [n, h, w, c] and a batch tensor
+ * [n*block[0]*block[1], h', w', c] (3-D operators: w = 1, block[1] = 1). */
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t to_batch;     /* 1: space (input) to batch (output); 0: batch (input) to space */
+  int32_t block[2];     /* block height and width, >= 1 */
+  int32_t before[2];    /* padding (to batch) or crop (to space) at the top and left, >= 0 */
+  int32_t pad_value;    /* to batch: the element padded in (TFLM: the output zero point) */
+} utvm_space_batch_params_t;
+
+/* Moves the input (the space tensor of space_dims when to_batch, else the batch tensor of
+ * batch_dims) into the other: batch pixel (b, y, x) is space pixel (b % n,
+ * y*block[0] + (b/n)/block[1] - before[0], x*block[1] + (b/n)%block[1] - before[1]), pad_value
+ * to batch where that lies outside, dropped to space. BAD_PARAM for NULL pointers, an element
+ * size other than 1, 2 or 4, a block < 1, a negative before, a pad value outside the element
+ * type or tensors that do not fit (batch count, depth, h'*block[0] >= h + before[0], the same
+ * for w); BAD_SHAPE for dimensions < 1 or tensors above INT32_MAX elements. input and output
+ * must not overlap. */
+utvm_err_t utvm_space_batch(const utvm_space_batch_params_t *params,
+                            const utvm_dims_t *space_dims, const utvm_dims_t *batch_dims,
+                            const void *input, void *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t output_zero_point;

@@ -107,7 +107,9 @@ typedef enum {
   X(PADV2, 60, padv2)                                                                              \
   X(MIRROR_PAD, 100, mirror_pad)                                                                   \
   X(DEPTH_TO_SPACE, 5, depth_to_space)                                                             \
-  X(SPACE_TO_DEPTH, 26, space_to_depth)
+  X(SPACE_TO_DEPTH, 26, space_to_depth)                                                             \
+  X(BATCH_TO_SPACE_ND, 37, batch_to_space_nd)                                                      \
+  X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -451,6 +451,113 @@ static void test_depth_space_random(void **state) {
   }
 }
 
+/* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND on random shapes, blocks and paddings, against
+ * loops over the other tensor: to batch, each batch pixel found from the space one it came
+ * from; to space, each space pixel (n, y, x) from batch (((y+top)%bh)*bw + (x+left)%bw)*n + n0. */
+static void test_space_batch_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 400; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    utvm_space_batch_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.block[0] = 1 + (int32_t)rng(3u);
+    p.block[1] = 1 + (int32_t)rng(3u);
+    p.before[0] = (int32_t)rng(3u);
+    p.before[1] = (int32_t)rng(3u);
+    p.pad_value = size == 1 ? 77 : (size == 2 ? -1234 : 0x0BADF00D);
+    const utvm_dims_t s = {1 + (int32_t)rng(2u), 1 + (int32_t)rng(5u), 1 + (int32_t)rng(5u),
+                           1 + (int32_t)rng(3u)};
+    const int32_t after_h = (int32_t)rng(3u);
+    const int32_t after_w = (int32_t)rng(3u);
+    /* the batch tensor covers before + h + after, rounded up to the block */
+    const int32_t bh = (p.before[0] + s.h + after_h + p.block[0] - 1) / p.block[0];
+    const int32_t bw = (p.before[1] + s.w + after_w + p.block[1] - 1) / p.block[1];
+    const utvm_dims_t b = {s.n * p.block[0] * p.block[1], bh, bw, s.c};
+    const int32_t space_count = s.n * s.h * s.w * s.c;
+    const int32_t batch_count = b.n * b.h * b.w * b.c;
+    if (batch_count > MAX_ELEMENTS) {
+      continue;
+    }
+    const int32_t sd[4] = {s.n, s.h, s.w, s.c};
+    const int32_t bd[4] = {b.n, b.h, b.w, b.c};
+    fill_input();
+    p.to_batch = 1;
+    for (int32_t o = 0; o < batch_count; ++o) {
+      int32_t oc[4];
+      unravel(o, 4, bd, oc);
+      const int32_t block = oc[0] / s.n;
+      const int32_t ic[4] = {oc[0] % s.n, oc[1] * p.block[0] + block / p.block[1] - p.before[0],
+                             oc[2] * p.block[1] + block % p.block[1] - p.before[1], oc[3]};
+      if (ic[1] < 0 || ic[1] >= s.h || ic[2] < 0 || ic[2] >= s.w) {
+        const int8_t v8 = (int8_t)p.pad_value;
+        const int16_t v16 = (int16_t)p.pad_value;
+        memcpy(&expected[o * size], size == 1 ? (const void *)&v8
+                                              : (size == 2 ? (const void *)&v16
+                                                           : (const void *)&p.pad_value),
+               (size_t)size);
+      } else {
+        memcpy(&expected[o * size], &input[ravel(4, sd, ic) * size], (size_t)size);
+      }
+    }
+    assert_int_equal(utvm_space_batch(&p, &s, &b, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(batch_count * size));
+    p.to_batch = 0;
+    for (int32_t o = 0; o < space_count; ++o) {
+      int32_t oc[4];
+      unravel(o, 4, sd, oc);
+      const int32_t y = oc[1] + p.before[0];
+      const int32_t x = oc[2] + p.before[1];
+      const int32_t ic[4] = {((y % p.block[0]) * p.block[1] + x % p.block[1]) * s.n + oc[0],
+                             y / p.block[0], x / p.block[1], oc[3]};
+      memcpy(&expected[o * size], &input[ravel(4, bd, ic) * size], (size_t)size);
+    }
+    memset(output, 0xA5, sizeof(output));
+    assert_int_equal(utvm_space_batch(&p, &s, &b, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(space_count * size));
+    assert_int_equal(output[space_count * size], 0xA5);
+  }
+}
+
+static void test_space_batch_checks(void **state) {
+  (void)state;
+  const int8_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int8_t out[8] = {0};
+  const utvm_dims_t s = {1, 2, 2, 2};
+  const utvm_dims_t b = {4, 1, 1, 2};
+  const utvm_space_batch_params_t ok = {1, 1, {2, 2}, {0, 0}, 0};
+  utvm_space_batch_params_t p = ok;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_OK);
+  const int8_t want[8] = {1, 2, 3, 4, 5, 6, 7, 8}; /* each pixel its own batch */
+  assert_memory_equal(out, want, sizeof(want));
+  assert_int_equal(utvm_space_batch(NULL, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_space_batch(&p, &s, &b, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 3;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.to_batch = 2;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.block[1] = 0;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.before[0] = 1; /* the batch tensor no longer covers the space one */
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.before[1] = -1;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.pad_value = 200;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t b3 = {3, 1, 1, 2};
+  assert_int_equal(utvm_space_batch(&ok, &s, &b3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t b_depth = {4, 1, 1, 1};
+  assert_int_equal(utvm_space_batch(&ok, &s, &b_depth, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t empty = {4, 0, 1, 2};
+  assert_int_equal(utvm_space_batch(&ok, &s, &empty, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
@@ -461,6 +568,8 @@ int main(void) {
       cmocka_unit_test(test_pad_random),
       cmocka_unit_test(test_pad_checks),
       cmocka_unit_test(test_depth_space_random),
+      cmocka_unit_test(test_space_batch_random),
+      cmocka_unit_test(test_space_batch_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

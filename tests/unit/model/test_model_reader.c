@@ -982,6 +982,56 @@ static void test_depth_space_refusals(void **state) {
                        "and input [1,4,6,2]");
 }
 
+/* SPACE_TO_BATCH_ND (code 38) of t0 int8 [1,4,6,3] to t2 [4,2,3,3] by the block t1 [2,2]
+ * and the paddings t3 (a [2,2] list); BATCH_TO_SPACE_ND (37) the other way with crops. */
+static void tb_space_batch(tb_spec_t *s, int32_t code, const int32_t *block,
+                           const int32_t *amounts) {
+  static const int32_t space[4] = {1, 4, 6, 3};
+  static const int32_t batch[4] = {4, 2, 3, 3};
+  const int32_t *const lists[2] = {block, amounts};
+  tb_layout_lists(s, code, (code == 38) ? 25u : 24u, 4u, (code == 38) ? space : batch, 2u, 2u,
+                  lists, 4u, (code == 38) ? batch : space);
+  s->t[3].rank = 2u;
+  s->t[3].dims[0] = 2;
+  s->t[3].dims[1] = 2;
+  s->buffer_len[2] = 16u;
+}
+
+static void test_space_batch_refusals(void **state) {
+  static const int32_t block[2] = {2, 2};
+  static const int32_t block_zero[2] = {2, 0};
+  static const int32_t zeros[4] = {0, 0, 0, 0};
+  static const int32_t negative[4] = {0, 0, -1, 1};
+  static const int32_t padded[4] = {1, 1, 0, 0};
+  tb_spec_t s;
+  (void)state;
+  tb_space_batch(&s, 38, block, zeros);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_space_batch(&s, 37, block, zeros);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_space_batch(&s, 38, block_zero, zeros);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SPACE_TO_BATCH_ND): options: block_shape entry 0 is not >= 1");
+  tb_space_batch(&s, 37, block, negative);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (BATCH_TO_SPACE_ND): crops has a negative entry");
+  tb_space_batch(&s, 38, block, padded);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SPACE_TO_BATCH_ND): output [4,2,3,3] does not fit the block "
+                       "shape and paddings of input [1,4,6,3]");
+  tb_space_batch(&s, 37, block, zeros);
+  s.t[1].dims[0] = 1;
+  s.buffer_len[1] = 4u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BATCH_TO_SPACE_ND): block_shape [1] does not fit input");
+  tb_space_batch(&s, 37, block, zeros);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (BATCH_TO_SPACE_ND): input is int16: TFLM's BATCH_TO_SPACE_ND "
+                       "has int8 and float32 only");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1263,6 +1313,7 @@ int main(void) {
       cmocka_unit_test(test_pad_refusals),
       cmocka_unit_test(test_pool_s16_refusals),
       cmocka_unit_test(test_depth_space_refusals),
+      cmocka_unit_test(test_space_batch_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
