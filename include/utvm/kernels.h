@@ -558,6 +558,25 @@ utvm_err_t utvm_space_batch(const utvm_space_batch_params_t *params,
                             const utvm_dims_t *space_dims, const utvm_dims_t *batch_dims,
                             const void *input, void *output);
 
+/* GATHER: the input seen as [batch, outer, axis_size, inner], the indices as [batch, coords],
+ * the output [batch, outer, coords, inner]: output (b, o, k, i) is input (b, o, indices[b][k],
+ * i). */
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t index_size;   /* 4 (int32 indices) or 8 (int64) */
+  int32_t batch;        /* elements of the batch_dims leading dimensions, >= 1 */
+  int32_t outer;        /* of the dimensions from batch_dims to the axis, >= 1 */
+  int32_t axis_size;    /* >= 1 */
+  int32_t coords;       /* indices per batch, >= 1 */
+  int32_t inner;        /* of the dimensions after the axis, >= 1 */
+} utvm_gather_params_t;
+
+/* The gather of params. BAD_PARAM for NULL pointers, an element or index size out of range, or
+ * an index outside [0, axis_size) (checked before anything is written); BAD_SHAPE for sizes < 1
+ * or tensors above INT32_MAX elements. */
+utvm_err_t utvm_gather(const utvm_gather_params_t *params, const void *input,
+                       const void *indices, void *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t output_zero_point;

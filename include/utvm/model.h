@@ -109,7 +109,8 @@ typedef enum {
   X(DEPTH_TO_SPACE, 5, depth_to_space)                                                             \
   X(SPACE_TO_DEPTH, 26, space_to_depth)                                                             \
   X(BATCH_TO_SPACE_ND, 37, batch_to_space_nd)                                                      \
-  X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd)
+  X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd)                                                      \
+  X(GATHER, 36, gather)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

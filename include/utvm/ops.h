@@ -91,7 +91,8 @@ extern "C" {
   X(A, PAD, pad)                                                                                   \
   X(A, AVG_POOL2D_S16, avg_pool2d_s16)                                                             \
   X(A, MAX_POOL2D_S16, max_pool2d_s16)                                                             \
-  X(A, SPACE_BATCH, space_batch)
+  X(A, SPACE_BATCH, space_batch)                                                                   \
+  X(A, GATHER, gather)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -170,6 +171,7 @@ typedef struct {
     utvm_minmax_params_t minmax;
     utvm_pad_any_params_t pad_any;
     utvm_space_batch_params_t space_batch;
+    utvm_gather_params_t gather;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

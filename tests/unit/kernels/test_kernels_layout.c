@@ -558,6 +558,75 @@ static void test_space_batch_checks(void **state) {
   assert_int_equal(utvm_space_batch(&ok, &s, &empty, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* GATHER on random sizes with int32 and int64 indices: output (b, o, k, i) is input
+ * (b, o, indices[b*coords + k], i). */
+static void test_gather_random(void **state) {
+  (void)state;
+  static uint8_t indices[MAX_ELEMENTS * 8];
+  for (int32_t round = 0; round < 400; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    const utvm_gather_params_t p = {size, (round % 2 == 0) ? 4 : 8, 1 + (int32_t)rng(3u),
+                                    1 + (int32_t)rng(3u), 1 + (int32_t)rng(5u),
+                                    1 + (int32_t)rng(5u), 1 + (int32_t)rng(4u)};
+    const int32_t count = p.batch * p.outer * p.coords * p.inner;
+    fill_input();
+    for (int32_t i = 0; i < p.batch * p.coords; ++i) {
+      const int32_t v = (int32_t)rng((uint32_t)p.axis_size);
+      const int64_t v64 = v;
+      memcpy(&indices[i * p.index_size], p.index_size == 8 ? (const void *)&v64 : (const void *)&v,
+             (size_t)p.index_size);
+    }
+    for (int32_t e = 0; e < count; ++e) {
+      const int32_t od[4] = {p.batch, p.outer, p.coords, p.inner};
+      int32_t oc[4];
+      unravel(e, 4, od, oc);
+      int32_t v = 0;
+      memcpy(&v, &indices[(oc[0] * p.coords + oc[2]) * p.index_size], 4u); /* little-endian */
+      const int32_t id[4] = {p.batch, p.outer, p.axis_size, p.inner};
+      const int32_t ic[4] = {oc[0], oc[1], v, oc[3]};
+      memcpy(&expected[e * size], &input[ravel(4, id, ic) * size], (size_t)size);
+    }
+    assert_int_equal(utvm_gather(&p, input, indices, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
+static void test_gather_checks(void **state) {
+  (void)state;
+  const int16_t in[6] = {10, 11, 12, 13, 14, 15};
+  const int32_t idx[2] = {2, 0};
+  const int64_t idx64[2] = {1, 3};
+  const int32_t negative[2] = {0, -1};
+  int16_t out[4] = {0};
+  const utvm_gather_params_t ok = {2, 4, 1, 2, 3, 2, 1}; /* [2, 3] along axis 1 */
+  utvm_gather_params_t p = ok;
+  assert_int_equal(utvm_gather(&p, in, idx, out), UTVM_OK);
+  const int16_t want[4] = {12, 10, 15, 13};
+  assert_memory_equal(out, want, sizeof(want));
+  p.index_size = 8;
+  memset(out, 0, sizeof(out));
+  assert_int_equal(utvm_gather(&p, in, idx64, out), UTVM_ERR_KERNEL_BAD_PARAM); /* 3 >= 3 */
+  assert_int_equal(out[0], 0); /* nothing written */
+  p = ok;
+  assert_int_equal(utvm_gather(&p, in, negative, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p.index_size = 2;
+  assert_int_equal(utvm_gather(&p, in, idx, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.element_size = 3;
+  assert_int_equal(utvm_gather(&p, in, idx, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_gather(NULL, in, idx, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_gather(&ok, NULL, idx, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_gather(&ok, in, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_gather(&ok, in, idx, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.coords = 0;
+  assert_int_equal(utvm_gather(&p, in, idx, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p = ok;
+  p.outer = 65536;
+  p.inner = 65536;
+  assert_int_equal(utvm_gather(&p, in, idx, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
@@ -570,6 +639,8 @@ int main(void) {
       cmocka_unit_test(test_depth_space_random),
       cmocka_unit_test(test_space_batch_random),
       cmocka_unit_test(test_space_batch_checks),
+      cmocka_unit_test(test_gather_random),
+      cmocka_unit_test(test_gather_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

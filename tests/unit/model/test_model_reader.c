@@ -1032,6 +1032,57 @@ static void test_space_batch_refusals(void **state) {
                        "has int8 and float32 only");
 }
 
+/* GATHER (code 36) of t0 int8 [6,5] by the constant int32 indices t1 [n] along axis 0 into
+ * t2 [n,5]; batch_dims 0. */
+static void tb_gather(tb_spec_t *s, uint32_t n, const int32_t *indices, int32_t axis) {
+  static const int32_t in2[2] = {6, 5};
+  const int32_t out2[2] = {(int32_t)n, 5};
+  tb_layout(s, 36, 23u, 2u, in2, n, indices, 2u, out2);
+  s->op[0].n_fields = 2u;
+  s->op[0].fields[0] = (tb_field_t){0u, 4u, (uint32_t)axis};
+  s->op[0].fields[1] = (tb_field_t){1u, 4u, 0u};
+}
+
+static void test_gather_refusals(void **state) {
+  static const int32_t indices[3] = {4, 0, 5};
+  static const int32_t far[3] = {4, 6, 5};
+  tb_spec_t s;
+  (void)state;
+  tb_gather(&s, 3u, indices, 0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_gather(&s, 3u, far, 0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (GATHER): indices [3]: an entry lies outside the axis");
+  tb_gather(&s, 3u, indices, 2);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (GATHER): options: axis 2 outside the tensor's rank");
+  tb_gather(&s, 3u, indices, 0);
+  s.op[0].fields[1] = (tb_field_t){1u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (GATHER): options: batch_dims 1 does not fit the axis, input "
+                       "and indices");
+  tb_gather(&s, 3u, indices, 0);
+  s.t[2].dims[1] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (GATHER): output [3,4] does not fit the indices and input [6,5]");
+  tb_gather(&s, 3u, indices, 0);
+  s.t[1].type = 9;
+  s.buffer_len[1] = 3u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (GATHER): indices are not int32 or int64");
+  tb_gather(&s, 3u, indices, 0);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (GATHER): input is int16: TFLM's GATHER has int8 and float32 "
+                       "only");
+  tb_gather(&s, 3u, far, 0);
+  s.t[1].buffer = 0u; /* computed indices: checked by the kernel when it runs */
+  s.n_inputs = 2u;
+  s.inputs[1] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1314,6 +1365,7 @@ int main(void) {
       cmocka_unit_test(test_pool_s16_refusals),
       cmocka_unit_test(test_depth_space_refusals),
       cmocka_unit_test(test_space_batch_refusals),
+      cmocka_unit_test(test_gather_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
