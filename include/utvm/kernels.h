@@ -577,6 +577,27 @@ typedef struct {
 utvm_err_t utvm_gather(const utvm_gather_params_t *params, const void *input,
                        const void *indices, void *output);
 
+/* RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR: input [n, h, w, c] to output [n, h', w', c]. */
+typedef struct {
+  int32_t element_size;       /* NEAREST: 1, 2 or 4 bytes; BILINEAR: 1 (int8) */
+  int32_t align_corners;      /* 0 or 1 */
+  int32_t half_pixel_centers; /* 0 or 1 (BILINEAR: not with align_corners) */
+} utvm_resize_params_t;
+
+/* RESIZE_NEAREST_NEIGHBOR of any element size: each output pixel is the input pixel TFLite's
+ * float mapping picks. BAD_PARAM for NULL pointers or parameters out of range; BAD_SHAPE for
+ * dimensions < 1, batches or depths that differ, an output side above 2^24 or a tensor above
+ * INT32_MAX elements. */
+utvm_err_t utvm_resize_nearest(const utvm_resize_params_t *params, const utvm_dims_t *input_dims,
+                               const void *input, const utvm_dims_t *output_dims, void *output);
+
+/* RESIZE_BILINEAR, int8 (input and output of one quantization): TFLite's integer bilinear
+ * interpolation. BAD_PARAM as above (and align_corners with half_pixel_centers); BAD_SHAPE as
+ * above and for an input side above 2^20. */
+utvm_err_t utvm_resize_bilinear_s8(const utvm_resize_params_t *params,
+                                   const utvm_dims_t *input_dims, const int8_t *input,
+                                   const utvm_dims_t *output_dims, int8_t *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t output_zero_point;

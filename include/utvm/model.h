@@ -110,7 +110,9 @@ typedef enum {
   X(SPACE_TO_DEPTH, 26, space_to_depth)                                                             \
   X(BATCH_TO_SPACE_ND, 37, batch_to_space_nd)                                                      \
   X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd)                                                      \
-  X(GATHER, 36, gather)
+  X(GATHER, 36, gather)                                                                            \
+  X(RESIZE_BILINEAR, 23, resize_bilinear)                                                          \
+  X(RESIZE_NEAREST_NEIGHBOR, 97, resize_nearest_neighbor)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -494,7 +494,24 @@ typedef struct {
   int32_t output_zero_point; float alpha; int32_t size; const int32_t *input;
   const int32_t *expected;
 } pwl_vector_t;
+typedef struct {
+  utvm_dims_t input_dims; utvm_dims_t output_dims; int32_t align_corners;
+  int32_t half_pixel_centers; const int8_t *input; const int8_t *expected;
+} resize_bilinear_vector_t;
 """
+
+
+def resize_bilinear_case(rng, w):
+    shape = (rng.randint(1, 2), rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 3))
+    out_h, out_w = rng.randint(1, 12), rng.randint(1, 12)
+    align = rng.random() < 0.3
+    half = not align and rng.random() < 0.5
+    inp = int8s(rng, math.prod(shape))
+    expected = ref.resize_bilinear_int8(inp, shape, out_h, out_w, align, half)
+    return struct_init(dict(
+        input_dims=dims(shape), output_dims=dims((shape[0], out_h, out_w, shape[3])),
+        align_corners=int(align), half_pixel_centers=int(half), input=w.i8(inp),
+        expected=w.i8(expected)))
 
 
 def main():
@@ -529,6 +546,8 @@ def main():
     table("dequantize_vector_t", "dequantize_vectors", lambda: dequantize_case(rng, w), 8)
     table("pwl_vector_t", "pwl_s8_vectors", lambda: pwl_case(rng, w, 8), 40)
     table("pwl_vector_t", "pwl_s16_vectors", lambda: pwl_case(rng, w, 16), 40)
+    table("resize_bilinear_vector_t", "resize_bilinear_vectors",
+          lambda: resize_bilinear_case(rng, w), 40)
     tables.append("static const multiplier_vector_t multiplier_vectors[] = {\n  %s\n};" % ",\n  ".join(
         "{%s, %d, %d}" % (c_double(v), m, s) for v, m, s in multiplier_cases(rng)))
     tables.append("static const padding_vector_t padding_vectors[] = {\n  %s\n};" % ",\n  ".join(

@@ -4,6 +4,7 @@
  * parameter checks.
  */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -627,6 +628,81 @@ static void test_gather_checks(void **state) {
   assert_int_equal(utvm_gather(&p, in, idx, out), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* RESIZE_NEAREST_NEIGHBOR on random sizes and every option pair: the source index of each
+ * output coordinate as TFLite computes it (float scale, floor or round, clamped). */
+static void test_resize_nearest_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 400; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    const utvm_resize_params_t p = {size, (int32_t)rng(2u), (int32_t)rng(2u)};
+    const utvm_dims_t in = {1 + (int32_t)rng(2u), 1 + (int32_t)rng(7u), 1 + (int32_t)rng(7u),
+                            1 + (int32_t)rng(3u)};
+    const utvm_dims_t out = {in.n, 1 + (int32_t)rng(12u), 1 + (int32_t)rng(12u), in.c};
+    const int32_t count = out.n * out.h * out.w * out.c;
+    int32_t map_y[16];
+    int32_t map_x[16];
+    for (int32_t side = 0; side < 2; ++side) {
+      const int32_t n_in = side == 0 ? in.h : in.w;
+      const int32_t n_out = side == 0 ? out.h : out.w;
+      int32_t *map = side == 0 ? map_y : map_x;
+      float scale = (float)n_in / (float)n_out;
+      if (p.align_corners == 1 && n_out > 1) {
+        scale = (float)(n_in - 1) / (float)(n_out - 1);
+      }
+      for (int32_t o = 0; o < n_out; ++o) {
+        const float f = ((float)o + (p.half_pixel_centers == 1 ? 0.5f : 0.0f)) * scale;
+        int32_t v = p.align_corners == 1 ? (int32_t)roundf(f) : (int32_t)floorf(f);
+        map[o] = v > n_in - 1 ? n_in - 1 : (v < 0 ? 0 : v);
+      }
+    }
+    fill_input();
+    for (int32_t e = 0; e < count; ++e) {
+      const int32_t od[4] = {out.n, out.h, out.w, out.c};
+      const int32_t id[4] = {in.n, in.h, in.w, in.c};
+      int32_t oc[4];
+      unravel(e, 4, od, oc);
+      const int32_t ic[4] = {oc[0], map_y[oc[1]], map_x[oc[2]], oc[3]};
+      memcpy(&expected[e * size], &input[ravel(4, id, ic) * size], (size_t)size);
+    }
+    assert_int_equal(utvm_resize_nearest(&p, &in, input, &out, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
+static void test_resize_nearest_checks(void **state) {
+  (void)state;
+  const int16_t in[4] = {1, 2, 3, 4};
+  int16_t out[16] = {0};
+  const utvm_dims_t in_dims = {1, 2, 2, 1};
+  const utvm_dims_t out_dims = {1, 4, 4, 1};
+  const utvm_resize_params_t ok = {2, 0, 0};
+  utvm_resize_params_t p = ok;
+  assert_int_equal(utvm_resize_nearest(&p, &in_dims, in, &out_dims, out), UTVM_OK);
+  const int16_t want[16] = {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4};
+  assert_memory_equal(out, want, sizeof(want));
+  p.align_corners = 2;
+  assert_int_equal(utvm_resize_nearest(&p, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.half_pixel_centers = -1;
+  assert_int_equal(utvm_resize_nearest(&p, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.element_size = 8;
+  assert_int_equal(utvm_resize_nearest(&p, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_resize_nearest(NULL, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_resize_nearest(&ok, &in_dims, NULL, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t deeper = {1, 4, 4, 2};
+  assert_int_equal(utvm_resize_nearest(&ok, &in_dims, in, &deeper, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  const utvm_dims_t empty = {1, 0, 4, 1};
+  assert_int_equal(utvm_resize_nearest(&ok, &in_dims, in, &empty, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
@@ -641,6 +717,8 @@ int main(void) {
       cmocka_unit_test(test_space_batch_checks),
       cmocka_unit_test(test_gather_random),
       cmocka_unit_test(test_gather_checks),
+      cmocka_unit_test(test_resize_nearest_random),
+      cmocka_unit_test(test_resize_nearest_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

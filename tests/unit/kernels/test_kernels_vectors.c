@@ -400,6 +400,21 @@ static void test_pad_vectors(void **state) {
   }
 }
 
+static void test_resize_bilinear_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(resize_bilinear_vectors); ++i) {
+    const resize_bilinear_vector_t *v = &resize_bilinear_vectors[i];
+    const utvm_resize_params_t params = {1, v->align_corners, v->half_pixel_centers};
+    const size_t count = (size_t)v->output_dims.n * (size_t)v->output_dims.h *
+                         (size_t)v->output_dims.w * (size_t)v->output_dims.c;
+    assert_true(count <= MAX_OUTPUT);
+    assert_int_equal(utvm_resize_bilinear_s8(&params, &v->input_dims, v->input, &v->output_dims,
+                                             output_buffer),
+                     UTVM_OK);
+    expect_bytes("resize_bilinear", i, v->expected, output_buffer, count);
+  }
+}
+
 static void test_concatenation_vectors(void **state) {
   (void)state;
   for (size_t i = 0; i < VECTOR_COUNT(concat_vectors); ++i) {
@@ -526,6 +541,7 @@ int main(void) {
       cmocka_unit_test(test_logistic_vectors),
       cmocka_unit_test(test_tanh_vectors),
       cmocka_unit_test(test_pad_vectors),
+      cmocka_unit_test(test_resize_bilinear_vectors),
       cmocka_unit_test(test_concatenation_vectors),
       cmocka_unit_test(test_mean_vectors),
       cmocka_unit_test(test_quantize_vectors),

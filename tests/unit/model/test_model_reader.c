@@ -1083,6 +1083,74 @@ static void test_gather_refusals(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
 }
 
+/* RESIZE_NEAREST_NEIGHBOR (code 97) or RESIZE_BILINEAR (23) of t0 int8 [1,3,4,2] by the
+ * constant size t1 to t2 [1,6,8,2]; options align_corners and half_pixel_centers. */
+static void tb_resize(tb_spec_t *s, int32_t code, const int32_t *size, uint32_t align,
+                      uint32_t half) {
+  static const int32_t in4[4] = {1, 3, 4, 2};
+  static const int32_t out4[4] = {1, 6, 8, 2};
+  const uint8_t first = (code == 23) ? 2u : 0u;
+  tb_layout(s, code, (code == 23) ? 15u : 74u, 4u, in4, 2u, size, 4u, out4);
+  s->op[0].n_fields = 2u;
+  s->op[0].fields[0] = (tb_field_t){first, 1u, align};
+  s->op[0].fields[1] = (tb_field_t){(uint8_t)(first + 1u), 1u, half};
+}
+
+static void test_resize_refusals(void **state) {
+  static const int32_t size[2] = {6, 8};
+  static const int32_t size_wrong[2] = {6, 7};
+  tb_spec_t s;
+  (void)state;
+  tb_resize(&s, 97, size, 1u, 1u);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_resize(&s, 23, size, 0u, 1u);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_resize(&s, 23, size, 1u, 1u);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (RESIZE_BILINEAR): options: align_corners and "
+                       "half_pixel_centers are both true");
+  tb_resize(&s, 97, size_wrong, 0u, 0u);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): output [1,6,8,2] does not fit size "
+                       "[2]");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[1].dims[0] = 1;
+  s.buffer_len[1] = 4u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): size [1] is not [2]");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[2].dims[3] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): output [1,6,8,3] does not fit input "
+                       "[1,3,4,2]");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[1].buffer = 0u; /* the size is a second model input */
+  s.n_inputs = 2u;
+  s.inputs[1] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): size is not constant");
+  tb_resize(&s, 23, size, 0u, 0u);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RESIZE_BILINEAR): input is int16: TFLM's RESIZE_BILINEAR has "
+                       "int8 and float32 only");
+  tb_resize(&s, 23, size, 0u, 0u);
+  s.t[0].type = 0;
+  s.t[2].type = 0;
+  s.t[0].n_scales = 0u;
+  s.t[0].n_zps = 0u;
+  s.t[2].n_scales = 0u;
+  s.t[2].n_zps = 0u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RESIZE_BILINEAR): input is float32: utvm's RESIZE_BILINEAR "
+                       "has int8 only");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* int16 */
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1366,6 +1434,7 @@ int main(void) {
       cmocka_unit_test(test_depth_space_refusals),
       cmocka_unit_test(test_space_batch_refusals),
       cmocka_unit_test(test_gather_refusals),
+      cmocka_unit_test(test_resize_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
