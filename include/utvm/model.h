@@ -112,7 +112,8 @@ typedef enum {
   X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd)                                                      \
   X(GATHER, 36, gather)                                                                            \
   X(RESIZE_BILINEAR, 23, resize_bilinear)                                                          \
-  X(RESIZE_NEAREST_NEIGHBOR, 97, resize_nearest_neighbor)
+  X(RESIZE_NEAREST_NEIGHBOR, 97, resize_nearest_neighbor)                                          \
+  X(BROADCAST_TO, 130, broadcast_to)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

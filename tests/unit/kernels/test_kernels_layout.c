@@ -703,6 +703,52 @@ static void test_resize_nearest_checks(void **state) {
                    UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* BROADCAST_TO as the operator's strided copy: a random input of up to 5 dimensions (some of
+ * them 1, some missing in front) broadcast with stride 0; output element (i0..) is input
+ * element (i_d or 0 where the input's dimension is 1). */
+static void test_broadcast_random(void **state) {
+  (void)state;
+  for (int32_t round = 0; round < 400; ++round) {
+    const int32_t size = (int32_t[]){1, 2, 4}[round % 3];
+    const int32_t rank = 1 + (int32_t)rng(5u);
+    const int32_t in_rank = 1 + (int32_t)rng((uint32_t)rank);
+    const int32_t lead = rank - in_rank;
+    int32_t out_dims[6];
+    int32_t in_dims[6];
+    const int32_t count = random_dims(rank, out_dims);
+    int32_t in_count = 1;
+    for (int32_t d = 0; d < in_rank; ++d) {
+      in_dims[d] = rng(2u) == 0u ? 1 : out_dims[lead + d];
+      in_count *= in_dims[d];
+    }
+    utvm_strided_copy_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.element_size = size;
+    p.input_elements = in_count;
+    p.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+      int32_t stride = 1;
+      for (int32_t k = d - lead + 1; k < in_rank; ++k) {
+        stride *= in_dims[k];
+      }
+      p.dims[d] = out_dims[d];
+      p.strides[d] = (d < lead || in_dims[d - lead] == 1) ? 0 : stride;
+    }
+    fill_input();
+    for (int32_t o = 0; o < count; ++o) {
+      int32_t oc[6];
+      int32_t ic[6];
+      unravel(o, rank, out_dims, oc);
+      for (int32_t d = 0; d < in_rank; ++d) {
+        ic[d] = in_dims[d] == 1 ? 0 : oc[lead + d];
+      }
+      memcpy(&expected[o * size], &input[ravel(in_rank, in_dims, ic) * size], (size_t)size);
+    }
+    assert_int_equal(utvm_strided_copy(&p, input, output), UTVM_OK);
+    assert_memory_equal(output, expected, (size_t)(count * size));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transpose_random),
@@ -719,6 +765,7 @@ int main(void) {
       cmocka_unit_test(test_gather_checks),
       cmocka_unit_test(test_resize_nearest_random),
       cmocka_unit_test(test_resize_nearest_checks),
+      cmocka_unit_test(test_broadcast_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1151,6 +1151,79 @@ static void test_resize_refusals(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* int16 */
 }
 
+/* BROADCAST_TO (code 130) of t0 int16 [3,1] (zero point 0) by the constant shape t1 [3] to t2
+ * [2,3,4]. */
+static void tb_broadcast_to(tb_spec_t *s, const int32_t *shape) {
+  static const int32_t in2[2] = {3, 1};
+  static const int32_t out3[3] = {2, 3, 4};
+  tb_layout(s, 130, 104u, 2u, in2, 3u, shape, 3u, out3);
+  s->t[0].type = 7;
+  s->t[2].type = 7;
+  s->t[0].zps[0] = 0;
+  s->t[2].zps[0] = 0;
+}
+
+/* BROADCAST_TO through the runner against a loop: output (a, b, c) is input (b, 0). */
+static void test_broadcast_to_runs(void **state) {
+  static const int32_t shape[3] = {2, 3, 4};
+  static uint8_t workspace[16384];
+  static uint64_t arena[256];
+  tb_spec_t s;
+  utvm_model_t m;
+  utvm_runner_t r;
+  utvm_runner_tensor_t in;
+  utvm_runner_tensor_t out;
+  int16_t values[3] = {-300, 7, 32767};
+  (void)state;
+  tb_broadcast_to(&s, shape);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), arena, sizeof(arena)),
+                   UTVM_OK);
+  assert_int_equal(utvm_runner_input(&r, 0u, &in), UTVM_OK);
+  assert_int_equal(in.bytes, sizeof(values));
+  memcpy(in.data, values, sizeof(values));
+  assert_int_equal(utvm_runner_invoke(&r), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&r, 0u, &out), UTVM_OK);
+  assert_int_equal(out.bytes, 24u * 2u);
+  for (int32_t a = 0; a < 2; ++a) {
+    for (int32_t b = 0; b < 3; ++b) {
+      for (int32_t c = 0; c < 4; ++c) {
+        int16_t got = 0;
+        memcpy(&got, (const uint8_t *)out.data + (size_t)((a * 3 + b) * 4 + c) * 2u, 2u);
+        assert_int_equal(got, values[b]);
+      }
+    }
+  }
+}
+
+static void test_broadcast_to_refusals(void **state) {
+  static const int32_t shape_wrong[3] = {2, 3, 5};
+  static const int32_t shape[3] = {2, 3, 4};
+  static const int32_t in_wide[2] = {3, 2};
+  tb_spec_t s;
+  (void)state;
+  tb_broadcast_to(&s, shape_wrong);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BROADCAST_TO): output [2,3,4] does not fit shape [3]");
+  tb_broadcast_to(&s, shape);
+  s.t[0].dims[1] = in_wide[1];
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BROADCAST_TO): output [2,3,4] does not fit a broadcast of "
+                       "input [3,2]");
+  tb_broadcast_to(&s, shape);
+  s.t[2].rank = 6u;
+  s.t[2].dims[3] = 1;
+  s.t[2].dims[4] = 1;
+  s.t[2].dims[5] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BROADCAST_TO): output [2,3,4,1,1,1] is not 1-D to 5-D (TFLM's "
+                       "limit)");
+  tb_broadcast_to(&s, shape);
+  s.t[2].zps[0] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (BROADCAST_TO): input and output scales or zero points differ");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1435,6 +1508,8 @@ int main(void) {
       cmocka_unit_test(test_space_batch_refusals),
       cmocka_unit_test(test_gather_refusals),
       cmocka_unit_test(test_resize_refusals),
+      cmocka_unit_test(test_broadcast_to_runs),
+      cmocka_unit_test(test_broadcast_to_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),
