@@ -2,17 +2,19 @@
  * index is checked against the axis before anything is written. */
 #include <string.h>
 
+#include "shape.h"
 #include "utvm/kernels.h"
 
 /* Index i of indices (index_size 4 or 8 bytes). */
 static int64_t gather_index(const uint8_t *indices, int32_t index_size, int64_t i) {
-  int64_t v = 0;
+  utvm_element_t e;
+  int64_t v;
   if (index_size == 8) {
-    memcpy(&v, &indices[(size_t)i * 8u], 8u);
+    memcpy(e.bytes, &indices[(size_t)i * 8u], 8u);
+    v = e.i64;
   } else {
-    int32_t v32 = 0;
-    memcpy(&v32, &indices[(size_t)i * 4u], 4u);
-    v = v32;
+    memcpy(e.bytes, &indices[(size_t)i * 4u], 4u);
+    v = e.i32;
   }
   return v;
 }

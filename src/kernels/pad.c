@@ -14,6 +14,8 @@ static int32_t pad_source(int32_t o, int32_t before, int32_t n, int32_t mode) {
     i = mode == UTVM_PAD_REFLECT ? -i : (mode == UTVM_PAD_SYMMETRIC ? -i - 1 : -1);
   } else if (i >= n) {
     i = mode == UTVM_PAD_REFLECT ? 2 * n - 2 - i : (mode == UTVM_PAD_SYMMETRIC ? 2 * n - 1 - i : -1);
+  } else {
+    /* inside the input */
   }
   return i;
 }
@@ -60,16 +62,15 @@ utvm_err_t utvm_pad(const utvm_pad_any_params_t *params, const utvm_dims_t *inpu
     out[d] = (int32_t)size;
   }
   const size_t size = (size_t)params->element_size;
-  const int8_t value8 = (int8_t)params->pad_value;
-  const int16_t value16 = (int16_t)params->pad_value;
-  uint8_t value[4];
+  utvm_element_t pad;
   if (size == 1u) {
-    memcpy(value, &value8, 1u);
+    pad.i8 = (int8_t)params->pad_value;
   } else if (size == 2u) {
-    memcpy(value, &value16, 2u);
+    pad.i16 = (int16_t)params->pad_value;
   } else {
-    memcpy(value, &params->pad_value, 4u);
+    pad.i32 = params->pad_value;
   }
+  const uint8_t *value = pad.bytes;
   const int32_t mode = params->mode;
   const uint8_t *src = (const uint8_t *)input;
   uint8_t *dst = (uint8_t *)output;

@@ -38,16 +38,15 @@ utvm_err_t utvm_space_batch(const utvm_space_batch_params_t *params,
   }
   const size_t size = (size_t)params->element_size;
   const size_t run = (size_t)space_dims->c * size;
-  const int8_t value8 = (int8_t)params->pad_value;
-  const int16_t value16 = (int16_t)params->pad_value;
-  uint8_t value[4];
+  utvm_element_t pad;
   if (size == 1u) {
-    memcpy(value, &value8, 1u);
+    pad.i8 = (int8_t)params->pad_value;
   } else if (size == 2u) {
-    memcpy(value, &value16, 2u);
+    pad.i16 = (int16_t)params->pad_value;
   } else {
-    memcpy(value, &params->pad_value, 4u);
+    pad.i32 = params->pad_value;
   }
+  const uint8_t *value = pad.bytes;
   const bool to_batch = params->to_batch == 1;
   const uint8_t *in = (const uint8_t *)input;
   uint8_t *out = (uint8_t *)output;
@@ -77,6 +76,8 @@ utvm_err_t utvm_space_batch(const utvm_space_batch_params_t *params,
           }
         } else if (inside) {
           memcpy(&space_out[space_at], &in[batch_at], run);
+        } else {
+          /* cropped away */
         }
       }
     }

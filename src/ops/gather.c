@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -81,6 +82,9 @@ static utvm_err_t gather_prepare(const utvm_op_context_t *c, void *record, size_
   int32_t axis = 0;
   int32_t bd = 0;
   (void)size;
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
+  (void)memset(&idx, 0, sizeof(idx));
   utvm_err_t err = ops_options(c, gather_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
     err = ops_load_layout(c, &in, &out, &type, &element);
@@ -123,7 +127,10 @@ static utvm_err_t gather_prepare(const utvm_op_context_t *c, void *record, size_
   if (err == UTVM_OK) {
     rec->type = (int32_t)type;
     rec->params.element_size = element;
-    rec->params.index_size = (idx.t.type == UTVM_MODEL_INT64) ? 8 : 4;
+    rec->params.index_size = 4;
+    if (idx.t.type == UTVM_MODEL_INT64) {
+      rec->params.index_size = 8;
+    }
     rec->params.batch = ops_dims_product(&in, 0u, (uint32_t)bd);
     rec->params.outer = ops_dims_product(&in, (uint32_t)bd, (uint32_t)axis);
     rec->params.axis_size = in.t.dims[axis];

@@ -121,8 +121,12 @@ static utvm_err_t pad_common(const utvm_op_context_t *c, pad_record_t *rec, int3
   if (err == UTVM_OK) {
     err = pad_amounts(c, &in, &out, rec);
   }
-  rec->type = (int32_t)(int16 ? UTVM_OP_TYPE_INT16 : UTVM_OP_TYPE_INT8);
-  rec->params.element_size = int16 ? 2 : 1;
+  rec->type = (int32_t)UTVM_OP_TYPE_INT8;
+  rec->params.element_size = 1;
+  if (int16) {
+    rec->type = (int32_t)UTVM_OP_TYPE_INT16;
+    rec->params.element_size = 2;
+  }
   rec->params.pad_value = out.t.quant.zero_point; /* int16: 0, as TFLM pads */
   if ((err == UTVM_OK) && ops_present(c->op, 2u)) {
     err = pad_value(c, &in, rec);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -39,6 +40,8 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   int32_t out_h = 0;
   int32_t out_w = 0;
   (void)size;
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
   rec->int16 = false;
   utvm_err_t err = ops_options(c, pool_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {

@@ -7,6 +7,10 @@
 
 #include "ops_internal.h"
 
+/* The kernels' limits: output sides up to 2^24, bilinear input sides up to 2^20. */
+#define RESIZE_MAX_OUTPUT 16777216
+#define RESIZE_MAX_INPUT 1048576
+
 /* ResizeNearestNeighborOptions (BuiltinOptions 74): align_corners (0), half_pixel_centers (1);
  * ResizeBilinearOptions (15): new_height (0) and new_width (1) deprecated, then the same two
  * at 2 and 3. */
@@ -77,9 +81,10 @@ static utvm_err_t resize_prepare_as(const utvm_op_context_t *c, resize_record_t 
   if ((err == UTVM_OK) && ((out.t.dims[0] != in.t.dims[0]) || (out.t.dims[3] != in.t.dims[3]))) {
     err = ops_fail_fit(c, "output", &out, "input", &in);
   }
-  if ((err == UTVM_OK) && ((out.t.dims[1] > (1 << 24)) || (out.t.dims[2] > (1 << 24)) ||
-                           (bilinear && ((in.t.dims[1] > (1 << 20)) ||
-                                         (in.t.dims[2] > (1 << 20)))))) {
+  if ((err == UTVM_OK) && ((out.t.dims[1] > RESIZE_MAX_OUTPUT) ||
+                           (out.t.dims[2] > RESIZE_MAX_OUTPUT) ||
+                           (bilinear && ((in.t.dims[1] > RESIZE_MAX_INPUT) ||
+                                         (in.t.dims[2] > RESIZE_MAX_INPUT))))) {
     err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
                    "an image side is larger than the kernel takes (input 2^20, output 2^24)");
   }
@@ -94,8 +99,14 @@ static utvm_err_t resize_prepare_as(const utvm_op_context_t *c, resize_record_t 
     rec->dims[0] = ops_dims(&in.t);
     rec->dims[1] = ops_dims(&out.t);
     rec->params.element_size = size;
-    rec->params.align_corners = (o[ALIGN_CORNERS] != 0) ? 1 : 0;
-    rec->params.half_pixel_centers = (o[HALF_PIXEL_CENTERS] != 0) ? 1 : 0;
+    rec->params.align_corners = 0;
+    rec->params.half_pixel_centers = 0;
+    if (o[ALIGN_CORNERS] != 0) {
+      rec->params.align_corners = 1;
+    }
+    if (o[HALF_PIXEL_CENTERS] != 0) {
+      rec->params.half_pixel_centers = 1;
+    }
   }
   return err;
 }
@@ -179,8 +190,8 @@ static const char *resize_check_as(utvm_op_params_t *p, bool bilinear) {
   }
   if (!ops_dims_elements(&p->dims[0], &e[0]) || !ops_dims_elements(&p->dims[1], &e[1]) ||
       (p->dims[0].n != p->dims[1].n) || (p->dims[0].c != p->dims[1].c) ||
-      (p->dims[1].h > (1 << 24)) || (p->dims[1].w > (1 << 24)) ||
-      (bilinear && ((p->dims[0].h > (1 << 20)) || (p->dims[0].w > (1 << 20))))) {
+      (p->dims[1].h > RESIZE_MAX_OUTPUT) || (p->dims[1].w > RESIZE_MAX_OUTPUT) ||
+      (bilinear && ((p->dims[0].h > RESIZE_MAX_INPUT) || (p->dims[0].w > RESIZE_MAX_INPUT)))) {
     return "the dims do not fit the kernel";
   }
   (void)ops_set_operand(p, 0u, (utvm_op_type_t)p->type, e[0]);

@@ -122,7 +122,10 @@ static utvm_err_t space_batch_prepare_as(const utvm_op_context_t *c, space_batch
   }
   rec->type = (int32_t)type;
   rec->params.element_size = size;
-  rec->params.to_batch = to_batch ? 1 : 0;
+  rec->params.to_batch = 0;
+  if (to_batch) {
+    rec->params.to_batch = 1;
+  }
   rec->params.pad_value = (type == UTVM_OP_TYPE_INT8) ? out.t.quant.zero_point : 0;
   return err;
 }
