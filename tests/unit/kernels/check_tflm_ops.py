@@ -6,7 +6,9 @@ with the outputs TFLM's reference kernels produced (<case>_out<k>.tflm.bin), byt
 The C kernels are compared with tflite_ref.py by test_kernels_vectors; this closes the loop to
 TFLM itself on the option space the cases cover.
 
-Usage: check_tflm_ops.py <shared/models/ops directory>
+Usage: check_tflm_ops.py <shared/models/ops directory> [operator ...]
+(with operators: only the cases whose graph has just those, e.g. RESIZE_BILINEAR of
+shared/models/ops2)
 """
 
 import json
@@ -192,14 +194,23 @@ def run_op(op, tensors, values):
         return ref.requantize(ref.requantize_params(in_scale, in_zp, out_scale, out_zp), x)
     if name == "DEQUANTIZE":
         return ref.dequantize(x, in_scale, in_zp)
+    if name == "RESIZE_BILINEAR":
+        out_h, out_w = const(1)
+        return ref.resize_bilinear_int8(x, t_in["shape"], out_h, out_w, opts["alignCorners"],
+                                        opts["halfPixelCenters"])
     raise NotImplementedError(name)
 
 
 def main():
     ops_dir = sys.argv[1]
+    only = set(sys.argv[2:])
     cases = json.load(open(os.path.join(ops_dir, "cases.json")))["cases"]
     failures = 0
+    checked = 0
     for case in cases:
+        if only and not set(op["op"] for op in case["graph"]) <= only:
+            continue
+        checked += 1
         tensors = load_tensors(os.path.join(ops_dir, case["model"]))
         first = case["graph"][0]["inputs"][0]["name"]
         for in_file, out_file in case["pairs"]:
@@ -221,7 +232,7 @@ def main():
             failures += not ok
             print("%-28s %-30s %s" % (case["name"], out_file, "ok" if ok else "MISMATCH"))
     print("%d mismatches" % failures)
-    return 1 if failures else 0
+    return 1 if failures or not checked else 0
 
 
 if __name__ == "__main__":
