@@ -727,12 +727,15 @@ static void test_broadcast_random(void **state) {
     p.input_elements = in_count;
     p.rank = rank;
     for (int32_t d = 0; d < rank; ++d) {
-      int32_t stride = 1;
-      for (int32_t k = d - lead + 1; k < in_rank; ++k) {
-        stride *= in_dims[k];
+      int32_t stride = 0; /* a dimension the input lacks or has as 1 */
+      if (d >= lead && in_dims[d - lead] != 1) {
+        stride = 1;
+        for (int32_t k = d - lead + 1; k < in_rank; ++k) {
+          stride *= in_dims[k];
+        }
       }
       p.dims[d] = out_dims[d];
-      p.strides[d] = (d < lead || in_dims[d - lead] == 1) ? 0 : stride;
+      p.strides[d] = stride;
     }
     fill_input();
     for (int32_t o = 0; o < count; ++o) {

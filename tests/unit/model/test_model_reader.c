@@ -820,7 +820,7 @@ static void test_layout_refusals(void **state) {
 static void tb_pad(tb_spec_t *s, int32_t code, uint8_t options_type, const int32_t *pads,
                    const int32_t *out) {
   static const int32_t in4[4] = {1, 3, 5, 4};
-  static const int8_t value[1] = {-3};
+  static const int8_t value[2] = {-3, -3}; /* room for the two-element and int16 refusals */
   tb_layout(s, code, options_type, 4u, in4, 8u, pads, 4u, out);
   s->t[1].rank = 2u;
   s->t[1].dims[0] = 4;
