@@ -361,7 +361,8 @@ def fully_connected(inp, batches, depth, flt, units, bias, input_offset, filter_
     return out
 
 
-def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average):
+def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average, lowest=-128):
+    """AveragePool / MaxPool of reference_integer_ops (lowest: the type's, where MAX starts)."""
     n, ih, iw, c = in_shape
     _, oh, ow, _ = out_shape
     out = []
@@ -385,7 +386,7 @@ def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average):
                         else:
                             acc = trunc_div(acc - count // 2, count)
                     else:
-                        acc = max([-128] + values)
+                        acc = max([lowest] + values)
                     out.append(clamp(acc, act[0], act[1]))
     return out
 
