@@ -30,10 +30,12 @@ utvm_err_t utvm_gather(const utvm_gather_params_t *params, const void *input,
   if (p->batch < 1 || p->outer < 1 || p->axis_size < 1 || p->coords < 1 || p->inner < 1) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
+  /* each product of two sizes is below 2^62; the tensors' element counts below 2^31 */
   const int64_t block = (int64_t)p->outer * p->inner;
-  if ((int64_t)p->batch * p->axis_size * block > INT32_MAX ||
-      (int64_t)p->batch * p->coords * block > INT32_MAX ||
-      (int64_t)p->batch * p->coords > INT32_MAX) {
+  const int64_t rows = (int64_t)p->batch * p->axis_size;
+  const int64_t picks = (int64_t)p->batch * p->coords;
+  if (block > INT32_MAX || rows > INT32_MAX || picks > INT32_MAX || rows * block > INT32_MAX ||
+      picks * block > INT32_MAX) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
   const uint8_t *idx = (const uint8_t *)indices;

@@ -55,7 +55,10 @@ utvm_err_t utvm_pad(const utvm_pad_any_params_t *params, const utvm_dims_t *inpu
   int64_t count = 1;
   for (int32_t d = 0; d < 4; ++d) {
     const int64_t size = (int64_t)in[d] + params->before[d] + params->after[d];
-    count *= size;
+    if (size > INT32_MAX) {
+      return UTVM_ERR_KERNEL_BAD_SHAPE;
+    }
+    count *= size; /* below 2^62 */
     if (count > INT32_MAX) {
       return UTVM_ERR_KERNEL_BAD_SHAPE;
     }

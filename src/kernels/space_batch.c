@@ -18,7 +18,8 @@ static bool space_batch_valid(const utvm_space_batch_params_t *p, const utvm_dim
       p->before[0] < 0 || p->before[1] < 0) {
     return false;
   }
-  return (int64_t)b->n == (int64_t)s->n * p->block[0] * p->block[1] && b->c == s->c &&
+  const int64_t blocks = (int64_t)p->block[0] * p->block[1]; /* below 2^62 */
+  return blocks <= INT32_MAX && (int64_t)b->n == (int64_t)s->n * blocks && b->c == s->c &&
          (int64_t)b->h * p->block[0] - s->h - p->before[0] >= 0 &&
          (int64_t)b->w * p->block[1] - s->w - p->before[1] >= 0;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -113,6 +114,8 @@ static utvm_err_t pad_common(const utvm_op_context_t *c, pad_record_t *rec, int3
   ops_operand_t in;
   ops_operand_t out;
   bool int16 = false;
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
   rec->params.mode = mode;
   utvm_err_t err = pad_load(c, &in, &out, &int16);
   if ((err == UTVM_OK) && (mode != (int32_t)UTVM_PAD_CONSTANT)) {
@@ -229,10 +232,11 @@ static bool pad_output_elements(const utvm_dims_t *d, const int32_t *before,
   bool ok = true;
   *out = 1u;
   for (i = 0u; ok && (i < 4u); i++) {
-    if ((before[i] < 0) || (after[i] < 0)) {
+    const uint64_t size = (uint64_t)in[i] + (uint64_t)before[i] + (uint64_t)after[i];
+    if ((before[i] < 0) || (after[i] < 0) || (size > UTVM_OP_PARAMS_MAX_ELEMENTS)) {
       ok = false;
     } else {
-      *out *= (uint64_t)in[i] + (uint64_t)before[i] + (uint64_t)after[i];
+      *out *= size; /* both factors below 2^31 */
       ok = *out <= UTVM_OP_PARAMS_MAX_ELEMENTS;
     }
   }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -88,6 +89,8 @@ static utvm_err_t space_batch_prepare_as(const utvm_op_context_t *c, space_batch
   utvm_op_type_t type = UTVM_OP_TYPE_INT8;
   int32_t size = 1;
   int32_t after[2] = {0, 0};
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
   utvm_err_t err = ops_load_layout(c, &in, &out, &type, &size);
   if (err == UTVM_OK) {
     err = ops_refuse_int16(c, &in, "int8 and float32");
@@ -106,7 +109,8 @@ static utvm_err_t space_batch_prepare_as(const utvm_op_context_t *c, space_batch
     const utvm_dims_t b = space_batch_dims(to_batch ? &out : &in);
     const int32_t *k = rec->params.block;
     const int32_t *top = rec->params.before;
-    if (((int64_t)b.n != ((int64_t)s.n * k[0] * k[1])) || (b.c != s.c) ||
+    const int64_t blocks = (int64_t)k[0] * k[1];
+    if ((blocks > INT32_MAX) || ((int64_t)b.n != ((int64_t)s.n * blocks)) || (b.c != s.c) ||
         (((int64_t)b.h * k[0]) != ((int64_t)s.h + top[0] + after[0])) ||
         (((int64_t)b.w * k[1]) != ((int64_t)s.w + top[1] + after[1]))) {
       err = ops_fail_fit(c, "output", &out,
@@ -198,7 +202,9 @@ static const char *space_batch_check(utvm_op_params_t *p) {
       (a->before[0] < 0) || (a->before[1] < 0)) {
     return "direction, block or padding out of range";
   }
-  if (((int64_t)b->n != ((int64_t)s->n * a->block[0] * a->block[1])) || (b->c != s->c) ||
+  if ((((int64_t)a->block[0] * a->block[1]) > INT32_MAX) ||
+      ((int64_t)b->n != ((int64_t)s->n * ((int64_t)a->block[0] * a->block[1]))) ||
+      (b->c != s->c) ||
       ((((int64_t)b->h * a->block[0]) - s->h - a->before[0]) < 0) ||
       ((((int64_t)b->w * a->block[1]) - s->w - a->before[1]) < 0)) {
     return "the batch tensor does not fit the space tensor and block";

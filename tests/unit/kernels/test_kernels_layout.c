@@ -401,6 +401,10 @@ static void test_pad_checks(void **state) {
   p.after[0] = 65535;
   p.after[1] = 65535;
   assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  p.after[0] = INT32_MAX; /* one dimension past int32 */
+  p.after[1] = INT32_MAX;
+  p.before[0] = INT32_MAX;
+  assert_int_equal(utvm_pad(&p, &dims, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
 /* DEPTH_TO_SPACE and SPACE_TO_DEPTH as the operators' 6-D strided copies, against TFLite's
@@ -553,6 +557,10 @@ static void test_space_batch_checks(void **state) {
   assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
   const utvm_dims_t b3 = {3, 1, 1, 2};
   assert_int_equal(utvm_space_batch(&ok, &s, &b3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  p = ok;
+  p.block[0] = INT32_MAX; /* the block count would pass int64 with the batch */
+  p.block[1] = INT32_MAX;
+  assert_int_equal(utvm_space_batch(&p, &s, &b, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
   const utvm_dims_t b_depth = {4, 1, 1, 1};
   assert_int_equal(utvm_space_batch(&ok, &s, &b_depth, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
   const utvm_dims_t empty = {4, 0, 1, 2};

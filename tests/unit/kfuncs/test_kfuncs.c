@@ -301,6 +301,13 @@ static void test_layout2_checks(void **state) {
   p.p.pad_any.element_size = 2;
   p.p.pad_any.after[0] = -1;
   expect_op_check(&p, "a padding is negative or the output too large");
+  p.p.pad_any.after[0] = INT32_MAX; /* each dimension near 2^32: the product must not wrap */
+  p.p.pad_any.after[1] = INT32_MAX;
+  p.p.pad_any.after[2] = INT32_MAX;
+  expect_op_check(&p, "a padding is negative or the output too large");
+  p.p.pad_any.after[0] = 0;
+  p.p.pad_any.after[1] = 1;
+  p.p.pad_any.after[2] = 0;
 
   (void)memset(&p, 0, sizeof(p));
   p.kind = UTVM_OP_SPACE_BATCH;
@@ -316,6 +323,11 @@ static void test_layout2_checks(void **state) {
   p.p.space_batch.to_batch = 2;
   expect_op_check(&p, "direction, block or padding out of range");
   p.p.space_batch.to_batch = 0;
+  p.p.space_batch.block[0] = INT32_MAX;
+  p.p.space_batch.block[1] = INT32_MAX;
+  expect_op_check(&p, "the batch tensor does not fit the space tensor and block");
+  p.p.space_batch.block[0] = 2;
+  p.p.space_batch.block[1] = 2;
   p.p.space_batch.pad_value = 128;
   expect_op_check(&p, "the pad value is outside the element type");
 
