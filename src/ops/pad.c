@@ -109,7 +109,8 @@ static utvm_err_t pad_load(const utvm_op_context_t *c, ops_operand_t *in, ops_op
   return err;
 }
 
-/* Every operator of the file: mode the border, with_value true for PADV2. */
+/* The prepare of every operator of the file with border mode (PADV2: the pad value of input 2
+ * when given). */
 static utvm_err_t pad_common(const utvm_op_context_t *c, pad_record_t *rec, int32_t mode) {
   ops_operand_t in;
   ops_operand_t out;

@@ -1,7 +1,8 @@
 /* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (int8, float32; 3-D or 4-D; constant block shape and
  * paddings or crops): prepare, run, op params, emit of the byte-generic kernel utvm_space_batch
- * (kind SPACE_BATCH). SPACE_TO_BATCH_ND pads with the output zero point, as TFLM. int16 is
- * refused: TFLM has int8 and float32 only. */
+ * (kind SPACE_BATCH). SPACE_TO_BATCH_ND pads with the output zero point (float32: 0), as
+ * TFLite's kernel (TFLM's micro kernel leaves its pad value unset). int16 is refused: TFLM has
+ * int8 and float32 only. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
