@@ -338,6 +338,16 @@ utvm_err_t utvm_avg_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dim
 utvm_err_t utvm_max_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
                               const int8_t *input, const utvm_dims_t *output_dims, int8_t *output);
 
+/* AVERAGE_POOL_2D and MAX_POOL_2D of int16 (zero point 0, TFLM's int16 arithmetic: that of
+ * int8 on int16 values; the activation range within int16; AVERAGE: windows of at most 2^15
+ * elements). */
+utvm_err_t utvm_avg_pool2d_s16(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                               const int16_t *input, const utvm_dims_t *output_dims,
+                               int16_t *output);
+utvm_err_t utvm_max_pool2d_s16(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                               const int16_t *input, const utvm_dims_t *output_dims,
+                               int16_t *output);
+
 /* ---- ADD, MUL (broadcasting) ---- */
 
 typedef struct {
@@ -591,6 +601,94 @@ utvm_err_t utvm_concatenation(const utvm_concat_params_t *params, const void *co
 utvm_err_t utvm_strided_copy(const utvm_strided_copy_params_t *params, const void *input,
                              void *output);
 
+/* ---- Layout operators of issue 25, round 2 (PAD int16, PADV2, MIRROR_PAD, ...) ---- */
+
+/* How PAD, PADV2 and MIRROR_PAD fill the border. */
+typedef enum {
+  UTVM_PAD_CONSTANT = 0,  /* pad_value */
+  UTVM_PAD_REFLECT = 1,   /* mirrored without the edge: paddings up to the dimension - 1 */
+  UTVM_PAD_SYMMETRIC = 2  /* mirrored with the edge: paddings up to the dimension */
+} utvm_pad_mode_t;
+
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t mode;         /* utvm_pad_mode_t */
+  int32_t before[4];    /* elements added before each of n, h, w, c; >= 0 */
+  int32_t after[4];     /* elements added after each dimension; >= 0 */
+  int32_t pad_value;    /* CONSTANT: the element written (within int8 or int16 for 1 or 2
+                           bytes; the bits of a 4-byte element) */
+} utvm_pad_any_params_t;
+
+/* PAD, PADV2, MIRROR_PAD of any element size: output [n+before[0]+after[0], ...] holds the
+ * input at offset `before` and the border of the mode. BAD_PARAM for NULL pointers, an element
+ * size other than 1, 2 or 4, an unknown mode, a negative padding, a mirrored padding past its
+ * limit or a pad value outside the element type; BAD_SHAPE for dimensions < 1 or an output
+ * above INT32_MAX elements. input and output must not overlap. */
+utvm_err_t utvm_pad(const utvm_pad_any_params_t *params, const utvm_dims_t *input_dims,
+                    const void *input, void *output);
+
+/* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND: a space tensor [n, h, w, c] and a batch tensor
+ * [n*block[0]*block[1], h', w', c] (3-D operators: w = 1, block[1] = 1). */
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t to_batch;     /* 1: space (input) to batch (output); 0: batch (input) to space */
+  int32_t block[2];     /* block height and width, >= 1 */
+  int32_t before[2];    /* padding (to batch) or crop (to space) at the top and left, >= 0 */
+  int32_t pad_value;    /* to batch: the element padded in (TFLM: the output zero point) */
+} utvm_space_batch_params_t;
+
+/* Moves the input (the space tensor of space_dims when to_batch, else the batch tensor of
+ * batch_dims) into the other: batch pixel (b, y, x) is space pixel (b % n,
+ * y*block[0] + (b/n)/block[1] - before[0], x*block[1] + (b/n)%block[1] - before[1]), pad_value
+ * to batch where that lies outside, dropped to space. BAD_PARAM for NULL pointers, an element
+ * size other than 1, 2 or 4, a block < 1, a negative before, a pad value outside the element
+ * type or tensors that do not fit (batch count, depth, h'*block[0] >= h + before[0], the same
+ * for w); BAD_SHAPE for dimensions < 1 or tensors above INT32_MAX elements. input and output
+ * must not overlap. */
+utvm_err_t utvm_space_batch(const utvm_space_batch_params_t *params,
+                            const utvm_dims_t *space_dims, const utvm_dims_t *batch_dims,
+                            const void *input, void *output);
+
+/* GATHER: the input seen as [batch, outer, axis_size, inner], the indices as [batch, coords],
+ * the output [batch, outer, coords, inner]: output (b, o, k, i) is input (b, o, indices[b][k],
+ * i). */
+typedef struct {
+  int32_t element_size; /* 1, 2 or 4 bytes */
+  int32_t index_size;   /* 4 (int32 indices) or 8 (int64) */
+  int32_t batch;        /* elements of the batch_dims leading dimensions, >= 1 */
+  int32_t outer;        /* of the dimensions from batch_dims to the axis, >= 1 */
+  int32_t axis_size;    /* >= 1 */
+  int32_t coords;       /* indices per batch, >= 1 */
+  int32_t inner;        /* of the dimensions after the axis, >= 1 */
+} utvm_gather_params_t;
+
+/* The gather of params. BAD_PARAM for NULL pointers, an element or index size out of range, or
+ * an index outside [0, axis_size) (checked before anything is written); BAD_SHAPE for sizes < 1
+ * or tensors above INT32_MAX elements. */
+utvm_err_t utvm_gather(const utvm_gather_params_t *params, const void *input,
+                       const void *indices, void *output);
+
+/* RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR: input [n, h, w, c] to output [n, h', w', c]. */
+typedef struct {
+  int32_t element_size;       /* NEAREST: 1, 2 or 4 bytes; BILINEAR: 1 (int8) */
+  int32_t align_corners;      /* 0 or 1 */
+  int32_t half_pixel_centers; /* 0 or 1 (BILINEAR: not with align_corners) */
+} utvm_resize_params_t;
+
+/* RESIZE_NEAREST_NEIGHBOR of any element size: each output pixel is the input pixel TFLite's
+ * float mapping picks. BAD_PARAM for NULL pointers or parameters out of range; BAD_SHAPE for
+ * dimensions < 1, batches or depths that differ, an output side above 2^24 or a tensor above
+ * INT32_MAX elements. */
+utvm_err_t utvm_resize_nearest(const utvm_resize_params_t *params, const utvm_dims_t *input_dims,
+                               const void *input, const utvm_dims_t *output_dims, void *output);
+
+/* RESIZE_BILINEAR, int8 (input and output of one quantization): TFLite's integer bilinear
+ * interpolation. BAD_PARAM as above (and align_corners with half_pixel_centers); BAD_SHAPE as
+ * above and for an input side above 2^20. */
+utvm_err_t utvm_resize_bilinear_s8(const utvm_resize_params_t *params,
+                                   const utvm_dims_t *input_dims, const int8_t *input,
+                                   const utvm_dims_t *output_dims, int8_t *output);
+
 typedef struct {
   int32_t input_zero_point;
   int32_t output_zero_point;
@@ -743,6 +841,13 @@ utvm_err_t utvm_pool2d_params_s8(utvm_padding_t padding, int32_t stride_h, int32
                                  int32_t activation, float output_scale,
                                  int32_t output_zero_point, utvm_pool2d_params_t *params,
                                  int32_t *out_h, int32_t *out_w);
+
+/* The same for int16 input and output (the activation range within int16). */
+utvm_err_t utvm_pool2d_params_s16(utvm_padding_t padding, int32_t stride_h, int32_t stride_w,
+                                  int32_t filter_h, int32_t filter_w, int32_t in_h, int32_t in_w,
+                                  int32_t activation, float output_scale,
+                                  int32_t output_zero_point, utvm_pool2d_params_t *params,
+                                  int32_t *out_h, int32_t *out_w);
 
 /* ADD parameters (left shift 20). UNSUPPORTED when the output scale is too small for TFLite's
  * scheme (output multiplier >= 1). */

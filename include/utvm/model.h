@@ -76,6 +76,7 @@ typedef enum {
   X(CONCATENATION, 2, concatenation)                                                               \
   X(CONV_2D, 3, conv_2d)                                                                           \
   X(DEPTHWISE_CONV_2D, 4, depthwise_conv_2d)                                                       \
+  X(DEPTH_TO_SPACE, 5, depth_to_space)                                                             \
   X(DEQUANTIZE, 6, dequantize)                                                                     \
   X(FULLY_CONNECTED, 9, fully_connected)                                                           \
   X(LOGISTIC, 14, logistic)                                                                        \
@@ -85,10 +86,15 @@ typedef enum {
   X(RELU_N1_TO_1, 20, relu_n1_to_1)                                                                \
   X(RELU6, 21, relu6)                                                                              \
   X(RESHAPE, 22, reshape)                                                                          \
+  X(RESIZE_BILINEAR, 23, resize_bilinear)                                                          \
   X(SOFTMAX, 25, softmax)                                                                          \
+  X(SPACE_TO_DEPTH, 26, space_to_depth)                                                            \
   X(SVDF, 27, svdf)                                                                                \
   X(TANH, 28, tanh)                                                                                \
   X(PAD, 34, pad)                                                                                  \
+  X(GATHER, 36, gather)                                                                            \
+  X(BATCH_TO_SPACE_ND, 37, batch_to_space_nd)                                                      \
+  X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd)                                                      \
   X(TRANSPOSE, 39, transpose)                                                                      \
   X(MEAN, 40, mean)                                                                                \
   X(SUB, 41, sub)                                                                                  \
@@ -98,6 +104,7 @@ typedef enum {
   X(MAXIMUM, 55, maximum)                                                                          \
   X(ARG_MAX, 56, arg_max)                                                                          \
   X(MINIMUM, 57, minimum)                                                                          \
+  X(PADV2, 60, padv2)                                                                              \
   X(SLICE, 65, slice)                                                                              \
   X(EXPAND_DIMS, 70, expand_dims)                                                                  \
   X(SUM, 74, sum)                                                                                  \
@@ -106,12 +113,15 @@ typedef enum {
   X(PACK, 83, pack)                                                                                \
   X(UNPACK, 88, unpack)                                                                            \
   X(REDUCE_MIN, 89, reduce_min)                                                                    \
+  X(RESIZE_NEAREST_NEIGHBOR, 97, resize_nearest_neighbor)                                          \
   X(LEAKY_RELU, 98, leaky_relu)                                                                    \
   X(SQUARED_DIFFERENCE, 99, squared_difference)                                                    \
+  X(MIRROR_PAD, 100, mirror_pad)                                                                   \
   X(ABS, 101, abs)                                                                                 \
   X(SPLIT_V, 102, split_v)                                                                         \
   X(QUANTIZE, 114, quantize)                                                                       \
-  X(BATCH_MATMUL, 126, batch_matmul)
+  X(BATCH_MATMUL, 126, batch_matmul)                                                               \
+  X(BROADCAST_TO, 130, broadcast_to)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -100,7 +100,14 @@ extern "C" {
   X(A, TANH_S16, tanh_s16)                                                                         \
   X(A, SQUARED_DIFFERENCE_S8, squared_difference_s8)                                               \
   X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)                                             \
-  X(A, BATCH_MATMUL, batch_matmul)
+  X(A, BATCH_MATMUL, batch_matmul)                                                                 \
+  X(A, PAD, pad)                                                                                   \
+  X(A, AVG_POOL2D_S16, avg_pool2d_s16)                                                             \
+  X(A, MAX_POOL2D_S16, max_pool2d_s16)                                                             \
+  X(A, SPACE_BATCH, space_batch)                                                                   \
+  X(A, GATHER, gather)                                                                             \
+  X(A, RESIZE_NEAREST, resize_nearest)                                                             \
+  X(A, RESIZE_BILINEAR_S8, resize_bilinear_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -183,6 +190,10 @@ typedef struct {
     utvm_batch_matmul_params_t bmm;
     utvm_requantize_q_params_t requantize_q;
     utvm_sigmoid_s16_params_t sigmoid;
+    utvm_pad_any_params_t pad_any;
+    utvm_space_batch_params_t space_batch;
+    utvm_gather_params_t gather;
+    utvm_resize_params_t resize;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -5,7 +5,7 @@
 
 utvm_err_t utvm_max_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
                               const int8_t *input, const utvm_dims_t *output_dims, int8_t *output) {
-  const utvm_err_t err = utvm_pool2d_check(params, input_dims, input, output_dims, output);
+  const utvm_err_t err = utvm_pool2d_check(params, input_dims, input, output_dims, output, false);
   if (err != UTVM_OK) {
     return err;
   }

@@ -21,7 +21,10 @@ utvm_err_t utvm_pad_s8(const utvm_pad_params_t *params, const utvm_dims_t *input
       return UTVM_ERR_KERNEL_BAD_PARAM;
     }
     const int64_t size = (int64_t)in[d] + params->before[d] + params->after[d];
-    count *= size;
+    if (size > INT32_MAX) {
+      return UTVM_ERR_KERNEL_BAD_SHAPE;
+    }
+    count *= size; /* below 2^62 */
     if (count > INT32_MAX) {
       return UTVM_ERR_KERNEL_BAD_SHAPE;
     }

@@ -6,12 +6,17 @@
 
 #include "shape.h"
 
-/* Checks a pooling call's parameters and shapes: UTVM_OK, BAD_PARAM or BAD_SHAPE. */
+/* Checks a pooling call's parameters and shapes (the activation range within int8, or int16
+ * when int16): UTVM_OK, BAD_PARAM or BAD_SHAPE. */
 static inline utvm_err_t utvm_pool2d_check(const utvm_pool2d_params_t *params,
-                                           const utvm_dims_t *input_dims, const int8_t *input,
-                                           const utvm_dims_t *output_dims, const int8_t *output) {
+                                           const utvm_dims_t *input_dims, const void *input,
+                                           const utvm_dims_t *output_dims, const void *output,
+                                           bool int16) {
   if (params == NULL || input == NULL || output == NULL || params->filter_h < 1 ||
-      params->filter_w < 1 || !utvm_act_range_valid(params->act_min, params->act_max)) {
+      params->filter_w < 1 ||
+      (int16 ? (params->act_min < INT16_MIN || params->act_max > INT16_MAX ||
+                params->act_min > params->act_max)
+             : !utvm_act_range_valid(params->act_min, params->act_max))) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   if (!utvm_dims_valid(input_dims) || !utvm_dims_valid(output_dims) ||

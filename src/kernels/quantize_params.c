@@ -226,6 +226,20 @@ utvm_err_t utvm_pool2d_params_s8(utvm_padding_t padding, int32_t stride_h, int32
   return UTVM_OK;
 }
 
+utvm_err_t utvm_pool2d_params_s16(utvm_padding_t padding, int32_t stride_h, int32_t stride_w,
+                                  int32_t filter_h, int32_t filter_w, int32_t in_h, int32_t in_w,
+                                  int32_t activation, float output_scale,
+                                  int32_t output_zero_point, utvm_pool2d_params_t *params,
+                                  int32_t *out_h, int32_t *out_w) {
+  utvm_err_t err = utvm_pool2d_params_s8(padding, stride_h, stride_w, filter_h, filter_w, in_h,
+                                         in_w, 0, 1.0f, 0, params, out_h, out_w);
+  if (err == UTVM_OK) {
+    err = utvm_activation_range_s16(activation, output_scale, output_zero_point,
+                                    &params->act_min, &params->act_max);
+  }
+  return err;
+}
+
 /* CalculateOpDataAdd after the activation range: the ratios in double. */
 static utvm_err_t add_params(float input1_scale, float input2_scale, float output_scale,
                              int32_t left_shift, utvm_add_params_t *params) {

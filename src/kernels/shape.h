@@ -47,6 +47,16 @@ static inline int32_t utvm_shape_count(const utvm_shape_t *shape) {
   return count;
 }
 
+/* One element of any size, seen as its bytes (the pad values and indices of the layout
+ * kernels). */
+typedef union {
+  int8_t i8;
+  int16_t i16;
+  int32_t i32;
+  int64_t i64;
+  uint8_t bytes[8];
+} utvm_element_t;
+
 /* True if the activation range is a non-empty part of int8. */
 static inline bool utvm_act_range_valid(int32_t act_min, int32_t act_max) {
   return act_min >= INT8_MIN && act_max <= INT8_MAX && act_min <= act_max;

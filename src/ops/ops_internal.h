@@ -346,6 +346,15 @@ utvm_err_t ops_load_unary_q(const utvm_op_context_t *c, ops_operand_t *in, ops_o
 utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
                                 ops_operand_t *in2, ops_operand_t *out, bool *int16);
 
+/* Input 0 and the output (any shapes), both int8 or both int16 (ops_check_q8_q16), of one
+ * scale and zero point (PAD, pooling, the layout operators of round 2); *int16 tells which. */
+utvm_err_t ops_load_layout_q(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                             bool *int16);
+
+/* "input is int16: TFLM's <NAME> has <types> only" (UNSUPPORTED) when in is int16. */
+utvm_err_t ops_refuse_int16(const utvm_op_context_t *c, const ops_operand_t *in,
+                            const char *types);
+
 /* ops_check_binary with operands of type. */
 const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type);
 

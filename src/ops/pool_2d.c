@@ -1,8 +1,10 @@
-/* AVERAGE_POOL_2D and MAX_POOL_2D (int8): one window, two kernels. Options, prepare, run, op
+/* AVERAGE_POOL_2D and MAX_POOL_2D (int8; int16 with zero point 0): one window, two kernels
+ * per type. Options, prepare, run, op
  * params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -21,6 +23,7 @@ typedef struct {
   uint32_t output;
   utvm_dims_t dims[2]; /* input, output */
   utvm_pool2d_params_t params;
+  bool int16;
 } pool_record_t;
 
 static size_t pool_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -37,9 +40,12 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   int32_t out_h = 0;
   int32_t out_w = 0;
   (void)size;
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
+  rec->int16 = false;
   utvm_err_t err = ops_options(c, pool_2d_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
-    err = ops_load_q8(c, &in, &out);
+    err = ops_load_layout_q(c, &in, &out, &rec->int16);
   }
   if (err == UTVM_OK) {
     err = ops_check_rank(c, &in, "input", 4u);
@@ -47,17 +53,21 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   if (err == UTVM_OK) {
     err = ops_check_rank(c, &out, "output", 4u);
   }
-  if (err == UTVM_OK) {
-    err = ops_check_same_quant(c, &in, &out);
-  }
   if ((err == UTVM_OK) && ((in.t.dims[0] != out.t.dims[0]) || (in.t.dims[3] != out.t.dims[3]))) {
     err = ops_fail_fit(c, "output", &out, "input", &in);
   }
   if (err == UTVM_OK) {
-    err = utvm_pool2d_params_s8(ops_padding(o[PADDING]), o[STRIDE_H], o[STRIDE_W], o[FILTER_H],
-                                o[FILTER_W], in.t.dims[1], in.t.dims[2], o[ACTIVATION],
-                                out.t.quant.scale, out.t.quant.zero_point, &rec->params, &out_h,
-                                &out_w);
+    if (rec->int16) {
+      err = utvm_pool2d_params_s16(ops_padding(o[PADDING]), o[STRIDE_H], o[STRIDE_W],
+                                   o[FILTER_H], o[FILTER_W], in.t.dims[1], in.t.dims[2],
+                                   o[ACTIVATION], out.t.quant.scale, out.t.quant.zero_point,
+                                   &rec->params, &out_h, &out_w);
+    } else {
+      err = utvm_pool2d_params_s8(ops_padding(o[PADDING]), o[STRIDE_H], o[STRIDE_W], o[FILTER_H],
+                                  o[FILTER_W], in.t.dims[1], in.t.dims[2], o[ACTIVATION],
+                                  out.t.quant.scale, out.t.quant.zero_point, &rec->params, &out_h,
+                                  &out_w);
+    }
     if (err != UTVM_OK) {
       err = ops_fail_kernel(c, err, "window");
     } else if ((out_h != out.t.dims[1]) || (out_w != out.t.dims[2])) {
@@ -78,14 +88,28 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
 
 static utvm_err_t average_execute(const void *record, uint8_t *arena) {
   const pool_record_t *r = (const pool_record_t *)record;
-  return utvm_avg_pool2d_s8(&r->params, &r->dims[0], ops_in_s8(arena, &r->input), &r->dims[1],
-                            ops_out_s8(arena, r->output));
+  utvm_err_t err;
+  if (r->int16) {
+    err = utvm_avg_pool2d_s16(&r->params, &r->dims[0], (const int16_t *)ops_in(arena, &r->input),
+                              &r->dims[1], ops_out_s16(arena, r->output));
+  } else {
+    err = utvm_avg_pool2d_s8(&r->params, &r->dims[0], ops_in_s8(arena, &r->input), &r->dims[1],
+                             ops_out_s8(arena, r->output));
+  }
+  return err;
 }
 
 static utvm_err_t max_execute(const void *record, uint8_t *arena) {
   const pool_record_t *r = (const pool_record_t *)record;
-  return utvm_max_pool2d_s8(&r->params, &r->dims[0], ops_in_s8(arena, &r->input), &r->dims[1],
-                            ops_out_s8(arena, r->output));
+  utvm_err_t err;
+  if (r->int16) {
+    err = utvm_max_pool2d_s16(&r->params, &r->dims[0], (const int16_t *)ops_in(arena, &r->input),
+                              &r->dims[1], ops_out_s16(arena, r->output));
+  } else {
+    err = utvm_max_pool2d_s8(&r->params, &r->dims[0], ops_in_s8(arena, &r->input), &r->dims[1],
+                             ops_out_s8(arena, r->output));
+  }
+  return err;
 }
 
 static void pool_export(const pool_record_t *r, utvm_op_kind_t kind, utvm_op_params_t *p) {
@@ -97,12 +121,14 @@ static void pool_export(const pool_record_t *r, utvm_op_kind_t kind, utvm_op_par
 
 static void average_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   (void)core;
-  pool_export((const pool_record_t *)record, UTVM_OP_AVG_POOL2D_S8, p);
+  const pool_record_t *r = (const pool_record_t *)record;
+  pool_export(r, r->int16 ? UTVM_OP_AVG_POOL2D_S16 : UTVM_OP_AVG_POOL2D_S8, p);
 }
 
 static void max_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   (void)core;
-  pool_export((const pool_record_t *)record, UTVM_OP_MAX_POOL2D_S8, p);
+  const pool_record_t *r = (const pool_record_t *)record;
+  pool_export(r, r->int16 ? UTVM_OP_MAX_POOL2D_S16 : UTVM_OP_MAX_POOL2D_S8, p);
 }
 
 const utvm_op_t utvm_op_average_pool_2d = {
@@ -113,7 +139,7 @@ const utvm_op_t utvm_op_max_pool_2d = {
     (int32_t)UTVM_MODEL_OP_MAX_POOL_2D, 1u, 1u, 5u, pool_record_size, NULL, pool_prepare,
     max_execute, max_export, ops_inputs_1, 0u, 0u, NULL};
 
-/* ---- The kernel functions utvm_k_avg_pool2d_s8 and utvm_k_max_pool2d_s8 ---- */
+/* ---- The kernel functions utvm_k_avg_pool2d_s8, utvm_k_max_pool2d_s8 and their _s16 ---- */
 
 typedef char pool_check_params[(sizeof(utvm_pool2d_params_t) == 32u) ? 1 : -1];
 
@@ -123,7 +149,8 @@ static void pool_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_block(w, &p->p.pool, sizeof(p->p.pool));
 }
 
-static const char *pool_check(utvm_op_params_t *p) {
+/* Input and output of type. */
+static const char *pool_check_as(utvm_op_params_t *p, utvm_op_type_t type) {
   uint64_t e[2] = {0u, 0u};
   const char *why = ops_check_n_inputs(p, 1u);
   if ((why == NULL) &&
@@ -131,10 +158,16 @@ static const char *pool_check(utvm_op_params_t *p) {
     why = "a dimension is < 1 or a tensor too large";
   }
   if (why == NULL) {
-    (void)ops_set_operand(p, 0u, UTVM_OP_TYPE_INT8, e[0]);
-    (void)ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, e[1]);
+    (void)ops_set_operand(p, 0u, type, e[0]);
+    (void)ops_set_operand(p, 1u, type, e[1]);
   }
   return why;
+}
+
+static const char *pool_check(utvm_op_params_t *p) { return pool_check_as(p, UTVM_OP_TYPE_INT8); }
+
+static const char *pool_check_s16(utvm_op_params_t *p) {
+  return pool_check_as(p, UTVM_OP_TYPE_INT16);
 }
 
 static utvm_err_t average_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
@@ -149,6 +182,23 @@ static utvm_err_t max_run(const utvm_op_params_t *p, void *const *data, void *sc
                             (int8_t *)data[1]);
 }
 
+static utvm_err_t average_run_s16(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_avg_pool2d_s16(&p->p.pool, &p->dims[0], (const int16_t *)data[0], &p->dims[1],
+                             (int16_t *)data[1]);
+}
+
+static utvm_err_t max_run_s16(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_max_pool2d_s16(&p->p.pool, &p->dims[0], (const int16_t *)data[0], &p->dims[1],
+                             (int16_t *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_s16 = {pool_walk, pool_check_s16, NULL,
+                                                         average_run_s16};
+const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s16 = {pool_walk, pool_check_s16, NULL,
+                                                         max_run_s16};
+
 const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_s8 = {pool_walk, pool_check, NULL,
                                                         average_run};
 const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s8 = {pool_walk, pool_check, NULL, max_run};
@@ -158,4 +208,8 @@ static const utvm_op_emit_slot_t pool_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EM
 const utvm_op_emit_t utvm_op_emit_avg_pool2d_s8 = {"utvm_pool2d_params_t",
     "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
 const utvm_op_emit_t utvm_op_emit_max_pool2d_s8 = {"utvm_pool2d_params_t",
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+const utvm_op_emit_t utvm_op_emit_avg_pool2d_s16 = {"utvm_pool2d_params_t",
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+const utvm_op_emit_t utvm_op_emit_max_pool2d_s16 = {"utvm_pool2d_params_t",
     "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};

@@ -233,6 +233,43 @@ utvm_err_t ops_load_unary_q(const utvm_op_context_t *c, ops_operand_t *in, ops_o
   return err;
 }
 
+utvm_err_t ops_load_layout_q(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
+                             bool *int16) {
+  bool out_int16 = false;
+  utvm_err_t err = ops_load(c, 0u, in);
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, in, "input", int16);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_q8_q16(c, out, "output", &out_int16);
+  }
+  if ((err == UTVM_OK) && (*int16 != out_int16)) {
+    err = ops_check_type(c, out, "output", in->t.type);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_same_quant(c, in, out);
+  }
+  return err;
+}
+
+utvm_err_t ops_refuse_int16(const utvm_op_context_t *c, const ops_operand_t *in,
+                            const char *types) {
+  utvm_err_t err = UTVM_OK;
+  if (in->t.type == UTVM_MODEL_INT16) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "input is int16: TFLM's ");
+    utvm_text_str(text, utvm_model_op_name((int32_t)c->op->code));
+    utvm_text_str(text, " has ");
+    utvm_text_str(text, types);
+    utvm_text_str(text, " only");
+    err = UTVM_ERR_RUNNER_UNSUPPORTED;
+  }
+  return err;
+}
+
 utvm_err_t ops_check_rank(const utvm_op_context_t *c, const ops_operand_t *o, const char *role,
                           uint32_t rank) {
   if (o->t.rank != rank) {

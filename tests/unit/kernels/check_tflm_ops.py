@@ -6,7 +6,9 @@ with the outputs TFLM's reference kernels produced (<case>_out<k>.tflm.bin), byt
 The C kernels are compared with tflite_ref.py by test_kernels_vectors; this closes the loop to
 TFLM itself on the option space the cases cover.
 
-Usage: check_tflm_ops.py <shared/models/ops directory>
+Usage: check_tflm_ops.py <shared/models/ops directory> [operator ...]
+(with operators: only the cases whose graph has just those, e.g. RESIZE_BILINEAR of
+shared/models/ops2)
 """
 
 import json
@@ -156,6 +158,11 @@ def run_op(op, tensors, values):
         filt = (opts["filterHeight"], opts["filterWidth"])
         _, pt, _ = ref.compute_padding(opts["padding"], stride[0], 1, ih, filt[0])
         _, pl, _ = ref.compute_padding(opts["padding"], stride[1], 1, iw, filt[1])
+        if t_in["type"] == 7:  # int16: the cases have no activation
+            if act != 0:
+                raise NotImplementedError("int16 pooling with an activation")
+            return ref.pool2d(x, t_in["shape"], t_out["shape"], stride, filt, (pt, pl),
+                              (-32768, 32767), name == "AVERAGE_POOL_2D", lowest=-32768)
         a = ref.activation_range(act, out_scale, out_zp)
         return ref.pool2d(x, t_in["shape"], t_out["shape"], stride, filt, (pt, pl), a,
                           name == "AVERAGE_POOL_2D")
@@ -192,20 +199,31 @@ def run_op(op, tensors, values):
         return ref.requantize(ref.requantize_params(in_scale, in_zp, out_scale, out_zp), x)
     if name == "DEQUANTIZE":
         return ref.dequantize(x, in_scale, in_zp)
+    if name == "RESIZE_BILINEAR":
+        out_h, out_w = const(1)
+        return ref.resize_bilinear_int8(x, t_in["shape"], out_h, out_w, opts["alignCorners"],
+                                        opts["halfPixelCenters"])
     raise NotImplementedError(name)
 
 
 def main():
     ops_dir = sys.argv[1]
+    only = set(sys.argv[2:])
     cases = json.load(open(os.path.join(ops_dir, "cases.json")))["cases"]
     failures = 0
+    checked = 0
     for case in cases:
+        if only and not set(op["op"] for op in case["graph"]) <= only:
+            continue
+        checked += 1
         tensors = load_tensors(os.path.join(ops_dir, case["model"]))
         first = case["graph"][0]["inputs"][0]["name"]
         for in_file, out_file in case["pairs"]:
             raw = open(os.path.join(ops_dir, in_file), "rb").read()
             if tensors[first]["type"] == 0:
                 x = list(struct.unpack("<%df" % (len(raw) // 4), raw))
+            elif tensors[first]["type"] == 7:
+                x = list(struct.unpack("<%dh" % (len(raw) // 2), raw))
             else:
                 x = int8_list(raw)
             values = {first: x}
@@ -213,15 +231,18 @@ def main():
                 values[op["outputs"][0]["name"]] = run_op(op, tensors, values)
             result = values[case["graph"][-1]["outputs"][0]["name"]]
             expected_raw = open(os.path.join(ops_dir, out_file), "rb").read()
+            last = tensors[case["graph"][-1]["outputs"][0]["name"]]
             if isinstance(result[0], float):
                 got = struct.pack("<%df" % len(result), *result)
+            elif last["type"] == 7:
+                got = struct.pack("<%dh" % len(result), *result)
             else:
                 got = struct.pack("<%db" % len(result), *result)
             ok = got == expected_raw
             failures += not ok
             print("%-28s %-30s %s" % (case["name"], out_file, "ok" if ok else "MISMATCH"))
     print("%d mismatches" % failures)
-    return 1 if failures else 0
+    return 1 if failures or not checked else 0
 
 
 if __name__ == "__main__":

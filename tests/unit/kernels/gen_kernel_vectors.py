@@ -494,7 +494,55 @@ typedef struct {
   int32_t output_zero_point; float alpha; int32_t size; const int32_t *input;
   const int32_t *expected;
 } pwl_vector_t;
+typedef struct {
+  int32_t average; utvm_pool2d_params_t params; utvm_dims_t input_dims, output_dims;
+  const int16_t *input; const int16_t *expected;
+} pool_s16_vector_t;
+typedef struct {
+  utvm_dims_t input_dims; utvm_dims_t output_dims; int32_t align_corners;
+  int32_t half_pixel_centers; const int8_t *input; const int8_t *expected;
+} resize_bilinear_vector_t;
 """
+
+
+def pool_s16_case(rng, w):
+    """int16 pooling: TFLM's int8 arithmetic on int16 values, an int16 activation range."""
+    average = rng.random() < 0.5
+    n, ih, iw, c = rng.choice([1, 1, 2]), rng.randint(1, 9), rng.randint(1, 9), rng.randint(1, 4)
+    fh, fw = rng.randint(1, 4), rng.randint(1, 4)
+    stride = (rng.randint(1, 3), rng.randint(1, 3))
+    padding = rng.choice([0, 1])
+    oh, pad_top, _ = ref.compute_padding(padding, stride[0], 1, ih, fh)
+    ow, pad_left, _ = ref.compute_padding(padding, stride[1], 1, iw, fw)
+    if oh < 1 or ow < 1:
+        return None
+    lo = rng.choice([-32768, rng.randint(-32768, 0)])
+    hi = rng.choice([32767, rng.randint(0, 32767)])
+    inp = [rng.randint(-32768, 32767) for _ in range(n * ih * iw * c)]
+    try:
+        expected = ref.pool2d(inp, (n, ih, iw, c), (n, oh, ow, c), stride, (fh, fw),
+                              (pad_top, pad_left), (lo, hi), average, lowest=-32768)
+    except ref.Unsupported:
+        return None
+    params = "{%d, %d, %d, %d, %d, %d, %d, %d}" % (stride[0], stride[1], fh, fw, pad_top,
+                                                   pad_left, lo, hi)
+    return struct_init(dict(
+        average=int(average), params=params, input_dims=dims((n, ih, iw, c)),
+        output_dims=dims((n, oh, ow, c)), input=w.array("int16_t", inp),
+        expected=w.array("int16_t", expected)))
+
+
+def resize_bilinear_case(rng, w):
+    shape = (rng.randint(1, 2), rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 3))
+    out_h, out_w = rng.randint(1, 12), rng.randint(1, 12)
+    align = rng.random() < 0.3
+    half = not align and rng.random() < 0.5
+    inp = int8s(rng, math.prod(shape))
+    expected = ref.resize_bilinear_int8(inp, shape, out_h, out_w, align, half)
+    return struct_init(dict(
+        input_dims=dims(shape), output_dims=dims((shape[0], out_h, out_w, shape[3])),
+        align_corners=int(align), half_pixel_centers=int(half), input=w.i8(inp),
+        expected=w.i8(expected)))
 
 
 def main():
@@ -529,6 +577,9 @@ def main():
     table("dequantize_vector_t", "dequantize_vectors", lambda: dequantize_case(rng, w), 8)
     table("pwl_vector_t", "pwl_s8_vectors", lambda: pwl_case(rng, w, 8), 40)
     table("pwl_vector_t", "pwl_s16_vectors", lambda: pwl_case(rng, w, 16), 40)
+    table("pool_s16_vector_t", "pool_s16_vectors", lambda: pool_s16_case(rng, w), 40)
+    table("resize_bilinear_vector_t", "resize_bilinear_vectors",
+          lambda: resize_bilinear_case(rng, w), 40)
     tables.append("static const multiplier_vector_t multiplier_vectors[] = {\n  %s\n};" % ",\n  ".join(
         "{%s, %d, %d}" % (c_double(v), m, s) for v, m, s in multiplier_cases(rng)))
     tables.append("static const padding_vector_t padding_vectors[] = {\n  %s\n};" % ",\n  ".join(

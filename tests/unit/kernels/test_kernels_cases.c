@@ -1050,6 +1050,98 @@ static void test_reduce_extremes_and_arg(void **state) {
   assert_int_equal(utvm_arg_min_max_s8(&a, input, idx), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* int16 pooling: TFLM's int8 arithmetic on int16 values (round half away from zero), the
+ * int16 activation range, and the parameter checks. */
+static void test_pool_s16(void **state) {
+  (void)state;
+  const utvm_dims_t in_dims = {1, 2, 2, 1};
+  const utvm_dims_t out1 = {1, 1, 1, 1};
+  const utvm_pool2d_params_t params = {1, 1, 2, 2, 0, 0, INT16_MIN, INT16_MAX};
+  int16_t out[4] = {0};
+  const int16_t positive[4] = {32767, 32767, 32767, 32766}; /* 131067 / 4 = 32766.75 */
+  assert_int_equal(utvm_avg_pool2d_s16(&params, &in_dims, positive, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], 32767);
+  const int16_t negative[4] = {-32768, -32768, -32768, -32767}; /* -32767.75 */
+  assert_int_equal(utvm_avg_pool2d_s16(&params, &in_dims, negative, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], -32768);
+  const int16_t half[4] = {-3, -2, 0, 0}; /* -1.25 rounds to -1; 1.5 rounds to 2 */
+  assert_int_equal(utvm_avg_pool2d_s16(&params, &in_dims, half, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], -1);
+  const int16_t up[4] = {3, 3, 0, 0};
+  assert_int_equal(utvm_avg_pool2d_s16(&params, &in_dims, up, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(utvm_max_pool2d_s16(&params, &in_dims, negative, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], -32767);
+  const utvm_pool2d_params_t clamped = {1, 1, 2, 2, 0, 0, -1000, 1000};
+  assert_int_equal(utvm_max_pool2d_s16(&clamped, &in_dims, positive, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], 1000);
+  assert_int_equal(utvm_avg_pool2d_s16(&clamped, &in_dims, negative, &out1, out), UTVM_OK);
+  assert_int_equal(out[0], -1000);
+  const utvm_pool2d_params_t wide = {1, 1, 2, 2, 0, 0, -40000, 1000};
+  assert_int_equal(utvm_max_pool2d_s16(&wide, &in_dims, positive, &out1, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_avg_pool2d_s16(&wide, &in_dims, positive, &out1, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_pool2d_params_t huge = {1, 1, 256, 256, 0, 0, INT16_MIN, INT16_MAX};
+  assert_int_equal(utvm_avg_pool2d_s16(&huge, &in_dims, positive, &out1, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM); /* 2^16 elements: the sum could pass int32 */
+  assert_int_equal(utvm_avg_pool2d_s16(NULL, &in_dims, positive, &out1, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_max_pool2d_s16(&params, &in_dims, NULL, &out1, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t out_wrong = {1, 1, 1, 2};
+  assert_int_equal(utvm_max_pool2d_s16(&params, &in_dims, positive, &out_wrong, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  const utvm_dims_t in3 = {1, 3, 3, 1};
+  const utvm_dims_t out2 = {1, 2, 2, 1};
+  const int16_t input[9] = {0};
+  const utvm_pool2d_params_t empty = {2, 2, 2, 2, 2, 0, INT16_MIN, INT16_MAX};
+  assert_int_equal(utvm_avg_pool2d_s16(&empty, &in3, input, &out2, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+/* RESIZE_BILINEAR int8: a 1x2 row doubled (positions 0, 0.5, 1, 1.5 clamp to the last),
+ * rounding of negative halves away from zero, align_corners, and the parameter checks. */
+static void test_resize_bilinear(void **state) {
+  (void)state;
+  const utvm_dims_t in_dims = {1, 1, 2, 1};
+  const utvm_dims_t out_dims = {1, 1, 4, 1};
+  const int8_t in[2] = {-3, -2};
+  int8_t out[4] = {0};
+  utvm_resize_params_t p = {1, 0, 0};
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, in, &out_dims, out), UTVM_OK);
+  const int8_t plain[4] = {-3, -3, -2, -2}; /* -2.5 rounds to -3 */
+  assert_memory_equal(out, plain, sizeof(plain));
+  p.align_corners = 1; /* positions 0, 1/3, 2/3, 1 */
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, in, &out_dims, out), UTVM_OK);
+  const int8_t aligned[4] = {-3, -3, -2, -2};
+  assert_memory_equal(out, aligned, sizeof(aligned));
+  const int8_t wide[2] = {-128, 127};
+  p.align_corners = 0;
+  p.half_pixel_centers = 1; /* positions -0.25 (clamped), 0.25, 0.75, 1.25 */
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, wide, &out_dims, out), UTVM_OK);
+  const int8_t half[4] = {-128, -64, 63, 127};
+  assert_memory_equal(out, half, sizeof(half));
+  p.align_corners = 1;
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  p.align_corners = 0;
+  p.element_size = 2;
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  p.element_size = 1;
+  assert_int_equal(utvm_resize_bilinear_s8(NULL, &in_dims, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, NULL, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t deeper = {1, 1, 4, 2};
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &in_dims, in, &deeper, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  const utvm_dims_t huge_in = {1, 1, (1 << 20) + 1, 1};
+  assert_int_equal(utvm_resize_bilinear_s8(&p, &huge_in, in, &out_dims, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1062,6 +1154,8 @@ int main(void) {
       cmocka_unit_test(test_fully_connected),
       cmocka_unit_test(test_avg_pool_rounding_and_padding),
       cmocka_unit_test(test_max_pool),
+      cmocka_unit_test(test_pool_s16),
+      cmocka_unit_test(test_resize_bilinear),
       cmocka_unit_test(test_add),
       cmocka_unit_test(test_mul),
       cmocka_unit_test(test_softmax),

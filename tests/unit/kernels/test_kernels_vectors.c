@@ -209,6 +209,25 @@ static void test_pool2d_vectors(void **state) {
   }
 }
 
+static void test_pool2d_s16_vectors(void **state) {
+  (void)state;
+  static int16_t out16[MAX_OUTPUT];
+  for (size_t i = 0; i < VECTOR_COUNT(pool_s16_vectors); ++i) {
+    const pool_s16_vector_t *v = &pool_s16_vectors[i];
+    const size_t count = dims_count(&v->output_dims);
+    assert_true(count <= MAX_OUTPUT);
+    const utvm_err_t err =
+        v->average != 0
+            ? utvm_avg_pool2d_s16(&v->params, &v->input_dims, v->input, &v->output_dims, out16)
+            : utvm_max_pool2d_s16(&v->params, &v->input_dims, v->input, &v->output_dims, out16);
+    assert_int_equal(err, UTVM_OK);
+    if (memcmp(out16, v->expected, count * sizeof(int16_t)) != 0) {
+      fail_msg("%s_s16 vector %zu differs from tflite_ref.py", v->average != 0 ? "avg" : "max",
+               i);
+    }
+  }
+}
+
 static size_t shape_count(const utvm_shape_t *shape) {
   size_t count = 1;
   for (int32_t d = 0; d < shape->rank; ++d) {
@@ -400,6 +419,21 @@ static void test_pad_vectors(void **state) {
   }
 }
 
+static void test_resize_bilinear_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(resize_bilinear_vectors); ++i) {
+    const resize_bilinear_vector_t *v = &resize_bilinear_vectors[i];
+    const utvm_resize_params_t params = {1, v->align_corners, v->half_pixel_centers};
+    const size_t count = (size_t)v->output_dims.n * (size_t)v->output_dims.h *
+                         (size_t)v->output_dims.w * (size_t)v->output_dims.c;
+    assert_true(count <= MAX_OUTPUT);
+    assert_int_equal(utvm_resize_bilinear_s8(&params, &v->input_dims, v->input, &v->output_dims,
+                                             output_buffer),
+                     UTVM_OK);
+    expect_bytes("resize_bilinear", i, v->expected, output_buffer, count);
+  }
+}
+
 static void test_concatenation_vectors(void **state) {
   (void)state;
   for (size_t i = 0; i < VECTOR_COUNT(concat_vectors); ++i) {
@@ -519,6 +553,7 @@ int main(void) {
       cmocka_unit_test(test_depthwise_conv2d_vectors),
       cmocka_unit_test(test_fully_connected_vectors),
       cmocka_unit_test(test_pool2d_vectors),
+      cmocka_unit_test(test_pool2d_s16_vectors),
       cmocka_unit_test(test_add_vectors),
       cmocka_unit_test(test_mul_vectors),
       cmocka_unit_test(test_softmax_vectors),
@@ -526,6 +561,7 @@ int main(void) {
       cmocka_unit_test(test_logistic_vectors),
       cmocka_unit_test(test_tanh_vectors),
       cmocka_unit_test(test_pad_vectors),
+      cmocka_unit_test(test_resize_bilinear_vectors),
       cmocka_unit_test(test_concatenation_vectors),
       cmocka_unit_test(test_mean_vectors),
       cmocka_unit_test(test_quantize_vectors),

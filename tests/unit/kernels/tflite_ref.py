@@ -361,7 +361,8 @@ def fully_connected(inp, batches, depth, flt, units, bias, input_offset, filter_
     return out
 
 
-def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average):
+def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average, lowest=-128):
+    """AveragePool / MaxPool of reference_integer_ops (lowest: the type's, where MAX starts)."""
     n, ih, iw, c = in_shape
     _, oh, ow, _ = out_shape
     out = []
@@ -385,7 +386,7 @@ def pool2d(inp, in_shape, out_shape, stride, filt, pad, act, average):
                         else:
                             acc = trunc_div(acc - count // 2, count)
                     else:
-                        acc = max([-128] + values)
+                        acc = max([lowest] + values)
                     out.append(clamp(acc, act[0], act[1]))
     return out
 
@@ -686,3 +687,38 @@ def relu_family(op, inp, in_scale, in_zp, out_scale, out_zp, bits, alpha=0.0):
         return [clamp(multiply_by_quantized_multiplier(abs(x - in_zp), m, s) + out_zp, qmin, qmax)
                 for x in inp]
     raise ValueError(op)
+
+
+def resize_bilinear_int8(inp, shape, out_h, out_w, align_corners, half_pixel_centers):
+    """reference_ops::ResizeBilinearInteger on int8 NHWC (TFLite's default double rounding):
+    10-bit fixed-point source positions and four weights summing to 2^20."""
+    n, in_h, in_w, depth = shape
+
+    def scale(in_size, out_size):
+        if align_corners and out_size > 1:
+            return trunc_div(1024 * (in_size - 1) + (out_size - 1) // 2, out_size - 1)
+        return trunc_div(1024 * in_size + out_size // 2, out_size)
+
+    def position(o, s, in_size):
+        at = o * s + s // 2 - 512 if half_pixel_centers else o * s
+        lower = max(trunc_div(at, 1024), 0)
+        upper = min(trunc_div(at + 1023, 1024), in_size - 1)
+        return at, lower, upper
+
+    sh, sw = scale(in_h, out_h), scale(in_w, out_w)
+    out = []
+    for b in range(n):
+        for y in range(out_h):
+            ay, y0, y1 = position(y, sh, in_h)
+            dy = ay - 1024 * y0
+            for x in range(out_w):
+                ax, x0, x1 = position(x, sw, in_w)
+                dx = ax - 1024 * x0
+                for c in range(depth):
+                    def at(yy, xx):
+                        return inp[((b * in_h + yy) * in_w + xx) * depth + c]
+                    total = (at(y0, x0) * (1024 - dy) * (1024 - dx) + at(y1, x0) * dy * (1024 - dx)
+                             + at(y0, x1) * (1024 - dy) * dx + at(y1, x1) * dy * dx)
+                    rounding = (1 << 19) if total > 0 else -(1 << 19)
+                    out.append(trunc_div(total + rounding, 1 << 20))
+    return out

@@ -255,11 +255,135 @@ static void test_hostile_calls(void **state) {
   call_free(&c);
 }
 
+/* p checks as valid (why_expected NULL; its words round-trip) or is refused with why_expected. */
+static void expect_op_check(utvm_op_params_t *p, const char *why_expected) {
+  const char *why = NULL;
+  utvm_op_params_t q = *p;
+  int32_t words[256];
+  uint32_t n = 0u;
+  const utvm_err_t err = utvm_op_params_check(&q, &why);
+  if (why_expected == NULL) {
+    assert_int_equal(err, UTVM_OK);
+    /* a valid body round-trips */
+    assert_int_equal(utvm_op_params_encode(&q, words, 256u, &n, &why), UTVM_OK);
+    assert_int_equal(utvm_op_params_decode(words, n, &q, &why), UTVM_OK);
+  } else {
+    assert_int_equal(err, UTVM_ERR_KFUNC_PARAMS);
+    if (why == NULL || strcmp(why, why_expected) != 0) {
+      fail_msg("expected '%s', got '%s'", why_expected, why == NULL ? "(null)" : why);
+    }
+  }
+}
+
+/* The op-params checks of the layout kinds of round 2 (PAD, the int16 pools, SPACE_BATCH,
+ * GATHER, the resizes) on hostile bodies. */
+static void test_layout2_checks(void **state) {
+  utvm_op_params_t p;
+  (void)state;
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_PAD;
+  p.n_inputs = 1u;
+  p.type = (int32_t)UTVM_OP_TYPE_INT16;
+  p.dims[0] = (utvm_dims_t){1, 3, 3, 2};
+  p.p.pad_any = (utvm_pad_any_params_t){2, UTVM_PAD_REFLECT, {0, 2, 2, 0}, {0, 1, 0, 0}, 0};
+  expect_op_check(&p, NULL);
+  p.p.pad_any.before[1] = 3;
+  expect_op_check(&p, "a mirrored padding is larger than its dimension allows");
+  p.p.pad_any.before[1] = 2;
+  p.p.pad_any.mode = 3;
+  expect_op_check(&p, "unknown pad mode");
+  p.p.pad_any.mode = UTVM_PAD_CONSTANT;
+  p.p.pad_any.pad_value = 40000;
+  expect_op_check(&p, "the pad value is outside the element type");
+  p.p.pad_any.pad_value = 0;
+  p.p.pad_any.element_size = 1;
+  expect_op_check(&p, "element type and size differ or are not int8, int16 or float32");
+  p.p.pad_any.element_size = 2;
+  p.p.pad_any.after[0] = -1;
+  expect_op_check(&p, "a padding is negative or the output too large");
+  p.p.pad_any.after[0] = INT32_MAX; /* each dimension near 2^32: the product must not wrap */
+  p.p.pad_any.after[1] = INT32_MAX;
+  p.p.pad_any.after[2] = INT32_MAX;
+  expect_op_check(&p, "a padding is negative or the output too large");
+  p.p.pad_any.after[0] = 0;
+  p.p.pad_any.after[1] = 1;
+  p.p.pad_any.after[2] = 0;
+
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_SPACE_BATCH;
+  p.n_inputs = 1u;
+  p.type = (int32_t)UTVM_OP_TYPE_INT8;
+  p.dims[0] = (utvm_dims_t){1, 4, 6, 3};
+  p.dims[1] = (utvm_dims_t){4, 2, 3, 3};
+  p.p.space_batch = (utvm_space_batch_params_t){1, 1, {2, 2}, {0, 0}, 5};
+  expect_op_check(&p, NULL);
+  p.p.space_batch.before[0] = 1;
+  expect_op_check(&p, "the batch tensor does not fit the space tensor and block");
+  p.p.space_batch.before[0] = 0;
+  p.p.space_batch.to_batch = 2;
+  expect_op_check(&p, "direction, block or padding out of range");
+  p.p.space_batch.to_batch = 0;
+  p.p.space_batch.block[0] = INT32_MAX;
+  p.p.space_batch.block[1] = INT32_MAX;
+  expect_op_check(&p, "the batch tensor does not fit the space tensor and block");
+  p.p.space_batch.block[0] = 2;
+  p.p.space_batch.block[1] = 2;
+  p.p.space_batch.pad_value = 128;
+  expect_op_check(&p, "the pad value is outside the element type");
+
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_GATHER;
+  p.n_inputs = 2u;
+  p.type = (int32_t)UTVM_OP_TYPE_FLOAT32;
+  p.p.gather = (utvm_gather_params_t){4, 8, 1, 2, 6, 5, 3};
+  expect_op_check(&p, NULL);
+  p.p.gather.index_size = 2;
+  expect_op_check(&p, "element type and size differ, or indices not int32 or int64");
+  p.p.gather.index_size = 4;
+  p.p.gather.axis_size = 0;
+  expect_op_check(&p, "a size is < 1");
+  p.p.gather.axis_size = 65536;
+  p.p.gather.outer = 65536;
+  expect_op_check(&p, "a tensor is too large");
+  p.p.gather.outer = 2;
+  p.n_inputs = 1u;
+  expect_op_check(&p, "wrong number of input tensors for the kind");
+
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_RESIZE_BILINEAR_S8;
+  p.n_inputs = 1u;
+  p.type = (int32_t)UTVM_OP_TYPE_INT8;
+  p.dims[0] = (utvm_dims_t){1, 3, 4, 2};
+  p.dims[1] = (utvm_dims_t){1, 6, 8, 2};
+  p.p.resize = (utvm_resize_params_t){1, 0, 1};
+  expect_op_check(&p, NULL);
+  p.p.resize.align_corners = 1;
+  expect_op_check(&p, "align_corners or half_pixel_centers out of range");
+  p.p.resize.align_corners = 0;
+  p.dims[1].c = 3;
+  expect_op_check(&p, "the dims do not fit the kernel");
+  p.dims[1].c = 2;
+  p.type = (int32_t)UTVM_OP_TYPE_INT16;
+  p.p.resize.element_size = 2;
+  expect_op_check(&p, "element type and size differ or are not of the kernel");
+  p.kind = UTVM_OP_RESIZE_NEAREST;
+  expect_op_check(&p, NULL);
+
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_MAX_POOL2D_S16;
+  p.n_inputs = 1u;
+  p.dims[0] = (utvm_dims_t){1, 4, 4, 2};
+  p.dims[1] = (utvm_dims_t){1, 2, 2, 2};
+  p.p.pool = (utvm_pool2d_params_t){2, 2, 2, 2, 0, 0, -32768, 32767};
+  expect_op_check(&p, NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_truncations_and_corruptions),
       cmocka_unit_test(test_hostile_calls),
+      cmocka_unit_test(test_layout2_checks),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1051,6 +1051,415 @@ static void test_layout_refusals(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "operator 0 (TRANSPOSE): perm is not constant");
 }
 
+/* PAD-like operators: t0 int8 [1,3,5,4] padded by the constant [4,2] list t1 to t2 of out;
+ * PADV2 adds t3, a constant int8 pad value (buffer 2). */
+static void tb_pad(tb_spec_t *s, int32_t code, uint8_t options_type, const int32_t *pads,
+                   const int32_t *out) {
+  static const int32_t in4[4] = {1, 3, 5, 4};
+  static const int8_t value[2] = {-3, -3}; /* room for the two-element and int16 refusals */
+  tb_layout(s, code, options_type, 4u, in4, 8u, pads, 4u, out);
+  s->t[1].rank = 2u;
+  s->t[1].dims[0] = 4;
+  s->t[1].dims[1] = 2;
+  if (code == 60) {
+    s->t[3] = (tb_tensor_t){1u, {1}, 9, 2u, "value", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+    s->buffer_len[2] = 1u;
+    s->buffer_data[2] = value;
+    s->n_tensors = 4u;
+    s->n_buffers = 3u;
+    s->op[0].n_in = 3u;
+    s->op[0].in[2] = 3;
+  }
+}
+
+static void test_pad_refusals(void **state) {
+  static const int32_t pads[8] = {0, 0, 1, 2, 2, 2, 0, 0};
+  static const int32_t out[4] = {1, 6, 9, 4};
+  static const int32_t pads_far[8] = {0, 0, 3, 0, 0, 0, 0, 0};
+  static const int32_t out_far[4] = {1, 6, 5, 4};
+  tb_spec_t s;
+  (void)state;
+  tb_pad(&s, 60, 43u, pads, out);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  s.t[3].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PADV2): pad value is not quantized as the input");
+  tb_pad(&s, 60, 43u, pads, out);
+  s.t[3].dims[0] = 2;
+  s.buffer_len[2] = 2u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (PADV2): pad value [2] is not one element");
+  tb_pad(&s, 60, 43u, pads, out);
+  s.t[3].type = 7;
+  s.buffer_len[2] = 2u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PADV2): pad value is int16, not int8");
+  tb_pad(&s, 60, 43u, pads, out);
+  s.t[3].buffer = 0u; /* the pad value is a second model input */
+  s.n_inputs = 2u;
+  s.inputs[1] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PADV2): pad value is not constant");
+  tb_pad(&s, 34, 22u, pads, out);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PAD): input is int16 with zero point -3, not 0");
+  tb_pad(&s, 100, 77u, pads, out);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* REFLECT */
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* SYMMETRIC */
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (MIRROR_PAD): options: mode 2 is not REFLECT or SYMMETRIC");
+  tb_pad(&s, 100, 77u, pads_far, out_far);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (MIRROR_PAD): paddings [4,2] does not fit the mirror of input "
+                       "[1,3,5,4]");
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* SYMMETRIC: 3 */
+  tb_pad(&s, 100, 77u, pads, out);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MIRROR_PAD): input is int16: TFLM's MIRROR_PAD has int8 and "
+                       "float32 only");
+}
+
+/* MAX_POOL_2D (AVERAGE_POOL_2D with code 1): t0 int16 [1,4,4,2] -> 2x2 stride 2 VALID -> t2
+ * int16 [1,2,2,2], zero points 0. */
+static void tb_pool_s16(tb_spec_t *s, int32_t code) {
+  static const int32_t in4[4] = {1, 4, 4, 2};
+  static const int32_t out4[4] = {1, 2, 2, 2};
+  tb_layout(s, code, 5u, 4u, in4, 1u, in4, 4u, out4);
+  s->t[0].type = 7;
+  s->t[2].type = 7;
+  s->t[0].zps[0] = 0;
+  s->t[2].zps[0] = 0;
+  s->op[0].n_in = 1u;
+  s->op[0].n_fields = 5u;
+  s->op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  s->op[0].fields[1] = (tb_field_t){1u, 4u, 2u};
+  s->op[0].fields[2] = (tb_field_t){2u, 4u, 2u};
+  s->op[0].fields[3] = (tb_field_t){3u, 4u, 2u};
+  s->op[0].fields[4] = (tb_field_t){4u, 4u, 2u};
+}
+
+static void test_pool_s16_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  tb_pool_s16(&s, 17);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_pool_s16(&s, 1);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  s.t[2].zps[0] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (AVERAGE_POOL_2D): output is int16 with zero point 1, not 0");
+  tb_pool_s16(&s, 17);
+  s.t[2].type = 9;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MAX_POOL_2D): output is int8, not int16");
+  tb_pool_s16(&s, 17);
+  s.t[2].scales[0] = 0.25f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (MAX_POOL_2D): input and output scales or zero points differ");
+  tb_pool_s16(&s, 17);
+  s.t[2].dims[1] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (MAX_POOL_2D): output [1,3,2,2] is not the [1,2,2,2]");
+}
+
+static void test_depth_space_refusals(void **state) {
+  static const int32_t in4[4] = {1, 2, 3, 8};
+  static const int32_t out4[4] = {1, 4, 6, 2};
+  static const int32_t in3[3] = {2, 3, 8};
+  tb_spec_t s;
+  (void)state;
+  tb_layout(&s, 5, 94u, 4u, in4, 1u, in4, 4u, out4);
+  s.op[0].n_in = 1u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 0u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (DEPTH_TO_SPACE): options: block_size 0 is not >= 1");
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 3u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (DEPTH_TO_SPACE): output [1,4,6,2] does not fit the block "
+                       "size and input [1,2,3,8]");
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  s.t[2].dims[3] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (DEPTH_TO_SPACE): output [1,4,6,4] does not fit");
+  s.t[2].dims[3] = 2;
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DEPTH_TO_SPACE): input is int16: TFLM's DEPTH_TO_SPACE has "
+                       "int8 and float32 only");
+  tb_layout(&s, 5, 94u, 3u, in3, 1u, in4, 3u, out4);
+  s.op[0].n_in = 1u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (DEPTH_TO_SPACE): input [2,3,8] is not 4-D");
+  tb_layout(&s, 26, 19u, 4u, out4, 1u, in4, 4u, in4);
+  s.op[0].n_in = 1u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 2u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  s.op[0].fields[0] = (tb_field_t){0u, 4u, 4u};
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SPACE_TO_DEPTH): output [1,2,3,8] does not fit the block size "
+                       "and input [1,4,6,2]");
+}
+
+/* SPACE_TO_BATCH_ND (code 38) of t0 int8 [1,4,6,3] to t2 [4,2,3,3] by the block t1 [2,2]
+ * and the paddings t3 (a [2,2] list); BATCH_TO_SPACE_ND (37) the other way with crops. */
+static void tb_space_batch(tb_spec_t *s, int32_t code, const int32_t *block,
+                           const int32_t *amounts) {
+  static const int32_t space[4] = {1, 4, 6, 3};
+  static const int32_t batch[4] = {4, 2, 3, 3};
+  const int32_t *const lists[2] = {block, amounts};
+  tb_layout_lists(s, code, (code == 38) ? 25u : 24u, 4u, (code == 38) ? space : batch, 2u, 2u,
+                  lists, 4u, (code == 38) ? batch : space);
+  s->t[3].rank = 2u;
+  s->t[3].dims[0] = 2;
+  s->t[3].dims[1] = 2;
+  s->buffer_len[2] = 16u;
+}
+
+static void test_space_batch_refusals(void **state) {
+  static const int32_t block[2] = {2, 2};
+  static const int32_t block_zero[2] = {2, 0};
+  static const int32_t zeros[4] = {0, 0, 0, 0};
+  static const int32_t negative[4] = {0, 0, -1, 1};
+  static const int32_t padded[4] = {1, 1, 0, 0};
+  tb_spec_t s;
+  (void)state;
+  tb_space_batch(&s, 38, block, zeros);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_space_batch(&s, 37, block, zeros);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_space_batch(&s, 38, block_zero, zeros);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (SPACE_TO_BATCH_ND): options: block_shape entry 0 is not >= 1");
+  tb_space_batch(&s, 37, block, negative);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (BATCH_TO_SPACE_ND): crops has a negative entry");
+  tb_space_batch(&s, 38, block, padded);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (SPACE_TO_BATCH_ND): output [4,2,3,3] does not fit the block "
+                       "shape and paddings of input [1,4,6,3]");
+  tb_space_batch(&s, 37, block, zeros);
+  s.t[1].dims[0] = 1;
+  s.buffer_len[1] = 4u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BATCH_TO_SPACE_ND): block_shape [1] does not fit input");
+  tb_space_batch(&s, 37, block, zeros);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (BATCH_TO_SPACE_ND): input is int16: TFLM's BATCH_TO_SPACE_ND "
+                       "has int8 and float32 only");
+}
+
+/* GATHER (code 36) of t0 int8 [6,5] by the constant int32 indices t1 [n] along axis 0 into
+ * t2 [n,5]; batch_dims 0. */
+static void tb_gather(tb_spec_t *s, uint32_t n, const int32_t *indices, int32_t axis) {
+  static const int32_t in2[2] = {6, 5};
+  const int32_t out2[2] = {(int32_t)n, 5};
+  tb_layout(s, 36, 23u, 2u, in2, n, indices, 2u, out2);
+  s->op[0].n_fields = 2u;
+  s->op[0].fields[0] = (tb_field_t){0u, 4u, (uint32_t)axis};
+  s->op[0].fields[1] = (tb_field_t){1u, 4u, 0u};
+}
+
+static void test_gather_refusals(void **state) {
+  static const int32_t indices[3] = {4, 0, 5};
+  static const int32_t far[3] = {4, 6, 5};
+  tb_spec_t s;
+  (void)state;
+  tb_gather(&s, 3u, indices, 0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_gather(&s, 3u, far, 0);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (GATHER): indices [3]: an entry lies outside the axis");
+  tb_gather(&s, 3u, indices, 2);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (GATHER): options: axis 2 outside the tensor's rank");
+  tb_gather(&s, 3u, indices, 0);
+  s.op[0].fields[1] = (tb_field_t){1u, 4u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (GATHER): options: batch_dims 1 does not fit the axis, input "
+                       "and indices");
+  tb_gather(&s, 3u, indices, 0);
+  s.t[2].dims[1] = 4;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (GATHER): output [3,4] does not fit the indices and input [6,5]");
+  tb_gather(&s, 3u, indices, 0);
+  s.t[1].type = 9;
+  s.buffer_len[1] = 3u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (GATHER): indices are not int32 or int64");
+  tb_gather(&s, 3u, indices, 0);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (GATHER): input is int16: TFLM's GATHER has int8 and float32 "
+                       "only");
+  tb_gather(&s, 3u, far, 0);
+  s.t[1].buffer = 0u; /* computed indices: checked by the kernel when it runs */
+  s.n_inputs = 2u;
+  s.inputs[1] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+}
+
+/* RESIZE_NEAREST_NEIGHBOR (code 97) or RESIZE_BILINEAR (23) of t0 int8 [1,3,4,2] by the
+ * constant size t1 to t2 [1,6,8,2]; options align_corners and half_pixel_centers. */
+static void tb_resize(tb_spec_t *s, int32_t code, const int32_t *size, uint32_t align,
+                      uint32_t half) {
+  static const int32_t in4[4] = {1, 3, 4, 2};
+  static const int32_t out4[4] = {1, 6, 8, 2};
+  const uint8_t first = (code == 23) ? 2u : 0u;
+  tb_layout(s, code, (code == 23) ? 15u : 74u, 4u, in4, 2u, size, 4u, out4);
+  s->op[0].n_fields = 2u;
+  s->op[0].fields[0] = (tb_field_t){first, 1u, align};
+  s->op[0].fields[1] = (tb_field_t){(uint8_t)(first + 1u), 1u, half};
+}
+
+static void test_resize_refusals(void **state) {
+  static const int32_t size[2] = {6, 8};
+  static const int32_t size_wrong[2] = {6, 7};
+  tb_spec_t s;
+  (void)state;
+  tb_resize(&s, 97, size, 1u, 1u);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* prepared */
+  tb_resize(&s, 23, size, 0u, 1u);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given");
+  tb_resize(&s, 23, size, 1u, 1u);
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (RESIZE_BILINEAR): options: align_corners and "
+                       "half_pixel_centers are both true");
+  tb_resize(&s, 97, size_wrong, 0u, 0u);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): output [1,6,8,2] does not fit size "
+                       "[2]");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[1].dims[0] = 1;
+  s.buffer_len[1] = 4u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): size [1] is not [2]");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[2].dims[3] = 3;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): output [1,6,8,3] does not fit input "
+                       "[1,3,4,2]");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[1].buffer = 0u; /* the size is a second model input */
+  s.n_inputs = 2u;
+  s.inputs[1] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RESIZE_NEAREST_NEIGHBOR): size is not constant");
+  tb_resize(&s, 23, size, 0u, 0u);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RESIZE_BILINEAR): input is int16: TFLM's RESIZE_BILINEAR has "
+                       "int8 and float32 only");
+  tb_resize(&s, 23, size, 0u, 0u);
+  s.t[0].type = 0;
+  s.t[2].type = 0;
+  s.t[0].n_scales = 0u;
+  s.t[0].n_zps = 0u;
+  s.t[2].n_scales = 0u;
+  s.t[2].n_zps = 0u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RESIZE_BILINEAR): input is float32: utvm's RESIZE_BILINEAR "
+                       "has int8 only");
+  tb_resize(&s, 97, size, 0u, 0u);
+  s.t[0].type = 7;
+  s.t[2].type = 7;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_ARENA, "arena: 0 bytes given"); /* int16 */
+}
+
+/* BROADCAST_TO (code 130) of t0 int16 [3,1] (zero point 0) by the constant shape t1 [3] to t2
+ * [2,3,4]. */
+static void tb_broadcast_to(tb_spec_t *s, const int32_t *shape) {
+  static const int32_t in2[2] = {3, 1};
+  static const int32_t out3[3] = {2, 3, 4};
+  tb_layout(s, 130, 104u, 2u, in2, 3u, shape, 3u, out3);
+  s->t[0].type = 7;
+  s->t[2].type = 7;
+  s->t[0].zps[0] = 0;
+  s->t[2].zps[0] = 0;
+}
+
+/* BROADCAST_TO through the runner against a loop: output (a, b, c) is input (b, 0). */
+static void test_broadcast_to_runs(void **state) {
+  static const int32_t shape[3] = {2, 3, 4};
+  static uint8_t workspace[16384];
+  static uint64_t arena[256];
+  tb_spec_t s;
+  utvm_model_t m;
+  utvm_runner_t r;
+  utvm_runner_tensor_t in;
+  utvm_runner_tensor_t out;
+  int16_t values[3] = {-300, 7, 32767};
+  (void)state;
+  tb_broadcast_to(&s, shape);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), arena, sizeof(arena)),
+                   UTVM_OK);
+  assert_int_equal(utvm_runner_input(&r, 0u, &in), UTVM_OK);
+  assert_int_equal(in.bytes, sizeof(values));
+  memcpy(in.data, values, sizeof(values));
+  assert_int_equal(utvm_runner_invoke(&r), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&r, 0u, &out), UTVM_OK);
+  assert_int_equal(out.bytes, 24u * 2u);
+  for (int32_t a = 0; a < 2; ++a) {
+    for (int32_t b = 0; b < 3; ++b) {
+      for (int32_t c = 0; c < 4; ++c) {
+        int16_t got = 0;
+        memcpy(&got, (const uint8_t *)out.data + (size_t)((a * 3 + b) * 4 + c) * 2u, 2u);
+        assert_int_equal(got, values[b]);
+      }
+    }
+  }
+}
+
+static void test_broadcast_to_refusals(void **state) {
+  static const int32_t shape_wrong[3] = {2, 3, 5};
+  static const int32_t shape[3] = {2, 3, 4};
+  static const int32_t in_wide[2] = {3, 2};
+  tb_spec_t s;
+  (void)state;
+  tb_broadcast_to(&s, shape_wrong);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BROADCAST_TO): output [2,3,4] does not fit shape [3]");
+  tb_broadcast_to(&s, shape);
+  s.t[0].dims[1] = in_wide[1];
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BROADCAST_TO): output [2,3,4] does not fit a broadcast of "
+                       "input [3,2]");
+  tb_broadcast_to(&s, shape);
+  s.t[2].rank = 6u;
+  s.t[2].dims[3] = 1;
+  s.t[2].dims[4] = 1;
+  s.t[2].dims[5] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (BROADCAST_TO): output [2,3,4,1,1,1] is not 1-D to 5-D (TFLM's "
+                       "limit)");
+  tb_broadcast_to(&s, shape);
+  s.t[2].zps[0] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (BROADCAST_TO): input and output scales or zero points differ");
+}
+
 static void test_built_errors(void **state) {
   tb_spec_t s;
   (void)state;
@@ -1335,6 +1744,14 @@ int main(void) {
       cmocka_unit_test(test_built_errors),
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_pack_refusals),
+      cmocka_unit_test(test_pad_refusals),
+      cmocka_unit_test(test_pool_s16_refusals),
+      cmocka_unit_test(test_depth_space_refusals),
+      cmocka_unit_test(test_space_batch_refusals),
+      cmocka_unit_test(test_gather_refusals),
+      cmocka_unit_test(test_resize_refusals),
+      cmocka_unit_test(test_broadcast_to_runs),
+      cmocka_unit_test(test_broadcast_to_refusals),
       cmocka_unit_test(test_expand_dims_refusals),
       cmocka_unit_test(test_slice_refusals),
       cmocka_unit_test(test_built_truncated_vector),

@@ -1,0 +1,65 @@
+/* AVERAGE_POOL_2D, int16 (TFLite's reference_integer_ops::AveragePool of int16: the int8
+ * arithmetic on int16 values). */
+#include "fixed_point.h"
+#include "pool2d.h"
+#include "utvm/kernels.h"
+
+/* Largest window: its sum of int16 values, rounded, stays within int32. */
+#define AVG_POOL_MAX_WINDOW_S16 ((int64_t)1 << 15)
+
+/* True if some output window along one dimension has no input inside: window origins grow
+ * with the output position, so only the first and the last can be empty. */
+static bool avg_pool_s16_has_empty_window(int32_t out, int32_t stride, int32_t filter, int32_t pad,
+                                      int32_t size) {
+  const int32_t first_origin = -pad;
+  const int32_t last_origin = (out - 1) * stride - pad;
+  return first_origin + filter <= 0 || last_origin >= size;
+}
+
+utvm_err_t utvm_avg_pool2d_s16(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                              const int16_t *input, const utvm_dims_t *output_dims, int16_t *output) {
+  const utvm_err_t err = utvm_pool2d_check(params, input_dims, input, output_dims, output, true);
+  if (err != UTVM_OK) {
+    return err;
+  }
+  if ((int64_t)params->filter_h * params->filter_w > AVG_POOL_MAX_WINDOW_S16) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (avg_pool_s16_has_empty_window(output_dims->h, params->stride_h, params->filter_h,
+                                params->pad_top, input_dims->h) ||
+      avg_pool_s16_has_empty_window(output_dims->w, params->stride_w, params->filter_w,
+                                params->pad_left, input_dims->w)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  const int32_t in_h = input_dims->h;
+  const int32_t in_w = input_dims->w;
+  const int32_t depth = input_dims->c;
+  int16_t *out = output;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int16_t *batch_input = input + batch * in_h * in_w * depth;
+    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      int32_t y_start;
+      int32_t y_end;
+      utvm_pool2d_window(in_y_origin, params->filter_h, in_h, &y_start, &y_end);
+      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
+        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
+        int32_t x_start;
+        int32_t x_end;
+        utvm_pool2d_window(in_x_origin, params->filter_w, in_w, &x_start, &x_end);
+        const int32_t count = (y_end - y_start) * (x_end - x_start);
+        for (int32_t channel = 0; channel < depth; ++channel) {
+          int32_t acc = 0;
+          for (int32_t y = y_start; y < y_end; ++y) {
+            for (int32_t x = x_start; x < x_end; ++x) {
+              acc += batch_input[((in_y_origin + y) * in_w + in_x_origin + x) * depth + channel];
+            }
+          }
+          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          *out++ = (int16_t)utvm_clamp_s32(acc, params->act_min, params->act_max);
+        }
+      }
+    }
+  }
+  return UTVM_OK;
+}
