@@ -11,7 +11,9 @@
  * advances 1 ns per instruction, so the SysTick ticks of one inference convert to its
  * instruction count (at SysTick resolution). The models, inputs and expected outputs are the
  * files of shared/models (UTVM_MODELS_DIR), embedded with .incbin; UTVM_MODEL_TEST_LARGE adds
- * person_detect and VWW (boards with the flash for them). Built with UTVM_MODEL_TEST_CASES (a
+ * person_detect and VWW (boards with the flash for them); UTVM_MODEL_TEST_NO_AD leaves the AD
+ * autoencoder (270 KB) to an image of its own (utvm-model-test-ad: model_test_ad.h) on boards
+ * with 512 KB of flash. Built with UTVM_MODEL_TEST_CASES (a
  * header naming other files and cases) the same program is utvm-ops-test: the ops2 operator
  * cases, one line per input/output pair.
  */
@@ -57,9 +59,11 @@ EMBED(speech_out, "refdata/micro_speech/yes_1000ms_tflm.out0.bin");
 EMBED(kws_model, "mlperf_tiny_kws_dscnn_int8.tflite");
 EMBED(kws_in, "refdata/mlperf_tiny/kws_input0_int8.bin");
 EMBED(kws_out, "refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin");
+#if !defined(UTVM_MODEL_TEST_NO_AD)
 EMBED(ad_model, "mlperf_tiny_ad_autoencoder_int8.tflite");
 EMBED(ad_in, "refdata/mlperf_tiny/ad_window0_int8.bin");
 EMBED(ad_out, "refdata/mlperf_tiny/ad_window0_int8_tflm.out0.bin");
+#endif
 EMBED(ic_model, "mlperf_tiny_ic_resnet8_int8.tflite");
 EMBED(ic_in, "refdata/mlperf_tiny/ic_input0_int8.bin");
 EMBED(ic_out, "refdata/mlperf_tiny/ic_input0_int8_tflm.out0.bin");
@@ -76,7 +80,9 @@ static const model_case_t kCases[] = {
     CASE("hello_world", hello_model, hello_in, hello_out),
     CASE("micro_speech", speech_model, speech_in, speech_out),
     CASE("kws_dscnn", kws_model, kws_in, kws_out),
+#if !defined(UTVM_MODEL_TEST_NO_AD)
     CASE("ad_autoencoder", ad_model, ad_in, ad_out),
+#endif
     CASE("ic_resnet8", ic_model, ic_in, ic_out),
 #if defined(UTVM_MODEL_TEST_LARGE)
     CASE("person_detect", person_model, person_in, person_out),
