@@ -115,6 +115,39 @@ static int check_memory(remote_t *r) {
   return -1;
 }
 
+/* Refuses a model that calls a kernel function the device's system library lacks (a firmware
+ * of before that operator, or built without it: UTVM_KFUNCS) before anything is uploaded. */
+static int check_functions(remote_t *r) {
+  const utvm_compiled_graph_t *g = r->g;
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    bool seen = false;
+    for (uint32_t j = 0u; (j < k) && !seen; j++) {
+      seen = strcmp(g->ops[j].func_name, g->ops[k].func_name) == 0;
+    }
+    if (seen) {
+      continue;
+    }
+    uint64_t f = 0u;
+    utvm_host_err_t rc = utvm_host_module_get_function(r->host, r->syslib, g->ops[k].func_name, &f);
+    if (rc == UTVM_HOST_ERR_NOT_FOUND) {
+      char text[512];
+      (void)snprintf(text, sizeof(text),
+                     "the device has no kernel function %s (graph node %s): its firmware "
+                     "predates this operator or was built without it (UTVM_KFUNCS); nothing was "
+                     "uploaded",
+                     g->ops[k].func_name, g->ops[k].name);
+      return remote_fail_text(r, CLI_EXIT_DEVICE_ERROR, text);
+    }
+    if (rc == UTVM_HOST_OK) {
+      rc = utvm_host_free_handle(r->host, f, UTVM_TC_FUNCTION);
+    }
+    if (rc != UTVM_HOST_OK) {
+      return remote_fail(r, rc, "looking up the kernel functions");
+    }
+  }
+  return -1;
+}
+
 /* Copies bytes between the host and the NDArray that get_input(name)/get_output(index)
  * returns; releases the NDArray. */
 static utvm_host_err_t copy_ndarray(remote_t *r, uint64_t function, const utvm_host_value_t *key,
@@ -582,6 +615,9 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
     }
   } else {
     code = check_memory(&r);
+    if (code < 0) {
+      code = check_functions(&r);
+    }
     if (code < 0) {
       code = ro->host_driven ? upload_host_driven(&r, inputs) : create_executor(&r);
     }

@@ -166,6 +166,23 @@ def case_aot():
     print("ok   kws through the AOT executor bit-exact: %.6f s/inference" % result["seconds"])
 
 
+def case_device_lacks_function():
+    """A device without a kernel function the model needs (utvm-posix-server-int8: the kernel
+    functions of before issue 25): exit 4 naming the function, before anything is uploaded."""
+    server = TRANSPORT.split(" ")[0].replace("utvm-posix-server", "utvm-posix-server-int8")
+    case = "ops2/transpose_2d_i8"
+    for extra in ([], ["--host-driven"]):
+        proc = utvm(*extra, "run", path(case + ".tflite"), "--input", path(case + "_in0.bin"),
+                    transport=server)
+        check(proc.returncode == 4 and "no kernel function utvm_k_strided_copy" in proc.stderr
+              and "nothing was uploaded" in proc.stderr,
+              "a device without the function: exit 4, named, nothing uploaded %r" % extra, proc)
+    print("ok   device without a kernel function: %s" % proc.stderr.strip()[:160])
+    proc = utvm("run", path(REFDATA["kws"][0]), "--input", path(REFDATA["kws"][1]),
+                transport=server)
+    check(proc.returncode == 0, "the same device runs a model of the functions it has", proc)
+
+
 def case_too_big():
     server = TRANSPORT.split(" ")[0]
     proc = utvm("run", path(REFDATA["person"][0]), "--input", path(REFDATA["person"][1]),
@@ -186,6 +203,7 @@ def main():
         case_host_driven("kws")
         case_time("kws")
         case_too_big()
+        case_device_lacks_function()
     else:
         case_models(["kws", "ic", "person"])
         case_host_driven("ad")

@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-/* Functions of the test system library: the 5 test functions, the UTVM_KFUNCS_COUNT kernel
- * functions (utvm/kfuncs.h) and the AOT test model's 2. */
+/* Functions of the test system library built with every kernel function (UTVM_KFUNCS "all"):
+ * the 5 test functions, the UTVM_KFUNCS_COUNT kernel functions (utvm/kfuncs.h) and the AOT test
+ * model's 2. */
 #define TEST_SYSLIB_FUNCTION_COUNT (5u + UTVM_KFUNCS_COUNT + 2u)
 
 /* Code passed to TVMPlatformAbort by test_abort. */
