@@ -411,6 +411,9 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_BATCHES: host_text_printf(s, "%d", p->batches); break;
     case UTVM_EMIT_UNITS: host_text_printf(s, "%d", p->units); break;
     case UTVM_EMIT_BYTES: host_text_printf(s, "%uu", p->bytes); break;
+    case UTVM_EMIT_ELEMENT_SIZE:
+      host_text_printf(s, "%d", (p->type == (int32_t)UTVM_OP_TYPE_INT16) ? 2 : 1);
+      break;
     case UTVM_EMIT_ACCUMULATOR:
       host_text_printf(s, "%s", (p->accumulator == (int32_t)UTVM_ACCUMULATE_32)
                                     ? "UTVM_ACCUMULATE_32" : "UTVM_ACCUMULATE_64");
@@ -472,6 +475,7 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_par
   activation_expr(e, &ot, out, sizeof(out));
   if ((p->scratch_bytes > 0u) && (scratch_offset != UTVM_PLAN_NO_OFFSET)) {
     (void)snprintf(scratch, sizeof(scratch), "a(act, %uu)", scratch_offset);
+    e->uses_a = true;
   }
   (void)snprintf(layer->function, sizeof(layer->function), "%s",
                  utvm_host_emit_kernel_name((uint32_t)p->kind));

@@ -258,6 +258,24 @@ utvm_err_t utvm_fully_connected_s16(const utvm_fully_connected_params_t *params,
                                     int32_t output_depth, const int16_t *input,
                                     const int8_t *filter, const void *bias, int16_t *output);
 
+/* ---- TRANSPOSE_CONV ---- */
+
+/* Bytes of scratch utvm_transpose_conv needs: one sum per output element, int32 for int8
+ * (element_size 1), int64 for int16 (2); 0 for invalid dims. */
+size_t utvm_transpose_conv_scratch_size(int32_t element_size, const utvm_dims_t *output_dims);
+
+/* TRANSPOSE_CONV: input [N,H,W,Ci] of element_size 1 (int8) or 2 (int16: offsets 0, shifts up
+ * to 7), filter [Co,KH,KW,Ci] int8, bias [Co] of int32 (int8) or int64 (int16) or NULL, output
+ * [N,OH,OW,Co]; params as a convolution's (dilations 1; pad_top/pad_left the padding of the
+ * forward convolution from output to input). scratch: utvm_transpose_conv_scratch_size bytes.
+ * BAD_PARAM for NULL pointers or parameters or shapes out of range. */
+utvm_err_t utvm_transpose_conv(const utvm_conv2d_params_t *params,
+                               const utvm_per_channel_quant_t *quant, int32_t element_size,
+                               const utvm_dims_t *input_dims, const void *input,
+                               const utvm_dims_t *filter_dims, const int8_t *filter,
+                               const void *bias, const utvm_dims_t *output_dims, void *output,
+                               void *scratch);
+
 /* ---- BATCH_MATMUL ---- */
 
 typedef struct {

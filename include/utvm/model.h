@@ -106,6 +106,7 @@ typedef enum {
   X(MINIMUM, 57, minimum)                                                                          \
   X(PADV2, 60, padv2)                                                                              \
   X(SLICE, 65, slice)                                                                              \
+  X(TRANSPOSE_CONV, 67, transpose_conv)                                                            \
   X(EXPAND_DIMS, 70, expand_dims)                                                                  \
   X(SUM, 74, sum)                                                                                  \
   X(ARG_MIN, 79, arg_min)                                                                          \

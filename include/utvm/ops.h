@@ -107,7 +107,8 @@ extern "C" {
   X(A, SPACE_BATCH, space_batch)                                                                   \
   X(A, GATHER, gather)                                                                             \
   X(A, RESIZE_NEAREST, resize_nearest)                                                             \
-  X(A, RESIZE_BILINEAR_S8, resize_bilinear_s8)
+  X(A, RESIZE_BILINEAR_S8, resize_bilinear_s8)                                                     \
+  X(A, TRANSPOSE_CONV, transpose_conv)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -338,8 +339,9 @@ typedef enum {
   UTVM_EMIT_ACCUMULATOR,        /* UTVM_ACCUMULATE_32 or _64 */
   UTVM_EMIT_INPUT_LIST,         /* an array of every input operand as const void * */
   UTVM_EMIT_TABLE,              /* the 256-entry int8 table */
-  UTVM_EMIT_STATE               /* input operand index that the call updates in place (a
+  UTVM_EMIT_STATE,              /* input operand index that the call updates in place (a
                                    variable tensor: SVDF's state) */
+  UTVM_EMIT_ELEMENT_SIZE        /* 2 when the op params' type is int16, else 1 */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

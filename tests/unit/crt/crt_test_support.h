@@ -14,7 +14,7 @@
 #include "utvm/crt.h"
 
 #define TEST_TENSOR_ARENA_SIZE 8192u
-#define TEST_WORKSPACE_ARENA_SIZE 2048u
+#define TEST_WORKSPACE_ARENA_SIZE 16384u
 
 /* Fake clock in nanoseconds; tests and fake operators advance it. */
 extern uint64_t fake_clock_ns;

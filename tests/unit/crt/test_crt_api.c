@@ -667,7 +667,7 @@ static void test_workspace(void **state) {
   assert_int_equal(TVMBackendFreeWorkspace(kDLCPU, 0, a), 0);
   assert_int_equal(TVMBackendFreeWorkspace(kDLCPU, 0, a), -1);
   assert_null(TVMBackendAllocWorkspace(kDLCPU, 0, TEST_WORKSPACE_ARENA_SIZE, kDLFloat, 32));
-  assert_string_equal(test_last_error(), "workspace arena full: need 2,048 bytes (0x00000800)");
+  assert_string_equal(test_last_error(), "workspace arena full: need 16,384 bytes (0x00004000)");
   assert_null(TVMBackendAllocWorkspace(kDLCPU, 0, UINT64_MAX, kDLFloat, 32));
   a = TVMBackendAllocWorkspace(kDLCPU, 0, TEST_WORKSPACE_ARENA_SIZE - 64u, kDLFloat, 32);
   assert_non_null(a);

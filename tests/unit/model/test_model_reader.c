@@ -794,6 +794,56 @@ static void test_batch_matmul_errors(void **state) {
                        "operator 0 (BATCH_MATMUL): lhs, rhs and output types differ");
 }
 
+/* TRANSPOSE_CONV: output shape t0 int32[4] = {1,4,4,2} (constant), weights t1 int8[2,3,3,3],
+ * input t2 int8[1,2,2,3], no bias -> t3 int8[1,4,4,2]; SAME, stride 2. */
+static void tconv_spec(tb_spec_t *s, const int32_t *shape) {
+  tb_default(s);
+  s->builtin[0] = 67;
+  s->deprecated[0] = 67;
+  s->n_tensors = 4u;
+  s->t[0] = (tb_tensor_t){1u, {4}, 2, 1u, "shape", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->t[1] = (tb_tensor_t){4u, {2, 3, 3, 3}, 9, 2u, "w", 1u, {0.25f}, 1u, {0}, 0, false, false};
+  s->t[2] = (tb_tensor_t){4u, {1, 2, 2, 3}, 9, 0u, "in", 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  s->t[3] = (tb_tensor_t){4u, {1, 4, 4, 2}, 9, 0u, "out", 1u, {0.75f}, 1u, {5}, 0, false, false};
+  s->n_buffers = 3u;
+  s->buffer_len[1] = 16u;
+  s->buffer_data[1] = shape;
+  s->buffer_len[2] = 54u;
+  s->inputs[0] = 2;
+  s->outputs[0] = 3;
+  s->op[0] = (tb_op_t){0u, 3u, {0, 1, 2}, 1u, {3}, 49u, 3u,
+                       {{0u, 1u, 0u}, {1u, 4u, 2u}, {2u, 4u, 2u}}};
+}
+
+/* TRANSPOSE_CONV refuses an output shape input or output size that does not fit. */
+static void test_transpose_conv_errors(void **state) {
+  tb_spec_t s;
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  const int32_t shape[4] = {1, 4, 4, 2};
+  const int32_t wrong[4] = {1, 4, 5, 2};
+  (void)state;
+  tconv_spec(&s, shape);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA);
+  tconv_spec(&s, wrong);
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (TRANSPOSE_CONV): output [1,4,4,2] does not fit output shape "
+                       "input");
+  tconv_spec(&s, shape);
+  s.op[0].fields[0].value = 1u; /* VALID: a 3x3 window, stride 2, over 4 gives 1, not 2 */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "output [1,4,4,2] does not fit input, strides and padding of");
+  tconv_spec(&s, shape);
+  s.t[1].dims[3] = 4;
+  s.buffer_len[2] = 72u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (TRANSPOSE_CONV): filter [2,3,3,4] does not fit input and "
+                       "output of");
+}
+
 static void test_built_valid(void **state) {
   tb_spec_t s;
   uint64_t bits = 0u;
@@ -1738,6 +1788,7 @@ int main(void) {
       cmocka_unit_test(test_svdf_errors),
       cmocka_unit_test(test_reduce_errors),
       cmocka_unit_test(test_batch_matmul_errors),
+      cmocka_unit_test(test_transpose_conv_errors),
       cmocka_unit_test(test_s16_weighted_errors),
       cmocka_unit_test(test_elementwise_refusals),
       cmocka_unit_test(test_elem2_refusals),
