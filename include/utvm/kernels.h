@@ -808,6 +808,29 @@ utvm_err_t utvm_add_params_s16(float input1_scale, float input2_scale, float out
 utvm_err_t utvm_mul_params_s16(float input1_scale, float input2_scale, float output_scale,
                                int32_t activation, utvm_mul_params_t *params);
 
+/* ---- Element-wise and normalisation operators, round 3 (issue 25) ---- */
+
+/* HARD_SWISH on int8 (TFLite's HardSwishParams): 16-bit fixed-point multipliers and their
+ * exponents. */
+typedef struct {
+  int32_t input_zero_point;   /* int8 */
+  int32_t output_zero_point;  /* int8 */
+  int32_t output_multiplier;  /* 0..32767 */
+  int32_t output_shift;       /* -31..0 */
+  int32_t reluish_multiplier; /* 0..32767 */
+  int32_t reluish_shift;      /* -31..31 */
+} utvm_hard_swish_params_t;
+
+/* HARD_SWISH parameters (TFLM's HardSwishPrepare); BAD_PARAM for scales <= 0 or zero points
+ * outside int8, UNSUPPORTED for an output exponent > 0 (TFLM refuses it) or shifts beyond 31. */
+utvm_err_t utvm_hard_swish_params_s8(float input_scale, int32_t input_zero_point,
+                                     float output_scale, int32_t output_zero_point,
+                                     utvm_hard_swish_params_t *params);
+
+/* The 256-entry table of HARD_SWISH (table[q + 128] = HardSwish(q)); BAD_PARAM for parameters
+ * out of their ranges. */
+utvm_err_t utvm_hard_swish_table_s8(const utvm_hard_swish_params_t *params, int8_t *table);
+
 #ifdef __cplusplus
 }
 #endif

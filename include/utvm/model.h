@@ -110,7 +110,8 @@ typedef enum {
   X(ABS, 101, abs)                                                                                 \
   X(SPLIT_V, 102, split_v)                                                                         \
   X(SQUARED_DIFFERENCE, 99, squared_difference)                                                    \
-  X(QUANTIZE, 114, quantize)
+  X(QUANTIZE, 114, quantize)                                                                       \
+  X(HARD_SWISH, 117, hard_swish)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -1050,6 +1050,119 @@ static void test_reduce_extremes_and_arg(void **state) {
   assert_int_equal(utvm_arg_min_max_s8(&a, input, idx), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* TFLite's HardSwish restated with int16_t variables as its reference kernel has them (the
+ * compiler's conversions to int16_t wrap), for one input byte. */
+static int16_t ref_srdhm16(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) {
+    return INT16_MAX;
+  }
+  const int32_t ab = (int32_t)a * (int32_t)b;
+  const int16_t nudge = (int16_t)(ab >= 0 ? (1 << 14) : (1 - (1 << 14)));
+  return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+static int16_t ref_rdbp16(int16_t x, int exponent) {
+  const int16_t mask = (int16_t)((1LL << exponent) - 1);
+  const int16_t remainder = (int16_t)(x & mask);
+  const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
+  return (int16_t)((x >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
+static int16_t ref_sat_shl16(int16_t x, int amount) {
+  int64_t r = (int64_t)x * ((int64_t)1 << amount);
+  r = r > INT16_MAX ? INT16_MAX : r;
+  r = r < INT16_MIN ? INT16_MIN : r;
+  return (int16_t)r;
+}
+
+static int8_t ref_hard_swish(const utvm_hard_swish_params_t *p, int8_t q) {
+  const int16_t v = (int16_t)(q - p->input_zero_point);
+  const int16_t hires = (int16_t)(v * (1 << 7));
+  const int16_t pre = ref_srdhm16(hires, (int16_t)p->output_multiplier);
+  int16_t r = hires;
+  if (p->reluish_shift > 0) {
+    r = ref_sat_shl16(r, p->reluish_shift - 1);
+  }
+  r = ref_srdhm16(r, (int16_t)p->reluish_multiplier);
+  if (p->reluish_shift > 0) {
+    r = ref_sat_shl16(r, 1);
+  }
+  if (p->reluish_shift < 0) {
+    r = ref_rdbp16(r, -p->reluish_shift);
+  }
+  r = (int16_t)((r + (1 << 15)) >> 1);
+  int16_t o = (r == INT16_MIN && pre == INT16_MIN) ? INT16_MAX
+                                                   : (int16_t)(((int32_t)r * pre) / (1 << 15));
+  o = ref_rdbp16(o, -p->output_shift);
+  o = (int16_t)(o + p->output_zero_point);
+  o = o > INT8_MAX ? INT8_MAX : o;
+  o = o < INT8_MIN ? INT8_MIN : o;
+  return (int8_t)o;
+}
+
+/* HARD_SWISH: the table equals the restated arithmetic for every byte over scales that take
+ * every shift path (reluish exponent > 0, 0, < 0, <= -16), and every parameter check. */
+static void test_hard_swish(void **state) {
+  (void)state;
+  static const float scales[6][2] = {{0.05f, 0.0244f}, {1.0f, 0.5f},   {0.01f, 0.02f},
+                                     {0.001f, 0.0001f}, {1e-7f, 1e-9f}, {0.2f, 1.0f}};
+  static const int32_t zps[3][2] = {{10, -113}, {-128, 127}, {127, -128}};
+  utvm_hard_swish_params_t p;
+  int8_t table[256];
+  for (int s = 0; s < 6; ++s) {
+    for (int z = 0; z < 3; ++z) {
+      assert_int_equal(utvm_hard_swish_params_s8(scales[s][0], zps[z][0], scales[s][1],
+                                                 zps[z][1], &p),
+                       UTVM_OK);
+      assert_int_equal(utvm_hard_swish_table_s8(&p, table), UTVM_OK);
+      for (int i = 0; i < 256; ++i) {
+        assert_int_equal(table[i], ref_hard_swish(&p, (int8_t)(i - 128)));
+      }
+      /* The input zero point (real 0) maps to the output zero point. */
+      assert_int_equal(table[zps[z][0] + 128], zps[z][1]);
+    }
+  }
+  /* Near-real values: scale 0.05, real 6.0 -> 6.0, real -3.0 -> 0, real -1.5 -> -0.375. */
+  assert_int_equal(utvm_hard_swish_params_s8(0.05f, 0, 0.05f, 0, &p), UTVM_OK);
+  assert_int_equal(utvm_hard_swish_table_s8(&p, table), UTVM_OK);
+  assert_int_equal(table[120 + 128], 120);
+  assert_int_equal(table[-60 + 128], 0);
+  assert_int_equal(table[-30 + 128], -8);
+  /* Parameter checks. */
+  assert_int_equal(utvm_hard_swish_params_s8(0.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, -1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 128, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, 1.0f, -129, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* The output multiplier 1/128 * 1.0 / 1e-4 > 1: TFLM refuses an exponent > 0. */
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, 1e-4f, 0, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_hard_swish_params_s8(0.05f, 0, 0.05f, 0, &p), UTVM_OK);
+  assert_int_equal(utvm_hard_swish_table_s8(NULL, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_table_s8(&p, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  utvm_hard_swish_params_t bad = p;
+  bad.output_shift = 1;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_shift = -32;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.reluish_shift = 32;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.reluish_multiplier = 32768;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_multiplier = -1;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input_zero_point = -129;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_zero_point = 128;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1081,6 +1194,7 @@ int main(void) {
       cmocka_unit_test(test_squared_difference),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_hard_swish),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

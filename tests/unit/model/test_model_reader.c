@@ -1283,6 +1283,25 @@ static void test_corrupted_hello_world_every_byte(void **state) {
   free(data);
 }
 
+/* The element-wise and normalisation operators of round 3 refuse what TFLM's kernels do
+ * not take. */
+static void test_elementwise3_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  elementwise_spec(&s, 117, false); /* HARD_SWISH on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (HARD_SWISH): input is int16: TFLM's reference kernel has "
+                       "int8 only");
+  elementwise_spec(&s, 117, false); /* HARD_SWISH: output multiplier > 1 */
+  s.t[2].scales[0] = 1e-5f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (HARD_SWISH): input scale or output scale");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_models),
@@ -1305,6 +1324,7 @@ int main(void) {
       cmocka_unit_test(test_truncated_hello_world_every_length),
       cmocka_unit_test(test_truncated_models),
       cmocka_unit_test(test_corrupted_hello_world_every_byte),
+      cmocka_unit_test(test_elementwise3_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
