@@ -831,6 +831,35 @@ utvm_err_t utvm_hard_swish_params_s8(float input_scale, int32_t input_zero_point
  * out of their ranges. */
 utvm_err_t utvm_hard_swish_table_s8(const utvm_hard_swish_params_t *params, int8_t *table);
 
+/* PRELU (TFLite's PreluParams): offsets (the negated input and alpha zero points, the output
+ * zero point) and the multipliers of input/output and input*alpha/output scales. */
+typedef struct {
+  int32_t input_offset;
+  int32_t alpha_offset;  /* -128..128 (alpha is int8) */
+  int32_t output_offset;
+  int32_t multiplier_1;  /* >= 0 */
+  int32_t shift_1;       /* -31..31 */
+  int32_t multiplier_2;  /* >= 0 */
+  int32_t shift_2;       /* -31..31 */
+} utvm_prelu_params_t;
+
+/* PRELU parameters (TFLM's CalculatePreluParams, the ratios in double); BAD_PARAM for scales
+ * <= 0, UNSUPPORTED for shifts beyond 31. */
+utvm_err_t utvm_prelu_params(float input_scale, int32_t input_zero_point, float alpha_scale,
+                             int32_t alpha_zero_point, float output_scale,
+                             int32_t output_zero_point, utvm_prelu_params_t *params);
+
+/* PRELU of int8 (or int16) input and int8 alpha broadcast to the output (ranks up to
+ * UTVM_KERNEL_MAX_RANK); BAD_PARAM for offsets outside the types or bad shifts, BAD_SHAPE
+ * unless the shapes broadcast. */
+utvm_err_t utvm_prelu_s8(const utvm_prelu_params_t *params, const utvm_shape_t *input_shape,
+                         const int8_t *input, const utvm_shape_t *alpha_shape,
+                         const int8_t *alpha, const utvm_shape_t *output_shape, int8_t *output);
+utvm_err_t utvm_prelu_s16(const utvm_prelu_params_t *params, const utvm_shape_t *input_shape,
+                          const int16_t *input, const utvm_shape_t *alpha_shape,
+                          const int8_t *alpha, const utvm_shape_t *output_shape,
+                          int16_t *output);
+
 #ifdef __cplusplus
 }
 #endif

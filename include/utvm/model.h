@@ -111,7 +111,8 @@ typedef enum {
   X(SPLIT_V, 102, split_v)                                                                         \
   X(SQUARED_DIFFERENCE, 99, squared_difference)                                                    \
   X(QUANTIZE, 114, quantize)                                                                       \
-  X(HARD_SWISH, 117, hard_swish)
+  X(HARD_SWISH, 117, hard_swish)                                                                   \
+  X(PRELU, 54, prelu)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -99,7 +99,9 @@ extern "C" {
   X(A, LOGISTIC_S16, logistic_s16)                                                                 \
   X(A, TANH_S16, tanh_s16)                                                                         \
   X(A, SQUARED_DIFFERENCE_S8, squared_difference_s8)                                               \
-  X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)
+  X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)                                             \
+  X(A, PRELU_S8, prelu_s8)                                                                         \
+  X(A, PRELU_S16, prelu_s16)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -181,6 +183,7 @@ typedef struct {
     utvm_arg_min_max_params_t arg;
     utvm_requantize_q_params_t requantize_q;
     utvm_sigmoid_s16_params_t sigmoid;
+    utvm_prelu_params_t prelu;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -346,6 +346,10 @@ utvm_err_t ops_load_unary_q(const utvm_op_context_t *c, ops_operand_t *in, ops_o
 utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
                                 ops_operand_t *in2, ops_operand_t *out, bool *int16);
 
+/* Checks that the loaded operands broadcast and fills b (operands of any types). */
+utvm_err_t ops_place_binary(const utvm_op_context_t *c, ops_binary_t *b, const ops_operand_t *in1,
+                            const ops_operand_t *in2, const ops_operand_t *out);
+
 /* ops_check_binary with operands of type. */
 const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type);
 

@@ -1163,6 +1163,83 @@ static void test_hard_swish(void **state) {
   assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* PRELU: alpha broadcast along the last axis, rounding of the alpha product, saturation of
+ * int8 and int16, every parameter check. */
+static void test_prelu(void **state) {
+  (void)state;
+  utvm_prelu_params_t p;
+  /* Input 0.5, alpha 0.25, output 0.5: x >= 0 passes, x < 0 gives x * alpha / 4. */
+  assert_int_equal(utvm_prelu_params(0.5f, 0, 0.25f, 0, 0.5f, 0, &p), UTVM_OK);
+  const utvm_shape_t in_shape = shape(2, 2, 2, 0, 0);
+  const utvm_shape_t alpha_shape = shape(1, 2, 0, 0, 0);
+  const int8_t in[4] = {-8, -8, -3, 127};
+  const int8_t alpha[2] = {2, -4};
+  int8_t out[4];
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_OK);
+  const int8_t expected[4] = {-4, 8, -2, 127}; /* -1.5 rounds away from zero */
+  assert_memory_equal(out, expected, sizeof(expected));
+  /* Zero points: input -4 (x = -4 is real 0), alpha 10 (alpha 10 is 0), output 3. */
+  assert_int_equal(utvm_prelu_params(0.5f, -4, 0.25f, 10, 0.5f, 3, &p), UTVM_OK);
+  const int8_t in2[4] = {-4, -12, 0, -128};
+  const int8_t alpha2[2] = {10, 14};
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in2, &alpha_shape, alpha2, &in_shape, out),
+                   UTVM_OK);
+  /* 0 + 3; -8 * 4 / 4 + 3; 4 + 3; -124 * 4 / 4 + 3 */
+  const int8_t expected2[4] = {3, -5, 7, -121};
+  assert_memory_equal(out, expected2, sizeof(expected2));
+  /* int16 with scales 1: -32768 * -128 saturates to 32767, 32767 stays. */
+  assert_int_equal(utvm_prelu_params(1.0f, 0, 1.0f, 0, 1.0f, 0, &p), UTVM_OK);
+  const int16_t in16[4] = {-32768, -32768, 32767, -1};
+  const int8_t alpha16[2] = {-128, 127};
+  int16_t out16[4];
+  assert_int_equal(
+      utvm_prelu_s16(&p, &in_shape, in16, &alpha_shape, alpha16, &in_shape, out16), UTVM_OK);
+  const int16_t expected16[4] = {32767, -32768, 32767, -127};
+  assert_memory_equal(out16, expected16, sizeof(expected16));
+  /* Parameter checks. */
+  assert_int_equal(utvm_prelu_params(0.0f, 0, 1.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_params(1.0f, 0, -1.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_params(1.0f, 0, 1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_params(1e30f, 0, 1e30f, 0, 1e-30f, 0, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_prelu_params(0.5f, 0, 0.25f, 0, 0.5f, 0, &p), UTVM_OK);
+  utvm_prelu_params_t bad = p;
+  bad.input_offset = 129;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_s16(&bad, &in_shape, in16, &alpha_shape, alpha16, &in_shape,
+                                  out16),
+                   UTVM_OK);
+  bad = p;
+  bad.alpha_offset = 129;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_offset = 128;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.multiplier_2 = -1;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.shift_1 = 32;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.shift_2 = -32;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, NULL, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_shape_t wide = shape(1, 3, 0, 0, 0);
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in, &wide, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in, NULL, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1195,6 +1272,7 @@ int main(void) {
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_hard_swish),
+      cmocka_unit_test(test_prelu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1300,6 +1300,23 @@ static void test_elementwise3_refusals(void **state) {
   s.t[2].scales[0] = 1e-5f;
   expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
                        "operator 0 (HARD_SWISH): input scale or output scale");
+  elementwise_spec(&s, 54, true); /* PRELU with an int16 alpha */
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PRELU): alpha is int16, not int8");
+  elementwise_spec(&s, 54, true); /* PRELU: alpha [1,3] against input [1,4] */
+  s.t[1].dims[1] = 3;
+  s.buffer_len[1] = 3u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (PRELU): inputs [1,4] and [1,3] do not broadcast to output "
+                       "[1,4]");
+  elementwise_spec(&s, 54, true); /* PRELU: int16 input, int8 output */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PRELU): output is int8, not int16");
 }
 
 int main(void) {
