@@ -860,6 +860,28 @@ utvm_err_t utvm_prelu_s16(const utvm_prelu_params_t *params, const utvm_shape_t 
                           const int8_t *alpha, const utvm_shape_t *output_shape,
                           int16_t *output);
 
+/* RSQRT on int8 (TFLM's OpDataAbsRsqrt): zero points and the multiplier of
+ * 1/(sqrt(input scale) * output scale). */
+typedef struct {
+  int32_t input_zero_point;  /* int8 */
+  int32_t output_zero_point; /* int8 */
+  int32_t multiplier;        /* >= 0 */
+  int32_t shift;             /* -11..51 (shift - 20 within -31..31) */
+} utvm_rsqrt_params_t;
+
+/* RSQRT parameters (TFLM's SetRsqrtOutputMultiplier); BAD_PARAM for scales <= 0 or zero
+ * points outside int8, UNSUPPORTED where TFLite's rescale would shift by more than 31. */
+utvm_err_t utvm_rsqrt_params_s8(float input_scale, int32_t input_zero_point, float output_scale,
+                                int32_t output_zero_point, utvm_rsqrt_params_t *params);
+
+/* The 256-entry table of RSQRT (entries below the input zero point are 0, never used). */
+utvm_err_t utvm_rsqrt_table_s8(const utvm_rsqrt_params_t *params, int8_t *table);
+
+/* RSQRT through its table; UNSUPPORTED at the first input below input_zero_point (TFLM:
+ * "Rsqrt is only defined for positive values"), the outputs before it written. */
+utvm_err_t utvm_rsqrt_s8(const int8_t *table, int32_t input_zero_point, int32_t size,
+                         const int8_t *input, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -101,7 +101,8 @@ extern "C" {
   X(A, SQUARED_DIFFERENCE_S8, squared_difference_s8)                                               \
   X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)                                             \
   X(A, PRELU_S8, prelu_s8)                                                                         \
-  X(A, PRELU_S16, prelu_s16)
+  X(A, PRELU_S16, prelu_s16)                                                                       \
+  X(A, RSQRT_S8, rsqrt_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,

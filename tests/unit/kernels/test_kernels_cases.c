@@ -1240,6 +1240,67 @@ static void test_prelu(void **state) {
                    UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* RSQRT: the zero point maps to 127, 1/sqrt within one step of the real value, inputs below
+ * the zero point refused, every parameter check. */
+static void test_rsqrt(void **state) {
+  (void)state;
+  utvm_rsqrt_params_t p;
+  int8_t table[256];
+  /* Input scale 0.02, zero point -128; output scale 0.04, zero point -128. */
+  assert_int_equal(utvm_rsqrt_params_s8(0.02f, -128, 0.04f, -128, &p), UTVM_OK);
+  assert_int_equal(utvm_rsqrt_table_s8(&p, table), UTVM_OK);
+  assert_int_equal(table[0], 127); /* x = 0: TFLM's largest output */
+  for (int32_t q = -127; q <= 127; ++q) {
+    const double real = 1.0 / sqrt(0.02 * (double)(q + 128));
+    double expected = floor(real / 0.04 + 0.5) - 128.0;
+    expected = expected > 127.0 ? 127.0 : expected;
+    const int32_t got = table[q + 128];
+    assert_true(fabs((double)got - expected) <= 1.0);
+  }
+  /* 1/sqrt(1) with scales 1 and 1/64: 64 steps above the zero point -100. */
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f / 64.0f, -100, &p), UTVM_OK);
+  assert_int_equal(utvm_rsqrt_table_s8(&p, table), UTVM_OK);
+  assert_int_equal(table[1 + 128], -36);
+  assert_int_equal(table[4 + 128], -68); /* 1/2 */
+  assert_int_equal(table[0 + 128], 127);
+  int8_t in[3] = {0, 1, 4};
+  int8_t out[3];
+  assert_int_equal(utvm_rsqrt_s8(table, 0, 3, in, out), UTVM_OK);
+  const int8_t expected[3] = {127, -36, -68};
+  assert_memory_equal(out, expected, sizeof(expected));
+  in[2] = -1; /* below the zero point: TFLM fails */
+  assert_int_equal(utvm_rsqrt_s8(table, 0, 3, in, out), UTVM_ERR_KERNEL_UNSUPPORTED);
+  /* Parameter checks. */
+  assert_int_equal(utvm_rsqrt_s8(NULL, 0, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_s8(table, 128, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_s8(table, 0, -1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_rsqrt_params_s8(0.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 0.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, -129, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f, 128, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* 1/(sqrt(1) * 1e-5): shift 17 - 20 is fine; 1/(1 * 1e4) gives shift -13 - 20 < -31. */
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1e-5f, 0, &p), UTVM_OK);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1e4f, 0, &p), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f, 0, &p), UTVM_OK);
+  utvm_rsqrt_params_t bad = p;
+  bad.shift = -12;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.shift = 52;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.multiplier = -1;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input_zero_point = 128;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_zero_point = -129;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_table_s8(&p, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1273,6 +1334,7 @@ int main(void) {
       cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_hard_swish),
       cmocka_unit_test(test_prelu),
+      cmocka_unit_test(test_rsqrt),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

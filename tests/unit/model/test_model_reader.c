@@ -1317,6 +1317,18 @@ static void test_elementwise3_refusals(void **state) {
   s.t[0].zps[0] = 0;
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
                        "operator 0 (PRELU): output is int8, not int16");
+  elementwise_spec(&s, 76, false); /* RSQRT on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RSQRT): input is int16: TFLM's reference kernel has int8 "
+                       "only");
+  elementwise_spec(&s, 76, false); /* RSQRT: output scale 1e4, the rescale shifts past 31 */
+  s.t[2].scales[0] = 1e4f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (RSQRT): input scale or output scale");
 }
 
 int main(void) {
