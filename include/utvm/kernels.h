@@ -882,6 +882,32 @@ utvm_err_t utvm_rsqrt_table_s8(const utvm_rsqrt_params_t *params, int8_t *table)
 utvm_err_t utvm_rsqrt_s8(const int8_t *table, int32_t input_zero_point, int32_t size,
                          const int8_t *input, int8_t *output);
 
+/* DIV on int8 (TFLM's OpDataDiv): offsets (negated input zero points, output zero point), the
+ * multiplier of input1 scale / (input2 scale * output scale) and the activation range. */
+typedef struct {
+  int32_t input1_offset; /* -127..128 */
+  int32_t input2_offset; /* -127..128 */
+  int32_t output_offset; /* int8 */
+  int32_t multiplier;    /* >= 0 */
+  int32_t shift;         /* -31..22 */
+  int32_t act_min;
+  int32_t act_max;
+} utvm_div_params_t;
+
+/* DIV parameters (TFLM's CalculateOpDataDiv, the ratio in float); BAD_PARAM for scales <= 0
+ * or zero points outside int8, UNSUPPORTED for a shift above 22 (a quotient's shift would be
+ * positive, undefined in TFLite's arithmetic) or an unknown activation. */
+utvm_err_t utvm_div_params_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                              int32_t input2_zero_point, float output_scale,
+                              int32_t output_zero_point, int32_t activation,
+                              utvm_div_params_t *params);
+
+/* DIV of int8 inputs broadcast to the output (ranks up to UTVM_KERNEL_MAX_RANK); UNSUPPORTED
+ * at the first divisor equal to its zero point (the outputs before it written). */
+utvm_err_t utvm_div_s8(const utvm_div_params_t *params, const utvm_shape_t *input1_shape,
+                       const int8_t *input1, const utvm_shape_t *input2_shape,
+                       const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

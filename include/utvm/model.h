@@ -113,7 +113,8 @@ typedef enum {
   X(QUANTIZE, 114, quantize)                                                                       \
   X(HARD_SWISH, 117, hard_swish)                                                                   \
   X(PRELU, 54, prelu)                                                                              \
-  X(RSQRT, 76, rsqrt)
+  X(RSQRT, 76, rsqrt)                                                                              \
+  X(DIV, 42, div)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

@@ -102,7 +102,8 @@ extern "C" {
   X(A, SQUARED_DIFFERENCE_S16, squared_difference_s16)                                             \
   X(A, PRELU_S8, prelu_s8)                                                                         \
   X(A, PRELU_S16, prelu_s16)                                                                       \
-  X(A, RSQRT_S8, rsqrt_s8)
+  X(A, RSQRT_S8, rsqrt_s8)                                                                         \
+  X(A, DIV_S8, div_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -185,6 +186,7 @@ typedef struct {
     utvm_requantize_q_params_t requantize_q;
     utvm_sigmoid_s16_params_t sigmoid;
     utvm_prelu_params_t prelu;
+    utvm_div_params_t div;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

@@ -1301,6 +1301,73 @@ static void test_rsqrt(void **state) {
   assert_int_equal(utvm_rsqrt_table_s8(&p, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* DIV: signs, rounding away from zero, saturation, TFLite's 0 / x = 1 step where its total
+ * shift passes 31, broadcasting, a zero divisor refused, every parameter check. */
+static void test_div(void **state) {
+  (void)state;
+  utvm_div_params_t p;
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 0, &p), UTVM_OK);
+  const utvm_shape_t eight = shape(1, 8, 0, 0, 0);
+  const int8_t a[8] = {6, -6, 6, 100, 127, -128, 0, 7};
+  const int8_t b[8] = {3, 3, -3, 1, -1, -1, 5, 2};
+  int8_t out[8];
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &eight, b, &eight, out), UTVM_OK);
+  /* 0 / 5: the quotient 0 shifted right by 32, where gemmlowp's mask is all ones: 1. */
+  const int8_t expected[8] = {2, -2, -2, 100, -127, 127, 1, 4};
+  assert_memory_equal(out, expected, sizeof(expected));
+  /* Scales 0.5 / (0.25 * 0.1) = 20, the divisor [4] broadcast along [2,2]; zero points. */
+  assert_int_equal(utvm_div_params_s8(0.5f, 1, 0.25f, -2, 0.1f, 3, 0, &p), UTVM_OK);
+  const utvm_shape_t grid = shape(2, 2, 2, 0, 0);
+  const utvm_shape_t row = shape(1, 2, 0, 0, 0);
+  const int8_t a2[4] = {2, 3, -2, 1};
+  const int8_t b2[2] = {1, 118};
+  assert_int_equal(utvm_div_s8(&p, &grid, a2, &row, b2, &grid, out), UTVM_OK);
+  const int8_t expected2[4] = {10, 3, -17, 4}; /* 20/3 + 3; 40/120 + 3; -60/3 + 3; 0 -> 1 + 3 */
+  assert_memory_equal(out, expected2, sizeof(expected2));
+  /* RELU6 range on the output. */
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 3, &p), UTVM_OK);
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &eight, b, &eight, out), UTVM_OK);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(out[1], 0);
+  assert_int_equal(out[3], 6);
+  /* A divisor at its zero point: TFLite's arithmetic is undefined, utvm refuses. */
+  const int8_t zero[8] = {1, 1, 1, 1, 1, 1, 0, 1};
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &eight, zero, &eight, out),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  /* Parameter checks. */
+  assert_int_equal(utvm_div_params_s8(0.0f, 0, 1.0f, 0, 1.0f, 0, 0, &p),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 128, 1.0f, 0, 0, &p),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 0, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_params_s8(1e6f, 0, 1.0f, 0, 1e-3f, 0, 0, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 5, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 0, &p), UTVM_OK);
+  utvm_div_params_t bad = p;
+  bad.shift = 23;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input2_offset = 129;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.act_min = 1;
+  bad.act_max = 0;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.multiplier = -1;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &row, b, &eight, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_div_s8(&p, &eight, NULL, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1335,6 +1402,7 @@ int main(void) {
       cmocka_unit_test(test_hard_swish),
       cmocka_unit_test(test_prelu),
       cmocka_unit_test(test_rsqrt),
+      cmocka_unit_test(test_div),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1329,6 +1329,25 @@ static void test_elementwise3_refusals(void **state) {
   s.t[2].scales[0] = 1e4f;
   expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
                        "operator 0 (RSQRT): input scale or output scale");
+  elementwise_spec(&s, 42, true); /* DIV on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DIV): input is int16: TFLM's reference kernel has int8 only");
+  elementwise_spec(&s, 42, true); /* DIV: input1 scale 1e6, the multiplier's shift above 22 */
+  s.t[0].scales[0] = 1e6f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED, "operator 0 (DIV): quantization");
+  elementwise_spec(&s, 42, true); /* DIV: an unknown fused activation */
+  s.op[0].options_type = 29u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 5u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (DIV): options: unsupported fused activation SIGN_BIT");
 }
 
 int main(void) {
