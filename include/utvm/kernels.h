@@ -908,6 +908,24 @@ utvm_err_t utvm_div_s8(const utvm_div_params_t *params, const utvm_shape_t *inpu
                        const int8_t *input1, const utvm_shape_t *input2_shape,
                        const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
 
+/* LOG_SOFTMAX on int8 (TFLM's LogSoftmaxOpData): the input as Q5 (beta 1), the reverse scaling
+ * of the log-sum back to input steps, the smallest difference counted. */
+typedef struct {
+  int32_t input_multiplier;
+  int32_t input_left_shift;        /* 0..31 */
+  int32_t reverse_scaling_divisor;
+  int32_t reverse_scaling_shift;   /* -31..0 (TFLM stores its negation) */
+  int32_t diff_min;                /* <= 0 */
+} utvm_log_softmax_params_t;
+
+/* LOG_SOFTMAX parameters (PreprocessLogSoftmaxScalingExp, beta 1, 5 integer bits, and
+ * CalculateInputRadius); BAD_PARAM for a scale <= 0, UNSUPPORTED where TFLite's checks fail. */
+utvm_err_t utvm_log_softmax_params_s8(float input_scale, utvm_log_softmax_params_t *params);
+
+/* LOG_SOFTMAX of rows x depth int8 values along depth (output scale 16/256, zero point 127). */
+utvm_err_t utvm_log_softmax_s8(const utvm_log_softmax_params_t *params, int32_t rows,
+                               int32_t depth, const int8_t *input, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

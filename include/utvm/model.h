@@ -114,7 +114,8 @@ typedef enum {
   X(HARD_SWISH, 117, hard_swish)                                                                   \
   X(PRELU, 54, prelu)                                                                              \
   X(RSQRT, 76, rsqrt)                                                                              \
-  X(DIV, 42, div)
+  X(DIV, 42, div)                                                                                  \
+  X(LOG_SOFTMAX, 50, log_softmax)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

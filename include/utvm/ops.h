@@ -103,7 +103,8 @@ extern "C" {
   X(A, PRELU_S8, prelu_s8)                                                                         \
   X(A, PRELU_S16, prelu_s16)                                                                       \
   X(A, RSQRT_S8, rsqrt_s8)                                                                         \
-  X(A, DIV_S8, div_s8)
+  X(A, DIV_S8, div_s8)                                                                             \
+  X(A, LOG_SOFTMAX_S8, log_softmax_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -187,6 +188,7 @@ typedef struct {
     utvm_sigmoid_s16_params_t sigmoid;
     utvm_prelu_params_t prelu;
     utvm_div_params_t div;
+    utvm_log_softmax_params_t log_softmax;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

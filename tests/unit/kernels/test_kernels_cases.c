@@ -1368,6 +1368,70 @@ static void test_div(void **state) {
                    UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* LOG_SOFTMAX: a single element is log 1 = 0 (127), two equal ones -log 2, random rows
+ * within one step of the real value (16/256 steps below 127, clamped), parameter checks. */
+static void test_log_softmax(void **state) {
+  (void)state;
+  utvm_log_softmax_params_t p;
+  assert_int_equal(utvm_log_softmax_params_s8(0.1f, &p), UTVM_OK);
+  int8_t in[40];
+  int8_t out[40];
+  in[0] = -7;
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 1, in, out), UTVM_OK);
+  assert_int_equal(out[0], 127);
+  in[0] = 5;
+  in[1] = 5;
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 2, in, out), UTVM_OK);
+  assert_int_equal(out[0], 116); /* -0.693 / 0.0625 = -11.09 */
+  assert_int_equal(out[1], 116);
+  static const float scales[3] = {0.1f, 0.02f, 0.5f};
+  uint32_t seed = 12345u;
+  for (int s = 0; s < 3; ++s) {
+    assert_int_equal(utvm_log_softmax_params_s8(scales[s], &p), UTVM_OK);
+    for (int i = 0; i < 40; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      in[i] = (int8_t)(int32_t)((seed >> 16) & 0xFFu);
+    }
+    assert_int_equal(utvm_log_softmax_s8(&p, 4, 10, in, out), UTVM_OK);
+    for (int row = 0; row < 4; ++row) {
+      double max = -1e9;
+      for (int i = 0; i < 10; ++i) {
+        max = fmax(max, (double)in[row * 10 + i]);
+      }
+      double sum = 0.0;
+      for (int i = 0; i < 10; ++i) {
+        sum += exp(((double)in[row * 10 + i] - max) * (double)scales[s]);
+      }
+      for (int i = 0; i < 10; ++i) {
+        const double real = ((double)in[row * 10 + i] - max) * (double)scales[s] - log(sum);
+        const double q = fmax(-128.0, fmin(127.0, floor(real / 0.0625 + 0.5) + 127.0));
+        assert_true(fabs((double)out[row * 10 + i] - q) <= 1.0);
+      }
+    }
+  }
+  /* Parameter checks. */
+  assert_int_equal(utvm_log_softmax_params_s8(0.0f, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_log_softmax_params_s8(0.1f, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_log_softmax_params_s8(1e-12f, &p), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_log_softmax_params_s8(0.1f, &p), UTVM_OK);
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 0, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_log_softmax_s8(&p, -1, 1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_log_softmax_s8(&p, 2, INT32_MAX, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 1, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  utvm_log_softmax_params_t bad = p;
+  bad.input_left_shift = 32;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.reverse_scaling_shift = 1;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.diff_min = 1;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input_multiplier = -1;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1403,6 +1467,7 @@ int main(void) {
       cmocka_unit_test(test_prelu),
       cmocka_unit_test(test_rsqrt),
       cmocka_unit_test(test_div),
+      cmocka_unit_test(test_log_softmax),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

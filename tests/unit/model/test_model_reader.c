@@ -1348,6 +1348,18 @@ static void test_elementwise3_refusals(void **state) {
   s.op[0].fields[0] = (tb_field_t){0u, 1u, 5u};
   expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
                        "operator 0 (DIV): options: unsupported fused activation SIGN_BIT");
+  elementwise_spec(&s, 50, false); /* LOG_SOFTMAX: output not 16/256 and 127 */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (LOG_SOFTMAX): output scale or zero point is not TFLM's "
+                       "16/256 and 127");
+  elementwise_spec(&s, 50, false); /* LOG_SOFTMAX on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (LOG_SOFTMAX): input is int16: TFLM's reference kernel has "
+                       "int8 only");
 }
 
 int main(void) {
