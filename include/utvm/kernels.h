@@ -926,6 +926,15 @@ utvm_err_t utvm_log_softmax_params_s8(float input_scale, utvm_log_softmax_params
 utvm_err_t utvm_log_softmax_s8(const utvm_log_softmax_params_t *params, int32_t rows,
                                int32_t depth, const int8_t *input, int8_t *output);
 
+/* The longest L2_NORMALIZATION row: its int32 sum of squares ((x - zp)^2 <= 255^2) cannot
+ * overflow. */
+#define UTVM_L2_NORMALIZATION_MAX_DEPTH 33025
+
+/* L2_NORMALIZATION of rows x depth int8 values along depth (TFLite's reference integer
+ * kernel: output scale 1/128, zero point 0); BAD_SHAPE for depth above the maximum. */
+utvm_err_t utvm_l2_normalization_s8(int32_t input_zero_point, int32_t rows, int32_t depth,
+                                    const int8_t *input, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,7 +104,8 @@ extern "C" {
   X(A, PRELU_S16, prelu_s16)                                                                       \
   X(A, RSQRT_S8, rsqrt_s8)                                                                         \
   X(A, DIV_S8, div_s8)                                                                             \
-  X(A, LOG_SOFTMAX_S8, log_softmax_s8)
+  X(A, LOG_SOFTMAX_S8, log_softmax_s8)                                                             \
+  X(A, L2_NORMALIZATION_S8, l2_normalization_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,

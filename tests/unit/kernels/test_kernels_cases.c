@@ -1432,6 +1432,48 @@ static void test_log_softmax(void **state) {
   assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* L2_NORMALIZATION: [3, 4] -> 3/5 and 4/5 in 1/128 steps, a zero row stays 0, [1, -1], +-1
+ * alone saturates to 127 and -128, random rows within one step, parameter checks. */
+static void test_l2_normalization(void **state) {
+  (void)state;
+  const int8_t in[6] = {8, 9, 5, 5, 6, 4};
+  int8_t out[6];
+  assert_int_equal(utvm_l2_normalization_s8(5, 3, 2, in, out), UTVM_OK);
+  const int8_t expected[6] = {77, 102, 0, 0, 91, -91}; /* +-1/sqrt(2) */
+  assert_memory_equal(out, expected, sizeof(expected));
+  assert_int_equal(utvm_l2_normalization_s8(5, 2, 1, &in[4], out), UTVM_OK);
+  assert_int_equal(out[0], 127); /* 128/128 saturates */
+  assert_int_equal(out[1], -128);
+  int8_t rnd[64];
+  int8_t rnd_out[64];
+  uint32_t seed = 777u;
+  for (int i = 0; i < 64; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    rnd[i] = (int8_t)(int32_t)((seed >> 16) & 0xFFu);
+  }
+  assert_int_equal(utvm_l2_normalization_s8(-3, 4, 16, rnd, rnd_out), UTVM_OK);
+  for (int row = 0; row < 4; ++row) {
+    double norm = 0.0;
+    for (int i = 0; i < 16; ++i) {
+      const double v = (double)rnd[row * 16 + i] + 3.0;
+      norm += v * v;
+    }
+    norm = sqrt(norm);
+    for (int i = 0; i < 16; ++i) {
+      double q = floor(((double)rnd[row * 16 + i] + 3.0) / norm * 128.0 + 0.5);
+      q = fmax(-128.0, fmin(127.0, q));
+      assert_true(fabs((double)rnd_out[row * 16 + i] - q) <= 1.0);
+    }
+  }
+  /* Parameter checks. */
+  assert_int_equal(utvm_l2_normalization_s8(128, 1, 2, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_l2_normalization_s8(0, 1, 2, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_l2_normalization_s8(0, 1, 0, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_l2_normalization_s8(0, -1, 2, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_l2_normalization_s8(0, 1, UTVM_L2_NORMALIZATION_MAX_DEPTH + 1, in, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1468,6 +1510,7 @@ int main(void) {
       cmocka_unit_test(test_rsqrt),
       cmocka_unit_test(test_div),
       cmocka_unit_test(test_log_softmax),
+      cmocka_unit_test(test_l2_normalization),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

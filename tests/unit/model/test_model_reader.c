@@ -1360,6 +1360,22 @@ static void test_elementwise3_refusals(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
                        "operator 0 (LOG_SOFTMAX): input is int16: TFLM's reference kernel has "
                        "int8 only");
+  elementwise_spec(&s, 11, false); /* L2_NORMALIZATION with RELU */
+  s.op[0].options_type = 12u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (L2_NORMALIZATION): options: fused activation is not NONE");
+  elementwise_spec(&s, 11, false); /* L2_NORMALIZATION of a 5-D input */
+  s.t[0].rank = 5u;
+  s.t[0].dims[2] = 1;
+  s.t[0].dims[3] = 1;
+  s.t[0].dims[4] = 1;
+  s.t[2].rank = 5u;
+  s.t[2].dims[2] = 1;
+  s.t[2].dims[3] = 1;
+  s.t[2].dims[4] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "operator 0 (L2_NORMALIZATION): output");
 }
 
 int main(void) {
