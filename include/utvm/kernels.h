@@ -935,6 +935,12 @@ utvm_err_t utvm_log_softmax_s8(const utvm_log_softmax_params_t *params, int32_t 
 utvm_err_t utvm_l2_normalization_s8(int32_t input_zero_point, int32_t rows, int32_t depth,
                                     const int8_t *input, int8_t *output);
 
+/* The 256-entry int8 table of ELU (TFLM's PopulateLookupTable in float: expf, roundf);
+ * BAD_PARAM for scales <= 0 or zero points outside int8, UNSUPPORTED where an entry passes the
+ * int32 range before TFLM's clamp (undefined there). */
+utvm_err_t utvm_elu_table_s8(float input_scale, int32_t input_zero_point, float output_scale,
+                             int32_t output_zero_point, int8_t *table);
+
 #ifdef __cplusplus
 }
 #endif

@@ -116,7 +116,8 @@ typedef enum {
   X(RSQRT, 76, rsqrt)                                                                              \
   X(DIV, 42, div)                                                                                  \
   X(LOG_SOFTMAX, 50, log_softmax)                                                                  \
-  X(L2_NORMALIZATION, 11, l2_normalization)
+  X(L2_NORMALIZATION, 11, l2_normalization)                                                        \
+  X(ELU, 111, elu)
 
 /* Supported builtin operators (UTVM_MODEL_OP_<NAME>); any other is an error at open. */
 #define UTVM_MODEL_OP_ENUM_(name, code, op) UTVM_MODEL_OP_##name = (code),

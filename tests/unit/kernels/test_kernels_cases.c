@@ -1474,6 +1474,39 @@ static void test_l2_normalization(void **state) {
                    UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* ELU: TFLM's float table (x < 0: exp(x) - 1, rounded half away from zero), the zero point
+ * maps to the output's, saturation, an entry beyond int32 refused, parameter checks. */
+static void test_elu(void **state) {
+  (void)state;
+  int8_t table[256];
+  assert_int_equal(utvm_elu_table_s8(0.1f, 0, 0.1f, 0, table), UTVM_OK);
+  assert_int_equal(table[-128 + 128], -10); /* exp(-12.8) - 1 = -0.99999 */
+  assert_int_equal(table[-10 + 128], -6);   /* exp(-1) - 1 = -0.632 */
+  assert_int_equal(table[-1 + 128], -1);    /* exp(-0.1) - 1 = -0.0952 */
+  assert_int_equal(table[0 + 128], 0);
+  assert_int_equal(table[5 + 128], 5);
+  assert_int_equal(table[127 + 128], 127);
+  /* Output zero point 100 and half the scale: positives saturate, -1.0 stays in range. */
+  assert_int_equal(utvm_elu_table_s8(0.1f, -3, 0.05f, 100, table), UTVM_OK);
+  assert_int_equal(table[-3 + 128], 100);
+  assert_int_equal(table[127 + 128], 127);
+  assert_int_equal(table[-128 + 128], 80); /* -1 / 0.05 + 100 */
+  for (int32_t i = 0; i < 256; ++i) {
+    const float x = 0.1f * (float)(i - 128 + 3);
+    const float t = (x < 0.0f) ? (expf(x) - 1.0f) : x;
+    int32_t q = (int32_t)(roundf(t * (1.0f / 0.05f)) + 100.0f);
+    q = q > 127 ? 127 : (q < -128 ? -128 : q);
+    assert_int_equal(table[i], q);
+  }
+  /* Parameter checks. */
+  assert_int_equal(utvm_elu_table_s8(1e30f, 0, 1e-10f, 0, table), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_elu_table_s8(0.0f, 0, 1.0f, 0, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 0, -1.0f, 0, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 128, 1.0f, 0, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 0, 1.0f, -129, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1511,6 +1544,7 @@ int main(void) {
       cmocka_unit_test(test_div),
       cmocka_unit_test(test_log_softmax),
       cmocka_unit_test(test_l2_normalization),
+      cmocka_unit_test(test_elu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1376,6 +1376,19 @@ static void test_elementwise3_refusals(void **state) {
   s.t[2].dims[3] = 1;
   s.t[2].dims[4] = 1;
   expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "operator 0 (L2_NORMALIZATION): output");
+  elementwise_spec(&s, 111, false); /* ELU on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (ELU): input is int16: TFLM's reference kernel has int8 only");
+  elementwise_spec(&s, 111, false); /* ELU: output scale 1e-10, entries beyond int32 */
+  s.t[2].scales[0] = 1e-10f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (ELU): input scale or output scale");
+  elementwise_spec(&s, 47, false); /* EXP: TFLM has float32 only */
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "operator 0 (EXP): unsupported operator");
 }
 
 int main(void) {
