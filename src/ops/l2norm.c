@@ -32,13 +32,13 @@ static utvm_err_t l2norm_prepare(const utvm_op_context_t *c, void *record, size_
   int32_t activation = 0;
   bool int16 = false;
   (void)size;
-  utvm_err_t err = ops_options(c, l2norm_options, 1u, &activation);
+  utvm_err_t err = ops_load_unary_q(c, &in, &out, &int16);
+  if (err == UTVM_OK) {
+    err = ops_options(c, l2norm_options, 1u, &activation);
+  }
   if ((err == UTVM_OK) && (activation != (int32_t)UTVM_ACT_NONE)) {
     err = ops_fail(c, UTVM_ERR_MODEL_BAD_OPTION,
                    "options: fused activation is not NONE (TFLM's check)");
-  }
-  if (err == UTVM_OK) {
-    err = ops_load_unary_q(c, &in, &out, &int16);
   }
   if ((err == UTVM_OK) && int16) {
     err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
