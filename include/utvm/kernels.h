@@ -956,6 +956,139 @@ utvm_err_t utvm_add_params_s16(float input1_scale, float input2_scale, float out
 utvm_err_t utvm_mul_params_s16(float input1_scale, float input2_scale, float output_scale,
                                int32_t activation, utvm_mul_params_t *params);
 
+/* ---- Element-wise and normalisation operators, round 3 (issue 25) ---- */
+
+/* HARD_SWISH on int8 (TFLite's HardSwishParams): 16-bit fixed-point multipliers and their
+ * exponents. */
+typedef struct {
+  int32_t input_zero_point;   /* int8 */
+  int32_t output_zero_point;  /* int8 */
+  int32_t output_multiplier;  /* 0..32767 */
+  int32_t output_shift;       /* -31..0 */
+  int32_t reluish_multiplier; /* 0..32767 */
+  int32_t reluish_shift;      /* -31..31 */
+} utvm_hard_swish_params_t;
+
+/* HARD_SWISH parameters (TFLM's HardSwishPrepare); BAD_PARAM for scales <= 0 or zero points
+ * outside int8, UNSUPPORTED for an output exponent > 0 (TFLM refuses it) or shifts beyond 31. */
+utvm_err_t utvm_hard_swish_params_s8(float input_scale, int32_t input_zero_point,
+                                     float output_scale, int32_t output_zero_point,
+                                     utvm_hard_swish_params_t *params);
+
+/* The 256-entry table of HARD_SWISH (table[q + 128] = HardSwish(q)); BAD_PARAM for parameters
+ * out of their ranges. */
+utvm_err_t utvm_hard_swish_table_s8(const utvm_hard_swish_params_t *params, int8_t *table);
+
+/* PRELU (TFLite's PreluParams): offsets (the negated input and alpha zero points, the output
+ * zero point) and the multipliers of input/output and input*alpha/output scales. */
+typedef struct {
+  int32_t input_offset;
+  int32_t alpha_offset;  /* -128..128 (alpha is int8) */
+  int32_t output_offset;
+  int32_t multiplier_1;  /* >= 0 */
+  int32_t shift_1;       /* -31..31 */
+  int32_t multiplier_2;  /* >= 0 */
+  int32_t shift_2;       /* -31..31 */
+} utvm_prelu_params_t;
+
+/* PRELU parameters (TFLM's CalculatePreluParams, the ratios in double); BAD_PARAM for scales
+ * <= 0, UNSUPPORTED for shifts beyond 31. */
+utvm_err_t utvm_prelu_params(float input_scale, int32_t input_zero_point, float alpha_scale,
+                             int32_t alpha_zero_point, float output_scale,
+                             int32_t output_zero_point, utvm_prelu_params_t *params);
+
+/* PRELU of int8 (or int16) input and int8 alpha broadcast to the output (ranks up to
+ * UTVM_KERNEL_MAX_RANK); BAD_PARAM for offsets outside the types or bad shifts, BAD_SHAPE
+ * unless the shapes broadcast. */
+utvm_err_t utvm_prelu_s8(const utvm_prelu_params_t *params, const utvm_shape_t *input_shape,
+                         const int8_t *input, const utvm_shape_t *alpha_shape,
+                         const int8_t *alpha, const utvm_shape_t *output_shape, int8_t *output);
+utvm_err_t utvm_prelu_s16(const utvm_prelu_params_t *params, const utvm_shape_t *input_shape,
+                          const int16_t *input, const utvm_shape_t *alpha_shape,
+                          const int8_t *alpha, const utvm_shape_t *output_shape,
+                          int16_t *output);
+
+/* RSQRT on int8 (TFLM's OpDataAbsRsqrt): zero points and the multiplier of
+ * 1/(sqrt(input scale) * output scale). */
+typedef struct {
+  int32_t input_zero_point;  /* int8 */
+  int32_t output_zero_point; /* int8 */
+  int32_t multiplier;        /* >= 0 */
+  int32_t shift;             /* -11..51 (shift - 20 within -31..31) */
+} utvm_rsqrt_params_t;
+
+/* RSQRT parameters (TFLM's SetRsqrtOutputMultiplier); BAD_PARAM for scales <= 0 or zero
+ * points outside int8, UNSUPPORTED where TFLite's rescale would shift by more than 31. */
+utvm_err_t utvm_rsqrt_params_s8(float input_scale, int32_t input_zero_point, float output_scale,
+                                int32_t output_zero_point, utvm_rsqrt_params_t *params);
+
+/* The 256-entry table of RSQRT (entries below the input zero point are 0, never used). */
+utvm_err_t utvm_rsqrt_table_s8(const utvm_rsqrt_params_t *params, int8_t *table);
+
+/* RSQRT through its table; UNSUPPORTED at the first input below input_zero_point (TFLM:
+ * "Rsqrt is only defined for positive values"), the outputs before it written. */
+utvm_err_t utvm_rsqrt_s8(const int8_t *table, int32_t input_zero_point, int32_t size,
+                         const int8_t *input, int8_t *output);
+
+/* DIV on int8 (TFLM's OpDataDiv): offsets (negated input zero points, output zero point), the
+ * multiplier of input1 scale / (input2 scale * output scale) and the activation range. */
+typedef struct {
+  int32_t input1_offset; /* -127..128 */
+  int32_t input2_offset; /* -127..128 */
+  int32_t output_offset; /* int8 */
+  int32_t multiplier;    /* >= 0 */
+  int32_t shift;         /* -31..22 */
+  int32_t act_min;
+  int32_t act_max;
+} utvm_div_params_t;
+
+/* DIV parameters (TFLM's CalculateOpDataDiv, the ratio in float); BAD_PARAM for scales <= 0
+ * or zero points outside int8, UNSUPPORTED for a shift above 22 (a quotient's shift would be
+ * positive, undefined in TFLite's arithmetic) or an unknown activation. */
+utvm_err_t utvm_div_params_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                              int32_t input2_zero_point, float output_scale,
+                              int32_t output_zero_point, int32_t activation,
+                              utvm_div_params_t *params);
+
+/* DIV of int8 inputs broadcast to the output (ranks up to UTVM_KERNEL_MAX_RANK); UNSUPPORTED
+ * at the first divisor equal to its zero point (the outputs before it written). */
+utvm_err_t utvm_div_s8(const utvm_div_params_t *params, const utvm_shape_t *input1_shape,
+                       const int8_t *input1, const utvm_shape_t *input2_shape,
+                       const int8_t *input2, const utvm_shape_t *output_shape, int8_t *output);
+
+/* LOG_SOFTMAX on int8 (TFLM's LogSoftmaxOpData): the input as Q5 (beta 1), the reverse scaling
+ * of the log-sum back to input steps, the smallest difference counted. */
+typedef struct {
+  int32_t input_multiplier;
+  int32_t input_left_shift;        /* 0..31 */
+  int32_t reverse_scaling_divisor;
+  int32_t reverse_scaling_shift;   /* -31..0 (TFLM stores its negation) */
+  int32_t diff_min;                /* <= 0 */
+} utvm_log_softmax_params_t;
+
+/* LOG_SOFTMAX parameters (PreprocessLogSoftmaxScalingExp, beta 1, 5 integer bits, and
+ * CalculateInputRadius); BAD_PARAM for a scale <= 0, UNSUPPORTED where TFLite's checks fail. */
+utvm_err_t utvm_log_softmax_params_s8(float input_scale, utvm_log_softmax_params_t *params);
+
+/* LOG_SOFTMAX of rows x depth int8 values along depth (output scale 16/256, zero point 127). */
+utvm_err_t utvm_log_softmax_s8(const utvm_log_softmax_params_t *params, int32_t rows,
+                               int32_t depth, const int8_t *input, int8_t *output);
+
+/* The longest L2_NORMALIZATION row: its int32 sum of squares ((x - zp)^2 <= 255^2) cannot
+ * overflow. */
+#define UTVM_L2_NORMALIZATION_MAX_DEPTH 33025
+
+/* L2_NORMALIZATION of rows x depth int8 values along depth (TFLite's reference integer
+ * kernel: output scale 1/128, zero point 0); BAD_SHAPE for depth above the maximum. */
+utvm_err_t utvm_l2_normalization_s8(int32_t input_zero_point, int32_t rows, int32_t depth,
+                                    const int8_t *input, int8_t *output);
+
+/* The 256-entry int8 table of ELU (TFLM's PopulateLookupTable in float: expf, roundf);
+ * BAD_PARAM for scales <= 0 or zero points outside int8, UNSUPPORTED where an entry passes the
+ * int32 range before TFLM's clamp (undefined there). */
+utvm_err_t utvm_elu_table_s8(float input_scale, int32_t input_zero_point, float output_scale,
+                             int32_t output_zero_point, int8_t *table);
+
 #ifdef __cplusplus
 }
 #endif

@@ -79,6 +79,7 @@ typedef enum {
   X(DEPTH_TO_SPACE, 5, depth_to_space)                                                             \
   X(DEQUANTIZE, 6, dequantize)                                                                     \
   X(FULLY_CONNECTED, 9, fully_connected)                                                           \
+  X(L2_NORMALIZATION, 11, l2_normalization)                                                        \
   X(LOGISTIC, 14, logistic)                                                                        \
   X(MAX_POOL_2D, 17, max_pool_2d)                                                                  \
   X(MUL, 18, mul)                                                                                  \
@@ -98,9 +99,12 @@ typedef enum {
   X(TRANSPOSE, 39, transpose)                                                                      \
   X(MEAN, 40, mean)                                                                                \
   X(SUB, 41, sub)                                                                                  \
+  X(DIV, 42, div)                                                                                  \
   X(SQUEEZE, 43, squeeze)                                                                          \
   X(STRIDED_SLICE, 45, strided_slice)                                                              \
   X(SPLIT, 49, split)                                                                              \
+  X(LOG_SOFTMAX, 50, log_softmax)                                                                  \
+  X(PRELU, 54, prelu)                                                                              \
   X(MAXIMUM, 55, maximum)                                                                          \
   X(ARG_MAX, 56, arg_max)                                                                          \
   X(MINIMUM, 57, minimum)                                                                          \
@@ -109,6 +113,7 @@ typedef enum {
   X(TRANSPOSE_CONV, 67, transpose_conv)                                                            \
   X(EXPAND_DIMS, 70, expand_dims)                                                                  \
   X(SUM, 74, sum)                                                                                  \
+  X(RSQRT, 76, rsqrt)                                                                              \
   X(ARG_MIN, 79, arg_min)                                                                          \
   X(REDUCE_MAX, 82, reduce_max)                                                                    \
   X(PACK, 83, pack)                                                                                \
@@ -120,7 +125,9 @@ typedef enum {
   X(MIRROR_PAD, 100, mirror_pad)                                                                   \
   X(ABS, 101, abs)                                                                                 \
   X(SPLIT_V, 102, split_v)                                                                         \
+  X(ELU, 111, elu)                                                                                 \
   X(QUANTIZE, 114, quantize)                                                                       \
+  X(HARD_SWISH, 117, hard_swish)                                                                   \
   X(BATCH_MATMUL, 126, batch_matmul)                                                               \
   X(BROADCAST_TO, 130, broadcast_to)
 

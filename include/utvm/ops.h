@@ -108,7 +108,13 @@ extern "C" {
   X(A, GATHER, gather)                                                                             \
   X(A, RESIZE_NEAREST, resize_nearest)                                                             \
   X(A, RESIZE_BILINEAR_S8, resize_bilinear_s8)                                                     \
-  X(A, TRANSPOSE_CONV, transpose_conv)
+  X(A, TRANSPOSE_CONV, transpose_conv)                                                             \
+  X(A, PRELU_S8, prelu_s8)                                                                         \
+  X(A, PRELU_S16, prelu_s16)                                                                       \
+  X(A, RSQRT_S8, rsqrt_s8)                                                                         \
+  X(A, DIV_S8, div_s8)                                                                             \
+  X(A, LOG_SOFTMAX_S8, log_softmax_s8)                                                             \
+  X(A, L2_NORMALIZATION_S8, l2_normalization_s8)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -195,6 +201,9 @@ typedef struct {
     utvm_space_batch_params_t space_batch;
     utvm_gather_params_t gather;
     utvm_resize_params_t resize;
+    utvm_prelu_params_t prelu;
+    utvm_div_params_t div;
+    utvm_log_softmax_params_t log_softmax;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */

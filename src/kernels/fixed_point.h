@@ -207,4 +207,43 @@ static inline int32_t utvm_tanh_q4(int32_t a) {
   return a < 0 ? utvm_wrap_sub(0, tanh_of_magnitude) : tanh_of_magnitude;
 }
 
+/* TFLite's GetInvSqrtQuantizedMultiplierExp(input, kReverseShift): 1/sqrt(input) as a Q0
+ * multiplier and a shift for MultiplyByQuantizedMultiplier (<= 0), through gemmlowp's five
+ * Newton-Raphson steps in Q3; input 0 and 1 give INT32_MAX and 0 (input >= 0). */
+static inline void utvm_inv_sqrt_multiplier(int32_t input, int32_t *multiplier, int32_t *shift) {
+  if (input <= 1) {
+    *multiplier = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int32_t value = input;
+  int32_t right_shift = 11;
+  if (value >= ((int32_t)1 << 29)) { /* once is enough: INT32_MAX / 4 < 2^29 */
+    value /= 4;
+    ++right_shift;
+  }
+  const int32_t max_left_shift_bits =
+      utvm_count_leading_zeros_u64((uint64_t)(uint32_t)value) - 32 - 1;
+  const int32_t left_shift_bit_pairs = (max_left_shift_bits / 2) - 1;
+  right_shift -= left_shift_bit_pairs;
+  value = utvm_wrap_shl(value, 2 * left_shift_bit_pairs);
+  const int32_t half_input = utvm_rounding_divide_by_pot(value >> 1, 1);
+  const int32_t half_three = ((int32_t)1 << 28) + ((int32_t)1 << 27);
+  int32_t x = (int32_t)1 << 28; /* Q3 1.0 */
+  for (int32_t i = 0; i < 5; ++i) {
+    const int32_t x3 = utvm_saturating_shl(
+        utvm_sat_round_doubling_high_mul(utvm_sat_round_doubling_high_mul(x, x), x), 6);
+    x = utvm_saturating_shl(utvm_wrap_sub(utvm_sat_round_doubling_high_mul(half_three, x),
+                                          utvm_sat_round_doubling_high_mul(half_input, x3)),
+                            3);
+  }
+  x = utvm_sat_round_doubling_high_mul(x, 1518500250); /* sqrt(2) / 2 in Q0 */
+  if (right_shift < 0) {
+    x = utvm_wrap_shl(x, -right_shift);
+    right_shift = 0;
+  }
+  *multiplier = x;
+  *shift = -right_shift;
+}
+
 #endif /* UTVM_KERNELS_FIXED_POINT_H */

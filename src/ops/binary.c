@@ -87,6 +87,11 @@ utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops
   return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, int16));
 }
 
+utvm_err_t ops_place_binary(const utvm_op_context_t *c, ops_binary_t *b, const ops_operand_t *in1,
+                            const ops_operand_t *in2, const ops_operand_t *out) {
+  return binary_places(c, b, in1, in2, out, UTVM_OK);
+}
+
 const char *ops_check_binary(utvm_op_params_t *p) {
   return ops_check_binary_as(p, UTVM_OP_TYPE_INT8);
 }

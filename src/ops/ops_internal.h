@@ -355,6 +355,10 @@ utvm_err_t ops_load_layout_q(const utvm_op_context_t *c, ops_operand_t *in, ops_
 utvm_err_t ops_refuse_int16(const utvm_op_context_t *c, const ops_operand_t *in,
                             const char *types);
 
+/* Checks that the loaded operands broadcast and fills b (operands of any types). */
+utvm_err_t ops_place_binary(const utvm_op_context_t *c, ops_binary_t *b, const ops_operand_t *in1,
+                            const ops_operand_t *in2, const ops_operand_t *out);
+
 /* ops_check_binary with operands of type. */
 const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type);
 

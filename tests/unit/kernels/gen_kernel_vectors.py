@@ -418,6 +418,51 @@ def activation_cases(rng):
     return cases
 
 
+def hard_swish_case(rng, w):
+    """HARD_SWISH: every int8 input (the table) for random scales and zero points."""
+    in_scale = loguniform(rng, 0.001, 0.5)
+    out_scale = ref.f32(in_scale * loguniform(rng, 0.2, 2.0))
+    in_zp, out_zp = zero_point(rng), zero_point(rng)
+    try:
+        p = ref.hard_swish_params(in_scale, in_zp, out_scale, out_zp)
+    except ref.Unsupported:
+        return None
+    inp = list(range(-128, 128))
+    return struct_init(dict(
+        input_scale=c_float(in_scale), input_zero_point=in_zp, output_scale=c_float(out_scale),
+        output_zero_point=out_zp, expected=w.i8(ref.hard_swish(p, inp)),
+        params=w.i32(list(p.values()))))
+
+
+def prelu_case(rng, w, bits):
+    """PRELU: the input broadcast against an int8 alpha (int16 input: zero points any)."""
+    out_shape, shape1, shape2 = broadcast_shapes(rng)
+    if len(shape1) != len(out_shape) or any(a != b for a, b in zip(shape1, out_shape)):
+        return None
+    count = lambda s: math.prod(s) if s else 1  # noqa: E731
+    lo, hi = (-128, 127) if bits == 8 else (-32768, 32767)
+    in_scale = loguniform(rng, 0.0001, 0.2)
+    alpha_scale = loguniform(rng, 0.001, 0.05)
+    out_scale = ref.f32(in_scale * loguniform(rng, 0.3, 3.0))
+    in_zp = zero_point(rng) if bits == 8 else rng.choice([0, 0, rng.randint(-300, 300)])
+    out_zp = zero_point(rng) if bits == 8 else rng.choice([0, 0, rng.randint(-300, 300)])
+    alpha_zp = zero_point(rng)
+    try:
+        p = ref.prelu_params(in_scale, in_zp, alpha_scale, alpha_zp, out_scale, out_zp)
+    except ref.Unsupported:
+        return None
+    inp = [rng.randint(lo, hi) for _ in range(count(shape1))]
+    alpha = int8s(rng, count(shape2))
+    return struct_init(dict(
+        bits=bits, input_scale=c_float(in_scale), input_zero_point=in_zp,
+        alpha_scale=c_float(alpha_scale), alpha_zero_point=alpha_zp,
+        output_scale=c_float(out_scale), output_zero_point=out_zp,
+        shape=shape_t(shape1), alpha_shape=shape_t(shape2), output_shape=shape_t(out_shape),
+        input=w.i32(inp), alpha=w.i8(alpha),
+        expected=w.i32(ref.prelu(p, inp, shape1, alpha, shape2, out_shape, bits)),
+        params=w.i32(list(p.values()))))
+
+
 TYPES = """
 typedef struct {
   float input_scale; int32_t input_zero_point; const float *filter_scales; int32_t scale_count;
@@ -502,6 +547,18 @@ typedef struct {
   utvm_dims_t input_dims; utvm_dims_t output_dims; int32_t align_corners;
   int32_t half_pixel_centers; const int8_t *input; const int8_t *expected;
 } resize_bilinear_vector_t;
+typedef struct {
+  float input_scale; int32_t input_zero_point; float output_scale; int32_t output_zero_point;
+  const int8_t *expected; /* for the inputs -128..127 */
+  const int32_t *params;  /* utvm_hard_swish_params_t in order */
+} hard_swish_vector_t;
+typedef struct {
+  int32_t bits; float input_scale; int32_t input_zero_point; float alpha_scale;
+  int32_t alpha_zero_point; float output_scale; int32_t output_zero_point;
+  utvm_shape_t shape, alpha_shape, output_shape;
+  const int32_t *input; const int8_t *alpha; const int32_t *expected;
+  const int32_t *params; /* utvm_prelu_params_t in order */
+} prelu_vector_t;
 """
 
 
@@ -580,6 +637,9 @@ def main():
     table("pool_s16_vector_t", "pool_s16_vectors", lambda: pool_s16_case(rng, w), 40)
     table("resize_bilinear_vector_t", "resize_bilinear_vectors",
           lambda: resize_bilinear_case(rng, w), 40)
+    table("hard_swish_vector_t", "hard_swish_vectors", lambda: hard_swish_case(rng, w), 30)
+    table("prelu_vector_t", "prelu_s8_vectors", lambda: prelu_case(rng, w, 8), 30)
+    table("prelu_vector_t", "prelu_s16_vectors", lambda: prelu_case(rng, w, 16), 30)
     tables.append("static const multiplier_vector_t multiplier_vectors[] = {\n  %s\n};" % ",\n  ".join(
         "{%s, %d, %d}" % (c_double(v), m, s) for v, m, s in multiplier_cases(rng)))
     tables.append("static const padding_vector_t padding_vectors[] = {\n  %s\n};" % ",\n  ".join(

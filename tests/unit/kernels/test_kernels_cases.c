@@ -1142,6 +1142,463 @@ static void test_resize_bilinear(void **state) {
                    UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
+/* TFLite's HardSwish restated with int16_t variables as its reference kernel has them (the
+ * compiler's conversions to int16_t wrap), for one input byte. */
+static int16_t ref_srdhm16(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) {
+    return INT16_MAX;
+  }
+  const int32_t ab = (int32_t)a * (int32_t)b;
+  const int16_t nudge = (int16_t)(ab >= 0 ? (1 << 14) : (1 - (1 << 14)));
+  return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+static int16_t ref_rdbp16(int16_t x, int exponent) {
+  const int16_t mask = (int16_t)((1LL << exponent) - 1);
+  const int16_t remainder = (int16_t)(x & mask);
+  const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
+  return (int16_t)((x >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
+static int16_t ref_sat_shl16(int16_t x, int amount) {
+  int64_t r = (int64_t)x * ((int64_t)1 << amount);
+  r = r > INT16_MAX ? INT16_MAX : r;
+  r = r < INT16_MIN ? INT16_MIN : r;
+  return (int16_t)r;
+}
+
+static int8_t ref_hard_swish(const utvm_hard_swish_params_t *p, int8_t q) {
+  const int16_t v = (int16_t)(q - p->input_zero_point);
+  const int16_t hires = (int16_t)(v * (1 << 7));
+  const int16_t pre = ref_srdhm16(hires, (int16_t)p->output_multiplier);
+  int16_t r = hires;
+  if (p->reluish_shift > 0) {
+    r = ref_sat_shl16(r, p->reluish_shift - 1);
+  }
+  r = ref_srdhm16(r, (int16_t)p->reluish_multiplier);
+  if (p->reluish_shift > 0) {
+    r = ref_sat_shl16(r, 1);
+  }
+  if (p->reluish_shift < 0) {
+    r = ref_rdbp16(r, -p->reluish_shift);
+  }
+  r = (int16_t)((r + (1 << 15)) >> 1);
+  int16_t o = (r == INT16_MIN && pre == INT16_MIN) ? INT16_MAX
+                                                   : (int16_t)(((int32_t)r * pre) / (1 << 15));
+  o = ref_rdbp16(o, -p->output_shift);
+  o = (int16_t)(o + p->output_zero_point);
+  o = o > INT8_MAX ? INT8_MAX : o;
+  o = o < INT8_MIN ? INT8_MIN : o;
+  return (int8_t)o;
+}
+
+/* HARD_SWISH: the table equals the restated arithmetic for every byte over scales that take
+ * every shift path (reluish exponent > 0, 0, < 0, <= -16), and every parameter check. */
+static void test_hard_swish(void **state) {
+  (void)state;
+  static const float scales[6][2] = {{0.05f, 0.0244f}, {1.0f, 0.5f},   {0.01f, 0.02f},
+                                     {0.001f, 0.0001f}, {1e-7f, 1e-9f}, {0.2f, 1.0f}};
+  static const int32_t zps[3][2] = {{10, -113}, {-128, 127}, {127, -128}};
+  utvm_hard_swish_params_t p;
+  int8_t table[256];
+  for (int s = 0; s < 6; ++s) {
+    for (int z = 0; z < 3; ++z) {
+      assert_int_equal(utvm_hard_swish_params_s8(scales[s][0], zps[z][0], scales[s][1],
+                                                 zps[z][1], &p),
+                       UTVM_OK);
+      assert_int_equal(utvm_hard_swish_table_s8(&p, table), UTVM_OK);
+      for (int i = 0; i < 256; ++i) {
+        assert_int_equal(table[i], ref_hard_swish(&p, (int8_t)(i - 128)));
+      }
+      /* The input zero point (real 0) maps to the output zero point. */
+      assert_int_equal(table[zps[z][0] + 128], zps[z][1]);
+    }
+  }
+  /* Near-real values: scale 0.05, real 6.0 -> 6.0, real -3.0 -> 0, real -1.5 -> -0.375. */
+  assert_int_equal(utvm_hard_swish_params_s8(0.05f, 0, 0.05f, 0, &p), UTVM_OK);
+  assert_int_equal(utvm_hard_swish_table_s8(&p, table), UTVM_OK);
+  assert_int_equal(table[120 + 128], 120);
+  assert_int_equal(table[-60 + 128], 0);
+  assert_int_equal(table[-30 + 128], -8);
+  /* Parameter checks. */
+  assert_int_equal(utvm_hard_swish_params_s8(0.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, -1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 128, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, 1.0f, -129, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* The output multiplier 1/128 * 1.0 / 1e-4 > 1: TFLM refuses an exponent > 0. */
+  assert_int_equal(utvm_hard_swish_params_s8(1.0f, 0, 1e-4f, 0, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_hard_swish_params_s8(0.05f, 0, 0.05f, 0, &p), UTVM_OK);
+  assert_int_equal(utvm_hard_swish_table_s8(NULL, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_hard_swish_table_s8(&p, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  utvm_hard_swish_params_t bad = p;
+  bad.output_shift = 1;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_shift = -32;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.reluish_shift = 32;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.reluish_multiplier = 32768;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_multiplier = -1;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input_zero_point = -129;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_zero_point = 128;
+  assert_int_equal(utvm_hard_swish_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+/* PRELU: alpha broadcast along the last axis, rounding of the alpha product, saturation of
+ * int8 and int16, every parameter check. */
+static void test_prelu(void **state) {
+  (void)state;
+  utvm_prelu_params_t p;
+  /* Input 0.5, alpha 0.25, output 0.5: x >= 0 passes, x < 0 gives x * alpha / 4. */
+  assert_int_equal(utvm_prelu_params(0.5f, 0, 0.25f, 0, 0.5f, 0, &p), UTVM_OK);
+  const utvm_shape_t in_shape = shape(2, 2, 2, 0, 0);
+  const utvm_shape_t alpha_shape = shape(1, 2, 0, 0, 0);
+  const int8_t in[4] = {-8, -8, -3, 127};
+  const int8_t alpha[2] = {2, -4};
+  int8_t out[4];
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_OK);
+  const int8_t expected[4] = {-4, 8, -2, 127}; /* -1.5 rounds away from zero */
+  assert_memory_equal(out, expected, sizeof(expected));
+  /* Zero points: input -4 (x = -4 is real 0), alpha 10 (alpha 10 is 0), output 3. */
+  assert_int_equal(utvm_prelu_params(0.5f, -4, 0.25f, 10, 0.5f, 3, &p), UTVM_OK);
+  const int8_t in2[4] = {-4, -12, 0, -128};
+  const int8_t alpha2[2] = {10, 14};
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in2, &alpha_shape, alpha2, &in_shape, out),
+                   UTVM_OK);
+  /* 0 + 3; -8 * 4 / 4 + 3; 4 + 3; -124 * 4 / 4 + 3 */
+  const int8_t expected2[4] = {3, -5, 7, -121};
+  assert_memory_equal(out, expected2, sizeof(expected2));
+  /* int16 with scales 1: -32768 * -128 saturates to 32767, 32767 stays. */
+  assert_int_equal(utvm_prelu_params(1.0f, 0, 1.0f, 0, 1.0f, 0, &p), UTVM_OK);
+  const int16_t in16[4] = {-32768, -32768, 32767, -1};
+  const int8_t alpha16[2] = {-128, 127};
+  int16_t out16[4];
+  assert_int_equal(
+      utvm_prelu_s16(&p, &in_shape, in16, &alpha_shape, alpha16, &in_shape, out16), UTVM_OK);
+  const int16_t expected16[4] = {32767, -32768, 32767, -127};
+  assert_memory_equal(out16, expected16, sizeof(expected16));
+  /* Parameter checks. */
+  assert_int_equal(utvm_prelu_params(0.0f, 0, 1.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_params(1.0f, 0, -1.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_params(1.0f, 0, 1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_params(1e30f, 0, 1e30f, 0, 1e-30f, 0, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_prelu_params(0.5f, 0, 0.25f, 0, 0.5f, 0, &p), UTVM_OK);
+  utvm_prelu_params_t bad = p;
+  bad.input_offset = 129;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_s16(&bad, &in_shape, in16, &alpha_shape, alpha16, &in_shape,
+                                  out16),
+                   UTVM_OK);
+  bad = p;
+  bad.alpha_offset = 129;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_offset = 128;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.multiplier_2 = -1;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.shift_1 = 32;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.shift_2 = -32;
+  assert_int_equal(utvm_prelu_s8(&bad, &in_shape, in, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, NULL, &alpha_shape, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_shape_t wide = shape(1, 3, 0, 0, 0);
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in, &wide, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_prelu_s8(&p, &in_shape, in, NULL, alpha, &in_shape, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+/* RSQRT: the zero point maps to 127, 1/sqrt within one step of the real value, inputs below
+ * the zero point refused, every parameter check. */
+static void test_rsqrt(void **state) {
+  (void)state;
+  utvm_rsqrt_params_t p;
+  int8_t table[256];
+  /* Input scale 0.02, zero point -128; output scale 0.04, zero point -128. */
+  assert_int_equal(utvm_rsqrt_params_s8(0.02f, -128, 0.04f, -128, &p), UTVM_OK);
+  assert_int_equal(utvm_rsqrt_table_s8(&p, table), UTVM_OK);
+  assert_int_equal(table[0], 127); /* x = 0: TFLM's largest output */
+  for (int32_t q = -127; q <= 127; ++q) {
+    const double real = 1.0 / sqrt(0.02 * (double)(q + 128));
+    double expected = floor(real / 0.04 + 0.5) - 128.0;
+    expected = expected > 127.0 ? 127.0 : expected;
+    const int32_t got = table[q + 128];
+    assert_true(fabs((double)got - expected) <= 1.0);
+  }
+  /* 1/sqrt(1) with scales 1 and 1/64: 64 steps above the zero point -100. */
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f / 64.0f, -100, &p), UTVM_OK);
+  assert_int_equal(utvm_rsqrt_table_s8(&p, table), UTVM_OK);
+  assert_int_equal(table[1 + 128], -36);
+  assert_int_equal(table[4 + 128], -68); /* 1/2 */
+  assert_int_equal(table[0 + 128], 127);
+  int8_t in[3] = {0, 1, 4};
+  int8_t out[3];
+  assert_int_equal(utvm_rsqrt_s8(table, 0, 3, in, out), UTVM_OK);
+  const int8_t expected[3] = {127, -36, -68};
+  assert_memory_equal(out, expected, sizeof(expected));
+  in[2] = -1; /* below the zero point: TFLM fails */
+  assert_int_equal(utvm_rsqrt_s8(table, 0, 3, in, out), UTVM_ERR_KERNEL_UNSUPPORTED);
+  /* Parameter checks. */
+  assert_int_equal(utvm_rsqrt_s8(NULL, 0, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_s8(table, 128, 3, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_s8(table, 0, -1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_rsqrt_params_s8(0.0f, 0, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 0.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, -129, 1.0f, 0, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f, 128, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  /* 1/(sqrt(1) * 1e-5): shift 17 - 20 is fine; 1/(1 * 1e4) gives shift -13 - 20 < -31. */
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1e-5f, 0, &p), UTVM_OK);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1e4f, 0, &p), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_rsqrt_params_s8(1.0f, 0, 1.0f, 0, &p), UTVM_OK);
+  utvm_rsqrt_params_t bad = p;
+  bad.shift = -12;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.shift = 52;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.multiplier = -1;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input_zero_point = 128;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.output_zero_point = -129;
+  assert_int_equal(utvm_rsqrt_table_s8(&bad, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_rsqrt_table_s8(&p, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+/* DIV: signs, rounding away from zero, saturation, TFLite's 0 / x = 1 step where its total
+ * shift passes 31, broadcasting, a zero divisor refused, every parameter check. */
+static void test_div(void **state) {
+  (void)state;
+  utvm_div_params_t p;
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 0, &p), UTVM_OK);
+  const utvm_shape_t eight = shape(1, 8, 0, 0, 0);
+  const int8_t a[8] = {6, -6, 6, 100, 127, -128, 0, 7};
+  const int8_t b[8] = {3, 3, -3, 1, -1, -1, 5, 2};
+  int8_t out[8];
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &eight, b, &eight, out), UTVM_OK);
+  /* 0 / 5: the quotient 0 shifted right by 32, where gemmlowp's mask is all ones: 1. */
+  const int8_t expected[8] = {2, -2, -2, 100, -127, 127, 1, 4};
+  assert_memory_equal(out, expected, sizeof(expected));
+  /* Scales 0.5 / (0.25 * 0.1) = 20, the divisor [4] broadcast along [2,2]; zero points. */
+  assert_int_equal(utvm_div_params_s8(0.5f, 1, 0.25f, -2, 0.1f, 3, 0, &p), UTVM_OK);
+  const utvm_shape_t grid = shape(2, 2, 2, 0, 0);
+  const utvm_shape_t row = shape(1, 2, 0, 0, 0);
+  const int8_t a2[4] = {2, 3, -2, 1};
+  const int8_t b2[2] = {1, 118};
+  assert_int_equal(utvm_div_s8(&p, &grid, a2, &row, b2, &grid, out), UTVM_OK);
+  const int8_t expected2[4] = {10, 3, -17, 4}; /* 20/3 + 3; 40/120 + 3; -60/3 + 3; 0 -> 1 + 3 */
+  assert_memory_equal(out, expected2, sizeof(expected2));
+  /* RELU6 range on the output. */
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 3, &p), UTVM_OK);
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &eight, b, &eight, out), UTVM_OK);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(out[1], 0);
+  assert_int_equal(out[3], 6);
+  /* A divisor at its zero point: TFLite's arithmetic is undefined, utvm refuses. */
+  const int8_t zero[8] = {1, 1, 1, 1, 1, 1, 0, 1};
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &eight, zero, &eight, out),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  /* Parameter checks. */
+  assert_int_equal(utvm_div_params_s8(0.0f, 0, 1.0f, 0, 1.0f, 0, 0, &p),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 128, 1.0f, 0, 0, &p),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 0, NULL),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_params_s8(1e6f, 0, 1.0f, 0, 1e-3f, 0, 0, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 5, &p),
+                   UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_div_params_s8(1.0f, 0, 1.0f, 0, 1.0f, 0, 0, &p), UTVM_OK);
+  utvm_div_params_t bad = p;
+  bad.shift = 23;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input2_offset = 129;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.act_min = 1;
+  bad.act_max = 0;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.multiplier = -1;
+  assert_int_equal(utvm_div_s8(&bad, &eight, a, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_div_s8(&p, &eight, a, &row, b, &eight, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_div_s8(&p, &eight, NULL, &eight, b, &eight, out),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+/* LOG_SOFTMAX: a single element is log 1 = 0 (127), two equal ones -log 2, random rows
+ * within one step of the real value (16/256 steps below 127, clamped), parameter checks. */
+static void test_log_softmax(void **state) {
+  (void)state;
+  utvm_log_softmax_params_t p;
+  assert_int_equal(utvm_log_softmax_params_s8(0.1f, &p), UTVM_OK);
+  int8_t in[40];
+  int8_t out[40];
+  in[0] = -7;
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 1, in, out), UTVM_OK);
+  assert_int_equal(out[0], 127);
+  in[0] = 5;
+  in[1] = 5;
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 2, in, out), UTVM_OK);
+  assert_int_equal(out[0], 116); /* -0.693 / 0.0625 = -11.09 */
+  assert_int_equal(out[1], 116);
+  static const float scales[3] = {0.1f, 0.02f, 0.5f};
+  uint32_t seed = 12345u;
+  for (int s = 0; s < 3; ++s) {
+    assert_int_equal(utvm_log_softmax_params_s8(scales[s], &p), UTVM_OK);
+    for (int i = 0; i < 40; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      in[i] = (int8_t)(int32_t)((seed >> 16) & 0xFFu);
+    }
+    assert_int_equal(utvm_log_softmax_s8(&p, 4, 10, in, out), UTVM_OK);
+    for (int row = 0; row < 4; ++row) {
+      double max = -1e9;
+      for (int i = 0; i < 10; ++i) {
+        max = fmax(max, (double)in[row * 10 + i]);
+      }
+      double sum = 0.0;
+      for (int i = 0; i < 10; ++i) {
+        sum += exp(((double)in[row * 10 + i] - max) * (double)scales[s]);
+      }
+      for (int i = 0; i < 10; ++i) {
+        const double real = ((double)in[row * 10 + i] - max) * (double)scales[s] - log(sum);
+        const double q = fmax(-128.0, fmin(127.0, floor(real / 0.0625 + 0.5) + 127.0));
+        assert_true(fabs((double)out[row * 10 + i] - q) <= 1.0);
+      }
+    }
+  }
+  /* Parameter checks. */
+  assert_int_equal(utvm_log_softmax_params_s8(0.0f, &p), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_log_softmax_params_s8(0.1f, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_log_softmax_params_s8(1e-12f, &p), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_log_softmax_params_s8(0.1f, &p), UTVM_OK);
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 0, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_log_softmax_s8(&p, -1, 1, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_log_softmax_s8(&p, 2, INT32_MAX, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_log_softmax_s8(&p, 1, 1, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  utvm_log_softmax_params_t bad = p;
+  bad.input_left_shift = 32;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.reverse_scaling_shift = 1;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.diff_min = 1;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  bad = p;
+  bad.input_multiplier = -1;
+  assert_int_equal(utvm_log_softmax_s8(&bad, 1, 1, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
+/* L2_NORMALIZATION: [3, 4] -> 3/5 and 4/5 in 1/128 steps, a zero row stays 0, [1, -1], +-1
+ * alone saturates to 127 and -128, random rows within one step, parameter checks. */
+static void test_l2_normalization(void **state) {
+  (void)state;
+  const int8_t in[6] = {8, 9, 5, 5, 6, 4};
+  int8_t out[6];
+  assert_int_equal(utvm_l2_normalization_s8(5, 3, 2, in, out), UTVM_OK);
+  const int8_t expected[6] = {77, 102, 0, 0, 91, -91}; /* +-1/sqrt(2) */
+  assert_memory_equal(out, expected, sizeof(expected));
+  assert_int_equal(utvm_l2_normalization_s8(5, 2, 1, &in[4], out), UTVM_OK);
+  assert_int_equal(out[0], 127); /* 128/128 saturates */
+  assert_int_equal(out[1], -128);
+  int8_t rnd[64];
+  int8_t rnd_out[64];
+  uint32_t seed = 777u;
+  for (int i = 0; i < 64; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    rnd[i] = (int8_t)(int32_t)((seed >> 16) & 0xFFu);
+  }
+  assert_int_equal(utvm_l2_normalization_s8(-3, 4, 16, rnd, rnd_out), UTVM_OK);
+  for (int row = 0; row < 4; ++row) {
+    double norm = 0.0;
+    for (int i = 0; i < 16; ++i) {
+      const double v = (double)rnd[row * 16 + i] + 3.0;
+      norm += v * v;
+    }
+    norm = sqrt(norm);
+    for (int i = 0; i < 16; ++i) {
+      double q = floor(((double)rnd[row * 16 + i] + 3.0) / norm * 128.0 + 0.5);
+      q = fmax(-128.0, fmin(127.0, q));
+      assert_true(fabs((double)rnd_out[row * 16 + i] - q) <= 1.0);
+    }
+  }
+  /* Parameter checks. */
+  assert_int_equal(utvm_l2_normalization_s8(128, 1, 2, in, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_l2_normalization_s8(0, 1, 2, NULL, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_l2_normalization_s8(0, 1, 0, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_l2_normalization_s8(0, -1, 2, in, out), UTVM_ERR_KERNEL_BAD_SHAPE);
+  assert_int_equal(utvm_l2_normalization_s8(0, 1, UTVM_L2_NORMALIZATION_MAX_DEPTH + 1, in, out),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
+}
+
+/* ELU: TFLM's float table (x < 0: exp(x) - 1, rounded half away from zero), the zero point
+ * maps to the output's, saturation, an entry beyond int32 refused, parameter checks. */
+static void test_elu(void **state) {
+  (void)state;
+  int8_t table[256];
+  assert_int_equal(utvm_elu_table_s8(0.1f, 0, 0.1f, 0, table), UTVM_OK);
+  assert_int_equal(table[-128 + 128], -10); /* exp(-12.8) - 1 = -0.99999 */
+  assert_int_equal(table[-10 + 128], -6);   /* exp(-1) - 1 = -0.632 */
+  assert_int_equal(table[-1 + 128], -1);    /* exp(-0.1) - 1 = -0.0952 */
+  assert_int_equal(table[0 + 128], 0);
+  assert_int_equal(table[5 + 128], 5);
+  assert_int_equal(table[127 + 128], 127);
+  /* Output zero point 100 and half the scale: positives saturate, -1.0 stays in range. */
+  assert_int_equal(utvm_elu_table_s8(0.1f, -3, 0.05f, 100, table), UTVM_OK);
+  assert_int_equal(table[-3 + 128], 100);
+  assert_int_equal(table[127 + 128], 127);
+  assert_int_equal(table[-128 + 128], 80); /* -1 / 0.05 + 100 */
+  for (int32_t i = 0; i < 256; ++i) {
+    const float x = 0.1f * (float)(i - 128 + 3);
+    const float t = (x < 0.0f) ? (expf(x) - 1.0f) : x;
+    int32_t q = (int32_t)(roundf(t * (1.0f / 0.05f)) + 100.0f);
+    q = q > 127 ? 127 : (q < -128 ? -128 : q);
+    assert_int_equal(table[i], q);
+  }
+  /* Parameter checks. */
+  assert_int_equal(utvm_elu_table_s8(1e30f, 0, 1e-10f, 0, table), UTVM_ERR_KERNEL_UNSUPPORTED);
+  assert_int_equal(utvm_elu_table_s8(0.0f, 0, 1.0f, 0, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 0, -1.0f, 0, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 128, 1.0f, 0, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 0, 1.0f, -129, table), UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_elu_table_s8(1.0f, 0, 1.0f, 0, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_1x1_bias_offsets_clamp),
@@ -1175,6 +1632,13 @@ int main(void) {
       cmocka_unit_test(test_squared_difference),
       cmocka_unit_test(test_prepare_helpers),
       cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_hard_swish),
+      cmocka_unit_test(test_prelu),
+      cmocka_unit_test(test_rsqrt),
+      cmocka_unit_test(test_div),
+      cmocka_unit_test(test_log_softmax),
+      cmocka_unit_test(test_l2_normalization),
+      cmocka_unit_test(test_elu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

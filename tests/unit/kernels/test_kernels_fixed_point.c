@@ -301,6 +301,31 @@ static void test_multiply_by_quantized_multiplier_64(void **state) {
                    -32768);
 }
 
+/* TFLite's inverse square root multiplier: 0 and 1 special, every other input within 2e-6
+ * of 1/sqrt(x) (five Newton steps from 1.0 leave ~1.2e-6 at normalised inputs near 2^27),
+ * shifts <= 0, up to INT32_MAX. */
+static void test_inv_sqrt_multiplier(void **state) {
+  (void)state;
+  int32_t multiplier = 0;
+  int32_t shift = 1;
+  utvm_inv_sqrt_multiplier(0, &multiplier, &shift);
+  assert_int_equal(multiplier, INT32_MAX);
+  assert_int_equal(shift, 0);
+  utvm_inv_sqrt_multiplier(1, &multiplier, &shift);
+  assert_int_equal(multiplier, INT32_MAX);
+  assert_int_equal(shift, 0);
+  static const int32_t inputs[] = {2, 3, 4, 5, 127, 255, 256, 1000, 65025, 1 << 20,
+                                   (1 << 29) - 1, 1 << 29, 1 << 30, INT32_MAX};
+  for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); ++i) {
+    utvm_inv_sqrt_multiplier(inputs[i], &multiplier, &shift);
+    assert_true(shift <= 0);
+    assert_true(multiplier > 0);
+    const double got = (double)multiplier * ldexp(1.0, shift - 31);
+    const double want = 1.0 / sqrt((double)inputs[i]);
+    assert_true(fabs(got - want) <= 2e-6 * want);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wrapping),
@@ -314,6 +339,7 @@ int main(void) {
       cmocka_unit_test(test_exp_on_negative_values),
       cmocka_unit_test(test_reciprocals),
       cmocka_unit_test(test_logistic_and_tanh),
+      cmocka_unit_test(test_inv_sqrt_multiplier),
       cmocka_unit_test(test_quantize_multiplier_edges),
       cmocka_unit_test(test_multiply_by_quantized_multiplier_64),
   };

@@ -547,6 +547,70 @@ static void test_activation_range_vectors(void **state) {
   }
 }
 
+/* HARD_SWISH: the parameters and the table of every input byte against tflite_ref.py. */
+static void test_hard_swish_vectors(void **state) {
+  (void)state;
+  for (size_t i = 0; i < VECTOR_COUNT(hard_swish_vectors); ++i) {
+    const hard_swish_vector_t *v = &hard_swish_vectors[i];
+    utvm_hard_swish_params_t params;
+    int8_t table[256];
+    int8_t input[256];
+    int8_t output[256];
+    assert_int_equal(utvm_hard_swish_params_s8(v->input_scale, v->input_zero_point,
+                                               v->output_scale, v->output_zero_point, &params),
+                     UTVM_OK);
+    expect_ints("hard_swish params", i, v->params, (const int32_t *)&params, 6u);
+    assert_int_equal(utvm_hard_swish_table_s8(&params, table), UTVM_OK);
+    for (int32_t k = 0; k < 256; ++k) {
+      input[k] = (int8_t)(k - 128);
+    }
+    assert_int_equal(utvm_lut_s8(table, 256, input, output), UTVM_OK);
+    expect_bytes("hard_swish", i, v->expected, output, 256u);
+  }
+}
+
+/* PRELU (int8 and int16 inputs, int8 alpha broadcast) against tflite_ref.py. */
+static void test_prelu_vectors(void **state) {
+  (void)state;
+  for (int32_t bits = 8; bits <= 16; bits += 8) {
+    const prelu_vector_t *vectors = (bits == 8) ? prelu_s8_vectors : prelu_s16_vectors;
+    const size_t n = (bits == 8) ? VECTOR_COUNT(prelu_s8_vectors) : VECTOR_COUNT(prelu_s16_vectors);
+    for (size_t i = 0; i < n; ++i) {
+      const prelu_vector_t *v = &vectors[i];
+      utvm_prelu_params_t params;
+      static int8_t in8[4096];
+      static int16_t in16[4096];
+      static int8_t out8[4096];
+      static int16_t out16[4096];
+      static int32_t actual[4096];
+      const size_t count = shape_count(&v->output_shape);
+      assert_true(count <= 4096u);
+      assert_int_equal(utvm_prelu_params(v->input_scale, v->input_zero_point, v->alpha_scale,
+                                         v->alpha_zero_point, v->output_scale,
+                                         v->output_zero_point, &params),
+                       UTVM_OK);
+      expect_ints("prelu params", i, v->params, (const int32_t *)&params, 7u);
+      for (size_t k = 0; k < shape_count(&v->shape); ++k) {
+        in8[k] = (int8_t)v->input[k];
+        in16[k] = (int16_t)v->input[k];
+      }
+      if (bits == 8) {
+        assert_int_equal(utvm_prelu_s8(&params, &v->shape, in8, &v->alpha_shape, v->alpha,
+                                       &v->output_shape, out8),
+                         UTVM_OK);
+      } else {
+        assert_int_equal(utvm_prelu_s16(&params, &v->shape, in16, &v->alpha_shape, v->alpha,
+                                        &v->output_shape, out16),
+                         UTVM_OK);
+      }
+      for (size_t k = 0; k < count; ++k) {
+        actual[k] = (bits == 8) ? out8[k] : out16[k];
+      }
+      expect_ints(bits == 8 ? "prelu_s8" : "prelu_s16", i, v->expected, actual, count);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_vectors),
@@ -570,6 +634,8 @@ int main(void) {
       cmocka_unit_test(test_quantize_multiplier_vectors),
       cmocka_unit_test(test_compute_padding_vectors),
       cmocka_unit_test(test_activation_range_vectors),
+      cmocka_unit_test(test_hard_swish_vectors),
+      cmocka_unit_test(test_prelu_vectors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -722,3 +722,90 @@ def resize_bilinear_int8(inp, shape, out_h, out_w, align_corners, half_pixel_cen
                     rounding = (1 << 19) if total > 0 else -(1 << 19)
                     out.append(trunc_div(total + rounding, 1 << 20))
     return out
+
+
+# ---- Round 3 element-wise operators (issue 25) ----
+
+def _wrap16(x):
+    x &= 0xFFFF
+    return x - 0x10000 if x >= 0x8000 else x
+
+
+def _srdhm16(a, b):
+    """gemmlowp's int16 SaturatingRoundingDoublingHighMul."""
+    if a == -32768 and b == -32768:
+        return 32767
+    ab = a * b
+    nudge = (1 << 14) if ab >= 0 else 1 - (1 << 14)
+    return _wrap16(trunc_div(ab + nudge, 1 << 15))
+
+
+def _rdbp16(x, exponent):
+    """gemmlowp's RoundingDivideByPOT on int16 (the mask taken modulo 2^16)."""
+    mask = _wrap16((1 << exponent) - 1)
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return _wrap16((x >> exponent) + (1 if remainder > threshold else 0))
+
+
+def _downscale16(m):
+    """DownScaleInt32ToInt16Multiplier."""
+    return 32767 if m >= INT32_MAX - (1 << 15) else (m + (1 << 15)) >> 16
+
+
+def hard_swish_params(in_scale, in_zp, out_scale, out_zp):
+    """HardSwishPrepare (float arithmetic as TFLM's)."""
+    hires = f32(f32(1.0 / 128.0) * in_scale)
+    om, osh = quantize_multiplier(f32(hires / out_scale))
+    rm, rsh = quantize_multiplier(f32(hires / f32(3.0 / 32768.0)))
+    if osh > 0 or osh < -31 or rsh > 31 or rsh < -31:
+        raise Unsupported("hard swish shifts")
+    return dict(input_zero_point=in_zp, output_zero_point=out_zp,
+                output_multiplier=_downscale16(om), output_shift=osh,
+                reluish_multiplier=_downscale16(rm), reluish_shift=rsh)
+
+
+def hard_swish(p, inp):
+    """TFLite's reference quantized HardSwish on int8."""
+    out = []
+    for q in inp:
+        hires = _wrap16((q - p["input_zero_point"]) * 128)
+        pre = _srdhm16(hires, p["output_multiplier"])
+        r = hires
+        if p["reluish_shift"] > 0:
+            r = clamp(r * (1 << (p["reluish_shift"] - 1)), -32768, 32767)
+        r = _srdhm16(r, p["reluish_multiplier"])
+        if p["reluish_shift"] > 0:
+            r = clamp(r * 2, -32768, 32767)
+        if p["reluish_shift"] < 0:
+            r = _rdbp16(r, -p["reluish_shift"])
+        r = (r + (1 << 15)) >> 1
+        v = 32767 if (r == -32768 and pre == -32768) else _wrap16(trunc_div(r * pre, 1 << 15))
+        v = _wrap16(_rdbp16(v, -p["output_shift"]) + p["output_zero_point"])
+        out.append(clamp(v, -128, 127))
+    return out
+
+
+def prelu_params(in_scale, in_zp, alpha_scale, alpha_zp, out_scale, out_zp):
+    """CalculatePreluParams (the ratios in double)."""
+    m1, s1 = quantize_multiplier(in_scale / out_scale)
+    m2, s2 = quantize_multiplier(in_scale * alpha_scale / out_scale)
+    if not (-31 <= s1 <= 31 and -31 <= s2 <= 31):
+        raise Unsupported("prelu shifts")
+    return dict(input_offset=-in_zp, alpha_offset=-alpha_zp, output_offset=out_zp,
+                multiplier_1=m1, shift_1=s1, multiplier_2=m2, shift_2=s2)
+
+
+def prelu(p, inp, shape, alpha, alpha_shape, out_shape, bits):
+    """BroadcastPrelu4DSlow: int8 or int16 input, int8 alpha."""
+    lo, hi = _type_range(bits)
+    out = []
+    for i1, i2 in broadcast_iter(shape, alpha_shape, out_shape):
+        v = p["input_offset"] + inp[i1]
+        if v >= 0:
+            r = multiply_by_quantized_multiplier(v, p["multiplier_1"], p["shift_1"])
+        else:
+            r = multiply_by_quantized_multiplier(v * (p["alpha_offset"] + alpha[i2]),
+                                                 p["multiplier_2"], p["shift_2"])
+        out.append(clamp(wrap32(r + p["output_offset"]), lo, hi))
+    return out

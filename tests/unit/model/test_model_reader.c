@@ -1778,6 +1778,114 @@ static void test_corrupted_hello_world_every_byte(void **state) {
   free(data);
 }
 
+/* The element-wise and normalisation operators of round 3 refuse what TFLM's kernels do
+ * not take. */
+static void test_elementwise3_refusals(void **state) {
+  tb_spec_t s;
+  (void)state;
+  elementwise_spec(&s, 117, false); /* HARD_SWISH on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (HARD_SWISH): input is int16: TFLM's reference kernel has "
+                       "int8 only");
+  elementwise_spec(&s, 117, false); /* HARD_SWISH: output multiplier > 1 */
+  s.t[2].scales[0] = 1e-5f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (HARD_SWISH): input scale or output scale");
+  elementwise_spec(&s, 54, true); /* PRELU with an int16 alpha */
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PRELU): alpha is int16, not int8");
+  elementwise_spec(&s, 54, true); /* PRELU: alpha [1,3] against input [1,4] */
+  s.t[1].dims[1] = 3;
+  s.buffer_len[1] = 3u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "operator 0 (PRELU): inputs [1,4] and [1,3] do not broadcast to output "
+                       "[1,4]");
+  elementwise_spec(&s, 54, true); /* PRELU: int16 input, int8 output */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (PRELU): output is int8, not int16");
+  elementwise_spec(&s, 76, false); /* RSQRT on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (RSQRT): input is int16: TFLM's reference kernel has int8 "
+                       "only");
+  elementwise_spec(&s, 76, false); /* RSQRT: output scale 1e4, the rescale shifts past 31 */
+  s.t[2].scales[0] = 1e4f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (RSQRT): input scale or output scale");
+  elementwise_spec(&s, 42, true); /* DIV on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[1].type = 7;
+  s.buffer_len[1] = 8u;
+  s.t[1].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (DIV): input is int16: TFLM's reference kernel has int8 only");
+  elementwise_spec(&s, 42, true); /* DIV: input1 scale 1e6, the multiplier's shift above 22 */
+  s.t[0].scales[0] = 1e6f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED, "operator 0 (DIV): quantization");
+  elementwise_spec(&s, 42, true); /* DIV: an unknown fused activation */
+  s.op[0].options_type = 29u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 5u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (DIV): options: unsupported fused activation SIGN_BIT");
+  elementwise_spec(&s, 50, false); /* LOG_SOFTMAX: output not 16/256 and 127 */
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (LOG_SOFTMAX): output scale or zero point is not TFLM's "
+                       "16/256 and 127");
+  elementwise_spec(&s, 50, false); /* LOG_SOFTMAX on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (LOG_SOFTMAX): input is int16: TFLM's reference kernel has "
+                       "int8 only");
+  elementwise_spec(&s, 11, false); /* L2_NORMALIZATION with RELU */
+  s.op[0].options_type = 12u;
+  s.op[0].n_fields = 1u;
+  s.op[0].fields[0] = (tb_field_t){0u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (L2_NORMALIZATION): options: fused activation is not NONE");
+  elementwise_spec(&s, 11, false); /* L2_NORMALIZATION of a 5-D input */
+  s.t[0].rank = 5u;
+  s.t[0].dims[2] = 1;
+  s.t[0].dims[3] = 1;
+  s.t[0].dims[4] = 1;
+  s.t[2].rank = 5u;
+  s.t[2].dims[2] = 1;
+  s.t[2].dims[3] = 1;
+  s.t[2].dims[4] = 1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "operator 0 (L2_NORMALIZATION): output");
+  elementwise_spec(&s, 111, false); /* ELU on int16 */
+  s.t[0].type = 7;
+  s.t[0].zps[0] = 0;
+  s.t[2].type = 7;
+  s.t[2].zps[0] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "operator 0 (ELU): input is int16: TFLM's reference kernel has int8 only");
+  elementwise_spec(&s, 111, false); /* ELU: output scale 1e-10, entries beyond int32 */
+  s.t[2].scales[0] = 1e-10f;
+  expect_prepare_error(&s, UTVM_ERR_KERNEL_UNSUPPORTED,
+                       "operator 0 (ELU): input scale or output scale");
+  elementwise_spec(&s, 47, false); /* EXP: TFLM has float32 only */
+  expect_error(&s, UTVM_ERR_MODEL_UNSUPPORTED_OPERATOR, "operator 0 (EXP): unsupported operator");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_models),
@@ -1810,6 +1918,7 @@ int main(void) {
       cmocka_unit_test(test_truncated_hello_world_every_length),
       cmocka_unit_test(test_truncated_models),
       cmocka_unit_test(test_corrupted_hello_world_every_byte),
+      cmocka_unit_test(test_elementwise3_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
