@@ -253,16 +253,23 @@ static inline utvm_err_t model_check_scratch(void *ctx, const utvm_model_t *m, u
   return UTVM_OK;
 }
 
+/* Whether tensor i of m is a variable tensor (alive the whole run, never placed apart). */
+static inline bool plan_is_variable(const utvm_model_t *m, uint32_t i) {
+  utvm_model_tensor_t t;
+  return (utvm_model_tensor(m, i, &t) == UTVM_OK) && t.variable;
+}
+
 /* With UTVM_MODEL_PLAN_IO_SEPARATE: every graph input and output lies in [io_offset,
  * arena_size), aligned, apart from the others; then they are taken out of the plan (flagged
- * constant, unplaced, arena ending at io_offset) for the check of the activations. */
+ * constant, unplaced, arena ending at io_offset) for the check of the activations. Variable
+ * tensors stay among the activations. */
 static inline const char *plan_check_io(const utvm_model_t *m, utvm_plan_buffer_t *buffers,
                                         utvm_plan_t *plan) {
   uint32_t i;
   uint32_t j;
   for (i = 0u; i < m->n_tensors; i++) {
     if ((buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) == 0u ||
-        (buffers[i].flags & UTVM_PLAN_CONSTANT) != 0u) continue;
+        (buffers[i].flags & UTVM_PLAN_CONSTANT) != 0u || plan_is_variable(m, i)) continue;
     const size_t off = plan->offsets[i];
     if (off < plan->io_offset || off + buffers[i].size > plan->arena_size ||
         off % UTVM_PLAN_ALIGNMENT != 0u) {
@@ -270,14 +277,15 @@ static inline const char *plan_check_io(const utvm_model_t *m, utvm_plan_buffer_
     }
     for (j = 0u; j < i; j++) {
       if ((buffers[j].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u &&
-          (buffers[j].flags & UTVM_PLAN_CONSTANT) == 0u &&
+          (buffers[j].flags & UTVM_PLAN_CONSTANT) == 0u && !plan_is_variable(m, j) &&
           plan_overlap(off, buffers[i].size, plan->offsets[j], buffers[j].size)) {
         return "two inputs or outputs overlap";
       }
     }
   }
   for (i = 0u; i < m->n_tensors; i++) {
-    if ((buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u) {
+    if (((buffers[i].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u) &&
+        !plan_is_variable(m, i)) {
       buffers[i].flags |= UTVM_PLAN_CONSTANT;
       plan->offsets[i] = UTVM_PLAN_NO_OFFSET;
     }
@@ -325,6 +333,9 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
     (void)utvm_model_tensor(m, i, &tensor);
     buffers[i].size = (uint32_t)tensor.bytes;
     buffers[i].flags = (tensor.data != NULL) ? UTVM_PLAN_CONSTANT : 0u;
+    if (tensor.variable) {
+      buffers[i].flags |= UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT; /* alive the whole run */
+    }
   }
   for (i = 0u; i < m->n_inputs; i++) {
     (void)utvm_model_input(m, i, &t);
