@@ -1183,8 +1183,10 @@ static int8_t ref_hard_swish(const utvm_hard_swish_params_t *p, int8_t q) {
     r = ref_rdbp16(r, -p->reluish_shift);
   }
   r = (int16_t)((r + (1 << 15)) >> 1);
-  int16_t o = (r == INT16_MIN && pre == INT16_MIN) ? INT16_MAX
-                                                   : (int16_t)(((int32_t)r * pre) / (1 << 15));
+  int16_t o = INT16_MAX;
+  if (r != INT16_MIN || pre != INT16_MIN) {
+    o = (int16_t)(((int32_t)r * pre) / (1 << 15));
+  }
   o = ref_rdbp16(o, -p->output_shift);
   o = (int16_t)(o + p->output_zero_point);
   o = o > INT8_MAX ? INT8_MAX : o;
