@@ -405,12 +405,14 @@ def broadcast_to_case(name, act):
                 float_ref=ref)
 
 
-def prelu_i16_case(name):
+def prelu_i16_case(name, a_shape):
+    """int16 PRELU, alpha int8 (TFLM requires it) broadcast against the input [1, 3, 4, 5]."""
     seed = _seed(name)
     rng = random.Random(seed ^ 0x5A5A)
     m = Model("utvm tflm oracle: " + name)
-    shape, a_shape = [1, 3, 4, 5], [4, 1]
-    alpha_f = [rng.uniform(-0.5, 0.9) for _ in range(4)]
+    shape = [1, 3, 4, 5]
+    n_alpha = math.prod(a_shape)
+    alpha_f = [rng.uniform(-0.5, 0.9) for _ in range(n_alpha)]
     a_scale = f32(1.0 / 128)
     alpha = [int(round(v / a_scale)) for v in alpha_f]
     x = m.tensor("input", shape, "int16", 0.0003, 0)
@@ -418,13 +420,24 @@ def prelu_i16_case(name):
     y = m.tensor("prelu", shape, "int16", 0.00025, 0)
     m.op("PRELU", [x, a], [y])
     m.inputs, m.outputs = [x], [y]
+    full = [1] * (4 - len(a_shape)) + list(a_shape)   # alpha's shape aligned right
+
+    def alpha_index(idx):
+        coords, rest = [], idx
+        for d in reversed(shape):
+            coords.append(rest % d)
+            rest //= d
+        coords.reverse()
+        k = 0
+        for c, d in zip(coords, full):
+            k = k * d + (c if d > 1 else 0)
+        return k
 
     def ref(xq):
         out = []
         for idx, v in enumerate(xq):
-            w = (idx // 5) % 4
             r = v * m.tensors[x]["scale"]
-            r = r if r >= 0 else r * alpha[w] * a_scale
+            r = r if r >= 0 else r * alpha[alpha_index(idx)] * a_scale
             out.append(max(-32768, min(32767, int(round(r / m.tensors[y]["scale"])))))
         return out, None
     return dict(name=name, ops=["PRELU"], type="int16",
@@ -464,7 +477,8 @@ def cases():
         elu_case("elu_i8"),
         broadcast_to_case("broadcast_to_4d_i8", "int8"),
         broadcast_to_case("broadcast_to_4d_i16", "int16"),
-        prelu_i16_case("prelu_alpha_w_i16"),
+        prelu_i16_case("prelu_alpha_w_i16", [4, 1]),
+        prelu_i16_case("prelu_alpha_c1d_i16", [5]),
     ]
 
 
