@@ -414,6 +414,11 @@ static void emit_argument(emit_t *e, const char *id, const utvm_op_emit_slot_t *
     case UTVM_EMIT_ELEMENT_SIZE:
       host_text_printf(s, "%d", (p->type == (int32_t)UTVM_OP_TYPE_INT16) ? 2 : 1);
       break;
+    case UTVM_EMIT_LSTM_WEIGHTS:
+      host_text_printf(s, "&(const utvm_lstm_weights_t){{%s, %s, %s, %s}, {%s, %s, %s, %s}, "
+                       "{%s, %s, %s, %s}}", in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8],
+                       in[9], in[10], in[11], in[12]);
+      break;
     case UTVM_EMIT_ACCUMULATOR:
       host_text_printf(s, "%s", (p->accumulator == (int32_t)UTVM_ACCUMULATE_32)
                                     ? "UTVM_ACCUMULATE_32" : "UTVM_ACCUMULATE_64");

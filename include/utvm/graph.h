@@ -70,9 +70,10 @@ extern "C" {
 #ifndef UTVM_GRAPH_MAX_STORAGE
 #define UTVM_GRAPH_MAX_STORAGE UTVM_GRAPH_MAX_ENTRIES
 #endif
-/* Most tensor arguments (inputs + outputs) of one operator (TVM's C runtime: 9); at least 10. */
+/* Most tensor arguments (inputs + outputs) of one operator (TVM's C runtime: 9; utvm's LSTM
+ * kernel function: 17); at least 10. */
 #ifndef UTVM_GRAPH_MAX_OP_ARGS
-#define UTVM_GRAPH_MAX_OP_ARGS 16u
+#define UTVM_GRAPH_MAX_OP_ARGS 24u
 #endif
 /* Longest node name and func_name (TVM: 119), op (15), attrs key (19), parameter name (79),
  * in characters. */

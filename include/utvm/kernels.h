@@ -333,6 +333,57 @@ utvm_err_t utvm_svdf_s8(const utvm_svdf_params_t *params, const int8_t *input,
                         const int8_t *weights_feature, const void *weights_time,
                         const int32_t *bias, void *state, int8_t *output, void *scratch);
 
+/* ---- UNIDIRECTIONAL_SEQUENCE_LSTM ---- */
+
+/* The gates, in TFLite's order of the LSTM's weights and biases. */
+#define UTVM_LSTM_GATES 4
+
+typedef struct {
+  int32_t batches;
+  int32_t time_steps;
+  int32_t input_size;
+  int32_t cell_size;                  /* units: the width of both states */
+  int32_t time_major;                 /* 1: input [time_steps, batches, input_size] and output
+                                         [time_steps, batches, cell_size]; 0: batches first */
+  int32_t act_bits;                   /* 8: int8 input, hidden state and output, int32 biases;
+                                         16: int16 and int64 biases */
+  int32_t input_offset;               /* -input zero point */
+  int32_t hidden_zero_point;          /* hidden state (and output) zero point */
+  int32_t input_multiplier[UTVM_LSTM_GATES];     /* input x weights -> gate (Q3.12) */
+  int32_t input_shift[UTVM_LSTM_GATES];
+  int32_t recurrent_multiplier[UTVM_LSTM_GATES]; /* hidden state x weights -> gate (Q3.12) */
+  int32_t recurrent_shift[UTVM_LSTM_GATES];
+  int32_t forget_multiplier;          /* forget gate x cell -> cell */
+  int32_t forget_shift;
+  int32_t update_multiplier;          /* input gate x cell gate -> cell */
+  int32_t update_shift;
+  int32_t output_multiplier;          /* output gate x tanh(cell) -> hidden state */
+  int32_t output_shift;
+  int32_t cell_clip;                  /* |cell| bound in cell units, 0: none */
+  int32_t cell_tanh_multiplier;       /* tanh(cell)'s input rescale (utvm_tanh_s16) */
+  int32_t cell_tanh_shift;
+} utvm_lstm_params_t;
+
+/* The constant operands, gates in the order input, forget, cell, output. */
+typedef struct {
+  const int8_t *input_weights[UTVM_LSTM_GATES];     /* [cell_size, input_size] */
+  const int8_t *recurrent_weights[UTVM_LSTM_GATES]; /* [cell_size, cell_size] */
+  const void *biases[UTVM_LSTM_GATES];              /* [cell_size]: int32 (act_bits 8) or int64 */
+} utvm_lstm_weights_t;
+
+/* Bytes of scratch utvm_lstm needs: four int16 gate rows of cell_size per batch run at once
+ * (batches when time-major, else 1); 0 for invalid parameters. */
+size_t utvm_lstm_scratch_size(const utvm_lstm_params_t *params);
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's integer LSTM (no peepholes, projection or layer
+ * norm): per step, each gate is a saturated sum of two int16 (Q3.12) matmuls, sigmoid (tanh for
+ * the cell gate); the int16 cell and the hidden state (act_bits wide) are read and updated in
+ * place (the caller keeps them between calls) and each step's hidden state is written to the
+ * output. BAD_PARAM for NULL pointers (scratch included) or parameters out of range. */
+utvm_err_t utvm_lstm(const utvm_lstm_params_t *params, const utvm_lstm_weights_t *weights,
+                     const void *input, void *hidden_state, int16_t *cell_state, void *output,
+                     void *scratch);
+
 /* ---- AVERAGE_POOL_2D, MAX_POOL_2D ---- */
 
 typedef struct {

@@ -40,9 +40,9 @@ extern "C" {
 
 /* Largest tensor rank (shape length), also the largest RESHAPE new_shape and SQUEEZE dims list. */
 #define UTVM_MODEL_MAX_DIMS 6u
-/* Largest number of inputs (CONCATENATION operands included) and outputs (SPLIT, UNPACK) of
- * one operator. */
-#define UTVM_MODEL_MAX_OP_INPUTS 8u
+/* Largest number of inputs (UNIDIRECTIONAL_SEQUENCE_LSTM has 24, most of them optional) and
+ * outputs (SPLIT, UNPACK) of one operator. */
+#define UTVM_MODEL_MAX_OP_INPUTS 24u
 #define UTVM_MODEL_MAX_OP_OUTPUTS 16u
 /* Largest tensor in bytes (elements x element size). */
 #define UTVM_MODEL_MAX_TENSOR_BYTES 0x7FFFFFFFu
@@ -101,6 +101,7 @@ typedef enum {
   X(SUB, 41, sub)                                                                                  \
   X(DIV, 42, div)                                                                                  \
   X(SQUEEZE, 43, squeeze)                                                                          \
+  X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44, unidirectional_sequence_lstm)                                \
   X(STRIDED_SLICE, 45, strided_slice)                                                              \
   X(SPLIT, 49, split)                                                                              \
   X(LOG_SOFTMAX, 50, log_softmax)                                                                  \

@@ -46,9 +46,10 @@ extern "C" {
 #define UTVM_OP_PARAMS_MAGIC 0x504B0001
 /* Words of the header. */
 #define UTVM_OP_PARAMS_HEADER_WORDS 5u
-/* Most input operand tensors of one operator (CONCATENATION): with the op-params tensor and
- * the output, TVM's C graph executor passes at most 9 tensors. */
-#define UTVM_OP_PARAMS_MAX_INPUTS 7u
+/* Most input operand tensors of one kernel call (UNIDIRECTIONAL_SEQUENCE_LSTM: 15). With the
+ * op-params tensor and the output that is 17 tensors: utvm's graph executor passes up to
+ * UTVM_GRAPH_MAX_OP_ARGS, TVM's C graph executor at most 9 (7 inputs). */
+#define UTVM_OP_PARAMS_MAX_INPUTS 15u
 /* Largest operand tensor in elements (and in bytes), and largest scratch request. */
 #define UTVM_OP_PARAMS_MAX_ELEMENTS 0x7FFFFFFFu
 
@@ -114,7 +115,8 @@ extern "C" {
   X(A, RSQRT_S8, rsqrt_s8)                                                                         \
   X(A, DIV_S8, div_s8)                                                                             \
   X(A, LOG_SOFTMAX_S8, log_softmax_s8)                                                             \
-  X(A, L2_NORMALIZATION_S8, l2_normalization_s8)
+  X(A, L2_NORMALIZATION_S8, l2_normalization_s8)                                                   \
+  X(A, LSTM, lstm)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -204,6 +206,7 @@ typedef struct {
     utvm_prelu_params_t prelu;
     utvm_div_params_t div;
     utvm_log_softmax_params_t log_softmax;
+    utvm_lstm_params_t lstm;
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */
@@ -271,7 +274,8 @@ typedef struct {
   utvm_err_t (*execute)(const void *record, uint8_t *arena);
   /* The record as op params (n_inputs left to the caller) for the kernels of core. */
   void (*export_params)(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p);
-  /* Input operands the kernel function takes (present ones, from input first_kernel_input). */
+  /* Input operands the kernel function takes: the first this many present ones (absent, -1,
+   * inputs skipped) from input first_kernel_input on. */
   uint32_t (*kernel_inputs)(const utvm_model_operator_t *op);
   /* Most outputs, 0 meaning exactly one. An operator with several (SPLIT, SPLIT_V, UNPACK) is
    * one kernel call per output: export_params is NULL and export_output gives the call that
@@ -350,7 +354,8 @@ typedef enum {
   UTVM_EMIT_TABLE,              /* the 256-entry int8 table */
   UTVM_EMIT_STATE,              /* input operand index that the call updates in place (a
                                    variable tensor: SVDF's state) */
-  UTVM_EMIT_ELEMENT_SIZE        /* 2 when the op params' type is int16, else 1 */
+  UTVM_EMIT_ELEMENT_SIZE,       /* 2 when the op params' type is int16, else 1 */
+  UTVM_EMIT_LSTM_WEIGHTS        /* a utvm_lstm_weights_t of input operands 1..12 */
 } utvm_op_emit_arg_t;
 
 /* Most arguments of a kernel call, UTVM_EMIT_END included. */

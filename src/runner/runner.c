@@ -353,17 +353,18 @@ utvm_err_t utvm_runner_op_params(const utvm_runner_t *r, uint32_t k, uint32_t j,
   const utvm_op_t *d = ops[k].op;
   const uint32_t first = d->first_kernel_input;
   const uint32_t take = d->kernel_inputs(&op);
-  if ((take > UTVM_OP_PARAMS_MAX_INPUTS) || ((first + take) > op.n_inputs) ||
-      (j >= op.n_outputs) || (op.outputs[j] < 0)) {
+  if ((take > UTVM_OP_PARAMS_MAX_INPUTS) || (j >= op.n_outputs) || (op.outputs[j] < 0)) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
-  for (i = 0u; i < take; i++) {
-    if (op.inputs[first + i] < 0) {
-      return UTVM_ERR_RUNNER_ARGUMENT;
+  for (i = first; (i < op.n_inputs) && (operands->n_inputs < take); i++) {
+    if (op.inputs[i] >= 0) {
+      operands->inputs[operands->n_inputs] = (uint32_t)op.inputs[i];
+      operands->n_inputs++;
     }
-    operands->inputs[i] = (uint32_t)op.inputs[first + i];
   }
-  operands->n_inputs = take;
+  if (operands->n_inputs != take) {
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
   operands->output = (uint32_t)op.outputs[j];
   if (d->export_output != NULL) {
     d->export_output(&r->records_[ops[k].record], r->core_, j, p);

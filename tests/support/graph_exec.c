@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tvm/runtime/c_runtime_api.h"
+#include "utvm/graph.h"
 
 int graph_exec_init(graph_exec_t *x, const utvm_compiled_graph_t *g, char *err, size_t err_cap) {
   TVMFunctionHandle syslib_fn = NULL;
@@ -69,12 +70,12 @@ int graph_exec_run(graph_exec_t *x, char *err, size_t err_cap) {
   const utvm_compiled_graph_t *g = x->g;
   for (uint32_t k = 0u; k < g->n_ops; k++) {
     const utvm_compiled_op_t *op = &g->ops[k];
-    TVMValue args[16];
-    int codes[16];
+    TVMValue args[UTVM_GRAPH_MAX_OP_ARGS];
+    int codes[UTVM_GRAPH_MAX_OP_ARGS];
     TVMValue ret;
     int ret_code = 0;
     const uint32_t n = op->n_inputs + op->n_outputs;
-    if (n > 16u) {
+    if (n > UTVM_GRAPH_MAX_OP_ARGS) {
       (void)snprintf(err, err_cap, "%s: too many arguments", op->name);
       return -1;
     }
