@@ -3,8 +3,8 @@
  *
  *   bench_model MODEL.tflite INPUT.bin [EXPECTED.bin]
  *
- * Opens and prepares the model, runs one warm-up inference, then (input written again) one inside
- * measured_invoke() (callgrind --toggle-collect=measured_invoke counts exactly that one).
+ * Opens and prepares the model, runs one warm-up inference, then (input written again, variable
+ * tensors reset) one inside measured_invoke() (callgrind --toggle-collect=measured_invoke counts exactly that one).
  * Prints "operators <n> arena <bytes> exact <yes|no|-> workspace <bytes>" (exact: the output equals
  * EXPECTED.bin; workspace: utvm_runner_workspace_size, the runner's own memory besides the arena).
  */
@@ -89,10 +89,14 @@ int main(int argc, char **argv) {
     (void)fprintf(stderr, "bench_model: %s (input %zu bytes)\n", runner.error, input_size);
     return 1;
   }
-  /* The input is written before each inference: the plan reuses its memory once it died. */
+  /* The input is written before each inference: the plan reuses its memory once it died. The
+   * state (SVDF, LSTM) starts from zero again, as the first inference's did. */
   (void)memcpy(in.data, input, input_size);
   utvm_err_t err = utvm_runner_invoke(&runner);
   (void)memcpy(in.data, input, input_size);
+  if (err == UTVM_OK) {
+    err = utvm_runner_reset_state(&runner);
+  }
   if ((err != UTVM_OK) || (measured_invoke(&runner) != UTVM_OK) ||
       (utvm_runner_output(&runner, 0u, &out) != UTVM_OK)) {
     (void)fprintf(stderr, "bench_model: %s\n", runner.error);
