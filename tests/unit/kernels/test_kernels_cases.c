@@ -1016,6 +1016,139 @@ static void test_svdf(void **state) {
                    UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* LSTM parameters of a b x t x in -> cells int8 LSTM: every rescale x1 for the gates (2^30,
+ * shift 1), TFLite's Q0.15 products for a cell of scale 2^-11 and a hidden state of 2^-7. */
+static utvm_lstm_params_t lstm_params(int32_t b, int32_t t, int32_t in, int32_t cells) {
+  utvm_lstm_params_t p;
+  (void)memset(&p, 0, sizeof(p));
+  p.batches = b;
+  p.time_steps = t;
+  p.input_size = in;
+  p.cell_size = cells;
+  p.act_bits = 8;
+  for (int g = 0; g < UTVM_LSTM_GATES; ++g) {
+    p.input_multiplier[g] = 1 << 30;
+    p.input_shift[g] = 1;
+    p.recurrent_multiplier[g] = 1 << 30;
+    p.recurrent_shift[g] = 1;
+  }
+  p.forget_multiplier = 1 << 30; /* 2^-15 */
+  p.forget_shift = -14;
+  p.update_multiplier = 1 << 30; /* 2^-30 / 2^-11 */
+  p.update_shift = -18;
+  p.output_multiplier = 1 << 30; /* 2^-30 / 2^-7 */
+  p.output_shift = -22;
+  p.cell_tanh_multiplier = 6;    /* 3 << (15 - 11 - 3) */
+  return p;
+}
+
+/* LSTM on a hand-worked step (every gate's input 0: sigmoid 16384, tanh 0): the cell 1000 halves
+ * to 500 (or is clipped to 300), tanh(500 / 2048) = 7845 and tanh(300 / 2048) = 4766 in Q0.15
+ * from TFLite's table, times the output gate 0.5 and 2^-23: 15 and 9; and the checks. */
+static void test_lstm(void **state) {
+  const int8_t zero_w[1] = {0};
+  const int32_t zero_b[1] = {0};
+  const int8_t input[1] = {7};
+  int8_t hidden[1] = {0};
+  int16_t cell[1] = {1000};
+  int8_t out[1] = {0};
+  int16_t scratch[4];
+  utvm_lstm_weights_t w;
+  utvm_lstm_params_t p = lstm_params(1, 1, 1, 1);
+  (void)state;
+  for (int g = 0; g < UTVM_LSTM_GATES; ++g) {
+    w.input_weights[g] = zero_w;
+    w.recurrent_weights[g] = zero_w;
+    w.biases[g] = zero_b;
+  }
+  assert_int_equal(utvm_lstm_scratch_size(&p), 8u);
+  assert_int_equal(utvm_lstm(&p, &w, input, hidden, cell, out, scratch), UTVM_OK);
+  assert_int_equal(cell[0], 500);
+  assert_int_equal(hidden[0], 15);
+  assert_int_equal(out[0], 15);
+  cell[0] = 1000;
+  p.cell_clip = 300;
+  assert_int_equal(utvm_lstm(&p, &w, input, hidden, cell, out, scratch), UTVM_OK);
+  assert_int_equal(cell[0], 300);
+  assert_int_equal(out[0], 9);
+  assert_int_equal(utvm_lstm(&p, &w, input, hidden, cell, out, NULL), UTVM_ERR_KERNEL_BAD_PARAM);
+  w.biases[2] = NULL;
+  assert_int_equal(utvm_lstm(&p, &w, input, hidden, cell, out, scratch),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  w.biases[2] = zero_b;
+  p.act_bits = 12;
+  assert_int_equal(utvm_lstm_scratch_size(&p), 0u);
+  p.act_bits = 16;
+  p.input_shift[3] = 8; /* past the 64-bit rescale's range */
+  assert_int_equal(utvm_lstm(&p, &w, input, hidden, cell, out, scratch),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  p = lstm_params(3, 2, 1, 5);
+  p.time_major = 1;
+  assert_int_equal(utvm_lstm_scratch_size(&p), 3u * 5u * 4u * 2u);
+  p.time_major = 2;
+  assert_int_equal(utvm_lstm_scratch_size(&p), 0u);
+}
+
+/* LSTM time-major on the transposed input equals batch-major: the same outputs (transposed) and
+ * final states, for random weights, biases, zero points and inputs. */
+static void test_lstm_time_major(void **state) {
+  enum { B = 2, T = 3, IN = 4, C = 5 };
+  int8_t weights[2 * UTVM_LSTM_GATES][C * C];
+  int32_t biases[UTVM_LSTM_GATES][C];
+  int8_t in_bm[B * T * IN];
+  int8_t in_tm[T * B * IN];
+  int8_t hidden[2][B * C];
+  int16_t cell[2][B * C];
+  int8_t out[2][B * T * C];
+  int16_t scratch[B * C * UTVM_LSTM_GATES];
+  utvm_lstm_weights_t w;
+  utvm_lstm_params_t p = lstm_params(B, T, IN, C);
+  uint32_t seed = 12345u;
+  (void)state;
+  for (int g = 0; g < 2 * UTVM_LSTM_GATES; ++g) {
+    for (int i = 0; i < C * C; ++i) {
+      seed = (seed * 1103515245u) + 12345u;
+      weights[g][i] = (int8_t)((int32_t)(seed >> 16) % 127);
+    }
+  }
+  for (int g = 0; g < UTVM_LSTM_GATES; ++g) {
+    for (int i = 0; i < C; ++i) {
+      seed = (seed * 1103515245u) + 12345u;
+      biases[g][i] = (int32_t)(seed >> 20) - 2048;
+    }
+    w.input_weights[g] = weights[g];
+    w.recurrent_weights[g] = weights[UTVM_LSTM_GATES + g];
+    w.biases[g] = biases[g];
+    p.input_shift[g] = -2;
+    p.recurrent_shift[g] = -3;
+  }
+  for (int i = 0; i < B * T * IN; ++i) {
+    seed = (seed * 1103515245u) + 12345u;
+    in_bm[i] = (int8_t)((int32_t)(seed >> 16) % 128);
+  }
+  for (int b = 0; b < B; ++b) {
+    for (int t = 0; t < T; ++t) {
+      (void)memcpy(&in_tm[(t * B + b) * IN], &in_bm[(b * T + t) * IN], IN);
+    }
+  }
+  p.input_offset = 3;
+  p.hidden_zero_point = -5;
+  for (int m = 0; m < 2; ++m) {
+    (void)memset(hidden[m], -5, sizeof(hidden[m]));
+    (void)memset(cell[m], 0, sizeof(cell[m]));
+    p.time_major = m;
+    assert_int_equal(utvm_lstm(&p, &w, (m == 1) ? in_tm : in_bm, hidden[m], cell[m], out[m],
+                               scratch), UTVM_OK);
+  }
+  assert_memory_equal(hidden[0], hidden[1], sizeof(hidden[0]));
+  assert_memory_equal(cell[0], cell[1], sizeof(cell[0]));
+  for (int b = 0; b < B; ++b) {
+    for (int t = 0; t < T; ++t) {
+      assert_memory_equal(&out[0][(b * T + t) * C], &out[1][(t * B + b) * C], C);
+    }
+  }
+}
+
 /* utvm_reduce's MAX/MIN and utvm_arg_min_max_s8 (first index of the extreme) on a hand case,
  * and their parameter checks. */
 static void test_reduce_extremes_and_arg(void **state) {
@@ -1625,6 +1758,8 @@ int main(void) {
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_s16_weighted),
       cmocka_unit_test(test_svdf),
+      cmocka_unit_test(test_lstm),
+      cmocka_unit_test(test_lstm_time_major),
       cmocka_unit_test(test_reduce_extremes_and_arg),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_quantize_dequantize),

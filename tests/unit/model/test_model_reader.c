@@ -617,6 +617,115 @@ static void test_svdf_errors(void **state) {
   expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "weights zero point 2 is not 0");
 }
 
+/* UNIDIRECTIONAL_SEQUENCE_LSTM: t0 int8[1,2,3] input; t1-t4 int8[4,3] input and t5-t8 int8[4,4]
+ * recurrent weights; t9-t12 int32[4] biases; t13 int8[1,4] hidden and t14 int16[1,4] cell state
+ * (variable) -> t15 int8[1,2,4]; peepholes, projection and layer norms absent; TANH. */
+static void lstm_spec(tb_spec_t *s) {
+  uint32_t k;
+  tb_default(s);
+  s->builtin[0] = 44;
+  s->deprecated[0] = 44;
+  s->n_tensors = 16u;
+  s->t[0] = (tb_tensor_t){3u, {1, 2, 3}, 9, 0u, "in", 1u, {0.02f}, 1u, {3}, 0, false, false};
+  for (k = 1u; k <= 8u; k++) {
+    const int32_t depth = (k <= 4u) ? 3 : 4;
+    s->t[k] = (tb_tensor_t){2u, {4, depth}, 9, k, "w", 1u, {0.01f}, 1u, {0}, 0, false, false};
+    s->buffer_len[k] = (uint32_t)(4 * depth);
+  }
+  for (k = 9u; k <= 12u; k++) {
+    s->t[k] = (tb_tensor_t){1u, {4}, 2, k, "bias", 1u, {0.0002f}, 1u, {0}, 0, false, false};
+    s->buffer_len[k] = 16u;
+  }
+  s->t[13] = (tb_tensor_t){2u, {1, 4}, 9, 0u, "hidden", 1u, {0.0078125f}, 1u, {-3}, 0, false,
+                           true};
+  s->t[14] = (tb_tensor_t){2u, {1, 4}, 7, 0u, "cell", 1u, {0.00048828125f}, 1u, {0}, 0, false,
+                           true};
+  s->t[15] = (tb_tensor_t){3u, {1, 2, 4}, 9, 0u, "out", 1u, {0.0078125f}, 1u, {-3}, 0, false,
+                           false};
+  s->n_buffers = 13u;
+  s->outputs[0] = 15;
+  s->op[0] = (tb_op_t){0u, 24u, {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1, -1, 9, 10, 11, 12, -1, -1,
+                                 13, 14, -1, -1, -1, -1},
+                       1u, {15}, 71u, 2u, {{0u, 1u, 4u}, {3u, 1u, 0u}}};
+}
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM checks its options and operands as TFLM's integer LSTM does. */
+static void test_lstm_errors(void **state) {
+  tb_spec_t s;
+  static uint8_t workspace[16384];
+  utvm_model_t m;
+  utvm_runner_t r;
+  (void)state;
+  lstm_spec(&s);
+  assert_int_equal(open_spec(&s, &m, NULL), UTVM_OK);
+  assert_int_equal(utvm_runner_init(&r, &m, workspace, sizeof(workspace), NULL, 0u),
+                   UTVM_ERR_RUNNER_ARENA); /* prepared */
+  s.op[0].fields[0].value = 0u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): options: "
+                       "fused_activation_function 0 is not TANH (4)");
+  lstm_spec(&s);
+  s.op[0].fields[1].value = 2u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "options: time_major 2 is not a boolean");
+  lstm_spec(&s);
+  s.op[0].n_in = 20u;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPERANDS, "has 20 inputs, not 24");
+  lstm_spec(&s);
+  s.op[0].in[10] = 5;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "peephole weights (input 10) is given: TFLM's integer LSTM has none");
+  lstm_spec(&s);
+  s.op[0].in[16] = 5;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "projection (input 16) is given");
+  lstm_spec(&s);
+  s.op[0].in[1] = -1;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "an input (input 1) is absent: TFLM's integer LSTM needs every gate");
+  lstm_spec(&s);
+  s.t[6].zps[0] = 2;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "recurrent weights (input 6) is not quantized per tensor with zero point 0");
+  lstm_spec(&s);
+  s.t[2].dims[1] = 4;
+  s.buffer_len[2] = 16u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "input weights [4,4] is not [4,3]");
+  lstm_spec(&s);
+  s.t[11].type = 4;
+  s.buffer_len[11] = 32u;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "bias is int64, not int32");
+  lstm_spec(&s);
+  s.t[14].type = 9;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED, "cell state is int8, not int16");
+  lstm_spec(&s);
+  s.t[14].dims[1] = 5;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS,
+                       "cell state [1,5] does not hold batches x cells elements");
+  lstm_spec(&s);
+  s.t[15].dims[2] = 5;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "output [1,2,5] does not fit input [1,2,3]");
+  lstm_spec(&s);
+  s.t[0].rank = 2u;
+  s.t[0].dims[2] = 0;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_OPERANDS, "input");
+  lstm_spec(&s);
+  s.t[14].scales[0] = 8.0f;
+  expect_prepare_error(&s, UTVM_ERR_RUNNER_UNSUPPORTED,
+                       "cell state scale is not within 2^-43..2^1");
+  lstm_spec(&s);
+  s.op[0].n_fields = 3u;
+  s.op[0].fields[2] = (tb_field_t){1u, 4u, 0x38000000u}; /* cell_clip 2^-15: below a step */
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION,
+                       "options: cell_clip is below the cell state's step");
+  lstm_spec(&s);
+  s.op[0].n_fields = 3u;
+  s.op[0].fields[2] = (tb_field_t){5u, 1u, 1u};
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_OPTION, "diagonal_recurrent_tensors 1");
+  lstm_spec(&s);
+  s.t[13].variable = false;
+  expect_prepare_error(&s, UTVM_ERR_MODEL_BAD_GRAPH,
+                       "tensor 13 is read before any operator writes it");
+}
+
 /* A reduction or ARG_MAX/ARG_MIN (code, options type) of t0 int8[2,4] along the constant
  * axis t1 = *axis into t2 (int8 [2] for reductions, int32 [2] for ARG_*). */
 static void reduce_spec(tb_spec_t *s, int32_t code, uint8_t options, const int32_t *axis) {
@@ -1894,6 +2003,7 @@ int main(void) {
       cmocka_unit_test(test_built_valid),
       cmocka_unit_test(test_split_errors),
       cmocka_unit_test(test_svdf_errors),
+      cmocka_unit_test(test_lstm_errors),
       cmocka_unit_test(test_reduce_errors),
       cmocka_unit_test(test_batch_matmul_errors),
       cmocka_unit_test(test_transpose_conv_errors),

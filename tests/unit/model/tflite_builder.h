@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TB_MAX 8u
+#define TB_MAX 24u
 
 typedef struct {
   uint32_t rank;
