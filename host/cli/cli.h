@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "utvm/host.h"
+#include "utvm/graph.h"
 #include "utvm/host_compile.h"
 
 /* Exit codes. */
@@ -160,7 +161,7 @@ void cli_free_device_args(utvm_host_t *host, cli_arg_t *args, int n);
 int cli_run_model(const cli_options_t *o, bool time_only);
 
 /* Most operands of one operator in a host-driven run. */
-#define CLI_REMOTE_MAX_OP_ARGS 16
+#define CLI_REMOTE_MAX_OP_ARGS UTVM_GRAPH_MAX_OP_ARGS
 
 /* How a compiled model runs on a device. */
 typedef struct {

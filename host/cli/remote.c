@@ -470,11 +470,9 @@ static int run_host_driven(remote_t *r) {
   return -1;
 }
 
-/* Whether parameter k is a variable tensor's starting value (the compiler names them
- * state<tensor>: SVDF and LSTM state, updated in place by its operator). */
-static bool is_state(const utvm_compiled_graph_t *g, uint32_t k) {
-  return strncmp(g->params[k].name, "state", 5u) == 0;
-}
+/* Whether parameter k is a variable tensor's starting value (SVDF and LSTM state, updated in
+ * place by its operator). */
+static bool is_state(const utvm_compiled_graph_t *g, uint32_t k) { return g->params[k].state; }
 
 /* A model with state: the timed runs (the graph executor's always, host-driven ones when
  * timed) advanced it, so the starting state is uploaded again and the model run once more,

@@ -495,8 +495,9 @@ static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_op
 }
 
 static utvm_err_t add_param(compiler_t *c, utvm_compiled_graph_t *g, const char *name, uint32_t tensor,
-                            uint32_t op) {
+                            uint32_t op, bool state) {
   utvm_compiled_param_t *p = &g->params[g->n_params];
+  p->state = state;
   p->name = dup_text(name);
   if (p->name == NULL) {
     return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
@@ -587,13 +588,13 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
       if ((utvm_model_tensor(&c->model, t, &mt) == UTVM_OK) &&
           ((mt.data != NULL) || mt.variable) && (c->tensor_entry[t] == NO_ENTRY)) {
         (void)snprintf(name, sizeof(name), mt.variable ? "state%u" : "p%u", t);
-        err = add_param(c, g, name, t, 0u);
+        err = add_param(c, g, name, t, 0u, mt.variable);
       }
     }
     if (err == UTVM_OK) {
       call_name(c, k, call, sizeof(call));
       (void)snprintf(name, sizeof(name), "%s_params", call);
-      err = add_param(c, g, name, NO_ENTRY, k);
+      err = add_param(c, g, name, NO_ENTRY, k, false);
     }
   }
   const uint32_t first_op_entry = g->n_entries;

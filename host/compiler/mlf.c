@@ -9,13 +9,14 @@
 #include <time.h>
 
 #include "text.h"
+#include "utvm/graph.h"
 #include "utvm/host_mlf.h"
 
 /* The public bound is the one host_text_t enforces. */
 typedef char text_bound_check[(UTVM_MLF_MAX_BYTES == HOST_TEXT_MAX_BYTES) ? 1 : -1];
 
-/* Most operands of one operator in generated code. */
-#define MLF_MAX_OP_ARGS 16u
+/* Most operands of one operator in generated code (the graph executor's: LSTM takes 17). */
+#define MLF_MAX_OP_ARGS UTVM_GRAPH_MAX_OP_ARGS
 /* Alignment of constants and of every activation in the AOT pool. */
 #define MLF_ALIGN 16u
 #define TAR_BLOCK 512u
@@ -200,10 +201,13 @@ static void emit_aot_lib0(const mlf_t *m, host_text_t *s) {
   emit_header(m, s, "AOT executor");
   host_text_printf(s, "#include \"tvm/runtime/metadata_types.h\"\n\n");
   emit_kernel_declarations(m, s);
-  host_text_printf(s, "/* Constants: weights, biases and each operator's parameters (%llu bytes). */\n",
+  host_text_printf(s, "/* Constants: weights, biases and each operator's parameters (%llu bytes);\n"
+            " * a variable tensor's (SVDF, LSTM state) is writable: its operator updates it in place,\n"
+            " * from one run to the next. */\n",
             (unsigned long long)g->param_bytes);
   for (uint32_t k = 0u; k < g->n_params; k++) {
-    host_text_printf(s, "static const uint8_t constant_%u[%llu] __attribute__((aligned(%u))) = {", k,
+    host_text_printf(s, "static %suint8_t constant_%u[%llu] __attribute__((aligned(%u))) = {",
+              g->params[k].state ? "" : "const ", k,
               (unsigned long long)((g->params[k].bytes > 0u) ? g->params[k].bytes : 1u),
               MLF_ALIGN);
     emit_bytes(s, g->params[k].data, g->params[k].bytes);

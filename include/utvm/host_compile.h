@@ -17,6 +17,7 @@
 #ifndef UTVM_HOST_COMPILE_H
 #define UTVM_HOST_COMPILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,8 @@ typedef struct {
   uint32_t entry;
   const uint8_t *data;
   uint64_t bytes;
+  bool state;        /* a variable tensor's starting value (named state<tensor>: SVDF and LSTM
+                        state, which its operator updates in place) */
 } utvm_compiled_param_t;
 
 typedef struct {
