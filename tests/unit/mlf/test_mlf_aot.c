@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "crt_test_support.h"
+#include "mlf_test.h"
 #include "tvm/runtime/metadata_types.h"
 #include "utvm/crt.h"
 
@@ -25,14 +26,6 @@
 static uint8_t tensor_arena[64u * 1024u] __attribute__((aligned(64)));
 static uint8_t workspace_arena[64u * 1024u] __attribute__((aligned(64)));
 static utvm_crt_t crt;
-
-static size_t read_file(const char *path, uint8_t *buf, size_t cap) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  size_t n = fread(buf, 1u, cap, f);
-  (void)fclose(f);
-  return n;
-}
 
 static int setup(void **state) {
   (void)state;
@@ -48,24 +41,11 @@ static int teardown(void **state) {
   return 0;
 }
 
-static TVMFunctionHandle lookup(const char *name) {
-  TVMModuleHandle lib = NULL;
-  TVMFunctionHandle f = NULL;
-  TVMValue ret;
-  int code = 0;
-  TVMFunctionHandle get_lib = NULL;
-  assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", &get_lib), 0);
-  assert_int_equal(TVMFuncCall(get_lib, NULL, NULL, 0, &ret, &code), 0);
-  lib = ret.v_handle;
-  assert_int_equal(TVMModGetFunction(lib, name, 1, &f), 0);
-  return f;
-}
-
 static void test_metadata_describes_kws(void **state) {
   (void)state;
   TVMValue ret;
   int code = 0;
-  assert_int_equal(TVMFuncCall(lookup("tvmgen_default_get_c_metadata"), NULL, NULL, 0, &ret,
+  assert_int_equal(TVMFuncCall(mlf_function("tvmgen_default_get_c_metadata"), NULL, NULL, 0, &ret,
                                &code), 0);
   assert_int_equal(code, kTVMOpaqueHandle);
   const struct TVMMetadata *m = (const struct TVMMetadata *)ret.v_handle;
@@ -98,8 +78,8 @@ static void test_run_is_bit_exact(void **state) {
   static uint8_t input[KWS_INPUT_BYTES];
   static uint8_t expected[KWS_OUTPUT_BYTES];
   uint8_t output[KWS_OUTPUT_BYTES];
-  assert_int_equal(read_file(KWS_INPUT, input, sizeof(input)), KWS_INPUT_BYTES);
-  assert_int_equal(read_file(KWS_OUTPUT, expected, sizeof(expected)), KWS_OUTPUT_BYTES);
+  assert_int_equal(mlf_read_file(KWS_INPUT, input, sizeof(input)), KWS_INPUT_BYTES);
+  assert_int_equal(mlf_read_file(KWS_OUTPUT, expected, sizeof(expected)), KWS_OUTPUT_BYTES);
   int64_t in_shape[4] = {1, 49, 10, 1};
   int64_t out_shape[2] = {1, 12};
   DLTensor tensors[2];
@@ -109,7 +89,7 @@ static void test_run_is_bit_exact(void **state) {
   int codes[2] = {kTVMDLTensorHandle, kTVMNDArrayHandle};
   TVMValue ret;
   int code = 0;
-  TVMFunctionHandle run = lookup("tvmgen_default_run");
+  TVMFunctionHandle run = mlf_function("tvmgen_default_run");
   for (int round = 0; round < 2; round++) { /* twice: the pool is released and reused */
     (void)memset(output, 0x55, sizeof(output));
     assert_int_equal(TVMFuncCall(run, args, codes, 2, &ret, &code), 0);
@@ -128,7 +108,7 @@ static void test_bad_calls_fail_with_a_message(void **state) {
   int codes[2] = {kTVMDLTensorHandle, kDLInt};
   TVMValue ret;
   int code = 0;
-  TVMFunctionHandle run = lookup("tvmgen_default_run");
+  TVMFunctionHandle run = mlf_function("tvmgen_default_run");
   assert_int_equal(TVMFuncCall(run, args, codes, 1, &ret, &code), -1);
   assert_non_null(strstr(TVMGetLastError(), "wrong number of tensors"));
   assert_int_equal(TVMFuncCall(run, args, codes, 2, &ret, &code), -1);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "crt_test_support.h"
+#include "mlf_test.h"
 #include "utvm/crt.h"
 
 #define CASE UTVM_SHARED_DIR "/models/ops2/lstm_b1_t4_in3_cell5_i8"
@@ -23,14 +24,6 @@
 static uint8_t tensor_arena[16u * 1024u] __attribute__((aligned(64)));
 static uint8_t workspace_arena[16u * 1024u] __attribute__((aligned(64)));
 static utvm_crt_t crt;
-
-static size_t read_file(const char *path, uint8_t *buf, size_t cap) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  size_t n = fread(buf, 1u, cap, f);
-  (void)fclose(f);
-  return n;
-}
 
 static int setup(void **state) {
   (void)state;
@@ -44,17 +37,6 @@ static int teardown(void **state) {
   (void)state;
   utvm_crt_shutdown(&crt);
   return 0;
-}
-
-static TVMFunctionHandle lookup(const char *name) {
-  TVMFunctionHandle get_lib = NULL;
-  TVMFunctionHandle f = NULL;
-  TVMValue ret;
-  int code = 0;
-  assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", &get_lib), 0);
-  assert_int_equal(TVMFuncCall(get_lib, NULL, NULL, 0, &ret, &code), 0);
-  assert_int_equal(TVMModGetFunction(ret.v_handle, name, 1, &f), 0);
-  return f;
 }
 
 static void set_tensor(DLTensor *t, void *data, int64_t *shape) {
@@ -74,8 +56,8 @@ static void test_state_carries_over(void **state) {
   uint8_t expected[OUTPUT_BYTES];
   uint8_t first[OUTPUT_BYTES];
   uint8_t second[OUTPUT_BYTES];
-  assert_int_equal(read_file(CASE "_in0.bin", input, sizeof(input)), INPUT_BYTES);
-  assert_int_equal(read_file(CASE "_out0.tflm.bin", expected, sizeof(expected)), OUTPUT_BYTES);
+  assert_int_equal(mlf_read_file(CASE "_in0.bin", input, sizeof(input)), INPUT_BYTES);
+  assert_int_equal(mlf_read_file(CASE "_out0.tflm.bin", expected, sizeof(expected)), OUTPUT_BYTES);
   int64_t in_shape[3] = {1, 4, 3};
   int64_t out_shape[3] = {1, 4, 5};
   DLTensor tensors[2];
@@ -83,7 +65,7 @@ static void test_state_carries_over(void **state) {
   int codes[2] = {kTVMDLTensorHandle, kTVMDLTensorHandle};
   TVMValue ret;
   int code = 0;
-  TVMFunctionHandle run = lookup("tvmgen_lstm_run");
+  TVMFunctionHandle run = mlf_function("tvmgen_lstm_run");
   set_tensor(&tensors[0], input, in_shape);
   set_tensor(&tensors[1], first, out_shape);
   assert_int_equal(TVMFuncCall(run, args, codes, 2, &ret, &code), 0);

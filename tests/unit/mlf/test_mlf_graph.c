@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "crt_test_support.h"
+#include "mlf_test.h"
 #include "ic_mlf.h"
 #include "kws_json.h"
 #include "utvm/ai.h"
@@ -36,23 +37,6 @@ static uint8_t workspace_arena[64u * 1024u] __attribute__((aligned(64)));
 static uint8_t executor_memory[512u * 1024u];
 static utvm_crt_t crt;
 
-static size_t read_file(const char *path, uint8_t *buf, size_t cap) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  size_t n = fread(buf, 1u, cap, f);
-  (void)fclose(f);
-  return n;
-}
-
-static TVMModuleHandle system_lib(void) {
-  TVMFunctionHandle get_lib = NULL;
-  TVMValue ret;
-  int code = 0;
-  assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", &get_lib), 0);
-  assert_int_equal(TVMFuncCall(get_lib, NULL, NULL, 0, &ret, &code), 0);
-  return ret.v_handle;
-}
-
 static void test_graph_archive_runs_bit_exact(void **state) {
   (void)state;
   fake_platform_reset();
@@ -64,7 +48,7 @@ static void test_graph_archive_runs_bit_exact(void **state) {
   utvm_graph_t g;
   assert_int_equal(utvm_graph_memory_size(&g, json, json_len), UTVM_OK);
   assert_true(g.memory_size <= sizeof(executor_memory));
-  assert_int_equal(utvm_graph_init(&g, json, json_len, system_lib(), executor_memory,
+  assert_int_equal(utvm_graph_init(&g, json, json_len, mlf_system_lib(), executor_memory,
                                    sizeof(executor_memory)), UTVM_OK);
   assert_int_equal(utvm_graph_load_params(&g, utvm_mlf_default_params,
                                           (size_t)(utvm_mlf_default_params_end -
@@ -75,8 +59,8 @@ static void test_graph_archive_runs_bit_exact(void **state) {
   int32_t input = utvm_graph_input_index(&g, "input0");
   assert_true(input >= 0);
   assert_int_equal(utvm_graph_input(&g, (uint32_t)input, &in), UTVM_OK);
-  assert_int_equal(read_file(IC_INPUT, (uint8_t *)in->data, IC_INPUT_BYTES), IC_INPUT_BYTES);
-  assert_int_equal(read_file(IC_OUTPUT, expected, sizeof(expected)), IC_OUTPUT_BYTES);
+  assert_int_equal(mlf_read_file(IC_INPUT, (uint8_t *)in->data, IC_INPUT_BYTES), IC_INPUT_BYTES);
+  assert_int_equal(mlf_read_file(IC_OUTPUT, expected, sizeof(expected)), IC_OUTPUT_BYTES);
   assert_int_equal(utvm_graph_run(&g), UTVM_OK);
   assert_int_equal(utvm_graph_output(&g, 0u, &out), UTVM_OK);
   assert_memory_equal(out->data, expected, IC_OUTPUT_BYTES);
@@ -97,9 +81,9 @@ static void run_standalone(const ai_model *m, const char *input, const char *out
   assert_int_equal(ai_create(m, act, m->activations_size, &h), UTVM_OK);
   assert_int_equal(ai_set_input(h, 0u, in, m->inputs[0].bytes), UTVM_OK);
   assert_int_equal(ai_set_output(h, 0u, out, m->outputs[0].bytes), UTVM_OK);
-  assert_int_equal(read_file(input, (uint8_t *)in, m->inputs[0].bytes), m->inputs[0].bytes);
+  assert_int_equal(mlf_read_file(input, (uint8_t *)in, m->inputs[0].bytes), m->inputs[0].bytes);
   assert_int_equal(ai_run(h), UTVM_OK);
-  assert_int_equal(read_file(output, expected, sizeof(expected)), m->outputs[0].bytes);
+  assert_int_equal(mlf_read_file(output, expected, sizeof(expected)), m->outputs[0].bytes);
   assert_memory_equal(out, expected, m->outputs[0].bytes);
   assert_int_equal(ai_destroy(h), UTVM_OK);
   free(act);
