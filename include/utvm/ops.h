@@ -12,7 +12,8 @@
  *    have several kinds (QUANTIZE: from float or int8) and a kind several operators
  *    (RESHAPE, SQUEEZE).
  *
- * The model runner (utvm/runner.h) prepares and runs operators through utvm_op_find(); the
+ * The model runner (utvm/runner.h) prepares and runs operators through a resolver
+ * (utvm_op_resolve(): every operator, or those a firmware lists); the
  * kernel functions (utvm/kfuncs.h) run op params through utvm_op_kind_info(); the host's code
  * emitter writes calls from utvm_op_kind_emit(). Device code: no heap, no recursion, no static
  * state; a firmware links only the phases it calls (function and data sections).
@@ -290,8 +291,34 @@ typedef struct {
 /* Records start at multiples of this many bytes. */
 #define UTVM_OP_RECORD_ALIGN 8u
 
-/* The descriptor of TFLite operator code, or NULL for an operator utvm does not have. */
-const utvm_op_t *utvm_op_find(int32_t code);
+/* Every operator's descriptor, utvm_op_<name> of UTVM_OP_LIST (utvm/model.h), e.g.
+ * utvm_op_conv_2d, utvm_op_fully_connected, utvm_op_unidirectional_sequence_lstm. */
+#define UTVM_OP_DECLARE_(name, code, op) extern const utvm_op_t utvm_op_##op;
+UTVM_OP_LIST(UTVM_OP_DECLARE_)
+#undef UTVM_OP_DECLARE_
+
+/* An operator resolver (TFLM's MicroMutableOpResolver): the operators a runner may prepare. A
+ * firmware that lists only its models' operators links only their code (the linker drops the
+ * rest: function and data sections, --gc-sections); utvm_op_resolver_all links every one. */
+typedef struct {
+  const utvm_op_t *const *ops;
+  uint32_t count;
+} utvm_op_resolver_t;
+
+/* Defines `static const utvm_op_resolver_t name` of the descriptors given, e.g.
+ *   UTVM_OP_RESOLVER(kws_ops, &utvm_op_conv_2d, &utvm_op_depthwise_conv_2d,
+ *                    &utvm_op_average_pool_2d, &utvm_op_fully_connected, &utvm_op_softmax); */
+#define UTVM_OP_RESOLVER(name, ...)                                                                \
+  static const utvm_op_t *const name##_ops_[] = {__VA_ARGS__};                                    \
+  static const utvm_op_resolver_t name = {name##_ops_,                                            \
+                                          (uint32_t)(sizeof(name##_ops_) / sizeof(name##_ops_[0]))}
+
+/* Every operator utvm has. */
+extern const utvm_op_resolver_t utvm_op_resolver_all;
+
+/* The descriptor of TFLite operator code in resolver, or NULL when it has none (or resolver is
+ * NULL). */
+const utvm_op_t *utvm_op_resolve(const utvm_op_resolver_t *resolver, int32_t code);
 
 /* Prepares c->op with its descriptor d: checks the operand counts (one output; "inputs: 1
  * tensors, expected 2 to 3", UTVM_ERR_MODEL_BAD_OPERANDS) and the options' union type

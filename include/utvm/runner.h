@@ -78,6 +78,9 @@ typedef struct {
   /* The graph inputs and outputs in their own bytes after the activations
    * (UTVM_MODEL_PLAN_IO_SEPARATE; r->io_offset), instead of sharing the activations. */
   bool io_separate;
+  /* The operators the runner may prepare (utvm/ops.h: UTVM_OP_RESOLVER, or
+   * &utvm_op_resolver_all); required. A model operator it lacks is refused by init. */
+  const utvm_op_resolver_t *resolver;
 } utvm_runner_options_t;
 
 /* A tensor as the runner holds it: data points into the arena (activations, graph inputs and
@@ -95,8 +98,12 @@ typedef struct {
 } utvm_runner_tensor_t;
 
 /* Bytes of workspace utvm_runner_init() needs for m (an opened model), or SIZE_MAX if m is not
- * open or the size overflows. */
+ * open or the size overflows. Links every operator (utvm_op_resolver_all). */
 size_t utvm_runner_workspace_size(const utvm_model_t *m);
+
+/* The same for utvm_runner_init_with() with resolver (NULL: SIZE_MAX); links only the
+ * resolver's operators. */
+size_t utvm_runner_workspace_size_with(const utvm_model_t *m, const utvm_op_resolver_t *resolver);
 
 /* Plans m's arena, prepares and checks every operator, then takes the arena. On success the
  * runner is ready to invoke. Errors (code plus r->error): UTVM_ERR_RUNNER_WORKSPACE (the text
@@ -104,12 +111,15 @@ size_t utvm_runner_workspace_size(const utvm_model_t *m);
  * UTVM_ERR_RUNNER_UNSUPPORTED or UTVM_ERR_KERNEL_* for an operator (the text names it), and
  * UTVM_ERR_RUNNER_ARENA when arena is NULL, misaligned or smaller than r->arena_size (which is
  * then set: pass NULL and 0 to learn it). m->error receives the planner's text too. The
- * workspace and arena stay the caller's. */
+ * workspace and arena stay the caller's. Every operator utvm has may run, so every one is
+ * linked: a firmware that wants only its model's uses utvm_runner_init_with() and a resolver. */
 utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                             size_t workspace_size, void *arena, size_t arena_size);
 
-/* utvm_runner_init() with options (NULL: this build's kernels, IO sharing the activations, as
- * utvm_runner_init). UTVM_ERR_RUNNER_ARGUMENT for an unknown core. */
+/* utvm_runner_init() with options (required: the resolver included; utvm_runner_init is this
+ * with UTVM_KERNELS_NATIVE, IO sharing the activations and utvm_op_resolver_all). An operator
+ * the resolver lacks: UTVM_ERR_RUNNER_UNSUPPORTED ("operator 3 (SOFTMAX): not in the runner's
+ * operator resolver"). UTVM_ERR_RUNNER_ARGUMENT for no options or resolver, an unknown core. */
 utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                                  size_t workspace_size, void *arena, size_t arena_size,
                                  const utvm_runner_options_t *options);

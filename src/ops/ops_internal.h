@@ -16,10 +16,6 @@
 
 /* ---- Descriptors, defined by the operator files ---- */
 
-#define OPS_DECLARE_OP_(name, code, op) extern const utvm_op_t utvm_op_##op;
-UTVM_OP_LIST(OPS_DECLARE_OP_)
-#undef OPS_DECLARE_OP_
-
 #define OPS_DECLARE_KIND_(A, kind, name)                                                           \
   extern const utvm_op_kind_info_t utvm_op_kind_##name;                                            \
   extern const utvm_op_emit_t utvm_op_emit_##name;

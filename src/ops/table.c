@@ -15,15 +15,8 @@ typedef char ops_check_shape[(sizeof(utvm_shape_t) == 28u) ? 1 : -1];
 static const utvm_op_t *const kOperators[] = {UTVM_OP_LIST(OPS_ENTRY_)};
 #undef OPS_ENTRY_
 
-const utvm_op_t *utvm_op_find(int32_t code) {
-  size_t i;
-  for (i = 0u; i < (sizeof(kOperators) / sizeof(kOperators[0])); i++) {
-    if (kOperators[i]->code == code) {
-      return kOperators[i];
-    }
-  }
-  return NULL;
-}
+const utvm_op_resolver_t utvm_op_resolver_all = {
+    kOperators, (uint32_t)(sizeof(kOperators) / sizeof(kOperators[0]))};
 
 #define OPS_KIND_(A, kind, name) &utvm_op_kind_##name,
 static const utvm_op_kind_info_t *const kKinds[] = {UTVM_OP_KIND_LIST(OPS_KIND_, 0)};

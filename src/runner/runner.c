@@ -45,21 +45,28 @@ static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
          runner_align((uint64_t)n_operators * sizeof(runner_op_t));
 }
 
-/* Bytes of operator op's record, SIZE_MAX for an operator without a descriptor. */
-static size_t record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
-  const utvm_op_t *d = utvm_op_find((int32_t)op->code);
-  return (d != NULL) ? d->record_size(m, op) : SIZE_MAX;
+/* What planning asks per operator: the kernels' core and the resolver. */
+typedef struct {
+  utvm_kernels_core_t core;
+  const utvm_op_resolver_t *resolver;
+} runner_ops_t;
+
+/* Bytes of operator op's record, 0 for an operator the resolver lacks (init refuses it). */
+static size_t record_size(const utvm_model_t *m, const utvm_op_resolver_t *resolver,
+                          const utvm_model_operator_t *op) {
+  const utvm_op_t *d = utvm_op_resolve(resolver, (int32_t)op->code);
+  return (d != NULL) ? d->record_size(m, op) : 0u;
 }
 
 /* Bytes of every operator's record; SIZE_MAX if one cannot be decoded. */
-static uint64_t records_size(const utvm_model_t *m) {
+static uint64_t records_size(const utvm_model_t *m, const utvm_op_resolver_t *resolver) {
   uint64_t total = 0u;
   uint32_t k;
   for (k = 0u; k < m->n_operators; k++) {
     utvm_model_operator_t op;
     size_t size = SIZE_MAX;
     if (utvm_model_operator(m, k, &op) == UTVM_OK) {
-      size = record_size(m, &op);
+      size = record_size(m, resolver, &op);
     }
     if (size == SIZE_MAX) {
       return (uint64_t)SIZE_MAX;
@@ -69,16 +76,16 @@ static uint64_t records_size(const utvm_model_t *m) {
   return total;
 }
 
-/* utvm_runner_workspace_size(), for init. */
-static size_t workspace_bytes(const utvm_model_t *m) {
-  if (m == NULL) {
+/* utvm_runner_workspace_size_with(), for init. */
+static size_t workspace_bytes(const utvm_model_t *m, const utvm_op_resolver_t *resolver) {
+  if ((m == NULL) || (resolver == NULL)) {
     return SIZE_MAX;
   }
   const size_t plan = utvm_model_plan_workspace_size(m);
   if (plan == SIZE_MAX) {
     return SIZE_MAX;
   }
-  const uint64_t records = records_size(m);
+  const uint64_t records = records_size(m, resolver);
   if (records >= (uint64_t)SIZE_MAX) {
     return SIZE_MAX;
   }
@@ -87,7 +94,9 @@ static size_t workspace_bytes(const utvm_model_t *m) {
   return (total >= (uint64_t)SIZE_MAX) ? SIZE_MAX : (size_t)total;
 }
 
-size_t utvm_runner_workspace_size(const utvm_model_t *m) { return workspace_bytes(m); }
+size_t utvm_runner_workspace_size_with(const utvm_model_t *m, const utvm_op_resolver_t *resolver) {
+  return workspace_bytes(m, resolver);
+}
 
 static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint32_t n_tensors,
                   uint32_t n_operators) {
@@ -110,15 +119,16 @@ static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint3
 /* The kernels' scratch bytes for operator op (0 for shapes the prepare step will refuse). */
 static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
                                const utvm_model_operator_t *op, size_t *bytes) {
-  const utvm_kernels_core_t core = *(const utvm_kernels_core_t *)ctx;
-  const utvm_op_t *d = utvm_op_find((int32_t)op->code);
+  const runner_ops_t *ops = (const runner_ops_t *)ctx;
+  const utvm_op_t *d = utvm_op_resolve(ops->resolver, (int32_t)op->code);
   (void)index;
-  *bytes = ((d != NULL) && (d->scratch_size != NULL)) ? d->scratch_size(core, m, op) : 0u;
+  *bytes = ((d != NULL) && (d->scratch_size != NULL)) ? d->scratch_size(ops->core, m, op) : 0u;
   return UTVM_OK;
 }
 
 /* Prepares every operator into the region, after planning. */
-static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, utvm_text_t *text) {
+static utvm_err_t prepare_all(const utvm_model_t *m, const utvm_op_resolver_t *resolver,
+                              const runner_layout_t *l, utvm_text_t *text) {
   utvm_op_context_t ctx;
   uint64_t at = 0u;
   uint32_t k;
@@ -132,11 +142,15 @@ static utvm_err_t prepare_all(const utvm_model_t *m, const runner_layout_t *l, u
     const utvm_op_t *d = NULL;
     err = utvm_model_operator(m, k, &op);
     if (err == UTVM_OK) {
-      d = utvm_op_find((int32_t)op.code);
+      d = utvm_op_resolve(resolver, (int32_t)op.code);
       size = (d != NULL) ? d->record_size(m, &op) : SIZE_MAX;
     }
-    if ((err != UTVM_OK) || (size == SIZE_MAX) || ((at + (uint64_t)size) > l->region_size) ||
-        (at > (uint64_t)UINT32_MAX)) {
+    if ((err == UTVM_OK) && (d == NULL)) {
+      utvm_model_text_operator(text, k, (int32_t)op.code);
+      utvm_text_str(text, "not in the runner's operator resolver");
+      err = UTVM_ERR_RUNNER_UNSUPPORTED;
+    } else if ((err != UTVM_OK) || (size == SIZE_MAX) ||
+               ((at + (uint64_t)size) > l->region_size) || (at > (uint64_t)UINT32_MAX)) {
       utvm_model_text_operator(text, k, (err == UTVM_OK) ? (int32_t)op.code : -1);
       utvm_text_str(text, "cannot be decoded");
       err = UTVM_ERR_RUNNER_OPERANDS;
@@ -163,18 +177,13 @@ static utvm_err_t fail_size(utvm_text_t *text, utvm_err_t err, const char *what,
   return err;
 }
 
-utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
-                            size_t workspace_size, void *arena, size_t arena_size) {
-  return utvm_runner_init_with(r, m, workspace, workspace_size, arena, arena_size, NULL);
-}
-
 utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                                  size_t workspace_size, void *arena, size_t arena_size,
                                  const utvm_runner_options_t *options) {
   utvm_text_t text;
   runner_layout_t l;
   utvm_plan_t plan;
-  utvm_kernels_core_t core = UTVM_KERNELS_NATIVE;
+  runner_ops_t ops;
   uint32_t plan_options = 0u;
   if (r == NULL) {
     return UTVM_ERR_RUNNER_ARGUMENT;
@@ -185,16 +194,19 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
     utvm_text_str(&text, "model or workspace is NULL");
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
-  if (options != NULL) {
-    if ((options->core != UTVM_KERNELS_PORTABLE) && (options->core != UTVM_KERNELS_DSP) &&
-        (options->core != UTVM_KERNELS_MVE)) {
-      utvm_text_str(&text, "options: unknown kernels core");
-      return UTVM_ERR_RUNNER_ARGUMENT;
-    }
-    core = options->core;
-    plan_options = options->io_separate ? UTVM_MODEL_PLAN_IO_SEPARATE : 0u;
+  if ((options == NULL) || (options->resolver == NULL)) {
+    utvm_text_str(&text, "options: no operator resolver (utvm_op_resolver_all has every one)");
+    return UTVM_ERR_RUNNER_ARGUMENT;
   }
-  const size_t needed = workspace_bytes(m);
+  if ((options->core != UTVM_KERNELS_PORTABLE) && (options->core != UTVM_KERNELS_DSP) &&
+      (options->core != UTVM_KERNELS_MVE)) {
+    utvm_text_str(&text, "options: unknown kernels core");
+    return UTVM_ERR_RUNNER_ARGUMENT;
+  }
+  ops.core = options->core;
+  ops.resolver = options->resolver;
+  plan_options = options->io_separate ? UTVM_MODEL_PLAN_IO_SEPARATE : 0u;
+  const size_t needed = workspace_bytes(m, ops.resolver);
   if (needed == SIZE_MAX) {
     utvm_text_str(&text, "the model is not open");
     return UTVM_ERR_RUNNER_ARGUMENT;
@@ -206,17 +218,17 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   plan.offsets = l.offsets;
   plan.scratch_offsets = l.scratch_offsets;
   utvm_err_t err =
-      utvm_model_plan(m, scratch_size, &core, plan_options, l.region, l.region_size, &plan);
+      utvm_model_plan(m, scratch_size, &ops, plan_options, l.region, l.region_size, &plan);
   if (err != UTVM_OK) {
     utvm_text_str(&text, m->error);
     return err;
   }
   r->arena_size = plan.arena_size;
   r->io_offset = plan.io_offset;
-  r->core_ = core;
+  r->core_ = ops.core;
   r->workspace_size = needed;
   r->n_operators = m->n_operators;
-  err = prepare_all(m, &l, &text);
+  err = prepare_all(m, ops.resolver, &l, &text);
   if (err != UTVM_OK) {
     return err;
   }

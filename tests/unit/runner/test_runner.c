@@ -291,6 +291,75 @@ static void test_memory_below_tflm(void **state) {
   }
 }
 
+/* KWS's operators as a resolver (TFLM's MicroMutableOpResolver). */
+UTVM_OP_RESOLVER(kws_ops, &utvm_op_conv_2d, &utvm_op_depthwise_conv_2d,
+                 &utvm_op_average_pool_2d, &utvm_op_reshape, &utvm_op_fully_connected,
+                 &utvm_op_softmax);
+/* The same but SOFTMAX. */
+UTVM_OP_RESOLVER(kws_ops_but_softmax, &utvm_op_conv_2d, &utvm_op_depthwise_conv_2d,
+                 &utvm_op_average_pool_2d, &utvm_op_reshape, &utvm_op_fully_connected);
+
+/* A runner with a resolver of the model's operators runs it as the one with every operator (KWS
+ * bit-exact, the same workspace and arena); one that lacks an operator is refused with its name;
+ * options without a resolver are refused. */
+static void test_resolver(void **state) {
+  (void)state;
+  size_t size = 0u;
+  size_t in_size = 0u;
+  size_t out_size = 0u;
+  uint8_t *data = rt_load("mlperf_tiny_kws_dscnn_int8.tflite", &size);
+  uint8_t *input = rt_load("refdata/mlperf_tiny/kws_input0_int8.bin", &in_size);
+  uint8_t *expected = rt_load("refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin", &out_size);
+  utvm_model_t m;
+  utvm_runner_t r;
+  utvm_runner_tensor_t t;
+  assert_non_null(data);
+  assert_non_null(input);
+  assert_non_null(expected);
+  assert_int_equal(utvm_model_open(&m, data, size), UTVM_OK);
+  const size_t ws_size = utvm_runner_workspace_size_with(&m, &kws_ops);
+  assert_int_equal(ws_size, utvm_runner_workspace_size(&m));
+  assert_int_equal(utvm_runner_workspace_size_with(&m, NULL), SIZE_MAX);
+  uint8_t *ws = (uint8_t *)malloc(ws_size);
+  assert_non_null(ws);
+  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &kws_ops};
+  assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, NULL, 0u, &options),
+                   UTVM_ERR_RUNNER_ARENA);
+  const size_t arena_size = r.arena_size;
+  uint8_t *arena = (uint8_t *)malloc(arena_size); /* glibc: 16-byte aligned */
+  assert_non_null(arena);
+  assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, arena, arena_size, &options),
+                   UTVM_OK);
+  assert_int_equal(utvm_runner_input(&r, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, in_size);
+  (void)memcpy(t.data, input, in_size);
+  assert_int_equal(utvm_runner_invoke(&r), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&r, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, out_size);
+  assert_memory_equal(t.const_data, expected, out_size);
+  assert_int_equal(utvm_runner_init(&r, &m, ws, ws_size, NULL, 0u), UTVM_ERR_RUNNER_ARENA);
+  assert_int_equal(r.arena_size, arena_size);
+
+  options.resolver = &kws_ops_but_softmax;
+  assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, arena, arena_size, &options),
+                   UTVM_ERR_RUNNER_UNSUPPORTED);
+  assert_string_equal(r.error, "operator 12 (SOFTMAX): not in the runner's operator resolver");
+  options.resolver = NULL;
+  assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, arena, arena_size, &options),
+                   UTVM_ERR_RUNNER_ARGUMENT);
+  assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, arena, arena_size, NULL),
+                   UTVM_ERR_RUNNER_ARGUMENT);
+  assert_null(utvm_op_resolve(&kws_ops, (int32_t)UTVM_MODEL_OP_ADD));
+  assert_ptr_equal(utvm_op_resolve(&utvm_op_resolver_all, (int32_t)UTVM_MODEL_OP_SOFTMAX),
+                   &utvm_op_softmax);
+  assert_null(utvm_op_resolve(NULL, (int32_t)UTVM_MODEL_OP_SOFTMAX));
+  free(arena);
+  free(ws);
+  free(expected);
+  free(input);
+  free(data);
+}
+
 static void test_argument_errors(void **state) {
   (void)state;
   size_t size = 0u;
@@ -388,6 +457,7 @@ int main(void) {
       cmocka_unit_test(test_state_persists_and_resets),
       cmocka_unit_test(test_memory_below_tflm),
       cmocka_unit_test(test_argument_errors),
+      cmocka_unit_test(test_resolver),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
