@@ -49,3 +49,26 @@ function(utvm_op_case_pairs var)
   endforeach()
   set(${var} "${pairs}" PARENT_SCOPE)
 endfunction()
+
+# utvm_pairs_header(<output.h> <array> <set>...): a custom command writing <output.h>, the C
+# array <array> of every pair of the given sets ("<set>|<folder>|<pending list or empty>", as in
+# UTVM_OP_CASE_SETS) with their paths, pending cases marked (tests/unit/runner/pairs_to_c.py).
+function(utvm_pairs_header output array)
+  set(script ${PROJECT_SOURCE_DIR}/tests/unit/runner/pairs_to_c.py)
+  set(depends ${script})
+  foreach(entry IN LISTS ARGN)
+    string(REPLACE "|" ";" f "${entry}")
+    list(GET f 1 dir)
+    list(GET f 2 pending_file)
+    list(APPEND depends ${dir}/cases.json)
+    if(pending_file)
+      list(APPEND depends ${pending_file})
+    endif()
+  endforeach()
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${Python3_EXECUTABLE} ${script} ${output} ${array} ${ARGN}
+    DEPENDS ${depends}
+    COMMENT "Listing the pairs of ${array}"
+    VERBATIM)
+endfunction()
