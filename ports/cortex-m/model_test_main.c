@@ -14,8 +14,8 @@
  * person_detect and VWW (boards with the flash for them); UTVM_MODEL_TEST_NO_AD leaves the AD
  * autoencoder (270 KB) to an image of its own (utvm-model-test-ad: model_test_ad.h) on boards
  * with 512 KB of flash. Built with UTVM_MODEL_TEST_CASES (a
- * header naming other files and cases) the same program is utvm-ops-test: the ops2 operator
- * cases, one line per input/output pair.
+ * header naming other files and cases) the same program is utvm-ops-test: the operator case
+ * sets (ops2, tflm), one line per input/output pair.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -46,8 +46,8 @@ typedef struct {
 #define CASE(name, m, i, o) {name, {{m, m##_end}, {i, i##_end}, {o, o##_end}}}
 
 #if defined(UTVM_MODEL_TEST_CASES)
-/* A generated list (the ops2 operator cases: ports/cortex-m/CMakeLists.txt): its EMBEDs and
- * kCases[]. */
+/* A generated list (the operator case sets: ports/cortex-m/CMakeLists.txt): its UTVM_EMBEDs
+ * and kCases[]. */
 #include UTVM_MODEL_TEST_CASES
 #else
 EMBED(hello_model, "hello_world_int8.tflite");

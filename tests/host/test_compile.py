@@ -2,7 +2,8 @@
 """End-to-end tests of `utvm compile MODEL --generic -o DIR` (no device).
 
 Usage: test_compile.py <utvm binary> <shared/models directory>
-For every model of shared/models and ops/cases.json: the files are written, graph.json parses
+For every model of shared/models, ops/cases.json and the operator case sets (tests/tools/
+op_cases.py: ops2, tflm): the files are written, graph.json parses
 with json and follows PROTOCOL.md 6.1 (allowed keys only, names <= 119 chars, string attrs,
 node_row_ptr, one dltype/storage_id/shape per entry, 1..6 dims, at most 9 tensors per
 operator as TVM's C graph executor passes, 17 for utvm_k_lstm, which needs utvm's), params.bin parses per 6.2 (magics, names = the graph's parameter nodes, sizes =
@@ -17,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-import ops2_cases  # noqa: E402
+import op_cases  # noqa: E402
 
 UTVM = sys.argv[1]
 MODELS = sys.argv[2]
@@ -140,15 +141,17 @@ def case_models():
     models = [m for m in sorted(os.listdir(MODELS)) if m.endswith(".tflite")]
     models += ["refdata/network_tester/network_model.tflite"]
     models += sorted(set("ops/" + c["model"] for c in cases))
-    n_ops2 = 0
-    for case, pending in ops2_cases.cases(MODELS):
+    paths = [os.path.join(MODELS, m) for m in models]
+    n_sets = {}
+    for set_name, folder, case, pending in op_cases.cases(MODELS):
         if not pending:
-            models.append("ops2/" + case["model"])
-            n_ops2 += 1
+            models.append(set_name + "/" + case["model"])
+            paths.append(os.path.join(folder, case["model"]))
+            n_sets[set_name] = n_sets.get(set_name, 0) + 1
     with tempfile.TemporaryDirectory() as tmp:
-        for m in models:
+        for m, model_path in zip(models, paths):
             out = os.path.join(tmp, m.replace("/", "_"))
-            p = run("--json", "compile", os.path.join(MODELS, m), "--generic", "-o", out)
+            p = run("--json", "compile", model_path, "--generic", "-o", out)
             check(p.returncode == 0, "%s: exit %d %s" % (m, p.returncode, p.stderr))
             if p.returncode != 0:
                 continue
@@ -162,19 +165,21 @@ def case_models():
             check(report["ok"] and report["operators"] == ops and
                   report["entries"] == len(g["nodes"]) and report["parameters"] == len(params),
                   m + ": report")
-    print("compiled and checked %d models" % len(models))
-    check(len(models) == 40 + n_ops2, "7 models, network_tester, 32 op and %d ops2 models" % n_ops2)
+    print("compiled and checked %d models (operator case sets: %s)" %
+          (len(models), ", ".join("%s %d" % kv for kv in n_sets.items())))
+    check(len(models) == 40 + sum(n_sets.values()),
+          "7 models, network_tester, 32 op models and the operator case sets' %r" % n_sets)
 
 
-def case_ops2_pending():
-    """A pending ops2 case is refused by both compilers (exit 4) with a text naming the
-    operator, and nothing is written."""
+def case_op_cases_pending():
+    """A pending case of an operator case set is refused by both compilers (exit 4) with a text
+    naming the operator, and nothing is written."""
     n = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for case, pending in ops2_cases.cases(MODELS):
+        for _, folder, case, pending in op_cases.cases(MODELS):
             if not pending:
                 continue
-            model = os.path.join(MODELS, "ops2", case["model"])
+            model = os.path.join(folder, case["model"])
             for flags in (["--generic"], ["--name", "net", "--cpu", "cortex-m4"]):
                 out = os.path.join(tmp, case["name"] + flags[0])
                 p = run("compile", model, *flags, "-o", out)
@@ -184,7 +189,7 @@ def case_ops2_pending():
                       "%s %s (pending): exit 4 with a text: %d %r" %
                       (case["name"], flags[0], p.returncode, p.stderr))
             n += 1
-    print("pending ops2 cases refused by both compilers: %d" % n)
+    print("pending operator cases refused by both compilers: %d" % n)
 
 
 def case_text_report():
@@ -267,7 +272,7 @@ def case_failed_compile_leaves_no_dir():
 
 if __name__ == "__main__":
     case_models()
-    case_ops2_pending()
+    case_op_cases_pending()
     case_text_report()
     case_errors()
     case_help_texts()

@@ -4,8 +4,9 @@ compiled for the device's kernel functions and run by its graph executor over RP
 `--host-driven` (the host calls each kernel function) and `utvm time MODEL.tflite`.
 
 Usage: test_device_run.py <utvm binary> <shared/models directory> <transport> <set>
-  set "all":   every refdata model and every ops/ and ops2/cases.json pair (ops2: those not in
-               tests/data/ops2_pending.txt, which must be refused) through the graph executor,
+  set "all":   every refdata model, every ops/cases.json pair and every pair of the operator
+               case sets (tests/tools/op_cases.py: ops2, less tests/data/ops2_pending.txt,
+               whose cases must be refused, and tflm) through the graph executor,
                host-driven on one model, time MODEL (with --per-layer), and the error cases
                (a model too big for the device's memory, a device without kernel functions)
   set "board": KWS, IC and person detection through the graph executor, time MODEL, and one
@@ -22,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-import ops2_cases  # noqa: E402
+import op_cases  # noqa: E402
 
 UTVM, MODELS, TRANSPORT, SET = sys.argv[1:5]
 TIMEOUT_S = 900
@@ -115,22 +116,25 @@ def case_ops():
     print("ok   ops: %d pairs bit-exact through the graph executor" % count)
 
 
-def case_ops2():
-    """Every ops2 pair through the graph executor, or (pending) refused before any upload."""
-    exact = refused = 0
-    for case, pending in ops2_cases.cases(MODELS):
-        model = "ops2/" + case["model"]
+def case_op_cases():
+    """Every pair of the operator case sets through the graph executor, or (pending) refused
+    before any upload; a line per set."""
+    counts = {}
+    for set_name, folder, case, pending in op_cases.cases(MODELS):
+        exact, refused = counts.setdefault(set_name, (0, 0))
+        model = os.path.join(folder, case["model"])
         if pending:
-            proc = utvm("run", path(model), "--input", path("ops2/" + case["pairs"][0][0]))
+            proc = utvm("run", model, "--input", os.path.join(folder, case["pairs"][0][0]))
             check(proc.returncode == 4 and ("operator" in proc.stderr or "tensor" in proc.stderr) and
                   "upload" not in proc.stdout, "%s (pending): refused with a text" % model, proc)
-            refused += 1
+            counts[set_name] = (exact, refused + 1)
             continue
         for inp, out in case["pairs"]:
-            run_pair(model, "ops2/" + inp, "ops2/" + out)
-            exact += 1
-    print("ok   ops2: %d pairs bit-exact through the graph executor, %d pending cases refused" %
-          (exact, refused))
+            run_pair(model, os.path.join(folder, inp), os.path.join(folder, out))
+        counts[set_name] = (exact + len(case["pairs"]), refused)
+    for set_name, (exact, refused) in counts.items():
+        print("ok   %s: %d pairs bit-exact through the graph executor, %d pending cases refused" %
+              (set_name, exact, refused))
 
 
 def case_host_driven(name):
@@ -199,7 +203,7 @@ def main():
     elif SET == "all":
         case_models(["hello", "ad", "micro_speech", "kws", "ic", "person", "vww"])
         case_ops()
-        case_ops2()
+        case_op_cases()
         case_host_driven("kws")
         case_time("kws")
         case_too_big()

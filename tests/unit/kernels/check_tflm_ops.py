@@ -8,7 +8,7 @@ TFLM itself on the option space the cases cover.
 
 Usage: check_tflm_ops.py <shared/models/ops directory> [operator ...]
 (with operators: only the cases whose graph has just those, e.g. RESIZE_BILINEAR of
-shared/models/ops2)
+shared/models/ops2, PRELU of tests/data/tflm: the operator case sets)
 """
 
 import json
@@ -203,6 +203,14 @@ def run_op(op, tensors, values):
         out_h, out_w = const(1)
         return ref.resize_bilinear_int8(x, t_in["shape"], out_h, out_w, opts["alignCorners"],
                                         opts["halfPixelCenters"])
+    if name == "PRELU":
+        t_a = tensors[ins[1]["name"]]
+        p = ref.prelu_params(in_scale, in_zp, t_a["scales"][0], t_a["zero_points"][0], out_scale,
+                             out_zp)
+        return ref.prelu(p, x, t_in["shape"], const(1), t_a["shape"], t_out["shape"],
+                         16 if t_in["type"] == 7 else 8)
+    if name == "BROADCAST_TO":
+        return [x[i1] for i1, _ in ref.broadcast_iter(t_in["shape"], [1], t_out["shape"])]
     raise NotImplementedError(name)
 
 

@@ -1,9 +1,10 @@
 /*
  * Every model the runner tests run (shared/models/ops: 32 cases, 64 pairs; shared/models
- * refdata: 8 models, 16 pairs), compiled by utvm_host_compile_generic and executed in this
- * process through the kernel functions of the system library (graph_exec.h, the host-driven
- * path), must give TFLM's outputs byte for byte. Also checks the graph's invariants: storage
- * ids never shared by two live entries, every parameter in the blob.
+ * refdata: 8 models, 16 pairs; the operator case sets ops2 and tflm), compiled by
+ * utvm_host_compile_generic and executed in this process through the kernel functions of the
+ * system library (graph_exec.h, the host-driven path), must give TFLM's outputs byte for byte.
+ * Also checks the graph's invariants: storage ids never shared by two live entries, every
+ * parameter in the blob.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +18,7 @@
 
 #include "crt_test_support.h"
 #include "graph_exec.h"
-#include "runner_ops2_pairs.h"
+#include "runner_op_case_pairs.h"
 #include "runner_pairs.h"
 #include "runner_test_util.h"
 #include "test_syslib.h"
@@ -191,70 +192,63 @@ static void test_refdata_models(void **state) {
   assert_int_equal(exact, pairs);
 }
 
-static void test_ops_models(void **state) {
-  (void)state;
-  int exact = 0;
-  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
-  for (int i = 0; i < pairs; i++) {
-    char model[256];
-    char input[256];
-    char output[256];
-    (void)snprintf(model, sizeof(model), "ops/%s", runner_op_pairs[i].model);
-    (void)snprintf(input, sizeof(input), "ops/%s", runner_op_pairs[i].input);
-    (void)snprintf(output, sizeof(output), "ops/%s", runner_op_pairs[i].output);
-    const char *in[1] = {input};
-    const char *out[1] = {output};
-    exact += run_model(model, in, out, 1);
-  }
-  (void)printf("ops through the kernel functions: %d/%d pairs bit-exact\n", exact, pairs);
-  assert_int_equal(pairs, 64);
-  assert_int_equal(exact, pairs);
-}
-
-/* Every pair of ops2/cases.json bit-exact, or (tests/data/ops2_pending.txt) refused by the
- * compiler with a text. */
-static void test_ops2_models(void **state) {
-  (void)state;
+/* Every pair of pairs[0..n) bit-exact, or (a case of its set's pending list) refused by the
+ * compiler with a text. Prints a line per set (a set's pairs are consecutive). */
+static void run_pair_sets(const runner_pair_t *pairs, int n) {
   int exact = 0;
   int pending = 0;
-  const int pairs = (int)(sizeof(runner_ops2_pairs) / sizeof(runner_ops2_pairs[0]));
-  for (int i = 0; i < pairs; i++) {
-    const runner_pair_t *p = &runner_ops2_pairs[i];
-    char model[256];
-    char input[256];
-    char output[256];
-    (void)snprintf(model, sizeof(model), "ops2/%s", p->model);
-    (void)snprintf(input, sizeof(input), "ops2/%s", p->input);
-    (void)snprintf(output, sizeof(output), "ops2/%s", p->output);
+  int set_first = 0;
+  for (int i = 0; i < n; i++) {
+    const runner_pair_t *p = &pairs[i];
     if (p->pending != 0) {
       size_t size = 0u;
-      uint8_t *data = rt_load(model, &size);
+      uint8_t *data = rt_load(p->model, &size);
       utvm_compiled_graph_t g;
       char err[256] = "";
       assert_non_null(data);
       if (utvm_host_compile_generic(data, size, &g, err, sizeof(err)) == UTVM_OK) {
-        fail_msg("%s: listed in ops2_pending.txt but compiles: take it off the list", p->name);
+        fail_msg("%s: listed in the %s pending list but compiles: take it off the list", p->name,
+                 p->set);
       }
       assert_true(err[0] != '\0');
       free(data);
       pending++;
-      continue;
+    } else {
+      const char *in[1] = {p->input};
+      const char *out[1] = {p->output};
+      exact += run_model(p->model, in, out, 1);
     }
-    const char *in[1] = {input};
-    const char *out[1] = {output};
-    exact += run_model(model, in, out, 1);
+    if ((i + 1 == n) || (strcmp(pairs[i + 1].set, p->set) != 0)) {
+      (void)printf("%s through the kernel functions: %d/%d pairs bit-exact, %d pending\n", p->set,
+                   exact, i + 1 - set_first - pending, pending);
+      assert_int_equal(exact, i + 1 - set_first - pending);
+      set_first = i + 1;
+      exact = 0;
+      pending = 0;
+    }
   }
-  (void)printf("ops2 through the kernel functions: %d/%d pairs bit-exact, %d pending\n", exact,
-               pairs - pending, pending);
-  assert_int_equal(pairs, 279);
-  assert_int_equal(exact, pairs - pending);
+}
+
+static void test_ops_models(void **state) {
+  (void)state;
+  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
+  run_pair_sets(runner_op_pairs, pairs);
+  assert_int_equal(pairs, 64);
+}
+
+/* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs) and tflm (39). */
+static void test_op_case_models(void **state) {
+  (void)state;
+  const int pairs = (int)(sizeof(runner_op_case_pairs) / sizeof(runner_op_case_pairs[0]));
+  run_pair_sets(runner_op_case_pairs, pairs);
+  assert_int_equal(pairs, 279 + 39);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_refdata_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ops_models, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_ops2_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_op_case_models, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

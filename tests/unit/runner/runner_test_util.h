@@ -1,6 +1,6 @@
-/* Shared by the runner tests: loading files of shared/models and running a model with
- * heap-allocated workspace and arena of exactly the sizes the runner asks for (so that ASan
- * sees any access past them). */
+/* Shared by the runner tests: loading files (of shared/models, or by path) and running a model
+ * with heap-allocated workspace and arena of exactly the sizes the runner asks for (so that
+ * ASan sees any access past them). */
 #ifndef RUNNER_TEST_UTIL_H
 #define RUNNER_TEST_UTIL_H
 
@@ -16,11 +16,15 @@
 #error "UTVM_SHARED_DIR must name the shared/ folder"
 #endif
 
-/* The whole of shared/models/<relative> in a heap block (16-byte aligned by malloc on the
- * hosts we test), or NULL. */
-static uint8_t *rt_load(const char *relative, size_t *size) {
+/* The whole of file (an absolute path, or relative to shared/models) in a heap block (16-byte
+ * aligned by malloc on the hosts we test), or NULL. */
+static uint8_t *rt_load(const char *file, size_t *size) {
   char path[512];
-  (void)snprintf(path, sizeof(path), "%s/models/%s", UTVM_SHARED_DIR, relative);
+  if (file[0] == '/') {
+    (void)snprintf(path, sizeof(path), "%s", file);
+  } else {
+    (void)snprintf(path, sizeof(path), "%s/models/%s", UTVM_SHARED_DIR, file);
+  }
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
     return NULL;

@@ -1,8 +1,9 @@
 /*
  * The model runner against TensorFlow Lite Micro: every input/expected pair of
- * shared/models/refdata (the real models and network_tester) and of shared/models/ops (32
- * operator cases, 64 pairs) must come out byte for byte as TFLM's reference kernels computed
- * them (float outputs bit for bit); each real model's arena plus the runner's workspace (our
+ * shared/models/refdata (the real models and network_tester), of shared/models/ops (32
+ * operator cases, 64 pairs) and of the operator case sets (ops2, tflm: their pending cases
+ * refused) must come out byte for byte as TFLM's reference kernels computed them (float
+ * outputs bit for bit); each real model's arena plus the runner's workspace (our
  * counterpart of TFLM's persistent data) must be strictly below TFLM's arena; and
  * the API's argument, workspace and arena errors.
  */
@@ -16,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "runner_ops2_pairs.h"
+#include "runner_op_case_pairs.h"
 #include "runner_pairs.h"
 #include "runner_test_util.h"
 
@@ -124,12 +125,12 @@ static int run_pair(rt_instance_t *in, const char *label, const char *input_file
   return same;
 }
 
-/* Opens and initialises a model file of shared/models, failing the test with the texts. */
+/* Opens and initialises a model file (rt_load), failing the test with the texts. */
 static uint8_t *setup_file(rt_instance_t *in, const char *model_file) {
   size_t size = 0u;
   uint8_t *data = rt_load(model_file, &size);
   if (data == NULL) {
-    fail_msg("cannot read %s/models/%s", UTVM_SHARED_DIR, model_file);
+    fail_msg("cannot read %s (in %s/models if relative)", model_file, UTVM_SHARED_DIR);
   }
   const char *stage = "";
   const utvm_err_t err = rt_setup(in, data, size, (size_t)16u << 20, &stage);
@@ -166,70 +167,60 @@ static void test_refdata_pairs(void **state) {
   assert_int_equal(pairs, 16);
 }
 
-static void test_ops_pairs(void **state) {
-  (void)state;
-  int exact = 0;
-  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
-  for (int i = 0; i < pairs; i++) {
-    const runner_pair_t *p = &runner_op_pairs[i];
-    char model[256];
-    char input[256];
-    char output[256];
-    (void)snprintf(model, sizeof(model), "ops/%s", p->model);
-    (void)snprintf(input, sizeof(input), "ops/%s", p->input);
-    (void)snprintf(output, sizeof(output), "ops/%s", p->output);
-    rt_instance_t in;
-    uint8_t *data = setup_file(&in, model);
-    exact += run_pair(&in, p->name, input, output);
-    rt_teardown(&in);
-    free(data);
-  }
-  (void)printf("ops: %d/%d pairs bit-exact\n", exact, pairs);
-  assert_int_equal(exact, pairs);
-  assert_int_equal(pairs, 64);
-}
-
-/* Every pair of ops2/cases.json: bit-exact, or (a case of tests/data/ops2_pending.txt) refused
- * at open or init with a text. */
-static void test_ops2_pairs(void **state) {
-  (void)state;
+/* Every pair of pairs[0..n): bit-exact, or (a case of its set's pending list) refused at open
+ * or init with a text. Prints a line per set (a set's pairs are consecutive). */
+static void run_pair_sets(const runner_pair_t *pairs, int n) {
   int exact = 0;
   int pending = 0;
-  const int pairs = (int)(sizeof(runner_ops2_pairs) / sizeof(runner_ops2_pairs[0]));
-  for (int i = 0; i < pairs; i++) {
-    const runner_pair_t *p = &runner_ops2_pairs[i];
-    char model[256];
-    char input[256];
-    char output[256];
-    (void)snprintf(model, sizeof(model), "ops2/%s", p->model);
-    (void)snprintf(input, sizeof(input), "ops2/%s", p->input);
-    (void)snprintf(output, sizeof(output), "ops2/%s", p->output);
+  int set_first = 0;
+  for (int i = 0; i < n; i++) {
+    const runner_pair_t *p = &pairs[i];
     rt_instance_t in;
     if (p->pending != 0) {
       size_t size = 0u;
       const char *stage = "";
-      uint8_t *data = rt_load(model, &size);
+      uint8_t *data = rt_load(p->model, &size);
       assert_non_null(data);
       const utvm_err_t err = rt_setup(&in, data, size, (size_t)16u << 20, &stage);
       if (err == UTVM_OK) {
-        fail_msg("%s: listed in ops2_pending.txt but runs: take it off the list", p->name);
+        fail_msg("%s: listed in the %s pending list but runs: take it off the list", p->name,
+                 p->set);
       }
       const char *text = (in.model.error[0] != '\0') ? in.model.error : in.runner.error;
       assert_true(text[0] != '\0');
       pending++;
       rt_teardown(&in);
       free(data);
-      continue;
+    } else {
+      uint8_t *data = setup_file(&in, p->model);
+      exact += run_pair(&in, p->name, p->input, p->output);
+      rt_teardown(&in);
+      free(data);
     }
-    uint8_t *data = setup_file(&in, model);
-    exact += run_pair(&in, p->name, input, output);
-    rt_teardown(&in);
-    free(data);
+    if ((i + 1 == n) || (strcmp(pairs[i + 1].set, p->set) != 0)) {
+      (void)printf("%s: %d/%d pairs bit-exact, %d pending (refused)\n", p->set, exact,
+                   i + 1 - set_first - pending, pending);
+      assert_int_equal(exact, i + 1 - set_first - pending);
+      set_first = i + 1;
+      exact = 0;
+      pending = 0;
+    }
   }
-  (void)printf("ops2: %d/%d pairs bit-exact, %d pending (refused)\n", exact, pairs - pending,
-               pending);
-  assert_int_equal(exact, pairs - pending);
-  assert_int_equal(pairs, 279);
+}
+
+static void test_ops_pairs(void **state) {
+  (void)state;
+  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
+  run_pair_sets(runner_op_pairs, pairs);
+  assert_int_equal(pairs, 64);
+}
+
+/* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs) and tflm (39). */
+static void test_op_case_pairs(void **state) {
+  (void)state;
+  const int pairs = (int)(sizeof(runner_op_case_pairs) / sizeof(runner_op_case_pairs[0]));
+  run_pair_sets(runner_op_case_pairs, pairs);
+  assert_int_equal(pairs, 279 + 39);
 }
 
 /* A model with state (SVDF): a second run continues from the first one's state, and
@@ -453,7 +444,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refdata_pairs),
       cmocka_unit_test(test_ops_pairs),
-      cmocka_unit_test(test_ops2_pairs),
+      cmocka_unit_test(test_op_case_pairs),
       cmocka_unit_test(test_state_persists_and_resets),
       cmocka_unit_test(test_memory_below_tflm),
       cmocka_unit_test(test_argument_errors),

@@ -1,8 +1,8 @@
 /*
- * The ops2 operator cases utvm runs (shared/models/ops2 less tests/data/ops2_pending.txt) as
- * standalone C (utvm_add_model: `utvm compile -o DIR --name NET`) through the ai_ API: every
- * input/output pair bit-exact with TensorFlow Lite Micro, in activations of exactly the size
- * the model states.
+ * The cases of the operator case sets utvm runs (cmake/utvm_op_cases.cmake: shared/models/ops2
+ * less tests/data/ops2_pending.txt, tests/data/tflm) as standalone C (utvm_add_model: `utvm
+ * compile -o DIR --name NET`) through the ai_ API: every input/output pair bit-exact with
+ * TensorFlow Lite Micro, in activations of exactly the size the model states.
  */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include <setjmp.h>
@@ -17,23 +17,18 @@
 
 #include "utvm/ai.h"
 
-#ifndef UTVM_SHARED_DIR
-#error "UTVM_SHARED_DIR must name the shared/ folder"
-#endif
-
 typedef struct {
+  const char *set; /* the case set: ops2, tflm */
   const char *name;
   const ai_model *model;
-  const char *input;  /* in models/ops2 */
+  const char *input; /* paths */
   const char *output;
-} ops2_pair_t;
+} op_case_pair_t;
 
-#include "ai_ops2_cases.h"
+#include "ai_op_cases.h"
 
-/* The file models/ops2/<name> in a heap block; *size its bytes. */
-static uint8_t *load(const char *name, size_t *size) {
-  char path[512];
-  (void)snprintf(path, sizeof(path), "%s/models/ops2/%s", UTVM_SHARED_DIR, name);
+/* The file at path in a heap block; *size its bytes. */
+static uint8_t *load(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
   assert_non_null(f);
   assert_int_equal(fseek(f, 0, SEEK_END), 0);
@@ -55,12 +50,15 @@ static void *exact_block(size_t size) {
   return p;
 }
 
-static void test_ops2_pairs_bit_exact(void **state) {
+/* Every pair of every set bit-exact (a set's pairs are consecutive in op_case_pairs). */
+static void test_op_case_pairs_bit_exact(void **state) {
   size_t exact = 0u;
-  const size_t n = sizeof(ops2_pairs) / sizeof(ops2_pairs[0]);
+  size_t set_first = 0u;
+  size_t set_exact = 0u;
+  const size_t n = sizeof(op_case_pairs) / sizeof(op_case_pairs[0]);
   (void)state;
   for (size_t i = 0u; i < n; i++) {
-    const ops2_pair_t *p = &ops2_pairs[i];
+    const op_case_pair_t *p = &op_case_pairs[i];
     const ai_model *m = p->model;
     ai_handle h = NULL;
     ai_tensor in;
@@ -87,6 +85,7 @@ static void test_ops2_pairs_bit_exact(void **state) {
     assert_int_equal(out.bytes, out_size);
     if (memcmp(out.dl.data, want, out_size) == 0) {
       exact++;
+      set_exact++;
     } else {
       (void)printf("MISMATCH %s: %s\n", p->name, p->input);
     }
@@ -103,15 +102,21 @@ static void test_ops2_pairs_bit_exact(void **state) {
     free(out_buf);
     free(input);
     free(want);
+    if ((i + 1u == n) || (strcmp(op_case_pairs[i + 1u].set, p->set) != 0)) {
+      (void)printf("%s standalone: %zu/%zu pairs bit-exact\n", p->set, set_exact,
+                   i + 1u - set_first);
+      set_first = i + 1u;
+      set_exact = 0u;
+    }
   }
-  (void)printf("ops2 standalone: %zu/%zu pairs bit-exact\n", exact, n);
+  (void)printf("operator case sets standalone: %zu/%zu pairs bit-exact\n", exact, n);
   assert_int_equal(exact, n);
   assert_true(n > 0u);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ops2_pairs_bit_exact),
+      cmocka_unit_test(test_op_case_pairs_bit_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
