@@ -4,6 +4,9 @@ EMBED(ad_model, "mlperf_tiny_ad_autoencoder_int8.tflite");
 EMBED(ad_in, "refdata/mlperf_tiny/ad_window0_int8.bin");
 EMBED(ad_out, "refdata/mlperf_tiny/ad_window0_int8_tflm.out0.bin");
 
+UTVM_OP_RESOLVER(kAdOps, &utvm_op_fully_connected);
+static const utvm_op_resolver_t *const kResolver = &kAdOps;
+
 static const model_case_t kCases[] = {
     CASE("ad_autoencoder", ad_model, ad_in, ad_out),
 };
