@@ -285,6 +285,12 @@ typedef struct {
   uint8_t first_kernel_input;
   void (*export_output)(const void *record, utvm_kernels_core_t core, uint32_t j,
                         utvm_op_params_t *p);
+  /* How the planner may place op's operands (utvm_plan_step_kind_t): GATHER when its inputs are
+   * contiguous pieces of its output (CONCATENATION, PACK), SCATTER when its outputs are of its
+   * input (SPLIT, SPLIT_V, UNPACK), DEFAULT when not (or op cannot be decoded); NULL: DEFAULT.
+   * The planner still checks that the views are safe; execute then skips those copies. */
+  utvm_plan_step_kind_t (*plan_kind)(const utvm_model_t *m, uint32_t index,
+                                     const utvm_model_operator_t *op);
 } utvm_op_t;
 
 /* Records start at multiples of this many bytes. */
