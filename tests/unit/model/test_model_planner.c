@@ -657,6 +657,56 @@ static void test_shipped_models(void **state) {
   }
 }
 
+/* The ops2 models with SPLIT, SPLIT_V, UNPACK, CONCATENATION and PACK, their steps asked to be
+ * views whatever the axis (an odd scratch seed): every plan passes the checker, views or not
+ * (split_c3_i8's pieces of 32 bytes do become views). */
+static void test_views_on_models(void **state) {
+  static const char *const names[] = {"split_c3_i8", "split_c3_i16", "split_v_w_i8",
+                                      "split_v_w_i16", "pack_axis0_i8", "pack_axis0_i16",
+                                      "unpack_axis0_i8", "unpack_axis0_i16", "concat_axis3_i16"};
+  size_t i;
+  (void)state;
+  for (i = 0u; i < sizeof(names) / sizeof(names[0]); i++) {
+    char path[512];
+    FILE *f;
+    long n;
+    uint8_t *data;
+    utvm_model_t m;
+    utvm_plan_t plan;
+    utvm_err_t err;
+    uint32_t seed;
+    const char *why;
+    (void)snprintf(path, sizeof(path), "%s/models/ops2/%s.tflite", UTVM_SHARED_DIR, names[i]);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    data = (uint8_t *)malloc((size_t)n);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+    (void)fclose(f);
+    assert_int_equal(utvm_model_open(&m, data, (size_t)n), UTVM_OK);
+    why = model_plan_check(&m, 2u, 0u, &plan, &err);
+    if (why != NULL || err != UTVM_OK) {
+      fail_msg("%s: %s %s", names[i], why != NULL ? why : utvm_strerror(err), m.error);
+    }
+    for (seed = 1u; seed < 8u; seed += 2u) {
+      why = model_plan_check(&m, seed, 0u, &plan, &err);
+      if (why != NULL || err != UTVM_OK) {
+        fail_msg("%s (views, seed %u): %s %s", names[i], seed,
+                 why != NULL ? why : utvm_strerror(err), m.error);
+      }
+      why = model_plan_check(&m, seed, UTVM_MODEL_PLAN_IO_SEPARATE, NULL, &err);
+      if (why != NULL || err != UTVM_OK) {
+        fail_msg("%s (views, IO apart, seed %u): %s %s", names[i], seed,
+                 why != NULL ? why : utvm_strerror(err), m.error);
+      }
+    }
+    free(data);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chain),
@@ -676,6 +726,7 @@ int main(void) {
       cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_random_problems),
       cmocka_unit_test(test_shipped_models),
+      cmocka_unit_test(test_views_on_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
