@@ -1,8 +1,8 @@
 /*
  * utvm operators: everything utvm knows about one TFLite operator, in one file per operator
  * (src/ops/<operator>.c): its options, the checks and integer parameters of its Prepare, its
- * kernel call, its export to op params, the op-params body of its kernel functions and the
- * kernel call the code emitter writes. Two tables are generated from two lists and nothing
+ * kernel call, its export to op params, the op-params body of its kernel functions, the
+ * kernel call the code emitter writes and how the planner may place its operands (views). Two tables are generated from two lists and nothing
  * else names an operator:
  *
  *  - UTVM_OP_LIST (utvm/model.h): the TFLite operators the reader accepts, each with the

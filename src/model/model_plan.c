@@ -1,7 +1,10 @@
 /*
  * Planning a TFLite model: builds the planner's buffer and step lists from a verified model
  * (one buffer per computed tensor, one step per operator) in the caller's workspace, checks
- * the data flow on the way, and runs utvm_plan().
+ * the data flow on the way, and runs utvm_plan(). Step kinds: ALIAS for RESHAPE, SQUEEZE and
+ * EXPAND_DIMS; the caller's callback may choose another (the runner asks the operator's
+ * plan_kind: GATHER, SCATTER), since only the operator knows its layout; a step reading a
+ * variable tensor stays DEFAULT.
  *
  * Constants take no planner memory: while planning, the caller's plan->offsets (one entry per
  * tensor) maps each tensor to its buffer (UTVM_PLAN_NONE for a constant); at the end each entry
