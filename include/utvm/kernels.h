@@ -617,11 +617,13 @@ typedef struct {
 
 /* Copies one output of a split. UTVM_ERR_KERNEL_BAD_PARAM (NULL, element size not 1, 2 or 4),
  * UTVM_ERR_KERNEL_BAD_SHAPE (a size < 1, the block outside the input, the input over 2 GiB).
- * input and output must not overlap. */
+ * input and output must not overlap, except that output may be its own block of the input (a
+ * planner's view, outer 1: nothing is copied). */
 utvm_err_t utvm_split(const utvm_split_params_t *params, const void *input, void *output);
 
 /* CONCATENATION along axis (negative counts from the end) of num_inputs tensors of equal rank
- * and equal other dimensions; every input and the output share scale and zero point. */
+ * and equal other dimensions; every input and the output share scale and zero point. An input
+ * that already is its block of the output (a planner's view) is not copied. */
 utvm_err_t utvm_concatenation_s8(int32_t num_inputs, const int8_t *const *inputs,
                                  const utvm_shape_t *input_shapes, int32_t axis,
                                  const utvm_shape_t *output_shape, int8_t *output);
@@ -660,7 +662,8 @@ typedef struct {
 
 /* The concatenation of params: BAD_PARAM for an element size other than 1, 2 or 4, an input
  * count out of range or NULL pointers, BAD_SHAPE for sizes < 1 or an output above INT32_MAX
- * elements. */
+ * elements. An input may be its own block of the output (a planner's view, outer 1: not
+ * copied); otherwise inputs and output must not overlap. */
 utvm_err_t utvm_concatenation(const utvm_concat_params_t *params, const void *const *inputs,
                               void *output);
 

@@ -301,7 +301,23 @@ typedef enum {
   /* Planned extension (treated as DEFAULT today): writes[0] may overlap reads[0] when reads[0]
    * dies at this step, for element-wise kernels that read each element before writing it
    * (ADD, MUL, activations, QUANTIZE) and, with care, DEPTHWISE_CONV_2D. */
-  UTVM_PLAN_STEP_INPLACE = 2
+  UTVM_PLAN_STEP_INPLACE = 2,
+  /* The reads are contiguous pieces of writes[0] (CONCATENATION, PACK along the outermost
+   * dimension that is not 1): read k is a view of writes[0] at the sum of the sizes of reads
+   * 0..k-1. SCATTER, the other way (SPLIT, SPLIT_V, UNPACK): write j is a view of reads[0] at the
+   * sum of the sizes of writes 0..j-1. All or nothing, else treated as DEFAULT: applied when the
+   * step has one write (GATHER) or one read (SCATTER), every piece and the whole is planned (not
+   * constant, not apart) and alone in its group (no alias or view yet), the pieces are pairwise
+   * distinct and none is the whole or a graph input, their sizes add up to the whole's, and each
+   * piece's offset in the whole is a multiple of UTVM_PLAN_ALIGNMENT; GATHER: each read is
+   * written by exactly one earlier step, writes[0] only by this one and by no step before it (nor
+   * is it read before it, or a graph input); SCATTER: each write is written only by this step and
+   * touched by no step before it, reads[0] by no step from this one on. A graph output flag only
+   * extends the lifetimes. An ALIAS into a group with views is applied only to a writes[0] alone
+   * in its group and no larger than reads[0]. The executor must skip each copy whose source and
+   * destination are the same bytes. */
+  UTVM_PLAN_STEP_GATHER = 3,
+  UTVM_PLAN_STEP_SCATTER = 4
 } utvm_plan_step_kind_t;
 
 typedef struct {
@@ -329,11 +345,12 @@ typedef struct {
 } utvm_plan_t;
 
 /* Bytes of workspace utvm_plan() needs for n_buffers and n_steps (SIZE_MAX if that overflows):
- * 28 per buffer and 28 per step plus 12 to 16, on any target (32-bit words only). */
+ * 32 per buffer and 28 per step plus 12 to 16, on any target (32-bit words only). */
 size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps);
 
 /* Plans the arena: lifetimes (first write or read .. last read or write; INPUT from step 0,
- * OUTPUT to the last step), aliases, then greedy placement (largest first, lowest offset that
+ * OUTPUT to the last step), aliases and views (a buffer at an offset inside another's bytes,
+ * see utvm_plan_step_kind_t), then greedy placement (largest first, lowest offset that
  * overlaps no placed buffer alive at the same time) under three orders, keeping the smallest.
  * Each step's scratch is placed like a buffer alive during that step only. APART buffers come
  * last, after the arena, in index order. Deterministic. */
@@ -352,20 +369,25 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
  * output may reuse an input's bytes once the input is read). */
 #define UTVM_MODEL_PLAN_IO_SEPARATE 0x1u
 
-/* Asked once per operator for its scratch bytes (e.g. by asking the kernels); NULL means 0. */
+/* Asked once per operator for its scratch bytes (e.g. by asking the kernels) and its step kind:
+ * *kind arrives as utvm_model_plan() chose it (UTVM_PLAN_STEP_ALIAS for RESHAPE, SQUEEZE and
+ * EXPAND_DIMS of a computed tensor, else DEFAULT) and may be changed (e.g. GATHER for a
+ * CONCATENATION whose inputs are contiguous pieces of its output). NULL: no scratch, kinds kept. */
 typedef utvm_err_t (*utvm_model_scratch_fn)(void *ctx, const utvm_model_t *m, uint32_t index,
-                                            const utvm_model_operator_t *op, size_t *bytes);
+                                            const utvm_model_operator_t *op, size_t *bytes,
+                                            utvm_plan_step_kind_t *kind);
 
 /* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if m is not open, a tensor or
  * operator cannot be decoded, or the size overflows). Decodes every tensor and operator to
- * count the computed ones: 40 bytes per computed tensor, 4 per computed operand and 60 per
+ * count the computed ones: 44 bytes per computed tensor, 4 per computed operand and 60 per
  * operator (52 on a 32-bit target), plus alignment. */
 size_t utvm_model_plan_workspace_size(const utvm_model_t *m);
 
 /* Plans m: one buffer per computed tensor (graph inputs and operator outputs; constants take
  * no planner memory; graph inputs and outputs flagged), one step per operator (its computed
- * inputs read, its outputs written, RESHAPE and SQUEEZE of a computed tensor as
- * UTVM_PLAN_STEP_ALIAS). Also checks the data flow: every computed tensor an operator reads is
+ * inputs read, its outputs written, RESHAPE, SQUEEZE and EXPAND_DIMS of a computed tensor as
+ * UTVM_PLAN_STEP_ALIAS, the kind the scratch callback gives otherwise; a step other than DEFAULT
+ * that reads a variable tensor is planned as DEFAULT: its bytes change in place). Also checks the data flow: every computed tensor an operator reads is
  * a graph input or written by an earlier operator, no tensor is written twice or is both a
  * graph input and written, no constant is written, every graph output is produced.
  * plan->offsets needs m->n_tensors entries and receives each tensor's offset

@@ -1,8 +1,8 @@
 /*
  * utvm operators: everything utvm knows about one TFLite operator, in one file per operator
  * (src/ops/<operator>.c): its options, the checks and integer parameters of its Prepare, its
- * kernel call, its export to op params, the op-params body of its kernel functions and the
- * kernel call the code emitter writes. Two tables are generated from two lists and nothing
+ * kernel call, its export to op params, the op-params body of its kernel functions, the
+ * kernel call the code emitter writes and how the planner may place its operands (views). Two tables are generated from two lists and nothing
  * else names an operator:
  *
  *  - UTVM_OP_LIST (utvm/model.h): the TFLite operators the reader accepts, each with the
@@ -286,6 +286,12 @@ typedef struct {
   uint8_t first_kernel_input;
   void (*export_output)(const void *record, utvm_kernels_core_t core, uint32_t j,
                         utvm_op_params_t *p);
+  /* How the planner may place op's operands (utvm_plan_step_kind_t): GATHER when its inputs are
+   * contiguous pieces of its output (CONCATENATION, PACK), SCATTER when its outputs are of its
+   * input (SPLIT, SPLIT_V, UNPACK), DEFAULT when not (or op cannot be decoded); NULL: DEFAULT.
+   * The planner still checks that the views are safe; execute then skips those copies. */
+  utvm_plan_step_kind_t (*plan_kind)(const utvm_model_t *m, uint32_t index,
+                                     const utvm_model_operator_t *op);
 } utvm_op_t;
 
 /* Records start at multiples of this many bytes. */

@@ -1,6 +1,6 @@
 /* CONCATENATION of tensors of any element size (TFLite's reference_ops::Concatenation with one
  * quantization for every input and the output, and PACK: a copy of each input's block per
- * outer index). */
+ * outer index, skipped when a block already is its source: a view, UTVM_PLAN_STEP_GATHER). */
 #include <string.h>
 
 #include "utvm/kernels.h"
@@ -32,7 +32,9 @@ utvm_err_t utvm_concatenation(const utvm_concat_params_t *params, const void *co
     for (int32_t i = 0; i < params->n_inputs; ++i) {
       const size_t block = (size_t)params->axis_sizes[i] * unit;
       const uint8_t *in = (const uint8_t *)inputs[i];
-      memcpy(out, &in[(size_t)o * block], block);
+      if (out != &in[(size_t)o * block]) { /* the same bytes: a view (UTVM_PLAN_STEP_GATHER) */
+        memcpy(out, &in[(size_t)o * block], block);
+      }
       out += block;
     }
   }

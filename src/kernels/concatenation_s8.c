@@ -1,5 +1,6 @@
 /* CONCATENATION, int8 (TFLite's reference_ops::Concatenation; TFLite requires one scale and
- * zero point for all inputs and the output, so this is a copy). */
+ * zero point for all inputs and the output, so this is a copy, skipped for a block that
+ * already is its source). */
 #include <string.h>
 
 #include "shape.h"
@@ -60,7 +61,9 @@ utvm_err_t utvm_concatenation_s8(int32_t num_inputs, const int8_t *const *inputs
   for (int32_t o = 0; o < outer; ++o) {
     for (int32_t i = 0; i < num_inputs; ++i) {
       const int32_t block = input_shapes[i].dims[axis] * inner;
-      memcpy(out, inputs[i] + o * block, (size_t)block);
+      if (out != &inputs[i][o * block]) { /* the same bytes: a view (UTVM_PLAN_STEP_GATHER) */
+        memcpy(out, &inputs[i][o * block], (size_t)block);
+      }
       out += block;
     }
   }

@@ -1,5 +1,6 @@
 /* One output of SPLIT, SPLIT_V or UNPACK (any element type): a block of the middle axis of the
- * input seen as [outer, input_len, inner], copied row by row. */
+ * input seen as [outer, input_len, inner], copied row by row (not when a row already is its
+ * source: a view, UTVM_PLAN_STEP_SCATTER). */
 #include <stdint.h>
 #include <string.h>
 
@@ -29,7 +30,9 @@ utvm_err_t utvm_split(const utvm_split_params_t *params, const void *input, void
   uint8_t *out = (uint8_t *)output;
   int32_t o;
   for (o = 0; o < p->outer; o++) {
-    (void)memcpy(out, in, out_bytes);
+    if (out != in) { /* the same bytes when the planner made the output a view of the input */
+      (void)memcpy(out, in, out_bytes);
+    }
     in = &in[in_stride];
     out = &out[out_bytes];
   }

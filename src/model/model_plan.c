@@ -1,7 +1,10 @@
 /*
  * Planning a TFLite model: builds the planner's buffer and step lists from a verified model
  * (one buffer per computed tensor, one step per operator) in the caller's workspace, checks
- * the data flow on the way, and runs utvm_plan().
+ * the data flow on the way, and runs utvm_plan(). Step kinds: ALIAS for RESHAPE, SQUEEZE and
+ * EXPAND_DIMS; the caller's callback may choose another (the runner asks the operator's
+ * plan_kind: GATHER, SCATTER), since only the operator knows its layout; a step reading a
+ * variable tensor stays DEFAULT.
  *
  * Constants take no planner memory: while planning, the caller's plan->offsets (one entry per
  * tensor) maps each tensor to its buffer (UTVM_PLAN_NONE for a constant); at the end each entry
@@ -188,6 +191,16 @@ static utvm_err_t step_writes(const layout_t *l, utvm_text_t *text, uint32_t i,
   return err;
 }
 
+/* Whether step st reads a variable tensor. */
+static bool reads_state(const layout_t *l, const utvm_plan_step_t *st) {
+  uint32_t k;
+  bool state = false;
+  for (k = 0u; k < st->n_reads; k++) {
+    state = state || ((l->buffers[st->reads[k]].flags & FLAG_STATE) != 0u);
+  }
+  return state;
+}
+
 /* One step per operator, with the data-flow checks. */
 static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const layout_t *l,
                               utvm_model_scratch_fn scratch, void *ctx) {
@@ -225,7 +238,7 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const la
       utvm_text_str(text, "plan: the model changed since it was opened");
     }
     if (err == UTVM_OK && scratch != NULL) {
-      err = scratch(ctx, m, i, &op, &bytes);
+      err = scratch(ctx, m, i, &op, &bytes, &st->kind);
       if (err != UTVM_OK) {
         utvm_model_text_operator(text, i, (int32_t)op.code);
         utvm_text_str(text, "scratch size: ");
@@ -238,6 +251,9 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const la
       } else {
         st->scratch = (uint32_t)bytes;
       }
+    }
+    if (err == UTVM_OK && reads_state(l, st)) {
+      st->kind = UTVM_PLAN_STEP_DEFAULT; /* a variable tensor changes in place: no views of it */
     }
   }
   return err;

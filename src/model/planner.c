@@ -4,8 +4,14 @@
  * 1. Lifetimes. Each buffer lives from the first step that reads or writes it to the last one
  *    (inclusive); graph inputs from step 0, graph outputs to the last step. Constants and
  *    buffers no step uses are not placed.
- * 2. Aliases. An ALIAS step's output joins its input's group: the group is placed once, with
- *    the union of the lifetimes and the largest size (union-find, linked root to root).
+ * 2. Groups, in step order (weighted union-find, linked root to root; each link keeps the
+ *    member's byte offset from its parent, so a buffer's offset from its group's root is the sum
+ *    along its path). An ALIAS step's output joins its input's group at the input's offset. A
+ *    GATHER step's reads join its write, read k at the sum of the sizes of reads 0..k-1; a
+ *    SCATTER step's writes join its read, write j at the sum of the sizes of writes 0..j-1. A
+ *    group is placed once, with the union of the lifetimes and the size max(offset + size) over
+ *    its members; each member's offset is its root's plus its own from the root. A step that is
+ *    not safe (see utvm_plan_step_kind_t) is planned as DEFAULT.
  * 3. Items. One item per group and one per step with scratch (alive during that step only).
  * 4. Placement, greedy: items in a given order, each at the lowest 16-byte aligned offset where
  *    it overlaps no placed item whose lifetime intersects its own (one pass over the placed
@@ -16,7 +22,7 @@
  *
  * Cost: O(n log n) sorting (heap sort, no recursion) and O(n^2) placement per order, n = items.
  * Memory: the caller's workspace only (utvm_plan_workspace_size): 4-byte sizes and offsets (the
- * sum of all placed sizes is checked below 4 GiB), six words per item, one per buffer, one per
+ * sum of all placed sizes is checked below 4 GiB), six words per item, two per buffer, one per
  * step. The best order's offsets are not kept aside: that order is placed again at the end.
  */
 #include <stdbool.h>
@@ -28,6 +34,9 @@
 #define WS_ALIGN 4u
 #define NONE UINT32_MAX
 #define N_ORDERS 3u
+/* off[] of a buffer while the groups are built: a root with members; a group with views. */
+#define LINKED 0x1u
+#define VIEWS 0x2u
 /* The largest sum of aligned item sizes: every offset and end then fits 32 bits, below
  * UTVM_PLAN_NO_OFFSET. */
 #define PLAN_MAX_TOTAL ((uint64_t)UINT32_MAX - ((uint64_t)UTVM_PLAN_ALIGNMENT - 1u))
@@ -43,14 +52,16 @@ typedef struct {
   uint32_t ns;
   uint32_t ni;
   uint32_t *size;   /* [ni] bytes (a group root: its largest member) */
-  uint32_t *off;    /* [ni] offset under the current order */
+  uint32_t *off;    /* [ni] offset under the current order (while building the groups: LINKED,
+                       VIEWS) */
   uint32_t *first;  /* [ni] first step alive, NONE: not placed */
   uint32_t *last;   /* [ni] last step alive */
   uint32_t *order;  /* [ni] items in placement order (while computing lifetimes: the number of
                        steps writing each buffer) */
   uint32_t *placed; /* [ni] placed items by offset (while computing lifetimes: the last step
                        writing each buffer) */
-  uint32_t *root;   /* [nb] alias group links */
+  uint32_t *root;   /* [nb] group links (to the parent; a root links to itself) */
+  uint32_t *rel;    /* [nb] byte offset from the parent (0 for a root) */
   uint32_t *diff;   /* [max(ns,1)+1] lower-bound difference array */
 } ws_t;
 
@@ -65,7 +76,7 @@ static uint32_t diff_len(uint32_t ns) {
 
 size_t utvm_plan_workspace_size(uint32_t n_buffers, uint32_t n_steps) {
   uint64_t ni = (uint64_t)n_buffers + n_steps;
-  uint64_t words = (6u * ni) + n_buffers + diff_len(n_steps);
+  uint64_t words = (6u * ni) + (2u * (uint64_t)n_buffers) + diff_len(n_steps);
   uint64_t bytes = WS_ALIGN + (words * sizeof(uint32_t)); /* room to align the start */
   if (ni > 0x7FFFFFFFu || bytes > SIZE_MAX) { /* item indices stay below 2^31 */
     return SIZE_MAX;
@@ -88,17 +99,28 @@ static void ws_carve(ws_t *w, void *workspace, uint32_t nb, uint32_t ns) {
   w->order = &w->last[ni];
   w->placed = &w->order[ni];
   w->root = &w->placed[ni];
-  w->diff = &w->root[nb];
+  w->rel = &w->root[nb];
+  w->diff = &w->rel[nb];
 }
 
-/* The root of b's alias group (links always point to a root, so the walk is short; bounded). */
-static uint32_t find_root(const ws_t *w, uint32_t b) {
+/* The root of b's group; *at receives b's byte offset from it (the walk is bounded). */
+static uint32_t find_root(const ws_t *w, uint32_t b, uint64_t *at) {
   uint32_t x = b;
   uint32_t guard;
+  uint64_t sum = 0u;
   for (guard = 0u; guard < w->nb && w->root[x] != x; guard++) {
+    sum += w->rel[x];
     x = w->root[x];
   }
+  *at = sum;
   return x;
+}
+
+/* Links group root r under root to at byte offset at. */
+static void join(ws_t *w, uint32_t r, uint32_t to, uint64_t at, uint32_t flags) {
+  w->root[r] = to;
+  w->rel[r] = (uint32_t)at; /* below the group's size, itself below 2^32 */
+  w->off[to] |= LINKED | flags | w->off[r];
 }
 
 static void touch(ws_t *w, uint32_t item, uint32_t step) {
@@ -137,6 +159,101 @@ static utvm_err_t check_steps(const utvm_plan_buffer_t *buffers, uint32_t nb,
     }
   }
   return UTVM_OK;
+}
+
+/* Whether buffer b may join a view: planned (not constant, not apart) and alone in its group. */
+static bool alone(const ws_t *w, uint32_t b) {
+  return b != UTVM_PLAN_NONE && w->first[b] != NONE && w->root[b] == b &&
+         (w->off[b] & LINKED) == 0u;
+}
+
+/* An ALIAS step at s: writes[0] joins the group of reads[0] at its offset, when both are
+ * planned, reads[0] is written by no later step and writes[0] only here and is no graph input;
+ * into a group with views, only a lone writes[0] no larger than reads[0]. */
+static void alias(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_step_t *st,
+                  uint32_t s) {
+  const uint32_t *writes = w->order;
+  const uint32_t *lastw = w->placed;
+  uint32_t in;
+  uint32_t out;
+  uint64_t at_in;
+  uint64_t at_out;
+  if (st->n_reads == 0u || st->n_writes == 0u) {
+    return;
+  }
+  in = st->reads[0];
+  out = st->writes[0];
+  if (in == UTVM_PLAN_NONE || out == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
+      w->first[out] == NONE || (buffers[out].flags & UTVM_PLAN_INPUT) != 0u ||
+      writes[out] != 1u || (writes[in] != 0u && lastw[in] >= s)) {
+    return; /* not a safe alias: plan it as a default step */
+  }
+  const uint32_t rin = find_root(w, in, &at_in);
+  const uint32_t rout = find_root(w, out, &at_out);
+  if (rin == rout || (((w->off[rin] | w->off[rout]) & VIEWS) != 0u &&
+                      (!alone(w, out) || w->size[out] > w->size[in]))) {
+    return;
+  }
+  join(w, rout, rin, at_in - at_out, 0u); /* at_out is 0: only a view has an offset */
+}
+
+/* Whether a GATHER or SCATTER step at s is safe as views (see utvm_plan_step_kind_t). */
+static bool view_safe(const ws_t *w, const utvm_plan_buffer_t *buffers,
+                      const utvm_plan_step_t *st, uint32_t s) {
+  const uint32_t *writes = w->order;
+  const uint32_t *lastw = w->placed;
+  const bool gather = st->kind == UTVM_PLAN_STEP_GATHER;
+  const uint32_t *pieces = gather ? st->reads : st->writes;
+  const uint32_t n = gather ? st->n_reads : st->n_writes;
+  uint32_t whole = UTVM_PLAN_NONE;
+  uint64_t at = 0u;
+  uint32_t j;
+  uint32_t k;
+  bool ok = (gather ? st->n_writes : st->n_reads) == 1u && n > 0u;
+  if (ok) {
+    whole = gather ? st->writes[0] : st->reads[0];
+    ok = alone(w, whole);
+  }
+  if (ok && gather) { /* written here only, touched by no step before */
+    ok = writes[whole] == 1u && w->first[whole] == s && (buffers[whole].flags & UTVM_PLAN_INPUT) == 0u;
+  } else if (ok) { /* written by no step from here on */
+    ok = writes[whole] == 0u || lastw[whole] < s;
+  } else {
+    /* refused */
+  }
+  for (j = 0u; j < n && ok; j++) {
+    const uint32_t b = pieces[j];
+    ok = alone(w, b) && b != whole && (buffers[b].flags & UTVM_PLAN_INPUT) == 0u &&
+         writes[b] == 1u && (at % UTVM_PLAN_ALIGNMENT) == 0u;
+    if (ok && gather) { /* written by one earlier step */
+      ok = lastw[b] < s;
+    } else if (ok) { /* written here only, touched by no step before */
+      ok = w->first[b] == s;
+    } else {
+      /* refused */
+    }
+    for (k = 0u; k < j && ok; k++) {
+      ok = pieces[k] != b;
+    }
+    if (ok) {
+      at += w->size[b];
+    }
+  }
+  return ok && at == w->size[whole];
+}
+
+/* A safe GATHER or SCATTER step: each piece joins the whole at its offset. */
+static void view(ws_t *w, const utvm_plan_step_t *st) {
+  const bool gather = st->kind == UTVM_PLAN_STEP_GATHER;
+  const uint32_t *pieces = gather ? st->reads : st->writes;
+  const uint32_t n = gather ? st->n_reads : st->n_writes;
+  const uint32_t whole = gather ? st->writes[0] : st->reads[0];
+  uint64_t at = 0u;
+  uint32_t j;
+  for (j = 0u; j < n; j++) {
+    join(w, pieces[j], whole, at, VIEWS);
+    at += w->size[pieces[j]];
+  }
 }
 
 /* Lifetimes of the buffers (steps 1 and 2 above). */
@@ -181,30 +298,26 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     }
     w->size[b] = buffers[b].size;
   }
-  /* Aliases, in step order. */
+  for (b = 0u; b < w->nb; b++) {
+    w->off[b] = 0u;
+    w->rel[b] = 0u;
+  }
+  /* Groups, in step order. */
   for (s = 0u; s < w->ns; s++) {
     const utvm_plan_step_t *st = &steps[s];
-    uint32_t in;
-    uint32_t out;
-    if (st->kind != UTVM_PLAN_STEP_ALIAS || st->n_reads == 0u || st->n_writes == 0u) {
-      continue;
-    }
-    in = st->reads[0];
-    out = st->writes[0];
-    if (in == UTVM_PLAN_NONE || out == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
-        w->first[out] == NONE || (buffers[out].flags & UTVM_PLAN_INPUT) != 0u ||
-        writes[out] != 1u || (writes[in] != 0u && lastw[in] >= s)) {
-      continue; /* not a safe alias: plan it as a default step */
-    }
-    in = find_root(w, in);
-    out = find_root(w, out);
-    if (in != out) {
-      w->root[out] = in;
+    if (st->kind == UTVM_PLAN_STEP_ALIAS) {
+      alias(w, buffers, st, s);
+    } else if ((st->kind == UTVM_PLAN_STEP_GATHER || st->kind == UTVM_PLAN_STEP_SCATTER) &&
+               view_safe(w, buffers, st, s)) {
+      view(w, st);
+    } else {
+      /* DEFAULT, INPLACE (planned as DEFAULT today), or a view that is not safe */
     }
   }
   /* Fold each group into its root. */
   for (b = 0u; b < w->nb; b++) {
-    uint32_t r = find_root(w, b);
+    uint64_t at;
+    uint32_t r = find_root(w, b, &at);
     if (r != b && w->first[b] != NONE) {
       if (w->first[b] < w->first[r]) {
         w->first[r] = w->first[b];
@@ -212,13 +325,14 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
       if (w->last[b] > w->last[r]) {
         w->last[r] = w->last[b];
       }
-      if (w->size[b] > w->size[r]) {
-        w->size[r] = w->size[b];
+      at += w->size[b];
+      if (at > w->size[r]) {
+        w->size[r] = (at > UINT32_MAX) ? UINT32_MAX : (uint32_t)at; /* UINT32_MAX: refused */
       }
     }
   }
   for (b = 0u; b < w->nb; b++) {
-    if (find_root(w, b) != b) {
+    if (w->root[b] != b) {
       w->first[b] = NONE; /* placed through its root */
     }
   }
@@ -429,8 +543,10 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
   plan->heuristic = best_order;
   plan->arena_size = (n == 0u) ? 0u : (size_t)best_arena;
   for (i = 0u; i < w.nb; i++) {
-    uint32_t r = find_root(&w, i);
-    plan->offsets[i] = (w.first[r] != NONE) ? w.off[r] : UTVM_PLAN_NO_OFFSET;
+    uint64_t at;
+    uint32_t r = find_root(&w, i, &at);
+    /* a member's offset plus its root's stays below the arena size */
+    plan->offsets[i] = (w.first[r] != NONE) ? (w.off[r] + (uint32_t)at) : UTVM_PLAN_NO_OFFSET;
   }
   for (i = 0u; i < w.ns && plan->scratch_offsets != NULL; i++) {
     plan->scratch_offsets[i] = (w.first[w.nb + i] != NONE) ? w.off[w.nb + i] : UTVM_PLAN_NO_OFFSET;

@@ -156,10 +156,22 @@ void ops_concat_export(const void *record, utvm_kernels_core_t core, utvm_op_par
   p->p.concat = r->params;
 }
 
+/* GATHER when the axis is the output's outermost dimension that is not 1. */
+static utvm_plan_step_kind_t concat_plan_kind(const utvm_model_t *m, uint32_t index,
+                                              const utvm_model_operator_t *op) {
+  utvm_text_t text;
+  utvm_op_context_t c;
+  int32_t o[N_OPTIONS] = {0, 0};
+  ops_plan_context(&c, &text, m, index, op);
+  return (ops_options(&c, concatenation_options, N_OPTIONS, o) == UTVM_OK)
+             ? ops_view_kind(m, op->outputs[0], o[AXIS], UTVM_PLAN_STEP_GATHER)
+             : UTVM_PLAN_STEP_DEFAULT;
+}
+
 const utvm_op_t utvm_op_concatenation = {
     (int32_t)UTVM_MODEL_OP_CONCATENATION, 1u, UTVM_MODEL_MAX_OP_INPUTS, 10u,
     ops_concat_record_size, NULL, concat_prepare, ops_concat_execute, ops_concat_export,
-    ops_inputs_all, 0u, 0u, NULL};
+    ops_inputs_all, 0u, 0u, NULL, concat_plan_kind};
 
 /* ---- The kernel function utvm_k_concatenation_s8 ---- */
 

@@ -97,7 +97,7 @@ static void conv_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
 
 const utvm_op_t utvm_op_conv_2d = {
     (int32_t)UTVM_MODEL_OP_CONV_2D, 2u, 3u, 1u, conv_record_size, conv_scratch_size,
-    conv_prepare, conv_execute, conv_export, ops_inputs_weighted, 0u, 0u, NULL};
+    conv_prepare, conv_execute, conv_export, ops_inputs_weighted, 0u, 0u, NULL, NULL};
 
 /* ---- The kernel function utvm_k_conv2d_s8 ---- */
 

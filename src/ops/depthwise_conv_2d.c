@@ -103,7 +103,7 @@ static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_
 const utvm_op_t utvm_op_depthwise_conv_2d = {
     (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D, 2u, 3u, 2u, depthwise_record_size,
     depthwise_scratch_size, depthwise_prepare, depthwise_execute, depthwise_export,
-    ops_inputs_weighted, 0u, 0u, NULL};
+    ops_inputs_weighted, 0u, 0u, NULL, NULL};
 
 /* ---- The kernel function utvm_k_depthwise_conv2d_s8 ---- */
 

@@ -427,6 +427,17 @@ utvm_err_t ops_option_list(const utvm_op_context_t *c, uint32_t id, const char *
 utvm_err_t ops_fail_option(const utvm_op_context_t *c, const char *msg, int32_t value,
                            const char *tail);
 
+/* A context for decoding op's options outside prepare (a plan_kind phase): no offsets, and
+ * text only counts what a failure would write. */
+void ops_plan_context(utvm_op_context_t *c, utvm_text_t *text, const utvm_model_t *m,
+                      uint32_t index, const utvm_model_operator_t *op);
+
+/* kind when axis (-rank..rank-1) of tensor, the whole a view step cuts, is its outermost
+ * dimension that is not 1 (every dimension before it is 1, so the pieces along it are
+ * contiguous), else UTVM_PLAN_STEP_DEFAULT (also when tensor cannot be decoded). */
+utvm_plan_step_kind_t ops_view_kind(const utvm_model_t *m, int32_t tensor, int32_t axis,
+                                    utvm_plan_step_kind_t kind);
+
 /* Normalises axis (-rank..rank-1) to 0..rank-1, or fails ("options: axis N outside the
  * tensor's rank"). */
 utvm_err_t ops_option_axis(const utvm_op_context_t *c, int32_t axis, uint32_t rank,

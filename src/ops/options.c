@@ -152,3 +152,32 @@ utvm_err_t ops_option_axis(const utvm_op_context_t *c, int32_t axis, uint32_t ra
   *out = (axis < 0) ? (axis + n) : axis;
   return UTVM_OK;
 }
+
+void ops_plan_context(utvm_op_context_t *c, utvm_text_t *text, const utvm_model_t *m,
+                      uint32_t index, const utvm_model_operator_t *op) {
+  utvm_text_init(text, NULL, 0u);
+  c->model = m;
+  c->op = op;
+  c->index = index;
+  c->offsets = NULL;
+  c->scratch = UTVM_PLAN_NO_OFFSET;
+  c->text = text;
+}
+
+utvm_plan_step_kind_t ops_view_kind(const utvm_model_t *m, int32_t tensor, int32_t axis,
+                                    utvm_plan_step_kind_t kind) {
+  utvm_model_tensor_t t;
+  uint32_t d;
+  bool outermost = false;
+  if ((tensor >= 0) && (utvm_model_tensor(m, (uint32_t)tensor, &t) == UTVM_OK)) {
+    const int32_t rank = (int32_t)t.rank;
+    if ((axis >= -rank) && (axis < rank)) {
+      const uint32_t a = (uint32_t)((axis < 0) ? (axis + rank) : axis);
+      outermost = true;
+      for (d = 0u; d < a; d++) {
+        outermost = outermost && (t.dims[d] == 1);
+      }
+    }
+  }
+  return outermost ? kind : UTVM_PLAN_STEP_DEFAULT;
+}

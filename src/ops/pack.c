@@ -65,6 +65,18 @@ static utvm_err_t pack_prepare(const utvm_op_context_t *c, void *record, size_t 
   return err;
 }
 
+/* GATHER when the new axis is the output's outermost dimension that is not 1. */
+static utvm_plan_step_kind_t pack_plan_kind(const utvm_model_t *m, uint32_t index,
+                                            const utvm_model_operator_t *op) {
+  utvm_text_t text;
+  utvm_op_context_t c;
+  int32_t o[N_OPTIONS] = {0, 0};
+  ops_plan_context(&c, &text, m, index, op);
+  return (ops_options(&c, pack_options, N_OPTIONS, o) == UTVM_OK)
+             ? ops_view_kind(m, op->outputs[0], o[AXIS], UTVM_PLAN_STEP_GATHER)
+             : UTVM_PLAN_STEP_DEFAULT;
+}
+
 const utvm_op_t utvm_op_pack = {(int32_t)UTVM_MODEL_OP_PACK, 1u, UTVM_MODEL_MAX_OP_INPUTS, 59u,
                                 ops_concat_record_size, NULL, pack_prepare, ops_concat_execute,
-                                ops_concat_export, ops_inputs_all, 0u, 0u, NULL};
+                                ops_concat_export, ops_inputs_all, 0u, 0u, NULL, pack_plan_kind};

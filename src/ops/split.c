@@ -238,17 +238,34 @@ static void split_export(const void *record, utvm_kernels_core_t core, uint32_t 
   }
 }
 
+/* SCATTER when the axis is the input's outermost dimension that is not 1. */
+static utvm_plan_step_kind_t split_plan_kind(const utvm_model_t *m, uint32_t index,
+                                             const utvm_model_operator_t *op) {
+  utvm_text_t text;
+  utvm_op_context_t c;
+  ops_operand_t in;
+  int32_t axis = 0;
+  ops_plan_context(&c, &text, m, index, op);
+  utvm_err_t err = ops_load(&c, (op->code == UTVM_MODEL_OP_SPLIT) ? 1u : 0u, &in);
+  if (err == UTVM_OK) {
+    err = split_count(&c, &in, &axis);
+  }
+  return (err == UTVM_OK) ? ops_view_kind(m, (int32_t)in.index, axis, UTVM_PLAN_STEP_SCATTER)
+                          : UTVM_PLAN_STEP_DEFAULT;
+}
+
 const utvm_op_t utvm_op_split = {(int32_t)UTVM_MODEL_OP_SPLIT, 2u, 2u, 35u, split_record_size,
                                  NULL, split_prepare, split_execute, NULL, ops_inputs_1,
-                                 UTVM_MODEL_MAX_OP_OUTPUTS, 1u, split_export};
+                                 UTVM_MODEL_MAX_OP_OUTPUTS, 1u, split_export, split_plan_kind};
 
 const utvm_op_t utvm_op_split_v = {(int32_t)UTVM_MODEL_OP_SPLIT_V, 3u, 3u, 79u,
                                    split_record_size, NULL, split_prepare, split_execute, NULL,
-                                   ops_inputs_1, UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export};
+                                   ops_inputs_1, UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export,
+                                   split_plan_kind};
 
 const utvm_op_t utvm_op_unpack = {(int32_t)UTVM_MODEL_OP_UNPACK, 1u, 1u, 64u, split_record_size,
                                   NULL, split_prepare, split_execute, NULL, ops_inputs_1,
-                                  UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export};
+                                  UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export, split_plan_kind};
 
 /* ---- The kernel function utvm_k_split ---- */
 

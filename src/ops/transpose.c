@@ -69,4 +69,5 @@ static utvm_err_t transpose_prepare(const utvm_op_context_t *c, void *record, si
 /* TransposeOptions (BuiltinOptions 26) has no fields. */
 const utvm_op_t utvm_op_transpose = {(int32_t)UTVM_MODEL_OP_TRANSPOSE, 2u, 2u, 26u,
                                      ops_copy_record_size, NULL, transpose_prepare,
-                                     ops_copy_execute, ops_copy_export, ops_inputs_1, 0u, 0u, NULL};
+                                     ops_copy_execute, ops_copy_export, ops_inputs_1,
+                                     0u, 0u, NULL, NULL};

@@ -8,7 +8,8 @@
  *   plan_check()      checks a plan against its problem independently of the planner: every
  *                     used buffer placed, aligned and inside the arena, no two buffers (or a
  *                     buffer and a scratch area) alive at the same step overlapping unless
- *                     they are a legitimate alias, arena >= lower bound.
+ *                     they are a legitimate alias or view (and then nested: one inside the
+ *                     other), arena >= lower bound.
  *   model_plan_check() plans an opened model (utvm_model_plan, exact-size heap workspace so
  *                     ASan sees any overrun) and checks it with plan_check().
  */
@@ -197,10 +198,63 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
       }
     }
   }
+  /* Legitimate views: GATHER or SCATTER steps whose pieces sit at the whole's offset plus the
+   * sizes before them, with the conditions of utvm_plan_step_kind_t. */
+  for (s = 0u; s < ns; s++) {
+    const bool gather = steps[s].kind == UTVM_PLAN_STEP_GATHER;
+    const uint32_t *pieces = gather ? steps[s].reads : steps[s].writes;
+    const uint32_t n = gather ? steps[s].n_reads : steps[s].n_writes;
+    uint32_t whole;
+    size_t at = 0u;
+    bool ok;
+    if ((!gather && steps[s].kind != UTVM_PLAN_STEP_SCATTER) ||
+        (gather ? steps[s].n_writes : steps[s].n_reads) != 1u || n == 0u) {
+      continue;
+    }
+    whole = gather ? steps[s].writes[0] : steps[s].reads[0];
+    ok = whole != UTVM_PLAN_NONE && first[whole] != UINT32_MAX &&
+         (gather ? (nwrites[whole] == 1u && first[whole] == s &&
+                    (buffers[whole].flags & UTVM_PLAN_INPUT) == 0u)
+                 : (nwrites[whole] == 0u || lastw[whole] < s));
+    for (k = 0u; ok && k < n; k++) {
+      const uint32_t p = pieces[k];
+      uint32_t j;
+      ok = p != UTVM_PLAN_NONE && p != whole && first[p] != UINT32_MAX && nwrites[p] == 1u &&
+           (buffers[p].flags & UTVM_PLAN_INPUT) == 0u &&
+           (gather ? lastw[p] < s : first[p] == s) &&
+           (size_t)plan->offsets[p] == (size_t)plan->offsets[whole] + at;
+      for (j = 0u; ok && j < k; j++) {
+        ok = pieces[j] != p;
+      }
+      if (ok) at += buffers[p].size;
+    }
+    if (!ok || at != buffers[whole].size) {
+      continue; /* not an allowed view: the overlap check below judges it */
+    }
+    for (k = 0u; k < n; k++) {
+      uint32_t ga = group[whole];
+      uint32_t gb = group[pieces[k]];
+      for (b = 0u; b < nb; b++) {
+        if (group[b] == gb) group[b] = ga;
+      }
+    }
+  }
   for (a = 0u; a < nb; a++) {
     if (first[a] == UINT32_MAX) continue;
     for (b = a + 1u; b < nb; b++) {
-      if (first[b] == UINT32_MAX || group[a] == group[b]) continue;
+      if (first[b] == UINT32_MAX) continue;
+      if (group[a] == group[b]) {
+        size_t oa = plan->offsets[a];
+        size_t ob = plan->offsets[b];
+        size_t ea = oa + buffers[a].size;
+        size_t eb = ob + buffers[b].size;
+        if (plan_overlap(oa, buffers[a].size, ob, buffers[b].size) &&
+            !((oa <= ob && eb <= ea) || (ob <= oa && ea <= eb))) {
+          why = "two members of an alias or view group overlap without one inside the other";
+          goto done;
+        }
+        continue;
+      }
       if (first[a] > last[b] || first[b] > last[a]) continue;
       if (plan_overlap(plan->offsets[a], buffers[a].size, plan->offsets[b], buffers[b].size)) {
         why = "two buffers alive at the same step overlap";
@@ -244,12 +298,22 @@ done:
   return why;
 }
 
-/* A scratch callback for tests: ctx points to a uint32_t seed; 0 gives no scratch. */
+/* A scratch callback for tests: ctx points to a uint32_t seed; 0 gives no scratch. An odd seed
+ * also asks for views: GATHER for CONCATENATION and PACK, SCATTER for SPLIT, SPLIT_V and UNPACK,
+ * whatever their axis (the plan's memory safety does not depend on it; the planner judges). */
 static inline utvm_err_t model_check_scratch(void *ctx, const utvm_model_t *m, uint32_t index,
-                                             const utvm_model_operator_t *op, size_t *bytes) {
+                                             const utvm_model_operator_t *op, size_t *bytes,
+                                             utvm_plan_step_kind_t *kind) {
   uint32_t seed = *(const uint32_t *)ctx;
   (void)m;
   *bytes = (seed == 0u) ? 0u : (size_t)(((index + 1u) * seed + (uint32_t)op->code) % 300u);
+  if ((seed & 1u) != 0u && (op->code == UTVM_MODEL_OP_CONCATENATION || op->code == UTVM_MODEL_OP_PACK)) {
+    *kind = UTVM_PLAN_STEP_GATHER;
+  } else if ((seed & 1u) != 0u &&
+             (op->code == UTVM_MODEL_OP_SPLIT || op->code == UTVM_MODEL_OP_SPLIT_V ||
+              op->code == UTVM_MODEL_OP_UNPACK)) {
+    *kind = UTVM_PLAN_STEP_SCATTER;
+  }
   return UTVM_OK;
 }
 
@@ -350,20 +414,31 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
     uint32_t *r = &idx[(size_t)i * (UTVM_MODEL_MAX_OP_INPUTS + UTVM_MODEL_MAX_OP_OUTPUTS)];
     uint32_t *w = &r[UTVM_MODEL_MAX_OP_INPUTS];
     (void)utvm_model_operator(m, i, &op);
-    for (k = 0u; k < op.n_inputs; k++) r[k] = (op.inputs[k] < 0) ? UTVM_PLAN_NONE : (uint32_t)op.inputs[k];
+    uint32_t nr = 0u;
+    /* the computed inputs only, as utvm_model_plan lists them */
+    for (k = 0u; k < op.n_inputs; k++) {
+      if (op.inputs[k] >= 0 && (buffers[op.inputs[k]].flags & UTVM_PLAN_CONSTANT) == 0u) {
+        r[nr++] = (uint32_t)op.inputs[k];
+      }
+    }
     for (k = 0u; k < op.n_outputs; k++) w[k] = (uint32_t)op.outputs[k];
     steps[i].reads = r;
-    steps[i].n_reads = op.n_inputs;
+    steps[i].n_reads = nr;
     steps[i].writes = w;
     steps[i].n_writes = op.n_outputs;
-    {
-      size_t scratch = 0u;
-      (void)model_check_scratch(&scratch_seed, m, i, &op, &scratch);
-      steps[i].scratch = (uint32_t)scratch;
-    }
     steps[i].kind = (op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE ||
                      op.code == UTVM_MODEL_OP_EXPAND_DIMS)
                         ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
+    {
+      size_t scratch = 0u;
+      (void)model_check_scratch(&scratch_seed, m, i, &op, &scratch, &steps[i].kind);
+      steps[i].scratch = (uint32_t)scratch;
+    }
+    for (k = 0u; k < nr; k++) {
+      if (plan_is_variable(m, r[k])) {
+        steps[i].kind = UTVM_PLAN_STEP_DEFAULT; /* as utvm_model_plan: no views of a state */
+      }
+    }
   }
   if (out != NULL) {
     *out = plan;

@@ -222,6 +222,185 @@ static void test_alias_refused(void **state) {
   assert_int_equal(p.plan.arena_size, 32);
 }
 
+/* Plans p as given and again with step s as DEFAULT: the same offsets and arena (a view refused). */
+static void assert_as_default(problem_t *p, uint32_t s) {
+  uint32_t offsets[MAXB];
+  size_t arena;
+  assert_int_equal(run(p), UTVM_OK);
+  memcpy(offsets, p->offsets, sizeof(offsets));
+  arena = p->plan.arena_size;
+  p->s[s].kind = UTVM_PLAN_STEP_DEFAULT;
+  assert_int_equal(run(p), UTVM_OK);
+  assert_int_equal(p->plan.arena_size, arena);
+  assert_memory_equal(offsets, p->offsets, p->nb * sizeof(uint32_t));
+}
+
+/* CONCATENATION: b and c, computed from a, become pieces of d at 0 and 32. */
+static void gather_problem(problem_t *p, const size_t *sizes) {
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u;
+  static const uint32_t bc[] = {1u, 2u};
+  init(p, 4u, sizes);
+  p->b[a].flags = UTVM_PLAN_INPUT;
+  p->b[d].flags = UTVM_PLAN_OUTPUT;
+  step(p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(p, 1u, &a, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(p, 2u, bc, 1u, &d, 0u, UTVM_PLAN_STEP_GATHER);
+}
+
+static void test_gather(void **state) {
+  static const size_t sizes[] = {16, 32, 16, 48};
+  problem_t p;
+  (void)state;
+  gather_problem(&p, sizes);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[1], p.offsets[3]);
+  assert_int_equal(p.offsets[2], p.offsets[3] + 32u);
+  /* step 0: a + d's group (48, alive from step 0); steps 1, 2: the same */
+  assert_int_equal(p.plan.lower_bound, 64);
+  assert_int_equal(p.plan.arena_size, 64);
+  /* as DEFAULT: step 2 holds b, c and d */
+  p.s[2].kind = UTVM_PLAN_STEP_DEFAULT;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.plan.lower_bound, 96);
+  assert_true(p.offsets[1] != p.offsets[3]);
+}
+
+/* SPLIT: the outputs b and c of a at 0 and 32, each read by a step of its own. */
+static void test_scatter(void **state) {
+  static const size_t sizes[] = {48, 32, 16, 16, 16};
+  static const uint32_t a = 0u, c = 2u, e = 3u, f = 4u;
+  static const uint32_t bc[] = {1u, 2u};
+  static const uint32_t be[] = {1u, 3u};
+  problem_t p;
+  (void)state;
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[f].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 2u, bc, 0u, UTVM_PLAN_STEP_SCATTER);
+  step(&p, 1u, &c, 1u, &e, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 2u, be, 1u, &f, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[1], p.offsets[a]);
+  assert_int_equal(p.offsets[c], p.offsets[a] + 32u);
+  /* a's group (48) alive until step 2 (b read there), e and f 16 each */
+  assert_int_equal(p.plan.lower_bound, 80);
+  assert_int_equal(p.plan.arena_size, 80);
+  p.s[0].kind = UTVM_PLAN_STEP_DEFAULT;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.plan.lower_bound, 96); /* step 0: a + b + c */
+}
+
+/* Views and aliases: an alias of a piece joins at the piece's offset; a larger one is refused,
+ * as is a view of a buffer already in a group. */
+static void test_views_and_aliases(void **state) {
+  static const size_t sizes[] = {32, 16, 16, 16, 32};
+  static const uint32_t a = 0u, c = 2u, d = 3u, e = 4u;
+  static const uint32_t bc[] = {1u, 2u};
+  static const uint32_t bd[] = {1u, 3u};
+  problem_t p;
+  (void)state;
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[e].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 2u, bc, 0u, UTVM_PLAN_STEP_SCATTER);
+  step(&p, 1u, &c, 1u, &d, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 2u, bd, 1u, &e, 0u, UTVM_PLAN_STEP_GATHER);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[c], p.offsets[a] + 16u);
+  assert_int_equal(p.offsets[d], p.offsets[c]);
+  assert_true(p.offsets[e] != p.offsets[1]); /* b and d already in a's group: no gather */
+  assert_int_equal(p.plan.arena_size, 64);
+  /* an alias larger than its piece would cover the next piece: refused */
+  init(&p, 5u, (const size_t[]){32, 16, 16, 32, 48});
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[e].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 2u, bc, 0u, UTVM_PLAN_STEP_SCATTER);
+  step(&p, 1u, &c, 1u, &d, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 2u, bd, 1u, &e, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[c], p.offsets[a] + 16u);
+  assert_true(p.offsets[d] != p.offsets[c]);
+}
+
+/* Every unsafe view is planned as DEFAULT. */
+static void test_views_refused(void **state) {
+  static const size_t sizes[] = {16, 32, 16, 48};
+  static const size_t odd[] = {16, 24, 24, 48};
+  static const size_t short_sizes[] = {16, 32, 16, 64};
+  static const uint32_t a = 0u, b = 1u, d = 3u;
+  static const uint32_t bn[] = {1u, UTVM_PLAN_NONE};
+  problem_t p;
+  (void)state;
+  gather_problem(&p, odd); /* piece 1 at 24: not aligned */
+  assert_as_default(&p, 2u);
+  gather_problem(&p, short_sizes); /* the pieces do not cover the whole */
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* a read is a graph input */
+  p.b[b].flags = UTVM_PLAN_INPUT;
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* a read is constant */
+  p.b[b].flags = UTVM_PLAN_CONSTANT;
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* the whole is apart */
+  p.b[d].flags |= UTVM_PLAN_APART;
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* a read twice */
+  p.idx[2][1] = 1u;
+  p.b[d].size = 64u;
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* an absent read */
+  memcpy(p.idx[2], bn, sizeof(bn));
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* a read written again after the gather */
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* a read written by the gather itself */
+  p.s[2].n_writes = 2u;
+  p.idx[2][5] = b;
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* the whole read before the gather */
+  p.idx[0][1] = d;
+  p.s[0].n_reads = 2u;
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* the whole written again */
+  step(&p, 1u, &a, 1u, &d, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_as_default(&p, 2u);
+  gather_problem(&p, sizes); /* a piece already aliased */
+  p.s[1].kind = UTVM_PLAN_STEP_ALIAS;
+  p.b[2].size = 16u;
+  p.b[a].size = 16u;
+  assert_as_default(&p, 2u);
+  /* SCATTER: the whole written later, a write written twice, two reads, a repeated write */
+  gather_problem(&p, sizes);
+  p.s[2].kind = UTVM_PLAN_STEP_DEFAULT;
+  step(&p, 1u, &d, 2u, (const uint32_t[]){4u, 5u}, 0u, UTVM_PLAN_STEP_SCATTER);
+  p.nb = 6u;
+  p.b[4].size = 16u;
+  p.b[5].size = 32u;
+  p.b[5].flags = UTVM_PLAN_OUTPUT;
+  p.b[4].flags = UTVM_PLAN_OUTPUT;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[4], p.offsets[d]); /* the safe case */
+  assert_int_equal(p.offsets[5], p.offsets[d] + 16u);
+  step(&p, 1u, &a, 1u, &d, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_as_default(&p, 3u);
+  p.ns = 4u;
+  p.s[3].kind = UTVM_PLAN_STEP_SCATTER;
+  step(&p, 1u, &a, 1u, (const uint32_t[]){5u}, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_as_default(&p, 3u);
+  p.ns = 4u;
+  p.s[3].kind = UTVM_PLAN_STEP_SCATTER;
+  p.s[3].n_reads = 2u;
+  p.idx[3][1] = a;
+  assert_as_default(&p, 3u);
+  p.s[3].kind = UTVM_PLAN_STEP_SCATTER;
+  p.s[3].n_reads = 1u;
+  p.idx[3][4] = 4u;
+  p.idx[3][5] = 4u;
+  p.b[d].size = 32u;
+  assert_as_default(&p, 3u);
+}
+
 static void test_alignment(void **state) {
   static const size_t sizes[] = {1, 3, 17, 5};
   static const uint32_t all[] = {0u, 1u, 2u};
@@ -387,8 +566,10 @@ static void test_random_problems(void **state) {
       }
       {
         size_t scratch = (RND() % 4u == 0u) ? (size_t)(RND() % 200u) : 0u;
-        utvm_plan_step_kind_t kind =
-            (RND() % 3u == 0u) ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
+        static const utvm_plan_step_kind_t kinds[] = {
+            UTVM_PLAN_STEP_ALIAS, UTVM_PLAN_STEP_GATHER, UTVM_PLAN_STEP_SCATTER,
+            UTVM_PLAN_STEP_DEFAULT, UTVM_PLAN_STEP_DEFAULT, UTVM_PLAN_STEP_DEFAULT};
+        utvm_plan_step_kind_t kind = kinds[RND() % 6u];
         step(&p, nr, r, nw, w, scratch, kind);
       }
     }
@@ -476,6 +657,56 @@ static void test_shipped_models(void **state) {
   }
 }
 
+/* The ops2 models with SPLIT, SPLIT_V, UNPACK, CONCATENATION and PACK, their steps asked to be
+ * views whatever the axis (an odd scratch seed): every plan passes the checker, views or not
+ * (split_c3_i8's pieces of 32 bytes do become views). */
+static void test_views_on_models(void **state) {
+  static const char *const names[] = {"split_c3_i8", "split_c3_i16", "split_v_w_i8",
+                                      "split_v_w_i16", "pack_axis0_i8", "pack_axis0_i16",
+                                      "unpack_axis0_i8", "unpack_axis0_i16", "concat_axis3_i16"};
+  size_t i;
+  (void)state;
+  for (i = 0u; i < sizeof(names) / sizeof(names[0]); i++) {
+    char path[512];
+    FILE *f;
+    long n;
+    uint8_t *data;
+    utvm_model_t m;
+    utvm_plan_t plan;
+    utvm_err_t err;
+    uint32_t seed;
+    const char *why;
+    (void)snprintf(path, sizeof(path), "%s/models/ops2/%s.tflite", UTVM_SHARED_DIR, names[i]);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    data = (uint8_t *)malloc((size_t)n);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+    (void)fclose(f);
+    assert_int_equal(utvm_model_open(&m, data, (size_t)n), UTVM_OK);
+    why = model_plan_check(&m, 2u, 0u, &plan, &err);
+    if (why != NULL || err != UTVM_OK) {
+      fail_msg("%s: %s %s", names[i], why != NULL ? why : utvm_strerror(err), m.error);
+    }
+    for (seed = 1u; seed < 8u; seed += 2u) {
+      why = model_plan_check(&m, seed, 0u, &plan, &err);
+      if (why != NULL || err != UTVM_OK) {
+        fail_msg("%s (views, seed %u): %s %s", names[i], seed,
+                 why != NULL ? why : utvm_strerror(err), m.error);
+      }
+      why = model_plan_check(&m, seed, UTVM_MODEL_PLAN_IO_SEPARATE, NULL, &err);
+      if (why != NULL || err != UTVM_OK) {
+        fail_msg("%s (views, IO apart, seed %u): %s %s", names[i], seed,
+                 why != NULL ? why : utvm_strerror(err), m.error);
+      }
+    }
+    free(data);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chain),
@@ -485,12 +716,17 @@ int main(void) {
       cmocka_unit_test(test_output_lives_to_the_end),
       cmocka_unit_test(test_alias),
       cmocka_unit_test(test_alias_refused),
+      cmocka_unit_test(test_gather),
+      cmocka_unit_test(test_scatter),
+      cmocka_unit_test(test_views_and_aliases),
+      cmocka_unit_test(test_views_refused),
       cmocka_unit_test(test_alignment),
       cmocka_unit_test(test_scratch_and_constants),
       cmocka_unit_test(test_unused_and_empty),
       cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_random_problems),
       cmocka_unit_test(test_shipped_models),
+      cmocka_unit_test(test_views_on_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

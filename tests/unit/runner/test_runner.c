@@ -5,7 +5,8 @@
  * refused) must come out byte for byte as TFLM's reference kernels computed them (float
  * outputs bit for bit); each real model's arena plus the runner's workspace (our
  * counterpart of TFLM's persistent data) must be strictly below TFLM's arena; and
- * the API's argument, workspace and arena errors.
+ * the API's argument, workspace and arena errors; SPLIT and CONCATENATION planned as views
+ * (UTVM_PLAN_STEP_SCATTER, _GATHER) on built models.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "../model/tflite_builder.h"
 #include "runner_op_case_pairs.h"
 #include "runner_pairs.h"
 #include "runner_test_util.h"
@@ -351,6 +353,208 @@ static void test_resolver(void **state) {
   free(data);
 }
 
+/* ---- Views: SPLIT's outputs and CONCATENATION's inputs in the bytes of the whole ---- */
+
+static const int32_t axis_zero = 0;
+
+/* An int8 tensor [d0, d1] of one quantization (scale 0.5, zero point -3). */
+static tb_tensor_t views_tensor(int32_t d0, int32_t d1, const char *name) {
+  tb_tensor_t t = {2u, {d0, d1}, 9, 0u, name, 1u, {0.5f}, 1u, {-3}, 0, false, false};
+  return t;
+}
+
+/* Operator codes 0..n-1 of builtin codes[], the int32 axis 0 in buffer 1. */
+static void views_spec(tb_spec_t *s, uint32_t n_codes, const int32_t *codes) {
+  uint32_t i;
+  (void)memset(s, 0, sizeof(*s));
+  s->version = 3u;
+  s->n_subgraphs = 1u;
+  s->n_codes = n_codes;
+  for (i = 0u; i < n_codes; i++) {
+    s->deprecated[i] = (int8_t)codes[i];
+    s->builtin[i] = codes[i];
+  }
+  s->n_buffers = 2u;
+  s->buffer_len[1] = 4u;
+  s->buffer_data[1] = &axis_zero;
+  s->n_inputs = 1u;
+}
+
+/* The arena of m planned with every step DEFAULT but RESHAPE's (no scratch callback: the
+ * operators choose no kind), as before views. */
+static size_t views_default_arena(utvm_model_t *m) {
+  const size_t ws_size = utvm_model_plan_workspace_size(m);
+  void *ws = malloc(ws_size);
+  uint32_t *offsets = (uint32_t *)calloc(m->n_tensors, sizeof(uint32_t));
+  utvm_plan_t plan;
+  assert_non_null(ws);
+  assert_non_null(offsets);
+  (void)memset(&plan, 0, sizeof(plan));
+  plan.offsets = offsets;
+  assert_int_equal(utvm_model_plan(m, NULL, NULL, 0u, ws, ws_size, &plan), UTVM_OK);
+  free(ws);
+  free(offsets);
+  return plan.arena_size;
+}
+
+/* Builds s and runs input (in_bytes) through it with the runner's own plan: the arena is arena
+ * (default_arena planned without views); outputs[j] of out_bytes each is expected[j].
+ * *in receives the set-up runner (tear it down and free the returned model bytes). */
+static uint8_t *views_run(const tb_spec_t *s, rt_instance_t *in, size_t arena, size_t default_arena,
+                          const int8_t *input, size_t in_bytes, const int8_t *const *expected,
+                          uint32_t n_out, size_t out_bytes) {
+  uint8_t buf[4096];
+  const uint32_t size = tb_build(s, buf, sizeof(buf), NULL);
+  uint8_t *data = (uint8_t *)malloc(size);
+  const char *stage = "";
+  utvm_runner_tensor_t t;
+  uint32_t j;
+  assert_non_null(data);
+  (void)memcpy(data, buf, size);
+  const utvm_err_t err = rt_setup(in, data, size, (size_t)1u << 20, &stage);
+  if (err != UTVM_OK) {
+    fail_msg("%s: %s: model '%s' runner '%s'", stage, utvm_strerror(err), in->model.error,
+             in->runner.error);
+  }
+  assert_int_equal(in->runner.arena_size, arena);
+  assert_int_equal(views_default_arena(&in->model), default_arena);
+  assert_int_equal(utvm_runner_input(&in->runner, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, in_bytes);
+  (void)memcpy(t.data, input, in_bytes);
+  assert_int_equal(utvm_runner_invoke(&in->runner), UTVM_OK);
+  for (j = 0u; j < n_out; j++) {
+    assert_int_equal(utvm_runner_output(&in->runner, j, &t), UTVM_OK);
+    assert_int_equal(t.bytes, out_bytes);
+    assert_memory_equal(t.const_data, expected[j], out_bytes);
+  }
+  return data;
+}
+
+/* SPLIT [2,16] along axis 0 into two graph outputs: each a view of half the input (32 bytes of
+ * arena instead of 64), the copies skipped. */
+static void test_views_split(void **state) {
+  static const int32_t codes[] = {49};
+  tb_spec_t s;
+  rt_instance_t in;
+  int8_t input[32];
+  utvm_runner_tensor_t whole;
+  utvm_runner_tensor_t piece;
+  uint32_t i;
+  (void)state;
+  for (i = 0u; i < 32u; i++) {
+    input[i] = (int8_t)(i * 37u - 100u);
+  }
+  const int8_t *const expected[] = {input, &input[16]};
+  views_spec(&s, 1u, codes);
+  s.n_tensors = 4u;
+  s.t[0] = views_tensor(2, 16, "in");
+  s.t[1] = (tb_tensor_t){1u, {1}, 2, 1u, "axis", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.t[2] = views_tensor(1, 16, "top");
+  s.t[3] = views_tensor(1, 16, "bottom");
+  s.n_outputs = 2u;
+  s.outputs[0] = 2;
+  s.outputs[1] = 3;
+  s.n_ops = 1u;
+  s.op[0] = (tb_op_t){0u, 2u, {1, 0}, 2u, {2, 3}, 35u, 1u, {{0u, 4u, 2u}}};
+  uint8_t *data = views_run(&s, &in, 32u, 64u, input, 32u, expected, 2u, 16u);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 0u, &whole), UTVM_OK);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 3u, &piece), UTVM_OK);
+  assert_ptr_equal(piece.data, (uint8_t *)whole.data + 16);
+  rt_teardown(&in);
+  free(data);
+}
+
+/* CONCATENATION of two RELUs of one input: the RELUs write straight into the output's halves
+ * (48 bytes of arena instead of 64). */
+static void test_views_concatenation(void **state) {
+  static const int32_t codes[] = {19, 2};
+  tb_spec_t s;
+  rt_instance_t in;
+  int8_t input[16];
+  int8_t expected[32];
+  utvm_runner_tensor_t whole;
+  utvm_runner_tensor_t piece;
+  uint32_t i;
+  (void)state;
+  for (i = 0u; i < 16u; i++) {
+    input[i] = (int8_t)(i * 41u - 60u);
+    expected[i] = (input[i] < -3) ? (int8_t)-3 : input[i]; /* RELU at the zero point */
+    expected[i + 16u] = expected[i];
+  }
+  const int8_t *const outputs[] = {expected};
+  views_spec(&s, 2u, codes);
+  s.n_tensors = 4u;
+  s.t[0] = views_tensor(1, 16, "in");
+  s.t[1] = views_tensor(1, 16, "relu_a");
+  s.t[2] = views_tensor(1, 16, "relu_b");
+  s.t[3] = views_tensor(2, 16, "out");
+  s.n_outputs = 1u;
+  s.outputs[0] = 3;
+  s.n_ops = 3u;
+  s.op[0] = (tb_op_t){0u, 1u, {0}, 1u, {1}, 0u, 0u, {{0u, 0u, 0u}}};
+  s.op[1] = (tb_op_t){0u, 1u, {0}, 1u, {2}, 0u, 0u, {{0u, 0u, 0u}}};
+  s.op[2] = (tb_op_t){1u, 2u, {1, 2}, 1u, {3}, 10u, 1u, {{0u, 4u, 0u}}};
+  uint8_t *data = views_run(&s, &in, 48u, 64u, input, 16u, outputs, 1u, 32u);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 3u, &whole), UTVM_OK);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 2u, &piece), UTVM_OK);
+  assert_ptr_equal(piece.data, (uint8_t *)whole.data + 16);
+  rt_teardown(&in);
+  free(data);
+  /* along axis 1 of [2,8] pieces the inputs interleave: no views, the arena as before */
+  s.t[1] = views_tensor(2, 8, "relu_a");
+  s.t[2] = views_tensor(2, 8, "relu_b");
+  s.t[3] = views_tensor(2, 16, "out");
+  s.t[0] = views_tensor(2, 8, "in");
+  s.op[2].fields[0].value = 1u;
+  for (i = 0u; i < 32u; i++) {
+    expected[i] = (input[(i / 16u) * 8u + (i % 8u)] < -3) ? (int8_t)-3
+                                                           : input[(i / 16u) * 8u + (i % 8u)];
+  }
+  data = views_run(&s, &in, 64u, 64u, input, 16u, outputs, 1u, 32u);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 1u, &piece), UTVM_OK);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 3u, &whole), UTVM_OK);
+  assert_ptr_not_equal(piece.data, whole.data);
+  rt_teardown(&in);
+  free(data);
+}
+
+/* SPLIT then CONCATENATION in reverse order: the SPLIT's outputs are views of its input; the
+ * CONCATENATION, whose inputs already are views, copies (one view per buffer). */
+static void test_views_split_then_concatenation(void **state) {
+  static const int32_t codes[] = {49, 2};
+  tb_spec_t s;
+  rt_instance_t in;
+  int8_t input[32];
+  int8_t expected[32];
+  utvm_runner_tensor_t whole;
+  utvm_runner_tensor_t piece;
+  uint32_t i;
+  (void)state;
+  for (i = 0u; i < 32u; i++) {
+    input[i] = (int8_t)(i * 29u + 3u);
+    expected[(i + 16u) % 32u] = input[i];
+  }
+  const int8_t *const outputs[] = {expected};
+  views_spec(&s, 2u, codes);
+  s.n_tensors = 5u;
+  s.t[0] = views_tensor(2, 16, "in");
+  s.t[1] = (tb_tensor_t){1u, {1}, 2, 1u, "axis", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.t[2] = views_tensor(1, 16, "top");
+  s.t[3] = views_tensor(1, 16, "bottom");
+  s.t[4] = views_tensor(2, 16, "out");
+  s.n_outputs = 1u;
+  s.outputs[0] = 4;
+  s.n_ops = 2u;
+  s.op[0] = (tb_op_t){0u, 2u, {1, 0}, 2u, {2, 3}, 35u, 1u, {{0u, 4u, 2u}}};
+  s.op[1] = (tb_op_t){1u, 2u, {3, 2}, 1u, {4}, 10u, 1u, {{0u, 4u, 0u}}};
+  uint8_t *data = views_run(&s, &in, 64u, 64u, input, 32u, outputs, 1u, 32u);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 0u, &whole), UTVM_OK);
+  assert_int_equal(utvm_runner_tensor(&in.runner, 3u, &piece), UTVM_OK);
+  assert_ptr_equal(piece.data, (uint8_t *)whole.data + 16);
+  rt_teardown(&in);
+  free(data);
+}
+
 static void test_argument_errors(void **state) {
   (void)state;
   size_t size = 0u;
@@ -449,6 +653,9 @@ int main(void) {
       cmocka_unit_test(test_memory_below_tflm),
       cmocka_unit_test(test_argument_errors),
       cmocka_unit_test(test_resolver),
+      cmocka_unit_test(test_views_split),
+      cmocka_unit_test(test_views_concatenation),
+      cmocka_unit_test(test_views_split_then_concatenation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
