@@ -103,7 +103,7 @@ int main(void) {
       size_app_uart_write, NULL, size_app_random, NULL, request_buffer, sizeof(request_buffer), 0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL};
+      NULL, NULL, 0u};
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {
     return 1;
   }

@@ -23,6 +23,7 @@ UTVM_SYSTEM_LIB(MY_FUNCS);
 static uint8_t tensor_arena[64 * 1024] __attribute__((aligned(64)));
 static uint8_t workspace_arena[16 * 1024] __attribute__((aligned(64)));
 static uint8_t request_buffer[2048] __attribute__((aligned(8)));
+static uint8_t reply_cache[128];
 static utvm_rpc_server_t server;
 static uint64_t timer_start_ns;
 
@@ -86,7 +87,7 @@ int main(void) {
       write_stdout, NULL, random_bytes, NULL, request_buffer, sizeof(request_buffer), 16384u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL};
+      NULL, reply_cache, sizeof(reply_cache)};
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK ||
       utvm_crt_register_optional_globals() != UTVM_OK) {
     (void)fprintf(stderr, "dot_server: server init failed\n");

@@ -739,6 +739,7 @@ int cli_exit_code(utvm_host_err_t err) {
     case UTVM_HOST_ERR_HANDSHAKE:
     case UTVM_HOST_ERR_TIMEOUT:
     case UTVM_HOST_ERR_BROKEN:
+    case UTVM_HOST_ERR_LINK:
       return CLI_EXIT_CONNECTION;
     case UTVM_HOST_ERR_DEVICE_RESET:
       return CLI_EXIT_DEVICE_RESET;

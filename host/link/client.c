@@ -16,8 +16,14 @@
 #define HOST_MAX_MESSAGE (64u * 1024u * 1024u)
 /* Sync exchanges tried before the link is declared unusable. */
 #define HOST_SYNC_ATTEMPTS 3
-/* Sessions opened while looking up Sync before going on without recovery. */
-#define HOST_SYNC_LOOKUP_ATTEMPTS 2
+/* Sessions opened while looking up Sequence and Sync before going on without recovery. */
+#define HOST_SYNC_LOOKUP_ATTEMPTS 4
+/* Every request is built after this much room for its sequence number (used or not). */
+#define REQ_SEQ_ROOM UTVM_RPC_SEQ_PREFIX_SIZE
+/* Adaptive copy chunks (bytes of data): never below this; doubled after this many clean chunks
+ * in a row, halved after a lost or damaged one. */
+#define HOST_MIN_COPY_CHUNK 128u
+#define HOST_COPY_GROW_AFTER 4u
 /* Exception texts of a utvm device for a request it received with a bad CRC: the first never
  * ran, the second is a copy whose destination was partly written (docs/RECOVERY.md). Matched
  * in host->error, where "#<id>" tokens are already expanded. */
@@ -41,7 +47,14 @@ struct utvm_host {
   host_buffer_t reply;   /* body of the last Normal message */
   host_buffer_t sync_request; /* Sync packet (host->request is kept for a retry) */
   uint64_t sync_function;     /* handle of UTVM_RPC_SYNC_NAME, 0 if the device lacks it */
+  bool sequenced;             /* the device has UTVM_RPC_SEQUENCE_NAME: requests are numbered */
+  uint32_t seq;               /* number of the request in flight (sequenced sessions) */
+  uint32_t damage_mark;       /* framing error count when the request was sent */
+  size_t request_header;      /* CopyToRemote: packet bytes before the payload (else 0) */
+  size_t copy_chunk;          /* adaptive copy chunk (0: not yet known) */
+  uint32_t copy_clean;        /* clean copy chunks in a row */
   size_t reply_expected;
+  size_t reply_skip;     /* bytes before the packet in host->reply (its sequence number) */
   bool reply_receiving;
   bool reply_ready;
   bool reply_overflow;
@@ -162,13 +175,19 @@ static void w_tensor(writer_t *w, const utvm_host_tensor_t *t, uint64_t byte_off
   w_u64(w, byte_offset);
 }
 
-/* Starts a packet with its u64 length placeholder and code. */
-static writer_t request_begin(utvm_host_t *host, uint32_t code) {
-  host->request.len = 0u;
-  writer_t w = {&host->request, true};
+/* Starts a packet with room for a sequence number, its u64 length placeholder and code. */
+static writer_t packet_begin(host_buffer_t *packet, uint32_t code) {
+  packet->len = 0u;
+  writer_t w = {packet, true};
+  w_u64(&w, 0u);
   w_u64(&w, 0u);
   w_u32(&w, code);
   return w;
+}
+
+static writer_t request_begin(utvm_host_t *host, uint32_t code) {
+  host->request_header = 0u;
+  return packet_begin(&host->request, code);
 }
 
 static size_t value_len(const utvm_host_value_t *v) {
@@ -347,6 +366,19 @@ static void on_event(void *ctx, utvm_session_event_t event) {
   }
 }
 
+/* True if the reply in host->reply answers the request in flight of a sequenced session (then
+ * parse_reply skips its prefix); others are late replies to earlier attempts or requests. */
+static bool reply_is_current(utvm_host_t *host) {
+  const host_buffer_t *b = &host->reply;
+  if ((b->len < (REQ_SEQ_ROOM + 12u)) ||
+      (get_le(&b->data[REQ_SEQ_ROOM], 8u) != (uint64_t)(b->len - REQ_SEQ_ROOM - 8u)) ||
+      (get_le(&b->data[6], 2u) != UTVM_RPC_SEQ_TAG) || (get_le(b->data, 4u) != host->seq)) {
+    return false;
+  }
+  host->reply_skip = REQ_SEQ_ROOM;
+  return true;
+}
+
 static void on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_len) {
   utvm_host_t *host = (utvm_host_t *)ctx;
   if (type == UTVM_MSG_LOG) {
@@ -354,9 +386,14 @@ static void on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_len)
     host->log_len = 0u;
     return;
   }
+  if (host->sequenced && host->reply_ready) {
+    host->stats.stale_replies++; /* the current reply is in: later ones are late repeats */
+    return;
+  }
   host->reply_receiving = true;
   host->reply_ready = false;
   host->reply.len = 0u;
+  host->reply_skip = 0u;
   host->reply_expected = body_len;
   host->reply_overflow = !buffer_reserve(&host->reply, body_len);
 }
@@ -401,8 +438,12 @@ static void on_message_end(void *ctx, utvm_frame_status_t status) {
     return;
   }
   host->reply_receiving = false;
-  if (status == UTVM_FRAME_OK) {
+  if ((status == UTVM_FRAME_OK) && host->sequenced && !reply_is_current(host)) {
+    host->stats.stale_replies++;
+  } else if (status == UTVM_FRAME_OK) {
     host->reply_ready = true;
+  } else {
+    /* damaged: dropped (wait_reply notices the framing error) */
   }
 }
 
@@ -448,11 +489,24 @@ static void describe_last_log(const utvm_host_t *host, char *buf, size_t size) {
   }
 }
 
+/* Framing errors seen so far (damaged or cut frames of any kind). */
+static uint32_t framing_errors(const utvm_host_t *host) {
+  utvm_unframer_stats_t f;
+  utvm_session_get_stats(&host->session, NULL, &f);
+  return f.crc_errors + f.short_packets + f.invalid_escapes + f.length_overflows;
+}
+
 /* Waits until deadline for the next reply. UTVM_HOST_ERR_TIMEOUT (link not marked broken, no
- * message) if none arrived; reset, end of stream and oversize replies break the link. */
+ * message) if none arrived, or, in a sequenced session, as soon as a damaged frame arrived
+ * (most likely the reply: repeating the request is safe there); reset, end of stream and
+ * oversize replies break the link. */
 static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what, int64_t deadline) {
   char cause[UTVM_SESSION_LOG_MAX + 64u];
   for (;;) {
+    if (host->sequenced && !host->reply_ready && (framing_errors(host) != host->damage_mark)) {
+      host->stats.damaged_replies++;
+      return UTVM_HOST_ERR_TIMEOUT;
+    }
     if (host->reset) {
       host->broken = true;
       describe_last_log(host, cause, sizeof(cause));
@@ -485,12 +539,28 @@ static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what, int64_t d
   }
 }
 
-/* Sends the RPC packet in packet (its length prefix filled in) as one Normal message. */
+/* Sends the RPC packet built in packet (packet_begin: its length filled in here) as one
+ * Normal message, after the request's sequence number in a sequenced session. */
 static utvm_host_err_t send_packet(utvm_host_t *host, host_buffer_t *packet, const char *what) {
-  put_le(packet->data, packet->len - 8u, 8u);
-  utvm_err_t err = utvm_session_message_begin(&host->session, (uint32_t)packet->len);
+  put_le(&packet->data[REQ_SEQ_ROOM], packet->len - REQ_SEQ_ROOM - 8u, 8u);
+  const uint8_t *start = packet->data;
+  size_t len = packet->len;
+  if (host->sequenced) {
+    uint16_t check = 0u;
+    if ((packet == &host->request) && (host->request_header > 0u)) {
+      check = utvm_crc16_update(UTVM_CRC16_INIT, &packet->data[REQ_SEQ_ROOM],
+                                host->request_header);
+    }
+    put_le(packet->data, host->seq, 4u);
+    put_le(&packet->data[4], ((uint64_t)UTVM_RPC_SEQ_TAG << 16) | check, 4u);
+  } else {
+    start = &packet->data[REQ_SEQ_ROOM];
+    len -= REQ_SEQ_ROOM;
+  }
+  host->damage_mark = framing_errors(host);
+  utvm_err_t err = utvm_session_message_begin(&host->session, (uint32_t)len);
   if (err == UTVM_OK) {
-    err = utvm_session_message_write(&host->session, packet->data, packet->len);
+    err = utvm_session_message_write(&host->session, start, len);
   }
   if (err == UTVM_OK) {
     err = utvm_session_message_end(&host->session);
@@ -509,8 +579,8 @@ static utvm_host_err_t send_packet(utvm_host_t *host, host_buffer_t *packet, con
  * Exceptions become UTVM_HOST_ERR_DEVICE_EXCEPTION with the text in host->error. */
 static utvm_host_err_t parse_reply(utvm_host_t *host, const char *what, reader_t *r,
                                    uint32_t *code) {
-  r->p = host->reply.data;
-  r->len = host->reply.len;
+  r->p = &host->reply.data[host->reply_skip];
+  r->len = host->reply.len - host->reply_skip;
   r->pos = 0u;
   r->ok = true;
   uint64_t nbytes = r_u(r, 8u);
@@ -567,10 +637,7 @@ static utvm_host_err_t resync(utvm_host_t *host, const char *what) {
     uint64_t token = 0u;
     (void)session_random(host, (uint8_t *)&token, sizeof(token));
     token &= 0x7FFFFFFFFFFFFFFFULL;
-    host->sync_request.len = 0u;
-    writer_t w = {&host->sync_request, true};
-    w_u64(&w, 0u);
-    w_u32(&w, UTVM_RPC_CALL_FUNC);
+    writer_t w = packet_begin(&host->sync_request, UTVM_RPC_CALL_FUNC);
     w_u64(&w, host->sync_function);
     utvm_host_value_t arg;
     arg.type_code = UTVM_TC_INT;
@@ -610,12 +677,55 @@ static utvm_host_err_t resync(utvm_host_t *host, const char *what) {
   return UTVM_HOST_ERR_TIMEOUT;
 }
 
-/* Sends host->request and waits for its reply, recovering from losses (docs/RECOVERY.md):
- * after a timeout the link is resynchronised with Sync and an idempotent request is sent
- * again; a request the device reports as not executed (bad CRC) is sent again whatever it
- * is. On success r reads the reply after its code and *code is the RPC code. */
+/* Sequenced session (docs/RECOVERY.md): host->request goes out under a new number and is sent
+ * again under the same number until an intact reply carrying it arrives; the device runs a
+ * number once and answers a repeat from its reply cache, so every request is safe to repeat.
+ * At most retries repeats. */
+static utvm_host_err_t transact_sequenced(utvm_host_t *host, const char *what, int32_t retries,
+                                          reader_t *r, uint32_t *code) {
+  uint32_t lost = 0u;
+  uint32_t refused = 0u;
+  host->seq++;
+  for (int32_t attempt = 0;; attempt++) {
+    host->error[0] = '\0';
+    host->last_log[0] = '\0';
+    host->reply_ready = false;
+    utvm_host_err_t rc = send_packet(host, &host->request, what);
+    int64_t deadline = host_now_ms() + host->opts.call_timeout_ms;
+    if (rc == UTVM_HOST_OK) {
+      rc = wait_reply(host, what, deadline); /* only the current reply becomes ready */
+    }
+    if (rc == UTVM_HOST_OK) {
+      rc = parse_reply(host, what, r, code);
+      if ((rc != UTVM_HOST_ERR_DEVICE_EXCEPTION) || (strstr(host->error, HOST_BAD_CRC_TEXT) == NULL)) {
+        return rc;
+      }
+      host->stats.not_executed++;
+      refused++;
+    } else if (rc == UTVM_HOST_ERR_TIMEOUT) {
+      lost++;
+    } else {
+      return rc;
+    }
+    if (attempt >= retries) {
+      host_format(host->error, sizeof(host->error),
+                  "%s: no intact reply in %d attempts (%u lost or damaged on the link, %u "
+                  "damaged on the way to the device; %d ms per attempt); it ran at most once",
+                  what, (int)attempt + 1, (unsigned)lost, (unsigned)refused,
+                  (int)host->opts.call_timeout_ms);
+      return UTVM_HOST_ERR_LINK;
+    }
+    host->stats.retries++;
+  }
+}
+
+/* Sends host->request and waits for its reply, recovering from losses (docs/RECOVERY.md): in a
+ * sequenced session every request is repeated (transact_sequenced); otherwise after a timeout
+ * the link is resynchronised with Sync and an idempotent request is sent again, and a request
+ * the device reports as not executed (bad CRC) is sent again whatever it is. At most retries
+ * repeats. On success r reads the reply after its code and *code is the RPC code. */
 static utvm_host_err_t transact(utvm_host_t *host, bool built, const char *what, bool idempotent,
-                                reader_t *r, uint32_t *code) {
+                                int32_t retries, reader_t *r, uint32_t *code) {
   if (!built) {
     host_format(host->error, sizeof(host->error), "cannot encode %s (unsupported argument or "
                 "too large)", what);
@@ -626,7 +736,10 @@ static utvm_host_err_t transact(utvm_host_t *host, bool built, const char *what,
                 "the link is unusable after an earlier failure; reconnect");
     return UTVM_HOST_ERR_BROKEN;
   }
-  int32_t max_retries = (host->opts.max_retries > 0) ? host->opts.max_retries : 0;
+  int32_t max_retries = (retries > 0) ? retries : 0;
+  if (host->sequenced) {
+    return transact_sequenced(host, what, max_retries, r, code);
+  }
   for (int32_t attempt = 0;; attempt++) {
     host->error[0] = '\0';
     host->last_log[0] = '\0';
@@ -699,11 +812,14 @@ static bool r_seq_header(reader_t *r, uint32_t *num, int32_t *codes, uint32_t ma
 }
 
 /* Syscall exchange: one return value (PROTOCOL.md 3.5). */
-static utvm_host_err_t rpc_syscall(utvm_host_t *host, writer_t *w, const char *what,
-                                   bool idempotent, utvm_host_value_t *result) {
+/* A syscall request built in w, with at most retries repeats after a loss; its one return
+ * value into *result (may be NULL). */
+static utvm_host_err_t rpc_syscall_value(utvm_host_t *host, writer_t *w, const char *what,
+                                         bool idempotent, int32_t retries,
+                                         utvm_host_value_t *result) {
   reader_t r;
   uint32_t code = 0u;
-  utvm_host_err_t rc = transact(host, w->ok, what, idempotent, &r, &code);
+  utvm_host_err_t rc = transact(host, w->ok, what, idempotent, retries, &r, &code);
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
@@ -721,6 +837,17 @@ static utvm_host_err_t rpc_syscall(utvm_host_t *host, writer_t *w, const char *w
   return UTVM_HOST_OK;
 }
 
+static utvm_host_err_t rpc_syscall(utvm_host_t *host, writer_t *w, const char *what,
+                                   bool idempotent, utvm_host_value_t *result) {
+  return rpc_syscall_value(host, w, what, idempotent, host->opts.max_retries, result);
+}
+
+/* An idempotent syscall without a result, repeated at most retries times. */
+static utvm_host_err_t rpc_syscall_retries(utvm_host_t *host, writer_t *w, const char *what,
+                                           int32_t retries) {
+  return rpc_syscall_value(host, w, what, true, retries, NULL);
+}
+
 /* ------------------------------------------------------------------------- open / close */
 
 void utvm_host_options_default(utvm_host_options_t *opts) {
@@ -730,7 +857,7 @@ void utvm_host_options_default(utvm_host_options_t *opts) {
   opts->call_timeout_ms = 10000;
   opts->use_max_transfer = true;
   opts->recover = true;
-  opts->max_retries = 4;
+  opts->max_retries = 10;
 }
 
 static void forget_session_state(utvm_host_t *host) {
@@ -739,6 +866,8 @@ static void forget_session_state(utvm_host_t *host) {
   host->max_packet = 0u;
   host->max_packet_known = false;
   host->sync_function = 0u;
+  host->sequenced = false;
+  host->seq = 0u;
   host->reset = false;
   host->established = false;
   host->broken = false;
@@ -800,18 +929,36 @@ static utvm_host_err_t handshake_once(utvm_host_t *host) {
   }
 }
 
-/* Looks up UTVM_RPC_SYNC_NAME (host->sync_function stays 0 if the device lacks it). */
-static utvm_host_err_t lookup_sync(utvm_host_t *host) {
+/* GetGlobalFunc(name) before recovery is set up: *handle is 0 if the device lacks it. */
+static utvm_host_err_t lookup_global(utvm_host_t *host, const char *name, const char *what,
+                                     uint64_t *handle) {
   writer_t w = request_begin(host, UTVM_RPC_GET_GLOBAL_FUNC);
   utvm_host_value_t arg;
   arg.type_code = UTVM_TC_STR;
-  arg.v.bytes.data = (const uint8_t *)UTVM_RPC_SYNC_NAME;
+  arg.v.bytes.data = (const uint8_t *)name;
   arg.v.bytes.len = SIZE_MAX;
   w.ok = w.ok && w_args(&w, &arg, 1u);
   utvm_host_value_t value;
-  utvm_host_err_t rc = rpc_syscall(host, &w, "GetGlobalFunc(Sync)", true, &value);
+  *handle = 0u;
+  utvm_host_err_t rc = rpc_syscall(host, &w, what, true, &value);
   if ((rc == UTVM_HOST_OK) && (value.type_code == UTVM_TC_HANDLE)) {
-    host->sync_function = value.v.handle;
+    *handle = value.v.handle;
+  }
+  return rc;
+}
+
+/* Sets recovery up: numbered requests if the device has UTVM_RPC_SEQUENCE_NAME, else Sync if
+ * it has UTVM_RPC_SYNC_NAME (host->sync_function stays 0 if it has neither). */
+static utvm_host_err_t lookup_recovery(utvm_host_t *host) {
+  uint64_t sequence = 0u;
+  utvm_host_err_t rc =
+      lookup_global(host, UTVM_RPC_SEQUENCE_NAME, "GetGlobalFunc(Sequence)", &sequence);
+  if ((rc == UTVM_HOST_OK) && (sequence != 0u)) {
+    host->sequenced = true;
+    return rc;
+  }
+  if (rc == UTVM_HOST_OK) {
+    rc = lookup_global(host, UTVM_RPC_SYNC_NAME, "GetGlobalFunc(Sync)", &host->sync_function);
   }
   return rc;
 }
@@ -825,7 +972,7 @@ static utvm_host_err_t handshake(utvm_host_t *host) {
     if ((rc != UTVM_HOST_OK) || !host->opts.recover || (round >= HOST_SYNC_LOOKUP_ATTEMPTS)) {
       return rc;
     }
-    rc = lookup_sync(host);
+    rc = lookup_recovery(host);
     if ((rc == UTVM_HOST_OK) || (rc == UTVM_HOST_ERR_IO) || (rc == UTVM_HOST_ERR_NO_MEMORY)) {
       return rc;
     }
@@ -919,7 +1066,9 @@ const utvm_host_transport_t *utvm_host_get_transport(const utvm_host_t *host) {
 void utvm_host_get_stats(const utvm_host_t *host, utvm_host_stats_t *stats) {
   *stats = host->stats;
   stats->session_id = utvm_session_id(&host->session);
-  stats->can_recover = (host->sync_function != 0u);
+  stats->can_recover = (host->sync_function != 0u) || host->sequenced;
+  stats->sequenced = host->sequenced;
+  stats->copy_chunk = host->copy_chunk;
   utvm_session_get_stats(&host->session, &stats->session, &stats->framing);
 }
 
@@ -1033,7 +1182,8 @@ static utvm_host_err_t host_call(utvm_host_t *host, uint64_t function,
   w.ok = w.ok && w_args(&w, args, num_args);
   reader_t r;
   uint32_t code = 0u;
-  utvm_host_err_t rc = transact(host, w.ok, "CallFunc", idempotent, &r, &code);
+  utvm_host_err_t rc =
+      transact(host, w.ok, "CallFunc", idempotent, host->opts.max_retries, &r, &code);
   if (rc != UTVM_HOST_OK) {
     return rc;
   }
@@ -1326,54 +1476,95 @@ static utvm_host_err_t copy_block(utvm_host_t *host, const utvm_host_tensor_t *t
   return UTVM_HOST_OK;
 }
 
-utvm_host_err_t utvm_host_copy_to_device(utvm_host_t *host, const utvm_host_tensor_t *tensor,
-                                         const void *data, size_t nbytes) {
+/* One chunk of a copy: n bytes at offset done of the tensor, to or from data. Not repeated
+ * here: a chunk that is lost or damaged on the link comes back as UTVM_HOST_ERR_LINK (or a
+ * "failed its CRC" exception) for copy_chunks to try again smaller. */
+static utvm_host_err_t copy_chunk(utvm_host_t *host, const utvm_host_tensor_t *tensor,
+                                  uint8_t *data, size_t done, size_t n, bool to_device) {
+  writer_t w = request_begin(host, to_device ? UTVM_RPC_COPY_TO_REMOTE : UTVM_RPC_COPY_FROM_REMOTE);
+  w_tensor(&w, tensor, tensor->byte_offset + done);
+  w_u64(&w, n);
+  if (to_device) {
+    host->request_header = host->request.len - REQ_SEQ_ROOM;
+    w_bytes(&w, &data[done], n);
+    return rpc_syscall_retries(host, &w, "CopyToRemote", 0);
+  }
+  reader_t r;
+  uint32_t code = 0u;
+  utvm_host_err_t rc = transact(host, w.ok, "CopyFromRemote", true, 0, &r, &code);
+  if (rc != UTVM_HOST_OK) {
+    return rc;
+  }
+  const uint8_t *bytes = r_take(&r, n);
+  if ((code != UTVM_RPC_COPY_ACK) || (bytes == NULL) || (r.pos != r.len)) {
+    host_format(host->error, sizeof(host->error), "malformed CopyAck (%zu bytes expected)", n);
+    return UTVM_HOST_ERR_PROTOCOL;
+  }
+  (void)memcpy(&data[done], bytes, n);
+  return UTVM_HOST_OK;
+}
+
+/* True for a failure that says only that the link lost or damaged a request or its reply. */
+static bool lost_on_link(const utvm_host_t *host, utvm_host_err_t rc) {
+  return (rc == UTVM_HOST_ERR_LINK) ||
+         ((rc == UTVM_HOST_ERR_DEVICE_EXCEPTION) && (strstr(host->error, HOST_BAD_CRC_TEXT) != NULL));
+}
+
+/* Copies nbytes in chunks that adapt to the link: a chunk lost or damaged is sent again at
+ * half the size (a copy is idempotent, so a new request may replace the lost one), and the
+ * size doubles again after HOST_COPY_GROW_AFTER clean chunks, up to the device's packet limit.
+ * Gives up after opts.max_retries failures in a row at HOST_MIN_COPY_CHUNK. */
+static utvm_host_err_t copy_chunks(utvm_host_t *host, const utvm_host_tensor_t *tensor,
+                                   uint8_t *data, size_t nbytes, bool to_device) {
   size_t block = 0u;
   utvm_host_err_t rc = copy_block(host, tensor, &block);
-  const uint8_t *src = (const uint8_t *)data;
-  for (size_t done = 0u; (rc == UTVM_HOST_OK) && (done < nbytes); done += block) {
-    size_t n = ((nbytes - done) < block) ? (nbytes - done) : block;
-    writer_t w = request_begin(host, UTVM_RPC_COPY_TO_REMOTE);
-    w_tensor(&w, tensor, tensor->byte_offset + done);
-    w_u64(&w, n);
-    w_bytes(&w, &src[done], n);
-    rc = rpc_syscall(host, &w, "CopyToRemote", true, NULL);
-    if ((host->progress != NULL) && (nbytes > block)) {
-      host->progress(host->progress_ctx, done + n, nbytes);
+  if ((host->copy_chunk == 0u) || (host->copy_chunk > block)) {
+    host->copy_chunk = block;
+  }
+  int32_t failures = 0;
+  for (size_t done = 0u; (rc == UTVM_HOST_OK) && (done < nbytes);) {
+    size_t n = ((nbytes - done) < host->copy_chunk) ? (nbytes - done) : host->copy_chunk;
+    rc = copy_chunk(host, tensor, data, done, n, to_device);
+    if (rc == UTVM_HOST_OK) {
+      done += n;
+      failures = 0;
+      host->copy_clean++;
+      if ((host->copy_clean >= HOST_COPY_GROW_AFTER) && (host->copy_chunk < block)) {
+        host->copy_chunk = ((block / 2u) < host->copy_chunk) ? block : (2u * host->copy_chunk);
+        host->copy_clean = 0u;
+      }
+      if ((host->progress != NULL) && (nbytes > n)) {
+        host->progress(host->progress_ctx, done, nbytes);
+      }
+      continue;
     }
+    host->copy_clean = 0u;
+    if (!lost_on_link(host, rc) || host->broken) {
+      return rc;
+    }
+    if (host->copy_chunk > HOST_MIN_COPY_CHUNK) {
+      host->copy_chunk = (host->copy_chunk / 2u > HOST_MIN_COPY_CHUNK) ? (host->copy_chunk / 2u)
+                                                                       : HOST_MIN_COPY_CHUNK;
+      host->stats.chunk_shrinks++;
+    } else if (failures >= host->opts.max_retries) {
+      return rc;
+    } else {
+      failures++;
+    }
+    host->stats.retries++;
+    rc = UTVM_HOST_OK;
   }
   return rc;
 }
 
+utvm_host_err_t utvm_host_copy_to_device(utvm_host_t *host, const utvm_host_tensor_t *tensor,
+                                         const void *data, size_t nbytes) {
+  return copy_chunks(host, tensor, (uint8_t *)(uintptr_t)data, nbytes, true);
+}
+
 utvm_host_err_t utvm_host_copy_from_device(utvm_host_t *host, const utvm_host_tensor_t *tensor,
                                            void *data, size_t nbytes) {
-  size_t block = 0u;
-  utvm_host_err_t rc = copy_block(host, tensor, &block);
-  uint8_t *dst = (uint8_t *)data;
-  for (size_t done = 0u; (rc == UTVM_HOST_OK) && (done < nbytes); done += block) {
-    size_t n = ((nbytes - done) < block) ? (nbytes - done) : block;
-    writer_t w = request_begin(host, UTVM_RPC_COPY_FROM_REMOTE);
-    w_tensor(&w, tensor, tensor->byte_offset + done);
-    w_u64(&w, n);
-    reader_t r;
-    uint32_t code = 0u;
-    rc = transact(host, w.ok, "CopyFromRemote", true, &r, &code);
-    if (rc != UTVM_HOST_OK) {
-      break;
-    }
-    const uint8_t *bytes = r_take(&r, n);
-    if ((code != UTVM_RPC_COPY_ACK) || (bytes == NULL) || (r.pos != r.len)) {
-      host_format(host->error, sizeof(host->error), "malformed CopyAck (%zu bytes expected)",
-                  n);
-      rc = UTVM_HOST_ERR_PROTOCOL;
-      break;
-    }
-    (void)memcpy(&dst[done], bytes, n);
-    if ((host->progress != NULL) && (nbytes > block)) {
-      host->progress(host->progress_ctx, done + n, nbytes);
-    }
-  }
-  return rc;
+  return copy_chunks(host, tensor, (uint8_t *)data, nbytes, false);
 }
 
 void utvm_host_time_params_default(utvm_host_time_params_t *params) {

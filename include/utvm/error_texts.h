@@ -123,7 +123,8 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_RPC_ALIGNMENT, "bad size or alignment\0")                                   \
   UTVM_TEXT(UTVM_TEXT_RPC_ARENA_NEEDS, "over request buffer, needs\0")                            \
   UTVM_TEXT(UTVM_TEXT_RPC_ARENA_BYTES, " bytes of the tensor arena,\0")                           \
-  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_FREE, " free\0")
+  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_FREE, " free\0")                                                  \
+  UTVM_TEXT(UTVM_TEXT_RPC_NOT_KEPT, "repeated; ran once, reply over the reply cache\0")
 
 /* One enumerator per entry of the two lists, in their order; the RPC server's from
  * UTVM_TEXT_RPC_FIRST_ID. */

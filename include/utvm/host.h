@@ -240,9 +240,10 @@ typedef struct {
   utvm_host_log_fn log;     /* NULL: print "device: <text>" on stderr */
   void *log_ctx;
   bool use_max_transfer;    /* ask for UTVM_RPC_GET_MAX_TRANSFER_NAME (default true) */
-  bool recover;             /* look up UTVM_RPC_SYNC_NAME at session start and recover from
-                             * lost requests and replies (default true, docs/RECOVERY.md) */
-  int32_t max_retries;      /* retries of one request after a loss (default 4) */
+  bool recover;             /* look up UTVM_RPC_SEQUENCE_NAME and UTVM_RPC_SYNC_NAME at session
+                             * start and recover from lost requests and replies (default true,
+                             * docs/RECOVERY.md) */
+  int32_t max_retries;      /* repeats of one request after a loss (default 10) */
 } utvm_host_options_t;
 
 /* Fills opts with the defaults above. */
@@ -265,8 +266,12 @@ typedef struct {
   uint32_t not_executed;         /* "failed its CRC" exceptions from the device */
   uint32_t resyncs;              /* Sync exchanges sent */
   uint32_t stale_replies;        /* replies discarded while resynchronising */
-  uint32_t retries;              /* requests sent again after a loss */
-  bool can_recover;              /* the device has UTVM_RPC_SYNC_NAME */
+  uint32_t retries;              /* requests (or copy chunks) sent again after a loss */
+  uint32_t damaged_replies;      /* reply waits cut short by a damaged frame (sequenced) */
+  uint32_t chunk_shrinks;        /* copy chunks halved after a loss */
+  size_t copy_chunk;             /* bytes per copy chunk now (adapts to the link; 0: no copy yet) */
+  bool can_recover;              /* the device has UTVM_RPC_SEQUENCE_NAME or UTVM_RPC_SYNC_NAME */
+  bool sequenced;                /* requests carry sequence numbers (UTVM_RPC_SEQUENCE_NAME) */
 } utvm_host_stats_t;
 
 /* Opens the transport of spec (see utvm_host_transport_open), then the session. opts may be

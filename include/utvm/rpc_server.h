@@ -60,6 +60,21 @@ extern "C" {
  * reply sends it and discards replies until its token comes back (docs/RECOVERY.md). */
 #define UTVM_RPC_SYNC_NAME "utvm.rpc.server.Sync"
 
+/* Name of the utvm-specific global function that announces the sequence extension
+ * (docs/RECOVERY.md, PROTOCOL.md): it returns the reply cache size. A host that finds it may
+ * put UTVM_RPC_SEQ_PREFIX_SIZE bytes before each request packet:
+ *   u32 sequence number | u16 header check | u16 UTVM_RPC_SEQ_TAG
+ * and the reply comes with the same prefix (check 0). A repeated number is not run again: its
+ * kept reply is sent again. The header check of a CopyToRemote is the CRC-16/CCITT-FALSE of the
+ * packet's bytes before the payload: the server verifies it before it writes any payload byte,
+ * so a damaged header cannot steer a write elsewhere (other requests: 0, not checked).
+ * Registered only when the config has a reply cache. */
+#define UTVM_RPC_SEQUENCE_NAME "utvm.rpc.server.Sequence"
+/* Bytes of the prefix of a sequence-numbered request or reply, and its tag ("ut"). */
+#define UTVM_RPC_SEQ_PREFIX_SIZE 8u
+#define UTVM_RPC_SEQ_TAG 0x7475u
+/* Smallest reply cache accepted (every syscall reply and exception text fits in 128). */
+#define UTVM_RPC_REPLY_CACHE_MIN 64u
 /* Everything the server needs, supplied by the application. */
 typedef struct {
   utvm_write_fn write;      /* transport output (e.g. UART transmit) */
@@ -84,6 +99,14 @@ typedef struct {
    * TerminateSession, e.g. the cause of the previous reset, so that a host seeing the
    * Terminate already holds the cause. NULL for none; truncated to UTVM_SESSION_LOG_MAX. */
   const char *boot_log;
+  /* Reply cache of the sequence extension: holds the reply to the last sequence-numbered
+   * request, sent again when the host repeats that request because the reply was lost. NULL
+   * (or a size below UTVM_RPC_REPLY_CACHE_MIN) turns the extension off. A larger reply is
+   * not kept: a repeated CopyFromRemote then runs again, any other request is answered with
+   * an exception saying it ran once. 128 bytes keep every reply but copies, strings, bytes and
+   * NDArrays of more than 6 dimensions. Owned by the application. */
+  uint8_t *reply_cache;
+  uint32_t reply_cache_size;
 } utvm_rpc_server_config_t;
 
 /* Request and error counters, cumulative since init. */
@@ -93,6 +116,9 @@ typedef struct {
   uint32_t copy_crc_errors; /* CopyToRemote whose payload failed its CRC */
   uint32_t discarded;       /* requests dropped without reply (truncated frames, empty packets) */
   uint32_t write_errors;    /* transport write failures while replying */
+  uint32_t replays;         /* repeated sequence numbers answered from the reply cache */
+  uint32_t reruns;          /* repeated CopyFromRemote run again (reply was not kept) */
+  uint32_t stale;           /* requests with an older sequence number, dropped unanswered */
 } utvm_rpc_server_stats_t;
 
 /* A server instance. Fields are private; initialise with utvm_rpc_server_init(). */
@@ -108,6 +134,13 @@ typedef struct {
                              * allocation in the tensor arena (freed when the request ends) */
   int32_t code;             /* RPC code of the current request */
   uint8_t rx_state;
+  uint8_t seq_flags;        /* RPC_SEQ_ flags (rpc_server.c) */
+  uint16_t rx_check;        /* header check of the current request's prefix */
+  uint32_t rx_seq;          /* sequence number of the current request, if it has one */
+  uint32_t last_seq;        /* the last sequence number run in this session */
+  uint8_t *reply_cache;
+  uint32_t reply_cache_size;
+  uint32_t cache_len;       /* bytes of the kept reply; above reply_cache_size: none kept */
   uint32_t max_transfer_size;
   utvm_rpc_server_stats_t stats;
   void (*reply_ndarray)(void *server, const DLTensor *t); /* utvm_rpc_server_enable_ndarrays */

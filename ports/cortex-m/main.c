@@ -40,6 +40,12 @@ static uint8_t tensor_arena[UTVM_BOARD_TENSOR_ARENA_SIZE]
     __attribute__((aligned(64), section(".utvm_arena")));
 static uint8_t workspace_arena[UTVM_BOARD_WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t request_buffer[REQUEST_BUFFER_SIZE] __attribute__((aligned(8)));
+/* The last reply, sent again when a utvm host repeats a request whose reply it lost
+ * (UTVM_RPC_SEQUENCE_NAME). */
+#ifndef UTVM_PORT_REPLY_CACHE_SIZE
+#define UTVM_PORT_REPLY_CACHE_SIZE 128u
+#endif
+static uint8_t reply_cache[UTVM_PORT_REPLY_CACHE_SIZE];
 static utvm_rpc_server_t server;
 /* Ticks spent in wfi since boot; main-loop state, a static because UTVM_PORT_BUSY_NS_NAME
  * reads it. */
@@ -69,7 +75,9 @@ static utvm_err_t server_start(const char *boot_log) {
       UTVM_PORT_MAX_TRANSFER_SIZE,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), utvm_port_sleep_ms},
-      boot_log};
+      boot_log,
+      reply_cache,
+      sizeof(reply_cache)};
   return utvm_rpc_server_init(&server, &config);
 }
 

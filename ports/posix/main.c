@@ -23,13 +23,33 @@
 #define REQUEST_BUFFER_MAX (256u * 1024u)
 #define OUTPUT_BUFFER_SIZE 8192u
 #define INPUT_CHUNK_SIZE 4096u
+#define REPLY_CACHE_SIZE 512u
+/* Test global: Count(Int k) adds k to a counter and returns it, so that a host can count how
+ * many times its calls ran on the device (tests/reliability/test_soak.c). */
+#define POSIX_COUNT_NAME "utvm.posix.Count"
 
 static uint8_t tensor_arena[TENSOR_ARENA_MAX] __attribute__((aligned(64)));
 static uint8_t workspace_arena[WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t request_buffer[REQUEST_BUFFER_MAX] __attribute__((aligned(8)));
 static uint8_t output[OUTPUT_BUFFER_SIZE];
+/* The last reply, sent again when a utvm host repeats a request (UTVM_RPC_SEQUENCE_NAME). */
+static uint8_t reply_cache[REPLY_CACHE_SIZE];
 static size_t output_len;
 static utvm_rpc_server_t server;
+static int64_t count_total;
+
+static int posix_count(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
+                       void *resource) {
+  (void)resource;
+  if ((num_args != 1) || (codes[0] != kTVMArgInt)) {
+    TVMAPISetLastError("utvm.posix.Count: takes one Int");
+    return -1;
+  }
+  count_total += args[0].v_int64;
+  ret->v_int64 = count_total;
+  *ret_tc = kTVMArgInt;
+  return 0;
+}
 static char **saved_argv;
 
 const TVMModule *TVMSystemLibEntryPoint(void);
@@ -141,7 +161,9 @@ int main(int argc, char **argv) {
       write_stdout, NULL, random_bytes, NULL, request_buffer, buffer, (uint32_t)max_transfer,
       {tensor_arena, arena, workspace_arena, sizeof(workspace_arena), TVMSystemLibEntryPoint(),
        posix_port_sleep_ms},
-      NULL};
+      NULL,
+      reply_cache,
+      sizeof(reply_cache)};
   utvm_err_t err = utvm_rpc_server_init(&server, &config);
   if (err == UTVM_OK) {
     utvm_rpc_server_enable_ndarrays(&server); /* the executors' get_input / get_output */
@@ -152,6 +174,9 @@ int main(int argc, char **argv) {
   }
   if (err == UTVM_OK) {
     err = utvm_aot_register_global();
+  }
+  if (err == UTVM_OK) {
+    err = utvm_crt_register_global(POSIX_COUNT_NAME, posix_count, NULL);
   }
   if (err != UTVM_OK) {
     (void)fprintf(stderr, "utvm-posix-server: init failed: %s\n", utvm_strerror(err));

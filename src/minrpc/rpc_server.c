@@ -7,8 +7,16 @@ enum {
   RX_IDLE = 0,  /* no request in progress, or a message that is no request: no reply */
   RX_COLLECT,   /* gathering request bytes into the buffer */
   RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
-  RX_DISCARD    /* dropping the rest of a rejected request (last error set) */
+  RX_DISCARD,   /* dropping the rest of a rejected request (last error set) */
+  RX_REPLAY,    /* a repeated sequence number: the kept reply goes out again */
+  RX_STALE      /* an older sequence number: dropped without a reply */
 };
+
+/* seq_flags: the current request has a sequence number; last_seq is valid in this session;
+ * the next reply is to be kept. */
+#define RPC_SEQ_RX 0x01u
+#define RPC_SEQ_LAST_VALID 0x02u
+#define RPC_SEQ_KEEP 0x04u
 
 /* Bytes of a CopyToRemote/CopyFromRemote request before its shape. */
 #define RPC_COPY_FIXED_HEADER (RPC_PREFIX_SIZE + RPC_TENSOR_HEADER_SIZE - 8u)
@@ -26,7 +34,58 @@ static uint32_t bounded_length(const char *s, uint32_t max) {
 
 /* Largest packet_nbytes a reply may have in the current session. */
 static uint32_t reply_limit(const utvm_rpc_server_t *server) {
-  return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u;
+  uint32_t seq = ((server->seq_flags & RPC_SEQ_RX) != 0u) ? UTVM_RPC_SEQ_PREFIX_SIZE : 0u;
+  return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u - seq;
+}
+
+/* Begins a reply message of len packet bytes, after the request's sequence number if it had
+ * one. */
+static utvm_err_t reply_begin(utvm_rpc_server_t *server, uint32_t len) {
+  utvm_session_t *session = &server->session;
+  if ((server->seq_flags & RPC_SEQ_RX) == 0u) {
+    return utvm_session_message_begin(session, len);
+  }
+  uint8_t seq[UTVM_RPC_SEQ_PREFIX_SIZE];
+  rpc_write_u32(seq, server->rx_seq);
+  rpc_write_u32(&seq[4], (uint32_t)UTVM_RPC_SEQ_TAG << 16);
+  utvm_err_t err = utvm_session_message_begin(session, len + UTVM_RPC_SEQ_PREFIX_SIZE);
+  return (err == UTVM_OK) ? utvm_session_message_write(session, seq, sizeof(seq)) : err;
+}
+
+/* Keeps a copy of the reply being sent when the request asked for it (a new sequence number)
+ * and it fits the reply cache; otherwise records that none is kept. */
+static void reply_keep(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_len,
+                       const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
+  if ((server->seq_flags & RPC_SEQ_KEEP) == 0u) {
+    return;
+  }
+  server->seq_flags &= (uint8_t)~RPC_SEQ_KEEP;
+  uint32_t len = head_len + mid_len + tail_len;
+  server->cache_len = len;
+  if (len <= server->reply_cache_size) {
+    (void)memcpy(server->reply_cache, head, head_len);
+    if (mid_len > 0u) {
+      (void)memcpy(&server->reply_cache[head_len], mid, mid_len);
+    }
+    if (tail_len > 0u) {
+      (void)memcpy(&server->reply_cache[head_len + mid_len], tail, tail_len);
+    }
+  }
+}
+
+/* Sends the kept reply again for a repeated sequence number. */
+static void reply_replay(utvm_rpc_server_t *server) {
+  utvm_err_t err = reply_begin(server, server->cache_len);
+  if (err == UTVM_OK) {
+    err = utvm_session_message_write(&server->session, server->reply_cache, server->cache_len);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_session_message_end(&server->session);
+  }
+  if (err != UTVM_OK) {
+    server->stats.write_errors++;
+  }
+  server->stats.replays++;
 }
 
 
@@ -34,7 +93,8 @@ void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len
                      const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
   utvm_session_t *session = &server->session;
   rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + mid_len + tail_len);
-  utvm_err_t err = utvm_session_message_begin(session, head_len + mid_len + tail_len);
+  reply_keep(server, head, head_len, mid, mid_len, tail, tail_len);
+  utvm_err_t err = reply_begin(server, head_len + mid_len + tail_len);
   if (err == UTVM_OK) {
     err = utvm_session_message_write(session, head, head_len);
   }
@@ -470,13 +530,62 @@ static void rpc_release_rx(utvm_rpc_server_t *server) {
   }
 }
 
+/* A message that starts with a sequence prefix (UTVM_RPC_SEQ_PREFIX_SIZE bytes ending in
+ * UTVM_RPC_SEQ_TAG): the number and header check are taken out and the packet after them is
+ * collected as any other. True when that happened. A plain packet's first 8 bytes are its
+ * length, below 2^32; a prefix's are at least 2^48 (the tag): the two cannot be confused. */
+static bool rpc_take_sequence(utvm_rpc_server_t *server) {
+  uint8_t *buf = server->buffer;
+  const uint32_t keep = RPC_PREFIX_SIZE - UTVM_RPC_SEQ_PREFIX_SIZE;
+  if (((server->seq_flags & RPC_SEQ_RX) != 0u) ||
+      (server->body_len < (RPC_PREFIX_SIZE + UTVM_RPC_SEQ_PREFIX_SIZE)) ||
+      ((rpc_read_u32(&buf[4]) >> 16) != UTVM_RPC_SEQ_TAG)) {
+    return false;
+  }
+  server->rx_seq = rpc_read_u32(buf);
+  server->rx_check = (uint16_t)rpc_read_u32(&buf[4]);
+  server->seq_flags |= RPC_SEQ_RX;
+  (void)memmove(buf, &buf[UTVM_RPC_SEQ_PREFIX_SIZE], keep);
+  server->received = keep;
+  server->body_len -= UTVM_RPC_SEQ_PREFIX_SIZE;
+  return true;
+}
+
+/* What a sequence-numbered request whose code is known becomes: a new number runs (its reply
+ * is kept when it ends well); the last number again is answered from the reply cache, run
+ * again if it is a read whose reply was not kept, and refused otherwise; an older number is
+ * dropped. Unsigned differences order numbers across wrap-around. */
+static void rpc_sequence_policy(utvm_rpc_server_t *server) {
+  uint32_t ahead = server->rx_seq - server->last_seq;
+  if (((server->seq_flags & RPC_SEQ_LAST_VALID) == 0u) ||
+      ((ahead != 0u) && (ahead < 0x80000000u))) {
+    return;
+  }
+  if (ahead != 0u) {
+    server->rx_state = RX_STALE;
+  } else if (server->cache_len <= server->reply_cache_size) {
+    server->rx_state = RX_REPLAY;
+  } else if (server->code == UTVM_RPC_COPY_FROM_REMOTE) {
+    server->stats.reruns++;
+  } else {
+    rpc_reject(server, UTVM_TEXT_RPC_NOT_KEPT);
+  }
+}
+
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
   uint32_t header = server->received;
-  if (header == RPC_PREFIX_SIZE) {
+  if ((header == RPC_PREFIX_SIZE) && rpc_take_sequence(server)) {
+    /* the rest of the prefix follows */
+  } else if (header == RPC_PREFIX_SIZE) {
     server->code = (int32_t)rpc_read_u32(&buf[8]);
-    if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
+    if ((server->seq_flags & RPC_SEQ_RX) != 0u) {
+      rpc_sequence_policy(server);
+    }
+    if (server->rx_state != RX_COLLECT) {
+      /* repeated, stale or refused: the rest of the request is not looked at */
+    } else if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
       rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
     } else if (server->code == UTVM_RPC_COPY_TO_REMOTE) {
       server->collect = RPC_COPY_FIXED_HEADER;
@@ -498,7 +607,10 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
                       {&buf[header], &buf[server->buffer_size]}};
     uint32_t nbytes = 0u;
     server->copy_dst = copy_range(server, &r, &nbytes);
-    if (server->copy_dst == NULL) {
+    if (((server->seq_flags & RPC_SEQ_RX) != 0u) &&
+        (utvm_crc16_update(UTVM_CRC16_INIT, buf, header) != server->rx_check)) {
+      rpc_reject(server, UTVM_TEXT_RPC_CRC); /* a damaged header: nothing is written */
+    } else if (server->copy_dst == NULL) {
       server->rx_state = RX_DISCARD;
     } else if (nbytes != (server->body_len - header)) {
       rpc_reject(server, UTVM_TEXT_RPC_LENGTH);
@@ -516,6 +628,7 @@ static void rpc_on_message_start(void *ctx, utvm_msg_type_t type, uint32_t body_
   server->body_len = body_len;
   server->received = 0u;
   server->code = UTVM_RPC_NONE;
+  server->seq_flags &= (uint8_t)~(RPC_SEQ_RX | RPC_SEQ_KEEP);
   server->collect = RPC_PREFIX_SIZE;
   rpc_release_rx(server); /* a request whose end never came */
   /* A Log sent to the device, or no request (packet_nbytes 0): ignored, as TVM does. */
@@ -559,6 +672,14 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
     return;
   }
   server->stats.requests++;
+  if ((status == UTVM_FRAME_OK) && ((server->seq_flags & RPC_SEQ_RX) != 0u) &&
+      (rx_state != RX_STALE) &&
+      (((server->seq_flags & RPC_SEQ_LAST_VALID) == 0u) || (server->rx_seq != server->last_seq))) {
+    /* A new number: this is the request whose reply a repeat gets. */
+    server->last_seq = server->rx_seq;
+    server->seq_flags |= (uint8_t)(RPC_SEQ_LAST_VALID | RPC_SEQ_KEEP);
+    server->cache_len = UINT32_MAX;
+  }
   if (status == UTVM_FRAME_BAD_CRC) {
     if (rx_state == RX_STREAM_IN) {
       server->stats.copy_crc_errors++;
@@ -567,6 +688,10 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
       rpc_fail(server, UTVM_TEXT_RPC_CRC);
     }
     rpc_reply_exception(server);
+  } else if (rx_state == RX_REPLAY) {
+    reply_replay(server);
+  } else if (rx_state == RX_STALE) {
+    server->stats.stale++;
   } else if (rx_state == RX_DISCARD) {
     rpc_reply_exception(server); /* rejected: the last error says why */
   } else if (rx_state == RX_STREAM_IN) {
@@ -582,6 +707,7 @@ static void rpc_on_session_event(void *ctx, utvm_session_event_t event) {
   /* Nothing survives a session (PROTOCOL.md 7.18): a new session starts from a clean slate. */
   if (event == UTVM_SESSION_EVENT_ESTABLISHED) {
     server->rx_buffer = server->buffer; /* the reset frees any large-CallFunc allocation */
+    server->seq_flags = 0u;
     utvm_crt_reset_memory(&server->crt);
     server->session.config.max_tx_payload = UTVM_SESSION_TVM_HOST_MAX_MESSAGE;
   }
@@ -611,7 +737,8 @@ static int rpc_get_max_transfer_size(TVMValue *args, int *codes, int num_args, T
     rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
     return -1;
   }
-  uint32_t limit = server->max_transfer_size + UTVM_SESSION_HEADER_SIZE + 8u;
+  uint32_t limit = server->max_transfer_size + UTVM_SESSION_HEADER_SIZE + 8u +
+                   UTVM_RPC_SEQ_PREFIX_SIZE;
   if (limit > server->session.config.max_tx_payload) {
     server->session.config.max_tx_payload = limit;
   }
@@ -633,6 +760,22 @@ static int rpc_sync(TVMValue *args, int *codes, int num_args, TVMValue *ret, int
   return 0;
 }
 
+/* utvm.rpc.server.Sequence(): the reply cache size; that it exists tells a host it may number
+ * its requests (docs/RECOVERY.md). */
+static int rpc_sequence(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
+                        void *resource) {
+  const utvm_rpc_server_t *server = (const utvm_rpc_server_t *)resource;
+  (void)args;
+  (void)codes;
+  if (num_args != 0) {
+    rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
+    return -1;
+  }
+  ret->v_int64 = (int64_t)server->reply_cache_size;
+  *ret_tc = kTVMArgInt;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- public API */
 
 utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server_config_t *config) {
@@ -647,17 +790,24 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
   server->rx_buffer = config->buffer;
   server->buffer_size = (uint32_t)config->buffer_size;
   server->max_transfer_size = config->max_transfer_size;
-  /* The server's globals; the last one only when larger transfers are offered. */
+  if ((config->reply_cache != NULL) && (config->reply_cache_size >= UTVM_RPC_REPLY_CACHE_MIN)) {
+    server->reply_cache = config->reply_cache;
+    server->reply_cache_size = config->reply_cache_size;
+  }
+  /* The server's globals; the last two only when their feature is configured. */
   static const struct {
     const char *name;
     TVMBackendPackedCFunc func;
-  } globals[3] = {{"tvm.rpc.server.GetCRTMaxPacketSize", rpc_get_crt_max_packet_size},
+  } globals[4] = {{"tvm.rpc.server.GetCRTMaxPacketSize", rpc_get_crt_max_packet_size},
                   {UTVM_RPC_SYNC_NAME, rpc_sync},
-                  {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size}};
-  uint32_t num_globals = (config->max_transfer_size > 0u) ? 3u : 2u;
+                  {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size},
+                  {UTVM_RPC_SEQUENCE_NAME, rpc_sequence}};
+  const bool wanted[4] = {true, true, config->max_transfer_size > 0u, server->reply_cache != NULL};
   utvm_err_t err = utvm_crt_init(&server->crt, &config->crt);
-  for (uint32_t i = 0u; (err == UTVM_OK) && (i < num_globals); i++) {
-    err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < 4u); i++) {
+    if (wanted[i]) {
+      err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
+    }
   }
   if (err == UTVM_OK) {
     const utvm_session_config_t session_config = {

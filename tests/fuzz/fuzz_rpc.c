@@ -61,6 +61,7 @@ const TVMModule *TVMSystemLibEntryPoint(void);
 #define WRITE_FAIL_PERIOD 5u
 
 static uint8_t request_buffer[REQUEST_BUFFER_SIZE] __attribute__((aligned(8)));
+static uint8_t reply_cache[128];
 static uint8_t tensor_arena[TENSOR_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t workspace_arena[WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
 static utvm_rpc_server_t server;
@@ -180,7 +181,7 @@ static void start_server(void) {
       0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL};
+      NULL, reply_cache, sizeof(reply_cache)};
   timer_running = false;
   FUZZ_CHECK(utvm_rpc_server_init(&server, &config) == UTVM_OK);
   static const uint8_t version = UTVM_SESSION_VERSION;

@@ -132,8 +132,12 @@ def case_errors():
     p = run("--start-timeout", "1", "--retry", "0.3", "info", connect="exec:cat > /dev/null")
     check(p.returncode == 3 and "handshake" in p.stderr, "silent peer -> 3", p)
     check(time.monotonic() - t0 < 5, "silent peer fails within bounds")
-    p = run("--timeout", "0.3", "call", "test_busy_wait_us", "i:3000000")
-    check(p.returncode == 3 and "no reply" in p.stderr, "call timeout -> 3", p)
+    # The call is repeated under its sequence number (10 repeats of 0.15 s) and not answered.
+    t0 = time.monotonic()
+    p = run("--timeout", "0.15", "call", "test_busy_wait_us", "i:2500000")
+    check(p.returncode == 3 and "CallFunc: no intact reply in 11 attempts" in p.stderr and
+          "it ran at most once" in p.stderr, "call timeout -> 3", p)
+    check(time.monotonic() - t0 < 2.4, "call timeout within 11 waits")
     p = run("info", connect="tcp:127.0.0.1:1")
     check(p.returncode == 3, "refused tcp -> 3", p)
     p = run("info", connect="nonsense")

@@ -578,12 +578,14 @@ static void test_handshake_timeout(void **state) {
   assert_true((now_s() - t0) < 2.0);
 }
 
-/* A call that outlasts the call timeout fails in bounded time; the link is then unusable. */
+/* Without recovery, a call that outlasts the call timeout fails in bounded time and the link is
+ * then unusable. */
 static void test_call_timeout(void **state) {
   (void)state;
   utvm_host_options_t opts;
   utvm_host_options_default(&opts);
   opts.call_timeout_ms = 300;
+  opts.recover = false;
   utvm_host_t *host = NULL;
   char err[256];
   assert_int_equal(utvm_host_open(SERVER_SPEC, &opts, &host, err, sizeof(err)), UTVM_HOST_OK);
@@ -593,13 +595,59 @@ static void test_call_timeout(void **state) {
   arg.v.i = 3000000;
   double t0 = now_s();
   assert_int_equal(utvm_host_call(host, wait, &arg, 1u, NULL), UTVM_HOST_ERR_TIMEOUT);
-  /* One 300 ms wait plus at most three 300 ms Sync attempts: well before the 3 s call ends
-   * (the margin absorbs a loaded machine). */
-  assert_true((now_s() - t0) < 2.7);
+  assert_true((now_s() - t0) < 1.5);
   assert_int_equal(utvm_host_call(host, wait, &arg, 1u, NULL), UTVM_HOST_ERR_BROKEN);
   t0 = now_s();
   utvm_host_close(host);
   assert_true((now_s() - t0) < 2.0);
+}
+
+/* In a sequenced session a call that outlasts the call timeout is repeated under its number:
+ * after max_retries repeats it fails with UTVM_HOST_ERR_LINK (it ran at most once) and the link
+ * stays usable. Calls made while the device is still busy queue up behind it; each runs exactly
+ * once (utvm.posix.Count counts the runs), their repeats are answered from the reply cache and
+ * the late replies are told apart from the current one's. */
+static void test_call_timeout_sequenced(void **state) {
+  (void)state;
+  utvm_host_options_t opts;
+  utvm_host_options_default(&opts);
+  opts.call_timeout_ms = 300;
+  opts.max_retries = 2;
+  utvm_host_t *host = NULL;
+  char err[256];
+  assert_int_equal(utvm_host_open(SERVER_SPEC, &opts, &host, err, sizeof(err)), UTVM_HOST_OK);
+  utvm_host_stats_t stats;
+  utvm_host_get_stats(host, &stats);
+  assert_true(stats.sequenced);
+  uint64_t count = 0u;
+  assert_int_equal(utvm_host_get_global(host, "utvm.posix.Count", &count), UTVM_HOST_OK);
+  assert_true(count != 0u);
+  uint64_t wait = syslib_function(host, "test_busy_wait_us");
+  utvm_host_value_t arg;
+  arg.type_code = UTVM_TC_INT;
+  arg.v.i = 2000000;
+  double t0 = now_s();
+  assert_int_equal(utvm_host_call(host, wait, &arg, 1u, NULL), UTVM_HOST_ERR_LINK);
+  assert_true((now_s() - t0) < 1.6);
+  assert_non_null(strstr(utvm_host_last_error(host), "CallFunc: no intact reply in 3 attempts"));
+  arg.v.i = 1;
+  utvm_host_value_t ret;
+  utvm_host_err_t rc = UTVM_HOST_ERR_LINK;
+  int64_t calls = 0;
+  while ((rc == UTVM_HOST_ERR_LINK) && (calls < 20)) {
+    rc = utvm_host_call(host, count, &arg, 1u, &ret);
+    calls++;
+  }
+  assert_int_equal(rc, UTVM_HOST_OK);
+  assert_true(calls >= 2);
+  assert_int_equal(ret.v.i, calls);
+  arg.v.i = 0;
+  assert_int_equal(utvm_host_call_idempotent(host, count, &arg, 1u, &ret), UTVM_HOST_OK);
+  assert_int_equal(ret.v.i, calls);
+  utvm_host_get_stats(host, &stats);
+  assert_true(stats.stale_replies >= 2u);
+  assert_true(stats.retries >= 4u);
+  utvm_host_close(host);
 }
 
 /* test_abort reboots the device: a distinct error carrying the abort log, then recovery. */
@@ -773,6 +821,7 @@ int main(void) {
       cmocka_unit_test(test_time_evaluator),
       cmocka_unit_test(test_handshake_timeout),
       cmocka_unit_test(test_call_timeout),
+      cmocka_unit_test(test_call_timeout_sequenced),
       cmocka_unit_test(test_device_reset),
       cmocka_unit_test(test_transport_specs),
       cmocka_unit_test(test_npy),

@@ -15,6 +15,7 @@
 const TVMModule *TVMSystemLibEntryPoint(void);
 
 static uint8_t request_buffer[RPC_H_BUFFER_SIZE] __attribute__((aligned(8)));
+static uint8_t reply_cache[256];
 static uint8_t tensor_arena[RPC_H_TENSOR_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t workspace_arena[4096] __attribute__((aligned(64)));
 static utvm_rpc_server_t server;
@@ -142,7 +143,7 @@ void rpc_h_setup(uint32_t max_transfer) {
       sizeof(request_buffer), max_transfer,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL};
+      NULL, reply_cache, sizeof(reply_cache)};
   assert_int_equal(utvm_rpc_server_init(&server, &config), UTVM_OK);
   test_bytes_t wire;
   test_bytes_init(&wire);
