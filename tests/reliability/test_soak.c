@@ -1,8 +1,9 @@
-/* Soak over a bad link (issue 6, item 4): thousands of RPC operations -- test_echo calls with
- * verified results, CopyToRemote + CopyFromRemote with verified contents, function lookups --
- * through the fault transport (bit errors, dropped, inserted and duplicated bytes, split
- * deliveries). Every operation must return the right result or a clean error; the figures are
- * printed and wrong results and hangs must be 0.
+/* Soak over a bad link (issue 6, item 4; issue 27): thousands of RPC operations -- test_echo
+ * calls with verified results, utvm.posix.Count(1) calls that count their runs on the device,
+ * CopyToRemote + CopyFromRemote with verified contents, function lookups -- through the fault
+ * transport (bit errors, dropped, inserted and duplicated bytes, split deliveries). The figures
+ * are printed; wrong results, hangs and errors surfaced to the caller must be 0, and every
+ * counted call must have run exactly once (device count == calls made).
  *
  *   test_soak                 10,000 operations against the POSIX server
  *   test_soak qemu ELF        300 operations against QEMU mps2-an385 running ELF */
@@ -49,6 +50,7 @@ typedef struct {
   uint32_t wrong;
   uint32_t hangs;
   uint32_t reconnects;
+  uint32_t count_calls; /* Count(1) calls made (each must run exactly once) */
   uint32_t by_error[UTVM_HOST_ERR_LINK + 1];
 } soak_figures_t;
 
@@ -57,6 +59,8 @@ typedef struct {
   uint64_t echo;
   uint64_t syslib;
   uint64_t sync_global;
+  uint64_t count;        /* utvm.posix.Count, 0 on a device without it */
+  int64_t count_seen;    /* the device's count after the last answered Count(1) */
   utvm_host_tensor_t tensor;
   uint64_t rng;
 } soak_session_t;
@@ -118,6 +122,9 @@ static utvm_host_err_t session_setup(soak_session_t *s) {
     rc = utvm_host_get_global(s->host, UTVM_RPC_SYNC_NAME, &s->sync_global);
   }
   if (rc == UTVM_HOST_OK) {
+    rc = utvm_host_get_global(s->host, "utvm.posix.Count", &s->count);
+  }
+  if (rc == UTVM_HOST_OK) {
     utvm_host_dtype_t u8 = {1u, 8u, 1u};
     (void)memset(&s->tensor, 0, sizeof(s->tensor));
     s->tensor.device = cpu;
@@ -150,6 +157,24 @@ static bool op_echo(soak_session_t *s, soak_figures_t *fig, bool idempotent) {
   utvm_host_err_t rc = idempotent ? utvm_host_call_idempotent(s->host, s->echo, &arg, 1u, &ret)
                                   : utvm_host_call(s->host, s->echo, &arg, 1u, &ret);
   bool right = (rc == UTVM_HOST_OK) && (ret.type_code == UTVM_TC_INT) && (ret.v.i == arg.v.i);
+  return record(fig, rc, right, now_ms() - start);
+}
+
+/* Count(1): a call with a side effect. Exactly once means each answer is one more than the last
+ * (no call ran twice, none was lost) as long as no call failed in between. */
+static bool op_count(soak_session_t *s, soak_figures_t *fig) {
+  utvm_host_value_t arg;
+  arg.type_code = UTVM_TC_INT;
+  arg.v.i = 1;
+  utvm_host_value_t ret;
+  double start = now_ms();
+  fig->count_calls++;
+  utvm_host_err_t rc = utvm_host_call(s->host, s->count, &arg, 1u, &ret);
+  bool right = (rc == UTVM_HOST_OK) && (ret.type_code == UTVM_TC_INT) &&
+               (ret.v.i == s->count_seen + 1);
+  if (rc == UTVM_HOST_OK) {
+    s->count_seen = ret.v.i;
+  }
   return record(fig, rc, right, now_ms() - start);
 }
 
@@ -211,7 +236,9 @@ static void run_soak(void **state) {
   while (fig.operations < config.operations) {
     uint64_t pick = next_random(&s) % 100u;
     bool usable = true;
-    if (pick < 40u) {
+    if ((pick < 20u) && (s.count != 0u)) {
+      usable = op_count(&s, &fig);
+    } else if (pick < 40u) {
       usable = op_echo(&s, &fig, false);
     } else if (pick < 50u) {
       usable = op_echo(&s, &fig, true);
@@ -225,6 +252,15 @@ static void run_soak(void **state) {
     }
   }
   double seconds = (now_ms() - start) / 1000.0;
+  int64_t device_count = 0;
+  if (s.count != 0u) {
+    utvm_host_value_t arg;
+    utvm_host_value_t ret;
+    arg.type_code = UTVM_TC_INT;
+    arg.v.i = 0;
+    assert_int_equal(utvm_host_call_idempotent(s.host, s.count, &arg, 1u, &ret), UTVM_HOST_OK);
+    device_count = ret.v.i;
+  }
   utvm_host_stats_t hs;
   utvm_host_get_stats(s.host, &hs);
   utvm_host_fault_stats_t fs;
@@ -232,7 +268,9 @@ static void run_soak(void **state) {
   (void)printf("soak %s: operations %u, injected faults %llu (flips %llu, drops %llu, inserts "
                "%llu, dups %llu; %llu bytes), errors surfaced %u (link %u, exception %u, other "
                "%u), retries %u, resyncs %u, lost replies %u, not-executed %u, reconnects %u, "
-               "wrong results %u, hangs %u, %.1f s\n",
+               "wrong results %u, hangs %u, %.1f s; counted calls %u, runs on the device %lld "
+               "(executions per call %.4f); damaged replies %u, stale replies %u, chunk "
+               "shrinks %u%s\n",
                config.name, fig.operations, (unsigned long long)utvm_host_fault_total(&fs),
                (unsigned long long)(fs.to_device.bit_flips + fs.from_device.bit_flips),
                (unsigned long long)(fs.to_device.drops + fs.from_device.drops),
@@ -243,11 +281,18 @@ static void run_soak(void **state) {
                fig.errors - fig.by_error[UTVM_HOST_ERR_LINK] -
                    fig.by_error[UTVM_HOST_ERR_DEVICE_EXCEPTION],
                hs.retries, hs.resyncs, hs.lost_replies, hs.not_executed, fig.reconnects,
-               fig.wrong, fig.hangs, seconds);
+               fig.wrong, fig.hangs, seconds, fig.count_calls, (long long)device_count,
+               (fig.count_calls > 0u) ? (double)device_count / (double)fig.count_calls : 0.0,
+               hs.damaged_replies, hs.stale_replies, hs.chunk_shrinks,
+               hs.sequenced ? "" : " (device without the sequence extension)");
   assert_int_equal(fig.wrong, 0);
   assert_int_equal(fig.hangs, 0);
   assert_true(utvm_host_fault_total(&fs) > 0u);
   assert_true(hs.retries > 0u);
+  assert_int_equal(device_count, (int64_t)fig.count_calls);
+  if (hs.sequenced) {
+    assert_int_equal(fig.errors, 0);
+  }
   /* Recovery works: most operations succeed despite the faults. */
   assert_true(fig.ok >= (fig.operations * 9u) / 10u);
   utvm_host_close(s.host);
