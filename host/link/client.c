@@ -503,10 +503,6 @@ static uint32_t framing_errors(const utvm_host_t *host) {
 static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what, int64_t deadline) {
   char cause[UTVM_SESSION_LOG_MAX + 64u];
   for (;;) {
-    if (host->sequenced && !host->reply_ready && (framing_errors(host) != host->damage_mark)) {
-      host->stats.damaged_replies++;
-      return UTVM_HOST_ERR_TIMEOUT;
-    }
     if (host->reset) {
       host->broken = true;
       describe_last_log(host, cause, sizeof(cause));
@@ -529,6 +525,10 @@ static utvm_host_err_t wait_reply(utvm_host_t *host, const char *what, int64_t d
       host_format(host->error, sizeof(host->error),
                   "the device closed the connection during %s%s", what, cause);
       return UTVM_HOST_ERR_IO;
+    }
+    if (host->sequenced && (framing_errors(host) != host->damage_mark)) {
+      host->stats.damaged_replies++;
+      return UTVM_HOST_ERR_TIMEOUT;
     }
     int64_t left = deadline - host_now_ms();
     if (left <= 0) {
@@ -687,6 +687,9 @@ static utvm_host_err_t transact_sequenced(utvm_host_t *host, const char *what, i
   uint32_t refused = 0u;
   host->seq++;
   for (int32_t attempt = 0;; attempt++) {
+    if (host->reset) {
+      return wait_reply(host, what, 0); /* reports the reset */
+    }
     host->error[0] = '\0';
     host->last_log[0] = '\0';
     host->reply_ready = false;
