@@ -16,8 +16,10 @@
  *   mode & 3 == 3  the bytes are fed raw.
  *
  * The server is initialised and its session opened (sid 0xA55A, as in vectors/rpc.json)
- * before every input. Seeds: tests/fuzz/corpus/rpc/ (the host->device rpc_packet_hex vectors
- * of rpc.json as mode-1 records, one per file and all in one conversation).
+ * before every input, with a reply cache (the sequence extension, PROTOCOL.md 8.6). Seeds:
+ * tests/fuzz/corpus/rpc/ (the host->device rpc_packet_hex vectors of rpc.json as mode-1
+ * records, one per file and all in one conversation; seed-sequence-*: numbered requests, a
+ * repeat, an older number and a plain packet after them).
  *
  * Checked on every input:
  *  - ASan/UBSan: no memory error anywhere in the stack;
