@@ -3,6 +3,7 @@
  * typed arguments of call and time on the device. */
 #define _DEFAULT_SOURCE
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,13 @@
 
 int cli_report(const cli_options_t *o, utvm_host_err_t err, const char *detail) {
   int code = cli_exit_code(err);
+  bool blank = true;
+  for (const char *c = detail; blank && (*c != '\0'); c++) {
+    blank = isspace((unsigned char)*c) != 0;
+  }
+  if (blank) {
+    detail = "the host library gave no further detail"; /* never an empty cause */
+  }
   const char *hint = "";
   if (code == CLI_EXIT_CONNECTION) {
     hint = "check --connect (or UTVM_CONNECT), that the device runs the utvm server, and the "

@@ -68,6 +68,7 @@ struct remote {
   const char *item_name;    /* "parameter"...; NULL for a step of no items */
   double deadline_at;       /* cli_now_s() by which the run ends */
   bool final;               /* the failure recorded is not recovered from */
+  bool deadline_passed;     /* that failure is the deadline's (its text counts recoveries) */
   bool handshake_failed;    /* the failure recorded is remote_reconnect's handshake */
   bool reconnecting;        /* from remote_reconnect until the steps run again */
   char failure[CLI_REMOTE_ERROR_BYTES]; /* the last failure before a recovery */
@@ -153,6 +154,7 @@ static int remote_check_deadline(remote_t *r) {
   (void)memcpy(r->res->error, text, sizeof(text));
   r->res->host_error = UTVM_HOST_ERR_TIMEOUT;
   r->final = true;
+  r->deadline_passed = true;
   return CLI_EXIT_CONNECTION;
 }
 
@@ -1048,7 +1050,7 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
     new_session = (res->host_error != UTVM_HOST_ERR_LINK) || !r.steps[r.step].redo_on_link;
     code = -1;
   }
-  if ((code >= 0) && !r.final && (res->recoveries > 0u)) {
+  if ((code >= 0) && !r.deadline_passed && (res->recoveries > 0u)) {
     const size_t len = strlen(res->error);
     (void)snprintf(&res->error[len], sizeof(res->error) - len, " (after %u %s)",
                    (unsigned)res->recoveries, (res->recoveries == 1u) ? "recovery" : "recoveries");
