@@ -39,8 +39,9 @@ typedef struct remote remote_t;
 
 /* One step of a run: its name (the progress line and a deadline message show it), what does
  * it (returns -1, or an exit code with the failure recorded) and whether a
- * UTVM_HOST_ERR_LINK failure is redone in the same session (false for a step that allocates
- * on the device: the lost request may have allocated, so a new session starts over). */
+ * UTVM_HOST_ERR_LINK failure is redone in the same session (false for a step that creates
+ * something on the device: an executor, device memory, a time evaluator (the device holds a
+ * few live ones); the lost request may have created it, so a new session starts over). */
 typedef struct {
   const char *name;
   int (*run)(remote_t *r);
@@ -801,7 +802,7 @@ static void plan_steps(remote_t *r) {
   if (r->ro->aot != NULL) {
     add_step(r, "creating the AOT executor", step_create_aot_executor, false);
     add_step(r, "setting the model inputs", step_inputs, true);
-    add_step(r, "running the model", step_run_executor, true);
+    add_step(r, "running the model", step_run_executor, false);
     add_step(r, "reading the model outputs", step_outputs, true);
     return;
   }
@@ -816,9 +817,9 @@ static void plan_steps(remote_t *r) {
   add_step(r, "setting the model inputs", step_inputs, true);
   if (host_driven) {
     add_step(r, "looking up the kernel functions", step_op_functions, true);
-    add_step(r, "running the model", step_run_host_driven, true);
+    add_step(r, "running the model", step_run_host_driven, false);
   } else {
-    add_step(r, "running the model", step_run_executor, true);
+    add_step(r, "running the model", step_run_executor, false);
   }
   if (has_state_to_reset(r)) {
     add_step(r, "running the model from its start state", step_rerun_from_start_state, true);

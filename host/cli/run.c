@@ -726,7 +726,8 @@ static int run_file(const cli_run_options_t *o) {
 /* utvm run --help. */
 static const char run_help[] =
     "usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite --input IN\n"
-    "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n\n"
+    "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n"
+    "                [--deadline S]\n\n"
     "Runs MODEL on this host with the model runner (the int8 kernels, bit-exact with\n"
     "TensorFlow Lite Micro's reference kernels); no device is started. The k-th --input\n"
     "fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
