@@ -1002,11 +1002,8 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
   r.inputs = inputs;
   r.outputs = outputs;
   r.res = res;
-  res->deadline_s = (ro->deadline_s > 0.0)
-                        ? ro->deadline_s
-                        : default_deadline(ro, g,
-                                                      buffer_bytes(inputs, g->n_inputs) +
-                                                          buffer_bytes(outputs, g->n_outputs));
+  const uint64_t io_bytes = buffer_bytes(inputs, g->n_inputs) + buffer_bytes(outputs, g->n_outputs);
+  res->deadline_s = (ro->deadline_s > 0.0) ? ro->deadline_s : default_deadline(ro, g, io_bytes);
   r.deadline_at = ro->start_s + res->deadline_s;
   plan_steps(&r);
   cli_progress_begin(host, &r.progress, NULL);
@@ -1024,6 +1021,7 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
     r.final = true;
   }
   bool new_session = false;
+  bool gave_up = false; /* the limit of recoveries stopped the run */
   while (code < 0) {
     code = new_session ? remote_reconnect(&r) : -1;
     if (code < 0) {
@@ -1033,9 +1031,7 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
       break;
     }
     if (res->recoveries >= REMOTE_MAX_RECOVERIES) {
-      const size_t len = strlen(res->error);
-      (void)snprintf(&res->error[len], sizeof(res->error) - len, " (gave up after %u recoveries)",
-                     REMOTE_MAX_RECOVERIES);
+      gave_up = true;
       break;
     }
     if (!r.handshake_failed) {
@@ -1053,7 +1049,8 @@ int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm
   }
   if ((code >= 0) && !r.deadline_passed && (res->recoveries > 0u)) {
     const size_t len = strlen(res->error);
-    (void)snprintf(&res->error[len], sizeof(res->error) - len, " (after %u %s)",
+    (void)snprintf(&res->error[len], sizeof(res->error) - len, " (%s %u %s)",
+                   gave_up ? "gave up after" : "after",
                    (unsigned)res->recoveries, (res->recoveries == 1u) ? "recovery" : "recoveries");
   }
   code = release(&r, code);
