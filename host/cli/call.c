@@ -45,14 +45,17 @@ static int call_on_device(const cli_options_t *o, utvm_host_t *host) {
     uint64_t nd = ret.ndarray_handle;
     rc = (nd_data != NULL) ? utvm_host_copy_from_device(host, &t, nd_data, nbytes)
                            : UTVM_HOST_ERR_NO_MEMORY;
-    utvm_host_err_t free_rc = utvm_host_free_handle(host, nd, UTVM_TC_NDARRAY);
-    rc = (rc != UTVM_HOST_OK) ? rc : free_rc;
+    if (rc != UTVM_HOST_OK) { /* reported before the release replaces the library's text */
+      exit_code = cli_report(o, rc, (nd_data != NULL) ? utvm_host_last_error(host)
+                                                      : "no host memory for the result");
+    }
+    rc = utvm_host_free_handle(host, nd, UTVM_TC_NDARRAY);
+    if ((exit_code < 0) && (rc != UTVM_HOST_OK)) {
+      exit_code = cli_report(o, rc, utvm_host_last_error(host));
+    }
     ret.type_code = UTVM_TC_NDARRAY;
     ret.v.tensor = t;
     ret.ndarray_handle = nd;
-    if (rc != UTVM_HOST_OK) {
-      exit_code = cli_report(o, rc, utvm_host_last_error(host));
-    }
   }
   /* Download the tensors (the call may have written them) before printing. */
   void *outputs[CLI_MAX_ARGS];

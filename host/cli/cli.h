@@ -64,6 +64,7 @@ typedef struct {
   const char *labels;
   bool json;
   double timeout_s;
+  double deadline_s; /* run/time MODEL on a device: --deadline, 0 for the default */
   double start_timeout_s;
   double retry_s;
   int number;
@@ -137,16 +138,29 @@ int cli_connect(const cli_options_t *o, utvm_host_log_fn log, utvm_host_t **host
 int cli_on_device(const cli_options_t *o, bool typed_args, utvm_host_log_fn log,
                   int (*command)(const cli_options_t *o, utvm_host_t *host));
 
-/* A progress bar on stderr for long copies (shown after a second, on a terminal only). */
+/* Progress on stderr, on a terminal only and shown after a second: a bar for one long copy,
+ * or one line for a run of several steps (steps > 0: utvm run/time MODEL on a device),
+ * "[step k/n] LABEL 45% (35/78 KB), 2 recoveries (NOTE)", redrawn by the copies and steps. */
 typedef struct {
   double start;
   bool shown;
+  bool tty;             /* stderr is a terminal */
   const char *label;
+  unsigned step;        /* step k of steps; steps 0: a single copy */
+  unsigned steps;
+  uint64_t step_done;   /* bytes the step copied before the current copy */
+  uint64_t step_total;  /* bytes the step copies; 0: no percentage */
+  unsigned recoveries;
+  char note[64];        /* "" or a note in parentheses at the end */
+  int width;            /* characters of the line drawn last */
 } cli_progress_t;
 
 /* Starts showing host's copy progress under label; cli_progress_end stops it. */
 void cli_progress_begin(utvm_host_t *host, cli_progress_t *p, const char *label);
 void cli_progress_end(utvm_host_t *host, cli_progress_t *p);
+
+/* Redraws the line of a run of steps, with copy_done bytes of the current copy done. */
+void cli_progress_show(cli_progress_t *p, uint64_t copy_done);
 
 /* Uploads the tensors among o->args and gives each argument's value in values; *count is the
  * number of arguments. Returns -1, or the exit code of a failure. */
@@ -173,6 +187,11 @@ typedef struct {
   int number;       /* time evaluator: calls per measurement, measurements, minimum ms */
   int repeat;
   int min_repeat_ms;
+  const char *connect; /* the transport specification (its link rate sets the default deadline) */
+  double start_s;   /* cli_now_s() when the run started (before connecting) */
+  double deadline_s; /* the run ends within this many seconds of start_s; 0: the default,
+                      * 30 + 20 x (bytes to move x 10 bits / link rate), link rate the baud
+                      * of a serial: transport (115200 when not given), else 1 Mbit/s */
 } cli_remote_options_t;
 
 /* A model input or output in host memory. */
@@ -180,6 +199,9 @@ typedef struct {
   void *data;
   size_t bytes;
 } cli_remote_buffer_t;
+
+/* Bytes of a device run's error text. */
+#define CLI_REMOTE_ERROR_BYTES 1024
 
 /* What a device run measured and, on failure, why. */
 typedef struct {
@@ -189,13 +211,17 @@ typedef struct {
   uint64_t device_free;    /* the device's free tensor memory before the run (0: unknown) */
   uint64_t upload_bytes;   /* parameters (and graph JSON) uploaded */
   double upload_seconds;   /* time the parameter upload took */
+  double deadline_s;       /* the run's deadline (given or default) */
+  uint32_t recoveries;     /* steps done again and sessions restarted after link failures */
   utvm_host_err_t host_error; /* the host library's error, UTVM_HOST_OK for others */
-  char error[1024];
+  char error[CLI_REMOTE_ERROR_BYTES];
 } cli_remote_result_t;
 
 /* Runs compiled model g on the device behind host: uploads it, copies the n_inputs inputs in,
- * runs (timed), copies the outputs out and frees all it created on the device. Returns -1 on
- * success, else an exit code with res->error set. The caller frees res->layer_seconds. */
+ * runs (timed), copies the outputs out and frees all it created on the device. A step that
+ * fails on the link is done again, or the session restarted and the run done again from its
+ * first device step, until ro's deadline (docs/RECOVERY.md). Returns -1 on success, else an
+ * exit code with res->error set ("STEP: CAUSE"). The caller frees res->layer_seconds. */
 int cli_remote_run(utvm_host_t *host, const cli_remote_options_t *ro, const utvm_compiled_graph_t *g,
                    const cli_remote_buffer_t *inputs, cli_remote_buffer_t *outputs,
                    cli_remote_result_t *res);

@@ -3,6 +3,7 @@
  * typed arguments of call and time on the device. */
 #define _DEFAULT_SOURCE
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,13 @@
 
 int cli_report(const cli_options_t *o, utvm_host_err_t err, const char *detail) {
   int code = cli_exit_code(err);
+  bool blank = true;
+  for (const char *c = detail; blank && (*c != '\0'); c++) {
+    blank = isspace((unsigned char)*c) != 0;
+  }
+  if (blank) {
+    detail = "the host library gave no further detail"; /* never an empty cause */
+  }
   const char *hint = "";
   if (code == CLI_EXIT_CONNECTION) {
     hint = "check --connect (or UTVM_CONNECT), that the device runs the utvm server, and the "
@@ -88,8 +96,42 @@ int cli_connect(const cli_options_t *o, utvm_host_log_fn log, utvm_host_t **host
   return -1;
 }
 
+void cli_progress_show(cli_progress_t *p, uint64_t copy_done) {
+  if (!p->tty || (p->steps == 0u) || ((cli_now_s() - p->start) < 1.0)) {
+    return;
+  }
+  char line[256];
+  int n = snprintf(line, sizeof(line), "[step %u/%u] %s", p->step, p->steps,
+                   (p->label != NULL) ? p->label : "");
+  if ((p->step_total > 0u) && (n >= 0) && ((size_t)n < sizeof(line))) {
+    uint64_t done = p->step_done + copy_done;
+    done = (done < p->step_total) ? done : p->step_total;
+    const bool kb = p->step_total >= 10240u; /* bytes below 10 KB */
+    const uint64_t unit = kb ? 1024u : 1u;
+    n += snprintf(&line[n], sizeof(line) - (size_t)n, " %d%% (%llu/%llu %s)",
+                  (int)(100u * done / p->step_total), (unsigned long long)(done / unit),
+                  (unsigned long long)((p->step_total + unit - 1u) / unit), kb ? "KB" : "B");
+  }
+  if ((p->recoveries > 0u) && (n >= 0) && ((size_t)n < sizeof(line))) {
+    n += snprintf(&line[n], sizeof(line) - (size_t)n, ", %u %s", p->recoveries,
+                  (p->recoveries == 1u) ? "recovery" : "recoveries");
+  }
+  if ((p->note[0] != '\0') && (n >= 0) && ((size_t)n < sizeof(line))) {
+    n += snprintf(&line[n], sizeof(line) - (size_t)n, " (%s)", p->note);
+  }
+  n = ((n >= 0) && ((size_t)n < sizeof(line))) ? n : (int)sizeof(line) - 1;
+  /* Blanks what a longer earlier line leaves. */
+  (void)fprintf(stderr, "\r%s%*s", line, (p->width > n) ? p->width - n : 0, "");
+  p->width = n;
+  p->shown = true;
+}
+
 static void progress_update(void *ctx, size_t done, size_t total) {
   cli_progress_t *p = (cli_progress_t *)ctx;
+  if (p->steps > 0u) {
+    cli_progress_show(p, done);
+    return;
+  }
   if ((cli_now_s() - p->start) < 1.0) {
     return;
   }
@@ -104,10 +146,11 @@ static void progress_update(void *ctx, size_t done, size_t total) {
 }
 
 void cli_progress_begin(utvm_host_t *host, cli_progress_t *p, const char *label) {
+  (void)memset(p, 0, sizeof(*p));
   p->start = cli_now_s();
-  p->shown = false;
   p->label = label;
-  if (isatty(STDERR_FILENO)) {
+  p->tty = isatty(STDERR_FILENO) != 0;
+  if (p->tty) {
     utvm_host_set_progress(host, progress_update, p);
   }
 }

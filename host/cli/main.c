@@ -44,6 +44,9 @@ static const char usage_text[] =
     "                    fault:OPTIONS/T (default: environment variable UTVM_CONNECT)\n"
     "  --json            machine-readable output on stdout\n"
     "  --timeout S       reply timeout in seconds (default 10)\n"
+    "  --deadline S      run/time MODEL on a device: the whole run ends within S seconds,\n"
+    "                    recoveries included (default 30 + 20 x the model's bytes x 10 bits\n"
+    "                    / link rate: a serial: baud, else 1 Mbit/s; see utvm run --help)\n"
     "  --start-timeout S handshake timeout in seconds (default 5)\n"
     "  --retry S         handshake retry interval in seconds (default 0.5)\n"
     "  --help            this text (COMMAND --help: that command's help)\n"
@@ -200,6 +203,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->labels = v;
       } else if (strcmp(a, "--timeout") == 0) {
         ok = parse_double(v, &o->timeout_s) && (o->timeout_s > 0.0);
+      } else if (strcmp(a, "--deadline") == 0) {
+        ok = parse_double(v, &o->deadline_s) && (o->deadline_s > 0.0);
       } else if (strcmp(a, "--start-timeout") == 0) {
         ok = parse_double(v, &o->start_timeout_s) && (o->start_timeout_s > 0.0);
       } else if (strcmp(a, "--retry") == 0) {

@@ -35,6 +35,8 @@ typedef struct {
   int number;        /* time evaluator parameters */
   int repeat;
   int min_repeat_ms;
+  const char *transport; /* the --connect specification */
+  double deadline_s; /* --deadline, 0 for the default */
 } cli_run_options_t;
 
 /* Largest model file read. */
@@ -553,12 +555,13 @@ static int run_on_device(run_t *run, double *seconds) {
     outputs[i].data = t.data;
     outputs[i].bytes = t.bytes;
   }
+  cli_remote_options_t ro;
+  (void)memset(&ro, 0, sizeof(ro));
+  ro.start_s = cli_now_s();
   int code = o->connect(o->connect_ctx, &run->host);
   if (code >= 0) {
     return code;
   }
-  cli_remote_options_t ro;
-  (void)memset(&ro, 0, sizeof(ro));
   ro.host_driven = (o->host_driven || o->per_layer) && (o->aot == NULL);
   ro.aot = o->aot;
   ro.per_layer = o->per_layer;
@@ -566,6 +569,8 @@ static int run_on_device(run_t *run, double *seconds) {
   ro.number = o->number;
   ro.repeat = o->repeat;
   ro.min_repeat_ms = o->min_repeat_ms;
+  ro.connect = o->transport;
+  ro.deadline_s = o->deadline_s;
   code = cli_remote_run(run->host, &ro, &run->graph, inputs, outputs, &run->remote);
   if (code >= 0) {
     const char *kind = (run->remote.host_error != UTVM_HOST_OK)
@@ -604,13 +609,14 @@ static void print_device_json(const run_t *run) {
   const cli_remote_result_t *d = &run->remote;
   (void)printf(", \"device\": {\"path\": \"%s\", \"device_bytes\": %llu, \"device_free\": %llu, "
                "\"activation_bytes\": %llu, \"param_bytes\": %llu, \"upload_bytes\": %llu, "
-               "\"upload_seconds\": %.6f, \"kernel_calls\": %u}",
+               "\"upload_seconds\": %.6f, \"kernel_calls\": %u, \"deadline_seconds\": %g, "
+               "\"recoveries\": %u}",
                (run->o->aot != NULL) ? "aot-executor"
                : (run->o->host_driven || run->o->per_layer) ? "host-driven" : "graph-executor",
                (unsigned long long)d->device_bytes, (unsigned long long)d->device_free,
                (unsigned long long)run->graph.activation_bytes,
                (unsigned long long)run->graph.param_bytes, (unsigned long long)d->upload_bytes,
-               d->upload_seconds, run->graph.n_ops);
+               d->upload_seconds, run->graph.n_ops, d->deadline_s, (unsigned)d->recoveries);
 }
 
 static void print_device_text(const run_t *run) {
@@ -720,7 +726,8 @@ static int run_file(const cli_run_options_t *o) {
 /* utvm run --help. */
 static const char run_help[] =
     "usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite --input IN\n"
-    "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n\n"
+    "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n"
+    "                [--deadline S]\n\n"
     "Runs MODEL on this host with the model runner (the int8 kernels, bit-exact with\n"
     "TensorFlow Lite Micro's reference kernels); no device is started. The k-th --input\n"
     "fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
@@ -743,7 +750,19 @@ static const char run_help[] =
     "--per-layer on a device implies it and times each call. --executor aot [--name\n"
     "NAME] runs the model built into the firmware (utvm_add_mlf of an AOT archive,\n"
     "tvmgen_NAME_*) through tvm.aot_executor.create; MODEL then only gives the inputs\n"
-    "and outputs. Device errors exit 4, connection failures 3.\n";
+    "and outputs. Device errors exit 4, connection failures 3.\n\n"
+    "On a device the run survives a bad link: a step that fails on the link (a lost\n"
+    "reply, a timeout, a device reset, a broken session) is done again from its first\n"
+    "unfinished item when the session survived, else the session is restarted (the\n"
+    "device frees everything) and the device steps start again from the first; the\n"
+    "compiled model and the inputs are kept. At most 20 recoveries, and all within\n"
+    "--deadline S (default 30 + 20 x B x 10 / R seconds, B the bytes to move:\n"
+    "parameters, graph JSON, inputs, outputs; R the link rate in bit/s: the baud of a\n"
+    "serial: transport, 115200 when not given, else a nominal 1000000). A failure\n"
+    "names the step and its cause (\"uploading parameter p15: ...\"); a passed\n"
+    "deadline exits 3 with \"deadline of S s passed during STEP (PROGRESS)\". On a\n"
+    "terminal stderr shows \"[step k/n] uploading parameters 45% (35/78 KB), 2\n"
+    "recoveries\"; --json adds deadline_seconds and recoveries to \"device\".\n";
 
 /* What run/time MODEL on a device needs to connect once its files are checked. */
 typedef struct {
@@ -802,6 +821,8 @@ int cli_run_model(const cli_options_t *o, bool time_only) {
   r.number = time_only ? o->number : 1;
   r.repeat = time_only ? o->repeat : 1;
   r.min_repeat_ms = time_only ? o->min_repeat_ms : 0;
+  r.transport = o->connect;
+  r.deadline_s = o->deadline_s;
   int code = run_file(&r);
   utvm_host_close(c.host);
   return code;

@@ -17,11 +17,13 @@ static const char time_help[] =
     "virtual time: 1 ns = 1 instruction. A device timer that does not run is an\n"
     "error, never a 0 us result.\n\n"
     "usage: utvm [--connect T] [--json] time MODEL.tflite [--input IN ...] [--per-layer]\n"
-    "                 [--host-driven] [--number N] [--repeat R] [--min-repeat-ms M]\n\n"
+    "                 [--host-driven] [--number N] [--repeat R] [--min-repeat-ms M]\n"
+    "                 [--deadline S]\n\n"
     "Runs MODEL on the device as 'utvm --connect T run MODEL' does (inputs are zeros\n"
     "without --input) and times one inference: the time evaluator on the graph\n"
     "executor's run; --per-layer (implies --host-driven) times each operator's\n"
-    "kernel function instead.\n";
+    "kernel function instead. A bad link is recovered from within --deadline S as for\n"
+    "run (utvm run --help).\n";
 
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a;
