@@ -103,7 +103,7 @@ cortex_build() {
 # The host preset without device error texts: the devices write "#<id>" tokens, the host and
 # the tests expand them (include/utvm/error_texts.h). Built in build/host-no-texts.
 NO_TEXTS_DIR=build/host-no-texts
-NO_TEXTS_TESTS='^(test_(crt|rpc|host)_|test_reset_every_byte$|system_posix$)'
+NO_TEXTS_TESTS='^(test_(crt|rpc|host)_|test_reset_every_byte$|system_posix$|bench_link_grid_reduced$)'
 no_texts_build() {
   cmake --preset host -B "$NO_TEXTS_DIR" -DUTVM_ERROR_TEXTS=OFF && cmake --build "$NO_TEXTS_DIR" -j "$JOBS"
 }
