@@ -298,9 +298,14 @@ typedef enum {
    * is written by no later step and writes[0] by no other step; else treated as DEFAULT. The
    * executor must skip the copy when the two offsets are equal. */
   UTVM_PLAN_STEP_ALIAS = 1,
-  /* Planned extension (treated as DEFAULT today): writes[0] may overlap reads[0] when reads[0]
-   * dies at this step, for element-wise kernels that read each element before writing it
-   * (ADD, MUL, activations, QUANTIZE) and, with care, DEPTHWISE_CONV_2D. */
+  /* writes[0] takes the bytes of a read that dies at this step (element-wise kernels that
+   * read each element before writing it: ADD, MUL, activations, QUANTIZE to the same width):
+   * it joins that read's group at the read's offset. The read is the first of reads[] that is
+   * planned, no graph input or output, written by exactly one earlier step, no smaller than
+   * writes[0], and whose group (the read and every buffer sharing its bytes) is touched by no
+   * later step; writes[0] must be planned, no graph input, written only here, touched by no
+   * earlier step and alone in its group. Else treated as DEFAULT. The executor passes the
+   * same memory as input and output. */
   UTVM_PLAN_STEP_INPLACE = 2,
   /* The reads are contiguous pieces of writes[0] (CONCATENATION, PACK along the outermost
    * dimension that is not 1): read k is a view of writes[0] at the sum of the sizes of reads

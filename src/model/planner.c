@@ -6,7 +6,8 @@
  *    buffers no step uses are not placed.
  * 2. Groups, in step order (weighted union-find, linked root to root; each link keeps the
  *    member's byte offset from its parent, so a buffer's offset from its group's root is the sum
- *    along its path). An ALIAS step's output joins its input's group at the input's offset. A
+ *    along its path). An ALIAS step's output joins its input's group at the input's offset; so
+ *    does an INPLACE step's output, over the first read whose group dies at that step. A
  *    GATHER step's reads join its write, read k at the sum of the sizes of reads 0..k-1; a
  *    SCATTER step's writes join its read, write j at the sum of the sizes of writes 0..j-1. A
  *    group is placed once, with the union of the lifetimes and the size max(offset + size) over
@@ -116,11 +117,15 @@ static uint32_t find_root(const ws_t *w, uint32_t b, uint64_t *at) {
   return x;
 }
 
-/* Links group root r under root to at byte offset at. */
+/* Links group root r under root to at byte offset at. The root's last step becomes the
+ * group's (the fold below computes the same maximum; INPLACE asks for it while groups grow). */
 static void join(ws_t *w, uint32_t r, uint32_t to, uint64_t at, uint32_t flags) {
   w->root[r] = to;
   w->rel[r] = (uint32_t)at; /* below the group's size, itself below 2^32 */
   w->off[to] |= LINKED | flags | w->off[r];
+  if (w->last[r] > w->last[to]) {
+    w->last[to] = w->last[r];
+  }
 }
 
 static void touch(ws_t *w, uint32_t item, uint32_t step) {
@@ -195,6 +200,35 @@ static void alias(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_st
     return;
   }
   join(w, rout, rin, at_in - at_out, 0u); /* at_out is 0: only a view has an offset */
+}
+
+/* An INPLACE step at s: writes[0] joins the group of the first read that dies here at that
+ * read's offset (see utvm_plan_step_kind_t for the conditions). */
+static void inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_step_t *st,
+                    uint32_t s) {
+  const uint32_t *writes = w->order;
+  const uint32_t *lastw = w->placed;
+  const uint32_t out = (st->n_writes > 0u) ? st->writes[0] : UTVM_PLAN_NONE;
+  uint32_t k;
+  if (out == UTVM_PLAN_NONE || !alone(w, out) || w->first[out] != s || writes[out] != 1u ||
+      (buffers[out].flags & UTVM_PLAN_INPUT) != 0u) {
+    return;
+  }
+  for (k = 0u; k < st->n_reads; k++) {
+    const uint32_t in = st->reads[k];
+    uint64_t at;
+    uint32_t r;
+    if (in == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
+        (buffers[in].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u || writes[in] != 1u ||
+        lastw[in] >= s || w->size[out] > w->size[in]) {
+      continue;
+    }
+    r = find_root(w, in, &at);
+    if (w->last[r] == s) { /* the read, and every buffer sharing its bytes, dies here */
+      join(w, out, r, at, 0u);
+      return;
+    }
+  }
 }
 
 /* Whether a GATHER or SCATTER step at s is safe as views (see utvm_plan_step_kind_t). */
@@ -307,11 +341,13 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     const utvm_plan_step_t *st = &steps[s];
     if (st->kind == UTVM_PLAN_STEP_ALIAS) {
       alias(w, buffers, st, s);
+    } else if (st->kind == UTVM_PLAN_STEP_INPLACE) {
+      inplace(w, buffers, st, s);
     } else if ((st->kind == UTVM_PLAN_STEP_GATHER || st->kind == UTVM_PLAN_STEP_SCATTER) &&
                view_safe(w, buffers, st, s)) {
       view(w, st);
     } else {
-      /* DEFAULT, INPLACE (planned as DEFAULT today), or a view that is not safe */
+      /* DEFAULT, or a view that is not safe */
     }
   }
   /* Fold each group into its root. */

@@ -8,8 +8,8 @@
  *   plan_check()      checks a plan against its problem independently of the planner: every
  *                     used buffer placed, aligned and inside the arena, no two buffers (or a
  *                     buffer and a scratch area) alive at the same step overlapping unless
- *                     they are a legitimate alias or view (and then nested: one inside the
- *                     other), arena >= lower bound.
+ *                     they are a legitimate alias, in-place step or view (and then nested: one
+ *                     inside the other), arena >= lower bound.
  *   model_plan_check() plans an opened model (utvm_model_plan, exact-size heap workspace so
  *                     ASan sees any overrun) and checks it with plan_check().
  */
@@ -236,6 +236,40 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
       uint32_t gb = group[pieces[k]];
       for (b = 0u; b < nb; b++) {
         if (group[b] == gb) group[b] = ga;
+      }
+    }
+  }
+  /* Legitimate in-place steps, after the aliases and views (a group they formed later is touched
+   * later, so it cannot pass): the write at a
+   * read's offset, no larger, the read written once before and not a graph input or output,
+   * every buffer of the read's group touched by no later step, the write written only here and
+   * touched by no earlier step. */
+  for (s = 0u; s < ns; s++) {
+    uint32_t out;
+    if (steps[s].kind != UTVM_PLAN_STEP_INPLACE || steps[s].n_writes == 0u) {
+      continue;
+    }
+    out = steps[s].writes[0];
+    if (out == UTVM_PLAN_NONE || first[out] != s || nwrites[out] != 1u ||
+        (buffers[out].flags & UTVM_PLAN_INPUT) != 0u) {
+      continue;
+    }
+    for (k = 0u; k < steps[s].n_reads; k++) {
+      const uint32_t in = steps[s].reads[k];
+      bool ok = in != UTVM_PLAN_NONE && in != out && first[in] != UINT32_MAX &&
+                plan->offsets[in] == plan->offsets[out] &&
+                buffers[out].size <= buffers[in].size && nwrites[in] == 1u && lastw[in] < s &&
+                (buffers[in].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) == 0u;
+      for (b = 0u; ok && b < nb; b++) {
+        ok = group[b] != group[in] || first[b] == UINT32_MAX || last[b] <= s;
+      }
+      if (ok) {
+        uint32_t ga = group[in];
+        uint32_t gb = group[out];
+        for (b = 0u; b < nb; b++) {
+          if (group[b] == gb) group[b] = ga;
+        }
+        break;
       }
     }
   }

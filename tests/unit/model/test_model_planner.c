@@ -172,10 +172,100 @@ static void test_alias(void **state) {
   assert_int_equal(p.plan.lower_bound, 96); /* a + b, b = c counted once */
   assert_int_equal(p.plan.arena_size, 96);
   /* the same as DEFAULT: b and c apart */
-  p.s[1].kind = UTVM_PLAN_STEP_INPLACE;
+  p.s[1].kind = UTVM_PLAN_STEP_DEFAULT;
   assert_int_equal(run(&p), UTVM_OK);
   assert_true(p.offsets[b] != p.offsets[c]);
   assert_int_equal(p.plan.arena_size, 128);
+}
+
+/* Plans p as given and again with step s as DEFAULT: the same offsets and arena (a view refused). */
+static void assert_as_default(problem_t *p, uint32_t s) {
+  uint32_t offsets[MAXB];
+  size_t arena;
+  assert_int_equal(run(p), UTVM_OK);
+  memcpy(offsets, p->offsets, sizeof(offsets));
+  arena = p->plan.arena_size;
+  p->s[s].kind = UTVM_PLAN_STEP_DEFAULT;
+  assert_int_equal(run(p), UTVM_OK);
+  assert_int_equal(p->plan.arena_size, arena);
+  assert_memory_equal(offsets, p->offsets, p->nb * sizeof(uint32_t));
+}
+
+/* INPLACE: the output takes the bytes of a read that dies at the step; a chain of them shares
+ * one buffer. */
+static void test_inplace(void **state) {
+  static const size_t sizes[] = {64, 64, 64, 64, 64};
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u, e = 4u;
+  problem_t p;
+  (void)state;
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[e].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);            /* CONV */
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE);            /* RELU */
+  step(&p, 1u, &c, 1u, &d, 0u, UTVM_PLAN_STEP_INPLACE);            /* LOGISTIC */
+  step(&p, 2u, (const uint32_t[]){3u, 0u}, 1u, &e, 0u, UTVM_PLAN_STEP_INPLACE); /* ADD */
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[b], p.offsets[c]);
+  assert_int_equal(p.offsets[c], p.offsets[d]);
+  assert_int_equal(p.offsets[d], p.offsets[e]); /* over d: a is a graph input */
+  assert_true(p.offsets[a] != p.offsets[b]);
+  assert_int_equal(p.plan.arena_size, 128);
+  /* the second read when the first lives on (ADD of d and b, b read again after) */
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[e].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 2u, (const uint32_t[]){1u, 2u}, 1u, &d, 0u, UTVM_PLAN_STEP_INPLACE);
+  step(&p, 2u, (const uint32_t[]){1u, 3u}, 1u, &e, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[c], p.offsets[d]);
+  assert_true(p.offsets[b] != p.offsets[d]);
+}
+
+/* INPLACE refused: the read lives on (also through an alias of it), is a graph input or
+ * output, is smaller than the write, or the write is a graph input. */
+static void test_inplace_refused(void **state) {
+  static const size_t sizes[] = {64, 64, 64, 64};
+  static const size_t grow[] = {64, 32, 64, 64};
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u;
+  problem_t p;
+  (void)state;
+  /* b read again at step 2 */
+  init(&p, 4u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[d].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE);
+  step(&p, 2u, (const uint32_t[]){1u, 2u}, 1u, &d, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_as_default(&p, 1u);
+  /* b's bytes live on as c, a RESHAPE of b read at step 3 */
+  init(&p, 4u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[d].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_ALIAS);
+  step(&p, 1u, &b, 1u, &d, 0u, UTVM_PLAN_STEP_INPLACE);
+  step(&p, 1u, &c, 0u, NULL, 0u, UTVM_PLAN_STEP_DEFAULT);
+  assert_as_default(&p, 2u);
+  /* the read is a graph input; a graph output */
+  init(&p, 4u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[b].flags = UTVM_PLAN_OUTPUT;
+  p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_INPLACE);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[a] != p.offsets[b]);
+  assert_true(p.offsets[b] != p.offsets[c]);
+  /* the write is larger than the read (QUANTIZE int8 to int16) */
+  init(&p, 4u, grow);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE);
+  assert_as_default(&p, 1u);
 }
 
 static void test_alias_refused(void **state) {
@@ -220,19 +310,6 @@ static void test_alias_refused(void **state) {
   assert_int_equal(p.offsets[a], p.offsets[b]);
   assert_int_equal(p.offsets[b], p.offsets[c]);
   assert_int_equal(p.plan.arena_size, 32);
-}
-
-/* Plans p as given and again with step s as DEFAULT: the same offsets and arena (a view refused). */
-static void assert_as_default(problem_t *p, uint32_t s) {
-  uint32_t offsets[MAXB];
-  size_t arena;
-  assert_int_equal(run(p), UTVM_OK);
-  memcpy(offsets, p->offsets, sizeof(offsets));
-  arena = p->plan.arena_size;
-  p->s[s].kind = UTVM_PLAN_STEP_DEFAULT;
-  assert_int_equal(run(p), UTVM_OK);
-  assert_int_equal(p->plan.arena_size, arena);
-  assert_memory_equal(offsets, p->offsets, p->nb * sizeof(uint32_t));
 }
 
 /* CONCATENATION: b and c, computed from a, become pieces of d at 0 and 32. */
@@ -568,8 +645,9 @@ static void test_random_problems(void **state) {
         size_t scratch = (RND() % 4u == 0u) ? (size_t)(RND() % 200u) : 0u;
         static const utvm_plan_step_kind_t kinds[] = {
             UTVM_PLAN_STEP_ALIAS, UTVM_PLAN_STEP_GATHER, UTVM_PLAN_STEP_SCATTER,
-            UTVM_PLAN_STEP_DEFAULT, UTVM_PLAN_STEP_DEFAULT, UTVM_PLAN_STEP_DEFAULT};
-        utvm_plan_step_kind_t kind = kinds[RND() % 6u];
+            UTVM_PLAN_STEP_INPLACE, UTVM_PLAN_STEP_DEFAULT, UTVM_PLAN_STEP_DEFAULT,
+            UTVM_PLAN_STEP_DEFAULT};
+        utvm_plan_step_kind_t kind = kinds[RND() % 7u];
         step(&p, nr, r, nw, w, scratch, kind);
       }
     }
@@ -716,6 +794,8 @@ int main(void) {
       cmocka_unit_test(test_output_lives_to_the_end),
       cmocka_unit_test(test_alias),
       cmocka_unit_test(test_alias_refused),
+      cmocka_unit_test(test_inplace),
+      cmocka_unit_test(test_inplace_refused),
       cmocka_unit_test(test_gather),
       cmocka_unit_test(test_scatter),
       cmocka_unit_test(test_views_and_aliases),
