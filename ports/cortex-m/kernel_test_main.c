@@ -42,6 +42,8 @@ int main(void) {
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.add_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " add, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.inplace_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " in place, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " bytes, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.mismatches);
@@ -57,6 +59,7 @@ int main(void) {
                     (result.depthwise_cases == KERNEL_TEST_CASES) &&
                     (result.fc_cases == KERNEL_TEST_CASES) &&
                     (result.add_cases == KERNEL_TEST_CASES) &&
+                    (result.inplace_cases > (KERNEL_TEST_CASES * 5) / 6) &&
                     (result.fast_core == (int32_t)UTVM_KERNELS_NATIVE);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
   write_line(text, len);

@@ -35,20 +35,20 @@ def main():
         proc.kill()
         proc.wait()
     summary = [m for m in (re.match(r"kernels: (\d+) conv \((\d+) 1x1\), (\d+) depthwise, "
-                                    r"(\d+) fully connected, (\d+) add, "
+                                    r"(\d+) fully connected, (\d+) add, (\d+) in place, "
                                     r"(\d+) bytes, (\d+) mismatches", l) for l in lines) if m]
     if not summary or "kernels PASS" not in lines:
         print("FAIL: no passing verdict from %s within %d s" % (ELF, TIMEOUT_S))
         return 1
-    conv, in_place, depthwise, fc, add, compared, mismatches = \
+    conv, pointwise, depthwise, fc, add, in_place, compared, mismatches = \
         (int(g) for g in summary[0].groups())
-    if mismatches != 0 or min(conv, depthwise, fc, add) < 1000 or in_place < 1 or \
+    if mismatches != 0 or min(conv, depthwise, fc, add, in_place) < 1000 or pointwise < 1 or \
             compared < 100000:
-        print("FAIL: %d mismatches over %d conv, %d depthwise, %d fully connected and %d add cases"
-              % (mismatches, conv, depthwise, fc, add))
+        print("FAIL: %d mismatches over %d conv, %d depthwise, %d fully connected, %d add and %d "
+              "in-place cases" % (mismatches, conv, depthwise, fc, add, in_place))
         return 1
-    print("PASS: %d conv, %d depthwise, %d fully connected and %d add layers bit-exact on %s" %
-          (conv, depthwise, fc, add, BOARD))
+    print("PASS: %d conv, %d depthwise, %d fully connected, %d add layers and %d element-wise "
+          "kernels in place bit-exact on %s" % (conv, depthwise, fc, add, in_place, BOARD))
     return 0
 
 

@@ -1,5 +1,6 @@
 /* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD
- * with their reference loops (see the header). */
+ * with their reference loops, and of element-wise kernels run in place with their results out of
+ * place (see the header). */
 #include "kernels_fast_compare.h"
 
 #include <stdbool.h>
@@ -344,6 +345,145 @@ static bool add_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   return (err == UTVM_OK) && same_bytes(count, result);
 }
 
+/* A random scale in 2^-10 .. 2^-2. */
+static float random_scale(uint32_t *state) {
+  return (float)random_in(state, 1, 256) / 1024.0f;
+}
+
+/* One element-wise kernel (the operators the planner may run in place), out of place into
+ * g_out_portable and in place into g_out_fast: the output over input 1, or over input 2 when
+ * that has the output's shape. Input 2 broadcasts one time in three. */
+static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_shape_t shape;
+  utvm_shape_t shape2;
+  shape.rank = random_in(state, 1, 4);
+  int32_t count = 1;
+  for (int32_t d = 0; d < shape.rank; ++d) {
+    shape.dims[d] = random_in(state, 1, (count > 512) ? 1 : 12);
+    count *= shape.dims[d];
+  }
+  shape2 = shape;
+  const bool broadcast = random_in(state, 0, 2) == 0;
+  for (int32_t d = 0; broadcast && (d < shape.rank); ++d) {
+    shape2.dims[d] = (random_in(state, 0, 1) == 0) ? 1 : shape.dims[d];
+  }
+  const bool over_second = !broadcast && (random_in(state, 0, 1) == 0);
+  const int32_t kind = random_in(state, 0, 9);
+  const int32_t element = (kind >= 6) ? 2 : 1;
+  const size_t bytes = (size_t)count * (size_t)element;
+  fill_s8(state, g_input, 2 * count);
+  fill_s8(state, g_filter, 2 * count);
+  if (element == 2) { /* int16 operators with zero points 0 keep their inputs in range */
+    for (int32_t i = 0; i < 2 * count; ++i) {
+      g_input[i] = (int8_t)(g_input[i] / 2);
+      g_filter[i] = (int8_t)(g_filter[i] / 2);
+    }
+  }
+  const int32_t z1 = (element == 1) ? random_in(state, -128, 127) : 0;
+  const int32_t z2 = (element == 1) ? random_in(state, -128, 127) : 0;
+  const int32_t zo = (element == 1) ? random_in(state, -128, 127) : 0;
+  const float s1 = random_scale(state);
+  const float s2 = random_scale(state);
+  const float so = random_scale(state);
+  utvm_add_params_t add;
+  utvm_mul_params_t mul;
+  utvm_requantize_params_t requantize;
+  utvm_logistic_params_t logistic;
+  utvm_pwl_params_t pwl;
+  int8_t table[256];
+  utvm_err_t err = UTVM_OK;
+  switch (kind) {
+    case 0:
+      err = utvm_mul_params_s8(s1, z1, s2, z2, so, zo, UTVM_ACT_NONE, &mul);
+      break;
+    case 1:
+      err = utvm_sub_params(s1, z1, s2, z2, so * 4.0f, zo, UTVM_ACT_NONE, 20, &add);
+      break;
+    case 2:
+      err = utvm_pwl_params(0.75, 0.1, UTVM_PWL_SCALE, z1, zo, -128, 127, &pwl);
+      if (err == UTVM_OK) {
+        err = utvm_pwl_table_s8(&pwl, table);
+      }
+      break;
+    case 3:
+      err = utvm_requantize_params_s8(s1, z1, so, zo, &requantize);
+      break;
+    case 4:
+      err = utvm_logistic_params_s8(s1 * 16.0f, z1, -128, &logistic);
+      break;
+    case 5:
+      err = utvm_tanh_params_s8(s1 * 16.0f, z1, &logistic);
+      break;
+    case 6:
+    case 7:
+      err = utvm_add_params_s16(s1, s2, so * 4.0f, UTVM_ACT_NONE, &add);
+      break;
+    case 8:
+      err = utvm_mul_params_s16(s1, s2, so, UTVM_ACT_NONE, &mul);
+      break;
+    default:
+      err = utvm_pwl_params(1.25, -0.5, UTVM_PWL_SCALE, 0, 0, -32768, 32767, &pwl);
+      break;
+  }
+  if (err != UTVM_OK) {
+    return true; /* parameters TFLite would refuse: nothing to compare */
+  }
+  /* Runs the kernel with input 1 at a, input 2 at b, the output at out. */
+  int8_t *const targets[2] = {g_out_portable, g_out_fast};
+  for (int32_t pass = 0; pass < 2; ++pass) {
+    int8_t *out = targets[pass];
+    const int8_t *a = g_input;
+    const int8_t *b = g_filter;
+    if (pass == 1) {
+      (void)memcpy(out, over_second ? g_filter : g_input, bytes);
+      a = over_second ? g_input : out;
+      b = over_second ? out : g_filter;
+    } else {
+      (void)memset(out, 0x5a, bytes);
+    }
+    switch (kind) {
+      case 0:
+        err = utvm_mul_s8(&mul, &shape, a, &shape2, b, &shape, out);
+        break;
+      case 1:
+        err = utvm_sub_s8(&add, &shape, a, &shape2, b, &shape, out);
+        break;
+      case 2:
+        err = utvm_lut_s8(table, count, a, out);
+        break;
+      case 3:
+        err = utvm_requantize_s8(&requantize, count, a, out);
+        break;
+      case 4:
+        err = utvm_logistic_s8(&logistic, count, a, out);
+        break;
+      case 5:
+        err = utvm_tanh_s8(&logistic, count, a, out);
+        break;
+      case 6:
+        err = utvm_add_s16(&add, &shape, (const int16_t *)(const void *)a, &shape2,
+                           (const int16_t *)(const void *)b, &shape, (int16_t *)(void *)out);
+        break;
+      case 7:
+        err = utvm_sub_s16(&add, &shape, (const int16_t *)(const void *)a, &shape2,
+                           (const int16_t *)(const void *)b, &shape, (int16_t *)(void *)out);
+        break;
+      case 8:
+        err = utvm_mul_s16(&mul, &shape, (const int16_t *)(const void *)a, &shape2,
+                           (const int16_t *)(const void *)b, &shape, (int16_t *)(void *)out);
+        break;
+      default:
+        err = utvm_pwl_s16(&pwl, count, (const int16_t *)(const void *)a, (int16_t *)(void *)out);
+        break;
+    }
+    if (err != UTVM_OK) {
+      return false;
+    }
+  }
+  result->inplace_cases += 1;
+  return same_bytes((int32_t)bytes, result);
+}
+
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
@@ -351,7 +491,7 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
                                   : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
                                                  : (int32_t)UTVM_KERNELS_PORTABLE);
-  for (int32_t i = 0; i < 4 * cases; ++i) {
+  for (int32_t i = 0; i < 5 * cases; ++i) {
     bool same;
     if (i < cases) {
       same = conv_case(&state, result);
@@ -359,8 +499,10 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
       same = depthwise_case(&state, result);
     } else if (i < 3 * cases) {
       same = fc_case(&state, result);
-    } else {
+    } else if (i < 4 * cases) {
       same = add_case(&state, result);
+    } else {
+      same = inplace_case(&state, result);
     }
     if (!same) {
       if (result->mismatches == 0) {

@@ -17,9 +17,12 @@ typedef struct {
   int32_t depthwise_shared;    /* of which with a multiplier above 1 */
   int32_t fc_cases;            /* fully connected layers compared */
   int32_t add_cases;           /* element-wise ADDs compared */
+  int32_t inplace_cases;       /* element-wise kernels run in place and compared with their
+                                  out-of-place results (MUL, SUB, LUT, QUANTIZE, LOGISTIC, TANH;
+                                  int16 ADD, SUB, MUL, piecewise-linear) */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
-  int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add), or
-                                  -1 */
+  int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add,
+                                  in place), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
   int32_t fast_core;           /* the fastest paths compared: UTVM_KERNELS_PORTABLE (the blocked
                                   C paths only), UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
