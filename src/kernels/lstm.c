@@ -16,13 +16,18 @@ enum { GATE_INPUT, GATE_FORGET, GATE_CELL, GATE_OUTPUT };
 
 /* A zero point of the activation type, as value (offset false) or as minus it (offset true). */
 static bool lstm_zero_point_valid(int32_t bits, int32_t v, bool offset) {
-  const int32_t zp = offset ? -v : v;
+  const int32_t zp = (offset && (v != INT32_MIN)) ? -v : v; /* INT32_MIN is refused either way */
   return (bits == 16) ? ((zp >= INT16_MIN) && (zp <= INT16_MAX)) : utvm_zero_point_valid(zp);
 }
 
 /* A multiplier and shift the accumulator's rescale takes (64-bit: shift -31..7). */
 static bool lstm_rescale_valid(int32_t bits, int32_t multiplier, int32_t shift) {
   return (multiplier >= 0) && utvm_shift_valid(shift) && ((bits == 8) || (shift <= 7));
+}
+
+/* Whether a * b (both at least 1) stays within int32, tested without multiplying. */
+static bool lstm_fits(int32_t a, int32_t b) {
+  return a <= (INT32_MAX / b);
 }
 
 static bool lstm_params_valid(const utvm_lstm_params_t *p) {
@@ -42,11 +47,12 @@ static bool lstm_params_valid(const utvm_lstm_params_t *p) {
          lstm_rescale_valid(p->act_bits, p->recurrent_multiplier[g], p->recurrent_shift[g]);
   }
   if (ok) {
-    const int64_t rows = (int64_t)p->batches * p->time_steps;
-    ok = ((rows * p->input_size) <= INT32_MAX) && ((rows * p->cell_size) <= INT32_MAX) &&
-         (((int64_t)p->cell_size * p->input_size) <= INT32_MAX) &&
-         (((int64_t)p->cell_size * p->cell_size) <= INT32_MAX) &&
-         (((int64_t)p->batches * p->cell_size * UTVM_LSTM_GATES * 2) <= INT32_MAX);
+    ok = lstm_fits(p->batches, p->time_steps) &&
+         lstm_fits(p->batches * p->time_steps, p->input_size) &&
+         lstm_fits(p->batches * p->time_steps, p->cell_size) &&
+         lstm_fits(p->cell_size, p->input_size) && lstm_fits(p->cell_size, p->cell_size) &&
+         lstm_fits(p->cell_size, UTVM_LSTM_GATES * 2) &&
+         lstm_fits(p->batches, p->cell_size * UTVM_LSTM_GATES * 2);
   }
   return ok;
 }
