@@ -932,36 +932,17 @@ static utvm_host_err_t handshake_once(utvm_host_t *host) {
   }
 }
 
-/* GetGlobalFunc(name) before recovery is set up: *handle is 0 if the device lacks it. */
-static utvm_host_err_t lookup_global(utvm_host_t *host, const char *name, const char *what,
-                                     uint64_t *handle) {
-  writer_t w = request_begin(host, UTVM_RPC_GET_GLOBAL_FUNC);
-  utvm_host_value_t arg;
-  arg.type_code = UTVM_TC_STR;
-  arg.v.bytes.data = (const uint8_t *)name;
-  arg.v.bytes.len = SIZE_MAX;
-  w.ok = w.ok && w_args(&w, &arg, 1u);
-  utvm_host_value_t value;
-  *handle = 0u;
-  utvm_host_err_t rc = rpc_syscall(host, &w, what, true, &value);
-  if ((rc == UTVM_HOST_OK) && (value.type_code == UTVM_TC_HANDLE)) {
-    *handle = value.v.handle;
-  }
-  return rc;
-}
-
 /* Sets recovery up: numbered requests if the device has UTVM_RPC_SEQUENCE_NAME, else Sync if
  * it has UTVM_RPC_SYNC_NAME (host->sync_function stays 0 if it has neither). */
 static utvm_host_err_t lookup_recovery(utvm_host_t *host) {
   uint64_t sequence = 0u;
-  utvm_host_err_t rc =
-      lookup_global(host, UTVM_RPC_SEQUENCE_NAME, "GetGlobalFunc(Sequence)", &sequence);
+  utvm_host_err_t rc = utvm_host_get_global(host, UTVM_RPC_SEQUENCE_NAME, &sequence);
   if ((rc == UTVM_HOST_OK) && (sequence != 0u)) {
     host->sequenced = true;
     return rc;
   }
   if (rc == UTVM_HOST_OK) {
-    rc = lookup_global(host, UTVM_RPC_SYNC_NAME, "GetGlobalFunc(Sync)", &host->sync_function);
+    rc = utvm_host_get_global(host, UTVM_RPC_SYNC_NAME, &host->sync_function);
   }
   return rc;
 }
