@@ -438,6 +438,13 @@ void ops_plan_context(utvm_op_context_t *c, utvm_text_t *text, const utvm_model_
 utvm_plan_step_kind_t ops_view_kind(const utvm_model_t *m, int32_t tensor, int32_t axis,
                                     utvm_plan_step_kind_t kind);
 
+/* An element-wise operator's plan kind (a plan_kind): UTVM_PLAN_STEP_INPLACE when every present
+ * input has the output's element size (its kernel reads element i before writing element i, as
+ * the in-place tests check on each core), else UTVM_PLAN_STEP_DEFAULT (a QUANTIZE that changes
+ * the width, an operand that cannot be decoded). */
+utvm_plan_step_kind_t ops_elementwise_kind(const utvm_model_t *m, uint32_t index,
+                                           const utvm_model_operator_t *op);
+
 /* Normalises axis (-rank..rank-1) to 0..rank-1, or fails ("options: axis N outside the
  * tensor's rank"). */
 utvm_err_t ops_option_axis(const utvm_op_context_t *c, int32_t axis, uint32_t rank,

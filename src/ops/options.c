@@ -181,3 +181,20 @@ utvm_plan_step_kind_t ops_view_kind(const utvm_model_t *m, int32_t tensor, int32
   }
   return outermost ? kind : UTVM_PLAN_STEP_DEFAULT;
 }
+
+utvm_plan_step_kind_t ops_elementwise_kind(const utvm_model_t *m, uint32_t index,
+                                           const utvm_model_operator_t *op) {
+  utvm_model_tensor_t out;
+  uint32_t i;
+  bool same = (op->n_outputs == 1u) && (op->outputs[0] >= 0) &&
+              (utvm_model_tensor(m, (uint32_t)op->outputs[0], &out) == UTVM_OK);
+  (void)index;
+  for (i = 0u; same && (i < op->n_inputs); i++) {
+    utvm_model_tensor_t in;
+    if (op->inputs[i] >= 0) {
+      same = (utvm_model_tensor(m, (uint32_t)op->inputs[i], &in) == UTVM_OK) &&
+             (in.element_size == out.element_size);
+    }
+  }
+  return same ? UTVM_PLAN_STEP_INPLACE : UTVM_PLAN_STEP_DEFAULT;
+}

@@ -351,8 +351,9 @@ static float random_scale(uint32_t *state) {
 }
 
 /* One element-wise kernel (the operators the planner may run in place), out of place into
- * g_out_portable and in place into g_out_fast: the output over input 1, or over input 2 when
- * that has the output's shape. Input 2 broadcasts one time in three. */
+ * g_out_portable and in place into g_out_fast: the output over an input that has the output's
+ * shape. One time in three the other input broadcasts (input 2, or input 1 with the output
+ * over input 2). */
 static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_shape_t shape;
   utvm_shape_t shape2;
@@ -367,9 +368,13 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   for (int32_t d = 0; broadcast && (d < shape.rank); ++d) {
     shape2.dims[d] = (random_in(state, 0, 1) == 0) ? 1 : shape.dims[d];
   }
-  const bool over_second = !broadcast && (random_in(state, 0, 1) == 0);
-  const int32_t kind = random_in(state, 0, 9);
+  const int32_t kind = random_in(state, 0, 12);
+  const bool binary = (kind <= 1) || ((kind >= 6) && (kind <= 8));
+  const bool over_second = binary && (random_in(state, 0, 1) == 0);
   const int32_t element = (kind >= 6) ? 2 : 1;
+  /* the shapes of input 1 and input 2: the one under the output is whole */
+  const utvm_shape_t *shape_a = (broadcast && over_second) ? &shape2 : &shape;
+  const utvm_shape_t *shape_b = (broadcast && over_second) ? &shape : &shape2;
   const size_t bytes = (size_t)count * (size_t)element;
   fill_s8(state, g_input, 2 * count);
   fill_s8(state, g_filter, 2 * count);
@@ -390,6 +395,8 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_requantize_params_t requantize;
   utvm_logistic_params_t logistic;
   utvm_pwl_params_t pwl;
+  utvm_sigmoid_s16_params_t sigmoid;
+  utvm_requantize_q_params_t requantize_q;
   int8_t table[256];
   utvm_err_t err = UTVM_OK;
   switch (kind) {
@@ -421,8 +428,15 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
     case 8:
       err = utvm_mul_params_s16(s1, s2, so, UTVM_ACT_NONE, &mul);
       break;
-    default:
+    case 9:
       err = utvm_pwl_params(1.25, -0.5, UTVM_PWL_SCALE, 0, 0, -32768, 32767, &pwl);
+      break;
+    case 10:
+    case 11:
+      err = utvm_sigmoid_params_s16(s1 / 256.0f, 1.0f / 32768.0f, kind - 10, &sigmoid);
+      break;
+    default:
+      err = utvm_requantize_q_params(s1, 0, 2, so, 0, 2, &requantize_q);
       break;
   }
   if (err != UTVM_OK) {
@@ -443,10 +457,10 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
     }
     switch (kind) {
       case 0:
-        err = utvm_mul_s8(&mul, &shape, a, &shape2, b, &shape, out);
+        err = utvm_mul_s8(&mul, shape_a, a, shape_b, b, &shape, out);
         break;
       case 1:
-        err = utvm_sub_s8(&add, &shape, a, &shape2, b, &shape, out);
+        err = utvm_sub_s8(&add, shape_a, a, shape_b, b, &shape, out);
         break;
       case 2:
         err = utvm_lut_s8(table, count, a, out);
@@ -461,19 +475,30 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
         err = utvm_tanh_s8(&logistic, count, a, out);
         break;
       case 6:
-        err = utvm_add_s16(&add, &shape, (const int16_t *)(const void *)a, &shape2,
+        err = utvm_add_s16(&add, shape_a, (const int16_t *)(const void *)a, shape_b,
                            (const int16_t *)(const void *)b, &shape, (int16_t *)(void *)out);
         break;
       case 7:
-        err = utvm_sub_s16(&add, &shape, (const int16_t *)(const void *)a, &shape2,
+        err = utvm_sub_s16(&add, shape_a, (const int16_t *)(const void *)a, shape_b,
                            (const int16_t *)(const void *)b, &shape, (int16_t *)(void *)out);
         break;
       case 8:
-        err = utvm_mul_s16(&mul, &shape, (const int16_t *)(const void *)a, &shape2,
+        err = utvm_mul_s16(&mul, shape_a, (const int16_t *)(const void *)a, shape_b,
                            (const int16_t *)(const void *)b, &shape, (int16_t *)(void *)out);
         break;
-      default:
+      case 9:
         err = utvm_pwl_s16(&pwl, count, (const int16_t *)(const void *)a, (int16_t *)(void *)out);
+        break;
+      case 10:
+        err = utvm_logistic_s16(&sigmoid, count, (const int16_t *)(const void *)a,
+                                (int16_t *)(void *)out);
+        break;
+      case 11:
+        err = utvm_tanh_s16(&sigmoid, count, (const int16_t *)(const void *)a,
+                            (int16_t *)(void *)out);
+        break;
+      default:
+        err = utvm_requantize_q(&requantize_q, count, a, out);
         break;
     }
     if (err != UTVM_OK) {
