@@ -332,6 +332,9 @@ typedef struct {
   uint32_t n_writes;
   uint32_t scratch;             /* bytes of scratch memory the step needs while it runs */
   utvm_plan_step_kind_t kind;
+  uint32_t inplace_scratch;     /* INPLACE: its scratch instead when the output is placed over
+                                   the read (a kernel that runs in place through a buffer of its
+                                   own, e.g. utvm_conv2d_s8_inplace's ring); else unused */
 } utvm_plan_step_t;
 
 /* The plan. Set offsets (n_buffers entries) and scratch_offsets (n_steps entries; may be NULL
@@ -377,10 +380,12 @@ utvm_err_t utvm_plan(const utvm_plan_buffer_t *buffers, uint32_t n_buffers,
 /* Asked once per operator for its scratch bytes (e.g. by asking the kernels) and its step kind:
  * *kind arrives as utvm_model_plan() chose it (UTVM_PLAN_STEP_ALIAS for RESHAPE, SQUEEZE and
  * EXPAND_DIMS of a computed tensor, else DEFAULT) and may be changed (e.g. GATHER for a
- * CONCATENATION whose inputs are contiguous pieces of its output). NULL: no scratch, kinds kept. */
+ * CONCATENATION whose inputs are contiguous pieces of its output). *inplace_bytes (arriving 0)
+ * is the step's scratch when an INPLACE kind is applied (utvm_plan_step_t.inplace_scratch).
+ * NULL: no scratch, kinds kept. */
 typedef utvm_err_t (*utvm_model_scratch_fn)(void *ctx, const utvm_model_t *m, uint32_t index,
                                             const utvm_model_operator_t *op, size_t *bytes,
-                                            utvm_plan_step_kind_t *kind);
+                                            utvm_plan_step_kind_t *kind, size_t *inplace_bytes);
 
 /* Bytes of workspace utvm_model_plan() needs for m (SIZE_MAX if m is not open, a tensor or
  * operator cannot be decoded, or the size overflows). Decodes every tensor and operator to

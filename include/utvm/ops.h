@@ -117,7 +117,9 @@ extern "C" {
   X(A, DIV_S8, div_s8)                                                                             \
   X(A, LOG_SOFTMAX_S8, log_softmax_s8)                                                             \
   X(A, L2_NORMALIZATION_S8, l2_normalization_s8)                                                   \
-  X(A, LSTM, lstm)
+  X(A, LSTM, lstm)                                                                                 \
+  X(A, CONV2D_S8_INPLACE, conv2d_s8_inplace)                                                       \
+  X(A, DEPTHWISE_CONV2D_S8_INPLACE, depthwise_conv2d_s8_inplace)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -292,6 +294,11 @@ typedef struct {
    * The planner still checks that the views are safe; execute then skips those copies. */
   utvm_plan_step_kind_t (*plan_kind)(const utvm_model_t *m, uint32_t index,
                                      const utvm_model_operator_t *op);
+  /* Bytes of scratch on core when the planner places op's output over its input (plan_kind
+   * INPLACE through a buffer of the kernel's own, CONV_2D and DEPTHWISE_CONV_2D); NULL: the
+   * same as scratch_size. prepare runs in place when the two offsets are equal. */
+  size_t (*inplace_scratch_size)(utvm_kernels_core_t core, const utvm_model_t *m,
+                                 const utvm_model_operator_t *op);
 } utvm_op_t;
 
 /* Records start at multiples of this many bytes. */

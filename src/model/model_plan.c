@@ -212,6 +212,7 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const la
     utvm_plan_step_t *st = &l->steps[i];
     uint32_t start = at;
     size_t bytes = 0u;
+    size_t inplace_bytes = 0u;
     err = utvm_model_operator(m, i, &op);
     if (err != UTVM_OK) {
       utvm_model_text_operator(text, i, -1);
@@ -228,6 +229,7 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const la
     st->writes = &l->indices[start];
     st->n_writes = at - start;
     st->scratch = 0u;
+    st->inplace_scratch = 0u;
     st->kind = UTVM_PLAN_STEP_DEFAULT;
     if ((op.code == UTVM_MODEL_OP_RESHAPE || op.code == UTVM_MODEL_OP_SQUEEZE ||
          op.code == UTVM_MODEL_OP_EXPAND_DIMS) &&
@@ -238,18 +240,19 @@ static utvm_err_t build_steps(const utvm_model_t *m, utvm_text_t *text, const la
       utvm_text_str(text, "plan: the model changed since it was opened");
     }
     if (err == UTVM_OK && scratch != NULL) {
-      err = scratch(ctx, m, i, &op, &bytes, &st->kind);
+      err = scratch(ctx, m, i, &op, &bytes, &st->kind, &inplace_bytes);
       if (err != UTVM_OK) {
         utvm_model_text_operator(text, i, (int32_t)op.code);
         utvm_text_str(text, "scratch size: ");
         utvm_text_str(text, utvm_strerror(err));
         err = UTVM_ERR_MODEL_SCRATCH;
-      } else if (bytes > (size_t)UINT32_MAX) {
+      } else if ((bytes > (size_t)UINT32_MAX) || (inplace_bytes > (size_t)UINT32_MAX)) {
         utvm_model_text_operator(text, i, (int32_t)op.code);
         utvm_text_str(text, "scratch size: 4 GiB or more");
         err = UTVM_ERR_MODEL_PLAN_OVERFLOW;
       } else {
         st->scratch = (uint32_t)bytes;
+        st->inplace_scratch = (uint32_t)inplace_bytes;
       }
     }
     if (err == UTVM_OK && reads_state(l, st)) {

@@ -149,7 +149,7 @@ static utvm_err_t check_steps(const utvm_plan_buffer_t *buffers, uint32_t nb,
   for (s = 0u; s < ns; s++) {
     const utvm_plan_step_t *st = &steps[s];
     if ((st->reads == NULL && st->n_reads != 0u) || (st->writes == NULL && st->n_writes != 0u) ||
-        (st->scratch != 0u && plan->scratch_offsets == NULL)) {
+        ((st->scratch != 0u || st->inplace_scratch != 0u) && plan->scratch_offsets == NULL)) {
       return UTVM_ERR_MODEL_ARGUMENT;
     }
     for (k = 0u; k < st->n_reads; k++) {
@@ -203,8 +203,8 @@ static void alias(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_st
 }
 
 /* An INPLACE step at s: writes[0] joins the group of the first read that dies here at that
- * read's offset (see utvm_plan_step_kind_t for the conditions). */
-static void inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_step_t *st,
+ * read's offset (see utvm_plan_step_kind_t for the conditions); true when it did. */
+static bool inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_step_t *st,
                     uint32_t s) {
   const uint32_t *writes = w->order;
   const uint32_t *lastw = w->placed;
@@ -212,7 +212,7 @@ static void inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_
   uint32_t k;
   if (out == UTVM_PLAN_NONE || !alone(w, out) || w->first[out] != s || writes[out] != 1u ||
       (buffers[out].flags & UTVM_PLAN_INPUT) != 0u) {
-    return;
+    return false;
   }
   for (k = 0u; k < st->n_reads; k++) {
     const uint32_t in = st->reads[k];
@@ -226,9 +226,10 @@ static void inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_
     r = find_root(w, in, &at);
     if (w->last[r] == s) { /* the read, and every buffer sharing its bytes, dies here */
       join(w, out, r, at, 0u);
-      return;
+      return true;
     }
   }
+  return false;
 }
 
 /* Whether a GATHER or SCATTER step at s is safe as views (see utvm_plan_step_kind_t). */
@@ -336,13 +337,16 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     w->off[b] = 0u;
     w->rel[b] = 0u;
   }
-  /* Groups, in step order. */
+  /* Groups, in step order; each step's scratch (an INPLACE step's own when applied). */
   for (s = 0u; s < w->ns; s++) {
     const utvm_plan_step_t *st = &steps[s];
+    w->size[w->nb + s] = st->scratch;
     if (st->kind == UTVM_PLAN_STEP_ALIAS) {
       alias(w, buffers, st, s);
     } else if (st->kind == UTVM_PLAN_STEP_INPLACE) {
-      inplace(w, buffers, st, s);
+      if (inplace(w, buffers, st, s)) {
+        w->size[w->nb + s] = st->inplace_scratch;
+      }
     } else if ((st->kind == UTVM_PLAN_STEP_GATHER || st->kind == UTVM_PLAN_STEP_SCATTER) &&
                view_safe(w, buffers, st, s)) {
       view(w, st);
@@ -373,8 +377,7 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     }
   }
   for (s = 0u; s < w->ns; s++) {
-    w->size[w->nb + s] = steps[s].scratch;
-    w->first[w->nb + s] = (steps[s].scratch != 0u) ? s : NONE;
+    w->first[w->nb + s] = (w->size[w->nb + s] != 0u) ? s : NONE;
     w->last[w->nb + s] = s;
   }
 }

@@ -39,6 +39,32 @@ static size_t depthwise_scratch_size(utvm_kernels_core_t core, const utvm_model_
              : 0u;
 }
 
+/* Scratch of the in-place kernel (0: op cannot run in place); the same on every core. */
+static size_t depthwise_inplace_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
+                                             const utvm_model_operator_t *op) {
+  utvm_dims_t d[3];
+  ops_window_t w;
+  int32_t o[N_OPTIONS];
+  size_t bytes = 0u;
+  (void)core;
+  if (ops_window_plan(m, op, depthwise_conv_2d_options, N_OPTIONS, o, d, &w)) {
+    const utvm_depthwise_conv2d_params_t p = {w.stride_h, w.stride_w, w.dilation_h, w.dilation_w,
+                                              w.pad_top,  w.pad_left, 1,            0,
+                                              0,          -128,       127};
+    bytes = utvm_depthwise_conv2d_s8_inplace_scratch_size(&p, &d[0], &d[1], &d[2]);
+  }
+  return bytes;
+}
+
+/* INPLACE when the shapes can run in place (utvm_depthwise_conv2d_s8_inplace). */
+static utvm_plan_step_kind_t depthwise_plan_kind(const utvm_model_t *m, uint32_t index,
+                                                 const utvm_model_operator_t *op) {
+  (void)index;
+  return (depthwise_inplace_scratch_size(UTVM_KERNELS_PORTABLE, m, op) > 0u)
+             ? UTVM_PLAN_STEP_INPLACE
+             : UTVM_PLAN_STEP_DEFAULT;
+}
+
 static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, size_t size) {
   depthwise_record_t *rec = (depthwise_record_t *)record;
   ops_operand_t in;
@@ -63,6 +89,7 @@ static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, si
     p->output_offset = out.t.quant.zero_point;
     p->act_min = w.act_min;
     p->act_max = w.act_max;
+    ops_conv_inplace(&rec->conv);
   }
   return err;
 }
@@ -76,6 +103,11 @@ static utvm_err_t depthwise_execute(const void *record, uint8_t *arena) {
                                     (const int16_t *)ops_in(arena, &c->input), &c->dims[1],
                                     c->filter, (const int64_t *)c->bias, &c->dims[2],
                                     ops_out_s16(arena, c->output));
+  } else if (c->inplace) {
+    err = utvm_depthwise_conv2d_s8_inplace(&r->params, &c->quant, &c->dims[0], &c->dims[1],
+                                           c->filter, (const int32_t *)c->bias, &c->dims[2],
+                                           ops_out_s8(arena, c->output),
+                                           ops_scratch(arena, c->scratch));
   } else {
     err = utvm_depthwise_conv2d_s8(&r->params, &c->quant, &c->dims[0],
                                    ops_in_s8(arena, &c->input), &c->dims[1], c->filter,
@@ -93,6 +125,10 @@ static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_
   p->p.depthwise = r->params;
   if (c->s16) {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S16;
+  } else if (c->inplace) {
+    p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE;
+    p->scratch_bytes = (uint32_t)utvm_depthwise_conv2d_s8_inplace_scratch_size(
+        &r->params, &c->dims[0], &c->dims[1], &c->dims[2]);
   } else {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
     p->scratch_bytes =
@@ -103,7 +139,7 @@ static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_
 const utvm_op_t utvm_op_depthwise_conv_2d = {
     (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D, 2u, 3u, 2u, depthwise_record_size,
     depthwise_scratch_size, depthwise_prepare, depthwise_execute, depthwise_export,
-    ops_inputs_weighted, 0u, 0u, NULL, NULL};
+    ops_inputs_weighted, 0u, 0u, NULL, depthwise_plan_kind, depthwise_inplace_scratch_size};
 
 /* ---- The kernel function utvm_k_depthwise_conv2d_s8 ---- */
 
@@ -141,6 +177,47 @@ const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8 = {"utvm_depthwise_conv2d_
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
     depthwise_conv2d_s8_args};
+
+/* ---- The kernel function utvm_k_depthwise_conv2d_s8_inplace ---- */
+
+static size_t depthwise_inplace_scratch(const utvm_op_params_t *p) {
+  return utvm_depthwise_conv2d_s8_inplace_scratch_size(&p->p.depthwise, &p->dims[0], &p->dims[1],
+                                                       &p->dims[2]);
+}
+
+/* In place when the output is the input's memory (a planned arena), else the plain kernel. */
+static utvm_err_t depthwise_inplace_run(const utvm_op_params_t *p, void *const *data,
+                                        void *scratch) {
+  if (data[0] != data[p->n_inputs]) {
+    return depthwise_run(p, data, scratch);
+  }
+  return utvm_depthwise_conv2d_s8_inplace(&p->p.depthwise, &p->quant, &p->dims[0], &p->dims[1],
+                                          (const int8_t *)data[1],
+                                          (p->has_bias != 0u) ? (const int32_t *)data[2] : NULL,
+                                          &p->dims[2], (int8_t *)data[p->n_inputs], scratch);
+}
+
+static const char *depthwise_inplace_check(utvm_op_params_t *p) {
+  const char *why = ops_check_window(p, false);
+  if ((why == NULL) && (depthwise_inplace_scratch(p) == 0u)) {
+    why = "shapes that cannot run in place";
+  }
+  return why;
+}
+
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8_inplace = {
+    depthwise_walk, depthwise_inplace_check, depthwise_inplace_scratch, depthwise_inplace_run};
+
+static const utvm_op_emit_slot_t depthwise_conv2d_s8_inplace_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
+    {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8_inplace = {
+    "utvm_depthwise_conv2d_params_t",
+    "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
+    "output_offset act_min act_max",
+    depthwise_conv2d_s8_inplace_args};
 
 /* ---- The kernel function utvm_k_depthwise_conv2d_s16 ---- */
 

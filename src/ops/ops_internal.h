@@ -285,6 +285,8 @@ typedef struct {
   bool s16;                /* int16 activations */
   uint32_t output;
   uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
+  bool inplace;            /* int8 with the output over the input (the planner applied
+                              INPLACE): the *_inplace kernel runs, its scratch planned */
   utvm_dims_t dims[3];     /* input, filter, output */
   utvm_per_channel_quant_t quant; /* arrays follow the record */
 } ops_conv_t;
@@ -306,6 +308,10 @@ void ops_conv_export(const ops_conv_t *conv, utvm_op_params_t *p);
 
 /* The 4-D dims of input, filter and output of op; false when they are not all 4-D. */
 bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d);
+
+/* Whether conv's output was placed over its input (int8, computed input at the output's
+ * offset): sets conv->inplace. */
+void ops_conv_inplace(ops_conv_t *conv);
 
 /* The op-params check of a 2-D convolution kind: input, filter, [bias], output (int16
  * activations and the accumulator's bias type when s16; int8 sets the 32-bit accumulator). */
@@ -415,6 +421,13 @@ typedef struct {
  * their bits), checked; UTVM_ERR_MODEL_BAD_OPTION with "options: <why>" when one is not. */
 utvm_err_t ops_options(const utvm_op_context_t *c, const ops_field_t *fields, uint32_t n,
                        int32_t *values);
+
+/* For the planner: the dims of an int8 CONV_2D or DEPTHWISE_CONV_2D (input, filter, output)
+ * and its window (strides, dilations, padding into w) from its options (fields, n of them, into
+ * options[n]); false when op is not int8 or does not decode. */
+bool ops_window_plan(const utvm_model_t *m, const utvm_model_operator_t *op,
+                     const ops_field_t *fields, uint32_t n, int32_t *options, utvm_dims_t *d,
+                     ops_window_t *w);
 
 /* The float a float field's value (its bits) stands for. */
 float ops_option_float(int32_t bits);

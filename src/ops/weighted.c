@@ -347,6 +347,39 @@ bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utv
   return true;
 }
 
+void ops_conv_inplace(ops_conv_t *conv) {
+  conv->inplace = !conv->s16 && (conv->input.constant == NULL) &&
+                  (conv->input.offset == conv->output);
+}
+
+bool ops_window_plan(const utvm_model_t *m, const utvm_model_operator_t *op,
+                     const ops_field_t *fields, uint32_t n, int32_t *options, utvm_dims_t *d,
+                     ops_window_t *w) {
+  utvm_text_t text;
+  utvm_op_context_t c;
+  utvm_model_tensor_t in;
+  utvm_padding_values_t pad;
+  bool ok = (op->n_inputs > 0u) && (op->inputs[0] >= 0) &&
+            (utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) == UTVM_OK) &&
+            (in.type == UTVM_MODEL_INT8) && ops_window_dims(m, op, d);
+  ops_plan_context(&c, &text, m, 0u, op);
+  ok = ok && (ops_options(&c, fields, n, options) == UTVM_OK);
+  if (ok) {
+    w->padding = options[OPS_WINDOW_PADDING];
+    w->stride_h = options[OPS_WINDOW_STRIDE_H];
+    w->stride_w = options[OPS_WINDOW_STRIDE_W];
+    w->dilation_h = options[OPS_WINDOW_DILATION_H];
+    w->dilation_w = options[OPS_WINDOW_DILATION_W];
+    ok = utvm_compute_padding(ops_padding(w->padding), w->stride_h, w->stride_w, w->dilation_h,
+                              w->dilation_w, d[0].h, d[0].w, d[1].h, d[1].w, &pad) == UTVM_OK;
+  }
+  if (ok) {
+    w->pad_top = pad.pad_top;
+    w->pad_left = pad.pad_left;
+  }
+  return ok;
+}
+
 const char *ops_check_window(utvm_op_params_t *p, bool s16) {
   uint64_t e[3] = {0u, 0u, 0u};
   uint32_t i;

@@ -119,12 +119,16 @@ static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint3
 /* The kernels' scratch bytes for operator op (0 for shapes the prepare step will refuse). */
 static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
                                const utvm_model_operator_t *op, size_t *bytes,
-                               utvm_plan_step_kind_t *kind) {
+                               utvm_plan_step_kind_t *kind, size_t *inplace_bytes) {
   const runner_ops_t *ops = (const runner_ops_t *)ctx;
   const utvm_op_t *d = utvm_op_resolve(ops->resolver, (int32_t)op->code);
   *bytes = ((d != NULL) && (d->scratch_size != NULL)) ? d->scratch_size(ops->core, m, op) : 0u;
+  *inplace_bytes = *bytes;
   if ((d != NULL) && (d->plan_kind != NULL)) {
     *kind = d->plan_kind(m, index, op);
+  }
+  if ((d != NULL) && (d->inplace_scratch_size != NULL)) {
+    *inplace_bytes = d->inplace_scratch_size(ops->core, m, op);
   }
   return UTVM_OK;
 }

@@ -509,6 +509,90 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   return same_bytes((int32_t)bytes, result);
 }
 
+/* One CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) of batch 1 whose output fits in its input,
+ * out of place into g_out_portable and in place (utvm_*_inplace over a copy of the input in
+ * g_out_fast). Shapes the in-place kernels refuse (scratch size 0) are drawn again, at most 8
+ * times. */
+static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  for (int32_t attempt = 0; attempt < 8; ++attempt) {
+    const bool depthwise = random_in(state, 0, 1) == 0;
+    const bool pointwise = !depthwise && (random_in(state, 0, 2) == 0);
+    utvm_dims_t in_dims;
+    utvm_dims_t filter_dims;
+    utvm_dims_t out_dims;
+    in_dims.n = 1;
+    in_dims.h = random_in(state, 1, 14);
+    in_dims.w = random_in(state, 1, 9);
+    in_dims.c = random_in(state, 1, 24);
+    filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
+    filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
+    const int32_t stride_h = random_in(state, 1, 2);
+    const int32_t stride_w = random_in(state, 1, 2);
+    const int32_t dilation_h = random_in(state, 1, 2);
+    const int32_t dilation_w = random_in(state, 1, 2);
+    const int32_t span_h = (filter_dims.h - 1) * dilation_h + 1;
+    const int32_t span_w = (filter_dims.w - 1) * dilation_w + 1;
+    /* TFLite's SAME padding pads less than a window; VALID none */
+    const int32_t pad_top = random_in(state, 0, span_h - 1);
+    const int32_t pad_left = random_in(state, 0, span_w - 1);
+    out_dims.n = 1;
+    out_dims.h = (in_dims.h + 2 * pad_top - span_h) / stride_h + 1;
+    out_dims.w = (in_dims.w + 2 * pad_left - span_w) / stride_w + 1;
+    out_dims.c = depthwise ? in_dims.c : random_in(state, 1, 24);
+    filter_dims.n = depthwise ? 1 : out_dims.c;
+    filter_dims.c = depthwise ? out_dims.c : in_dims.c;
+    if ((out_dims.h < 1) || (out_dims.w < 1) ||
+        ((out_dims.h - 1) * stride_h - pad_top >= in_dims.h) ||
+        ((out_dims.w - 1) * stride_w - pad_left >= in_dims.w)) {
+      continue;
+    }
+    utvm_per_channel_quant_t quant;
+    const int32_t *bias = random_quant(state, out_dims.c, &quant);
+    int32_t input_offset;
+    int32_t output_offset;
+    int32_t act_min;
+    int32_t act_max;
+    random_offsets(state, &input_offset, &output_offset, &act_min, &act_max);
+    utvm_conv2d_params_t conv = {stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left,
+                                 input_offset, output_offset, act_min, act_max};
+    utvm_depthwise_conv2d_params_t dw = {stride_h, stride_w, dilation_h, dilation_w, pad_top,
+                                         pad_left, 1, input_offset, output_offset, act_min,
+                                         act_max};
+    const size_t scratch =
+        depthwise ? utvm_depthwise_conv2d_s8_inplace_scratch_size(&dw, &in_dims, &filter_dims,
+                                                                  &out_dims)
+                  : utvm_conv2d_s8_inplace_scratch_size_for(UTVM_KERNELS_NATIVE, &conv, &in_dims,
+                                                            &filter_dims, &out_dims);
+    if ((scratch == 0u) || (scratch > sizeof g_scratch.bytes)) {
+      continue;
+    }
+    const int32_t in_count = in_dims.h * in_dims.w * in_dims.c;
+    const int32_t out_count = out_dims.h * out_dims.w * out_dims.c;
+    fill_s8(state, g_input, in_count);
+    fill_s8(state, g_filter, filter_dims.n * filter_dims.h * filter_dims.w * filter_dims.c);
+    (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+    (void)memcpy(g_out_fast, g_input, (size_t)in_count);
+    (void)memset(g_scratch.bytes, 0x77, sizeof g_scratch.bytes);
+    utvm_err_t err;
+    utvm_err_t err_inplace;
+    if (depthwise) {
+      err = utvm_depthwise_conv2d_s8(&dw, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                                     &out_dims, g_out_portable, g_scratch.bytes);
+      err_inplace = utvm_depthwise_conv2d_s8_inplace(&dw, &quant, &in_dims, &filter_dims,
+                                                     g_filter, bias, &out_dims, g_out_fast,
+                                                     g_scratch.bytes);
+    } else {
+      err = utvm_conv2d_s8(&conv, &quant, &in_dims, g_input, &filter_dims, g_filter, bias,
+                           &out_dims, g_out_portable, g_scratch.bytes);
+      err_inplace = utvm_conv2d_s8_inplace(&conv, &quant, &in_dims, &filter_dims, g_filter, bias,
+                                           &out_dims, g_out_fast, g_scratch.bytes);
+    }
+    result->window_inplace_cases += 1;
+    return (err == UTVM_OK) && (err_inplace == UTVM_OK) && same_bytes(out_count, result);
+  }
+  return true; /* eight shapes that cannot run in place: nothing compared */
+}
+
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
@@ -516,7 +600,7 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
                                   : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
                                                  : (int32_t)UTVM_KERNELS_PORTABLE);
-  for (int32_t i = 0; i < 5 * cases; ++i) {
+  for (int32_t i = 0; i < 6 * cases; ++i) {
     bool same;
     if (i < cases) {
       same = conv_case(&state, result);
@@ -526,8 +610,10 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
       same = fc_case(&state, result);
     } else if (i < 4 * cases) {
       same = add_case(&state, result);
-    } else {
+    } else if (i < 5 * cases) {
       same = inplace_case(&state, result);
+    } else {
+      same = window_inplace_case(&state, result);
     }
     if (!same) {
       if (result->mismatches == 0) {

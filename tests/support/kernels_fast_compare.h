@@ -20,15 +20,18 @@ typedef struct {
   int32_t inplace_cases;       /* element-wise kernels run in place and compared with their
                                   out-of-place results (MUL, SUB, LUT, QUANTIZE, LOGISTIC, TANH;
                                   int16 ADD, SUB, MUL, piecewise-linear) */
+  int32_t window_inplace_cases; /* CONV_2D and DEPTHWISE_CONV_2D run in place (the row ring of
+                                   utvm_*_inplace) and compared with their out-of-place results */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add,
-                                  in place), or -1 */
+                                  in place, window in place), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
   int32_t fast_core;           /* the fastest paths compared: UTVM_KERNELS_PORTABLE (the blocked
                                   C paths only), UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
 } utvm_fast_compare_result_t;
 
-/* Runs cases random convolutions, depthwise convolutions, fully connected layers and ADDs each from
+/* Runs cases random convolutions, depthwise convolutions, fully connected layers, ADDs,
+ * element-wise kernels in place and convolutions in place each from
  * seed (strides, padding, dilation, odd channel counts, per-tensor and per-channel
  * quantization, shifts -31..31, extreme offsets, multipliers and biases, batches > 1) through
  * every path built and counts the differences into *result. */

@@ -337,10 +337,11 @@ done:
  * whatever their axis (the plan's memory safety does not depend on it; the planner judges). */
 static inline utvm_err_t model_check_scratch(void *ctx, const utvm_model_t *m, uint32_t index,
                                              const utvm_model_operator_t *op, size_t *bytes,
-                                             utvm_plan_step_kind_t *kind) {
+                                             utvm_plan_step_kind_t *kind, size_t *inplace_bytes) {
   uint32_t seed = *(const uint32_t *)ctx;
   (void)m;
   *bytes = (seed == 0u) ? 0u : (size_t)(((index + 1u) * seed + (uint32_t)op->code) % 300u);
+  *inplace_bytes = *bytes;
   if ((seed & 1u) != 0u && (op->code == UTVM_MODEL_OP_CONCATENATION || op->code == UTVM_MODEL_OP_PACK)) {
     *kind = UTVM_PLAN_STEP_GATHER;
   } else if ((seed & 1u) != 0u &&
@@ -465,8 +466,11 @@ static inline const char *model_plan_check(utvm_model_t *m, uint32_t scratch_see
                         ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
     {
       size_t scratch = 0u;
-      (void)model_check_scratch(&scratch_seed, m, i, &op, &scratch, &steps[i].kind);
+      size_t inplace_scratch = 0u;
+      (void)model_check_scratch(&scratch_seed, m, i, &op, &scratch, &steps[i].kind,
+                                &inplace_scratch);
       steps[i].scratch = (uint32_t)scratch;
+      steps[i].inplace_scratch = (uint32_t)inplace_scratch;
     }
     for (k = 0u; k < nr; k++) {
       if (plan_is_variable(m, r[k])) {

@@ -1,0 +1,242 @@
+/* CONV_2D and DEPTHWISE_CONV_2D int8 with the output written over the input (one buffer).
+ *
+ * Output rows are computed one at a time, each by the plain kernel on the input rows its window
+ * reads (the call's input starts at the window's first real row; the rows above it that the
+ * window covers are the model's top padding, passed as pad_top), into a ring of pending rows
+ * in scratch. A pending row is copied into the buffer, in order, once no later output row reads
+ * an input byte under it. The row count the ring needs follows from the shapes alone
+ * (window_pending_rows), so the scratch size is known before the call; the result is the plain
+ * kernel's, byte for byte, since every output value is computed from the same input values and
+ * the same padding.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "shape.h"
+#include "utvm/kernels.h"
+
+/* The kernel's own scratch comes first, then the ring at a multiple of this. */
+#define WINDOW_RING_ALIGN 4u
+
+/* The vertical geometry of a window operator. */
+typedef struct {
+  int32_t in_h;
+  int32_t out_h;
+  int32_t stride;
+  int32_t pad_top;
+  int32_t reach;   /* input rows one output row's window spans: (KH - 1) * dilation + 1 */
+  int64_t row_in;  /* bytes of an input row */
+  int64_t row_out; /* bytes of an output row */
+} window_rows_t;
+
+/* First input row output row y reads (negative in the top padding). */
+static int64_t window_first_row(const window_rows_t *g, int64_t y) {
+  return (y * (int64_t)g->stride) - (int64_t)g->pad_top;
+}
+
+/* True when pending output row z may be copied into the buffer while output rows from y_next
+ * on are still to be computed: its bytes end at or before the first input byte they read. */
+static bool window_row_free(const window_rows_t *g, int64_t z, int64_t y_next) {
+  bool free_row = true;
+  if (y_next < (int64_t)g->out_h) {
+    int64_t first = window_first_row(g, y_next);
+    first = (first < 0) ? 0 : first;
+    free_row = ((z + 1) * g->row_out) <= (first * g->row_in);
+  }
+  return free_row;
+}
+
+/* Most output rows pending at once (the ring's rows), with the current one. */
+static int32_t window_pending_rows(const window_rows_t *g) {
+  int64_t first_pending = 0;
+  int64_t most = 0;
+  for (int64_t y = 0; y < (int64_t)g->out_h; ++y) {
+    const int64_t pending = y - first_pending + 1;
+    most = (pending > most) ? pending : most;
+    while ((first_pending <= y) && window_row_free(g, first_pending, y + 1)) {
+      ++first_pending;
+    }
+  }
+  return (int32_t)most;
+}
+
+/* Fills g from the shapes; false unless they can run in place: batch 1, every dimension
+ * valid, the output no larger than the input, the ring no more than half the output. */
+static bool window_rows_init(window_rows_t *g, const utvm_dims_t *input_dims,
+                             const utvm_dims_t *output_dims, int32_t filter_h, int32_t stride,
+                             int32_t dilation, int32_t pad_top, int32_t *pending) {
+  if (!utvm_dims_valid(input_dims) || !utvm_dims_valid(output_dims) || (input_dims->n != 1) ||
+      (output_dims->n != 1) || (filter_h < 1) || (stride < 1) || (dilation < 1) ||
+      (pad_top < 0) || !utvm_window_valid(output_dims->h, stride, filter_h, dilation, pad_top)) {
+    return false;
+  }
+  g->in_h = input_dims->h;
+  g->out_h = output_dims->h;
+  g->stride = stride;
+  g->pad_top = pad_top;
+  g->reach = (int32_t)(((int64_t)filter_h - 1) * dilation + 1);
+  g->row_in = (int64_t)input_dims->w * input_dims->c;
+  g->row_out = (int64_t)output_dims->w * output_dims->c;
+  if ((g->row_out * g->out_h) > (g->row_in * g->in_h)) {
+    return false;
+  }
+  *pending = window_pending_rows(g);
+  return ((int64_t)*pending * g->row_out * 2) <= (g->row_out * g->out_h);
+}
+
+static size_t window_ring_offset(size_t kernel_scratch) {
+  return (kernel_scratch + (WINDOW_RING_ALIGN - 1u)) & ~(size_t)(WINDOW_RING_ALIGN - 1u);
+}
+
+/* The input rows output row y reads: the call's first row, row count and top padding. */
+static void window_row_input(const window_rows_t *g, int32_t y, int32_t *row0, int32_t *rows,
+                             int32_t *pad_top) {
+  const int64_t first = window_first_row(g, y);
+  int64_t end = first + g->reach;
+  end = (end > (int64_t)g->in_h) ? (int64_t)g->in_h : end;
+  *row0 = (first < 0) ? 0 : (int32_t)first;
+  *pad_top = (first < 0) ? (int32_t)(-first) : 0;
+  *rows = (int32_t)(end - *row0);
+}
+
+/* Which kernel the ring runs. */
+typedef struct {
+  const utvm_conv2d_params_t *conv;           /* or NULL */
+  const utvm_depthwise_conv2d_params_t *depthwise;
+  const utvm_per_channel_quant_t *quant;
+  const utvm_dims_t *input_dims;
+  const utvm_dims_t *filter_dims;
+  const int8_t *filter;
+  const int32_t *bias;
+  const utvm_dims_t *output_dims;
+} window_call_t;
+
+/* Output row y of call into out_row, reading the buffer data. */
+static utvm_err_t window_run_row(const window_call_t *call, const window_rows_t *g, int32_t y,
+                                 const int8_t *data, int8_t *out_row, void *kernel_scratch) {
+  int32_t row0;
+  int32_t rows;
+  int32_t pad_top;
+  window_row_input(g, y, &row0, &rows, &pad_top);
+  if (rows < 1) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE; /* a window wholly in the padding: TFLite pads less */
+  }
+  utvm_dims_t in = *call->input_dims;
+  utvm_dims_t out = *call->output_dims;
+  in.h = rows;
+  out.h = 1;
+  const int8_t *input = &data[(int64_t)row0 * g->row_in];
+  utvm_err_t err;
+  if (call->conv != NULL) {
+    utvm_conv2d_params_t p = *call->conv;
+    p.pad_top = pad_top;
+    err = utvm_conv2d_s8(&p, call->quant, &in, input, call->filter_dims, call->filter,
+                         call->bias, &out, out_row, kernel_scratch);
+  } else {
+    utvm_depthwise_conv2d_params_t p = *call->depthwise;
+    p.pad_top = pad_top;
+    err = utvm_depthwise_conv2d_s8(&p, call->quant, &in, input, call->filter_dims, call->filter,
+                                   call->bias, &out, out_row, kernel_scratch);
+  }
+  return err;
+}
+
+/* Every output row through the ring (pending rows, ring_rows of them, after kernel_bytes). */
+static utvm_err_t window_run(const window_call_t *call, const window_rows_t *g, int32_t ring_rows,
+                             size_t kernel_bytes, int8_t *data, void *scratch) {
+  uint8_t *bytes = (uint8_t *)scratch;
+  int8_t *ring = (int8_t *)(void *)&bytes[window_ring_offset(kernel_bytes)];
+  void *kernel_scratch = (kernel_bytes > 0u) ? scratch : NULL;
+  const size_t row_out = (size_t)g->row_out;
+  int32_t first_pending = 0;
+  utvm_err_t err = UTVM_OK;
+  for (int32_t y = 0; (y < g->out_h) && (err == UTVM_OK); ++y) {
+    int8_t *slot = &ring[(size_t)(y % ring_rows) * row_out];
+    err = window_run_row(call, g, y, data, slot, kernel_scratch);
+    while ((err == UTVM_OK) && (first_pending <= y) &&
+           window_row_free(g, first_pending, (int64_t)y + 1)) {
+      (void)memcpy(&data[(size_t)first_pending * row_out],
+                   &ring[(size_t)(first_pending % ring_rows) * row_out], row_out);
+      ++first_pending;
+    }
+  }
+  return err;
+}
+
+size_t utvm_conv2d_s8_inplace_scratch_size_for(utvm_kernels_core_t core,
+                                               const utvm_conv2d_params_t *params,
+                                               const utvm_dims_t *input_dims,
+                                               const utvm_dims_t *filter_dims,
+                                               const utvm_dims_t *output_dims) {
+  window_rows_t g;
+  int32_t pending = 0;
+  if ((params == NULL) || (filter_dims == NULL) ||
+      !window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
+                        params->dilation_h, params->pad_top, &pending)) {
+    return 0u;
+  }
+  const size_t kernel = utvm_conv2d_s8_scratch_size_for(core, input_dims, filter_dims,
+                                                        output_dims);
+  return window_ring_offset(kernel) + ((size_t)pending * (size_t)g.row_out);
+}
+
+utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
+                                  const utvm_per_channel_quant_t *quant,
+                                  const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                  const int8_t *filter, const int32_t *bias,
+                                  const utvm_dims_t *output_dims, int8_t *data, void *scratch) {
+  window_rows_t g;
+  int32_t pending = 0;
+  if ((params == NULL) || (filter_dims == NULL) || (data == NULL) || (scratch == NULL)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
+                        params->dilation_h, params->pad_top, &pending)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  const window_call_t call = {params, NULL, quant, input_dims, filter_dims, filter, bias,
+                              output_dims};
+  return window_run(&call, &g, pending,
+                    utvm_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims), data,
+                    scratch);
+}
+
+size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
+                                                     const utvm_dims_t *input_dims,
+                                                     const utvm_dims_t *filter_dims,
+                                                     const utvm_dims_t *output_dims) {
+  window_rows_t g;
+  int32_t pending = 0;
+  if ((params == NULL) || (filter_dims == NULL) ||
+      !window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
+                        params->dilation_h, params->pad_top, &pending)) {
+    return 0u;
+  }
+  const size_t kernel = utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims,
+                                                              output_dims);
+  return window_ring_offset(kernel) + ((size_t)pending * (size_t)g.row_out);
+}
+
+utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t *params,
+                                            const utvm_per_channel_quant_t *quant,
+                                            const utvm_dims_t *input_dims,
+                                            const utvm_dims_t *filter_dims, const int8_t *filter,
+                                            const int32_t *bias, const utvm_dims_t *output_dims,
+                                            int8_t *data, void *scratch) {
+  window_rows_t g;
+  int32_t pending = 0;
+  if ((params == NULL) || (filter_dims == NULL) || (data == NULL) || (scratch == NULL)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
+                        params->dilation_h, params->pad_top, &pending)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  const window_call_t call = {NULL, params, quant, input_dims, filter_dims, filter, bias,
+                              output_dims};
+  return window_run(&call, &g, pending,
+                    utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims),
+                    data, scratch);
+}
