@@ -283,7 +283,10 @@ static void kernel_paths(utvm_kernels_core_t core, const bool *used, char *text,
                                                      : "blocked portable C (*_s8_blocked.c)");
   bool any = false;
   for (uint32_t i = 0u; (i < n_fast) && (len < cap); i++) {
-    if (used[kinds[i]]) {
+    /* the in-place convolutions run the same kernels, a row at a time */
+    const bool inplace = ((i == 0u) && used[UTVM_OP_CONV2D_S8_INPLACE]) ||
+                         ((i == 1u) && used[UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE]);
+    if (used[kinds[i]] || inplace) {
       len += (size_t)snprintf(&text[len], cap - len, "%s%s", any ? ", " : " for ", names[i]);
       any = true;
     }

@@ -403,7 +403,9 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
   if (c->workspace == NULL) {
     return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory for the runner workspace");
   }
-  err = utvm_runner_init(&c->runner, &c->model, c->workspace, ws, NULL, 0u);
+  /* the graph executor lays out the entries itself: every kernel gets memory of its own */
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true};
+  err = utvm_runner_init_with(&c->runner, &c->model, c->workspace, ws, NULL, 0u, &options);
   if (err != UTVM_ERR_RUNNER_ARENA) {
     return fail(c, (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARENA : err, "%s", c->runner.error);
   }
@@ -417,7 +419,7 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
   }
   uint8_t *block = (uint8_t *)c->arena_block;
   uint8_t *arena = &block[(16u - ((uintptr_t)block & 15u)) & 15u];
-  err = utvm_runner_init(&c->runner, &c->model, c->workspace, ws, arena, arena_size);
+  err = utvm_runner_init_with(&c->runner, &c->model, c->workspace, ws, arena, arena_size, &options);
   return (err == UTVM_OK) ? UTVM_OK : fail(c, err, "%s", c->runner.error);
 }
 

@@ -203,13 +203,14 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
                                     int8_t *output, void *scratch);
 
 /* ---- CONV_2D and DEPTHWISE_CONV_2D int8 in place ----
- * The output over its own input in one buffer (data: the input at its start, the output there
- * after the call), for a planner that places a layer's output over an input that dies there.
- * Output rows are computed one at a time by utvm_conv2d_s8 / utvm_depthwise_conv2d_s8 into a
- * ring of pending rows in scratch, each copied into data once no later row reads the input
- * bytes under it; the result is the out-of-place kernel's, byte for byte. Shapes that can run
- * in place: batch 1, the output no larger than the input, and at most half the output's rows
- * pending at once (e.g. 2 rows for a 3x3 window of stride 1, 1 for a 1x1 or stride 2). */
+ * The output over its own input in one buffer of max(input, output) bytes, for a planner that
+ * places a layer's output over an input that dies there: data holds the input from its start
+ * before the call and the output from its start after it. Output rows are computed one at a
+ * time (from the last row when the output is larger) by utvm_conv2d_s8 /
+ * utvm_depthwise_conv2d_s8 into a ring of pending rows in scratch, each copied into data once no
+ * row still to compute reads the input bytes under it; the result is the out-of-place kernel's,
+ * byte for byte. Shapes that can run in place: batch 1 and at most half the output's rows
+ * pending at once (e.g. 2 rows for a 3x3 window of stride 1, 1 for a 1x1). */
 
 /* Bytes of scratch utvm_conv2d_s8_inplace needs on core: the kernel's scratch rounded up to 4,
  * then the ring; 0 when these shapes cannot run in place (or a pointer is NULL). */
@@ -229,7 +230,7 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
                                   const utvm_dims_t *output_dims, int8_t *data, void *scratch);
 
 /* Bytes of scratch utvm_depthwise_conv2d_s8_inplace needs (the ring: the kernel has none on any
- * core); 0 when these shapes cannot run in place (a depth multiplier above 1 among them). */
+ * core); 0 when these shapes cannot run in place. */
 size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
                                                      const utvm_dims_t *input_dims,
                                                      const utvm_dims_t *filter_dims,

@@ -322,7 +322,11 @@ typedef enum {
    * in its group and no larger than reads[0]. The executor must skip each copy whose source and
    * destination are the same bytes. */
   UTVM_PLAN_STEP_GATHER = 3,
-  UTVM_PLAN_STEP_SCATTER = 4
+  UTVM_PLAN_STEP_SCATTER = 4,
+  /* INPLACE that also accepts a read smaller than writes[0], at the same offset (writes[0]
+   * grows past the read's end; the kernel must never write a byte of the read that it has still
+   * to read, as utvm_conv2d_s8_inplace does, writing its rows from the last one). */
+  UTVM_PLAN_STEP_INPLACE_GROW = 5
 } utvm_plan_step_kind_t;
 
 typedef struct {

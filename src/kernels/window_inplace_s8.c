@@ -1,6 +1,8 @@
-/* CONV_2D and DEPTHWISE_CONV_2D int8 with the output written over the input (one buffer).
+/* CONV_2D and DEPTHWISE_CONV_2D int8 with the output written over the input (one buffer, both
+ * from its start).
  *
- * Output rows are computed one at a time, each by the plain kernel on the input rows its window
+ * Output rows are computed one at a time (from the last when the output is larger than the
+ * input, so that its rows move away from the input rows still to be read), each by the plain kernel on the input rows its window
  * reads (the call's input starts at the window's first real row; the rows above it that the
  * window covers are the model's top padding, passed as pad_top), into a ring of pending rows
  * in scratch. A pending row is copied into the buffer, in order, once no later output row reads
@@ -29,6 +31,7 @@ typedef struct {
   int32_t reach;   /* input rows one output row's window spans: (KH - 1) * dilation + 1 */
   int64_t row_in;  /* bytes of an input row */
   int64_t row_out; /* bytes of an output row */
+  bool reverse;    /* rows from the last (an output larger than the input), else from row 0 */
 } window_rows_t;
 
 /* First input row output row y reads (negative in the top padding). */
@@ -36,14 +39,28 @@ static int64_t window_first_row(const window_rows_t *g, int64_t y) {
   return (y * (int64_t)g->stride) - (int64_t)g->pad_top;
 }
 
-/* True when pending output row z may be copied into the buffer while output rows from y_next
- * on are still to be computed: its bytes end at or before the first input byte they read. */
-static bool window_row_free(const window_rows_t *g, int64_t z, int64_t y_next) {
+/* The output row computed at position i of the order. */
+static int64_t window_row_at(const window_rows_t *g, int64_t i) {
+  return g->reverse ? ((int64_t)g->out_h - 1 - i) : i;
+}
+
+/* True when the output row computed at position j may be copied into the buffer once the rows
+ * up to position i are computed: its bytes miss every input byte the rows still to compute read
+ * (forward: from their first row on; reverse: up to the last row of the next one). */
+static bool window_row_free(const window_rows_t *g, int64_t j, int64_t i) {
+  const int64_t z = window_row_at(g, j);
   bool free_row = true;
-  if (y_next < (int64_t)g->out_h) {
-    int64_t first = window_first_row(g, y_next);
-    first = (first < 0) ? 0 : first;
-    free_row = ((z + 1) * g->row_out) <= (first * g->row_in);
+  if ((i + 1) < (int64_t)g->out_h) {
+    const int64_t next = window_row_at(g, i + 1);
+    int64_t first = window_first_row(g, next);
+    if (!g->reverse) {
+      first = (first < 0) ? 0 : first;
+      free_row = ((z + 1) * g->row_out) <= (first * g->row_in);
+    } else {
+      int64_t end = first + g->reach;
+      end = (end > (int64_t)g->in_h) ? (int64_t)g->in_h : ((end < 0) ? 0 : end);
+      free_row = (z * g->row_out) >= (end * g->row_in);
+    }
   }
   return free_row;
 }
@@ -52,10 +69,10 @@ static bool window_row_free(const window_rows_t *g, int64_t z, int64_t y_next) {
 static int32_t window_pending_rows(const window_rows_t *g) {
   int64_t first_pending = 0;
   int64_t most = 0;
-  for (int64_t y = 0; y < (int64_t)g->out_h; ++y) {
-    const int64_t pending = y - first_pending + 1;
+  for (int64_t i = 0; i < (int64_t)g->out_h; ++i) {
+    const int64_t pending = i - first_pending + 1;
     most = (pending > most) ? pending : most;
-    while ((first_pending <= y) && window_row_free(g, first_pending, y + 1)) {
+    while ((first_pending <= i) && window_row_free(g, first_pending, i)) {
       ++first_pending;
     }
   }
@@ -63,7 +80,7 @@ static int32_t window_pending_rows(const window_rows_t *g) {
 }
 
 /* Fills g from the shapes; false unless they can run in place: batch 1, every dimension
- * valid, the output no larger than the input, the ring no more than half the output. */
+ * valid, the ring no more than half the output. */
 static bool window_rows_init(window_rows_t *g, const utvm_dims_t *input_dims,
                              const utvm_dims_t *output_dims, int32_t filter_h, int32_t stride,
                              int32_t dilation, int32_t pad_top, int32_t *pending) {
@@ -79,9 +96,7 @@ static bool window_rows_init(window_rows_t *g, const utvm_dims_t *input_dims,
   g->reach = (int32_t)(((int64_t)filter_h - 1) * dilation + 1);
   g->row_in = (int64_t)input_dims->w * input_dims->c;
   g->row_out = (int64_t)output_dims->w * output_dims->c;
-  if ((g->row_out * g->out_h) > (g->row_in * g->in_h)) {
-    return false;
-  }
+  g->reverse = (g->row_out * g->out_h) > (g->row_in * g->in_h);
   *pending = window_pending_rows(g);
   return ((int64_t)*pending * g->row_out * 2) <= (g->row_out * g->out_h);
 }
@@ -152,13 +167,13 @@ static utvm_err_t window_run(const window_call_t *call, const window_rows_t *g, 
   const size_t row_out = (size_t)g->row_out;
   int32_t first_pending = 0;
   utvm_err_t err = UTVM_OK;
-  for (int32_t y = 0; (y < g->out_h) && (err == UTVM_OK); ++y) {
-    int8_t *slot = &ring[(size_t)(y % ring_rows) * row_out];
-    err = window_run_row(call, g, y, data, slot, kernel_scratch);
-    while ((err == UTVM_OK) && (first_pending <= y) &&
-           window_row_free(g, first_pending, (int64_t)y + 1)) {
-      (void)memcpy(&data[(size_t)first_pending * row_out],
-                   &ring[(size_t)(first_pending % ring_rows) * row_out], row_out);
+  for (int32_t i = 0; (i < g->out_h) && (err == UTVM_OK); ++i) {
+    const int32_t y = (int32_t)window_row_at(g, i);
+    err = window_run_row(call, g, y, data, &ring[(size_t)(y % ring_rows) * row_out],
+                         kernel_scratch);
+    while ((err == UTVM_OK) && (first_pending <= i) && window_row_free(g, first_pending, i)) {
+      const size_t z = (size_t)window_row_at(g, first_pending);
+      (void)memcpy(&data[z * row_out], &ring[(z % (size_t)ring_rows) * row_out], row_out);
       ++first_pending;
     }
   }

@@ -7,7 +7,8 @@
  * 2. Groups, in step order (weighted union-find, linked root to root; each link keeps the
  *    member's byte offset from its parent, so a buffer's offset from its group's root is the sum
  *    along its path). An ALIAS step's output joins its input's group at the input's offset; so
- *    does an INPLACE step's output, over the first read whose group dies at that step. A
+ *    does an INPLACE step's output, over the first read whose group dies at that step (for an
+ *    INPLACE_GROW step also a smaller one: the group then grows). A
  *    GATHER step's reads join its write, read k at the sum of the sizes of reads 0..k-1; a
  *    SCATTER step's writes join its read, write j at the sum of the sizes of writes 0..j-1. A
  *    group is placed once, with the union of the lifetimes and the size max(offset + size) over
@@ -202,8 +203,9 @@ static void alias(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_st
   join(w, rout, rin, at_in - at_out, 0u); /* at_out is 0: only a view has an offset */
 }
 
-/* An INPLACE step at s: writes[0] joins the group of the first read that dies here at that
- * read's offset (see utvm_plan_step_kind_t for the conditions); true when it did. */
+/* An INPLACE (INPLACE_GROW) step at s: writes[0] joins the group of the first read that dies
+ * here at that read's offset (INPLACE_GROW: also a read smaller than the write; see
+ * utvm_plan_step_kind_t for the conditions); true when it did. */
 static bool inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_step_t *st,
                     uint32_t s) {
   const uint32_t *writes = w->order;
@@ -220,7 +222,7 @@ static bool inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_
     uint32_t r;
     if (in == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
         (buffers[in].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u || writes[in] != 1u ||
-        lastw[in] >= s || w->size[out] > w->size[in]) {
+        lastw[in] >= s || (w->size[out] > w->size[in] && st->kind != UTVM_PLAN_STEP_INPLACE_GROW)) {
       continue;
     }
     r = find_root(w, in, &at);
@@ -343,7 +345,7 @@ static void lifetimes(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_pla
     w->size[w->nb + s] = st->scratch;
     if (st->kind == UTVM_PLAN_STEP_ALIAS) {
       alias(w, buffers, st, s);
-    } else if (st->kind == UTVM_PLAN_STEP_INPLACE) {
+    } else if (st->kind == UTVM_PLAN_STEP_INPLACE || st->kind == UTVM_PLAN_STEP_INPLACE_GROW) {
       if (inplace(w, buffers, st, s)) {
         w->size[w->nb + s] = st->inplace_scratch;
       }

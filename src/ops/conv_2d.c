@@ -58,7 +58,7 @@ static size_t conv_inplace_scratch_size(utvm_kernels_core_t core, const utvm_mod
 static utvm_plan_step_kind_t conv_plan_kind(const utvm_model_t *m, uint32_t index,
                                             const utvm_model_operator_t *op) {
   (void)index;
-  return (conv_inplace_scratch_size(UTVM_KERNELS_PORTABLE, m, op) > 0u) ? UTVM_PLAN_STEP_INPLACE
+  return (conv_inplace_scratch_size(UTVM_KERNELS_PORTABLE, m, op) > 0u) ? UTVM_PLAN_STEP_INPLACE_GROW
                                                                         : UTVM_PLAN_STEP_DEFAULT;
 }
 

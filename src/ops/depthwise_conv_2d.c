@@ -61,7 +61,7 @@ static utvm_plan_step_kind_t depthwise_plan_kind(const utvm_model_t *m, uint32_t
                                                  const utvm_model_operator_t *op) {
   (void)index;
   return (depthwise_inplace_scratch_size(UTVM_KERNELS_PORTABLE, m, op) > 0u)
-             ? UTVM_PLAN_STEP_INPLACE
+             ? UTVM_PLAN_STEP_INPLACE_GROW
              : UTVM_PLAN_STEP_DEFAULT;
 }
 

@@ -309,8 +309,8 @@ void ops_conv_export(const ops_conv_t *conv, utvm_op_params_t *p);
 /* The 4-D dims of input, filter and output of op; false when they are not all 4-D. */
 bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utvm_dims_t *d);
 
-/* Whether conv's output was placed over its input (int8, computed input at the output's
- * offset): sets conv->inplace. */
+/* Whether conv's output was placed over its input (int8, a computed input at the output's
+ * offset: INPLACE_GROW applied): sets conv->inplace. */
 void ops_conv_inplace(ops_conv_t *conv);
 
 /* The op-params check of a 2-D convolution kind: input, filter, [bias], output (int16

@@ -509,9 +509,8 @@ static bool inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   return same_bytes((int32_t)bytes, result);
 }
 
-/* One CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) of batch 1 whose output fits in its input,
- * out of place into g_out_portable and in place (utvm_*_inplace over a copy of the input in
- * g_out_fast). Shapes the in-place kernels refuse (scratch size 0) are drawn again, at most 8
+/* One CONV_2D or DEPTHWISE_CONV_2D (multiplier 1 or 2) of batch 1, out of place into
+ * g_out_portable and in place (utvm_*_inplace over a copy of the input in g_out_fast). Shapes the in-place kernels refuse (scratch size 0) are drawn again, at most 8
  * times. */
 static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   for (int32_t attempt = 0; attempt < 8; ++attempt) {
@@ -538,7 +537,8 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
     out_dims.n = 1;
     out_dims.h = (in_dims.h + 2 * pad_top - span_h) / stride_h + 1;
     out_dims.w = (in_dims.w + 2 * pad_left - span_w) / stride_w + 1;
-    out_dims.c = depthwise ? in_dims.c : random_in(state, 1, 24);
+    const int32_t multiplier = random_in(state, 1, 2);
+    out_dims.c = depthwise ? (in_dims.c * multiplier) : random_in(state, 1, 24);
     filter_dims.n = depthwise ? 1 : out_dims.c;
     filter_dims.c = depthwise ? out_dims.c : in_dims.c;
     if ((out_dims.h < 1) || (out_dims.w < 1) ||
@@ -556,8 +556,8 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
     utvm_conv2d_params_t conv = {stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left,
                                  input_offset, output_offset, act_min, act_max};
     utvm_depthwise_conv2d_params_t dw = {stride_h, stride_w, dilation_h, dilation_w, pad_top,
-                                         pad_left, 1, input_offset, output_offset, act_min,
-                                         act_max};
+                                         pad_left, multiplier, input_offset, output_offset,
+                                         act_min, act_max};
     const size_t scratch =
         depthwise ? utvm_depthwise_conv2d_s8_inplace_scratch_size(&dw, &in_dims, &filter_dims,
                                                                   &out_dims)

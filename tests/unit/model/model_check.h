@@ -126,13 +126,15 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
   uint32_t *group = (uint32_t *)calloc((size_t)nb + 1u, sizeof(uint32_t));
   uint32_t *nwrites = (uint32_t *)calloc((size_t)nb + 1u, sizeof(uint32_t));
   uint32_t *lastw = (uint32_t *)calloc((size_t)nb + 1u, sizeof(uint32_t));
+  bool *applied = (bool *)calloc((size_t)ns + 1u, sizeof(bool)); /* in-place steps applied */
   uint32_t end = (ns == 0u) ? 0u : ns - 1u;
   uint32_t a;
   uint32_t b;
   uint32_t s;
   uint32_t k;
   size_t max_scratch = 0u;
-  if (first == NULL || last == NULL || group == NULL || nwrites == NULL || lastw == NULL) {
+  if (first == NULL || last == NULL || group == NULL || nwrites == NULL || lastw == NULL ||
+      applied == NULL) {
     why = "out of memory";
     goto done;
   }
@@ -241,12 +243,13 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
   }
   /* Legitimate in-place steps, after the aliases and views (a group they formed later is touched
    * later, so it cannot pass): the write at a
-   * read's offset, no larger, the read written once before and not a graph input or output,
+   * read's offset, no larger (INPLACE_GROW: or larger), the read written once before and not a graph input or output,
    * every buffer of the read's group touched by no later step, the write written only here and
    * touched by no earlier step. */
   for (s = 0u; s < ns; s++) {
     uint32_t out;
-    if (steps[s].kind != UTVM_PLAN_STEP_INPLACE || steps[s].n_writes == 0u) {
+    const bool grow = steps[s].kind == UTVM_PLAN_STEP_INPLACE_GROW;
+    if ((steps[s].kind != UTVM_PLAN_STEP_INPLACE && !grow) || steps[s].n_writes == 0u) {
       continue;
     }
     out = steps[s].writes[0];
@@ -258,7 +261,8 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
       const uint32_t in = steps[s].reads[k];
       bool ok = in != UTVM_PLAN_NONE && in != out && first[in] != UINT32_MAX &&
                 plan->offsets[in] == plan->offsets[out] &&
-                buffers[out].size <= buffers[in].size && nwrites[in] == 1u && lastw[in] < s &&
+                (buffers[out].size <= buffers[in].size || grow) &&
+                nwrites[in] == 1u && lastw[in] < s &&
                 (buffers[in].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) == 0u;
       for (b = 0u; ok && b < nb; b++) {
         ok = group[b] != group[in] || first[b] == UINT32_MAX || last[b] <= s;
@@ -269,6 +273,7 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
         for (b = 0u; b < nb; b++) {
           if (group[b] == gb) group[b] = ga;
         }
+        applied[s] = true;
         break;
       }
     }
@@ -297,7 +302,7 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
     }
   }
   for (s = 0u; s < ns; s++) {
-    size_t sc = steps[s].scratch;
+    size_t sc = applied[s] ? steps[s].inplace_scratch : steps[s].scratch;
     size_t off;
     if (sc > max_scratch) max_scratch = sc;
     if (sc == 0u) {
@@ -329,6 +334,7 @@ done:
   free(group);
   free(nwrites);
   free(lastw);
+  free(applied);
   return why;
 }
 

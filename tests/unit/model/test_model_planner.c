@@ -61,6 +61,7 @@ static void step(problem_t *p, uint32_t nr, const uint32_t *r, uint32_t nw, cons
   s->n_writes = nw;
   s->scratch = (uint32_t)scratch;
   s->kind = kind;
+  s->inplace_scratch = (uint32_t)scratch;
   p->ns++;
 }
 
@@ -263,6 +264,38 @@ static void test_inplace_refused(void **state) {
   init(&p, 4u, grow);
   p.b[a].flags = UTVM_PLAN_INPUT;
   p.b[c].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
+  step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE);
+  assert_as_default(&p, 1u);
+}
+
+/* INPLACE_GROW: a larger write takes a dying read at the read's offset (also when the read is
+ * itself an in-place output); a read no smaller as INPLACE. */
+static void test_inplace_grow(void **state) {
+  static const size_t sizes[] = {32, 32, 64, 64, 128};
+  static const uint32_t a = 0u, b = 1u, c = 2u, d = 3u, e = 4u;
+  problem_t p;
+  (void)state;
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  p.b[e].flags = UTVM_PLAN_OUTPUT;
+  step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);       /* CONV 32 -> 32 */
+  step(&p, 1u, &b, 1u, &c, 16u, UTVM_PLAN_STEP_INPLACE_GROW); /* 1x1 CONV 32 -> 64 */
+  p.s[1].inplace_scratch = 8u;
+  step(&p, 1u, &c, 1u, &d, 0u, UTVM_PLAN_STEP_INPLACE_GROW);  /* 64 -> 64 */
+  step(&p, 1u, &d, 1u, &e, 0u, UTVM_PLAN_STEP_INPLACE_GROW);  /* 64 -> 128 */
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[b], p.offsets[c]);
+  assert_int_equal(p.offsets[c], p.offsets[d]);
+  assert_int_equal(p.offsets[d], p.offsets[e]);
+  assert_true(p.offsets[a] != p.offsets[b]);
+  /* the applied step's scratch is its in-place one (8), in a's bytes (a dies at step 0): the
+   * arena is a (32) and the group (128) */
+  assert_int_equal(p.plan.max_scratch, 8u);
+  assert_int_equal(p.plan.arena_size, 32u + 128u);
+  /* the same larger write as INPLACE is refused */
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
   step(&p, 1u, &a, 1u, &b, 0u, UTVM_PLAN_STEP_DEFAULT);
   step(&p, 1u, &b, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE);
   assert_as_default(&p, 1u);
@@ -645,7 +678,7 @@ static void test_random_problems(void **state) {
         size_t scratch = (RND() % 4u == 0u) ? (size_t)(RND() % 200u) : 0u;
         static const utvm_plan_step_kind_t kinds[] = {
             UTVM_PLAN_STEP_ALIAS, UTVM_PLAN_STEP_GATHER, UTVM_PLAN_STEP_SCATTER,
-            UTVM_PLAN_STEP_INPLACE, UTVM_PLAN_STEP_DEFAULT, UTVM_PLAN_STEP_DEFAULT,
+            UTVM_PLAN_STEP_INPLACE, UTVM_PLAN_STEP_INPLACE_GROW, UTVM_PLAN_STEP_DEFAULT,
             UTVM_PLAN_STEP_DEFAULT};
         utvm_plan_step_kind_t kind = kinds[RND() % 7u];
         step(&p, nr, r, nw, w, scratch, kind);
@@ -796,6 +829,7 @@ int main(void) {
       cmocka_unit_test(test_alias_refused),
       cmocka_unit_test(test_inplace),
       cmocka_unit_test(test_inplace_refused),
+      cmocka_unit_test(test_inplace_grow),
       cmocka_unit_test(test_gather),
       cmocka_unit_test(test_scatter),
       cmocka_unit_test(test_views_and_aliases),
