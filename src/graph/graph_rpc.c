@@ -276,18 +276,36 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   if (utvm_graph_memory_size(&probe, json, len) != UTVM_OK) {
     return graph_fail_text(probe.error);
   }
-  if ((probe.memory_size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
-      (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + probe.memory_size, cpu, &block) !=
-       kTvmErrorNoError)) {
-    TVMAPISetLastError("tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
-    utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + probe.memory_size);
-    return -1;
+  /* Plan in the least memory first; when the plan needs more, init again in exactly that (the
+   * peak is the larger of the two, not the upper bound of memory_size). */
+  size_t size = probe.plan_memory_size;
+  utvm_err_t err = UTVM_ERR_GRAPH_MEMORY;
+  utvm_graph_t *g = NULL;
+  for (uint32_t attempt = 0u; (attempt < 2u) && (err == UTVM_ERR_GRAPH_MEMORY); attempt++) {
+    if ((size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
+        (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + size, cpu, &block) !=
+         kTvmErrorNoError)) {
+      TVMAPISetLastError(
+          "tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
+      utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + size);
+      return -1;
+    }
+    g = (utvm_graph_t *)block;
+    err = utvm_graph_init(g, json, len, args[1].v_handle,
+                          &((uint8_t *)block)[sizeof(utvm_graph_t)], size);
+    if (err != UTVM_OK) {
+      const size_t needed = g->memory_size;
+      (void)graph_fail_text(g->error);
+      (void)TVMPlatformMemoryFree(block, cpu);
+      block = NULL;
+      if ((err == UTVM_ERR_GRAPH_MEMORY) && (needed > size)) {
+        size = needed;
+      } else {
+        err = UTVM_ERR_GRAPH_JSON; /* not a size problem: stop */
+      }
+    }
   }
-  utvm_graph_t *g = (utvm_graph_t *)block;
-  uint8_t *memory = &((uint8_t *)block)[sizeof(utvm_graph_t)];
-  if (utvm_graph_init(g, json, len, args[1].v_handle, memory, probe.memory_size) != UTVM_OK) {
-    (void)graph_fail_text(g->error);
-    (void)TVMPlatformMemoryFree(block, cpu);
+  if (block == NULL) {
     return -1;
   }
   if (utvm_crt_module_create(&kGraphModule, &kGraphHooks, g, &handle) != UTVM_OK) {
