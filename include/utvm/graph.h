@@ -13,9 +13,10 @@
  * entry's offset, input names) followed by one block of planned storage, laid out by the
  * generic planner (utvm_plan, utvm/model.h) from the graph's own topology, not from its
  * storage ids:
- *   - every entry is one planner buffer of its bytes rounded up to
- *     UTVM_GRAPH_STORAGE_ALIGNMENT; every operator node is one step in node order (reads: its
- *     input entries, writes: its output entries);
+ *   - every entry is one planner buffer of its bytes rounded up to g->storage_alignment
+ *     (UTVM_GRAPH_STORAGE_ALIGNMENT, 64, or UTVM_GRAPH_KFUNC_ALIGNMENT, 16, when every
+ *     operator is a utvm kernel function); every operator node is one step in node order
+ *     (reads: its input entries, writes: its output entries);
  *   - the entries of the input nodes (arg_nodes, parameters included, and any other "null"
  *     node) are UTVM_PLAN_APART: they have bytes of their own after the shared part
  *     (g->io_offset .. g->arena_size), so set_input and load_params survive any number of runs;
@@ -26,8 +27,9 @@
  *     them); a utvm_k_reshape node (RESHAPE, SQUEEZE) is an UTVM_PLAN_STEP_ALIAS step: its
  *     output takes its input's bytes when the planner finds that safe, and the kernel then
  *     skips the copy (identical pointers).
- * Every offset is a multiple of UTVM_GRAPH_STORAGE_ALIGNMENT from a block start aligned to it
- * (sizes are multiples of it, and the planner places at ends of placed buffers).
+ * Every offset is a multiple of g->storage_alignment from a block start aligned to
+ * UTVM_GRAPH_STORAGE_ALIGNMENT (sizes are multiples of it, and the planner places buffers at 0
+ * or at ends of placed ones).
  * The planner's working memory (its buffers, steps and workspace: 8 bytes per entry, one
  * utvm_plan_step_t per operator, utvm_plan_workspace_size) lies in the storage block while
  * init plans and is reused by the storage afterwards: the block is max(working memory, plan).
@@ -117,9 +119,21 @@ extern "C" {
 #define UTVM_GRAPH_MAX_TENSOR_BYTES 0x7FFFFFC0u
 #endif
 /* Alignment of every entry's bytes (TVM's kAllocAlignment): a power of two, a multiple of
- * UTVM_PLAN_ALIGNMENT (16). Each entry's planned size is its bytes rounded up to it. */
+ * UTVM_PLAN_ALIGNMENT (16). Each entry's planned size is its bytes rounded up to it; the
+ * storage block starts aligned to it. */
 #ifndef UTVM_GRAPH_STORAGE_ALIGNMENT
 #define UTVM_GRAPH_STORAGE_ALIGNMENT 64u
+#endif
+/* Alignment of every entry's bytes in a graph whose every operator is a utvm kernel function
+ * (func_name utvm_k_*, utvm/kfuncs.h; what `utvm compile --generic` emits): those are the
+ * only code that sees the entries, and each checks its tensors' data alignment itself (the
+ * element size: at most 8 bytes, "data not 4-byte aligned" otherwise); the runner calls the
+ * same kernels on its arena at UTVM_PLAN_ALIGNMENT (16). A graph with any other function
+ * (TVM's compiler annotates its buffers with data_alignment 64 and may rely on it) keeps
+ * UTVM_GRAPH_STORAGE_ALIGNMENT. A power of two, multiple of 16, from 8 to
+ * UTVM_GRAPH_STORAGE_ALIGNMENT. */
+#ifndef UTVM_GRAPH_KFUNC_ALIGNMENT
+#define UTVM_GRAPH_KFUNC_ALIGNMENT 16u
 #endif
 /* Bytes of utvm_graph_t.error, NUL included; longer texts are cut. */
 #define UTVM_GRAPH_ERROR_SIZE 128u
@@ -154,6 +168,8 @@ typedef struct {
   uint32_t num_outputs; /* heads */
   uint32_t num_ops;
   uint32_t num_storage; /* storage ids of the JSON (checked, not used for the layout) */
+  uint32_t storage_alignment; /* every entry's alignment: UTVM_GRAPH_STORAGE_ALIGNMENT, or
+                                 UTVM_GRAPH_KFUNC_ALIGNMENT for kernel functions only */
   char error[UTVM_GRAPH_ERROR_SIZE]; /* what failed, "" after success */
   /* private */
   uint32_t num_args_;

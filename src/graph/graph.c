@@ -17,6 +17,16 @@
 typedef char graph_check_alignment[((UTVM_GRAPH_STORAGE_ALIGNMENT % UTVM_PLAN_ALIGNMENT) == 0u) &&
                                    ((UTVM_GRAPH_STORAGE_ALIGNMENT &
                                      (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u)) == 0u) ? 1 : -1];
+typedef char graph_check_kfunc_alignment[((UTVM_GRAPH_KFUNC_ALIGNMENT % UTVM_PLAN_ALIGNMENT) == 0u) &&
+                                         ((UTVM_GRAPH_KFUNC_ALIGNMENT &
+                                           (UTVM_GRAPH_KFUNC_ALIGNMENT - 1u)) == 0u) &&
+                                         (UTVM_GRAPH_KFUNC_ALIGNMENT >= 8u) &&
+                                         (UTVM_GRAPH_KFUNC_ALIGNMENT <=
+                                          UTVM_GRAPH_STORAGE_ALIGNMENT) ? 1 : -1];
+
+/* The prefix of the kernel functions (utvm/kfuncs.h). */
+#define KFUNC_PREFIX "utvm_k_"
+#define KFUNC_PREFIX_LEN 7u
 
 /* The function of RESHAPE and SQUEEZE nodes of a utvm-compiled graph (a byte copy that skips
  * identical pointers): planned as an alias. */
@@ -45,6 +55,7 @@ typedef struct {
   uint32_t ops_used;
   uint32_t dims_used;
   uint32_t names_used;
+  bool other_funcs; /* an operator whose function is no kernel function (utvm_k_*) */
 } graph_pass_t;
 
 static bool internal_error(graph_pass_t *p) {
@@ -660,6 +671,9 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
   if (graph_same(n->func, "__nop") || graph_same(n->func, "__copy")) {
     return graph_json_fail(j, UTVM_ERR_GRAPH_JSON, "func_name not supported: ", n->func);
   }
+  if (strncmp(n->func, KFUNC_PREFIX, KFUNC_PREFIX_LEN) != 0) {
+    p->other_funcs = true;
+  }
   if (p->fill) {
     TVMFunctionHandle func = NULL;
     uint32_t first = g->row_ptr_[node];
@@ -773,6 +787,8 @@ static utvm_err_t run_pass(graph_pass_t *p) {
     g->num_args_ = p->args_used;
     g->num_shape_dims_ = p->dims_used;
     g->names_size_ = p->names_used;
+    g->storage_alignment = p->other_funcs ? UTVM_GRAPH_STORAGE_ALIGNMENT
+                                          : UTVM_GRAPH_KFUNC_ALIGNMENT;
   }
   for (uint32_t k = 0u; ok && p->fill && (k < g->num_inputs); k++) {
     if (g->input_names_[k] == GRAPH_NO_INDEX) {
@@ -795,8 +811,9 @@ static size_t graph_tables_size(const utvm_graph_t *g) {
          round8((size_t)g->num_entries * 4u) + round8(g->names_size_);
 }
 
-static size_t round_storage(size_t n) {
-  return (n + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u)) & ~(size_t)(UTVM_GRAPH_STORAGE_ALIGNMENT - 1u);
+/* n rounded up to the graph's storage alignment (a power of two). */
+static size_t round_storage(const utvm_graph_t *g, size_t n) {
+  return (n + ((size_t)g->storage_alignment - 1u)) & ~(size_t)(g->storage_alignment - 1u);
 }
 
 /* Reads the next entry of the three attrs lists: its storage id and bytes. */
@@ -853,7 +870,7 @@ static utvm_err_t storage_bound(graph_pass_t *p, uint64_t *total) {
       p->j.err = (c[2].err != UTVM_OK) ? c[2].err : UTVM_ERR_GRAPH_JSON;
       return p->j.err;
     }
-    sum += (uint64_t)round_storage(bytes); /* at most 4096 x 2^31: no overflow */
+    sum += (uint64_t)round_storage(g, bytes); /* at most 4096 x 2^31: no overflow */
   }
   *total = sum;
   return UTVM_OK;
@@ -939,7 +956,7 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     const DLTensor *t = &g->entries_[e];
     uint32_t bytes = 0u;
     (void)graph_tensor_bytes(t->dtype, t->shape, (uint32_t)t->ndim, &bytes); /* checked */
-    buffers[e].size = (uint32_t)round_storage(bytes);
+    buffers[e].size = (uint32_t)round_storage(g, bytes);
     buffers[e].flags = UTVM_PLAN_APART; /* until an operator writes it */
   }
   for (uint32_t k = 0u; k < g->num_ops; k++) {

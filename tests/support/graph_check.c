@@ -91,9 +91,11 @@ int graph_check_layout(const utvm_graph_t *g, const void *memory, size_t memory_
     if ((pa < lo) || (pa > hi) || (na > (uint64_t)(hi - pa))) {
       (void)snprintf(err, err_cap, "entry %u outside the executor's memory", a);
       rc = -1;
-    } else if (((uintptr_t)pa % UTVM_GRAPH_STORAGE_ALIGNMENT) != 0u) {
+    } else if (((g->storage_alignment != UTVM_GRAPH_STORAGE_ALIGNMENT) &&
+                (g->storage_alignment != UTVM_GRAPH_KFUNC_ALIGNMENT)) ||
+               (((uintptr_t)pa % g->storage_alignment) != 0u)) {
       (void)snprintf(err, err_cap, "entry %u not aligned to %u", a,
-                     (unsigned)UTVM_GRAPH_STORAGE_ALIGNMENT);
+                     (unsigned)g->storage_alignment);
       rc = -1;
     }
     for (uint32_t b = a + 1u; (rc == 0) && (b < n); b++) {

@@ -1,6 +1,6 @@
 /*
  * Checks the planned storage of an initialised graph executor (utvm/graph.h) by walking its
- * operators: every entry lies in the executor's memory, aligned to UTVM_GRAPH_STORAGE_ALIGNMENT,
+ * operators: every entry lies in the executor's memory, aligned to g->storage_alignment,
  * and no two entries alive at the same step overlap. An entry lives from the operator that
  * writes it to its last reader (or to the end for a graph output); an entry no operator writes
  * (an input node: graph input or parameter) lives all the time. The only overlap allowed is a
