@@ -148,7 +148,7 @@ typedef struct {
   uint32_t first_arg; /* index in args_ of its first input entry id */
   uint16_t num_inputs;
   uint16_t num_outputs;
-  uint8_t alias;      /* 1: a utvm_k_reshape node, planned as UTVM_PLAN_STEP_ALIAS */
+  bool alias;         /* a utvm_k_reshape node, planned as UTVM_PLAN_STEP_ALIAS */
 } utvm_graph_op_t;
 
 /* A graph executor: caller-owned, filled by utvm_graph_memory_size / utvm_graph_init. The public

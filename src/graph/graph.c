@@ -701,8 +701,7 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
     g->ops_[p->ops_used].num_inputs = (uint16_t)n->inputs;
     g->ops_[p->ops_used].num_outputs = (uint16_t)n->num_outputs;
     g->ops_[p->ops_used].alias =
-        (graph_same(n->func, RESHAPE_FUNC) && (n->inputs >= 1u) && (n->num_outputs == 1)) ? 1u
-                                                                                           : 0u;
+        graph_same(n->func, RESHAPE_FUNC) && (n->inputs >= 1u) && (n->num_outputs == 1);
   }
   p->args_used += (uint32_t)n->num_outputs;
   p->ops_used++;
@@ -967,7 +966,7 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     steps[k].writes = &args[op->num_inputs];
     steps[k].n_writes = op->num_outputs;
     steps[k].scratch = 0u;
-    steps[k].kind = (op->alias != 0u) ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
+    steps[k].kind = op->alias ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
     for (uint32_t w = 0u; w < op->num_outputs; w++) {
       buffers[args[op->num_inputs + w]].flags = 0u;
     }

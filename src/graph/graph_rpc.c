@@ -245,6 +245,33 @@ static const TVMFuncRegistry kGraphRegistry = {
 static const TVMModule kGraphModule = {&kGraphRegistry};
 
 
+/* An executor initialised in size bytes of the tensor arena after it (one block), or NULL with
+ * the last error set; *needed receives the exact size when init said the memory was too
+ * small (else it is left alone). */
+static utvm_graph_t *graph_alloc_init(const char *json, size_t len, TVMModuleHandle module,
+                                      size_t size, size_t *needed) {
+  DLDevice cpu = {kDLCPU, 0};
+  void *block = NULL;
+  if ((size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
+      (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + size, cpu, &block) != kTvmErrorNoError)) {
+    TVMAPISetLastError("tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
+    utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + size);
+    return NULL;
+  }
+  utvm_graph_t *g = (utvm_graph_t *)block;
+  utvm_err_t err =
+      utvm_graph_init(g, json, len, module, &((uint8_t *)block)[sizeof(utvm_graph_t)], size);
+  if (err != UTVM_OK) {
+    if (err == UTVM_ERR_GRAPH_MEMORY) {
+      *needed = g->memory_size;
+    }
+    (void)graph_fail_text(g->error);
+    (void)TVMPlatformMemoryFree(block, cpu);
+    g = NULL;
+  }
+  return g;
+}
+
 /* create(Str json | DLTensor uint8 json, Module, Int device_type, Int device_id) -> Module. */
 static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
                         void *resource) {
@@ -252,7 +279,6 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   const char *json = NULL;
   size_t len = 0u;
   utvm_graph_t probe;
-  void *block = NULL;
   TVMModuleHandle handle = NULL;
   (void)resource;
   if ((num_args != 4) || (codes[1] != kTVMModuleHandle) || (codes[2] != kTVMArgInt) ||
@@ -278,38 +304,17 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   }
   /* Plan in the least memory first; when the plan needs more, init again in exactly that (the
    * peak is the larger of the two, not the upper bound of memory_size). */
-  size_t size = probe.plan_memory_size;
-  utvm_err_t err = UTVM_ERR_GRAPH_MEMORY;
-  utvm_graph_t *g = NULL;
-  for (uint32_t attempt = 0u; (attempt < 2u) && (err == UTVM_ERR_GRAPH_MEMORY); attempt++) {
-    if ((size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
-        (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + size, cpu, &block) !=
-         kTvmErrorNoError)) {
-      TVMAPISetLastError(
-          "tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
-      utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + size);
-      return -1;
-    }
-    g = (utvm_graph_t *)block;
-    err = utvm_graph_init(g, json, len, args[1].v_handle,
-                          &((uint8_t *)block)[sizeof(utvm_graph_t)], size);
-    if (err != UTVM_OK) {
-      const size_t needed = g->memory_size;
-      (void)graph_fail_text(g->error);
-      (void)TVMPlatformMemoryFree(block, cpu);
-      block = NULL;
-      if ((err == UTVM_ERR_GRAPH_MEMORY) && (needed > size)) {
-        size = needed;
-      } else {
-        err = UTVM_ERR_GRAPH_JSON; /* not a size problem: stop */
-      }
-    }
+  size_t needed = probe.plan_memory_size;
+  utvm_graph_t *g = graph_alloc_init(json, len, args[1].v_handle, probe.plan_memory_size,
+                                     &needed);
+  if ((g == NULL) && (needed > probe.plan_memory_size)) {
+    g = graph_alloc_init(json, len, args[1].v_handle, needed, &needed);
   }
-  if (block == NULL) {
+  if (g == NULL) {
     return -1;
   }
   if (utvm_crt_module_create(&kGraphModule, &kGraphHooks, g, &handle) != UTVM_OK) {
-    (void)TVMPlatformMemoryFree(block, cpu);
+    (void)TVMPlatformMemoryFree(g, cpu);
     return -1;
   }
   ret->v_handle = handle;

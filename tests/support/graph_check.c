@@ -65,7 +65,7 @@ int graph_check_layout(const utvm_graph_t *g, const void *memory, size_t memory_
         last[e] = (int64_t)k;
       }
     }
-    if ((g->ops_[k].alias != 0u) && (op.num_inputs >= 1u) && (op.num_outputs == 1u)) {
+    if (g->ops_[k].alias && (op.num_inputs >= 1u) && (op.num_outputs == 1u)) {
       const DLTensor *a = NULL;
       const DLTensor *b = NULL;
       uint32_t sid = 0u;
