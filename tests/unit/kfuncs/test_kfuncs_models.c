@@ -225,6 +225,10 @@ static int device_run(device_t *d, const uint8_t *in, size_t in_size, const uint
   return exact;
 }
 
+/* Models of shared/models whose graph storage is above 1.05 x the runner's arena (checked after
+ * the whole table is printed). */
+static int over_bound;
+
 /* Compiles model_file, runs each input and compares output 0; returns the exact pairs. */
 static int run_model(const char *model_file, const char *const *inputs,
                      const char *const *outputs, int n_pairs) {
@@ -263,8 +267,9 @@ static int run_model(const char *model_file, const char *const *inputs,
                dev.aliases);
   if ((strchr(model_file, '/') == NULL) &&
       ((double)dev.graph_bytes > (1.05 * (double)arena_separate))) {
-    fail_msg("%s: graph storage %zu B above 1.05 x the runner's arena %zu B", model_file,
-             dev.graph_bytes, arena_separate);
+    (void)printf("ABOVE 5 %%: %s: graph storage %zu B, runner arena %zu B\n", model_file,
+                 dev.graph_bytes, arena_separate);
+    over_bound++;
   }
   graph_exec_t x;
   if (graph_exec_init(&x, &g, err, sizeof(err)) != 0) {
@@ -313,6 +318,7 @@ static void test_refdata_models(void **state) {
     pairs += n;
   }
   (void)printf("refdata through the kernel functions: %d/%d pairs bit-exact\n", exact, pairs);
+  assert_int_equal(over_bound, 0);
   assert_int_equal(pairs, 16);
   assert_int_equal(exact, pairs);
 }
