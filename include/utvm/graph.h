@@ -26,7 +26,10 @@
  *     bytes with entries that are not alive at the same time (whatever storage id TVM gave
  *     them); a utvm_k_reshape node (RESHAPE, SQUEEZE) is an UTVM_PLAN_STEP_ALIAS step: its
  *     output takes its input's bytes when the planner finds that safe, and the kernel then
- *     skips the copy (identical pointers).
+ *     skips the copy (identical pointers); an element-wise kernel function (add, sub, mul,
+ *     logistic, tanh, lut, pwl, requantize: see graph.c) whose data inputs have its output's
+ *     element size is an UTVM_PLAN_STEP_INPLACE step: its output may take the bytes of an
+ *     input that dies at that step (the kernels read each element before writing it).
  * Every offset is a multiple of g->storage_alignment from a block start aligned to
  * UTVM_GRAPH_STORAGE_ALIGNMENT (sizes are multiples of it, and the planner places buffers at 0
  * or at ends of placed ones).
@@ -158,6 +161,7 @@ typedef struct {
   uint16_t num_inputs;
   uint16_t num_outputs;
   bool alias;         /* a utvm_k_reshape node, planned as UTVM_PLAN_STEP_ALIAS */
+  bool inplace;       /* an element-wise kernel function, UTVM_PLAN_STEP_INPLACE (graph.c) */
 } utvm_graph_op_t;
 
 /* A graph executor: caller-owned, filled by utvm_graph_memory_size / utvm_graph_init. The public

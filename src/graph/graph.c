@@ -32,6 +32,26 @@ typedef char graph_check_kfunc_alignment[((UTVM_GRAPH_KFUNC_ALIGNMENT % UTVM_PLA
  * identical pointers): planned as an alias. */
 #define RESHAPE_FUNC "utvm_k_reshape"
 
+/* The element-wise kernel functions that may write their output over an input (each element is
+ * read before it is written; the kernels are tested in place on every core, as the runner's
+ * INPLACE operators): ADD, SUB, MUL, LOGISTIC, TANH, the table and piecewise-linear
+ * activations, QUANTIZE int8/int16 -> same width. Planned as UTVM_PLAN_STEP_INPLACE when every
+ * data input (all but the last, the op params) has the output's element size. */
+#define INPLACE_FUNCS 14u
+static const char *const kInplaceFuncs[INPLACE_FUNCS] = {
+    "utvm_k_add_s8",       "utvm_k_sub_s8",      "utvm_k_mul_s8",      "utvm_k_add_s16",
+    "utvm_k_sub_s16",      "utvm_k_mul_s16",     "utvm_k_logistic_s8", "utvm_k_tanh_s8",
+    "utvm_k_logistic_s16", "utvm_k_tanh_s16",    "utvm_k_lut_s8",      "utvm_k_pwl_s16",
+    "utvm_k_requantize_s8", "utvm_k_requantize_q"};
+
+static bool inplace_func(const char *func) {
+  bool found = false;
+  for (uint32_t k = 0u; (k < INPLACE_FUNCS) && !found; k++) {
+    found = graph_same(func, kInplaceFuncs[k]);
+  }
+  return found;
+}
+
 enum { TOP_NODES = 0, TOP_ARG_NODES, TOP_HEADS, TOP_ATTRS, TOP_ROW_PTR, TOP_COUNT };
 
 static const char *const kTopKeys[TOP_COUNT] = {"nodes", "arg_nodes", "heads", "attrs",
@@ -702,6 +722,8 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
     g->ops_[p->ops_used].num_outputs = (uint16_t)n->num_outputs;
     g->ops_[p->ops_used].alias =
         graph_same(n->func, RESHAPE_FUNC) && (n->inputs >= 1u) && (n->num_outputs == 1);
+    g->ops_[p->ops_used].inplace =
+        inplace_func(n->func) && (n->inputs >= 2u) && (n->num_outputs == 1);
   }
   p->args_used += (uint32_t)n->num_outputs;
   p->ops_used++;
@@ -946,6 +968,11 @@ static uint8_t *place_tables(utvm_graph_t *g, uint8_t *memory) {
   return &at[round8(g->names_size_)];
 }
 
+/* Bytes of one element of t (lanes included). */
+static uint32_t element_size(const DLTensor *t) {
+  return (((uint32_t)t->dtype.bits * (uint32_t)t->dtype.lanes) + 7u) / 8u;
+}
+
 /* The planner's input, in the storage block (see graph.h, Memory): one buffer per entry (its
  * bytes rounded up to the storage alignment; the input nodes' entries apart, the heads
  * outputs), one step per operator in node order (reads and writes point into args_). */
@@ -967,6 +994,14 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     steps[k].n_writes = op->num_outputs;
     steps[k].scratch = 0u;
     steps[k].kind = op->alias ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
+    if (op->inplace) {
+      const uint32_t size = element_size(&g->entries_[args[op->num_inputs]]);
+      bool same = true;
+      for (uint32_t i = 0u; (i + 1u) < op->num_inputs; i++) {
+        same = same && (element_size(&g->entries_[args[i]]) == size);
+      }
+      steps[k].kind = same ? UTVM_PLAN_STEP_INPLACE : UTVM_PLAN_STEP_DEFAULT;
+    }
     for (uint32_t w = 0u; w < op->num_outputs; w++) {
       buffers[args[op->num_inputs + w]].flags = 0u;
     }

@@ -106,7 +106,13 @@ int graph_check_layout(const utvm_graph_t *g, const void *memory, size_t memory_
       const int live_together = (first[a] <= last[b]) && (first[b] <= last[a]);
       const int overlap = (na > 0u) && (nb > 0u) && (pa < &pb[nb]) && (pb < &pa[na]);
       const int alias = (find(parent, a) == find(parent, b)) && (pa == pb);
-      if (live_together && overlap && !alias) {
+      /* in place: same start, together only at the step that writes the later one, where the
+       * earlier one dies, and that step is an element-wise in-place node */
+      const int64_t later = (first[a] > first[b]) ? first[a] : first[b];
+      const int64_t end_earlier = (first[a] > first[b]) ? last[b] : last[a];
+      const int inplace = (pa == pb) && (later >= 0) && (later == end_earlier) &&
+                          (later < (int64_t)g->num_ops) && g->ops_[later].inplace;
+      if (live_together && overlap && !alias && !inplace) {
         (void)snprintf(err, err_cap,
                        "entries %u (steps %lld..%lld) and %u (steps %lld..%lld) overlap", a,
                        (long long)first[a], (long long)last[a], b, (long long)first[b],

@@ -5,7 +5,8 @@
  * writes it to its last reader (or to the end for a graph output); an entry no operator writes
  * (an input node: graph input or parameter) lives all the time. The only overlap allowed is a
  * reshape alias: the input and output of a node planned as UTVM_PLAN_STEP_ALIAS (and chains of
- * them) at the same address.
+ * them) at the same address; and an in-place step (UTVM_PLAN_STEP_INPLACE): its output at the
+ * address of an entry whose life ends at that step, alive together only there.
  */
 #ifndef UTVM_GRAPH_CHECK_H
 #define UTVM_GRAPH_CHECK_H
