@@ -969,7 +969,7 @@ static uint8_t *place_tables(utvm_graph_t *g, uint8_t *memory) {
 }
 
 /* Bytes of one element of t (lanes included). */
-static uint32_t element_size(const DLTensor *t) {
+static uint32_t entry_element_size(const DLTensor *t) {
   return (((uint32_t)t->dtype.bits * (uint32_t)t->dtype.lanes) + 7u) / 8u;
 }
 
@@ -995,10 +995,10 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     steps[k].scratch = 0u;
     steps[k].kind = op->alias ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
     if (op->inplace) {
-      const uint32_t size = element_size(&g->entries_[args[op->num_inputs]]);
+      const uint32_t size = entry_element_size(&g->entries_[args[op->num_inputs]]);
       bool same = true;
       for (uint32_t i = 0u; (i + 1u) < op->num_inputs; i++) {
-        same = same && (element_size(&g->entries_[args[i]]) == size);
+        same = same && (entry_element_size(&g->entries_[args[i]]) == size);
       }
       steps[k].kind = same ? UTVM_PLAN_STEP_INPLACE : UTVM_PLAN_STEP_DEFAULT;
     }
