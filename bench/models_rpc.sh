@@ -81,10 +81,11 @@ echo
 echo "Graph executor and AOT: \`utvm --json --connect qemu:BOARD:ELF time MODEL --repeat 1 [--executor aot]\`"
 echo "(the time evaluator on the executor's run; -icount shift=0, so ns = instructions). Standalone:"
 echo "utvm-model-test.elf's SysTick count per inference. Uploaded bytes include the graph JSON when it"
-echo "travels as a tensor. Graph executor tensor memory: storage ids (one buffer per id, slots reused"
-echo "by lifetime) plus the parameters, page-rounded, as \`utvm run\` checks it against the device's"
-echo "free memory; planner arena + workspace: what the standalone runner needs for the same model"
-echo "(its constants stay in flash)."
+echo "travels as a tensor. Graph executor tensor memory: what tvm.graph_executor.create allocates"
+echo "(the executor, its tables, the parameters and its planned storage block, sized by the"
+echo "device's own code run on the host, whose tables are at least a 32-bit device's) plus the JSON,"
+echo "page-rounded, as \`utvm run\` checks it against the device's free memory; planner arena +"
+echo "workspace: what the standalone runner needs for the same model (its constants stay in flash)."
 echo
 echo "## Flash of the model path (cortex-m4, arm-none-eabi-gcc, archive totals before --gc-sections)"
 echo

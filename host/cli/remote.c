@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "utvm/graph.h"
 
 /* Tensor allocations on a utvm device are rounded to pages of at least this many bytes. */
 #define REMOTE_PAGE_BYTES 64u
@@ -191,12 +192,50 @@ static void entry_tensor(const utvm_compiled_graph_t *g, uint32_t eid, uint64_t 
   }
 }
 
-/* Device tensor memory the run needs, with every allocation rounded to a page. */
+/* utvm_graph_init_lookup's lookup for sizing only: every function exists (nothing is run). */
+static int32_t any_function(void *ctx, const char *name, TVMFunctionHandle *func) {
+  (void)ctx;
+  (void)name;
+  *func = (TVMFunctionHandle)(uintptr_t)1u;
+  return 0;
+}
+
+/* Bytes tvm.graph_executor.create takes for g from the device's tensor arena: the executor and
+ * the exact memory its init plans (the device's code, run here; its tables sized for this
+ * host's pointers, so at least a 32-bit device's), or 0 when the graph cannot be planned here. */
+static uint64_t graph_executor_bytes(const utvm_compiled_graph_t *g) {
+  utvm_graph_t probe;
+  uint64_t bytes = 0u;
+  if (utvm_graph_memory_size(&probe, g->json, g->json_len) != UTVM_OK) {
+    return 0u;
+  }
+  const size_t size = probe.plan_memory_size;
+  void *memory = malloc(size);
+  if (memory != NULL) {
+    const utvm_err_t err =
+        utvm_graph_init_lookup(&probe, g->json, g->json_len, any_function, NULL, memory, size);
+    if ((err == UTVM_OK) || (err == UTVM_ERR_GRAPH_MEMORY)) {
+      bytes = (uint64_t)sizeof(utvm_graph_t) + probe.memory_size;
+    }
+  }
+  free(memory);
+  return bytes;
+}
+
+/* Device tensor memory the run needs, with every allocation rounded to a page: host-driven and
+ * AOT, one buffer per storage id; the graph executor, its planned block (graph_executor_bytes)
+ * and the JSON. */
 static uint64_t memory_needed(const remote_t *r) {
   const utvm_compiled_graph_t *g = r->g;
   uint64_t need = 0u;
-  for (uint32_t s = 0u; s < g->n_storage; s++) {
-    need += round_page(g->storage_bytes[s]);
+  const uint64_t executor = (!r->ro->host_driven && (r->ro->aot == NULL))
+                                ? graph_executor_bytes(g) : 0u;
+  if (executor > 0u) {
+    need = round_page(executor);
+  } else {
+    for (uint32_t s = 0u; s < g->n_storage; s++) {
+      need += round_page(g->storage_bytes[s]);
+    }
   }
   if (!r->ro->host_driven) {
     need += round_page(g->json_len);

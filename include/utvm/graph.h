@@ -8,13 +8,54 @@
  * needs is copied out of the JSON at init (input names included): the JSON may be freed
  * afterwards.
  *
- * Memory: the caller owns all of it (littlefs / CMSIS-NN style). utvm_graph_memory_size() tells
- * how many bytes of memory utvm_graph_init() needs for a graph: its tables (row pointers,
- * operators with their argument entry ids, the DLTensor of every entry with its shape, input
- * names) followed by one buffer per storage id, 64-byte aligned, sized to the largest entry
- * mapped to it (entries are views of their storage buffer, as in TVM). The memory needs no
- * particular alignment (the size includes the slack). Nothing allocates, nothing recurses, no
- * state is static.
+ * Memory: the caller owns all of it (littlefs / CMSIS-NN style): its tables (row pointers,
+ * operators with their argument entry ids, the DLTensor of every entry with its shape, each
+ * entry's offset, input names) followed by one block of planned storage, laid out by the
+ * generic planner (utvm_plan, utvm/model.h) from the graph's own topology, not from its
+ * storage ids:
+ *   - every entry is one planner buffer of its bytes rounded up to g->storage_alignment
+ *     (UTVM_GRAPH_STORAGE_ALIGNMENT, 64, or UTVM_GRAPH_KFUNC_ALIGNMENT, 16, when every
+ *     operator is a utvm kernel function); every operator node is one step in node order
+ *     (reads: its input entries, writes: its output entries);
+ *   - the entries of the input nodes (arg_nodes, parameters included, and any other "null"
+ *     node) are UTVM_PLAN_APART: they have bytes of their own after the shared part
+ *     (g->io_offset .. g->arena_size), so set_input and load_params survive any number of runs;
+ *   - the graph outputs (heads) are UTVM_PLAN_OUTPUT: alive from their operator to the end of
+ *     the run, so get_output reads them after it;
+ *   - every other entry lives from the step that writes it to its last reader and may share
+ *     bytes with entries that are not alive at the same time (whatever storage id TVM gave
+ *     them); a utvm_k_reshape node (RESHAPE, SQUEEZE) is an UTVM_PLAN_STEP_ALIAS step: its
+ *     output takes its input's bytes when the planner finds that safe, and the kernel then
+ *     skips the copy (identical pointers); an element-wise kernel function (add, sub, mul,
+ *     logistic, tanh, lut, pwl, requantize: see graph.c) whose data inputs have its output's
+ *     element size is an UTVM_PLAN_STEP_INPLACE step: its output may take the bytes of an
+ *     input that dies at that step (the kernels read each element before writing it).
+ * Every offset is a multiple of g->storage_alignment from a block start aligned to
+ * UTVM_GRAPH_STORAGE_ALIGNMENT (sizes are multiples of it, and the planner places buffers at 0
+ * or at ends of placed ones).
+ * The planner's working memory (its buffers, steps and workspace: 8 bytes per entry, one
+ * utvm_plan_step_t per operator, utvm_plan_workspace_size) lies in the storage block while
+ * init plans and is reused by the storage afterwards: the block is max(working memory, plan).
+ *
+ * Sizes: utvm_graph_memory_size() reads the JSON without memory and sets g->memory_size to
+ * bytes that always suffice (tables + alignment slack + max(working memory, every entry's
+ * rounded bytes)) and g->plan_memory_size to the least init can plan in (tables + slack +
+ * working memory). utvm_graph_init() plans; it then sets g->memory_size to the exact bytes it
+ * needs (tables + slack + max(working memory, g->arena_size)), the same for any address of
+ * memory, and fails with UTVM_ERR_GRAPH_MEMORY if memory_size is below it. To use the least
+ * memory: init in plan_memory_size bytes, and if that says UTVM_ERR_GRAPH_MEMORY, init again
+ * in g->memory_size bytes (what tvm.graph_executor.create does); the plan is deterministic. The
+ * memory needs no particular alignment (the sizes include the slack). Nothing allocates,
+ * nothing recurses, no state is static.
+ *
+ * Figures (build/host/tests/unit/kfuncs/test_kfuncs_models on x86-64; docs/KERNEL_FUNCS.md,
+ * "Storage", has the table): the planned storage without parameters (shared part + model
+ * inputs + state) against the runner's arena with its inputs and outputs apart, KWS 16,496 vs
+ * 16,512 B, VWW 82,944 vs 82,960 B, person_detect 64,512 vs 64,528 B, IC 52,224 vs 52,240 B,
+ * micro_speech 7,936 vs 7,952 B, AD 1,408 vs 1,552 B, hello_world 48 vs 64 B (the test asserts
+ * at most 5 % above). With 64-byte entries for these kernel-function graphs: KWS 16,512,
+ * micro_speech 8,000, hello_world 192 B, the others unchanged. Whole memory_size after init
+ * (tables and parameters included): KWS 50,039 B, IC 140,095 B, VWW 331,687 B.
  *
  * Operators are looked up once at init (TVMModGetFunction in the module given) and called by
  * utvm_graph_run() in node order with their input entries then their output entries, each a
@@ -89,8 +130,23 @@ extern "C" {
 #ifndef UTVM_GRAPH_MAX_TENSOR_BYTES
 #define UTVM_GRAPH_MAX_TENSOR_BYTES 0x7FFFFFC0u
 #endif
-/* Alignment of every storage buffer (TVM's kAllocAlignment). */
+/* Alignment of every entry's bytes (TVM's kAllocAlignment): a power of two, a multiple of
+ * UTVM_PLAN_ALIGNMENT (16). Each entry's planned size is its bytes rounded up to it; the
+ * storage block starts aligned to it. */
+#ifndef UTVM_GRAPH_STORAGE_ALIGNMENT
 #define UTVM_GRAPH_STORAGE_ALIGNMENT 64u
+#endif
+/* Alignment of every entry's bytes in a graph whose every operator is a utvm kernel function
+ * (func_name utvm_k_*, utvm/kfuncs.h; what `utvm compile --generic` emits): those are the
+ * only code that sees the entries, and each checks its tensors' data alignment itself (the
+ * element size: at most 8 bytes, "data not 4-byte aligned" otherwise); the runner calls the
+ * same kernels on its arena at UTVM_PLAN_ALIGNMENT (16). A graph with any other function
+ * (TVM's compiler annotates its buffers with data_alignment 64 and may rely on it) keeps
+ * UTVM_GRAPH_STORAGE_ALIGNMENT. A power of two, multiple of 16, from 8 to
+ * UTVM_GRAPH_STORAGE_ALIGNMENT. */
+#ifndef UTVM_GRAPH_KFUNC_ALIGNMENT
+#define UTVM_GRAPH_KFUNC_ALIGNMENT 16u
+#endif
 /* Bytes of utvm_graph_t.error, NUL included; longer texts are cut. */
 #define UTVM_GRAPH_ERROR_SIZE 128u
 
@@ -104,19 +160,29 @@ typedef struct {
   uint32_t first_arg; /* index in args_ of its first input entry id */
   uint16_t num_inputs;
   uint16_t num_outputs;
+  bool alias;         /* a utvm_k_reshape node, planned as UTVM_PLAN_STEP_ALIAS */
+  bool inplace;       /* an element-wise kernel function, UTVM_PLAN_STEP_INPLACE (graph.c) */
 } utvm_graph_op_t;
 
 /* A graph executor: caller-owned, filled by utvm_graph_memory_size / utvm_graph_init. The public
  * fields are read-only for the caller; the rest is private. */
 typedef struct {
   /* public, read-only */
-  size_t memory_size;   /* bytes of memory init needs (set by memory_size and init) */
+  size_t memory_size;   /* bytes of memory init needs: an upper bound after memory_size, the
+                           exact figure after init (see Sizes above) */
+  size_t plan_memory_size; /* the least memory init can plan in (set by memory_size) */
+  size_t arena_size;    /* after init: bytes of the planned storage block (shared part and the
+                           input nodes' bytes) */
+  size_t io_offset;     /* after init: where the input nodes' bytes start in the block; the
+                           bytes below are shared by the operators' outputs */
   uint32_t num_nodes;
   uint32_t num_entries;
   uint32_t num_inputs;  /* arg_nodes: graph inputs, parameters included (TVM's definition) */
   uint32_t num_outputs; /* heads */
   uint32_t num_ops;
-  uint32_t num_storage;
+  uint32_t num_storage; /* storage ids of the JSON (checked, not used for the layout) */
+  uint32_t storage_alignment; /* every entry's alignment: UTVM_GRAPH_STORAGE_ALIGNMENT, or
+                                 UTVM_GRAPH_KFUNC_ALIGNMENT for kernel functions only */
   char error[UTVM_GRAPH_ERROR_SIZE]; /* what failed, "" after success */
   /* private */
   uint32_t num_args_;
@@ -132,7 +198,7 @@ typedef struct {
   DLTensor *entries_;        /* [num_entries] views of their storage */
   int64_t *shapes_;          /* every entry's shape */
   uint32_t *entry_sids_;     /* [num_entries] */
-  uint32_t *storage_sizes_;  /* [num_storage] */
+  uint32_t *offsets_;        /* [num_entries] each entry's offset in the storage block */
   char *names_;              /* NUL-terminated names of the input nodes */
   bool ready_;
 } utvm_graph_t;
@@ -143,10 +209,13 @@ typedef struct {
 utvm_err_t utvm_graph_memory_size(utvm_graph_t *g, const char *json, size_t json_len);
 
 /* Parses json into memory (memory_size bytes from the caller, kept until g is no longer used),
- * looks up every operator in module (a live module handle of the active runtime) and lays out
- * the storage. Errors as utvm_graph_memory_size, plus UTVM_ERR_GRAPH_MEMORY (memory NULL or
- * smaller than g->memory_size, which is then set), UTVM_ERR_GRAPH_FUNCTION (a func_name not in
- * the module). The JSON is not referenced afterwards. */
+ * looks up every operator in module (a live module handle of the active runtime) and plans the
+ * storage (see Memory and Sizes above). Errors as utvm_graph_memory_size, plus
+ * UTVM_ERR_GRAPH_MEMORY (memory NULL or smaller than g->plan_memory_size: g->memory_size is
+ * then the upper bound; or smaller than the plan needs: g->memory_size is then the exact
+ * figure), UTVM_ERR_GRAPH_LIMIT (the planned sizes add up to 4 GiB or more),
+ * UTVM_ERR_GRAPH_FUNCTION (a func_name not in the module). The JSON is not referenced
+ * afterwards. */
 utvm_err_t utvm_graph_init(utvm_graph_t *g, const char *json, size_t json_len,
                            TVMModuleHandle module, void *memory, size_t memory_size);
 
@@ -215,7 +284,10 @@ typedef struct {
 /* Describes operator k into *op. UTVM_ERR_GRAPH_ARGUMENT out of range or not ready. */
 utvm_err_t utvm_graph_op(const utvm_graph_t *g, uint32_t k, utvm_graph_op_info_t *op);
 
-/* Entry entry's DLTensor (a view of its storage, in g's memory) and storage id. */
+/* Entry entry's DLTensor (its bytes are t->data, in g's storage block) and the storage id the
+ * graph JSON gave it. That id is TVM's and says no longer which bytes the entry uses: entries
+ * with one id may lie apart and entries with different ids may share bytes at different
+ * times; only entries alive at the same step never overlap (see Memory above). */
 utvm_err_t utvm_graph_entry(const utvm_graph_t *g, uint32_t entry, const DLTensor **t,
                             uint32_t *storage_id);
 

@@ -12,6 +12,45 @@
 #include <string.h>
 
 #include "graph_internal.h"
+#include "utvm/model.h"
+
+typedef char graph_check_alignment[((UTVM_GRAPH_STORAGE_ALIGNMENT % UTVM_PLAN_ALIGNMENT) == 0u) &&
+                                   ((UTVM_GRAPH_STORAGE_ALIGNMENT &
+                                     (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u)) == 0u) ? 1 : -1];
+typedef char graph_check_kfunc_alignment[((UTVM_GRAPH_KFUNC_ALIGNMENT % UTVM_PLAN_ALIGNMENT) == 0u) &&
+                                         ((UTVM_GRAPH_KFUNC_ALIGNMENT &
+                                           (UTVM_GRAPH_KFUNC_ALIGNMENT - 1u)) == 0u) &&
+                                         (UTVM_GRAPH_KFUNC_ALIGNMENT >= 8u) &&
+                                         (UTVM_GRAPH_KFUNC_ALIGNMENT <=
+                                          UTVM_GRAPH_STORAGE_ALIGNMENT) ? 1 : -1];
+
+/* The prefix of the kernel functions (utvm/kfuncs.h). */
+#define KFUNC_PREFIX "utvm_k_"
+#define KFUNC_PREFIX_LEN 7u
+
+/* The function of RESHAPE and SQUEEZE nodes of a utvm-compiled graph (a byte copy that skips
+ * identical pointers): planned as an alias. */
+#define RESHAPE_FUNC "utvm_k_reshape"
+
+/* The element-wise kernel functions that may write their output over an input (each element is
+ * read before it is written; the kernels are tested in place on every core, as the runner's
+ * INPLACE operators): ADD, SUB, MUL, LOGISTIC, TANH, the table and piecewise-linear
+ * activations, QUANTIZE int8/int16 -> same width. Planned as UTVM_PLAN_STEP_INPLACE when every
+ * data input (all but the last, the op params) has the output's element size. */
+#define INPLACE_FUNCS 14u
+static const char *const kInplaceFuncs[INPLACE_FUNCS] = {
+    "utvm_k_add_s8",       "utvm_k_sub_s8",      "utvm_k_mul_s8",      "utvm_k_add_s16",
+    "utvm_k_sub_s16",      "utvm_k_mul_s16",     "utvm_k_logistic_s8", "utvm_k_tanh_s8",
+    "utvm_k_logistic_s16", "utvm_k_tanh_s16",    "utvm_k_lut_s8",      "utvm_k_pwl_s16",
+    "utvm_k_requantize_s8", "utvm_k_requantize_q"};
+
+static bool inplace_func(const char *func) {
+  bool found = false;
+  for (uint32_t k = 0u; (k < INPLACE_FUNCS) && !found; k++) {
+    found = graph_same(func, kInplaceFuncs[k]);
+  }
+  return found;
+}
 
 enum { TOP_NODES = 0, TOP_ARG_NODES, TOP_HEADS, TOP_ATTRS, TOP_ROW_PTR, TOP_COUNT };
 
@@ -36,6 +75,7 @@ typedef struct {
   uint32_t ops_used;
   uint32_t dims_used;
   uint32_t names_used;
+  bool other_funcs; /* an operator whose function is no kernel function (utvm_k_*) */
 } graph_pass_t;
 
 static bool internal_error(graph_pass_t *p) {
@@ -651,6 +691,9 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
   if (graph_same(n->func, "__nop") || graph_same(n->func, "__copy")) {
     return graph_json_fail(j, UTVM_ERR_GRAPH_JSON, "func_name not supported: ", n->func);
   }
+  if (strncmp(n->func, KFUNC_PREFIX, KFUNC_PREFIX_LEN) != 0) {
+    p->other_funcs = true;
+  }
   if (p->fill) {
     TVMFunctionHandle func = NULL;
     uint32_t first = g->row_ptr_[node];
@@ -677,6 +720,10 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
     g->ops_[p->ops_used].first_arg = first_arg;
     g->ops_[p->ops_used].num_inputs = (uint16_t)n->inputs;
     g->ops_[p->ops_used].num_outputs = (uint16_t)n->num_outputs;
+    g->ops_[p->ops_used].alias =
+        graph_same(n->func, RESHAPE_FUNC) && (n->inputs >= 1u) && (n->num_outputs == 1);
+    g->ops_[p->ops_used].inplace =
+        inplace_func(n->func) && (n->inputs >= 2u) && (n->num_outputs == 1);
   }
   p->args_used += (uint32_t)n->num_outputs;
   p->ops_used++;
@@ -761,6 +808,8 @@ static utvm_err_t run_pass(graph_pass_t *p) {
     g->num_args_ = p->args_used;
     g->num_shape_dims_ = p->dims_used;
     g->names_size_ = p->names_used;
+    g->storage_alignment = p->other_funcs ? UTVM_GRAPH_STORAGE_ALIGNMENT
+                                          : UTVM_GRAPH_KFUNC_ALIGNMENT;
   }
   for (uint32_t k = 0u; ok && p->fill && (k < g->num_inputs); k++) {
     if (g->input_names_[k] == GRAPH_NO_INDEX) {
@@ -780,11 +829,12 @@ static size_t graph_tables_size(const utvm_graph_t *g) {
          round8((size_t)g->num_inputs) +
          round8((size_t)g->num_outputs * 4u) + round8((size_t)g->num_entries * sizeof(DLTensor)) +
          ((size_t)g->num_shape_dims_ * 8u) + round8((size_t)g->num_entries * 4u) +
-         round8((size_t)g->num_storage * 4u) + round8(g->names_size_);
+         round8((size_t)g->num_entries * 4u) + round8(g->names_size_);
 }
 
-static size_t round_storage(size_t n) {
-  return (n + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u)) & ~(size_t)(UTVM_GRAPH_STORAGE_ALIGNMENT - 1u);
+/* n rounded up to the graph's storage alignment (a power of two). */
+static size_t round_storage(const utvm_graph_t *g, size_t n) {
+  return (n + ((size_t)g->storage_alignment - 1u)) & ~(size_t)(g->storage_alignment - 1u);
 }
 
 /* Reads the next entry of the three attrs lists: its storage id and bytes. */
@@ -807,42 +857,52 @@ static bool next_entry(graph_json_t *c, bool first, uint32_t *sid, uint32_t *byt
   return true;
 }
 
-/* Storage bytes of a counted graph: per storage id, the largest entry mapped to it (one scan of
- * the attrs lists per storage id, no memory needed). */
-static utvm_err_t storage_size(graph_pass_t *p, size_t *total) {
+/* Bytes of the planner's working memory in the storage block: its buffers, its steps (8-byte
+ * aligned for their pointers), its workspace; SIZE_MAX if that overflows. */
+static size_t plan_work_size(const utvm_graph_t *g) {
+  size_t ws = utvm_plan_workspace_size(g->num_entries, g->num_ops);
+  if (ws == SIZE_MAX) {
+    return SIZE_MAX;
+  }
+  return round8((size_t)g->num_entries * sizeof(utvm_plan_buffer_t)) +
+         round8((size_t)g->num_ops * sizeof(utvm_plan_step_t)) + ws;
+}
+
+/* Every entry's bytes, each rounded up to the storage alignment, added up (one scan of the
+ * attrs lists, no memory needed): what the plan can need at most. */
+static utvm_err_t storage_bound(graph_pass_t *p, uint64_t *total) {
   utvm_graph_t *g = p->g;
-  size_t sum = 0u;
-  for (uint32_t s = 0u; s < g->num_storage; s++) {
-    graph_json_t c[3];
-    uint32_t largest = 0u;
-    c[0] = p->j;
-    c[1] = p->j;
-    c[2] = p->j;
-    c[0].pos = p->dltype_pos;
-    c[1].pos = p->sid_pos;
-    c[2].pos = p->shape_pos;
-    if (!graph_json_expect(&c[0], '[') || !graph_json_expect(&c[1], '[') ||
-        !graph_json_expect(&c[2], '[')) {
-      return UTVM_ERR_GRAPH_JSON;
+  uint64_t sum = 0u;
+  graph_json_t c[3];
+  c[0] = p->j;
+  c[1] = p->j;
+  c[2] = p->j;
+  c[0].pos = p->dltype_pos;
+  c[1].pos = p->sid_pos;
+  c[2].pos = p->shape_pos;
+  if (!graph_json_expect(&c[0], '[') || !graph_json_expect(&c[1], '[') ||
+      !graph_json_expect(&c[2], '[')) {
+    return UTVM_ERR_GRAPH_JSON;
+  }
+  for (uint32_t e = 0u; e < g->num_entries; e++) {
+    uint32_t sid = 0u;
+    uint32_t bytes = 0u;
+    if (!next_entry(c, e == 0u, &sid, &bytes)) {
+      p->j.err = (c[2].err != UTVM_OK) ? c[2].err : UTVM_ERR_GRAPH_JSON;
+      return p->j.err;
     }
-    for (uint32_t e = 0u; e < g->num_entries; e++) {
-      uint32_t sid = 0u;
-      uint32_t bytes = 0u;
-      if (!next_entry(c, e == 0u, &sid, &bytes)) {
-        p->j.err = (c[2].err != UTVM_OK) ? c[2].err : UTVM_ERR_GRAPH_JSON;
-        return p->j.err;
-      }
-      largest = ((sid == s) && (bytes > largest)) ? bytes : largest;
-    }
-    sum += round_storage(largest);
+    sum += (uint64_t)round_storage(g, bytes); /* at most 4096 x 2^31: no overflow */
   }
   *total = sum;
   return UTVM_OK;
 }
 
+/* Largest planned storage block: the planner's offsets are 32-bit (utvm/model.h). */
+#define GRAPH_MAX_PLAN_BYTES 0xFFFFFFF0u
+
 utvm_err_t utvm_graph_memory_size(utvm_graph_t *g, const char *json, size_t json_len) {
   graph_pass_t p;
-  size_t storage = 0u;
+  uint64_t bound = 0u;
   utvm_err_t err;
   if (g == NULL) {
     return UTVM_ERR_GRAPH_ARGUMENT;
@@ -862,10 +922,18 @@ utvm_err_t utvm_graph_memory_size(utvm_graph_t *g, const char *json, size_t json
   err = run_pass(&p);
   if (err == UTVM_OK) {
     p.j.section = "attrs";
-    err = storage_size(&p, &storage);
+    err = storage_bound(&p, &bound);
   }
   if (err == UTVM_OK) {
-    g->memory_size = graph_tables_size(g) + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u) + storage;
+    const uint64_t fixed = (uint64_t)graph_tables_size(g) + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u);
+    const size_t work = plan_work_size(g);
+    const uint64_t block = (bound > (uint64_t)work) ? bound : (uint64_t)work;
+    if ((work == SIZE_MAX) || ((fixed + block) > (uint64_t)(SIZE_MAX / 2u))) {
+      graph_text_set(g, "graph: memory needed does not fit a size_t");
+      return UTVM_ERR_GRAPH_LIMIT;
+    }
+    g->plan_memory_size = (size_t)(fixed + (uint64_t)work);
+    g->memory_size = (size_t)(fixed + block);
   }
   return err;
 }
@@ -894,46 +962,112 @@ static uint8_t *place_tables(utvm_graph_t *g, uint8_t *memory) {
   at = &at[(size_t)g->num_shape_dims_ * 8u];
   g->entry_sids_ = (uint32_t *)(void *)at;
   at = &at[round8((size_t)g->num_entries * 4u)];
-  g->storage_sizes_ = (uint32_t *)(void *)at;
-  at = &at[round8((size_t)g->num_storage * 4u)];
+  g->offsets_ = (uint32_t *)(void *)at;
+  at = &at[round8((size_t)g->num_entries * 4u)];
   g->names_ = (char *)(void *)at;
   return &at[round8(g->names_size_)];
 }
 
-/* Sizes every storage buffer, places them after the tables and points the entries at them. */
-static utvm_err_t place_storage(utvm_graph_t *g, uint8_t *tables_end, const uint8_t *end) {
+/* Bytes of one element of t (lanes included). */
+static uint32_t entry_element_size(const DLTensor *t) {
+  return (((uint32_t)t->dtype.bits * (uint32_t)t->dtype.lanes) + 7u) / 8u;
+}
+
+/* The planner's input, in the storage block (see graph.h, Memory): one buffer per entry (its
+ * bytes rounded up to the storage alignment; the input nodes' entries apart, the heads
+ * outputs), one step per operator in node order (reads and writes point into args_). */
+static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
+                         utvm_plan_step_t *steps) {
+  for (uint32_t e = 0u; e < g->num_entries; e++) {
+    const DLTensor *t = &g->entries_[e];
+    uint32_t bytes = 0u;
+    (void)graph_tensor_bytes(t->dtype, t->shape, (uint32_t)t->ndim, &bytes); /* checked */
+    buffers[e].size = (uint32_t)round_storage(g, bytes);
+    buffers[e].flags = UTVM_PLAN_APART; /* until an operator writes it */
+  }
+  for (uint32_t k = 0u; k < g->num_ops; k++) {
+    const utvm_graph_op_t *op = &g->ops_[k];
+    const uint32_t *args = &g->args_[op->first_arg];
+    steps[k].reads = args;
+    steps[k].n_reads = op->num_inputs;
+    steps[k].writes = &args[op->num_inputs];
+    steps[k].n_writes = op->num_outputs;
+    steps[k].scratch = 0u;
+    steps[k].kind = op->alias ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
+    if (op->inplace) {
+      const uint32_t size = entry_element_size(&g->entries_[args[op->num_inputs]]);
+      bool same = true;
+      for (uint32_t i = 0u; (i + 1u) < op->num_inputs; i++) {
+        same = same && (entry_element_size(&g->entries_[args[i]]) == size);
+      }
+      steps[k].kind = same ? UTVM_PLAN_STEP_INPLACE : UTVM_PLAN_STEP_DEFAULT;
+    }
+    for (uint32_t w = 0u; w < op->num_outputs; w++) {
+      buffers[args[op->num_inputs + w]].flags = 0u;
+    }
+  }
+  for (uint32_t h = 0u; h < g->num_outputs; h++) {
+    utvm_plan_buffer_t *b = &buffers[g->output_entries_[h]];
+    if (b->flags == 0u) {
+      b->flags = UTVM_PLAN_OUTPUT;
+    }
+  }
+}
+
+/* Plans the storage after the tables and points the entries into it. The planner's working
+ * memory is the start of the storage block; the plan's offsets go to g->offsets_. */
+static utvm_err_t place_storage(utvm_graph_t *g, uint8_t *tables_end, const uint8_t *end,
+                                size_t memory_size) {
   uintptr_t base = ((uintptr_t)tables_end + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u)) &
                    ~(uintptr_t)(UTVM_GRAPH_STORAGE_ALIGNMENT - 1u);
   uint8_t *storage = &tables_end[base - (uintptr_t)tables_end];
-  size_t offset = 0u;
-  for (uint32_t s = 0u; s < g->num_storage; s++) {
-    g->storage_sizes_[s] = 0u;
+  const size_t work = plan_work_size(g); /* checked by memory_size */
+  const size_t fixed = graph_tables_size(g) + (UTVM_GRAPH_STORAGE_ALIGNMENT - 1u);
+  utvm_plan_buffer_t *buffers = (utvm_plan_buffer_t *)(void *)storage;
+  uint8_t *at = &storage[round8((size_t)g->num_entries * sizeof(utvm_plan_buffer_t))];
+  utvm_plan_step_t *steps = (utvm_plan_step_t *)(void *)at;
+  uint8_t *ws = &at[round8((size_t)g->num_ops * sizeof(utvm_plan_step_t))];
+  utvm_plan_t plan;
+  utvm_err_t err;
+  if ((storage > end) || ((size_t)(end - storage) < work)) {
+    graph_text_set(g, "graph: memory too small to plan");
+    return UTVM_ERR_GRAPH_MEMORY;
   }
-  for (uint32_t e = 0u; e < g->num_entries; e++) {
-    DLTensor *t = &g->entries_[e];
-    uint32_t bytes = 0u;
-    uint32_t sid = g->entry_sids_[e];
-    if (!graph_tensor_bytes(t->dtype, t->shape, (uint32_t)t->ndim, &bytes)) {
-      graph_text_set(g, "graph JSON: attrs: entry ");
-      graph_text_u64(g, e);
-      graph_text_str(g, " too large");
-      return UTVM_ERR_GRAPH_LIMIT;
-    }
-    g->storage_sizes_[sid] = (bytes > g->storage_sizes_[sid]) ? bytes : g->storage_sizes_[sid];
+  plan_problem(g, buffers, steps);
+  (void)memset(&plan, 0, sizeof(plan));
+  plan.offsets = g->offsets_;
+  plan.scratch_offsets = NULL;
+  err = utvm_plan(buffers, g->num_entries, steps, g->num_ops, ws,
+                  utvm_plan_workspace_size(g->num_entries, g->num_ops), &plan);
+  if ((err == UTVM_ERR_MODEL_PLAN_OVERFLOW) ||
+      ((err == UTVM_OK) && (plan.arena_size > GRAPH_MAX_PLAN_BYTES))) {
+    graph_text_set(g, "graph: planned storage of ");
+    graph_text_u64(g, GRAPH_MAX_PLAN_BYTES);
+    graph_text_str(g, " bytes or more");
+    return UTVM_ERR_GRAPH_LIMIT;
   }
-  /* Sizes become offsets. */
-  for (uint32_t s = 0u; s < g->num_storage; s++) {
-    size_t size = round_storage(g->storage_sizes_[s]);
-    g->storage_sizes_[s] = (uint32_t)offset;
-    offset += size;
+  if (err != UTVM_OK) {
+    graph_text_set(g, "graph: planner: ");
+    graph_text_str(g, utvm_strerror(err));
+    return UTVM_ERR_GRAPH_LIMIT;
   }
-  if ((size_t)(end - storage) < offset) {
-    graph_text_set(g, "graph: memory too small");
+  g->arena_size = plan.arena_size;
+  g->io_offset = plan.io_offset;
+  g->memory_size = fixed + ((plan.arena_size > work) ? plan.arena_size : work);
+  if (memory_size < g->memory_size) {
+    graph_text_set(g, "graph: memory of ");
+    graph_text_u64(g, g->memory_size);
+    graph_text_str(g, " bytes needed");
     return UTVM_ERR_GRAPH_MEMORY;
   }
   for (uint32_t e = 0u; e < g->num_entries; e++) {
     DLTensor *t = &g->entries_[e];
-    t->data = &storage[g->storage_sizes_[g->entry_sids_[e]]];
+    if (g->offsets_[e] == UTVM_PLAN_NO_OFFSET) { /* every entry is written or apart */
+      graph_text_set(g, "graph: entry not planned: ");
+      graph_text_u64(g, e);
+      return UTVM_ERR_GRAPH_LIMIT;
+    }
+    t->data = &storage[g->offsets_[e]];
     t->device.device_type = kDLCPU;
     t->device.device_id = 0;
     t->strides = NULL;
@@ -953,7 +1087,7 @@ utvm_err_t utvm_graph_init_lookup(utvm_graph_t *g, const char *json, size_t json
   if (err != UTVM_OK) {
     return err;
   }
-  if ((memory == NULL) || (memory_size < g->memory_size)) {
+  if ((memory == NULL) || (memory_size < g->plan_memory_size)) {
     graph_text_set(g, "graph: memory of ");
     graph_text_u64(g, g->memory_size);
     graph_text_str(g, " bytes needed");
@@ -967,7 +1101,7 @@ utvm_err_t utvm_graph_init_lookup(utvm_graph_t *g, const char *json, size_t json
   p.lookup_ctx = ctx;
   err = run_pass(&p);
   if (err == UTVM_OK) {
-    err = place_storage(g, tables_end, &bytes[memory_size]);
+    err = place_storage(g, tables_end, &bytes[memory_size], memory_size);
   }
   if (err == UTVM_OK) {
     g->error[0] = '\0';

@@ -245,6 +245,33 @@ static const TVMFuncRegistry kGraphRegistry = {
 static const TVMModule kGraphModule = {&kGraphRegistry};
 
 
+/* An executor initialised in size bytes of the tensor arena after it (one block), or NULL with
+ * the last error set; *needed receives the exact size when init said the memory was too
+ * small (else it is left alone). */
+static utvm_graph_t *graph_alloc_init(const char *json, size_t len, TVMModuleHandle module,
+                                      size_t size, size_t *needed) {
+  DLDevice cpu = {kDLCPU, 0};
+  void *block = NULL;
+  if ((size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
+      (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + size, cpu, &block) != kTvmErrorNoError)) {
+    TVMAPISetLastError("tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
+    utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + size);
+    return NULL;
+  }
+  utvm_graph_t *g = (utvm_graph_t *)block;
+  utvm_err_t err =
+      utvm_graph_init(g, json, len, module, &((uint8_t *)block)[sizeof(utvm_graph_t)], size);
+  if (err != UTVM_OK) {
+    if (err == UTVM_ERR_GRAPH_MEMORY) {
+      *needed = g->memory_size;
+    }
+    (void)graph_fail_text(g->error);
+    (void)TVMPlatformMemoryFree(block, cpu);
+    g = NULL;
+  }
+  return g;
+}
+
 /* create(Str json | DLTensor uint8 json, Module, Int device_type, Int device_id) -> Module. */
 static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_code,
                         void *resource) {
@@ -252,7 +279,6 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   const char *json = NULL;
   size_t len = 0u;
   utvm_graph_t probe;
-  void *block = NULL;
   TVMModuleHandle handle = NULL;
   (void)resource;
   if ((num_args != 4) || (codes[1] != kTVMModuleHandle) || (codes[2] != kTVMArgInt) ||
@@ -276,22 +302,19 @@ static int graph_create(TVMValue *args, int *codes, int num_args, TVMValue *ret,
   if (utvm_graph_memory_size(&probe, json, len) != UTVM_OK) {
     return graph_fail_text(probe.error);
   }
-  if ((probe.memory_size > (SIZE_MAX - sizeof(utvm_graph_t))) ||
-      (TVMPlatformMemoryAllocate(sizeof(utvm_graph_t) + probe.memory_size, cpu, &block) !=
-       kTvmErrorNoError)) {
-    TVMAPISetLastError("tvm.graph_executor.create: tensor arena too small for the graph, bytes ");
-    utvm_crt_error_append_hex((uint64_t)sizeof(utvm_graph_t) + probe.memory_size);
-    return -1;
+  /* Plan in the least memory first; when the plan needs more, init again in exactly that (the
+   * peak is the larger of the two, not the upper bound of memory_size). */
+  size_t needed = probe.plan_memory_size;
+  utvm_graph_t *g = graph_alloc_init(json, len, args[1].v_handle, probe.plan_memory_size,
+                                     &needed);
+  if ((g == NULL) && (needed > probe.plan_memory_size)) {
+    g = graph_alloc_init(json, len, args[1].v_handle, needed, &needed);
   }
-  utvm_graph_t *g = (utvm_graph_t *)block;
-  uint8_t *memory = &((uint8_t *)block)[sizeof(utvm_graph_t)];
-  if (utvm_graph_init(g, json, len, args[1].v_handle, memory, probe.memory_size) != UTVM_OK) {
-    (void)graph_fail_text(g->error);
-    (void)TVMPlatformMemoryFree(block, cpu);
+  if (g == NULL) {
     return -1;
   }
   if (utvm_crt_module_create(&kGraphModule, &kGraphHooks, g, &handle) != UTVM_OK) {
-    (void)TVMPlatformMemoryFree(block, cpu);
+    (void)TVMPlatformMemoryFree(g, cpu);
     return -1;
   }
   ret->v_handle = handle;

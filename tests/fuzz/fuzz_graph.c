@@ -7,7 +7,8 @@
  * input:
  *  - JSON: utvm_graph_memory_size and utvm_graph_init either fail with an error text or give an
  *    executor whose every entry lies inside the memory given (counts within the limits, input
- *    names NUL-terminated inside it); a graph that initialises is run (its operators are the
+ *    names NUL-terminated inside it, the exact memory_size within the upper bound, the planned
+ *    layout sound: graph_check.h); a graph that initialises is run (its operators are the
  *    test system library's, which check their arguments), and must not touch memory outside;
  *  - blob: utvm_graph_load_params on a fixed graph (inputs x and p, float32[4]) either fails
  *    with an error text or succeeds; either way nothing outside p's storage changes when it
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
+#include "graph_check.h"
 #include "test_syslib.h"
 #include "tvm/runtime/crt/platform.h"
 #include "utvm/graph.h"
@@ -70,14 +72,22 @@ static void fuzz_json(const char *json, size_t len) {
     FUZZ_CHECK(g.error[0] != '\0');
     return;
   }
-  if (g.memory_size > sizeof(memory)) {
+  if (g.plan_memory_size > sizeof(memory)) {
     return;
   }
+  const size_t bound = g.memory_size;
   err = utvm_graph_init(&g, json, len, (TVMModuleHandle)(uintptr_t)0x8000u, memory,
-                        g.memory_size);
+                        sizeof(memory));
   if (err != UTVM_OK) {
     FUZZ_CHECK(g.error[0] != '\0');
+    /* only a plan larger than the memory given may say MEMORY */
+    FUZZ_CHECK((err != UTVM_ERR_GRAPH_MEMORY) || (g.memory_size > sizeof(memory)));
     return;
+  }
+  FUZZ_CHECK(g.memory_size <= bound);
+  char why[160];
+  if (graph_check_layout(&g, memory, g.memory_size, NULL, why, sizeof(why)) != 0) {
+    FUZZ_CHECK(false);
   }
   FUZZ_CHECK(g.num_nodes <= UTVM_GRAPH_MAX_NODES && g.num_entries <= UTVM_GRAPH_MAX_ENTRIES);
   for (uint32_t i = 0u; i < g.num_inputs; i++) {

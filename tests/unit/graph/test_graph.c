@@ -1,6 +1,8 @@
 /*
  * Graph executor C API (utvm/graph.h): a 3-operator graph with shared storage run through the
- * test system library, and hostile graph JSON and parameter blobs (error code and text).
+ * test system library, and hostile graph JSON and parameter blobs (error code and text). The
+ * planned storage (graph_check.h walks the operators: no two live entries overlap), inputs,
+ * parameters and outputs kept across runs, TVM-style storage ids, and the two-step sizing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <cmocka.h>
 
 #include "crt_test_support.h"
+#include "graph_check.h"
 #include "test_syslib.h"
 #include "utvm/graph.h"
 
@@ -210,6 +213,203 @@ static void test_input_info_and_share_params(void **state) {
   free(json);
 }
 
+
+/* Sizes g for json and inits it in the least memory (plan_memory_size, then the exact size if
+ * the plan needs more), at an unaligned address; checks the layout; returns the memory (caller
+ * frees) and its size. */
+static uint8_t *init_least(const char *json, size_t *size) {
+  char err[160];
+  assert_int_equal(utvm_graph_memory_size(&g, json, strlen(json)), UTVM_OK);
+  const size_t bound = g.memory_size;
+  const size_t least = g.plan_memory_size;
+  assert_true(least <= bound);
+  uint8_t *mem = malloc(bound + 8u);
+  assert_non_null(mem);
+  utvm_err_t err_code = utvm_graph_init(&g, json, strlen(json), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                        &mem[3], least);
+  if (err_code == UTVM_ERR_GRAPH_MEMORY) {
+    assert_true(g.memory_size > least);
+    assert_non_null(strstr(g.error, "bytes needed"));
+    err_code = utvm_graph_init(&g, json, strlen(json), (TVMModuleHandle)(uintptr_t)0x8000u,
+                               &mem[3], g.memory_size);
+  }
+  assert_int_equal(err_code, UTVM_OK);
+  const size_t exact = g.memory_size;
+  assert_true((exact >= least) && (exact <= bound));
+  /* One byte less than the exact figure is refused, with the figure. */
+  assert_int_equal(utvm_graph_init(&g, json, strlen(json), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                   &mem[3], exact - 1u),
+                   UTVM_ERR_GRAPH_MEMORY);
+  assert_int_equal(g.memory_size, exact);
+  assert_int_equal(utvm_graph_init(&g, json, strlen(json), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                   &mem[3], exact),
+                   UTVM_OK);
+  if (graph_check_layout(&g, &mem[3], exact, NULL, err, sizeof(err)) != 0) {
+    fail_msg("layout: %s", err);
+  }
+  *size = exact;
+  return mem;
+}
+
+/* y_k = y_(k-1) + p for k = 1..n (y_0 = x), float32[len] each: entries x 0, p 1, y_k k + 1.
+ * Storage ids: same_sid 0: all distinct (no sharing at all); 1: all 0 (TVM would never). */
+static char *chain_json(unsigned n, unsigned len, int same_sid) {
+  const size_t cap = 512u + ((size_t)n * 220u);
+  char *out = malloc(cap);
+  size_t at = 0u;
+  assert_non_null(out);
+#define CAT(...) (at += (size_t)snprintf(&out[at], cap - at, __VA_ARGS__))
+  CAT("{\"nodes\":[{\"op\":\"null\",\"name\":\"x\",\"inputs\":[]},"
+      "{\"op\":\"null\",\"name\":\"p\",\"inputs\":[]}");
+  for (unsigned k = 1u; k <= n; k++) {
+    CAT(",{\"op\":\"tvm_op\",\"name\":\"add%u\",\"attrs\":{\"func_name\":\"test_add_f32\","
+        "\"num_inputs\":\"2\",\"num_outputs\":\"1\"},\"inputs\":[[%u,0,0],[1,0,0]]}",
+        k, (k == 1u) ? 0u : k);
+  }
+  CAT("],\"arg_nodes\":[0,1],\"heads\":[[%u,0,0]],\"attrs\":{\"dltype\":[\"list_str\",[", n + 1u);
+  for (unsigned e = 0u; e < n + 2u; e++) {
+    CAT("%s\"float32\"", (e == 0u) ? "" : ",");
+  }
+  CAT("]],\"storage_id\":[\"list_int\",[");
+  for (unsigned e = 0u; e < n + 2u; e++) {
+    CAT("%s%u", (e == 0u) ? "" : ",", same_sid ? 0u : e);
+  }
+  CAT("]],\"shape\":[\"list_shape\",[");
+  for (unsigned e = 0u; e < n + 2u; e++) {
+    CAT("%s[%u]", (e == 0u) ? "" : ",", len);
+  }
+  CAT("]]},\"node_row_ptr\":[");
+  for (unsigned e = 0u; e <= n + 2u; e++) {
+    CAT("%s%u", (e == 0u) ? "" : ",", e);
+  }
+  CAT("]}");
+#undef CAT
+  assert_true(at < cap);
+  return out;
+}
+
+/* Sets x, loads p (16 values), runs twice: equal outputs x + n * p, inputs unchanged. */
+static void run_chain_twice(unsigned n) {
+  uint8_t blob[512];
+  float xs[16];
+  float first[16];
+  int64_t shape[1] = {16};
+  DLTensor *x = NULL;
+  DLTensor *p = NULL;
+  DLTensor *y = NULL;
+  for (int i = 0; i < 16; i++) {
+    xs[i] = (float)i;
+  }
+  DLTensor src = {xs, {kDLCPU, 0}, 1, {kDLFloat, 32u, 1u}, shape, NULL, 0u};
+  assert_int_equal(utvm_graph_load_params(&g, blob, make_params(blob, "p", 16, kDLFloat)),
+                   UTVM_OK);
+  assert_int_equal(utvm_graph_set_input(&g, 0u, &src), UTVM_OK);
+  assert_int_equal(utvm_graph_run(&g), UTVM_OK);
+  assert_int_equal(utvm_graph_output(&g, 0u, &y), UTVM_OK);
+  for (int i = 0; i < 16; i++) {
+    const float want = (float)i + ((float)n * 100.0f * (float)(i + 1));
+    if (((const float *)y->data)[i] != want) {
+      fail_msg("y[%d] = %f, want %f", i, (double)((const float *)y->data)[i], (double)want);
+    }
+  }
+  memcpy(first, y->data, sizeof(first));
+  assert_int_equal(utvm_graph_run(&g), UTVM_OK);
+  assert_memory_equal(y->data, first, sizeof(first));
+  assert_int_equal(utvm_graph_input(&g, 0u, &x), UTVM_OK);
+  assert_int_equal(utvm_graph_input(&g, 1u, &p), UTVM_OK);
+  assert_memory_equal(x->data, xs, sizeof(xs));
+  for (int i = 0; i < 16; i++) {
+    assert_true(((const float *)p->data)[i] == 100.0f * (float)(i + 1));
+  }
+}
+
+/* kBase (TVM-style: entries 2 and 4 share storage id 2, the parameter is an arg node): the
+ * least memory, the layout, inputs set once and run twice give the same outputs. */
+static void test_plan_base_run_twice(void **state) {
+  (void)state;
+  size_t size = 0u;
+  uint8_t blob[256];
+  uint8_t *mem = init_least(kBase, &size);
+  /* x and p apart (2 x 64), t / u / y: at most two alive at a step. */
+  assert_int_equal(g.io_offset, 128u);
+  assert_int_equal(g.arena_size, 256u);
+  assert_int_equal(utvm_graph_load_params(&g, blob, make_params(blob, "p", 4, kDLFloat)), UTVM_OK);
+  static const float xs[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  int64_t shape[1] = {4};
+  DLTensor src = {(void *)(uintptr_t)xs, {kDLCPU, 0}, 1, {kDLFloat, 32u, 1u}, shape, NULL, 0u};
+  assert_int_equal(utvm_graph_set_input(&g, 0u, &src), UTVM_OK);
+  static const float expected[4] = {203.0f, 406.0f, 609.0f, 812.0f};
+  DLTensor *y = NULL;
+  for (int run = 0; run < 3; run++) {
+    assert_int_equal(utvm_graph_run(&g), UTVM_OK);
+    assert_int_equal(utvm_graph_output(&g, 0u, &y), UTVM_OK);
+    assert_memory_equal(y->data, expected, 16u);
+  }
+  /* get_input by index and name give the input's bytes, unchanged by the runs. */
+  DLTensor *x = NULL;
+  assert_int_equal(utvm_graph_input(&g, (uint32_t)utvm_graph_input_index(&g, "x"), &x), UTVM_OK);
+  assert_memory_equal(x->data, xs, 16u);
+  /* The storage id accessor still gives the JSON's ids. */
+  const DLTensor *t = NULL;
+  uint32_t sid = 0u;
+  assert_int_equal(utvm_graph_entry(&g, 4u, &t, &sid), UTVM_OK);
+  assert_int_equal(sid, 2u);
+  free(mem);
+}
+
+/* A chain of 50 operators: TVM's storage ids (all distinct, or all one id) do not decide the
+ * layout; two live entries at a time take the shared part. */
+static void test_plan_chain(void **state) {
+  (void)state;
+  for (int same = 0; same < 2; same++) {
+    size_t size = 0u;
+    char *json = chain_json(50u, 16u, same);
+    uint8_t *mem = init_least(json, &size);
+    assert_int_equal(g.num_storage, same ? 1u : 52u);
+    assert_int_equal(g.io_offset, 128u);           /* y_(k-1) and y_k */
+    assert_int_equal(g.arena_size, 128u + 128u);   /* x and p apart */
+    run_chain_twice(50u);
+    free(mem);
+    free(json);
+  }
+}
+
+/* Many entries (4000 operators, 4002 entries; the limit is 4096) plan and run; more than the
+ * limit is refused with a text. */
+static void test_plan_many_entries(void **state) {
+  (void)state;
+  size_t size = 0u;
+  char *json = chain_json(4000u, 16u, 0);
+  uint8_t *mem = init_least(json, &size);
+  assert_int_equal(g.io_offset, 128u);
+  run_chain_twice(4000u);
+  free(mem);
+  free(json);
+  json = chain_json(UTVM_GRAPH_MAX_ENTRIES, 16u, 0);
+  utvm_err_t err = utvm_graph_memory_size(&g, json, strlen(json));
+  assert_true((err == UTVM_ERR_GRAPH_LIMIT) || (err == UTVM_ERR_GRAPH_JSON));
+  assert_true(g.error[0] != '\0');
+  free(json);
+}
+
+/* Entries of 2 GiB each: planned sizes beyond 32 bits are refused with a text, nothing is
+ * touched; memory below the planning size is refused. */
+static void test_plan_hostile_sizes(void **state) {
+  (void)state;
+  char *json = chain_json(3u, 0x7FFFFFC0u / 4u, 0);
+  assert_int_equal(utvm_graph_memory_size(&g, json, strlen(json)), UTVM_OK);
+  assert_true(g.plan_memory_size <= sizeof(memory));
+  expect_json_error(json, UTVM_ERR_GRAPH_LIMIT, "graph: planned storage of 4294967280 bytes");
+  free(json);
+  assert_int_equal(utvm_graph_memory_size(&g, kBase, strlen(kBase)), UTVM_OK);
+  const size_t least = g.plan_memory_size;
+  assert_int_equal(utvm_graph_init(&g, kBase, strlen(kBase), (TVMModuleHandle)(uintptr_t)0x8000u,
+                                   memory, least - 1u),
+                   UTVM_ERR_GRAPH_MEMORY);
+  assert_non_null(strstr(g.error, "bytes needed"));
+  assert_int_equal(utvm_graph_run(&g), UTVM_ERR_GRAPH_ARGUMENT);
+}
+
 static void test_metadata_ends_parsing(void **state) {
   (void)state;
   char *json = with("\"node_row_ptr\"", "\"metadata\":{\"anything\": [1, \"x\"]} , garbage");
@@ -391,6 +591,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_run_three_ops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_input_info_and_share_params, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_plan_base_run_twice, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_plan_chain, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_plan_many_entries, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_plan_hostile_sizes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_metadata_ends_parsing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_json, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_params, setup, teardown),
