@@ -992,7 +992,8 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     steps[k].n_reads = op->num_inputs;
     steps[k].writes = &args[op->num_inputs];
     steps[k].n_writes = op->num_outputs;
-    steps[k].scratch = 0u;
+    steps[k].scratch = 0u; /* kernel functions take theirs from the workspace */
+    steps[k].inplace_scratch = 0u;
     steps[k].kind = op->alias ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
     if (op->inplace) {
       const uint32_t size = entry_element_size(&g->entries_[args[op->num_inputs]]);
