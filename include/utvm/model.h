@@ -325,7 +325,8 @@ typedef enum {
   UTVM_PLAN_STEP_SCATTER = 4,
   /* INPLACE that also accepts a read smaller than writes[0], at the same offset (writes[0]
    * grows past the read's end; the kernel must never write a byte of the read that it has still
-   * to read, as utvm_conv2d_s8_inplace does, writing its rows from the last one). */
+   * to read, as utvm_conv2d_s8_inplace does, writing its rows from the last one), and a graph
+   * input planned with the activations (not APART; written by no step). */
   UTVM_PLAN_STEP_INPLACE_GROW = 5
 } utvm_plan_step_kind_t;
 

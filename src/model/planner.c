@@ -211,6 +211,7 @@ static bool inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_
   const uint32_t *writes = w->order;
   const uint32_t *lastw = w->placed;
   const uint32_t out = (st->n_writes > 0u) ? st->writes[0] : UTVM_PLAN_NONE;
+  const bool grow = st->kind == UTVM_PLAN_STEP_INPLACE_GROW;
   uint32_t k;
   if (out == UTVM_PLAN_NONE || !alone(w, out) || w->first[out] != s || writes[out] != 1u ||
       (buffers[out].flags & UTVM_PLAN_INPUT) != 0u) {
@@ -220,9 +221,14 @@ static bool inplace(ws_t *w, const utvm_plan_buffer_t *buffers, const utvm_plan_
     const uint32_t in = st->reads[k];
     uint64_t at;
     uint32_t r;
-    if (in == UTVM_PLAN_NONE || in == out || w->first[in] == NONE ||
-        (buffers[in].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) != 0u || writes[in] != 1u ||
-        lastw[in] >= s || (w->size[out] > w->size[in] && st->kind != UTVM_PLAN_STEP_INPLACE_GROW)) {
+    if (in == UTVM_PLAN_NONE || in == out || w->first[in] == NONE) {
+      continue;
+    }
+    /* INPLACE_GROW also takes a graph input planned with the activations (written by none) */
+    const bool input = (buffers[in].flags & UTVM_PLAN_INPUT) != 0u;
+    if ((buffers[in].flags & UTVM_PLAN_OUTPUT) != 0u || (input && !grow) ||
+        writes[in] != (input ? 0u : 1u) || (!input && lastw[in] >= s) ||
+        (w->size[out] > w->size[in] && !grow)) {
       continue;
     }
     r = find_root(w, in, &at);

@@ -27,6 +27,7 @@ typedef struct {
   utvm_op_params_t p;
   rt_instance_t in;
   uint8_t *model;
+  uint8_t *arena; /* the runner's again, planned without convolutions in place */
 } fixture_t;
 
 static fixture_t fx;
@@ -37,8 +38,15 @@ static int setup(void **state) {
   const char *why = "";
   utvm_op_operands_t operands;
   (void)state;
+  /* the plain kernel function's op params (in place, the input's first layer is CONV2D_S8_INPLACE) */
+  const utvm_runner_options_t plain = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true};
   fx.model = rt_load("ops/chain_dscnn.tflite", &size);
-  if ((fx.model == NULL) || (rt_setup(&fx.in, fx.model, size, 1u << 20, &stage) != UTVM_OK) ||
+  fx.arena = (uint8_t *)malloc(1u << 20);
+  if ((fx.model == NULL) || (fx.arena == NULL) ||
+      (rt_setup(&fx.in, fx.model, size, 1u << 20, &stage) != UTVM_OK) ||
+      (utvm_runner_init_with(&fx.in.runner, &fx.in.model, fx.in.workspace,
+                             utvm_runner_workspace_size(&fx.in.model), fx.arena, 1u << 20,
+                             &plain) != UTVM_OK) ||
       (utvm_runner_op_params(&fx.in.runner, 0u, 0u, &fx.p, &operands) != UTVM_OK) ||
       (fx.p.kind != UTVM_OP_CONV2D_S8) ||
       (utvm_op_params_encode(&fx.p, fx.words, 512u, &fx.n, &why) != UTVM_OK)) {
@@ -52,6 +60,7 @@ static int teardown(void **state) {
   test_runtime_stop();
   rt_teardown(&fx.in);
   free(fx.model);
+  free(fx.arena);
   return 0;
 }
 

@@ -262,8 +262,10 @@ static inline const char *plan_check(const utvm_plan_buffer_t *buffers, uint32_t
       bool ok = in != UTVM_PLAN_NONE && in != out && first[in] != UINT32_MAX &&
                 plan->offsets[in] == plan->offsets[out] &&
                 (buffers[out].size <= buffers[in].size || grow) &&
-                nwrites[in] == 1u && lastw[in] < s &&
-                (buffers[in].flags & (UTVM_PLAN_INPUT | UTVM_PLAN_OUTPUT)) == 0u;
+                (buffers[in].flags & UTVM_PLAN_OUTPUT) == 0u &&
+                (((buffers[in].flags & UTVM_PLAN_INPUT) != 0u)
+                     ? (grow && nwrites[in] == 0u)
+                     : (nwrites[in] == 1u && lastw[in] < s));
       for (b = 0u; ok && b < nb; b++) {
         ok = group[b] != group[in] || first[b] == UINT32_MAX || last[b] <= s;
       }

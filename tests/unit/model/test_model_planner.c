@@ -293,6 +293,19 @@ static void test_inplace_grow(void **state) {
    * arena is a (32) and the group (128) */
   assert_int_equal(p.plan.max_scratch, 8u);
   assert_int_equal(p.plan.arena_size, 32u + 128u);
+  /* a graph input shared with the activations: taken by INPLACE_GROW, not by INPLACE */
+  init(&p, 5u, sizes);
+  p.b[a].flags = UTVM_PLAN_INPUT;
+  step(&p, 1u, &a, 1u, &c, 0u, UTVM_PLAN_STEP_INPLACE_GROW);
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_int_equal(p.offsets[a], p.offsets[c]);
+  p.s[0].kind = UTVM_PLAN_STEP_INPLACE;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[a] != p.offsets[c]);
+  p.b[a].flags = UTVM_PLAN_INPUT | UTVM_PLAN_APART;
+  p.s[0].kind = UTVM_PLAN_STEP_INPLACE_GROW;
+  assert_int_equal(run(&p), UTVM_OK);
+  assert_true(p.offsets[a] != p.offsets[c]);
   /* the same larger write as INPLACE is refused */
   init(&p, 5u, sizes);
   p.b[a].flags = UTVM_PLAN_INPUT;
