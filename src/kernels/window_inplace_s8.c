@@ -180,21 +180,47 @@ static utvm_err_t window_run(const window_call_t *call, const window_rows_t *g, 
   return err;
 }
 
+/* Scratch of an in-place call whose kernel takes kernel_bytes: those rounded up, then the
+ * ring; 0 when the shapes cannot run in place. */
+static size_t window_scratch(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                             const utvm_dims_t *output_dims, int32_t stride_h, int32_t dilation_h,
+                             int32_t pad_top, size_t kernel_bytes) {
+  window_rows_t g;
+  int32_t pending = 0;
+  if ((filter_dims == NULL) || !window_rows_init(&g, input_dims, output_dims, filter_dims->h,
+                                                 stride_h, dilation_h, pad_top, &pending)) {
+    return 0u;
+  }
+  return window_ring_offset(kernel_bytes) + ((size_t)pending * (size_t)g.row_out);
+}
+
+/* Runs call in place over data (its vertical window: stride_h, dilation_h, pad_top). */
+static utvm_err_t window_inplace(const window_call_t *call, int32_t stride_h, int32_t dilation_h,
+                                 int32_t pad_top, size_t kernel_bytes, int8_t *data,
+                                 void *scratch) {
+  window_rows_t g;
+  int32_t pending = 0;
+  if ((call->filter_dims == NULL) || (data == NULL) || (scratch == NULL)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (!window_rows_init(&g, call->input_dims, call->output_dims, call->filter_dims->h, stride_h,
+                        dilation_h, pad_top, &pending)) {
+    return UTVM_ERR_KERNEL_BAD_SHAPE;
+  }
+  return window_run(call, &g, pending, kernel_bytes, data, scratch);
+}
+
 size_t utvm_conv2d_s8_inplace_scratch_size_for(utvm_kernels_core_t core,
                                                const utvm_conv2d_params_t *params,
                                                const utvm_dims_t *input_dims,
                                                const utvm_dims_t *filter_dims,
                                                const utvm_dims_t *output_dims) {
-  window_rows_t g;
-  int32_t pending = 0;
-  if ((params == NULL) || (filter_dims == NULL) ||
-      !window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
-                        params->dilation_h, params->pad_top, &pending)) {
-    return 0u;
-  }
-  const size_t kernel = utvm_conv2d_s8_scratch_size_for(core, input_dims, filter_dims,
-                                                        output_dims);
-  return window_ring_offset(kernel) + ((size_t)pending * (size_t)g.row_out);
+  return (params == NULL)
+             ? 0u
+             : window_scratch(input_dims, filter_dims, output_dims, params->stride_h,
+                              params->dilation_h, params->pad_top,
+                              utvm_conv2d_s8_scratch_size_for(core, input_dims, filter_dims,
+                                                              output_dims));
 }
 
 utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
@@ -202,36 +228,26 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
                                   const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                   const int8_t *filter, const int32_t *bias,
                                   const utvm_dims_t *output_dims, int8_t *data, void *scratch) {
-  window_rows_t g;
-  int32_t pending = 0;
-  if ((params == NULL) || (filter_dims == NULL) || (data == NULL) || (scratch == NULL)) {
+  if (params == NULL) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
-  }
-  if (!window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
-                        params->dilation_h, params->pad_top, &pending)) {
-    return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
   const window_call_t call = {params, NULL, quant, input_dims, filter_dims, filter, bias,
                               output_dims};
-  return window_run(&call, &g, pending,
-                    utvm_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims), data,
-                    scratch);
+  return window_inplace(&call, params->stride_h, params->dilation_h, params->pad_top,
+                        utvm_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims), data,
+                        scratch);
 }
 
 size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
                                                      const utvm_dims_t *input_dims,
                                                      const utvm_dims_t *filter_dims,
                                                      const utvm_dims_t *output_dims) {
-  window_rows_t g;
-  int32_t pending = 0;
-  if ((params == NULL) || (filter_dims == NULL) ||
-      !window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
-                        params->dilation_h, params->pad_top, &pending)) {
-    return 0u;
-  }
-  const size_t kernel = utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims,
-                                                              output_dims);
-  return window_ring_offset(kernel) + ((size_t)pending * (size_t)g.row_out);
+  return (params == NULL)
+             ? 0u
+             : window_scratch(input_dims, filter_dims, output_dims, params->stride_h,
+                              params->dilation_h, params->pad_top,
+                              utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims,
+                                                                    output_dims));
 }
 
 utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t *params,
@@ -240,18 +256,13 @@ utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t
                                             const utvm_dims_t *filter_dims, const int8_t *filter,
                                             const int32_t *bias, const utvm_dims_t *output_dims,
                                             int8_t *data, void *scratch) {
-  window_rows_t g;
-  int32_t pending = 0;
-  if ((params == NULL) || (filter_dims == NULL) || (data == NULL) || (scratch == NULL)) {
+  if (params == NULL) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
-  }
-  if (!window_rows_init(&g, input_dims, output_dims, filter_dims->h, params->stride_h,
-                        params->dilation_h, params->pad_top, &pending)) {
-    return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
   const window_call_t call = {NULL, params, quant, input_dims, filter_dims, filter, bias,
                               output_dims};
-  return window_run(&call, &g, pending,
-                    utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims),
-                    data, scratch);
+  return window_inplace(&call, params->stride_h, params->dilation_h, params->pad_top,
+                        utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims,
+                                                              output_dims),
+                        data, scratch);
 }
