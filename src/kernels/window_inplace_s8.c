@@ -19,8 +19,11 @@
 #include "shape.h"
 #include "utvm/kernels.h"
 
-/* The kernel's own scratch comes first, then the ring at a multiple of this. */
+/* The kernel's own scratch comes first, then the band and the ring at a multiple of this. */
 #define WINDOW_RING_ALIGN 4u
+/* Output bytes one kernel call computes, about (a row at least): fewer calls, less of each
+ * call's set-up, for a larger band in scratch. */
+#define WINDOW_BAND_BYTES 2048
 
 /* The vertical geometry of a window operator. */
 typedef struct {
@@ -32,6 +35,7 @@ typedef struct {
   int64_t row_in;  /* bytes of an input row */
   int64_t row_out; /* bytes of an output row */
   bool reverse;    /* rows from the last (an output larger than the input), else from row 0 */
+  int32_t band;    /* output rows per kernel call */
 } window_rows_t;
 
 /* First input row output row y reads (negative in the top padding). */
@@ -65,16 +69,19 @@ static bool window_row_free(const window_rows_t *g, int64_t j, int64_t i) {
   return free_row;
 }
 
-/* Most output rows pending at once (the ring's rows), with the current one. */
+/* Most output rows pending at once (the ring's rows): after each band is computed, the pending
+ * rows that are free and then the band's rows that are free (in order, while none waits before
+ * them) go into place; the others wait in the ring. */
 static int32_t window_pending_rows(const window_rows_t *g) {
   int64_t first_pending = 0;
   int64_t most = 0;
-  for (int64_t i = 0; i < (int64_t)g->out_h; ++i) {
-    const int64_t pending = i - first_pending + 1;
-    most = (pending > most) ? pending : most;
-    while ((first_pending <= i) && window_row_free(g, first_pending, i)) {
+  for (int64_t i = 0; i < (int64_t)g->out_h; i += g->band) {
+    const int64_t end = ((i + g->band) < (int64_t)g->out_h) ? (i + g->band) : g->out_h;
+    while ((first_pending < end) && window_row_free(g, first_pending, end - 1)) {
       ++first_pending;
     }
+    const int64_t pending = end - first_pending;
+    most = (pending > most) ? pending : most;
   }
   return (int32_t)most;
 }
@@ -97,19 +104,23 @@ static bool window_rows_init(window_rows_t *g, const utvm_dims_t *input_dims,
   g->row_in = (int64_t)input_dims->w * input_dims->c;
   g->row_out = (int64_t)output_dims->w * output_dims->c;
   g->reverse = (g->row_out * g->out_h) > (g->row_in * g->in_h);
+  /* rows per call: about WINDOW_BAND_BYTES of output, at most a quarter of the rows */
+  int64_t band = (int64_t)WINDOW_BAND_BYTES / g->row_out;
+  band = (band > ((int64_t)g->out_h / 4)) ? ((int64_t)g->out_h / 4) : band;
+  g->band = (band < 1) ? 1 : (int32_t)band;
   *pending = window_pending_rows(g);
-  return ((int64_t)*pending * g->row_out * 2) <= (g->row_out * g->out_h);
+  return (((int64_t)*pending + g->band) * g->row_out * 2) <= (g->row_out * g->out_h);
 }
 
 static size_t window_ring_offset(size_t kernel_scratch) {
   return (kernel_scratch + (WINDOW_RING_ALIGN - 1u)) & ~(size_t)(WINDOW_RING_ALIGN - 1u);
 }
 
-/* The input rows output row y reads: the call's first row, row count and top padding. */
-static void window_row_input(const window_rows_t *g, int32_t y, int32_t *row0, int32_t *rows,
-                             int32_t *pad_top) {
+/* The input rows output rows y..y+n-1 read: the call's first row, row count and top padding. */
+static void window_band_input(const window_rows_t *g, int32_t y, int32_t n, int32_t *row0,
+                              int32_t *rows, int32_t *pad_top) {
   const int64_t first = window_first_row(g, y);
-  int64_t end = first + g->reach;
+  int64_t end = window_first_row(g, (int64_t)y + n - 1) + g->reach;
   end = (end > (int64_t)g->in_h) ? (int64_t)g->in_h : end;
   *row0 = (first < 0) ? 0 : (int32_t)first;
   *pad_top = (first < 0) ? (int32_t)(-first) : 0;
@@ -128,53 +139,64 @@ typedef struct {
   const utvm_dims_t *output_dims;
 } window_call_t;
 
-/* Output row y of call into out_row, reading the buffer data. */
-static utvm_err_t window_run_row(const window_call_t *call, const window_rows_t *g, int32_t y,
-                                 const int8_t *data, int8_t *out_row, void *kernel_scratch) {
+/* Output rows y..y+n-1 of call into out_rows, reading the buffer data. */
+static utvm_err_t window_run_band(const window_call_t *call, const window_rows_t *g, int32_t y,
+                                  int32_t n, const int8_t *data, int8_t *out_rows,
+                                  void *kernel_scratch) {
   int32_t row0;
   int32_t rows;
   int32_t pad_top;
-  window_row_input(g, y, &row0, &rows, &pad_top);
+  window_band_input(g, y, n, &row0, &rows, &pad_top);
   if (rows < 1) {
-    return UTVM_ERR_KERNEL_BAD_SHAPE; /* a window wholly in the padding: TFLite pads less */
+    return UTVM_ERR_KERNEL_BAD_SHAPE; /* windows wholly in the padding: TFLite pads less */
   }
   utvm_dims_t in = *call->input_dims;
   utvm_dims_t out = *call->output_dims;
   in.h = rows;
-  out.h = 1;
+  out.h = n;
   const int8_t *input = &data[(int64_t)row0 * g->row_in];
   utvm_err_t err;
   if (call->conv != NULL) {
     utvm_conv2d_params_t p = *call->conv;
     p.pad_top = pad_top;
     err = utvm_conv2d_s8(&p, call->quant, &in, input, call->filter_dims, call->filter,
-                         call->bias, &out, out_row, kernel_scratch);
+                         call->bias, &out, out_rows, kernel_scratch);
   } else {
     utvm_depthwise_conv2d_params_t p = *call->depthwise;
     p.pad_top = pad_top;
     err = utvm_depthwise_conv2d_s8(&p, call->quant, &in, input, call->filter_dims, call->filter,
-                                   call->bias, &out, out_row, kernel_scratch);
+                                   call->bias, &out, out_rows, kernel_scratch);
   }
   return err;
 }
 
-/* Every output row through the ring (pending rows, ring_rows of them, after kernel_bytes). */
+/* Every output row, a band per kernel call (after kernel_bytes of the kernel's scratch: the
+ * band, then the ring of ring_rows waiting rows). */
 static utvm_err_t window_run(const window_call_t *call, const window_rows_t *g, int32_t ring_rows,
                              size_t kernel_bytes, int8_t *data, void *scratch) {
   uint8_t *bytes = (uint8_t *)scratch;
-  int8_t *ring = (int8_t *)(void *)&bytes[window_ring_offset(kernel_bytes)];
-  void *kernel_scratch = (kernel_bytes > 0u) ? scratch : NULL;
   const size_t row_out = (size_t)g->row_out;
+  int8_t *band = (int8_t *)(void *)&bytes[window_ring_offset(kernel_bytes)];
+  int8_t *ring = &band[(size_t)g->band * row_out];
+  void *kernel_scratch = (kernel_bytes > 0u) ? scratch : NULL;
   int32_t first_pending = 0;
   utvm_err_t err = UTVM_OK;
-  for (int32_t i = 0; (i < g->out_h) && (err == UTVM_OK); ++i) {
-    const int32_t y = (int32_t)window_row_at(g, i);
-    err = window_run_row(call, g, y, data, &ring[(size_t)(y % ring_rows) * row_out],
-                         kernel_scratch);
-    while ((err == UTVM_OK) && (first_pending <= i) && window_row_free(g, first_pending, i)) {
-      const size_t z = (size_t)window_row_at(g, first_pending);
-      (void)memcpy(&data[z * row_out], &ring[(z % (size_t)ring_rows) * row_out], row_out);
-      ++first_pending;
+  for (int32_t i = 0; (i < g->out_h) && (err == UTVM_OK); i += g->band) {
+    const int32_t end = ((g->out_h - i) > g->band) ? (i + g->band) : g->out_h;
+    const int32_t y0 = g->reverse ? (g->out_h - end) : i; /* the band's first row */
+    err = window_run_band(call, g, y0, end - i, data, band, kernel_scratch);
+    for (int32_t j = first_pending; (j < end) && (err == UTVM_OK); ++j) {
+      const size_t z = (size_t)window_row_at(g, j);
+      const int8_t *row = (j < i) ? &ring[(z % (size_t)ring_rows) * row_out]
+                                  : &band[(z - (size_t)y0) * row_out];
+      if ((j == first_pending) && window_row_free(g, j, (int64_t)end - 1)) {
+        (void)memcpy(&data[z * row_out], row, row_out);
+        ++first_pending;
+      } else if (j >= i) { /* waits in the ring */
+        (void)memcpy(&ring[(z % (size_t)ring_rows) * row_out], row, row_out);
+      } else {
+        /* already waiting */
+      }
     }
   }
   return err;
@@ -191,7 +213,7 @@ static size_t window_scratch(const utvm_dims_t *input_dims, const utvm_dims_t *f
                                                  stride_h, dilation_h, pad_top, &pending)) {
     return 0u;
   }
-  return window_ring_offset(kernel_bytes) + ((size_t)pending * (size_t)g.row_out);
+  return window_ring_offset(kernel_bytes) + (((size_t)pending + (size_t)g.band) * (size_t)g.row_out);
 }
 
 /* Runs call in place over data (its vertical window: stride_h, dilation_h, pad_top). */
