@@ -205,12 +205,19 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
 /* ---- CONV_2D and DEPTHWISE_CONV_2D int8 in place ----
  * The output over its own input in one buffer of max(input, output) bytes, for a planner that
  * places a layer's output over an input that dies there: data holds the input from its start
- * before the call and the output from its start after it. Output rows are computed one at a
- * time (from the last row when the output is larger) by utvm_conv2d_s8 /
- * utvm_depthwise_conv2d_s8 into a ring of pending rows in scratch, each copied into data once no
- * row still to compute reads the input bytes under it; the result is the out-of-place kernel's,
- * byte for byte. Shapes that can run in place: batch 1 and at most half the output's rows
- * pending at once (e.g. 2 rows for a 3x3 window of stride 1, 1 for a 1x1). */
+ * before the call and the output from its start after it. Output rows are computed a band at a
+ * time (about 2 KB of output per call, at most a quarter of the rows; from the last row when
+ * the output is larger) by utvm_conv2d_s8 / utvm_depthwise_conv2d_s8 into scratch, each row
+ * copied into data once no row still to compute reads the input bytes under it (until then it
+ * waits in a ring in scratch); the result is the out-of-place kernel's, byte for byte. Shapes
+ * that can run in place: batch 1, at most UTVM_KERNELS_INPLACE_MAX_ROWS rows, and the band and
+ * the waiting rows at most half the output (e.g. 1 waiting row for a 3x3 window of stride 1,
+ * none for a 1x1). */
+
+/* Most output rows of a convolution run in place (the ring's size is worked out row by row). */
+#ifndef UTVM_KERNELS_INPLACE_MAX_ROWS
+#define UTVM_KERNELS_INPLACE_MAX_ROWS 4096
+#endif
 
 /* Bytes of scratch utvm_conv2d_s8_inplace needs on core: the kernel's scratch rounded up to 4,
  * then the ring; 0 when these shapes cannot run in place (or a pointer is NULL). */

@@ -87,12 +87,14 @@ static int32_t window_pending_rows(const window_rows_t *g) {
 }
 
 /* Fills g from the shapes; false unless they can run in place: batch 1, every dimension
- * valid, the ring no more than half the output. */
+ * valid, at most UTVM_KERNELS_INPLACE_MAX_ROWS output rows (the ring's size is simulated row
+ * by row), the band and the ring no more than half the output. */
 static bool window_rows_init(window_rows_t *g, const utvm_dims_t *input_dims,
                              const utvm_dims_t *output_dims, int32_t filter_h, int32_t stride,
                              int32_t dilation, int32_t pad_top, int32_t *pending) {
   if (!utvm_dims_valid(input_dims) || !utvm_dims_valid(output_dims) || (input_dims->n != 1) ||
-      (output_dims->n != 1) || (filter_h < 1) || (stride < 1) || (dilation < 1) ||
+      (output_dims->n != 1) || (output_dims->h > UTVM_KERNELS_INPLACE_MAX_ROWS) ||
+      (filter_h < 1) || (stride < 1) || (dilation < 1) ||
       (pad_top < 0) || !utvm_window_valid(output_dims->h, stride, filter_h, dilation, pad_top)) {
     return false;
   }
