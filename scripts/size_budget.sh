@@ -18,7 +18,9 @@
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
 #    not grow it (measured 58412 B, 16 B over the 58396 B before issue 25: the ai_ runtime's
-#    reset_state hook for models with state; the kernels KWS links are byte for byte the same),
+#    reset_state hook for models with state; the kernels KWS links are byte for byte the same;
+#    60892 B with issue 29, which runs KWS's convolutions in place: window_inplace_s8.c's band
+#    and ring around the same kernels, and the network's in-place calls),
 #  - the runner image utvm-model-test.elf of mps2-an386 links the operator table or an operator
 #    its models do not use (its resolver lists the 7 they use: 1201856 B of flash, 66092 B less
 #    than with every operator linked),
@@ -34,7 +36,7 @@ UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-9020}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-64450}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-73360}
                            [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-73990})
-UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-58412}
+UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-60892}
 work=build/size-budget
 mkdir -p "$work"
 failed=0
