@@ -79,6 +79,7 @@ typedef struct {
   bool report;
   bool builtin_activations;
   bool io_in_activations;
+  uint32_t patches;   /* --patches: UTVM_RUNNER_PATCHES_OFF (default), _AUTO or a count */
   const char *date;
   const char *cpu;
   const char *sizes;

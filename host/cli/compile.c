@@ -40,6 +40,7 @@ typedef struct {
   const char *params;   /* --params: a graph JSON model's parameter blob, or NULL */
   bool builtin_activations;
   bool io_in_activations;
+  uint32_t patches;     /* --patches (utvm_runner_options_t.patches) */
   bool json;
 } cli_emit_options_t;
 
@@ -354,6 +355,37 @@ static void json_row(const char *key, const cli_sz_row_t *r, bool last) {
                (unsigned long long)row_flash(r), (unsigned long long)row_ram(r), last ? "" : ", ");
 }
 
+/* The report's "activations_without_patches_bytes" and "patches" members, then "layers": [. */
+static void patches_json(const utvm_emit_report_t *r) {
+  (void)printf("\"activations_without_patches_bytes\": %zu, \"patches\": ",
+               r->activations_without_patches_bytes);
+  if (r->stage_layers == 0u) {
+    (void)printf("null, ");
+  } else {
+    (void)printf("{\"first_operator\": %u, \"layers\": %u, \"patches\": %u, "
+                 "\"kernel_calls\": %llu, \"copied_bytes\": %llu, \"recomputed_macs\": 0}, ",
+                 r->stage_first, r->stage_layers, r->patches,
+                 (unsigned long long)r->stage_calls, (unsigned long long)r->stage_copied_bytes);
+  }
+  (void)printf("\"layers\": [");
+}
+
+/* The report's patches line. */
+static void patches_text(const utvm_emit_report_t *r) {
+  if (r->stage_layers == 0u) {
+    (void)printf("patches            none (--patches auto|N|off)\n");
+    return;
+  }
+  (void)printf("patches            operators %u..%u as one stage in %u patches: activations %zu "
+               "bytes, %zu without\n"
+               "  extra work       %llu kernel calls instead of %u, %llu bytes moved in line "
+               "buffers, nothing computed twice\n",
+               r->stage_first, r->stage_first + r->stage_layers - 1u, r->patches,
+               r->activations_bytes, r->activations_without_patches_bytes,
+               (unsigned long long)r->stage_calls, r->stage_layers,
+               (unsigned long long)r->stage_copied_bytes);
+}
+
 static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report_t *r,
                              const emit_memory_t *m, const char *paths) {
   const cli_sz_row_t *rows[4] = {&m->kernels, &m->network, &m->weights, &m->runtime};
@@ -369,11 +401,12 @@ static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report
                "\"io_in_activations\": %s, \"io_bytes\": %zu, \"io_aligned_bytes\": %zu, "
                "\"activations_io_shared_bytes\": %zu, \"activations_io_separate_bytes\": %zu, "
                "\"params_bytes\": %zu, \"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
-               "\"inputs\": %u, \"outputs\": %u, \"layers\": [",
+               "\"inputs\": %u, \"outputs\": %u, ",
                e->cpu, paths, r->activations_bytes, e->io_in_activations ? "true" : "false",
                r->io_bytes, r->io_aligned_bytes, r->activations_io_shared_bytes,
                r->activations_io_separate_bytes, r->params_bytes, r->scratch_bytes, flash,
                r->n_inputs, r->n_outputs);
+  patches_json(r);
   for (uint32_t k = 0u; k < r->n_layers; k++) {
     char offset[16] = "null";
     if (r->layers[k].output_offset != UINT32_MAX) {
@@ -434,6 +467,7 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
                r->io_aligned_bytes);
   (void)printf("  IO inside        %zu bytes (--io-in-activations)\n",
                r->activations_io_shared_bytes);
+  patches_text(r);
   (void)printf("params             %zu bytes\n", r->params_bytes);
   (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
   if (m->measured) {
@@ -599,6 +633,7 @@ static int emit_files(const cli_emit_options_t *e) {
   o.date = e->date;
   o.builtin_activations = e->builtin_activations;
   o.io_in_activations = e->io_in_activations;
+  o.patches = e->patches;
   static const char *const emitted_files[] = {".h", ".c", "_data.c"};
   bool created = false;
   if ((e->out_dir != NULL) && !make_out_dir(e->out_dir, &created, msg, sizeof(msg))) {
@@ -650,10 +685,10 @@ static int emit_files(const cli_emit_options_t *e) {
 /* utvm compile --help. */
 static const char compile_help[] =
     "usage: utvm compile MODEL -o DIR --name NET --cpu CPU [--builtin-activations]\n"
-    "                     [--io-in-activations] [--date DATE]\n"
+    "                     [--io-in-activations] [--patches auto|N|off] [--date DATE]\n"
     "                     [--params GRAPH.params]\n"
     "       utvm [--json] compile MODEL.tflite --report --cpu CPU [--sizes TABLE]\n"
-    "                     [--io-in-activations]\n"
+    "                     [--io-in-activations] [--patches auto|N|off]\n"
     "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
     "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
     "                     [--name NAME]\n\n"
@@ -671,7 +706,14 @@ static const char compile_help[] =
     "scratch, the kernel paths and per-layer outputs; with --sizes TABLE (a build's\n"
     "utvm-sizes.txt for the same core) also the flash and RAM the kernels, the\n"
     "network code, the weights and the ai_ runtime take, measured (--json: one\n"
-    "object with activations_bytes, params_bytes, memory, ...).\n\n"
+    "object with activations_bytes, params_bytes, memory, ...).\n"
+    "--patches (default off) runs the model's first int8 CONV_2D / DEPTHWISE_CONV_2D\n"
+    "layers as one stage patch by patch (utvm_stage_s8): its last output in N bands\n"
+    "of rows, each layer's rows computed as the next one needs them into small line\n"
+    "buffers, so the tensors between those layers are never whole. The planner picks\n"
+    "how many layers (the smallest activations); auto also picks N and uses patches\n"
+    "only where they lower the activations. Bit-exact; the report gives the\n"
+    "activations with and without patches and the extra kernel calls and copies.\n\n"
     "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
     "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
     "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
@@ -708,6 +750,7 @@ static int compile_main(const cli_options_t *o) {
     e.date = o->date;
     e.builtin_activations = o->builtin_activations;
     e.io_in_activations = o->io_in_activations;
+    e.patches = o->patches;
     e.cpu = o->cpu;
     e.sizes = o->sizes;
     e.params = o->params;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "utvm/runner.h"
 
 static const char usage_text[] =
     "usage: utvm [--connect TRANSPORT] [--json] [--timeout S] COMMAND [ARGS...]\n"
@@ -192,6 +193,15 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->cpu = v;
       } else if (strcmp(a, "--sizes") == 0) {
         o->sizes = v;
+      } else if (strcmp(a, "--patches") == 0) {
+        int count = 0;
+        o->patches = UTVM_RUNNER_PATCHES_OFF;
+        if (strcmp(v, "auto") == 0) {
+          o->patches = UTVM_RUNNER_PATCHES_AUTO;
+        } else if (strcmp(v, "off") != 0) {
+          ok = parse_int(v, &count) && (count > 0) && (count <= UTVM_KERNELS_INPLACE_MAX_ROWS);
+          o->patches = ok ? (uint32_t)count : UTVM_RUNNER_PATCHES_OFF;
+        }
       } else if (strcmp(a, "--params") == 0) {
         o->params = v;
       } else if (strcmp(a, "--executor") == 0) {

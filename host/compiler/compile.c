@@ -404,7 +404,8 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
     return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory for the runner workspace");
   }
   /* the graph executor lays out the entries itself: every kernel gets memory of its own */
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true};
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true,
+                                     UTVM_RUNNER_PATCHES_OFF};
   err = utvm_runner_init_with(&c->runner, &c->model, c->workspace, ws, NULL, 0u, &options);
   if (err != UTVM_ERR_RUNNER_ARENA) {
     return fail(c, (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARENA : err, "%s", c->runner.error);

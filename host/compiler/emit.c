@@ -134,8 +134,15 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   if (e->workspace == NULL) {
     return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the runner workspace");
   }
-  utvm_runner_options_t ro = {e->o->core, true, &utvm_op_resolver_all, false};
+  utvm_runner_options_t ro = {e->o->core, e->io_separate, &utvm_op_resolver_all, false,
+                              UTVM_RUNNER_PATCHES_OFF};
   err = emit_plan(e, ws, &ro, &arena_size, &io_offset);
+  e->whole_bytes = e->io_separate ? io_offset : arena_size;
+  ro.patches = e->o->patches;
+  ro.io_separate = true;
+  if (err == UTVM_OK) {
+    err = emit_plan(e, ws, &ro, &arena_size, &io_offset);
+  }
   e->separate_bytes = io_offset;
   ro.io_separate = false;
   if (err == UTVM_OK) {
@@ -203,6 +210,8 @@ void emit_free_shared(emit_t *e) {
 }
 
 static void emit_close(emit_t *e) {
+  free(e->stage);
+  free(e->stage_operands);
   free(e->io_index);
   free(e->arena_block);
   free(e->workspace);
@@ -488,6 +497,122 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_par
   layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
   layer->scratch_bytes = p->scratch_bytes;
   return emit_kernel_call(e, k, j, p, in, o->n_inputs, out, scratch);
+}
+
+/* Layer i of the stage as a kernel takes it, pointing into e->stage[i]. */
+static void stage_layer_of(const emit_t *e, uint32_t i, utvm_stage_layer_s8_t *layer) {
+  const utvm_op_params_t *p = &e->stage[i];
+  const bool depthwise = (p->kind == UTVM_OP_DEPTHWISE_CONV2D_S8) ||
+                         (p->kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE);
+  layer->conv = depthwise ? NULL : &p->p.conv;
+  layer->depthwise = depthwise ? &p->p.depthwise : NULL;
+  layer->quant = &p->quant;
+  layer->dims = p->dims;
+  layer->filter = NULL;
+  layer->bias = NULL;
+}
+
+/* The call of the runner's stage (after its last layer): one utvm_stage_s8 over the layers'
+ * parameters emitted by emit_stage_layer, and the stage's figures into *r. */
+static utvm_err_t emit_stage_call(emit_t *e, const utvm_op_operands_t *last, const char *input,
+                                  utvm_emit_layer_t *layer, utvm_emit_report_t *r) {
+  const uint32_t n = e->runner.stage_count;
+  const uint32_t first = e->runner.stage_first;
+  utvm_stage_shape_t shapes[UTVM_KERNELS_STAGE_MAX_LAYERS];
+  utvm_stage_stats_t stats;
+  char out[EMIT_EXPR_SIZE];
+  char scratch[EMIT_EXPR_SIZE] = "NULL";
+  uint32_t scratch_offset = UTVM_PLAN_NO_OFFSET;
+  utvm_runner_tensor_t ot;
+  utvm_err_t err = utvm_runner_tensor(&e->runner, last->output, &ot);
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < n); i++) {
+    utvm_stage_layer_s8_t l;
+    stage_layer_of(e, i, &l);
+    err = (utvm_stage_s8_shape(e->o->core, &l, &shapes[i]) == UTVM_OK) ? UTVM_OK
+                                                                       : UTVM_ERR_EMIT_ARGUMENT;
+  }
+  if (err == UTVM_OK) {
+    err = (utvm_stage_s8_stats(shapes, n, e->runner.patches, &stats) == UTVM_OK)
+              ? utvm_runner_op_scratch(&e->runner, first, &scratch_offset)
+              : UTVM_ERR_EMIT_ARGUMENT;
+  }
+  if (err != UTVM_OK) {
+    return emit_fail(e, err, "operators %u..%u: the stage cannot be emitted", first,
+                     first + n - 1u);
+  }
+  activation_expr(e, &ot, out, sizeof(out));
+  if ((e->runner.stage_scratch > 0u) && (scratch_offset != UTVM_PLAN_NO_OFFSET)) {
+    (void)snprintf(scratch, sizeof(scratch), "a(act, %uu)", scratch_offset);
+    e->uses_a = true;
+  }
+  host_text_printf(&e->body, "  if (err == UTVM_OK) { /* operators %u..%u: one stage, %u patches"
+                   "%s */\n    const utvm_stage_layer_s8_t stage[%u] = {\n", first,
+                   first + n - 1u, e->runner.patches, e->runner.stage_inplace ? ", in place" : "",
+                   n);
+  for (uint32_t i = 0u; i < n; i++) {
+    utvm_stage_layer_s8_t l;
+    stage_layer_of(e, i, &l);
+    host_text_printf(&e->body, "        {%s&op%u_p%s, &op%u_q, op%u_dims, %s, %s},\n",
+                     (l.conv == NULL) ? "NULL, " : "", first + i, (l.conv == NULL) ? "" : ", NULL",
+                     first + i, first + i, e->stage_operands[i][0], e->stage_operands[i][1]);
+  }
+  host_text_printf(&e->body, "    };\n    err = utvm_stage_s8(stage, %uu, %uu, %s, %s, %s, %uu);\n"
+                   "  }\n", n, e->runner.patches, input, out, scratch, e->runner.stage_scratch);
+  layer->output_bytes = (uint32_t)ot.bytes;
+  layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
+  r->stage_first = first;
+  r->stage_layers = n;
+  r->patches = e->runner.patches;
+  r->stage_calls = stats.calls;
+  r->stage_copied_bytes = stats.copied_bytes;
+  if (e->runner.stage_scratch > r->scratch_bytes) {
+    r->scratch_bytes = e->runner.stage_scratch;
+  }
+  return UTVM_OK;
+}
+
+/* Operator k, a layer of the runner's stage: its parameters, multipliers, shifts and dims as
+ * definitions and its operands kept; the stage's last layer emits the stage's call. */
+static utvm_err_t emit_stage_layer(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+                                   const utvm_op_operands_t *o, utvm_emit_layer_t *layer,
+                                   utvm_emit_report_t *r) {
+  const uint32_t i = k - e->runner.stage_first;
+  const utvm_op_emit_t *how = utvm_op_kind_emit(p->kind);
+  char id[24];
+  utvm_err_t err = UTVM_OK;
+  (void)memset(layer, 0, sizeof(*layer));
+  layer->output_offset = UINT32_MAX;
+  (void)snprintf(layer->function, sizeof(layer->function), "%s",
+                 (i == 0u) ? "utvm_stage_s8" : "(in the stage)");
+  if ((e->stage == NULL) || (how == NULL) || (how->params_type == NULL) || (o->n_inputs < 2u)) {
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: not a stage layer", k);
+  }
+  (void)snprintf(id, sizeof(id), "op%u", k);
+  e->stage[i] = *p;
+  err = operand(e, o->inputs[1], e->stage_operands[i][0], sizeof(e->stage_operands[i][0]));
+  (void)snprintf(e->stage_operands[i][1], sizeof(e->stage_operands[i][1]), "NULL");
+  if ((err == UTVM_OK) && (p->has_bias != 0u) && (o->n_inputs > 2u)) {
+    err = operand(e, o->inputs[2], e->stage_operands[i][1], sizeof(e->stage_operands[i][1]));
+  }
+  if ((err == UTVM_OK) && (i == 0u)) {
+    err = operand(e, o->inputs[0], e->stage_input, sizeof(e->stage_input));
+  }
+  if (err != UTVM_OK) {
+    return err;
+  }
+  emit_params(e, id, how, p);
+  emit_quant(e, id, &p->quant);
+  host_text_printf(&e->defs, "static const utvm_dims_t %s_dims[3] = {", id);
+  for (uint32_t d = 0u; d < 3u; d++) {
+    host_text_printf(&e->defs, "%s", (d == 0u) ? "" : ", ");
+    sb_dims(&e->defs, &p->dims[d]);
+  }
+  host_text_printf(&e->defs, "};\n");
+  if (i == 0u) {
+    layer->scratch_bytes = e->runner.stage_scratch;
+  }
+  return ((i + 1u) == e->runner.stage_count) ? emit_stage_call(e, o, e->stage_input, layer, r)
+                                             : UTVM_OK;
 }
 
 utvm_err_t emit_kernel_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_params_t *p,
@@ -778,7 +903,12 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
   if (rc == UTVM_OK) {
     r.n_layers = e.runner.n_operators;
     r.layers = (utvm_emit_layer_t *)calloc((size_t)r.n_layers + 1u, sizeof(utvm_emit_layer_t));
-    if (r.layers == NULL) {
+    if (e.runner.stage_count > 0u) {
+      e.stage = (utvm_op_params_t *)calloc(UTVM_KERNELS_STAGE_MAX_LAYERS, sizeof(*e.stage));
+      e.stage_operands = calloc(UTVM_KERNELS_STAGE_MAX_LAYERS, sizeof(*e.stage_operands));
+    }
+    if ((r.layers == NULL) ||
+        ((e.runner.stage_count > 0u) && ((e.stage == NULL) || (e.stage_operands == NULL)))) {
       rc = emit_fail(&e, UTVM_ERR_EMIT_MEMORY, "out of memory");
     }
   }
@@ -790,8 +920,14 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
       utvm_op_params_t p;
       utvm_op_operands_t ops;
       rc = utvm_runner_op_params(&e.runner, k, j, &p, &ops);
+      const bool staged = (e.runner.stage_count > 0u) && (k >= e.runner.stage_first) &&
+                          ((k - e.runner.stage_first) < e.runner.stage_count);
       if (rc != UTVM_OK) {
         rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
+      } else if (staged) {
+        rc = emit_stage_layer(&e, k, &p, &ops, &r.layers[k], &r);
+        output_bytes += r.layers[k].output_bytes;
+        r.kernels_used[p.kind] = true;
       } else {
         utvm_emit_layer_t layer;
         rc = emit_call(&e, k, j, &p, &ops, &layer);
@@ -822,6 +958,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.activations_bytes = e.io_separate ? e.runner.io_offset : e.runner.arena_size;
     r.activations_io_shared_bytes = e.shared_bytes;
     r.activations_io_separate_bytes = e.separate_bytes;
+    r.activations_without_patches_bytes = e.whole_bytes;
     r.params_bytes = e.params_bytes;
   }
   rc = emit_finish(&e, rc, dir, &r, io);

@@ -42,6 +42,10 @@ typedef struct {
   bool io_separate;          /* inputs and outputs have buffers of their own */
   size_t shared_bytes;       /* activations with IO inside (the plan with IO sharing) */
   size_t separate_bytes;     /* activations without IO (the plan with IO apart) */
+  size_t whole_bytes;        /* activations of the chosen IO placement without patches */
+  utvm_op_params_t *stage;   /* [UTVM_KERNELS_STAGE_MAX_LAYERS] the stage's layers' op params */
+  char (*stage_operands)[2][EMIT_EXPR_SIZE]; /* their filter and bias expressions */
+  char stage_input[EMIT_EXPR_SIZE]; /* the stage's input expression */
   const char *constant_kind; /* what a constant id numbers, for comments ("tensor") */
   uint32_t *const_offsets;   /* per constant id: offset in the weights blob, or UINT32_MAX */
   size_t params_bytes;

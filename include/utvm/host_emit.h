@@ -12,7 +12,8 @@
  * activations buffer. Inputs and outputs have buffers of their own (the application's, bound
  * with ai_set_input/ai_set_output, or built-in ones), or with io_in_activations sit inside the
  * activations at planned offsets (IO sharing), so activations_size is the runner's arena_size
- * (or its io_offset). Scratch is planned for the target core's kernels (options core). Every parameter comes from the runner's prepared operators
+ * (or its io_offset). With patches (utvm_emit_options_t.patches) the first operators may run as
+ * one utvm_stage_s8 call (utvm/kernels.h). Scratch is planned for the target core's kernels (options core). Every parameter comes from the runner's prepared operators
  * (utvm_runner_op_params); nothing is re-derived. Output is deterministic: the same model and
  * options give the same bytes. The weights blob holds the model's little-endian bytes, so the
  * code is for little-endian targets (Arm Cortex-M, x86). Library utvm_host_compiler
@@ -55,6 +56,8 @@ typedef struct {
                                 without io_in_activations, a buffer per input and output) */
   bool io_in_activations;    /* inputs and outputs inside the activations (IO sharing) */
   utvm_kernels_core_t core;  /* the target's kernels, whose scratch is planned */
+  uint32_t patches;          /* utvm_runner_options_t.patches: UTVM_RUNNER_PATCHES_OFF (0),
+                                _AUTO or a count; a stage becomes one utvm_stage_s8 call */
 } utvm_emit_options_t;
 
 /* One operator of the report. */
@@ -74,7 +77,14 @@ typedef struct {
   size_t io_bytes;           /* bytes of the inputs and outputs together */
   size_t io_aligned_bytes;   /* the same, each rounded up to 16 bytes (UTVM_AI_ALIGNED) */
   size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
-  size_t scratch_bytes;      /* largest kernel scratch of one operator */
+  size_t scratch_bytes;      /* largest kernel scratch of one operator (or stage) */
+  size_t activations_without_patches_bytes; /* activations_bytes planned without patches */
+  uint32_t stage_first;      /* the patch-by-patch stage: its first operator, */
+  uint32_t stage_layers;     /* its operators (0: none), */
+  uint32_t patches;          /* its patches, */
+  uint64_t stage_calls;      /* its kernel calls per inference (stage_layers without patches) */
+  uint64_t stage_copied_bytes; /* bytes its line buffers move per inference (nothing is
+                                  computed twice: rows two calls share stay in the buffers) */
   uint32_t n_inputs;
   uint32_t n_outputs;
   uint32_t n_layers;

@@ -21,6 +21,7 @@
 #ifndef UTVM_KERNELS_H
 #define UTVM_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -251,6 +252,77 @@ utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t
                                             const utvm_dims_t *filter_dims, const int8_t *filter,
                                             const int32_t *bias, const utvm_dims_t *output_dims,
                                             int8_t *data, void *scratch);
+
+/* ---- A stage of CONV_2D / DEPTHWISE_CONV_2D int8 layers, patch by patch ----
+ * The first layers of a CNN (each reading the whole output of the one before) run without
+ * holding their intermediate tensors: the last layer's output is computed in `patches` bands of
+ * rows, and each layer computes its rows a band at a time (ceil(its rows / patches), at least
+ * one row, per kernel call) when the next layer needs them, into a line buffer in scratch that
+ * holds the rows the next layer's next call reads. Rows two calls share stay in the line buffer
+ * (nothing is computed twice); the result is the layer-by-layer result, byte for byte. Input
+ * and output are whole tensors; with input == output the output is written over the input
+ * (allowed when every output band lands on input rows no call reads any more, which the sizing
+ * checks). Limits: batch 1, UTVM_KERNELS_STAGE_MAX_LAYERS layers, UTVM_KERNELS_INPLACE_MAX_ROWS
+ * rows per tensor. */
+
+/* Most layers of a stage. */
+#ifndef UTVM_KERNELS_STAGE_MAX_LAYERS
+#define UTVM_KERNELS_STAGE_MAX_LAYERS 16u
+#endif
+
+/* One layer as utvm_conv2d_s8 (conv set, depthwise NULL) or utvm_depthwise_conv2d_s8
+ * (depthwise set) takes it; dims[0..2]: input, filter, output. Pointers only: the caller owns
+ * all of it. */
+typedef struct {
+  const utvm_conv2d_params_t *conv;
+  const utvm_depthwise_conv2d_params_t *depthwise;
+  const utvm_per_channel_quant_t *quant;
+  const utvm_dims_t *dims;
+  const int8_t *filter;
+  const int32_t *bias;
+} utvm_stage_layer_s8_t;
+
+/* What the sizing needs of a layer (utvm_stage_s8_shape, or a planner's own decoding). */
+typedef struct {
+  utvm_dims_t input;
+  utvm_dims_t output;
+  int32_t filter_h;
+  int32_t stride_h;
+  int32_t dilation_h;
+  int32_t pad_top;
+  size_t kernel_scratch; /* bytes of the layer's kernel scratch on the core planned for */
+} utvm_stage_shape_t;
+
+/* Work a stage does (utvm_stage_s8_stats). */
+typedef struct {
+  uint64_t calls;        /* kernel calls (one per layer without patches) */
+  uint64_t copied_bytes; /* line-buffer bytes moved to the front */
+  uint64_t buffer_bytes; /* bytes of the line buffers */
+} utvm_stage_stats_t;
+
+/* The shape of layer for core's kernels. BAD_PARAM for a NULL pointer or not exactly one of
+ * conv and depthwise set. */
+utvm_err_t utvm_stage_s8_shape(utvm_kernels_core_t core, const utvm_stage_layer_s8_t *layer,
+                               utvm_stage_shape_t *shape);
+
+/* Bytes of scratch utvm_stage_s8 needs for layers of these shapes (the largest kernel scratch,
+ * then each line buffer, word-aligned) into *bytes. BAD_SHAPE when they cannot run as a stage
+ * (see above; inplace: an output band would land on input rows still to read), BAD_PARAM for
+ * bytes NULL. */
+utvm_err_t utvm_stage_s8_scratch_size(const utvm_stage_shape_t *shapes, uint32_t n,
+                                      uint32_t patches, bool inplace, size_t *bytes);
+
+/* The calls, moved bytes and line-buffer bytes of the stage (not in place); BAD_SHAPE as
+ * above. */
+utvm_err_t utvm_stage_s8_stats(const utvm_stage_shape_t *shapes, uint32_t n, uint32_t patches,
+                               utvm_stage_stats_t *stats);
+
+/* Runs the n layers over input into output (the same pointer: in place) through scratch
+ * (scratch_bytes, word-aligned, at least the size above for this build's core). BAD_PARAM for
+ * NULL pointers or too little scratch, BAD_SHAPE as above, else the first kernel error. */
+utvm_err_t utvm_stage_s8(const utvm_stage_layer_s8_t *layers, uint32_t n, uint32_t patches,
+                         const int8_t *input, int8_t *output, void *scratch,
+                         size_t scratch_bytes);
 
 /* ---- FULLY_CONNECTED ---- */
 

@@ -415,6 +415,26 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
                            uint32_t options, void *workspace, size_t workspace_size,
                            utvm_plan_t *plan);
 
+/* Operators planned as one step: a patch-by-patch stage (utvm_stage_s8), which holds none of
+ * the tensors between them. */
+typedef struct {
+  uint32_t first;               /* its first operator */
+  uint32_t count;               /* operators first..first+count-1 (count >= 1) */
+  uint32_t scratch;             /* bytes the step needs while it runs */
+  uint32_t inplace_scratch;     /* the same when kind INPLACE_GROW is applied */
+  utvm_plan_step_kind_t kind;   /* DEFAULT, or INPLACE_GROW: the stage runs in place */
+} utvm_model_stage_t;
+
+/* utvm_model_plan() with the operators of stage (NULL: none) as one step that reads what the
+ * first reads, writes what the last writes and needs the stage's scratch (the callback's
+ * answers for those operators are not used); the tensors between them get no memory
+ * (UTVM_PLAN_NO_OFFSET). UTVM_ERR_MODEL_ARGUMENT unless each operator of the stage but the last
+ * writes one tensor, read only by the next one, which reads no other computed tensor, and
+ * that is no graph output. */
+utvm_err_t utvm_model_plan_stage(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
+                                 uint32_t options, const utvm_model_stage_t *stage,
+                                 void *workspace, size_t workspace_size, utvm_plan_t *plan);
+
 #ifdef __cplusplus
 }
 #endif

@@ -299,6 +299,13 @@ typedef struct {
    * same as scratch_size. prepare runs in place when the two offsets are equal. */
   size_t (*inplace_scratch_size)(utvm_kernels_core_t core, const utvm_model_t *m,
                                  const utvm_model_operator_t *op);
+  /* The operator as a layer of a patch-by-patch stage (utvm_stage_s8: int8 CONV_2D and
+   * DEPTHWISE_CONV_2D); NULL for an operator that never is one. stage_shape: its shape for
+   * core's kernels from the model, false when op cannot be a layer (not int8, undecodable);
+   * stage_layer: the layer of a prepared record (pointers into the record). */
+  bool (*stage_shape)(utvm_kernels_core_t core, const utvm_model_t *m,
+                      const utvm_model_operator_t *op, utvm_stage_shape_t *shape);
+  void (*stage_layer)(const void *record, utvm_stage_layer_s8_t *layer);
 } utvm_op_t;
 
 /* Records start at multiples of this many bytes. */

@@ -57,6 +57,12 @@ typedef struct {
   size_t io_offset;             /* with io_separate: where the inputs and outputs start in the
                                    arena (below are the activations); arena_size otherwise */
   uint32_t n_operators;
+  uint32_t stage_first;         /* the patch-by-patch stage (utvm_runner_options_t.patches): */
+  uint32_t stage_count;         /* operators stage_first.. of it, 0 when there is none */
+  uint32_t patches;             /* its patches (0 when there is none) */
+  bool stage_inplace;           /* its output is written over its input */
+  uint32_t stage_scratch;       /* bytes of its scratch (at utvm_runner_op_scratch of its first
+                                   operator) */
   char error[UTVM_RUNNER_ERROR_SIZE]; /* what failed, "" after success */
   /* private */
   const utvm_model_t *model_;
@@ -68,6 +74,10 @@ typedef struct {
   utvm_kernels_core_t core_;
   bool ready_;
 } utvm_runner_t;
+
+/* utvm_runner_options_t.patches */
+#define UTVM_RUNNER_PATCHES_OFF 0u
+#define UTVM_RUNNER_PATCHES_AUTO UINT32_MAX
 
 /* How utvm_runner_init_with() plans. */
 typedef struct {
@@ -84,6 +94,15 @@ typedef struct {
   /* No output placed over an input (no INPLACE steps: every kernel reads and writes memory of
    * its own), for a code generator whose executor lays out memory itself (graph JSON). */
   bool no_inplace;
+  /* Patch-by-patch scheduling of the model's first stage (utvm_stage_s8): when the model starts
+   * with int8 CONV_2D / DEPTHWISE_CONV_2D operators each read only by the next, init runs the
+   * first few of them (as many as give the smallest arena) as one stage whose last output is
+   * computed in `patches` bands of rows, with none of the tensors between them in the arena.
+   * UTVM_RUNNER_PATCHES_OFF: never; UTVM_RUNNER_PATCHES_AUTO: the number of patches and layers
+   * that give the smallest arena, only if smaller than without (fewest patches among equals);
+   * N >= 1: N patches, the layers that give the smallest arena. Results are bit-exact either
+   * way. r->stage_first, stage_count and patches say what was chosen. */
+  uint32_t patches;
 } utvm_runner_options_t;
 
 /* A tensor as the runner holds it: data points into the arena (activations, graph inputs and
@@ -143,7 +162,8 @@ utvm_err_t utvm_runner_output(const utvm_runner_t *r, uint32_t i, utvm_runner_te
 utvm_err_t utvm_runner_reset_state(utvm_runner_t *r);
 
 /* Runs operator k (< r->n_operators) alone, for per-layer timing; the operators before it must
- * have run. A kernel's error is returned with r->error naming the operator. */
+ * have run. A kernel's error is returned with r->error naming the operator. The stage's first
+ * operator runs the whole stage; its other operators do nothing. */
 utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k);
 
 /* Runs every operator in order (stops at the first error, as invoke_operator). */

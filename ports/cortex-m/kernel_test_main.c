@@ -25,7 +25,7 @@ static void write_line(char *text, size_t len) {
 }
 
 int main(void) {
-  char text[200];
+  char text[240];
   size_t len = 0u;
   utvm_fast_compare_result_t result;
   utvm_port_timer_init();
@@ -46,6 +46,8 @@ int main(void) {
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " in place, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.window_inplace_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " windows in place, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.stage_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " stages, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " bytes, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.mismatches);
@@ -63,6 +65,7 @@ int main(void) {
                     (result.add_cases == KERNEL_TEST_CASES) &&
                     (result.inplace_cases > (KERNEL_TEST_CASES * 5) / 6) &&
                     (result.window_inplace_cases > (KERNEL_TEST_CASES * 3) / 4) &&
+                    (result.stage_cases > (KERNEL_TEST_CASES * 3) / 4) &&
                     (result.fast_core == (int32_t)UTVM_KERNELS_NATIVE);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
   write_line(text, len);

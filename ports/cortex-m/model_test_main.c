@@ -112,19 +112,23 @@ static size_t file_size(const model_case_t *c, uint32_t k) {
   return (size_t)(c->files[k][1] - c->files[k][0]);
 }
 
-/* Runs one case; writes its line and returns true when the output is bit-exact. */
-static bool run_case(const model_case_t *c) {
-  char text[200];
+/* Runs one case with patches (utvm_runner_options_t); writes its line ("model NAME: ..." or,
+ * patch by patch, "model NAME patches: ..., stage of L layers in P patches, ...") and returns
+ * true when the output is bit-exact. */
+static bool run_case(const model_case_t *c, uint32_t patches) {
+  char text[240];
   size_t len = 0u;
   utvm_model_t model;
   utvm_runner_t runner;
   utvm_runner_tensor_t in;
   utvm_runner_tensor_t out;
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, kResolver, false};
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, kResolver, false,
+                                         patches};
   bool exact = false;
   utvm_port_append_str(text, sizeof(text) - 1u, &len, "model ");
   utvm_port_append_str(text, sizeof(text) - 1u, &len, c->name);
-  utvm_port_append_str(text, sizeof(text) - 1u, &len, ": ");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len,
+                       (patches == UTVM_RUNNER_PATCHES_OFF) ? ": " : " patches: ");
   if (utvm_model_open(&model, c->files[0][0], file_size(c, 0u)) != UTVM_OK) {
     utvm_port_append_str(text, sizeof(text) - 1u, &len, model.error);
   } else if ((utvm_runner_init_with(&runner, &model, workspace, sizeof(workspace), arena,
@@ -145,6 +149,13 @@ static bool run_case(const model_case_t *c) {
     utvm_port_append_str(text, sizeof(text) - 1u, &len, " B, workspace ");
     utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)runner.workspace_size);
     utvm_port_append_str(text, sizeof(text) - 1u, &len, " B, ");
+    if (runner.stage_count > 0u) {
+      utvm_port_append_str(text, sizeof(text) - 1u, &len, "stage of ");
+      utvm_port_append_dec(text, sizeof(text) - 1u, &len, runner.stage_count);
+      utvm_port_append_str(text, sizeof(text) - 1u, &len, " layers in ");
+      utvm_port_append_dec(text, sizeof(text) - 1u, &len, runner.patches);
+      utvm_port_append_str(text, sizeof(text) - 1u, &len, " patches, ");
+    }
     utvm_port_append_dec(text, sizeof(text) - 1u, &len,
                          (uint32_t)((ticks * 1000000000u) / UTVM_BOARD_CPU_HZ));
     utvm_port_append_str(text, sizeof(text) - 1u, &len, " instructions, bit-exact ");
@@ -162,12 +173,13 @@ int main(void) {
   utvm_port_timer_init();
   utvm_port_uart_init();
   for (i = 0u; i < sizeof(kCases) / sizeof(kCases[0]); i++) {
-    passed += run_case(&kCases[i]) ? 1u : 0u;
+    passed += run_case(&kCases[i], UTVM_RUNNER_PATCHES_OFF) ? 1u : 0u;
+    passed += run_case(&kCases[i], UTVM_RUNNER_PATCHES_AUTO) ? 1u : 0u;
   }
   utvm_port_append_str(text, sizeof(text) - 1u, &len, "models done: ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, passed);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " of ");
-  utvm_port_append_dec(text, sizeof(text) - 1u, &len, i);
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, 2u * i);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " bit-exact");
   write_line(text, len);
   for (;;) {

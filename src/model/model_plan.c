@@ -321,9 +321,64 @@ static utvm_err_t check_outputs(const utvm_model_t *m, utvm_text_t *text,
   return err;
 }
 
+/* Whether buffer b is read by a step other than step k. */
+static bool read_elsewhere(const layout_t *l, uint32_t n_steps, uint32_t b, uint32_t k) {
+  bool found = false;
+  for (uint32_t i = 0u; (i < n_steps) && !found; i++) {
+    for (uint32_t r = 0u; (r < l->steps[i].n_reads) && (i != k); r++) {
+      found = found || (l->steps[i].reads[r] == b);
+    }
+  }
+  return found;
+}
+
+/* Merges the steps of stage into its first one (see utvm_model_plan_stage). */
+static utvm_err_t merge_stage(const utvm_model_t *m, utvm_text_t *text, const layout_t *l,
+                              const utvm_model_stage_t *stage) {
+  const uint32_t first = stage->first;
+  if ((stage->count == 0u) || (first >= m->n_operators) ||
+      (stage->count > (m->n_operators - first))) {
+    utvm_text_str(text, "plan: the stage's operators are out of range");
+    return UTVM_ERR_MODEL_ARGUMENT;
+  }
+  const uint32_t last = first + stage->count - 1u;
+  for (uint32_t k = first; k < last; k++) {
+    const utvm_plan_step_t *st = &l->steps[k];
+    const utvm_plan_step_t *next = &l->steps[k + 1u];
+    const uint32_t b = (st->n_writes == 1u) ? st->writes[0] : UTVM_PLAN_NONE;
+    if ((b == UTVM_PLAN_NONE) || ((l->buffers[b].flags & UTVM_PLAN_OUTPUT) != 0u) ||
+        (next->n_reads != 1u) || (next->reads[0] != b) ||
+        read_elsewhere(l, m->n_operators, b, k + 1u)) {
+      utvm_model_text_operator(text, k, -1);
+      utvm_text_str(text, "plan: not a stage: its output is not read by the next operator alone");
+      return UTVM_ERR_MODEL_ARGUMENT;
+    }
+  }
+  utvm_plan_step_t *st = &l->steps[first];
+  st->writes = l->steps[last].writes;
+  st->n_writes = l->steps[last].n_writes;
+  st->scratch = stage->scratch;
+  st->inplace_scratch = stage->inplace_scratch;
+  st->kind = stage->kind;
+  for (uint32_t k = first + 1u; k <= last; k++) {
+    l->steps[k].n_reads = 0u;
+    l->steps[k].n_writes = 0u;
+    l->steps[k].scratch = 0u;
+    l->steps[k].inplace_scratch = 0u;
+    l->steps[k].kind = UTVM_PLAN_STEP_DEFAULT;
+  }
+  return UTVM_OK;
+}
+
 utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
                            uint32_t options, void *workspace, size_t workspace_size,
                            utvm_plan_t *plan) {
+  return utvm_model_plan_stage(m, scratch, ctx, options, NULL, workspace, workspace_size, plan);
+}
+
+utvm_err_t utvm_model_plan_stage(utvm_model_t *m, utvm_model_scratch_fn scratch, void *ctx,
+                                 uint32_t options, const utvm_model_stage_t *stage,
+                                 void *workspace, size_t workspace_size, utvm_plan_t *plan) {
   layout_t l;
   utvm_text_t text;
   counts_t c;
@@ -358,6 +413,9 @@ utvm_err_t utvm_model_plan(utvm_model_t *m, utvm_model_scratch_fn scratch, void 
   err = build_steps(m, &text, &l, scratch, ctx);
   if (err == UTVM_OK) {
     err = check_outputs(m, &text, &l);
+  }
+  if ((err == UTVM_OK) && (stage != NULL)) {
+    err = merge_stage(m, &text, &l, stage);
   }
   if (err != UTVM_OK) {
     return err;

@@ -74,7 +74,7 @@ static void add_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_add = {(int32_t)UTVM_MODEL_OP_ADD, 2u, 2u, 11u, add_record_size, NULL,
                                add_prepare, add_execute, add_export, ops_inputs_2,
-                               0u, 0u, NULL, ops_elementwise_kind, NULL};
+                               0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_add_s8 ---- */
 

@@ -118,11 +118,11 @@ static void arg_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_arg_max = {(int32_t)UTVM_MODEL_OP_ARG_MAX, 2u, 2u, 40u, arg_record_size,
                                    NULL, arg_prepare, arg_execute, arg_export, ops_inputs_1, 0u,
-                                   0u, NULL, NULL, NULL};
+                                   0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_arg_min = {(int32_t)UTVM_MODEL_OP_ARG_MIN, 2u, 2u, 57u, arg_record_size,
                                    NULL, arg_prepare, arg_execute, arg_export, ops_inputs_1, 0u,
-                                   0u, NULL, NULL, NULL};
+                                   0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_arg_min_max_s8 ---- */
 

@@ -154,7 +154,8 @@ static void bmm_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_batch_matmul = {(int32_t)UTVM_MODEL_OP_BATCH_MATMUL, 2u, 2u, 101u,
                                         bmm_record_size, NULL, bmm_prepare, bmm_execute,
-                                        bmm_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL};
+                                        bmm_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL,
+                                        NULL, NULL};
 
 /* ---- The kernel function utvm_k_batch_matmul ---- */
 

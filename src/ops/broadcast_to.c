@@ -52,4 +52,4 @@ static utvm_err_t broadcast_to_prepare(const utvm_op_context_t *c, void *record,
 const utvm_op_t utvm_op_broadcast_to = {(int32_t)UTVM_MODEL_OP_BROADCAST_TO, 2u, 2u, 104u,
                                         ops_copy_record_size, NULL, broadcast_to_prepare,
                                         ops_copy_execute, ops_copy_export, ops_inputs_1, 0u, 0u,
-                                        NULL, NULL, NULL};
+                                        NULL, NULL, NULL, NULL, NULL};

@@ -171,7 +171,7 @@ static utvm_plan_step_kind_t concat_plan_kind(const utvm_model_t *m, uint32_t in
 const utvm_op_t utvm_op_concatenation = {
     (int32_t)UTVM_MODEL_OP_CONCATENATION, 1u, UTVM_MODEL_MAX_OP_INPUTS, 10u,
     ops_concat_record_size, NULL, concat_prepare, ops_concat_execute, ops_concat_export,
-    ops_inputs_all, 0u, 0u, NULL, concat_plan_kind, NULL};
+    ops_inputs_all, 0u, 0u, NULL, concat_plan_kind, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_concatenation_s8 ---- */
 

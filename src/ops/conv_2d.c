@@ -128,10 +128,22 @@ static void conv_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
   }
 }
 
+static bool conv_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
+                             const utvm_model_operator_t *op, utvm_stage_shape_t *shape) {
+  return ops_stage_shape(core, m, op, conv_2d_options, N_OPTIONS, conv_scratch_size, shape);
+}
+
+static void conv_stage_layer(const void *record, utvm_stage_layer_s8_t *layer) {
+  const conv_record_t *r = (const conv_record_t *)record;
+  ops_stage_operands(&r->conv, layer);
+  layer->conv = &r->params;
+  layer->depthwise = NULL;
+}
+
 const utvm_op_t utvm_op_conv_2d = {
     (int32_t)UTVM_MODEL_OP_CONV_2D, 2u, 3u, 1u, conv_record_size, conv_scratch_size,
     conv_prepare, conv_execute, conv_export, ops_inputs_weighted, 0u, 0u, NULL, conv_plan_kind,
-    conv_inplace_scratch_size};
+    conv_inplace_scratch_size, conv_stage_shape, conv_stage_layer};
 
 /* ---- The kernel function utvm_k_conv2d_s8 ---- */
 

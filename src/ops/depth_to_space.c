@@ -93,9 +93,9 @@ static utvm_err_t space_to_depth_prepare(const utvm_op_context_t *c, void *recor
 const utvm_op_t utvm_op_depth_to_space = {(int32_t)UTVM_MODEL_OP_DEPTH_TO_SPACE, 1u, 1u, 94u,
                                           ops_copy_record_size, NULL, depth_to_space_prepare,
                                           ops_copy_execute, ops_copy_export, ops_inputs_1, 0u,
-                                          0u, NULL, NULL, NULL};
+                                          0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_space_to_depth = {(int32_t)UTVM_MODEL_OP_SPACE_TO_DEPTH, 1u, 1u, 19u,
                                           ops_copy_record_size, NULL, space_to_depth_prepare,
                                           ops_copy_execute, ops_copy_export, ops_inputs_1, 0u,
-                                          0u, NULL, NULL, NULL};
+                                          0u, NULL, NULL, NULL, NULL, NULL};

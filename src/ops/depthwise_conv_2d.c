@@ -136,10 +136,24 @@ static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_
   }
 }
 
+static bool depthwise_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
+                                  const utvm_model_operator_t *op, utvm_stage_shape_t *shape) {
+  return ops_stage_shape(core, m, op, depthwise_conv_2d_options, N_OPTIONS,
+                         depthwise_scratch_size, shape);
+}
+
+static void depthwise_stage_layer(const void *record, utvm_stage_layer_s8_t *layer) {
+  const depthwise_record_t *r = (const depthwise_record_t *)record;
+  ops_stage_operands(&r->conv, layer);
+  layer->conv = NULL;
+  layer->depthwise = &r->params;
+}
+
 const utvm_op_t utvm_op_depthwise_conv_2d = {
     (int32_t)UTVM_MODEL_OP_DEPTHWISE_CONV_2D, 2u, 3u, 2u, depthwise_record_size,
     depthwise_scratch_size, depthwise_prepare, depthwise_execute, depthwise_export,
-    ops_inputs_weighted, 0u, 0u, NULL, depthwise_plan_kind, depthwise_inplace_scratch_size};
+    ops_inputs_weighted, 0u, 0u, NULL, depthwise_plan_kind, depthwise_inplace_scratch_size,
+    depthwise_stage_shape, depthwise_stage_layer};
 
 /* ---- The kernel function utvm_k_depthwise_conv2d_s8 ---- */
 

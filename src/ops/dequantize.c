@@ -78,7 +78,7 @@ static void dequantize_export(const void *record, utvm_kernels_core_t core, utvm
 const utvm_op_t utvm_op_dequantize = {(int32_t)UTVM_MODEL_OP_DEQUANTIZE, 1u, 1u, 38u,
                                       dequantize_record_size, NULL, dequantize_prepare,
                                       dequantize_execute, dequantize_export, ops_inputs_1,
-                                      0u, 0u, NULL, NULL, NULL};
+                                      0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_dequantize_s8_f32 ---- */
 

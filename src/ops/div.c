@@ -65,7 +65,7 @@ static void div_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_div = {(int32_t)UTVM_MODEL_OP_DIV, 2u, 2u, 29u, div_record_size, NULL,
                                div_prepare, div_execute, div_export, ops_inputs_2,
-                               0u, 0u, NULL, NULL, NULL};
+                               0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_div_s8 ---- */
 

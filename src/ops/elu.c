@@ -27,4 +27,4 @@ static utvm_err_t elu_prepare(const utvm_op_context_t *c, void *record, size_t s
 /* No options. */
 const utvm_op_t utvm_op_elu = {(int32_t)UTVM_MODEL_OP_ELU, 1u, 1u, 0u, ops_unary_record_size,
                                NULL, elu_prepare, ops_unary_execute, ops_unary_export,
-                               ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL};
+                               ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};

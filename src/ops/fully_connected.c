@@ -175,7 +175,7 @@ static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_para
 
 const utvm_op_t utvm_op_fully_connected = {
     (int32_t)UTVM_MODEL_OP_FULLY_CONNECTED, 2u, 3u, 8u, fc_record_size, fc_scratch_size,
-    fc_prepare, fc_execute, fc_export, ops_inputs_weighted, 0u, 0u, NULL, NULL, NULL};
+    fc_prepare, fc_execute, fc_export, ops_inputs_weighted, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_fully_connected_s8 ---- */
 

@@ -156,7 +156,8 @@ static void gather_export(const void *record, utvm_kernels_core_t core, utvm_op_
 
 const utvm_op_t utvm_op_gather = {(int32_t)UTVM_MODEL_OP_GATHER, 2u, 2u, 23u,
                                   gather_record_size, NULL, gather_prepare, gather_execute,
-                                  gather_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL};
+                                  gather_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL,
+                                  NULL, NULL};
 
 /* ---- The kernel function utvm_k_gather ---- */
 

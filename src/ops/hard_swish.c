@@ -31,4 +31,4 @@ static utvm_err_t hard_swish_prepare(const utvm_op_context_t *c, void *record, s
 const utvm_op_t utvm_op_hard_swish = {(int32_t)UTVM_MODEL_OP_HARD_SWISH, 1u, 1u, 0u,
                                       ops_unary_record_size, NULL, hard_swish_prepare,
                                       ops_unary_execute, ops_unary_export, ops_inputs_1, 0u, 0u,
-                                      NULL, ops_elementwise_kind, NULL};
+                                      NULL, ops_elementwise_kind, NULL, NULL, NULL};

@@ -79,7 +79,7 @@ static void l2norm_export(const void *record, utvm_kernels_core_t core, utvm_op_
 const utvm_op_t utvm_op_l2_normalization = {(int32_t)UTVM_MODEL_OP_L2_NORMALIZATION, 1u, 1u, 12u,
                                             l2norm_record_size, NULL, l2norm_prepare,
                                             l2norm_execute, l2norm_export, ops_inputs_1, 0u, 0u,
-                                            NULL, NULL, NULL};
+                                            NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_l2_normalization_s8 ---- */
 

@@ -77,7 +77,7 @@ static void log_softmax_export(const void *record, utvm_kernels_core_t core,
 const utvm_op_t utvm_op_log_softmax = {(int32_t)UTVM_MODEL_OP_LOG_SOFTMAX, 1u, 1u, 36u,
                                        log_softmax_record_size, NULL, log_softmax_prepare,
                                        log_softmax_execute, log_softmax_export, ops_inputs_1,
-                                       0u, 0u, NULL, NULL, NULL};
+                                       0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_log_softmax_s8 ---- */
 

@@ -103,11 +103,12 @@ static void tanh_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
 /* Neither has options. */
 const utvm_op_t utvm_op_logistic = {(int32_t)UTVM_MODEL_OP_LOGISTIC, 1u, 1u, 0u,
                                     curve_record_size, NULL, curve_prepare, logistic_execute,
-                                    logistic_export, ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                    logistic_export, ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL,
+                                    NULL, NULL};
 
 const utvm_op_t utvm_op_tanh = {(int32_t)UTVM_MODEL_OP_TANH, 1u, 1u, 0u, curve_record_size, NULL,
                                 curve_prepare, tanh_execute, tanh_export, ops_inputs_1,
-                                0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 
 /* ---- The kernel functions utvm_k_logistic_s8 and utvm_k_tanh_s8 ---- */
 

@@ -473,7 +473,7 @@ static uint32_t lstm_kernel_inputs(const utvm_model_operator_t *op) {
 const utvm_op_t utvm_op_unidirectional_sequence_lstm = {
     (int32_t)UTVM_MODEL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 1u, (uint8_t)N_INPUTS, 71u,
     lstm_record_size, lstm_scratch_size, lstm_prepare, lstm_execute, lstm_export,
-    lstm_kernel_inputs, 0u, 0u, NULL, NULL, NULL};
+    lstm_kernel_inputs, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_lstm ---- */
 

@@ -60,10 +60,12 @@ static void minmax_export(const void *record, utvm_kernels_core_t core, utvm_op_
 /* MaximumMinimumOptions (BuiltinOptions 39) has no fields. */
 const utvm_op_t utvm_op_minimum = {(int32_t)UTVM_MODEL_OP_MINIMUM, 2u, 2u, 39u,
                                    minmax_record_size, NULL, minmax_prepare, minmax_execute,
-                                   minmax_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL};
+                                   minmax_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL,
+                                   NULL, NULL};
 const utvm_op_t utvm_op_maximum = {(int32_t)UTVM_MODEL_OP_MAXIMUM, 2u, 2u, 39u,
                                    minmax_record_size, NULL, minmax_prepare, minmax_execute,
-                                   minmax_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL};
+                                   minmax_export, ops_inputs_2, 0u, 0u, NULL, NULL, NULL,
+                                   NULL, NULL};
 
 /* ---- The kernel function utvm_k_minmax ---- */
 

@@ -77,7 +77,7 @@ static void mul_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_mul = {(int32_t)UTVM_MODEL_OP_MUL, 2u, 2u, 21u, mul_record_size, NULL,
                                mul_prepare, mul_execute, mul_export, ops_inputs_2,
-                               0u, 0u, NULL, ops_elementwise_kind, NULL};
+                               0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_mul_s8 ---- */
 

@@ -429,6 +429,18 @@ bool ops_window_plan(const utvm_model_t *m, const utvm_model_operator_t *op,
                      const ops_field_t *fields, uint32_t n, int32_t *options, utvm_dims_t *d,
                      ops_window_t *w);
 
+/* For a patch-by-patch stage: the shape of an int8 CONV_2D or DEPTHWISE_CONV_2D (its window
+ * from options fields[n]) for core's kernels (kernel_scratch: its scratch_size for core);
+ * false when ops_window_plan is. */
+bool ops_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
+                     const utvm_model_operator_t *op, const ops_field_t *fields, uint32_t n,
+                     size_t (*scratch_size)(utvm_kernels_core_t core, const utvm_model_t *m,
+                                            const utvm_model_operator_t *op),
+                     utvm_stage_shape_t *shape);
+
+/* A stage layer's operands from a convolution record (params left to the caller). */
+void ops_stage_operands(const ops_conv_t *conv, utvm_stage_layer_s8_t *layer);
+
 /* The float a float field's value (its bits) stands for. */
 float ops_option_float(int32_t bits);
 

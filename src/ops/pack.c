@@ -79,4 +79,5 @@ static utvm_plan_step_kind_t pack_plan_kind(const utvm_model_t *m, uint32_t inde
 
 const utvm_op_t utvm_op_pack = {(int32_t)UTVM_MODEL_OP_PACK, 1u, UTVM_MODEL_MAX_OP_INPUTS, 59u,
                                 ops_concat_record_size, NULL, pack_prepare, ops_concat_execute,
-                                ops_concat_export, ops_inputs_all, 0u, 0u, NULL, pack_plan_kind, NULL};
+                                ops_concat_export, ops_inputs_all, 0u, 0u, NULL, pack_plan_kind, NULL,
+                                NULL, NULL};

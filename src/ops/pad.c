@@ -205,16 +205,17 @@ static void pad_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 /* PadOptions (BuiltinOptions 22) has no fields. */
 const utvm_op_t utvm_op_pad = {(int32_t)UTVM_MODEL_OP_PAD, 2u, 2u, 22u, pad_record_size, NULL,
                                pad_prepare, pad_execute, pad_export, ops_inputs_1,
-                               0u, 0u, NULL, NULL, NULL};
+                               0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* PadV2Options (BuiltinOptions 43) has no fields; the pad value is input 2. */
 const utvm_op_t utvm_op_padv2 = {(int32_t)UTVM_MODEL_OP_PADV2, 2u, 3u, 43u, pad_record_size,
                                  NULL, pad_prepare, pad_execute, pad_export, ops_inputs_1, 0u,
-                                 0u, NULL, NULL, NULL};
+                                 0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_mirror_pad = {(int32_t)UTVM_MODEL_OP_MIRROR_PAD, 2u, 2u, 77u,
                                       pad_record_size, NULL, mirror_pad_prepare, pad_execute,
-                                      pad_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                      pad_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                      NULL, NULL};
 
 /* ---- The kernel function utvm_k_pad_s8 ---- */
 

@@ -133,11 +133,11 @@ static void max_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_average_pool_2d = {
     (int32_t)UTVM_MODEL_OP_AVERAGE_POOL_2D, 1u, 1u, 5u, pool_record_size, NULL, pool_prepare,
-    average_execute, average_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+    average_execute, average_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_max_pool_2d = {
     (int32_t)UTVM_MODEL_OP_MAX_POOL_2D, 1u, 1u, 5u, pool_record_size, NULL, pool_prepare,
-    max_execute, max_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+    max_execute, max_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel functions utvm_k_avg_pool2d_s8, utvm_k_max_pool2d_s8 and their _s16 ---- */
 

@@ -92,7 +92,7 @@ static void prelu_export(const void *record, utvm_kernels_core_t core, utvm_op_p
 /* No options. */
 const utvm_op_t utvm_op_prelu = {(int32_t)UTVM_MODEL_OP_PRELU, 2u, 2u, 0u, prelu_record_size,
                                  NULL, prelu_prepare, prelu_execute, prelu_export, ops_inputs_2,
-                                 0u, 0u, NULL, NULL, NULL};
+                                 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel functions utvm_k_prelu_s8 and utvm_k_prelu_s16 ---- */
 

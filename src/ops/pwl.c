@@ -131,18 +131,19 @@ static utvm_err_t abs_prepare(const utvm_op_context_t *c, void *record, size_t s
 /* RELU, RELU_N1_TO_1 and RELU6 have no options; ABS accepts AbsOptions (78, empty). */
 const utvm_op_t utvm_op_relu = {(int32_t)UTVM_MODEL_OP_RELU, 1u, 1u, 0u, ops_unary_record_size,
                                 NULL, relu_prepare, ops_unary_execute, ops_unary_export,
-                                ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 const utvm_op_t utvm_op_relu_n1_to_1 = {(int32_t)UTVM_MODEL_OP_RELU_N1_TO_1, 1u, 1u, 0u,
                                         ops_unary_record_size, NULL, relu_prepare,
                                         ops_unary_execute, ops_unary_export, ops_inputs_1,
-                                        0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                        0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 const utvm_op_t utvm_op_relu6 = {(int32_t)UTVM_MODEL_OP_RELU6, 1u, 1u, 0u, ops_unary_record_size,
                                  NULL, relu6_prepare, ops_unary_execute, ops_unary_export,
-                                 ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                 ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL,
+                                 NULL, NULL};
 const utvm_op_t utvm_op_leaky_relu = {(int32_t)UTVM_MODEL_OP_LEAKY_RELU, 1u, 1u, 75u,
                                       ops_unary_record_size, NULL, leaky_relu_prepare,
                                       ops_unary_execute, ops_unary_export, ops_inputs_1,
-                                      0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                      0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 const utvm_op_t utvm_op_abs = {(int32_t)UTVM_MODEL_OP_ABS, 1u, 1u, 78u, ops_unary_record_size,
                                NULL, abs_prepare, ops_unary_execute, ops_unary_export,
-                               ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL};
+                               ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};

@@ -125,7 +125,7 @@ static void quantize_export(const void *record, utvm_kernels_core_t core, utvm_o
 const utvm_op_t utvm_op_quantize = {(int32_t)UTVM_MODEL_OP_QUANTIZE, 1u, 1u, 89u,
                                     quantize_record_size, NULL, quantize_prepare,
                                     quantize_execute, quantize_export, ops_inputs_1,
-                                    0u, 0u, NULL, ops_elementwise_kind, NULL};
+                                    0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 
 /* ---- The kernel functions utvm_k_quantize_f32_s8 and utvm_k_requantize_s8 ---- */
 

@@ -178,19 +178,21 @@ static void mean_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
 /* ReducerOptions (BuiltinOptions 27) for all four. */
 const utvm_op_t utvm_op_mean = {(int32_t)UTVM_MODEL_OP_MEAN, 2u, 2u, 27u, mean_record_size, NULL,
                                 mean_prepare, mean_execute, mean_export, ops_inputs_1,
-                                0u, 0u, NULL, NULL, NULL};
+                                0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_sum = {(int32_t)UTVM_MODEL_OP_SUM, 2u, 2u, 27u, mean_record_size, NULL,
                                mean_prepare, mean_execute, mean_export, ops_inputs_1,
-                               0u, 0u, NULL, NULL, NULL};
+                               0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_reduce_max = {(int32_t)UTVM_MODEL_OP_REDUCE_MAX, 2u, 2u, 27u,
                                       mean_record_size, NULL, mean_prepare, mean_execute,
-                                      mean_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                      mean_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                      NULL, NULL};
 
 const utvm_op_t utvm_op_reduce_min = {(int32_t)UTVM_MODEL_OP_REDUCE_MIN, 2u, 2u, 27u,
                                       mean_record_size, NULL, mean_prepare, mean_execute,
-                                      mean_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                      mean_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                      NULL, NULL};
 
 /* ---- The kernel function utvm_k_mean_s8 ---- */
 

@@ -130,17 +130,19 @@ static void reshape_export(const void *record, utvm_kernels_core_t core, utvm_op
 /* RESHAPE's second input (the shape as a tensor) is optional. */
 const utvm_op_t utvm_op_reshape = {(int32_t)UTVM_MODEL_OP_RESHAPE, 1u, 2u, 17u,
                                    reshape_record_size, NULL, reshape_prepare, reshape_execute,
-                                   reshape_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                   reshape_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                   NULL, NULL};
 
 const utvm_op_t utvm_op_squeeze = {(int32_t)UTVM_MODEL_OP_SQUEEZE, 1u, 1u, 30u,
                                    reshape_record_size, NULL, reshape_prepare, reshape_execute,
-                                   reshape_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                   reshape_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                   NULL, NULL};
 
 /* ExpandDimsOptions (BuiltinOptions 52) has no fields. */
 const utvm_op_t utvm_op_expand_dims = {(int32_t)UTVM_MODEL_OP_EXPAND_DIMS, 2u, 2u, 52u,
                                        reshape_record_size, NULL, reshape_prepare,
                                        reshape_execute, reshape_export, ops_inputs_1,
-                                       0u, 0u, NULL, NULL, NULL};
+                                       0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_reshape ---- */
 

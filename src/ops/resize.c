@@ -153,11 +153,13 @@ static void bilinear_export(const void *record, utvm_kernels_core_t core, utvm_o
 
 const utvm_op_t utvm_op_resize_nearest_neighbor = {
     (int32_t)UTVM_MODEL_OP_RESIZE_NEAREST_NEIGHBOR, 2u, 2u, 74u, resize_record_size, NULL,
-    nearest_prepare, nearest_execute, nearest_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+    nearest_prepare, nearest_execute, nearest_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+    NULL, NULL};
 
 const utvm_op_t utvm_op_resize_bilinear = {
     (int32_t)UTVM_MODEL_OP_RESIZE_BILINEAR, 2u, 2u, 15u, resize_record_size, NULL,
-    bilinear_prepare, bilinear_execute, bilinear_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+    bilinear_prepare, bilinear_execute, bilinear_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+    NULL, NULL};
 
 /* ---- The kernel functions utvm_k_resize_nearest and utvm_k_resize_bilinear_s8 ---- */
 

@@ -65,7 +65,7 @@ static void rsqrt_export(const void *record, utvm_kernels_core_t core, utvm_op_p
 /* No options. */
 const utvm_op_t utvm_op_rsqrt = {(int32_t)UTVM_MODEL_OP_RSQRT, 1u, 1u, 0u, rsqrt_record_size,
                                  NULL, rsqrt_prepare, rsqrt_execute, rsqrt_export, ops_inputs_1,
-                                 0u, 0u, NULL, NULL, NULL};
+                                 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_rsqrt_s8 ---- */
 

@@ -213,9 +213,9 @@ static utvm_err_t strided_slice_prepare(const utvm_op_context_t *c, void *record
 /* SliceOptions (BuiltinOptions 48) has no fields. */
 const utvm_op_t utvm_op_slice = {(int32_t)UTVM_MODEL_OP_SLICE, 3u, 3u, 48u, ops_copy_record_size,
                                  NULL, slice_prepare, ops_copy_execute, ops_copy_export,
-                                 ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                 ops_inputs_1, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_strided_slice = {(int32_t)UTVM_MODEL_OP_STRIDED_SLICE, 4u, 4u, 32u,
                                          ops_copy_record_size, NULL, strided_slice_prepare,
                                          ops_copy_execute, ops_copy_export, ops_inputs_1,
-                                         0u, 0u, NULL, NULL, NULL};
+                                         0u, 0u, NULL, NULL, NULL, NULL, NULL};

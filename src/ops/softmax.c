@@ -125,7 +125,8 @@ static void softmax_export(const void *record, utvm_kernels_core_t core, utvm_op
 
 const utvm_op_t utvm_op_softmax = {(int32_t)UTVM_MODEL_OP_SOFTMAX, 1u, 1u, 9u,
                                    softmax_record_size, NULL, softmax_prepare, softmax_execute,
-                                   softmax_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                   softmax_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                   NULL, NULL};
 
 /* ---- The kernel function utvm_k_softmax_s8 ---- */
 

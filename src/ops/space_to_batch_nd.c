@@ -166,12 +166,14 @@ static void space_batch_export(const void *record, utvm_kernels_core_t core,
 const utvm_op_t utvm_op_space_to_batch_nd = {(int32_t)UTVM_MODEL_OP_SPACE_TO_BATCH_ND, 3u, 3u,
                                              25u, space_batch_record_size, NULL,
                                              space_to_batch_prepare, space_batch_execute,
-                                             space_batch_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                             space_batch_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                             NULL, NULL};
 
 const utvm_op_t utvm_op_batch_to_space_nd = {(int32_t)UTVM_MODEL_OP_BATCH_TO_SPACE_ND, 3u, 3u,
                                              24u, space_batch_record_size, NULL,
                                              batch_to_space_prepare, space_batch_execute,
-                                             space_batch_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL};
+                                             space_batch_export, ops_inputs_1, 0u, 0u, NULL, NULL, NULL,
+                                             NULL, NULL};
 
 /* ---- The kernel function utvm_k_space_batch ---- */
 

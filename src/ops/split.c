@@ -256,16 +256,18 @@ static utvm_plan_step_kind_t split_plan_kind(const utvm_model_t *m, uint32_t ind
 
 const utvm_op_t utvm_op_split = {(int32_t)UTVM_MODEL_OP_SPLIT, 2u, 2u, 35u, split_record_size,
                                  NULL, split_prepare, split_execute, NULL, ops_inputs_1,
-                                 UTVM_MODEL_MAX_OP_OUTPUTS, 1u, split_export, split_plan_kind, NULL};
+                                 UTVM_MODEL_MAX_OP_OUTPUTS, 1u, split_export, split_plan_kind, NULL,
+                                 NULL, NULL};
 
 const utvm_op_t utvm_op_split_v = {(int32_t)UTVM_MODEL_OP_SPLIT_V, 3u, 3u, 79u,
                                    split_record_size, NULL, split_prepare, split_execute, NULL,
                                    ops_inputs_1, UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export,
-                                   split_plan_kind, NULL};
+                                   split_plan_kind, NULL, NULL, NULL};
 
 const utvm_op_t utvm_op_unpack = {(int32_t)UTVM_MODEL_OP_UNPACK, 1u, 1u, 64u, split_record_size,
                                   NULL, split_prepare, split_execute, NULL, ops_inputs_1,
-                                  UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export, split_plan_kind, NULL};
+                                  UTVM_MODEL_MAX_OP_OUTPUTS, 0u, split_export, split_plan_kind, NULL,
+                                  NULL, NULL};
 
 /* ---- The kernel function utvm_k_split ---- */
 

@@ -74,7 +74,7 @@ const utvm_op_t utvm_op_squared_difference = {(int32_t)UTVM_MODEL_OP_SQUARED_DIF
                                               squared_difference_prepare,
                                               squared_difference_execute,
                                               squared_difference_export, ops_inputs_2, 0u, 0u,
-                                              NULL, NULL, NULL};
+                                              NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel functions utvm_k_squared_difference_s8 and _s16 (SUB's body) ---- */
 

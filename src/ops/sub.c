@@ -74,7 +74,7 @@ static void sub_export(const void *record, utvm_kernels_core_t core, utvm_op_par
 
 const utvm_op_t utvm_op_sub = {(int32_t)UTVM_MODEL_OP_SUB, 2u, 2u, 28u, sub_record_size, NULL,
                                sub_prepare, sub_execute, sub_export, ops_inputs_2,
-                               0u, 0u, NULL, ops_elementwise_kind, NULL};
+                               0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
 
 /* ---- The kernel functions utvm_k_sub_s8 and utvm_k_sub_s16 (ADD_S8's body) ---- */
 

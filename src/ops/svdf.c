@@ -256,7 +256,7 @@ static void svdf_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
 
 const utvm_op_t utvm_op_svdf = {(int32_t)UTVM_MODEL_OP_SVDF, 5u, 5u, 6u, svdf_record_size,
                                 svdf_scratch_size, svdf_prepare, svdf_execute, svdf_export,
-                                ops_inputs_all, 0u, 0u, NULL, NULL, NULL};
+                                ops_inputs_all, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_svdf_s8 ---- */
 

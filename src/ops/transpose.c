@@ -70,4 +70,4 @@ static utvm_err_t transpose_prepare(const utvm_op_context_t *c, void *record, si
 const utvm_op_t utvm_op_transpose = {(int32_t)UTVM_MODEL_OP_TRANSPOSE, 2u, 2u, 26u,
                                      ops_copy_record_size, NULL, transpose_prepare,
                                      ops_copy_execute, ops_copy_export, ops_inputs_1,
-                                     0u, 0u, NULL, NULL, NULL};
+                                     0u, 0u, NULL, NULL, NULL, NULL, NULL};

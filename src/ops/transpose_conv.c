@@ -233,7 +233,7 @@ static uint32_t tconv_inputs(const utvm_model_operator_t *op) {
 const utvm_op_t utvm_op_transpose_conv = {(int32_t)UTVM_MODEL_OP_TRANSPOSE_CONV, 3u, 4u, 49u,
                                           tconv_record_size, tconv_scratch_size, tconv_prepare,
                                           tconv_execute, tconv_export, tconv_inputs, 0u, 1u,
-                                          NULL, NULL, NULL};
+                                          NULL, NULL, NULL, NULL, NULL};
 
 /* ---- The kernel function utvm_k_transpose_conv ---- */
 

@@ -413,3 +413,31 @@ const char *ops_check_window(utvm_op_params_t *p, bool s16) {
   (void)ops_set_operand(p, p->n_inputs, act, e[2]);
   return NULL;
 }
+
+bool ops_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
+                     const utvm_model_operator_t *op, const ops_field_t *fields, uint32_t n,
+                     size_t (*scratch_size)(utvm_kernels_core_t core, const utvm_model_t *m,
+                                            const utvm_model_operator_t *op),
+                     utvm_stage_shape_t *shape) {
+  utvm_dims_t d[3];
+  ops_window_t w;
+  int32_t options[OPS_WINDOW_FIELDS + 1u];
+  if ((n > (OPS_WINDOW_FIELDS + 1u)) || !ops_window_plan(m, op, fields, n, options, d, &w)) {
+    return false;
+  }
+  shape->input = d[0];
+  shape->output = d[2];
+  shape->filter_h = d[1].h;
+  shape->stride_h = w.stride_h;
+  shape->dilation_h = w.dilation_h;
+  shape->pad_top = w.pad_top;
+  shape->kernel_scratch = scratch_size(core, m, op);
+  return true;
+}
+
+void ops_stage_operands(const ops_conv_t *conv, utvm_stage_layer_s8_t *layer) {
+  layer->quant = &conv->quant;
+  layer->dims = conv->dims;
+  layer->filter = conv->filter;
+  layer->bias = (const int32_t *)conv->bias;
+}

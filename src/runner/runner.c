@@ -13,25 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "runner_internal.h"
 #include "utvm/runner.h"
 
 /* Records in the workspace start at multiples of this. */
 #define RUNNER_ALIGN UTVM_OP_RECORD_ALIGN
-
-/* One prepared operator: its descriptor and where its record starts, in bytes from the first
- * record. */
-typedef struct {
-  const utvm_op_t *op;
-  uint32_t record;
-} runner_op_t;
-
-typedef struct {
-  uint32_t *offsets;
-  uint32_t *scratch_offsets;
-  runner_op_t *ops;
-  uint8_t *region;
-  size_t region_size;
-} runner_layout_t;
 
 static uint64_t runner_align(uint64_t x) {
   const uint64_t mask = (uint64_t)RUNNER_ALIGN - 1u;
@@ -44,13 +30,6 @@ static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
          runner_align((uint64_t)n_operators * sizeof(uint32_t)) +
          runner_align((uint64_t)n_operators * sizeof(runner_op_t));
 }
-
-/* What planning asks per operator: the kernels' core and the resolver. */
-typedef struct {
-  utvm_kernels_core_t core;
-  const utvm_op_resolver_t *resolver;
-  bool no_inplace;
-} runner_ops_t;
 
 /* Bytes of operator op's record, 0 for an operator the resolver lacks (init refuses it). */
 static size_t record_size(const utvm_model_t *m, const utvm_op_resolver_t *resolver,
@@ -117,8 +96,7 @@ static void runner_carve(runner_layout_t *l, void *workspace, size_t size, uint3
   l->region_size = size - at;
 }
 
-/* The kernels' scratch bytes for operator op (0 for shapes the prepare step will refuse). */
-static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
+utvm_err_t runner_scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
                                const utvm_model_operator_t *op, size_t *bytes,
                                utvm_plan_step_kind_t *kind, size_t *inplace_bytes) {
   const runner_ops_t *ops = (const runner_ops_t *)ctx;
@@ -230,8 +208,19 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   runner_carve(&l, workspace, workspace_size, m->n_tensors, m->n_operators);
   plan.offsets = l.offsets;
   plan.scratch_offsets = l.scratch_offsets;
-  utvm_err_t err =
-      utvm_model_plan(m, scratch_size, &ops, plan_options, l.region, l.region_size, &plan);
+  utvm_model_stage_t stage;
+  (void)memset(&stage, 0, sizeof(stage));
+  utvm_err_t err = UTVM_OK;
+  if (options->patches != UTVM_RUNNER_PATCHES_OFF) {
+    err = runner_stage_choose(m, &ops, plan_options, options->patches, &l, &stage, &r->patches);
+    if (err != UTVM_OK) {
+      utvm_text_str(&text, m->error);
+      return err;
+    }
+  }
+  err =
+      utvm_model_plan_stage(m, runner_scratch_size, &ops, plan_options,
+                            (stage.count > 0u) ? &stage : NULL, l.region, l.region_size, &plan);
   if (err != UTVM_OK) {
     utvm_text_str(&text, m->error);
     return err;
@@ -241,7 +230,15 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   r->core_ = ops.core;
   r->workspace_size = needed;
   r->n_operators = m->n_operators;
+  if (stage.count > 0u) {
+    r->stage_first = stage.first;
+    r->stage_count = stage.count;
+    r->stage_inplace = runner_stage_inplace(m, &stage, l.offsets);
+    r->stage_scratch = r->stage_inplace ? stage.inplace_scratch : stage.scratch;
+  }
+  runner_stage_hole(m, &stage, l.offsets, 0u); /* its inner tensors: never read by execute */
   err = prepare_all(m, ops.resolver, &l, &text);
+  runner_stage_hole(m, &stage, l.offsets, UTVM_PLAN_NO_OFFSET);
   if (err != UTVM_OK) {
     return err;
   }
@@ -333,7 +330,15 @@ utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k) {
     return UTVM_ERR_RUNNER_ARGUMENT;
   }
   const runner_op_t *ops = (const runner_op_t *)r->ops_;
-  const utvm_err_t err = ops[k].op->execute(&r->records_[ops[k].record], r->arena_);
+  utvm_err_t err = UTVM_OK;
+  if ((r->stage_count == 0u) || (k < r->stage_first) ||
+      (k >= (r->stage_first + r->stage_count))) {
+    err = ops[k].op->execute(&r->records_[ops[k].record], r->arena_);
+  } else if (k == r->stage_first) {
+    err = runner_stage_run(r);
+  } else {
+    /* run by the stage's first operator */
+  }
   if (err != UTVM_OK) {
     utvm_model_text_operator(&text, k, ops[k].op->code);
     utvm_text_str(&text, utvm_strerror(err));

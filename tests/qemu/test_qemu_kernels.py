@@ -36,23 +36,23 @@ def main():
         proc.wait()
     summary = [m for m in (re.match(r"kernels: (\d+) conv \((\d+) 1x1\), (\d+) depthwise, "
                                     r"(\d+) fully connected, (\d+) add, (\d+) in place, "
-                                    r"(\d+) windows in place, "
+                                    r"(\d+) windows in place, (\d+) stages, "
                                     r"(\d+) bytes, (\d+) mismatches", l) for l in lines) if m]
     if not summary or "kernels PASS" not in lines:
         print("FAIL: no passing verdict from %s within %d s" % (ELF, TIMEOUT_S))
         return 1
-    conv, pointwise, depthwise, fc, add, in_place, windows, compared, mismatches = \
+    conv, pointwise, depthwise, fc, add, in_place, windows, stages, compared, mismatches = \
         (int(g) for g in summary[0].groups())
-    if mismatches != 0 or min(conv, depthwise, fc, add, in_place, windows) < 1000 or \
+    if mismatches != 0 or min(conv, depthwise, fc, add, in_place, windows, stages) < 1000 or \
             pointwise < 1 or \
             compared < 100000:
         print("FAIL: %d mismatches over %d conv, %d depthwise, %d fully connected, %d add and %d "
-              "in-place cases (%d convolutions in place)" % (mismatches, conv, depthwise, fc, add,
-                                                         in_place, windows))
+              "in-place cases (%d convolutions in place, %d stages patch by patch)"
+              % (mismatches, conv, depthwise, fc, add, in_place, windows, stages))
         return 1
     print("PASS: %d conv, %d depthwise, %d fully connected, %d add layers and %d element-wise "
-          "kernels and %d convolutions in place bit-exact on %s" % (conv, depthwise, fc, add,
-                                                                 in_place, windows, BOARD))
+          "kernels, %d convolutions in place and %d stages patch by patch bit-exact on %s"
+          % (conv, depthwise, fc, add, in_place, windows, stages, BOARD))
     return 0
 
 

@@ -593,6 +593,153 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
   return true; /* eight shapes that cannot run in place: nothing compared */
 }
 
+/* Whole intermediate tensors of the layer-by-layer reference of a stage. */
+#define STAGE_MAX_LAYERS 5
+#define STAGE_MAX_CHANNELS 8
+static int8_t g_stage_a[4096];
+static int8_t g_stage_b[4096];
+
+/* A stage of 1..5 int8 CONV_2D / DEPTHWISE_CONV_2D layers (kernel sizes 1..3, strides and
+ * dilations 1..2, any padding TFLite allows, depthwise multipliers 1..2) run by utvm_stage_s8
+ * with 1..rows+1 patches, out of place into g_out_fast or over its input when the sizing allows,
+ * compared with the layers run one after another on whole tensors (into g_out_portable). Chains
+ * that do not fit are drawn again, at most 8 times. */
+static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  for (int32_t attempt = 0; attempt < 8; ++attempt) {
+    utvm_dims_t dims[STAGE_MAX_LAYERS][3];
+    utvm_conv2d_params_t conv[STAGE_MAX_LAYERS];
+    utvm_depthwise_conv2d_params_t dw[STAGE_MAX_LAYERS];
+    utvm_per_channel_quant_t quant[STAGE_MAX_LAYERS];
+    int32_t multipliers[STAGE_MAX_LAYERS][STAGE_MAX_CHANNELS * 2];
+    int8_t shifts[STAGE_MAX_LAYERS][STAGE_MAX_CHANNELS * 2];
+    int32_t biases[STAGE_MAX_LAYERS][STAGE_MAX_CHANNELS * 2];
+    utvm_stage_layer_s8_t layers[STAGE_MAX_LAYERS];
+    utvm_stage_shape_t shapes[STAGE_MAX_LAYERS];
+    const int32_t n = random_in(state, 1, STAGE_MAX_LAYERS);
+    utvm_dims_t in = {1, random_in(state, 1, 24), random_in(state, 1, 8),
+                      random_in(state, 1, STAGE_MAX_CHANNELS)};
+    const utvm_dims_t stage_in = in;
+    int32_t filter_at = 0;
+    bool fits = true;
+    for (int32_t l = 0; (l < n) && fits; ++l) {
+      const bool depthwise = random_in(state, 0, 1) == 0;
+      const bool pointwise = !depthwise && (random_in(state, 0, 2) == 0);
+      utvm_dims_t filter = {1, pointwise ? 1 : random_in(state, 1, 3),
+                            pointwise ? 1 : random_in(state, 1, 3), 1};
+      const int32_t stride_h = random_in(state, 1, 2);
+      const int32_t stride_w = random_in(state, 1, 2);
+      const int32_t dilation_h = pointwise ? 1 : random_in(state, 1, 2);
+      const int32_t dilation_w = pointwise ? 1 : random_in(state, 1, 2);
+      const int32_t span_h = (filter.h - 1) * dilation_h + 1;
+      const int32_t span_w = (filter.w - 1) * dilation_w + 1;
+      const int32_t pad_top = random_in(state, 0, span_h - 1);
+      const int32_t pad_left = random_in(state, 0, span_w - 1);
+      const int32_t multiplier = (depthwise && (in.c <= STAGE_MAX_CHANNELS / 2))
+                                     ? random_in(state, 1, 2) : 1;
+      utvm_dims_t out = {1, (in.h + 2 * pad_top - span_h) / stride_h + 1,
+                         (in.w + 2 * pad_left - span_w) / stride_w + 1,
+                         depthwise ? in.c * multiplier : random_in(state, 1, STAGE_MAX_CHANNELS)};
+      filter.n = depthwise ? 1 : out.c;
+      filter.c = depthwise ? out.c : in.c;
+      const int32_t filter_count = filter.n * filter.h * filter.w * filter.c;
+      fits = (out.h >= 1) && (out.w >= 1) && ((out.h - 1) * stride_h - pad_top < in.h) &&
+             ((out.w - 1) * stride_w - pad_left < in.w) &&
+             ((filter_at + filter_count) <= COMPARE_MAX_BYTES) &&
+             ((out.h * out.w * out.c) <= (int32_t)sizeof g_stage_a);
+      if (!fits) {
+        break;
+      }
+      fill_s8(state, &g_filter[filter_at], filter_count);
+      const int32_t *bias = random_quant(state, out.c, &quant[l]);
+      for (int32_t c = 0; c < out.c; ++c) {
+        multipliers[l][c] = quant[l].multiplier[(quant[l].count == 1) ? 0 : c];
+        shifts[l][c] = quant[l].shift[(quant[l].count == 1) ? 0 : c];
+        biases[l][c] = g_bias[c];
+      }
+      quant[l].multiplier = multipliers[l];
+      quant[l].shift = shifts[l];
+      int32_t input_offset;
+      int32_t output_offset;
+      int32_t act_min;
+      int32_t act_max;
+      random_offsets(state, &input_offset, &output_offset, &act_min, &act_max);
+      const utvm_conv2d_params_t cp = {stride_h, stride_w, dilation_h, dilation_w, pad_top,
+                                       pad_left, input_offset, output_offset, act_min, act_max};
+      const utvm_depthwise_conv2d_params_t dp = {stride_h, stride_w, dilation_h, dilation_w,
+                                                 pad_top, pad_left, multiplier, input_offset,
+                                                 output_offset, act_min, act_max};
+      conv[l] = cp;
+      dw[l] = dp;
+      dims[l][0] = in;
+      dims[l][1] = filter;
+      dims[l][2] = out;
+      layers[l].conv = depthwise ? NULL : &conv[l];
+      layers[l].depthwise = depthwise ? &dw[l] : NULL;
+      layers[l].quant = &quant[l];
+      layers[l].dims = dims[l];
+      layers[l].filter = &g_filter[filter_at];
+      layers[l].bias = (bias == NULL) ? NULL : biases[l];
+      filter_at += filter_count;
+      in = out;
+    }
+    if (!fits) {
+      continue;
+    }
+    const int32_t in_count = stage_in.h * stage_in.w * stage_in.c;
+    const int32_t out_count = in.h * in.w * in.c;
+    for (int32_t l = 0; l < n; ++l) {
+      fits = fits && (utvm_stage_s8_shape(UTVM_KERNELS_NATIVE, &layers[l], &shapes[l]) == UTVM_OK);
+    }
+    const uint32_t patches = (uint32_t)random_in(state, 1, in.h + 1);
+    bool inplace = random_in(state, 0, 1) == 0;
+    size_t scratch = 0u;
+    if (inplace && (utvm_stage_s8_scratch_size(shapes, (uint32_t)n, patches, true, &scratch) !=
+                    UTVM_OK)) {
+      inplace = false;
+    }
+    if (!inplace && (utvm_stage_s8_scratch_size(shapes, (uint32_t)n, patches, false, &scratch) !=
+                     UTVM_OK)) {
+      return false; /* every chain of valid layers runs out of place */
+    }
+    if (!fits || (scratch > sizeof g_scratch.bytes) || (in_count > COMPARE_MAX_BYTES) ||
+        (out_count > COMPARE_MAX_BYTES)) {
+      continue;
+    }
+    fill_s8(state, g_input, in_count);
+    /* the reference: layer by layer on whole tensors */
+    const int8_t *src = g_input;
+    utvm_err_t err = UTVM_OK;
+    for (int32_t l = 0; (l < n) && (err == UTVM_OK); ++l) {
+      int8_t *dst = ((l + 1) == n) ? g_out_portable : ((l % 2 == 0) ? g_stage_a : g_stage_b);
+      if (layers[l].conv != NULL) {
+        err = utvm_conv2d_s8(&conv[l], &quant[l], &dims[l][0], src, &dims[l][1], layers[l].filter,
+                             layers[l].bias, &dims[l][2], dst, g_scratch.bytes);
+      } else {
+        err = utvm_depthwise_conv2d_s8(&dw[l], &quant[l], &dims[l][0], src, &dims[l][1],
+                                       layers[l].filter, layers[l].bias, &dims[l][2], dst,
+                                       g_scratch.bytes);
+      }
+      src = dst;
+    }
+    (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+    (void)memset(g_scratch.bytes, 0x77, sizeof g_scratch.bytes);
+    utvm_err_t err_stage;
+    if (inplace) {
+      (void)memcpy(g_out_fast, g_input, (size_t)in_count);
+      err_stage = utvm_stage_s8(layers, (uint32_t)n, patches, g_out_fast, g_out_fast,
+                                g_scratch.bytes, scratch);
+      result->stage_inplace += 1;
+    } else {
+      err_stage = utvm_stage_s8(layers, (uint32_t)n, patches, g_input, g_out_fast,
+                                g_scratch.bytes, scratch);
+    }
+    result->stage_cases += 1;
+    result->stage_layers += n;
+    return (err == UTVM_OK) && (err_stage == UTVM_OK) && same_bytes(out_count, result);
+  }
+  return true; /* eight chains that do not fit the buffers: nothing compared */
+}
+
 void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_result_t *result) {
   uint32_t state = (seed == 0u) ? 1u : seed;
   (void)memset(result, 0, sizeof *result);
@@ -600,7 +747,7 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
                                   : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
                                                  : (int32_t)UTVM_KERNELS_PORTABLE);
-  for (int32_t i = 0; i < 6 * cases; ++i) {
+  for (int32_t i = 0; i < 7 * cases; ++i) {
     bool same;
     if (i < cases) {
       same = conv_case(&state, result);
@@ -612,8 +759,10 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
       same = add_case(&state, result);
     } else if (i < 5 * cases) {
       same = inplace_case(&state, result);
-    } else {
+    } else if (i < 6 * cases) {
       same = window_inplace_case(&state, result);
+    } else {
+      same = stage_case(&state, result);
     }
     if (!same) {
       if (result->mismatches == 0) {

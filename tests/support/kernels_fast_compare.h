@@ -22,16 +22,20 @@ typedef struct {
                                   int16 ADD, SUB, MUL, piecewise-linear) */
   int32_t window_inplace_cases; /* CONV_2D and DEPTHWISE_CONV_2D run in place (the row ring of
                                    utvm_*_inplace) and compared with their out-of-place results */
+  int32_t stage_cases;         /* stages of 1..5 windows run patch by patch (utvm_stage_s8) and
+                                  compared with the layers run whole */
+  int32_t stage_layers;        /* their layers */
+  int32_t stage_inplace;       /* of which with the output over the input */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add,
-                                  in place, window in place), or -1 */
+                                  in place, window in place, stage), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
   int32_t fast_core;           /* the fastest paths compared: UTVM_KERNELS_PORTABLE (the blocked
                                   C paths only), UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
 } utvm_fast_compare_result_t;
 
 /* Runs cases random convolutions, depthwise convolutions, fully connected layers, ADDs,
- * element-wise kernels in place and convolutions in place each from
+ * element-wise kernels in place, convolutions in place and stages patch by patch each from
  * seed (strides, padding, dilation, odd channel counts, per-tensor and per-channel
  * quantization, shifts -31..31, extreme offsets, multipliers and biases, batches > 1) through
  * every path built and counts the differences into *result. */

@@ -25,9 +25,11 @@
 #include "kws.h"
 #include "kws_shared.h"
 #include "person.h"
+#include "person_patches.h"
 #include "speech.h"
 #include "utvm/ai.h"
 #include "vww.h"
+#include "vww_patches.h"
 
 #define REF UTVM_SHARED_DIR "/models/refdata/"
 #define MAX_FILE (256u * 1024u)
@@ -54,7 +56,15 @@ static const ref_pair_t pairs[] = {
      REF "person_detection/person_tflm.out0.bin"},
     {&ai_model_kws_shared, REF "mlperf_tiny/kws_input0_int8.bin",
      REF "mlperf_tiny/kws_input0_int8_tflm.out0.bin"},
+    {&ai_model_person_patches, REF "person_detection/no_person_input_int8.bin",
+     REF "person_detection/no_person_tflm.out0.bin"},
+    {&ai_model_vww_patches, REF "mlperf_tiny/vww_from_no_person_bmp_int8.bin",
+     REF "mlperf_tiny/vww_from_no_person_bmp_int8_tflm.out0.bin"},
 };
+
+/* Patches lower the activations (the report's figures, utvm compile --patches). */
+typedef char person_patches_smaller[(AI_person_patches_ACTIVATIONS_SIZE < 21256u) ? 1 : -1];
+typedef char vww_patches_smaller[(AI_vww_patches_ACTIVATIONS_SIZE < 39168u) ? 1 : -1];
 
 static uint8_t file_buf[MAX_FILE];
 

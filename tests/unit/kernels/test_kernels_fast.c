@@ -231,6 +231,9 @@ static void test_random_layers_bit_exact(void **state) {
   assert_int_equal(result.add_cases, 3000);
   assert_true(result.inplace_cases > 2500); /* the rest: parameters TFLite refuses */
   assert_true(result.window_inplace_cases > 2500); /* the rest: shapes that cannot */
+  assert_true(result.stage_cases > 2500);          /* the rest: chains too large */
+  assert_true(result.stage_layers > 2 * result.stage_cases);
+  assert_true(result.stage_inplace > 300);
   assert_true(result.conv_pointwise > 500);
   assert_true(result.compared_bytes > 100000);
 }

@@ -39,7 +39,8 @@ static int setup(void **state) {
   utvm_op_operands_t operands;
   (void)state;
   /* the plain kernel function's op params (in place, the input's first layer is CONV2D_S8_INPLACE) */
-  const utvm_runner_options_t plain = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true};
+  const utvm_runner_options_t plain = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true,
+                                     UTVM_RUNNER_PATCHES_OFF};
   fx.model = rt_load("ops/chain_dscnn.tflite", &size);
   fx.arena = (uint8_t *)malloc(1u << 20);
   if ((fx.model == NULL) || (fx.arena == NULL) ||

@@ -252,7 +252,8 @@ static int run_model(const char *model_file, const char *const *inputs,
   utvm_runner_t separate;
   /* the runner's plan for the kernels a graph calls: no convolution in place (the graph export
    * asks for no_inplace; the graph executor plans the element-wise ones in place itself) */
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, true, &utvm_op_resolver_all, true};
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, true, &utvm_op_resolver_all, true,
+                                     UTVM_RUNNER_PATCHES_OFF};
   assert_int_equal(utvm_runner_init_with(&separate, &r.model, r.workspace,
                                          utvm_runner_workspace_size(&r.model), NULL, 0u,
                                          &options),

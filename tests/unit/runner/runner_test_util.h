@@ -56,6 +56,9 @@ typedef struct {
 
 /* Opens data and initialises a runner with workspace and arena of the sizes asked for (the
  * arena only if at most max_arena bytes). Returns the first error; *stage says where. */
+/* utvm_runner_options_t.patches of rt_setup (a test may change it). */
+static uint32_t rt_patches = UTVM_RUNNER_PATCHES_OFF;
+
 static utvm_err_t rt_setup(rt_instance_t *in, const uint8_t *data, size_t size, size_t max_arena,
                            const char **stage) {
   (void)memset(in, 0, sizeof(*in));
@@ -74,7 +77,9 @@ static utvm_err_t rt_setup(rt_instance_t *in, const uint8_t *data, size_t size, 
     return UTVM_ERR_RUNNER_WORKSPACE;
   }
   *stage = "init (query)";
-  err = utvm_runner_init(&in->runner, &in->model, in->workspace, ws, NULL, 0u);
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all,
+                                         false, rt_patches};
+  err = utvm_runner_init_with(&in->runner, &in->model, in->workspace, ws, NULL, 0u, &options);
   if (err != UTVM_ERR_RUNNER_ARENA) {
     return (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARGUMENT : err;
   }
@@ -89,7 +94,8 @@ static utvm_err_t rt_setup(rt_instance_t *in, const uint8_t *data, size_t size, 
     return UTVM_ERR_RUNNER_ARENA;
   }
   *stage = "init";
-  return utvm_runner_init(&in->runner, &in->model, in->workspace, ws, in->arena, arena);
+  return utvm_runner_init_with(&in->runner, &in->model, in->workspace, ws, in->arena, arena,
+                               &options);
 }
 
 static void rt_teardown(rt_instance_t *in) {

@@ -143,8 +143,8 @@ static uint8_t *setup_file(rt_instance_t *in, const char *model_file) {
   return data;
 }
 
-static void test_refdata_pairs(void **state) {
-  (void)state;
+/* Every refdata pair with rt_patches; returns the pairs bit-exact. */
+static int refdata_pairs(void) {
   int pairs = 0;
   int exact = 0;
   for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
@@ -157,16 +157,39 @@ static void test_refdata_pairs(void **state) {
       model_pairs++;
       model_exact += run_pair(&in, rm->name, rm->inputs[k], rm->outputs[k]);
     }
-    (void)printf("%-20s %u operators, pairs bit-exact %d/%d\n", rm->name, in.model.n_operators,
-                 model_exact, model_pairs);
+    (void)printf("%-20s %u operators, pairs bit-exact %d/%d, arena %zu", rm->name,
+                 in.model.n_operators, model_exact, model_pairs, in.runner.arena_size);
+    if (in.runner.stage_count > 0u) {
+      (void)printf(", stage of %u layers in %u patches%s", in.runner.stage_count,
+                   in.runner.patches, in.runner.stage_inplace ? " in place" : "");
+    }
+    (void)printf("\n");
     pairs += model_pairs;
     exact += model_exact;
     rt_teardown(&in);
     free(data);
   }
-  (void)printf("refdata: %d/%d pairs bit-exact\n", exact, pairs);
-  assert_int_equal(exact, pairs);
+  (void)printf("refdata (patches %u): %d/%d pairs bit-exact\n", rt_patches, exact, pairs);
   assert_int_equal(pairs, 16);
+  return exact;
+}
+
+static void test_refdata_pairs(void **state) {
+  (void)state;
+  rt_patches = UTVM_RUNNER_PATCHES_OFF;
+  assert_int_equal(refdata_pairs(), 16);
+}
+
+/* The same patch by patch: as many patches as give the smallest arena, and forced counts (a
+ * band of rows per call, several rows, one patch). */
+static void test_refdata_pairs_patches(void **state) {
+  (void)state;
+  const uint32_t counts[] = {UTVM_RUNNER_PATCHES_AUTO, 3u, 1u, 1000u};
+  for (size_t i = 0u; i < (sizeof(counts) / sizeof(counts[0])); i++) {
+    rt_patches = counts[i];
+    assert_int_equal(refdata_pairs(), 16);
+  }
+  rt_patches = UTVM_RUNNER_PATCHES_OFF;
 }
 
 /* Every pair of pairs[0..n): bit-exact, or (a case of its set's pending list) refused at open
@@ -215,6 +238,15 @@ static void test_ops_pairs(void **state) {
   const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
   run_pair_sets(runner_op_pairs, pairs);
   assert_int_equal(pairs, 64);
+}
+
+/* The operator cases with patches forced (a stage wherever a case starts with a convolution). */
+static void test_ops_pairs_patches(void **state) {
+  (void)state;
+  const int pairs = (int)(sizeof(runner_op_pairs) / sizeof(runner_op_pairs[0]));
+  rt_patches = 2u;
+  run_pair_sets(runner_op_pairs, pairs);
+  rt_patches = UTVM_RUNNER_PATCHES_OFF;
 }
 
 /* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs) and tflm (39). */
@@ -315,7 +347,8 @@ static void test_resolver(void **state) {
   assert_int_equal(utvm_runner_workspace_size_with(&m, NULL), SIZE_MAX);
   uint8_t *ws = (uint8_t *)malloc(ws_size);
   assert_non_null(ws);
-  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &kws_ops, false};
+  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &kws_ops, false,
+                                     UTVM_RUNNER_PATCHES_OFF};
   assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, NULL, 0u, &options),
                    UTVM_ERR_RUNNER_ARENA);
   const size_t arena_size = r.arena_size;
@@ -647,7 +680,9 @@ static void test_argument_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refdata_pairs),
+      cmocka_unit_test(test_refdata_pairs_patches),
       cmocka_unit_test(test_ops_pairs),
+      cmocka_unit_test(test_ops_pairs_patches),
       cmocka_unit_test(test_op_case_pairs),
       cmocka_unit_test(test_state_persists_and_resets),
       cmocka_unit_test(test_memory_below_tflm),
