@@ -18,8 +18,8 @@
 # build, else to the installed core (utvm_CORE) after find_package(utvm), a configure error when
 # there is none; host in a native build.
 function(utvm_add_model target model MODEL_NAME)
-  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS;PATCHES" "DEPENDS"
-                        ${ARGN})
+  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS;PATCHES"
+                        "DEPENDS" ${ARGN})
   get_filename_component(model ${model} ABSOLUTE)
   if(NOT AI_TOOL)
     if(TARGET utvm)

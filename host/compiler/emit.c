@@ -504,8 +504,10 @@ static void stage_layer_of(const emit_t *e, uint32_t i, utvm_stage_layer_s8_t *l
   const utvm_op_params_t *p = &e->stage[i];
   const bool depthwise = (p->kind == UTVM_OP_DEPTHWISE_CONV2D_S8) ||
                          (p->kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE);
-  layer->conv = depthwise ? NULL : &p->p.conv;
+  const bool tail = p->kind == UTVM_OP_FULLY_CONNECTED_S8;
+  layer->conv = (depthwise || tail) ? NULL : &p->p.conv;
   layer->depthwise = depthwise ? &p->p.depthwise : NULL;
+  layer->fully_connected = tail ? &p->p.fc : NULL;
   layer->quant = &p->quant;
   layer->dims = p->dims;
   layer->filter = NULL;
@@ -552,9 +554,21 @@ static utvm_err_t emit_stage_call(emit_t *e, const utvm_op_operands_t *last, con
   for (uint32_t i = 0u; i < n; i++) {
     utvm_stage_layer_s8_t l;
     stage_layer_of(e, i, &l);
-    host_text_printf(&e->body, "        {%s&op%u_p%s, &op%u_q, op%u_dims, %s, %s},\n",
-                     (l.conv == NULL) ? "NULL, " : "", first + i, (l.conv == NULL) ? "" : ", NULL",
-                     first + i, first + i, e->stage_operands[i][0], e->stage_operands[i][1]);
+    const uint32_t k = first + i;
+    if (l.conv != NULL) {
+      host_text_printf(&e->body, "        {&op%u_p, NULL, ", k);
+    } else if (l.depthwise != NULL) {
+      host_text_printf(&e->body, "        {NULL, &op%u_p, ", k);
+    } else {
+      host_text_printf(&e->body, "        {NULL, NULL, ");
+    }
+    host_text_printf(&e->body, "&op%u_q, op%u_dims, %s, %s, ", k, k, e->stage_operands[i][0],
+                     e->stage_operands[i][1]);
+    if (l.fully_connected != NULL) {
+      host_text_printf(&e->body, "&op%u_p},\n", k);
+    } else {
+      host_text_printf(&e->body, "NULL},\n");
+    }
   }
   host_text_printf(&e->body, "    };\n    err = utvm_stage_s8(stage, %uu, %uu, %s, %s, %s, %uu);\n"
                    "  }\n", n, e->runner.patches, input, out, scratch, e->runner.stage_scratch);
@@ -589,6 +603,13 @@ static utvm_err_t emit_stage_layer(emit_t *e, uint32_t k, const utvm_op_params_t
   }
   (void)snprintf(id, sizeof(id), "op%u", k);
   e->stage[i] = *p;
+  if ((p->kind == UTVM_OP_FULLY_CONNECTED_S8) && (i > 0u)) { /* the tail's dims */
+    const utvm_dims_t filter = {p->units, 1, 1, p->depth};
+    const utvm_dims_t output = {1, 1, 1, p->units};
+    e->stage[i].dims[0] = e->stage[i - 1u].dims[2];
+    e->stage[i].dims[1] = filter;
+    e->stage[i].dims[2] = output;
+  }
   err = operand(e, o->inputs[1], e->stage_operands[i][0], sizeof(e->stage_operands[i][0]));
   (void)snprintf(e->stage_operands[i][1], sizeof(e->stage_operands[i][1]), "NULL");
   if ((err == UTVM_OK) && (p->has_bias != 0u) && (o->n_inputs > 2u)) {
@@ -605,7 +626,7 @@ static utvm_err_t emit_stage_layer(emit_t *e, uint32_t k, const utvm_op_params_t
   host_text_printf(&e->defs, "static const utvm_dims_t %s_dims[3] = {", id);
   for (uint32_t d = 0u; d < 3u; d++) {
     host_text_printf(&e->defs, "%s", (d == 0u) ? "" : ", ");
-    sb_dims(&e->defs, &p->dims[d]);
+    sb_dims(&e->defs, &e->stage[i].dims[d]);
   }
   host_text_printf(&e->defs, "};\n");
   if (i == 0u) {

@@ -253,6 +253,15 @@ utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t
                                             const int32_t *bias, const utvm_dims_t *output_dims,
                                             int8_t *data, void *scratch);
 
+/* FULLY_CONNECTED's parameters (its kernels are below). */
+typedef struct {
+  int32_t input_offset;  /* -input zero point */
+  int32_t filter_offset; /* -filter zero point; 0 for per-channel weights (TFLite has none) */
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} utvm_fully_connected_params_t;
+
 /* ---- A stage of CONV_2D / DEPTHWISE_CONV_2D int8 layers, patch by patch ----
  * The first layers of a CNN (each reading the whole output of the one before) run without
  * holding their intermediate tensors: the last layer's output is computed in `patches` bands of
@@ -270,9 +279,12 @@ utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t
 #define UTVM_KERNELS_STAGE_MAX_LAYERS 16u
 #endif
 
-/* One layer as utvm_conv2d_s8 (conv set, depthwise NULL) or utvm_depthwise_conv2d_s8
- * (depthwise set) takes it; dims[0..2]: input, filter, output. Pointers only: the caller owns
- * all of it. */
+/* One layer as utvm_conv2d_s8 (conv set), utvm_depthwise_conv2d_s8 (depthwise set) or, as the
+ * last of two or more, utvm_fully_connected_s8 of one batch (fully_connected set: it adds each
+ * band of the layer before to its accumulators, so that layer's output is never whole either)
+ * takes it, exactly one of the three set; dims[0..2]: input, filter, output (fully connected:
+ * the input as the layer before writes it, filter {units, 1, 1, depth}, output {1, 1, 1,
+ * units}). Pointers only: the caller owns all of it. */
 typedef struct {
   const utvm_conv2d_params_t *conv;
   const utvm_depthwise_conv2d_params_t *depthwise;
@@ -280,6 +292,7 @@ typedef struct {
   const utvm_dims_t *dims;
   const int8_t *filter;
   const int32_t *bias;
+  const utvm_fully_connected_params_t *fully_connected;
 } utvm_stage_layer_s8_t;
 
 /* What the sizing needs of a layer (utvm_stage_s8_shape, or a planner's own decoding). */
@@ -291,6 +304,7 @@ typedef struct {
   int32_t dilation_h;
   int32_t pad_top;
   size_t kernel_scratch; /* bytes of the layer's kernel scratch on the core planned for */
+  bool fully_connected;  /* a FULLY_CONNECTED last layer (the window fields unused) */
 } utvm_stage_shape_t;
 
 /* Work a stage does (utvm_stage_s8_stats). */
@@ -326,13 +340,6 @@ utvm_err_t utvm_stage_s8(const utvm_stage_layer_s8_t *layers, uint32_t n, uint32
 
 /* ---- FULLY_CONNECTED ---- */
 
-typedef struct {
-  int32_t input_offset;  /* -input zero point */
-  int32_t filter_offset; /* -filter zero point; 0 for per-channel weights (TFLite has none) */
-  int32_t output_offset;
-  int32_t act_min;
-  int32_t act_max;
-} utvm_fully_connected_params_t;
 
 /* Bytes of scratch utvm_fully_connected_s8 needs (0 for the portable kernel). */
 size_t utvm_fully_connected_s8_scratch_size(int32_t batches, int32_t input_depth,

@@ -4,7 +4,10 @@
  * the layer after it needs them. A layer's rows live in a line buffer in scratch that holds just
  * the rows the next layer's next call reads plus the band being computed: the rows two calls
  * share stay in the buffer (moved to its front when older rows are no longer read), so nothing
- * is computed twice. The stage's input and output are whole tensors.
+ * is computed twice. The stage's input and output are whole tensors. A FULLY_CONNECTED last
+ * layer (a tail) takes each band of the layer before as it is computed into int32 accumulators
+ * in scratch (its products added in another order, with the same wrapping 32-bit sums) and
+ * writes its output once every band is in.
  *
  * One schedule serves both the sizing and the run (stage_walk): the sizing pass records how
  * many rows each line buffer ever holds; the run repeats it with the kernel calls. Each call is
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mac_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
 
@@ -41,7 +45,9 @@ typedef struct {
   int32_t done[UTVM_KERNELS_STAGE_MAX_LAYERS];
   int32_t base[UTVM_KERNELS_STAGE_MAX_LAYERS];
   int32_t cap[UTVM_KERNELS_STAGE_MAX_LAYERS];   /* rows each line buffer holds at most */
-  uint32_t n;
+  uint32_t n;          /* window layers (the tail is not one) */
+  bool tail;           /* a FULLY_CONNECTED after them */
+  int32_t units;       /* the tail's outputs */
   utvm_stage_stats_t stats;
 } stage_t;
 
@@ -52,6 +58,7 @@ typedef struct {
   int8_t *output;
   int8_t *buffers[UTVM_KERNELS_STAGE_MAX_LAYERS];
   void *kernel_scratch;
+  int32_t *acc;                        /* the tail's accumulators */
   bool inplace;                        /* output over input: checked at each write */
 } stage_run_t;
 
@@ -81,13 +88,24 @@ static bool stage_init(stage_t *st, const utvm_stage_shape_t *shapes, uint32_t n
   bool ok = (shapes != NULL) && (n >= 1u) && (n <= UTVM_KERNELS_STAGE_MAX_LAYERS) &&
             (patches >= 1u);
   (void)memset(st, 0, sizeof(*st));
+  st->tail = ok && shapes[n - 1u].fully_connected;
+  if (st->tail) { /* after a window layer, reading its whole output as one batch */
+    const utvm_dims_t *in = &shapes[n - 1u].input;
+    const utvm_dims_t *out = &shapes[n - 1u].output;
+    ok = (n >= 2u) && utvm_dims_valid(in) && utvm_dims_valid(out) && (out->n == 1) &&
+         (out->h == 1) && (out->w == 1) && (in->n == 1) &&
+         (((int64_t)in->h * in->w * in->c) <= INT32_MAX);
+    st->units = out->c;
+    n--;
+  }
   for (uint32_t l = 0u; ok && (l < n); l++) {
-    ok = stage_rows_of(&shapes[l], patches, &st->g[l]);
-    if (ok && (l > 0u)) {
-      const utvm_dims_t *a = &shapes[l - 1u].output;
-      const utvm_dims_t *b = &shapes[l].input;
-      ok = (a->n == b->n) && (a->h == b->h) && (a->w == b->w) && (a->c == b->c);
-    }
+    ok = !shapes[l].fully_connected && stage_rows_of(&shapes[l], patches, &st->g[l]);
+  }
+  /* each layer (the tail too) reads the whole output of the one before */
+  for (uint32_t l = 1u; ok && (l < (st->tail ? (n + 1u) : n)); l++) {
+    const utvm_dims_t *a = &shapes[l - 1u].output;
+    const utvm_dims_t *b = &shapes[l].input;
+    ok = (a->n == b->n) && (a->h == b->h) && (a->w == b->w) && (a->c == b->c);
   }
   st->n = n;
   return ok;
@@ -107,8 +125,9 @@ static utvm_err_t stage_call(const stage_t *st, const stage_run_t *run, uint32_t
   const int8_t *in =
       (l == 0u) ? &run->input[(size_t)row0 * g->row_in]
                 : &run->buffers[l - 1u][(size_t)(row0 - st->base[l - 1u]) * g->row_in];
-  int8_t *out = ((l + 1u) == st->n) ? &run->output[(size_t)y0 * g->row_out]
-                                    : &run->buffers[l][(size_t)(y0 - st->base[l]) * g->row_out];
+  int8_t *out = (((l + 1u) == st->n) && !st->tail)
+                    ? &run->output[(size_t)y0 * g->row_out]
+                    : &run->buffers[l][(size_t)(y0 - st->base[l]) * g->row_out];
   utvm_dims_t in_dims = layer->dims[0];
   utvm_dims_t out_dims = layer->dims[2];
   in_dims.h = end - row0;
@@ -129,6 +148,21 @@ static utvm_err_t stage_call(const stage_t *st, const stage_run_t *run, uint32_t
   return err;
 }
 
+/* The tail takes the last window layer's rows y0..y1-1 (in its band buffer) into its
+ * accumulators: they are inputs y0 * row .. y1 * row - 1 of its one batch. */
+static void stage_tail_add(const stage_t *st, const stage_run_t *run, int32_t y0, int32_t y1) {
+  const uint32_t last = st->n - 1u;
+  const utvm_stage_layer_s8_t *fc = &run->layers[st->n];
+  const int32_t row = (int32_t)st->g[last].row_out;
+  const int32_t depth = fc->dims[1].c;
+  const int32_t length = (y1 - y0) * row;
+  for (int32_t o = 0; o < st->units; ++o) {
+    run->acc[o] = utvm_mac_s8(run->acc[o], run->buffers[last], fc->fully_connected->input_offset,
+                              &fc->filter[((size_t)o * (size_t)depth) + ((size_t)y0 * (size_t)row)],
+                              fc->fully_connected->filter_offset, length);
+  }
+}
+
 /* Layer l's next band: its rows y0..y1-1 into its line buffer (dropping the rows the next
  * layer no longer reads) or into the output. */
 static utvm_err_t stage_band(stage_t *st, const stage_run_t *run, uint32_t l, int32_t row0,
@@ -137,7 +171,10 @@ static utvm_err_t stage_band(stage_t *st, const stage_run_t *run, uint32_t l, in
   const int32_t y0 = st->done[l];
   const int32_t y1 = ((g->out_h - y0) > g->band) ? (y0 + g->band) : g->out_h;
   utvm_err_t err = UTVM_OK;
-  if ((l + 1u) < st->n) {
+  const bool banded = ((l + 1u) == st->n) && st->tail; /* a band buffer for the tail */
+  if (banded) {
+    st->base[l] = y0;
+  } else if ((l + 1u) < st->n) {
     int64_t keep = stage_first_row(&st->g[l + 1u], st->done[l + 1u]);
     keep = (keep < st->base[l]) ? st->base[l] : ((keep > y0) ? y0 : keep);
     if (keep > st->base[l]) { /* the rows from keep on move to the buffer's front */
@@ -149,6 +186,10 @@ static utvm_err_t stage_band(stage_t *st, const stage_run_t *run, uint32_t l, in
       st->stats.copied_bytes += (uint64_t)moved;
       st->base[l] = (int32_t)keep;
     }
+  } else {
+    /* the stage's output */
+  }
+  if (banded || ((l + 1u) < st->n)) {
     const int32_t held = y1 - st->base[l];
     if (run->layers == NULL) {
       st->cap[l] = (held > st->cap[l]) ? held : st->cap[l];
@@ -170,6 +211,9 @@ static utvm_err_t stage_band(stage_t *st, const stage_run_t *run, uint32_t l, in
   }
   if ((err == UTVM_OK) && (run->layers != NULL)) {
     err = stage_call(st, run, l, y0, y1, row0, end);
+    if ((err == UTVM_OK) && ((l + 1u) == st->n) && st->tail) {
+      stage_tail_add(st, run, y0, y1);
+    }
   }
   st->stats.calls++;
   st->done[l] = y1;
@@ -219,13 +263,15 @@ static size_t stage_align(size_t x) {
   return (x + (STAGE_ALIGN - 1u)) & ~(size_t)(STAGE_ALIGN - 1u);
 }
 
-/* Bytes of the line buffers of a sized stage, each aligned. */
+/* Bytes of the line buffers of a sized stage, each aligned (the tail: the last window
+ * layer's band buffer, then its accumulators). */
 static size_t stage_buffers_size(const stage_t *st) {
   size_t total = 0u;
-  for (uint32_t l = 0u; (l + 1u) < st->n; l++) {
+  const uint32_t buffered = st->tail ? st->n : (st->n - 1u);
+  for (uint32_t l = 0u; l < buffered; l++) {
     total += stage_align((size_t)st->cap[l] * st->g[l].row_out);
   }
-  return total;
+  return total + (st->tail ? ((size_t)st->units * sizeof(int32_t)) : 0u);
 }
 
 /* Sizes st (the walk without calls); false if the schedule fails or in place is impossible. */
@@ -272,15 +318,20 @@ utvm_err_t utvm_stage_s8_stats(const utvm_stage_shape_t *shapes, uint32_t n, uin
 
 utvm_err_t utvm_stage_s8_shape(utvm_kernels_core_t core, const utvm_stage_layer_s8_t *layer,
                                utvm_stage_shape_t *shape) {
-  if ((layer == NULL) || (shape == NULL) || (layer->dims == NULL) ||
-      ((layer->conv == NULL) == (layer->depthwise == NULL))) {
+  const uint32_t kinds = ((layer != NULL) && (layer->conv != NULL) ? 1u : 0u) +
+                        ((layer != NULL) && (layer->depthwise != NULL) ? 1u : 0u) +
+                        ((layer != NULL) && (layer->fully_connected != NULL) ? 1u : 0u);
+  if ((layer == NULL) || (shape == NULL) || (layer->dims == NULL) || (kinds != 1u)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   const utvm_dims_t *d = layer->dims;
+  (void)memset(shape, 0, sizeof(*shape));
   shape->input = d[0];
   shape->output = d[2];
   shape->filter_h = d[1].h;
-  if (layer->conv != NULL) {
+  if (layer->fully_connected != NULL) {
+    shape->fully_connected = true;
+  } else if (layer->conv != NULL) {
     shape->stride_h = layer->conv->stride_h;
     shape->dilation_h = layer->conv->dilation_h;
     shape->pad_top = layer->conv->pad_top;
@@ -294,6 +345,25 @@ utvm_err_t utvm_stage_s8_shape(utvm_kernels_core_t core, const utvm_stage_layer_
                                 : 0u;
   }
   return UTVM_OK;
+}
+
+/* The tail's operands: parameters in TFLite's ranges, weights {units, 1, 1, depth} for its one
+ * batch of depth inputs, the quantization's channels. */
+static utvm_err_t stage_tail_check(const utvm_stage_layer_s8_t *fc, int32_t units) {
+  const utvm_fully_connected_params_t *p = fc->fully_connected;
+  const utvm_dims_t *in = &fc->dims[0];
+  const utvm_dims_t *f = &fc->dims[1];
+  const int64_t depth = (int64_t)in->h * in->w * in->c;
+  if ((fc->filter == NULL) || !utvm_input_offset_valid(p->input_offset) ||
+      !utvm_input_offset_valid(p->filter_offset) || !utvm_zero_point_valid(p->output_offset) ||
+      !utvm_act_range_valid(p->act_min, p->act_max) ||
+      !utvm_per_channel_quant_valid(fc->quant, units)) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  return ((f->n == units) && (f->h == 1) && (f->w == 1) && ((int64_t)f->c == depth) &&
+          (((int64_t)units * depth) <= INT32_MAX))
+             ? UTVM_OK
+             : UTVM_ERR_KERNEL_BAD_SHAPE;
 }
 
 utvm_err_t utvm_stage_s8(const utvm_stage_layer_s8_t *layers, uint32_t n, uint32_t patches,
@@ -329,9 +399,29 @@ utvm_err_t utvm_stage_s8(const utvm_stage_layer_s8_t *layers, uint32_t n, uint32
   uint8_t *bytes = (uint8_t *)scratch;
   run.kernel_scratch = (kernel > 0u) ? scratch : NULL;
   size_t at = stage_align(kernel);
-  for (uint32_t l = 0u; (l + 1u) < n; l++) {
+  const uint32_t buffered = st.tail ? st.n : (st.n - 1u);
+  for (uint32_t l = 0u; l < buffered; l++) {
     run.buffers[l] = (int8_t *)(void *)&bytes[at];
     at += stage_align((size_t)st.cap[l] * st.g[l].row_out);
   }
-  return stage_walk(&st, &run);
+  utvm_err_t err = UTVM_OK;
+  if (st.tail) {
+    err = stage_tail_check(&layers[st.n], st.units);
+    run.acc = (int32_t *)(void *)&bytes[at];
+    for (int32_t o = 0; o < st.units; ++o) {
+      run.acc[o] = 0;
+    }
+  }
+  if (err == UTVM_OK) {
+    err = stage_walk(&st, &run);
+  }
+  if ((err == UTVM_OK) && st.tail) { /* every input in: the tail's outputs */
+    const utvm_stage_layer_s8_t *fc = &layers[st.n];
+    const utvm_fully_connected_params_t *p = fc->fully_connected;
+    for (int32_t o = 0; o < st.units; ++o) {
+      output[o] = utvm_mac_output_s8(run.acc[o], fc->bias, fc->quant, o, p->output_offset,
+                                     p->act_min, p->act_max);
+    }
+  }
+  return err;
 }

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "ops_internal.h"
 
 /* FullyConnectedOptions (BuiltinOptions 8); keep_num_dims (2) and asymmetric_quantize_inputs
@@ -27,6 +29,7 @@ typedef struct {
   int32_t depth;
   int32_t units;
   utvm_fully_connected_params_t params;
+  utvm_dims_t stage_dims[3]; /* as a stage's tail (fc_stage_layer): input, filter, output */
 } fc_record_t;
 
 static size_t fc_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -80,6 +83,9 @@ static utvm_err_t fc_shapes(const utvm_op_context_t *c, const ops_operand_t *in,
   rec->batches = (int32_t)batches;
   rec->depth = depth;
   rec->units = units;
+  rec->stage_dims[0] = (in->t.rank == 4u) ? ops_dims(&in->t) : (utvm_dims_t){1, 1, 1, depth};
+  rec->stage_dims[1] = (utvm_dims_t){units, 1, 1, depth};
+  rec->stage_dims[2] = (utvm_dims_t){1, 1, 1, units};
   return UTVM_OK;
 }
 
@@ -173,9 +179,43 @@ static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_para
   }
 }
 
+/* As the tail of a patch-by-patch stage: int8, one batch of a 4-D input. */
+static bool fc_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
+                           const utvm_model_operator_t *op, utvm_stage_shape_t *shape) {
+  utvm_model_tensor_t in;
+  utvm_model_tensor_t f;
+  utvm_model_tensor_t out;
+  (void)core;
+  if (!ops_present(op, 0u) || !ops_present(op, 1u) || (op->n_outputs != 1u) ||
+      (utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) != UTVM_OK) ||
+      (utvm_model_tensor(m, (uint32_t)op->inputs[1], &f) != UTVM_OK) ||
+      (utvm_model_tensor(m, (uint32_t)op->outputs[0], &out) != UTVM_OK) ||
+      (in.type != UTVM_MODEL_INT8) || (in.rank != 4u) || (f.rank != 2u) || (f.dims[0] < 1) ||
+      (out.elements != (size_t)f.dims[0]) || (in.elements != (size_t)f.dims[1])) {
+    return false;
+  }
+  (void)memset(shape, 0, sizeof(*shape));
+  shape->input = ops_dims(&in);
+  shape->output = (utvm_dims_t){1, 1, 1, f.dims[0]};
+  shape->fully_connected = true;
+  return true;
+}
+
+static void fc_stage_layer(const void *record, utvm_stage_layer_s8_t *layer) {
+  const fc_record_t *r = (const fc_record_t *)record;
+  layer->conv = NULL;
+  layer->depthwise = NULL;
+  layer->fully_connected = &r->params;
+  layer->quant = &r->quant;
+  layer->dims = r->stage_dims;
+  layer->filter = r->filter;
+  layer->bias = (const int32_t *)r->bias;
+}
+
 const utvm_op_t utvm_op_fully_connected = {
     (int32_t)UTVM_MODEL_OP_FULLY_CONNECTED, 2u, 3u, 8u, fc_record_size, fc_scratch_size,
-    fc_prepare, fc_execute, fc_export, ops_inputs_weighted, 0u, 0u, NULL, NULL, NULL, NULL, NULL};
+    fc_prepare, fc_execute, fc_export, ops_inputs_weighted, 0u, 0u, NULL, NULL, NULL,
+    fc_stage_shape, fc_stage_layer};
 
 /* ---- The kernel function utvm_k_fully_connected_s8 ---- */
 

@@ -425,6 +425,7 @@ bool ops_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
   if ((n > (OPS_WINDOW_FIELDS + 1u)) || !ops_window_plan(m, op, fields, n, options, d, &w)) {
     return false;
   }
+  (void)memset(shape, 0, sizeof(*shape));
   shape->input = d[0];
   shape->output = d[2];
   shape->filter_h = d[1].h;
@@ -436,6 +437,7 @@ bool ops_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,
 }
 
 void ops_stage_operands(const ops_conv_t *conv, utvm_stage_layer_s8_t *layer) {
+  layer->fully_connected = NULL;
   layer->quant = &conv->quant;
   layer->dims = conv->dims;
   layer->filter = conv->filter;

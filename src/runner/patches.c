@@ -38,35 +38,49 @@ static bool read_once(const utvm_model_t *m, int32_t t) {
   return ok && (readers == 1u);
 }
 
-/* The layers the model's first operators can form, their shapes into shapes[]; returns how
- * many (0: the model does not start with one). */
+/* Whether operator op only views its input (RESHAPE, SQUEEZE, EXPAND_DIMS: nothing computed). */
+static bool is_view(const utvm_model_operator_t *op) {
+  return (op->code == UTVM_MODEL_OP_RESHAPE) || (op->code == UTVM_MODEL_OP_SQUEEZE) ||
+         (op->code == UTVM_MODEL_OP_EXPAND_DIMS);
+}
+
+/* The layers the model's first operators (after any views) can form, their shapes into
+ * shapes[] and the first one's index into *first; returns how many (0: none). A
+ * FULLY_CONNECTED ends them, as their tail. */
 static uint32_t stage_chain(const utvm_model_t *m, const runner_ops_t *ops,
-                            utvm_stage_shape_t *shapes) {
+                            utvm_stage_shape_t *shapes, uint32_t *first) {
+  utvm_model_operator_t op;
+  uint32_t k = 0u;
   uint32_t n = 0u;
   int32_t previous = -1;
   bool more = true;
-  while (more && (n < m->n_operators) && (n < UTVM_KERNELS_STAGE_MAX_LAYERS)) {
-    utvm_model_operator_t op;
+  while ((k < m->n_operators) && (utvm_model_operator(m, k, &op) == UTVM_OK) && is_view(&op)) {
+    k++;
+  }
+  *first = k;
+  while (more && ((k + n) < m->n_operators) && (n < UTVM_KERNELS_STAGE_MAX_LAYERS)) {
     utvm_model_tensor_t in;
-    more = utvm_model_operator(m, n, &op) == UTVM_OK;
+    more = utvm_model_operator(m, k + n, &op) == UTVM_OK;
     const utvm_op_t *d = more ? utvm_op_resolve(ops->resolver, (int32_t)op.code) : NULL;
     more = (d != NULL) && (d->stage_shape != NULL) && (first_output(&op) >= 0) &&
            (first_input(&op) >= 0) &&
            (utvm_model_tensor(m, (uint32_t)first_input(&op), &in) == UTVM_OK) &&
            (in.data == NULL) && ((n == 0u) || (first_input(&op) == previous)) &&
-           d->stage_shape(ops->core, m, &op, &shapes[n]);
+           d->stage_shape(ops->core, m, &op, &shapes[n]) &&
+           (!shapes[n].fully_connected || (n > 0u));
     if (more) {
       previous = first_output(&op);
+      more = !shapes[n].fully_connected && read_once(m, previous);
       n++;
-      more = read_once(m, previous);
     }
   }
   return n;
 }
 
-/* The stage of the first n layers with patches into *stage; false when they cannot run so. */
-static bool stage_sized(const runner_ops_t *ops, const utvm_stage_shape_t *shapes, uint32_t n,
-                        uint32_t patches, utvm_model_stage_t *stage) {
+/* The stage of n layers from operator first with patches into *stage; false when they cannot
+ * run so. */
+static bool stage_sized(const runner_ops_t *ops, const utvm_stage_shape_t *shapes, uint32_t first,
+                        uint32_t n, uint32_t patches, utvm_model_stage_t *stage) {
   size_t whole = 0u;
   size_t inplace = 0u;
   if ((utvm_stage_s8_scratch_size(shapes, n, patches, false, &whole) != UTVM_OK) ||
@@ -74,7 +88,7 @@ static bool stage_sized(const runner_ops_t *ops, const utvm_stage_shape_t *shape
     return false;
   }
   (void)memset(stage, 0, sizeof(*stage));
-  stage->first = 0u;
+  stage->first = first;
   stage->count = n;
   stage->scratch = (uint32_t)whole;
   stage->inplace_scratch = (uint32_t)whole;
@@ -116,7 +130,8 @@ utvm_err_t runner_stage_choose(utvm_model_t *m, const runner_ops_t *ops, uint32_
                                utvm_model_stage_t *stage, uint32_t *chosen) {
   utvm_stage_shape_t shapes[UTVM_KERNELS_STAGE_MAX_LAYERS];
   utvm_model_stage_t candidate;
-  const uint32_t n = stage_chain(m, ops, shapes);
+  uint32_t first = 0u;
+  const uint32_t n = stage_chain(m, ops, shapes, &first);
   size_t best = SIZE_MAX;
   size_t arena = 0u;
   utvm_err_t err = UTVM_OK;
@@ -129,7 +144,7 @@ utvm_err_t runner_stage_choose(utvm_model_t *m, const runner_ops_t *ops, uint32_
   uint32_t count = automatic ? stage_rows(shapes, n) : patches;
   /* the layers: the count whose arena is smallest (the fewest among equals) */
   for (uint32_t k = 1u; (k <= n) && (err == UTVM_OK); k++) {
-    if (stage_sized(ops, shapes, k, count, &candidate)) {
+    if (stage_sized(ops, shapes, first, k, count, &candidate)) {
       err = stage_plan(m, ops, plan_options, l, &candidate, &arena);
       if ((err == UTVM_OK) && (arena < best)) {
         best = arena;
@@ -142,7 +157,7 @@ utvm_err_t runner_stage_choose(utvm_model_t *m, const runner_ops_t *ops, uint32_
     const uint32_t most = count;
     bool found = false;
     for (uint32_t p = 1u; (p < most) && !found && (err == UTVM_OK); p *= 2u) {
-      if (stage_sized(ops, shapes, stage->count, p, &candidate)) {
+      if (stage_sized(ops, shapes, first, stage->count, p, &candidate)) {
         err = stage_plan(m, ops, plan_options, l, &candidate, &arena);
         found = (err == UTVM_OK) && (arena <= best);
         count = found ? p : count;

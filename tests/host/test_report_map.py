@@ -25,6 +25,8 @@ UTVM, MODELS = sys.argv[1:3]
 BOARDS = sys.argv[3:]
 NETS = {"kws": "mlperf_tiny_kws_dscnn_int8.tflite", "ic": "mlperf_tiny_ic_resnet8_int8.tflite",
         "person": "person_detect_int8.tflite"}
+# The compile options each image is built with (ports/cortex-m/CMakeLists.txt, utvm_ai_image).
+FLAGS = {"kws": [], "ic": [], "person": ["--patches", "auto"]}
 KINDS = ("text", "rodata", "data", "bss")
 ROWS = ("kernels", "network", "weights", "runtime")
 IGNORED = re.compile(r"^\.(comment|ARM\.attributes|debug|note|group|iplt|rel|igot|got|glue|v4_bx|vfp11)")
@@ -118,7 +120,8 @@ def main():
         for net, model in NETS.items():
             path = os.path.join(build, "bin", "utvm-ai-%s.map" % net)
             p = subprocess.run([UTVM, "--json", "compile", os.path.join(MODELS, model),
-                                "--report", "--cpu", core, "--sizes", table, "--name", net],
+                                "--report", "--cpu", core, "--sizes", table, "--name", net] +
+                               FLAGS[net],
                                capture_output=True, text=True, timeout=120)
             check(p.returncode == 0, "%s %s: report failed: %s" % (build, net, p.stderr))
             report = json.loads(p.stdout)

@@ -600,7 +600,8 @@ static int8_t g_stage_a[4096];
 static int8_t g_stage_b[4096];
 
 /* A stage of 1..5 int8 CONV_2D / DEPTHWISE_CONV_2D layers (kernel sizes 1..3, strides and
- * dilations 1..2, any padding TFLite allows, depthwise multipliers 1..2) run by utvm_stage_s8
+ * dilations 1..2, any padding TFLite allows, depthwise multipliers 1..2; one time in three a
+ * FULLY_CONNECTED tail over the last one's output) run by utvm_stage_s8
  * with 1..rows+1 patches, out of place into g_out_fast or over its input when the sizing allows,
  * compared with the layers run one after another on whole tensors (into g_out_portable). Chains
  * that do not fit are drawn again, at most 8 times. */
@@ -609,12 +610,12 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
     utvm_dims_t dims[STAGE_MAX_LAYERS][3];
     utvm_conv2d_params_t conv[STAGE_MAX_LAYERS];
     utvm_depthwise_conv2d_params_t dw[STAGE_MAX_LAYERS];
-    utvm_per_channel_quant_t quant[STAGE_MAX_LAYERS];
-    int32_t multipliers[STAGE_MAX_LAYERS][STAGE_MAX_CHANNELS * 2];
-    int8_t shifts[STAGE_MAX_LAYERS][STAGE_MAX_CHANNELS * 2];
-    int32_t biases[STAGE_MAX_LAYERS][STAGE_MAX_CHANNELS * 2];
-    utvm_stage_layer_s8_t layers[STAGE_MAX_LAYERS];
-    utvm_stage_shape_t shapes[STAGE_MAX_LAYERS];
+    utvm_per_channel_quant_t quant[STAGE_MAX_LAYERS + 1];
+    int32_t multipliers[STAGE_MAX_LAYERS + 1][STAGE_MAX_CHANNELS * 2];
+    int8_t shifts[STAGE_MAX_LAYERS + 1][STAGE_MAX_CHANNELS * 2];
+    int32_t biases[STAGE_MAX_LAYERS + 1][STAGE_MAX_CHANNELS * 2];
+    utvm_stage_layer_s8_t layers[STAGE_MAX_LAYERS + 1];
+    utvm_stage_shape_t shapes[STAGE_MAX_LAYERS + 1];
     const int32_t n = random_in(state, 1, STAGE_MAX_LAYERS);
     utvm_dims_t in = {1, random_in(state, 1, 24), random_in(state, 1, 8),
                       random_in(state, 1, STAGE_MAX_CHANNELS)};
@@ -679,25 +680,56 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
       layers[l].dims = dims[l];
       layers[l].filter = &g_filter[filter_at];
       layers[l].bias = (bias == NULL) ? NULL : biases[l];
+      layers[l].fully_connected = NULL;
       filter_at += filter_count;
       in = out;
+    }
+    /* one time in three (after two or more layers' room) a FULLY_CONNECTED tail */
+    const int32_t depth = in.h * in.w * in.c;
+    const int32_t units = random_in(state, 1, STAGE_MAX_CHANNELS);
+    const bool tail = fits && (n < STAGE_MAX_LAYERS) && (random_in(state, 0, 2) == 0) &&
+                      ((filter_at + units * depth) <= COMPARE_MAX_BYTES);
+    utvm_dims_t tail_dims[3] = {in, {units, 1, 1, depth}, {1, 1, 1, units}};
+    utvm_fully_connected_params_t fc;
+    const int32_t tail_at = filter_at;
+    if (tail) {
+      fill_s8(state, &g_filter[filter_at], units * depth);
+      const int32_t *bias = random_quant(state, units, &quant[n]);
+      for (int32_t c = 0; c < units; ++c) {
+        multipliers[n][c] = quant[n].multiplier[(quant[n].count == 1) ? 0 : c];
+        shifts[n][c] = quant[n].shift[(quant[n].count == 1) ? 0 : c];
+        biases[n][c] = g_bias[c];
+      }
+      quant[n].multiplier = multipliers[n];
+      quant[n].shift = shifts[n];
+      int32_t filter_offset;
+      random_offsets(state, &fc.input_offset, &fc.output_offset, &fc.act_min, &fc.act_max);
+      random_offsets(state, &filter_offset, &fc.output_offset, &fc.act_min, &fc.act_max);
+      fc.filter_offset = (quant[n].count == 1) ? filter_offset : 0;
+      layers[n].conv = NULL;
+      layers[n].depthwise = NULL;
+      layers[n].fully_connected = &fc;
+      layers[n].quant = &quant[n];
+      layers[n].dims = tail_dims;
+      layers[n].filter = &g_filter[filter_at];
+      layers[n].bias = (bias == NULL) ? NULL : biases[n];
     }
     if (!fits) {
       continue;
     }
     const int32_t in_count = stage_in.h * stage_in.w * stage_in.c;
-    const int32_t out_count = in.h * in.w * in.c;
-    for (int32_t l = 0; l < n; ++l) {
+    const int32_t out_count = tail ? units : (in.h * in.w * in.c);
+    const uint32_t all = (uint32_t)n + (tail ? 1u : 0u);
+    for (uint32_t l = 0u; l < all; ++l) {
       fits = fits && (utvm_stage_s8_shape(UTVM_KERNELS_NATIVE, &layers[l], &shapes[l]) == UTVM_OK);
     }
     const uint32_t patches = (uint32_t)random_in(state, 1, in.h + 1);
     bool inplace = random_in(state, 0, 1) == 0;
     size_t scratch = 0u;
-    if (inplace && (utvm_stage_s8_scratch_size(shapes, (uint32_t)n, patches, true, &scratch) !=
-                    UTVM_OK)) {
+    if (inplace && (utvm_stage_s8_scratch_size(shapes, all, patches, true, &scratch) != UTVM_OK)) {
       inplace = false;
     }
-    if (!inplace && (utvm_stage_s8_scratch_size(shapes, (uint32_t)n, patches, false, &scratch) !=
+    if (!inplace && (utvm_stage_s8_scratch_size(shapes, all, patches, false, &scratch) !=
                      UTVM_OK)) {
       return false; /* every chain of valid layers runs out of place */
     }
@@ -710,7 +742,8 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
     const int8_t *src = g_input;
     utvm_err_t err = UTVM_OK;
     for (int32_t l = 0; (l < n) && (err == UTVM_OK); ++l) {
-      int8_t *dst = ((l + 1) == n) ? g_out_portable : ((l % 2 == 0) ? g_stage_a : g_stage_b);
+      int8_t *dst = (((l + 1) == n) && !tail) ? g_out_portable
+                                              : ((l % 2 == 0) ? g_stage_a : g_stage_b);
       if (layers[l].conv != NULL) {
         err = utvm_conv2d_s8(&conv[l], &quant[l], &dims[l][0], src, &dims[l][1], layers[l].filter,
                              layers[l].bias, &dims[l][2], dst, g_scratch.bytes);
@@ -721,19 +754,24 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
       }
       src = dst;
     }
+    if ((err == UTVM_OK) && tail) {
+      err = utvm_fully_connected_s8(&fc, &quant[n], 1, depth, units, src, &g_filter[tail_at],
+                                    layers[n].bias, g_out_portable, NULL);
+    }
     (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
     (void)memset(g_scratch.bytes, 0x77, sizeof g_scratch.bytes);
     utvm_err_t err_stage;
     if (inplace) {
       (void)memcpy(g_out_fast, g_input, (size_t)in_count);
-      err_stage = utvm_stage_s8(layers, (uint32_t)n, patches, g_out_fast, g_out_fast,
-                                g_scratch.bytes, scratch);
+      err_stage = utvm_stage_s8(layers, all, patches, g_out_fast, g_out_fast, g_scratch.bytes,
+                                scratch);
       result->stage_inplace += 1;
     } else {
-      err_stage = utvm_stage_s8(layers, (uint32_t)n, patches, g_input, g_out_fast,
-                                g_scratch.bytes, scratch);
+      err_stage = utvm_stage_s8(layers, all, patches, g_input, g_out_fast, g_scratch.bytes,
+                                scratch);
     }
     result->stage_cases += 1;
+    result->stage_tails += tail ? 1 : 0;
     result->stage_layers += n;
     return (err == UTVM_OK) && (err_stage == UTVM_OK) && same_bytes(out_count, result);
   }

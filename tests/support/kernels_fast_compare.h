@@ -26,6 +26,7 @@ typedef struct {
                                   compared with the layers run whole */
   int32_t stage_layers;        /* their layers */
   int32_t stage_inplace;       /* of which with the output over the input */
+  int32_t stage_tails;         /* of which ending in a FULLY_CONNECTED tail */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add,
                                   in place, window in place, stage), or -1 */

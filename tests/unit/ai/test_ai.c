@@ -27,6 +27,7 @@
 #include "person.h"
 #include "person_patches.h"
 #include "speech.h"
+#include "speech_patches.h"
 #include "utvm/ai.h"
 #include "vww.h"
 #include "vww_patches.h"
@@ -60,11 +61,14 @@ static const ref_pair_t pairs[] = {
      REF "person_detection/no_person_tflm.out0.bin"},
     {&ai_model_vww_patches, REF "mlperf_tiny/vww_from_no_person_bmp_int8.bin",
      REF "mlperf_tiny/vww_from_no_person_bmp_int8_tflm.out0.bin"},
+    {&ai_model_speech_patches, REF "micro_speech/no_1000ms_features_int8.bin",
+     REF "micro_speech/no_1000ms_tflm.out0.bin"},
 };
 
 /* Patches lower the activations (the report's figures, utvm compile --patches). */
 typedef char person_patches_smaller[(AI_person_patches_ACTIVATIONS_SIZE < 21256u) ? 1 : -1];
 typedef char vww_patches_smaller[(AI_vww_patches_ACTIVATIONS_SIZE < 39168u) ? 1 : -1];
+typedef char speech_patches_smaller[(AI_speech_patches_ACTIVATIONS_SIZE < 3656u) ? 1 : -1];
 
 static uint8_t file_buf[MAX_FILE];
 

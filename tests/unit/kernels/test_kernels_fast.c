@@ -234,6 +234,7 @@ static void test_random_layers_bit_exact(void **state) {
   assert_true(result.stage_cases > 2500);          /* the rest: chains too large */
   assert_true(result.stage_layers > 2 * result.stage_cases);
   assert_true(result.stage_inplace > 300);
+  assert_true(result.stage_tails > 300);
   assert_true(result.conv_pointwise > 500);
   assert_true(result.compared_bytes > 100000);
 }
