@@ -21,7 +21,8 @@ endforeach()
 set(kernels utvm_conv2d_s8 utvm_depthwise_conv2d_s8 utvm_fully_connected_s8 utvm_avg_pool2d_s8
     utvm_max_pool2d_s8 utvm_add_s8 utvm_mul_s8 utvm_softmax_s8 utvm_logistic_s8 utvm_tanh_s8
     utvm_pad_s8 utvm_concatenation_s8 utvm_mean_s8 utvm_quantize_f32_s8 utvm_requantize_s8
-    utvm_dequantize_s8_f32 utvm_reshape utvm_conv2d_s8_inplace utvm_depthwise_conv2d_s8_inplace)
+    utvm_dequantize_s8_f32 utvm_reshape utvm_conv2d_s8_inplace utvm_depthwise_conv2d_s8_inplace
+    utvm_stage_s8)
 # The ai_ calls of a firmware that runs a model with buffers of its own (ports/cortex-m/ai_main.c).
 set(runtime ai_create ai_destroy ai_set_input ai_set_output ai_run ai_get_input ai_get_output
     ai_get_error)

@@ -257,7 +257,11 @@ typedef struct {
   cli_sz_row_t runtime;
   cli_sz_row_t total;
   uint32_t kernel_flash[UTVM_OP_KIND_MAX + 1]; /* each kernel alone: its text + rodata + data */
+  uint32_t stage_flash;      /* utvm_stage_s8 alone (a model with patches) */
 } emit_memory_t;
+
+/* The kernel a patch-by-patch stage calls (its layers' kernels through it). */
+static const char kStageKernel[] = "utvm_stage_s8";
 
 static const char *const memory_rows[4] = {"kernels", "network", "weights", "runtime"};
 
@@ -299,8 +303,9 @@ static void kernel_paths(utvm_kernels_core_t core, const bool *used, char *text,
 
 /* Measures the model emitted as NET.c and NET_data.c in dir with the table t into *m. */
 static bool emit_measure(const cli_sizes_t *t, const char *dir, const char *name,
-                         const bool *used, emit_memory_t *m, char *msg, size_t cap) {
-  const char *groups[UTVM_OP_KIND_MAX + 1];
+                         const bool *used, bool stage, emit_memory_t *m, char *msg,
+                         size_t cap) {
+  const char *groups[UTVM_OP_KIND_MAX + 2];
   uint32_t n = 0u;
   char src[1024];
   char obj[1024];
@@ -317,6 +322,17 @@ static bool emit_measure(const cli_sizes_t *t, const char *dir, const char *name
       m->kernel_flash[k] = (uint32_t)row_flash(&alone);
       n++;
     }
+  }
+  if (stage) {
+    groups[n] = kStageKernel;
+    if (!cli_sizes_has_group(t, groups[n])) {
+      (void)snprintf(msg, cap, "--sizes: the table has no figures for %s", groups[n]);
+      return false;
+    }
+    cli_sz_row_t alone;
+    cli_sizes_union(t, &groups[n], 1u, NULL, false, &alone);
+    m->stage_flash = (uint32_t)row_flash(&alone);
+    n++;
   }
   groups[n++] = "ai_runtime";
   if (!cli_sizes_has_group(t, "ai_runtime")) {
@@ -429,6 +445,14 @@ static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report
       first = false;
     }
   }
+  if (r->stage_layers > 0u) {
+    char alone[16] = "null";
+    if (m->measured) {
+      (void)snprintf(alone, sizeof(alone), "%u", m->stage_flash);
+    }
+    (void)printf("%s{\"kernel\": \"%s\", \"flash_bytes\": %s}", first ? "" : ", ",
+                 kStageKernel, alone);
+  }
   (void)printf("], \"memory\": ");
   if (!m->measured) {
     (void)printf("null}\n");
@@ -495,11 +519,22 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
       }
     }
   }
+  if ((r->stage_layers > 0u) && m->measured) {
+    (void)printf("  %-24s %u bytes\n", kStageKernel, m->stage_flash);
+  } else if (r->stage_layers > 0u) {
+    (void)printf("  %s\n", kStageKernel);
+  }
   (void)printf("layers             %u\n", r->n_layers);
   for (uint32_t k = 0u; k < r->n_layers; k++) {
     char at[24] = "own buffer";
     if (r->layers[k].output_offset != UINT32_MAX) {
       (void)snprintf(at, sizeof(at), "%u", r->layers[k].output_offset);
+    }
+    if ((r->stage_layers > 0u) && (k >= r->stage_first) &&
+        ((k - r->stage_first + 1u) < r->stage_layers)) {
+      (void)printf("  %4u %-24s output not held (patch by patch), scratch %u\n", k,
+                   r->layers[k].function, r->layers[k].scratch_bytes);
+      continue;
     }
     (void)printf("  %4u %-24s output %8u bytes at %10s, scratch %u\n", k, r->layers[k].function,
                  r->layers[k].output_bytes, at, r->layers[k].scratch_bytes);
@@ -582,7 +617,7 @@ static bool emit_and_measure(const cli_emit_options_t *e, const uint8_t *model, 
     (void)snprintf(msg, cap, "%s: %s: %s", e->model, utvm_strerror(*rc), err);
     ok = false;
   } else {
-    ok = emit_measure(&t, dir, o->name, r->kernels_used, m, msg, cap);
+    ok = emit_measure(&t, dir, o->name, r->kernels_used, r->stage_layers > 0u, m, msg, cap);
   }
   const char *suffix[3] = {".h", ".c", "_data.c"};
   for (uint32_t i = 0u; i < 3u; i++) {

@@ -946,9 +946,8 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
       if (rc != UTVM_OK) {
         rc = emit_fail(&e, rc, "operator %u has no kernel parameters", k);
       } else if (staged) {
-        rc = emit_stage_layer(&e, k, &p, &ops, &r.layers[k], &r);
+        rc = emit_stage_layer(&e, k, &p, &ops, &r.layers[k], &r); /* kernel: utvm_stage_s8 */
         output_bytes += r.layers[k].output_bytes;
-        r.kernels_used[p.kind] = true;
       } else {
         utvm_emit_layer_t layer;
         rc = emit_call(&e, k, j, &p, &ops, &layer);

@@ -196,11 +196,12 @@ bool runner_stage_inplace(const utvm_model_t *m, const utvm_model_stage_t *stage
 }
 
 void runner_stage_hole(const utvm_model_t *m, const utvm_model_stage_t *stage, uint32_t *offsets,
-                       uint32_t offset) {
+                       bool hole) {
   for (uint32_t k = 0u; (k + 1u) < stage->count; k++) {
     utvm_model_operator_t op;
     if ((utvm_model_operator(m, stage->first + k, &op) == UTVM_OK) && (first_output(&op) >= 0)) {
-      offsets[first_output(&op)] = offset;
+      /* below UTVM_PLAN_NO_OFFSET, above any arena offset (an arena is below 4 GiB - 16) */
+      offsets[first_output(&op)] = hole ? (UTVM_PLAN_NO_OFFSET - 1u - k) : UTVM_PLAN_NO_OFFSET;
     }
   }
 }

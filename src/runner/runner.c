@@ -236,9 +236,9 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
     r->stage_inplace = runner_stage_inplace(m, &stage, l.offsets);
     r->stage_scratch = r->stage_inplace ? stage.inplace_scratch : stage.scratch;
   }
-  runner_stage_hole(m, &stage, l.offsets, 0u); /* its inner tensors: never read by execute */
+  runner_stage_hole(m, &stage, l.offsets, true); /* its inner tensors: never read by execute */
   err = prepare_all(m, ops.resolver, &l, &text);
-  runner_stage_hole(m, &stage, l.offsets, UTVM_PLAN_NO_OFFSET);
+  runner_stage_hole(m, &stage, l.offsets, false);
   if (err != UTVM_OK) {
     return err;
   }

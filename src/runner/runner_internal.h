@@ -48,10 +48,12 @@ utvm_err_t runner_stage_choose(utvm_model_t *m, const runner_ops_t *ops, uint32_
 bool runner_stage_inplace(const utvm_model_t *m, const utvm_model_stage_t *stage,
                           const uint32_t *offsets);
 
-/* Sets the offsets of the tensors inside stage (outputs of all its operators but the last) to
- * offset. */
+/* The offsets of the tensors inside stage (outputs of all its operators but the last), which
+ * have no memory: while prepare runs (hole true) each gets a place of its own that no arena
+ * offset can be (so no operator sees its input and output at one offset); then (hole false)
+ * UTVM_PLAN_NO_OFFSET again. */
 void runner_stage_hole(const utvm_model_t *m, const utvm_model_stage_t *stage, uint32_t *offsets,
-                       uint32_t offset);
+                       bool hole);
 
 /* Runs r's stage (utvm_stage_s8) on its arena. */
 utvm_err_t runner_stage_run(const utvm_runner_t *r);
