@@ -10,7 +10,8 @@
  *  - an opened model either fails utvm_model_plan with an error text or gets a plan that an
  *    independent checker accepts (placement, alignment, no overlap of buffers alive together,
  *    aliases legitimate, arena >= lower bound), with scratch sizes drawn from the input size;
- *  - utvm_runner_init on an opened model (no arena: planning and every operator's prepare)
+ *  - utvm_runner_init on an opened model (no arena: planning and every operator's prepare),
+ *    whole and with patches
  *    fails (no arena is given) with an error text.
  */
 #include <stddef.h>
@@ -29,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Largest runner workspace the target allocates. */
 #define WORKSPACE_LIMIT (16u * 1024u * 1024u)
 
-/* Plans and prepares every operator of m (no arena). */
+/* Plans and prepares every operator of m (no arena), whole and with patches (auto: every
+ * candidate stage planned). */
 static void prepare_all(utvm_model_t *m) {
   utvm_runner_t r;
   const size_t ws = utvm_runner_workspace_size(m);
@@ -38,9 +40,14 @@ static void prepare_all(utvm_model_t *m) {
   }
   void *workspace = malloc(ws + 1u);
   FUZZ_CHECK(workspace != NULL);
-  const utvm_err_t err = utvm_runner_init(&r, m, workspace, ws, NULL, 0u);
-  FUZZ_CHECK(err != UTVM_OK);
-  FUZZ_CHECK(r.error[0] != '\0');
+  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, false,
+                                   UTVM_RUNNER_PATCHES_OFF};
+  for (uint32_t pass = 0u; pass < 2u; pass++) {
+    options.patches = (pass == 0u) ? UTVM_RUNNER_PATCHES_OFF : UTVM_RUNNER_PATCHES_AUTO;
+    const utvm_err_t err = utvm_runner_init_with(&r, m, workspace, ws, NULL, 0u, &options);
+    FUZZ_CHECK(err != UTVM_OK);
+    FUZZ_CHECK(r.error[0] != '\0');
+  }
   free(workspace);
 }
 

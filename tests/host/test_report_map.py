@@ -2,7 +2,7 @@
 """The memory report against the link map of the shipped standalone-model images.
 
 Usage: test_report_map.py <utvm binary> <shared/models directory> <board build dir>...
-For each board build (build/<board>: bin/utvm-ai-{kws,ic,person}.map and utvm-sizes.txt) and
+For each board build (build/<board>: bin/utvm-ai-<NET>.map of the seven models, utvm-sizes.txt) and
 each model, runs `utvm --json compile MODEL --report --cpu CORE --sizes TABLE` and compares it
 with what the linker placed (docs/AI.md, "The memory report"), byte for byte per kind of
 section (text, rodata, data, bss):
@@ -24,9 +24,13 @@ import sys
 UTVM, MODELS = sys.argv[1:3]
 BOARDS = sys.argv[3:]
 NETS = {"kws": "mlperf_tiny_kws_dscnn_int8.tflite", "ic": "mlperf_tiny_ic_resnet8_int8.tflite",
-        "person": "person_detect_int8.tflite"}
+        "person": "person_detect_int8.tflite", "hello": "hello_world_int8.tflite",
+        "speech": "micro_speech_int8.tflite", "vww": "mlperf_tiny_vww_mobilenetv1_int8.tflite",
+        "ad": "mlperf_tiny_ad_autoencoder_int8.tflite"}
 # The compile options each image is built with (ports/cortex-m/CMakeLists.txt, utvm_ai_image).
-FLAGS = {"kws": [], "ic": [], "person": ["--patches", "auto"]}
+PATCHES = ["--patches", "auto"]
+FLAGS = {"kws": [], "ic": [], "person": PATCHES, "hello": [], "speech": PATCHES, "vww": PATCHES,
+         "ad": []}
 KINDS = ("text", "rodata", "data", "bss")
 ROWS = ("kernels", "network", "weights", "runtime")
 IGNORED = re.compile(r"^\.(comment|ARM\.attributes|debug|note|group|iplt|rel|igot|got|glue|v4_bx|vfp11)")

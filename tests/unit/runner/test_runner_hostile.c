@@ -30,8 +30,11 @@ typedef struct {
   uint32_t shown; /* runner refusals printed as examples */
 } outcome_t;
 
-/* Opens, initialises and invokes one variant (copied into a block of exactly its size). */
+/* Opens, initialises and invokes one variant (copied into a block of exactly its size); every
+ * other variant with patches (auto). */
 static void exercise(const uint8_t *bytes, size_t size, outcome_t *out) {
+  static uint32_t variants = 0u;
+  rt_patches = ((variants++ % 2u) == 0u) ? UTVM_RUNNER_PATCHES_OFF : UTVM_RUNNER_PATCHES_AUTO;
   uint8_t *copy = (uint8_t *)malloc((size > 0u) ? size : 1u);
   assert_non_null(copy);
   if (size > 0u) {
