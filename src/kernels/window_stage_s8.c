@@ -117,7 +117,7 @@ static int64_t stage_first_row(const stage_rows_t *g, int64_t y) {
 }
 
 /* The call of layer l on its output rows y0..y1-1: reads input rows row0..end-1. */
-static utvm_err_t stage_call(const stage_t *st, const stage_run_t *run, uint32_t l, int32_t y0,
+static utvm_err_t stage_call(const stage_t *st, stage_run_t *run, uint32_t l, int32_t y0,
                              int32_t y1, int32_t row0, int32_t end) {
   const utvm_stage_layer_s8_t *layer = &run->layers[l];
   const stage_rows_t *g = &st->g[l];
@@ -150,7 +150,7 @@ static utvm_err_t stage_call(const stage_t *st, const stage_run_t *run, uint32_t
 
 /* The tail takes the last window layer's rows y0..y1-1 (in its band buffer) into its
  * accumulators: they are inputs y0 * row .. y1 * row - 1 of its one batch. */
-static void stage_tail_add(const stage_t *st, const stage_run_t *run, int32_t y0, int32_t y1) {
+static void stage_tail_add(const stage_t *st, stage_run_t *run, int32_t y0, int32_t y1) {
   const uint32_t last = st->n - 1u;
   const utvm_stage_layer_s8_t *fc = &run->layers[st->n];
   const int32_t row = (int32_t)st->g[last].row_out;
@@ -165,7 +165,7 @@ static void stage_tail_add(const stage_t *st, const stage_run_t *run, int32_t y0
 
 /* Layer l's next band: its rows y0..y1-1 into its line buffer (dropping the rows the next
  * layer no longer reads) or into the output. */
-static utvm_err_t stage_band(stage_t *st, const stage_run_t *run, uint32_t l, int32_t row0,
+static utvm_err_t stage_band(stage_t *st, stage_run_t *run, uint32_t l, int32_t row0,
                              int32_t end) {
   stage_rows_t *g = &st->g[l];
   const int32_t y0 = st->done[l];
@@ -222,7 +222,7 @@ static utvm_err_t stage_band(stage_t *st, const stage_run_t *run, uint32_t l, in
 
 /* The schedule: the last layer's bands in order; a layer whose next band needs input rows
  * not yet computed hands over to the layer before it, which computes one band and hands back. */
-static utvm_err_t stage_walk(stage_t *st, const stage_run_t *run) {
+static utvm_err_t stage_walk(stage_t *st, stage_run_t *run) {
   const uint32_t last = st->n - 1u;
   uint64_t steps = 0u;
   uint64_t bound = 0u;

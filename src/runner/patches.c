@@ -103,14 +103,14 @@ static bool stage_sized(const runner_ops_t *ops, const utvm_stage_shape_t *shape
 }
 
 /* The arena of m planned with stage (NULL: none) into *arena. */
-static utvm_err_t stage_plan(utvm_model_t *m, const runner_ops_t *ops, uint32_t plan_options,
+static utvm_err_t stage_plan(utvm_model_t *m, runner_ops_t *ops, uint32_t plan_options,
                              const runner_layout_t *l, const utvm_model_stage_t *stage,
                              size_t *arena) {
   utvm_plan_t plan;
   plan.offsets = l->offsets;
   plan.scratch_offsets = l->scratch_offsets;
   const utvm_err_t err =
-      utvm_model_plan_stage(m, runner_scratch_size, (void *)(uintptr_t)ops, plan_options, stage,
+      utvm_model_plan_stage(m, runner_scratch_size, ops, plan_options, stage,
                             l->region, l->region_size, &plan);
   *arena = plan.arena_size;
   return err;
@@ -125,7 +125,7 @@ static uint32_t stage_rows(const utvm_stage_shape_t *shapes, uint32_t n) {
   return rows;
 }
 
-utvm_err_t runner_stage_choose(utvm_model_t *m, const runner_ops_t *ops, uint32_t plan_options,
+utvm_err_t runner_stage_choose(utvm_model_t *m, runner_ops_t *ops, uint32_t plan_options,
                                uint32_t patches, const runner_layout_t *l,
                                utvm_model_stage_t *stage, uint32_t *chosen) {
   utvm_stage_shape_t shapes[UTVM_KERNELS_STAGE_MAX_LAYERS];
@@ -227,8 +227,9 @@ utvm_err_t runner_stage_run(const utvm_runner_t *r) {
     op->op->stage_layer(&r->records_[op->record], &layers[k]);
   }
   const uint32_t scratch = r->scratch_offsets_[stage.first];
-  const int8_t *input = (const int8_t *)(const void *)&r->arena_[r->offsets_[in]];
-  int8_t *output = (int8_t *)(void *)&r->arena_[r->offsets_[out]];
+  uint8_t *arena = r->arena_;
+  const int8_t *input = (const int8_t *)(const void *)&arena[r->offsets_[in]];
+  int8_t *output = (int8_t *)(void *)&arena[r->offsets_[out]];
   return utvm_stage_s8(layers, stage.count, r->patches, input, output,
                        (scratch == UTVM_PLAN_NO_OFFSET) ? NULL : &r->arena_[scratch],
                        r->stage_scratch);
