@@ -160,8 +160,9 @@ typedef struct {
   uint32_t first_arg; /* index in args_ of its first input entry id */
   uint16_t num_inputs;
   uint16_t num_outputs;
-  bool alias;         /* a utvm_k_reshape node, planned as UTVM_PLAN_STEP_ALIAS */
-  bool inplace;       /* an element-wise kernel function, UTVM_PLAN_STEP_INPLACE (graph.c) */
+  uint8_t plan_kind;  /* utvm_plan_step_kind_t of its kernel function's kind (graph.c):
+                         ALIAS (utvm_k_reshape), INPLACE (element-wise), INPLACE_GROW (in-place
+                         convolutions), DEFAULT (any other function) */
 } utvm_graph_op_t;
 
 /* A graph executor: caller-owned, filled by utvm_graph_memory_size / utvm_graph_init. The public

@@ -81,9 +81,6 @@ typedef struct {
   /* The operators the runner may prepare (utvm/ops.h: UTVM_OP_RESOLVER, or
    * &utvm_op_resolver_all); required. A model operator it lacks is refused by init. */
   const utvm_op_resolver_t *resolver;
-  /* No output placed over an input (no INPLACE steps: every kernel reads and writes memory of
-   * its own), for a code generator whose executor lays out memory itself (graph JSON). */
-  bool no_inplace;
 } utvm_runner_options_t;
 
 /* A tensor as the runner holds it: data points into the arena (activations, graph inputs and

@@ -49,7 +49,6 @@ static uint64_t tables_size(uint32_t n_tensors, uint32_t n_operators) {
 typedef struct {
   utvm_kernels_core_t core;
   const utvm_op_resolver_t *resolver;
-  bool no_inplace;
 } runner_ops_t;
 
 /* Bytes of operator op's record, 0 for an operator the resolver lacks (init refuses it). */
@@ -127,10 +126,6 @@ static utvm_err_t scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
   *inplace_bytes = *bytes;
   if ((d != NULL) && (d->plan_kind != NULL)) {
     *kind = d->plan_kind(m, index, op);
-  }
-  if (ops->no_inplace &&
-      ((*kind == UTVM_PLAN_STEP_INPLACE) || (*kind == UTVM_PLAN_STEP_INPLACE_GROW))) {
-    *kind = UTVM_PLAN_STEP_DEFAULT;
   }
   if ((d != NULL) && (d->inplace_scratch_size != NULL)) {
     *inplace_bytes = d->inplace_scratch_size(ops->core, m, op);
@@ -217,7 +212,6 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   }
   ops.core = options->core;
   ops.resolver = options->resolver;
-  ops.no_inplace = options->no_inplace;
   plan_options = options->io_separate ? UTVM_MODEL_PLAN_IO_SEPARATE : 0u;
   const size_t needed = workspace_bytes(m, ops.resolver);
   if (needed == SIZE_MAX) {
