@@ -212,11 +212,17 @@ static utvm_err_t decode_kernel(graph_emit_t *ge, graph_op_t *op) {
   return UTVM_OK;
 }
 
-/* Whether operator op is an in-place convolution (its kind's plan kind INPLACE_GROW). */
-static bool grows_in_place(const graph_op_t *op) {
+/* Whether operator op is an in-place convolution (its kind's plan kind INPLACE_GROW) whose
+ * inputs but the first are parameters (the planner puts the output over the first planned read,
+ * the kernel runs in place over input 0 only). */
+static bool grows_in_place(const graph_emit_t *ge, const graph_op_t *op) {
   const utvm_op_kind_info_t *info = op->kernel ? utvm_op_kind_info(op->p.kind) : NULL;
-  return (info != NULL) && (info->plan_kind == UTVM_PLAN_STEP_INPLACE_GROW) &&
-         (op->info.num_inputs >= 2u) && (op->info.num_outputs == 1u);
+  bool grows = (info != NULL) && (info->plan_kind == UTVM_PLAN_STEP_INPLACE_GROW) &&
+               (op->info.num_inputs >= 2u) && (op->info.num_outputs == 1u);
+  for (uint32_t i = 1u; grows && (i < op->info.num_inputs); i++) {
+    grows = ge->is_param[op->info.entries[i]];
+  }
+  return grows;
 }
 
 /* After the chosen plan: an in-place convolution whose output the plan put over input 0 keeps
@@ -225,7 +231,7 @@ static bool grows_in_place(const graph_op_t *op) {
 static void settle_in_place(graph_emit_t *ge) {
   for (uint32_t k = 0u; k < ge->g.num_ops; k++) {
     graph_op_t *op = &ge->ops[k];
-    if (grows_in_place(op)) {
+    if (grows_in_place(ge, op)) {
       const uint32_t in = op->info.entries[0];
       const uint32_t out = op->info.entries[op->info.num_inputs];
       if (!ge->is_param[in] && (ge->offsets[in] != UTVM_PLAN_NO_OFFSET) &&
@@ -324,7 +330,8 @@ static utvm_err_t graph_plan(graph_emit_t *ge, bool separate) {
     steps[k].n_writes = op->info.num_outputs;
     steps[k].scratch = op->scratch;
     /* the in-place convolutions over input 0 when the planner can (settle_in_place) */
-    steps[k].kind = grows_in_place(op) ? UTVM_PLAN_STEP_INPLACE_GROW : UTVM_PLAN_STEP_DEFAULT;
+    steps[k].kind =
+        grows_in_place(ge, op) ? UTVM_PLAN_STEP_INPLACE_GROW : UTVM_PLAN_STEP_DEFAULT;
     steps[k].inplace_scratch = op->inplace_scratch;
   }
   if (err == UTVM_OK) {

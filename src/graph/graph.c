@@ -34,7 +34,8 @@ typedef char graph_check_kfunc_alignment[((UTVM_GRAPH_KFUNC_ALIGNMENT % UTVM_PLA
  * element-wise kinds, INPLACE_GROW for the in-place convolutions), DEFAULT for any other
  * function (and for a node with fewer arguments than the kind needs: ALIAS one input,
  * INPLACE and INPLACE_GROW a data input and the op params; one output). The element sizes of
- * an INPLACE node's inputs are checked when its step is made (plan_problem). */
+ * an INPLACE node's inputs, and that an INPLACE_GROW node's inputs but the first are input
+ * nodes, are checked when the steps are made (plan_problem). */
 static utvm_plan_step_kind_t func_plan_kind(const char *func, uint32_t n_inputs,
                                             uint32_t n_outputs) {
   utvm_plan_step_kind_t kind = UTVM_PLAN_STEP_DEFAULT;
@@ -1007,6 +1008,18 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     for (uint32_t w = 0u; w < op->num_outputs; w++) {
       buffers[args[op->num_inputs + w]].flags = 0u;
     }
+  }
+  /* INPLACE_GROW puts the output over the first planned read, and the kernel runs in place only
+   * over input 0: every other input must be an input node's entry (apart: written by no node) */
+  for (uint32_t k = 0u; k < g->num_ops; k++) {
+    const utvm_graph_op_t *op = &g->ops_[k];
+    const uint32_t *args = &g->args_[op->first_arg];
+    bool apart = true;
+    for (uint32_t i = 1u; (i < op->num_inputs) && (steps[k].kind == UTVM_PLAN_STEP_INPLACE_GROW);
+         i++) {
+      apart = apart && ((buffers[args[i]].flags & UTVM_PLAN_APART) != 0u);
+    }
+    steps[k].kind = apart ? steps[k].kind : UTVM_PLAN_STEP_DEFAULT;
   }
   for (uint32_t h = 0u; h < g->num_outputs; h++) {
     utvm_plan_buffer_t *b = &buffers[g->output_entries_[h]];
