@@ -196,6 +196,9 @@ static unsigned g_inplace_nodes;
 static unsigned g_grown;
 static unsigned g_not_grown;
 
+/* How run_model compiles (NULL: utvm_host_compile_generic's defaults). */
+static const utvm_host_compile_options_t *g_compile_options;
+
 static void device_init(device_t *d, const utvm_compiled_graph_t *cg, const char *model_file) {
   char err[256];
   utvm_err_t rc;
@@ -281,7 +284,8 @@ static int run_model(const char *model_file, const char *const *inputs,
   if (data == NULL) {
     fail_msg("cannot read %s", model_file);
   }
-  const utvm_err_t rc = utvm_host_compile_generic(data, size, &g, err, sizeof(err));
+  const utvm_err_t rc =
+      utvm_host_compile_generic_with(data, size, g_compile_options, &g, err, sizeof(err));
   if (rc != UTVM_OK) {
     fail_msg("%s: compile: %s: %s", model_file, utvm_strerror(rc), err);
   }
@@ -314,7 +318,7 @@ static int run_model(const char *model_file, const char *const *inputs,
                model_file, g.n_ops, g.n_entries, (unsigned long long)g.activation_bytes,
                dev.graph_bytes, arena_separate, ratio, arena_shared, dev.g.memory_size,
                dev.aliases, dev.grown, n_inplace);
-  if ((strchr(model_file, '/') == NULL) &&
+  if ((strchr(model_file, '/') == NULL) && (g_compile_options == NULL) &&
       ((double)dev.graph_bytes > (1.05 * (double)arena_separate))) {
     (void)printf("ABOVE 5 %%: %s: graph storage %zu B, runner arena %zu B\n", model_file,
                  dev.graph_bytes, arena_separate);
@@ -382,6 +386,30 @@ static void test_refdata_models(void **state) {
   assert_int_equal(exact, pairs);
 }
 
+/* The refdata models with convolutions compiled with plain_convolutions (for a firmware without
+ * kinds 59, 60, as `utvm run` does for one): no in-place node, bit-exact on both paths. */
+static void test_plain_convolutions(void **state) {
+  (void)state;
+  const utvm_host_compile_options_t plain = {true};
+  int pairs = 0;
+  int exact = 0;
+  g_compile_options = &plain;
+  g_inplace_nodes = 0u;
+  for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
+    int n = 0;
+    while ((n < 4) && (ref_models[m].inputs[n] != NULL)) {
+      n++;
+    }
+    exact += run_model(ref_models[m].model, ref_models[m].inputs, ref_models[m].outputs, n);
+    pairs += n;
+  }
+  g_compile_options = NULL;
+  (void)printf("refdata with plain convolutions: %d/%d pairs bit-exact, %u in-place nodes\n",
+               exact, pairs, g_inplace_nodes);
+  assert_int_equal(g_inplace_nodes, 0u);
+  assert_int_equal(exact, pairs);
+}
+
 /* Every pair of pairs[0..n) bit-exact, or (a case of its set's pending list) refused by the
  * compiler with a text. Prints a line per set (a set's pairs are consecutive). */
 static void run_pair_sets(const runner_pair_t *pairs, int n) {
@@ -437,6 +465,7 @@ static void test_op_case_models(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_refdata_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_plain_convolutions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ops_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_op_case_models, setup, teardown),
   };
