@@ -522,8 +522,37 @@ static void print_text(const run_t *run, double seconds) {
   }
 }
 
-/* Runs the model on the device behind o->host: compiled for the generic kernel functions,
- * inputs from the host runner's input tensors, outputs into its output tensors. */
+/* Whether the device's system library lacks an in-place convolution function that graph g
+ * calls (a firmware of before kinds 59 and 60, or built without them: UTVM_KFUNCS). A device
+ * that cannot tell counts as having them (the function check before the upload names any that
+ * is missing). */
+static bool device_lacks_inplace(utvm_host_t *host, const utvm_compiled_graph_t *g) {
+  static const char *const kInplace[2] = {"utvm_k_conv2d_s8_inplace",
+                                          "utvm_k_depthwise_conv2d_s8_inplace"};
+  uint64_t lib = 0u;
+  bool lacks = false;
+  if (utvm_host_system_lib(host, &lib) != UTVM_HOST_OK) {
+    return false;
+  }
+  for (uint32_t i = 0u; (i < 2u) && !lacks; i++) {
+    bool used = false;
+    for (uint32_t k = 0u; (k < g->n_ops) && !used; k++) {
+      used = strcmp(g->ops[k].func_name, kInplace[i]) == 0;
+    }
+    uint64_t f = 0u;
+    const utvm_host_err_t rc =
+        used ? utvm_host_module_get_function(host, lib, kInplace[i], &f) : UTVM_HOST_OK;
+    lacks = rc == UTVM_HOST_ERR_NOT_FOUND;
+    if (used && (rc == UTVM_HOST_OK)) {
+      (void)utvm_host_free_handle(host, f, UTVM_TC_FUNCTION);
+    }
+  }
+  return lacks;
+}
+
+/* Runs the model on the device behind o->host: compiled for the generic kernel functions (the
+ * in-place convolutions as plain ones when the device lacks their functions), inputs from the
+ * host runner's input tensors, outputs into its output tensors. */
 static int run_on_device(run_t *run, double *seconds) {
   const cli_run_options_t *o = run->o;
   char msg[1400];
@@ -561,6 +590,16 @@ static int run_on_device(run_t *run, double *seconds) {
   int code = o->connect(o->connect_ctx, &run->host);
   if (code >= 0) {
     return code;
+  }
+  if (device_lacks_inplace(run->host, &run->graph)) {
+    const utvm_host_compile_options_t plain = {true};
+    utvm_host_graph_free(&run->graph);
+    err = utvm_host_compile_generic_with(run->model_bytes, run->model_size, &plain, &run->graph,
+                                         why, sizeof(why));
+    if (err != UTVM_OK) {
+      (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, why);
+      return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+    }
   }
   ro.host_driven = (o->host_driven || o->per_layer) && (o->aot == NULL);
   ro.aot = o->aot;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "utvm/host_compile.h"
+#include "utvm/kernels.h"
 #include "utvm/model.h"
 #include "utvm/runner.h"
 
@@ -93,6 +94,7 @@ typedef struct {
   uint32_t *op_params_entry;
   uint32_t *param_tensor;   /* [n_params] tensor index, or NO_ENTRY for op params */
   uint32_t *param_op;       /* [n_params] call of op params */
+  bool plain_convolutions;  /* utvm_host_compile_options_t */
   char *err;
   size_t err_cap;
 } compiler_t;
@@ -403,9 +405,11 @@ static utvm_err_t open_model(compiler_t *c, const uint8_t *tflite, size_t size) 
   if (c->workspace == NULL) {
     return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory for the runner workspace");
   }
-  /* the graph executor lays out the entries itself: every kernel gets memory of its own */
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, true,
-                                     UTVM_RUNNER_PATCHES_OFF};
+  /* the runner's own plan (inputs and outputs shared): a convolution it runs in place is
+   * exported as its in-place kind (59, 60), which the graph executor plans in place again when
+   * it can and otherwise runs as the plain kernel */
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all,
+                                         UTVM_RUNNER_PATCHES_OFF};
   err = utvm_runner_init_with(&c->runner, &c->model, c->workspace, ws, NULL, 0u, &options);
   if (err != UTVM_ERR_RUNNER_ARENA) {
     return fail(c, (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARENA : err, "%s", c->runner.error);
@@ -476,6 +480,17 @@ static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_op
     if (err != UTVM_OK) {
       return fail(c, UTVM_ERR_COMPILE_LIMIT, "operator %u: more than %u inputs", op,
                   UTVM_OP_PARAMS_MAX_INPUTS);
+    }
+    if (c->plain_convolutions && (p.kind == UTVM_OP_CONV2D_S8_INPLACE)) {
+      p.kind = UTVM_OP_CONV2D_S8;
+      p.scratch_bytes = (uint32_t)utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_NATIVE, &p.dims[0],
+                                                                  &p.dims[1], &p.dims[2]);
+    } else if (c->plain_convolutions && (p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE)) {
+      p.kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
+      p.scratch_bytes =
+          (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&p.dims[0], &p.dims[1], &p.dims[2]);
+    } else {
+      /* the runner's kind */
     }
     const uint32_t words = utvm_op_params_words(&p);
     c->op_words[k] = (int32_t *)malloc((size_t)words * sizeof(int32_t));
@@ -678,8 +693,15 @@ static void compiler_free(compiler_t *c) {
 
 utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_compiled_graph_t *g,
                                      char *err, size_t err_cap) {
+  return utvm_host_compile_generic_with(tflite, size, NULL, g, err, err_cap);
+}
+
+utvm_err_t utvm_host_compile_generic_with(const uint8_t *tflite, size_t size,
+                                          const utvm_host_compile_options_t *o,
+                                          utvm_compiled_graph_t *g, char *err, size_t err_cap) {
   compiler_t c;
   (void)memset(&c, 0, sizeof(c));
+  c.plain_convolutions = (o != NULL) && o->plain_convolutions;
   c.err = err;
   c.err_cap = err_cap;
   if ((err != NULL) && (err_cap > 0u)) {

@@ -134,7 +134,7 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   if (e->workspace == NULL) {
     return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for the runner workspace");
   }
-  utvm_runner_options_t ro = {e->o->core, e->io_separate, &utvm_op_resolver_all, false,
+  utvm_runner_options_t ro = {e->o->core, e->io_separate, &utvm_op_resolver_all,
                               UTVM_RUNNER_PATCHES_OFF};
   err = emit_plan(e, ws, &ro, &arena_size, &io_offset);
   e->whole_bytes = e->io_separate ? io_offset : arena_size;

@@ -29,6 +29,9 @@ typedef struct {
   bool kernel;               /* a kernel function: p holds its decoded op params */
   utvm_op_params_t p;
   uint32_t scratch;          /* bytes of scratch for the target core */
+  uint32_t inplace_scratch;  /* an in-place convolution (kind 59, 60): its scratch on the target
+                                core when the plan puts the output over input 0 (else the plain
+                                kernel runs with scratch) */
 } graph_op_t;
 
 /* Everything the graph back end holds besides the shared emit_t. */
@@ -189,12 +192,58 @@ static utvm_err_t decode_kernel(graph_emit_t *ge, graph_op_t *op) {
   }
   op->kernel = true;
   op->scratch = op->p.scratch_bytes;
-  if (op->p.kind == UTVM_OP_CONV2D_S8) {
-    op->scratch = (uint32_t)utvm_conv2d_s8_scratch_size_for(ge->e->o->core, &op->p.dims[0],
-                                                            &op->p.dims[1], &op->p.dims[2]);
+  const utvm_kernels_core_t core = ge->e->o->core;
+  if ((op->p.kind == UTVM_OP_CONV2D_S8) || (op->p.kind == UTVM_OP_CONV2D_S8_INPLACE)) {
+    op->scratch = (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &op->p.dims[0], &op->p.dims[1],
+                                                            &op->p.dims[2]);
+  }
+  if (op->p.kind == UTVM_OP_CONV2D_S8_INPLACE) {
+    op->inplace_scratch = (uint32_t)utvm_conv2d_s8_inplace_scratch_size_for(
+        core, &op->p.p.conv, &op->p.dims[0], &op->p.dims[1], &op->p.dims[2]);
+  } else if (op->p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE) {
+    op->scratch = (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&op->p.dims[0], &op->p.dims[1],
+                                                                  &op->p.dims[2]);
+    op->inplace_scratch = (uint32_t)utvm_depthwise_conv2d_s8_inplace_scratch_size(
+        &op->p.p.depthwise, &op->p.dims[0], &op->p.dims[1], &op->p.dims[2]);
+  } else {
+    op->inplace_scratch = op->scratch;
   }
   op->p.scratch_bytes = op->scratch;
   return UTVM_OK;
+}
+
+/* Whether operator op is an in-place convolution (its kind's plan kind INPLACE_GROW) whose
+ * inputs but the first are parameters (the planner puts the output over the first planned read,
+ * the kernel runs in place over input 0 only). */
+static bool grows_in_place(const graph_emit_t *ge, const graph_op_t *op) {
+  const utvm_op_kind_info_t *info = op->kernel ? utvm_op_kind_info(op->p.kind) : NULL;
+  bool grows = (info != NULL) && (info->plan_kind == UTVM_PLAN_STEP_INPLACE_GROW) &&
+               (op->info.num_inputs >= 2u) && (op->info.num_outputs == 1u);
+  for (uint32_t i = 1u; grows && (i < op->info.num_inputs); i++) {
+    grows = ge->is_param[op->info.entries[i]];
+  }
+  return grows;
+}
+
+/* After the chosen plan: an in-place convolution whose output the plan put over input 0 keeps
+ * its kind and takes its in-place scratch; any other becomes its plain kind (the same op-params
+ * body) with the plain kernel's scratch, as the kernel function does with two buffers. */
+static void settle_in_place(graph_emit_t *ge) {
+  for (uint32_t k = 0u; k < ge->g.num_ops; k++) {
+    graph_op_t *op = &ge->ops[k];
+    if (grows_in_place(ge, op)) {
+      const uint32_t in = op->info.entries[0];
+      const uint32_t out = op->info.entries[op->info.num_inputs];
+      if (!ge->is_param[in] && (ge->offsets[in] != UTVM_PLAN_NO_OFFSET) &&
+          (ge->offsets[in] == ge->offsets[out])) {
+        op->scratch = op->inplace_scratch;
+      } else {
+        op->p.kind = (op->p.kind == UTVM_OP_CONV2D_S8_INPLACE) ? UTVM_OP_CONV2D_S8
+                                                                : UTVM_OP_DEPTHWISE_CONV2D_S8;
+      }
+      op->p.scratch_bytes = op->scratch;
+    }
+  }
 }
 
 /* Whether name is a C identifier (the graph parser bounds its length). */
@@ -280,7 +329,10 @@ static utvm_err_t graph_plan(graph_emit_t *ge, bool separate) {
     steps[k].writes = &op->info.entries[op->info.num_inputs];
     steps[k].n_writes = op->info.num_outputs;
     steps[k].scratch = op->scratch;
-    steps[k].kind = UTVM_PLAN_STEP_DEFAULT;
+    /* the in-place convolutions over input 0 when the planner can (settle_in_place) */
+    steps[k].kind =
+        grows_in_place(ge, op) ? UTVM_PLAN_STEP_INPLACE_GROW : UTVM_PLAN_STEP_DEFAULT;
+    steps[k].inplace_scratch = op->inplace_scratch;
   }
   if (err == UTVM_OK) {
     utvm_plan_t plan;
@@ -481,6 +533,7 @@ static utvm_err_t graph_layout(graph_emit_t *ge, utvm_emit_report_t *r) {
   if (err != UTVM_OK) {
     return err;
   }
+  settle_in_place(ge);
   if (e->io_separate && ((ge->n_in + ge->g.num_outputs) > UTVM_AI_MAX_IO)) {
     return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT,
                      "%u inputs and outputs: more than %u need --io-in-activations",

@@ -24,12 +24,17 @@
  *     the run, so get_output reads them after it;
  *   - every other entry lives from the step that writes it to its last reader and may share
  *     bytes with entries that are not alive at the same time (whatever storage id TVM gave
- *     them); a utvm_k_reshape node (RESHAPE, SQUEEZE) is an UTVM_PLAN_STEP_ALIAS step: its
- *     output takes its input's bytes when the planner finds that safe, and the kernel then
+ *     them); a kernel function's step kind is its kind's plan_kind (utvm_op_kind_info_t,
+ *     utvm/ops.h): a utvm_k_reshape node (RESHAPE, SQUEEZE) is an UTVM_PLAN_STEP_ALIAS step:
+ *     its output takes its input's bytes when the planner finds that safe, and the kernel then
  *     skips the copy (identical pointers); an element-wise kernel function (add, sub, mul,
- *     logistic, tanh, lut, pwl, requantize: see graph.c) whose data inputs have its output's
- *     element size is an UTVM_PLAN_STEP_INPLACE step: its output may take the bytes of an
- *     input that dies at that step (the kernels read each element before writing it).
+ *     logistic, tanh, lut, pwl, requantize) whose data inputs have its output's element size
+ *     is an UTVM_PLAN_STEP_INPLACE step: its output may take the bytes of an input that dies
+ *     at that step (the kernels read each element before writing it); an in-place convolution
+ *     (utvm_k_conv2d_s8_inplace, utvm_k_depthwise_conv2d_s8_inplace) whose other inputs are
+ *     input nodes is an UTVM_PLAN_STEP_INPLACE_GROW step over input 0 (the kernel function
+ *     runs the plain kernel when the planner did not apply it). Kernel scratch is not in the
+ *     block: the kernel functions take it from the workspace during their call.
  * Every offset is a multiple of g->storage_alignment from a block start aligned to
  * UTVM_GRAPH_STORAGE_ALIGNMENT (sizes are multiples of it, and the planner places buffers at 0
  * or at ends of placed ones).
@@ -160,8 +165,9 @@ typedef struct {
   uint32_t first_arg; /* index in args_ of its first input entry id */
   uint16_t num_inputs;
   uint16_t num_outputs;
-  bool alias;         /* a utvm_k_reshape node, planned as UTVM_PLAN_STEP_ALIAS */
-  bool inplace;       /* an element-wise kernel function, UTVM_PLAN_STEP_INPLACE (graph.c) */
+  uint8_t plan_kind;  /* utvm_plan_step_kind_t of its kernel function's kind (graph.c):
+                         ALIAS (utvm_k_reshape), INPLACE (element-wise), INPLACE_GROW (in-place
+                         convolutions), DEFAULT (any other function) */
 } utvm_graph_op_t;
 
 /* A graph executor: caller-owned, filled by utvm_graph_memory_size / utvm_graph_init. The public

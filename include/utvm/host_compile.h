@@ -82,9 +82,24 @@ typedef struct {
 } utvm_compiled_graph_t;
 
 /* Compiles a .tflite (bytes, size) into *g for the generic kernel functions. Errors: code
- * plus text in err (err_cap bytes), e.g. the runner's "operator 2 (...): ..." text. */
+ * plus text in err (err_cap bytes), e.g. the runner's "operator 2 (...): ..." text. A
+ * convolution the runner's plan runs in place is a node of its in-place kind
+ * (utvm_k_conv2d_s8_inplace, utvm_k_depthwise_conv2d_s8_inplace). */
 utvm_err_t utvm_host_compile_generic(const uint8_t *tflite, size_t size, utvm_compiled_graph_t *g,
                                      char *err, size_t err_cap);
+
+/* utvm_host_compile_generic_with() options. */
+typedef struct {
+  /* The in-place convolutions as their plain kinds (utvm_k_conv2d_s8,
+   * utvm_k_depthwise_conv2d_s8: the same op-params body, the plain kernel's scratch), for a
+   * firmware whose kernel functions predate kinds 59 and 60. */
+  bool plain_convolutions;
+} utvm_host_compile_options_t;
+
+/* utvm_host_compile_generic with options o (NULL: the defaults, all false). */
+utvm_err_t utvm_host_compile_generic_with(const uint8_t *tflite, size_t size,
+                                          const utvm_host_compile_options_t *o,
+                                          utvm_compiled_graph_t *g, char *err, size_t err_cap);
 
 /* Frees everything; g zeroed. */
 void utvm_host_graph_free(utvm_compiled_graph_t *g);

@@ -363,6 +363,16 @@ typedef struct {
   /* Calls the kernel: data[0..n_inputs) are the inputs, data[n_inputs] the output, each of
    * the bytes and type of p->operands. */
   utvm_err_t (*run)(const utvm_op_params_t *p, void *const *data, void *scratch);
+  /* How a planner may place the output (utvm_plan_step_kind_t, utvm/model.h): INPLACE for
+   * the element-wise kinds that read each element before writing it (over a data input of the
+   * output's element size), INPLACE_GROW for the in-place convolutions (the output over input
+   * 0, maybe larger), ALIAS for RESHAPE (a copy skipped when input and output are the same
+   * bytes), else DEFAULT. run works whether or not a plan applied it (the in-place
+   * convolutions run the plain kernel when data[0] is not the output). */
+  utvm_plan_step_kind_t plan_kind;
+  /* Bytes of scratch this device's kernel needs when data[0] is the output (run in place);
+   * NULL: the same as scratch. */
+  size_t (*inplace_scratch)(const utvm_op_params_t *p);
 } utvm_op_kind_info_t;
 
 /* The descriptor of kind, or NULL if unknown. */

@@ -91,9 +91,6 @@ typedef struct {
   /* The operators the runner may prepare (utvm/ops.h: UTVM_OP_RESOLVER, or
    * &utvm_op_resolver_all); required. A model operator it lacks is refused by init. */
   const utvm_op_resolver_t *resolver;
-  /* No output placed over an input (no INPLACE steps: every kernel reads and writes memory of
-   * its own), for a code generator whose executor lays out memory itself (graph JSON). */
-  bool no_inplace;
   /* Patch-by-patch scheduling of the model's first stage (utvm_stage_s8): when the model starts
    * with int8 CONV_2D / DEPTHWISE_CONV_2D operators each read only by the next, init runs the
    * first few of them (as many as give the smallest arena) as one stage whose last output is

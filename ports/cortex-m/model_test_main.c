@@ -130,8 +130,7 @@ static bool run_case(const model_case_t *c, uint32_t patches) {
   utvm_runner_t runner;
   utvm_runner_tensor_t in;
   utvm_runner_tensor_t out;
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, kResolver, false,
-                                         patches};
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, kResolver, patches};
   bool exact = false;
   utvm_port_append_str(text, sizeof(text) - 1u, &len, "model ");
   utvm_port_append_str(text, sizeof(text) - 1u, &len, c->name);

@@ -13,6 +13,7 @@
 
 #include "graph_internal.h"
 #include "utvm/model.h"
+#include "utvm/ops.h"
 
 typedef char graph_check_alignment[((UTVM_GRAPH_STORAGE_ALIGNMENT % UTVM_PLAN_ALIGNMENT) == 0u) &&
                                    ((UTVM_GRAPH_STORAGE_ALIGNMENT &
@@ -28,28 +29,29 @@ typedef char graph_check_kfunc_alignment[((UTVM_GRAPH_KFUNC_ALIGNMENT % UTVM_PLA
 #define KFUNC_PREFIX "utvm_k_"
 #define KFUNC_PREFIX_LEN 7u
 
-/* The function of RESHAPE and SQUEEZE nodes of a utvm-compiled graph (a byte copy that skips
- * identical pointers): planned as an alias. */
-#define RESHAPE_FUNC "utvm_k_reshape"
-
-/* The element-wise kernel functions that may write their output over an input (each element is
- * read before it is written; the kernels are tested in place on every core, as the runner's
- * INPLACE operators): ADD, SUB, MUL, LOGISTIC, TANH, the table and piecewise-linear
- * activations, QUANTIZE int8/int16 -> same width. Planned as UTVM_PLAN_STEP_INPLACE when every
- * data input (all but the last, the op params) has the output's element size. */
-#define INPLACE_FUNCS 14u
-static const char *const kInplaceFuncs[INPLACE_FUNCS] = {
-    "utvm_k_add_s8",       "utvm_k_sub_s8",      "utvm_k_mul_s8",      "utvm_k_add_s16",
-    "utvm_k_sub_s16",      "utvm_k_mul_s16",     "utvm_k_logistic_s8", "utvm_k_tanh_s8",
-    "utvm_k_logistic_s16", "utvm_k_tanh_s16",    "utvm_k_lut_s8",      "utvm_k_pwl_s16",
-    "utvm_k_requantize_s8", "utvm_k_requantize_q"};
-
-static bool inplace_func(const char *func) {
-  bool found = false;
-  for (uint32_t k = 0u; (k < INPLACE_FUNCS) && !found; k++) {
-    found = graph_same(func, kInplaceFuncs[k]);
+/* How the planner may place a node's output, from its function: the plan kind of the kernel
+ * function's kind (utvm_op_kind_info_t.plan_kind: ALIAS for utvm_k_reshape, INPLACE for the
+ * element-wise kinds, INPLACE_GROW for the in-place convolutions), DEFAULT for any other
+ * function (and for a node with fewer arguments than the kind needs: ALIAS one input,
+ * INPLACE and INPLACE_GROW a data input and the op params; one output). The element sizes of
+ * an INPLACE node's inputs, and that an INPLACE_GROW node's inputs but the first are input
+ * nodes, are checked when the steps are made (plan_problem). */
+static utvm_plan_step_kind_t func_plan_kind(const char *func, uint32_t n_inputs,
+                                            uint32_t n_outputs) {
+  utvm_plan_step_kind_t kind = UTVM_PLAN_STEP_DEFAULT;
+  bool found = strncmp(func, KFUNC_PREFIX, KFUNC_PREFIX_LEN) != 0;
+  for (int32_t k = 1; (k <= UTVM_OP_KIND_MAX) && !found; k++) {
+    const char *name = utvm_op_kind_function((utvm_op_kind_t)k);
+    const utvm_op_kind_info_t *info = utvm_op_kind_info((utvm_op_kind_t)k);
+    if ((name != NULL) && (info != NULL) && graph_same(func, name)) {
+      kind = info->plan_kind;
+      found = true;
+    }
   }
-  return found;
+  if ((n_outputs != 1u) || (n_inputs < ((kind == UTVM_PLAN_STEP_ALIAS) ? 1u : 2u))) {
+    kind = UTVM_PLAN_STEP_DEFAULT;
+  }
+  return kind;
 }
 
 enum { TOP_NODES = 0, TOP_ARG_NODES, TOP_HEADS, TOP_ATTRS, TOP_ROW_PTR, TOP_COUNT };
@@ -720,10 +722,8 @@ static bool finish_op_node(graph_pass_t *p, uint32_t node, const graph_node_t *n
     g->ops_[p->ops_used].first_arg = first_arg;
     g->ops_[p->ops_used].num_inputs = (uint16_t)n->inputs;
     g->ops_[p->ops_used].num_outputs = (uint16_t)n->num_outputs;
-    g->ops_[p->ops_used].alias =
-        graph_same(n->func, RESHAPE_FUNC) && (n->inputs >= 1u) && (n->num_outputs == 1);
-    g->ops_[p->ops_used].inplace =
-        inplace_func(n->func) && (n->inputs >= 2u) && (n->num_outputs == 1);
+    g->ops_[p->ops_used].plan_kind =
+        (uint8_t)func_plan_kind(n->func, n->inputs, (uint32_t)n->num_outputs);
   }
   p->args_used += (uint32_t)n->num_outputs;
   p->ops_used++;
@@ -992,10 +992,12 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     steps[k].n_reads = op->num_inputs;
     steps[k].writes = &args[op->num_inputs];
     steps[k].n_writes = op->num_outputs;
-    steps[k].scratch = 0u; /* kernel functions take theirs from the workspace */
+    /* kernel functions take their scratch from the workspace during their call, in place or
+     * not (utvm_op_kind_info_t.inplace_scratch): none in the block */
+    steps[k].scratch = 0u;
     steps[k].inplace_scratch = 0u;
-    steps[k].kind = op->alias ? UTVM_PLAN_STEP_ALIAS : UTVM_PLAN_STEP_DEFAULT;
-    if (op->inplace) {
+    steps[k].kind = (utvm_plan_step_kind_t)op->plan_kind;
+    if (steps[k].kind == UTVM_PLAN_STEP_INPLACE) {
       const uint32_t size = entry_element_size(&g->entries_[args[op->num_inputs]]);
       bool same = true;
       for (uint32_t i = 0u; (i + 1u) < op->num_inputs; i++) {
@@ -1006,6 +1008,18 @@ static void plan_problem(const utvm_graph_t *g, utvm_plan_buffer_t *buffers,
     for (uint32_t w = 0u; w < op->num_outputs; w++) {
       buffers[args[op->num_inputs + w]].flags = 0u;
     }
+  }
+  /* INPLACE_GROW puts the output over the first planned read, and the kernel runs in place only
+   * over input 0: every other input must be an input node's entry (apart: written by no node) */
+  for (uint32_t k = 0u; k < g->num_ops; k++) {
+    const utvm_graph_op_t *op = &g->ops_[k];
+    const uint32_t *args = &g->args_[op->first_arg];
+    bool apart = true;
+    for (uint32_t i = 1u; (i < op->num_inputs) && (steps[k].kind == UTVM_PLAN_STEP_INPLACE_GROW);
+         i++) {
+      apart = apart && ((buffers[args[i]].flags & UTVM_PLAN_APART) != 0u);
+    }
+    steps[k].kind = apart ? steps[k].kind : UTVM_PLAN_STEP_DEFAULT;
   }
   for (uint32_t h = 0u; h < g->num_outputs; h++) {
     utvm_plan_buffer_t *b = &buffers[g->output_entries_[h]];

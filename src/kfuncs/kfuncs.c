@@ -225,9 +225,20 @@ static int32_t kf_prepare(kf_call_t *c, utvm_op_kind_t kind, const TVMValue *arg
   return kf_operand(c, args, codes, c->params.n_inputs, n - 1u);
 }
 
-/* The scratch this device's kernel needs, or what the op params planned if more. */
-static uint64_t kf_scratch_bytes(const utvm_op_kind_info_t *info, const utvm_op_params_t *p) {
-  const uint64_t own = (info->scratch != NULL) ? (uint64_t)info->scratch(p) : 0u;
+/* The scratch this device's kernel needs (its in-place figure when the output is input 0's
+ * memory), or what the op params planned if more. */
+static uint64_t kf_scratch_bytes(const utvm_op_kind_info_t *info, const kf_call_t *c) {
+  const utvm_op_params_t *p = &c->params;
+  const bool in_place = (info->inplace_scratch != NULL) && (p->n_inputs > 0u) &&
+                        (c->data[0] == c->data[p->n_inputs + 1u]);
+  uint64_t own = 0u;
+  if (in_place) {
+    own = (uint64_t)info->inplace_scratch(p);
+  } else if (info->scratch != NULL) {
+    own = (uint64_t)info->scratch(p);
+  } else {
+    /* no scratch */
+  }
   return (own > (uint64_t)p->scratch_bytes) ? own : (uint64_t)p->scratch_bytes;
 }
 
@@ -250,7 +261,7 @@ static int32_t kf_call(utvm_op_kind_t kind, TVMValue *args, const int *codes, in
   if ((info == NULL) || (kf_prepare(&c, kind, args, codes, num_args) != 0)) {
     return -1;
   }
-  const uint64_t scratch_bytes = kf_scratch_bytes(info, &c.params);
+  const uint64_t scratch_bytes = kf_scratch_bytes(info, &c);
   if (scratch_bytes > 0u) {
     scratch = TVMBackendAllocWorkspace((int)kDLCPU, 0, scratch_bytes, (int)kDLInt, 8);
     if (scratch == NULL) {

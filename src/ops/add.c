@@ -91,7 +91,8 @@ static utvm_err_t add_run(const utvm_op_params_t *p, void *const *data, void *sc
                      (const int8_t *)data[1], &p->shapes[2], (int8_t *)data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_add_s8 = {add_walk, ops_check_binary, NULL, add_run};
+const utvm_op_kind_info_t utvm_op_kind_add_s8 = {add_walk, ops_check_binary, NULL, add_run,
+                                                 UTVM_PLAN_STEP_INPLACE, NULL};
 
 static const utvm_op_emit_slot_t add_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},
@@ -114,7 +115,8 @@ static utvm_err_t add_s16_run(const utvm_op_params_t *p, void *const *data, void
                       (const int16_t *)data[1], &p->shapes[2], (int16_t *)data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_add_s16 = {add_walk, add_s16_check, NULL, add_s16_run};
+const utvm_op_kind_info_t utvm_op_kind_add_s16 = {add_walk, add_s16_check, NULL, add_s16_run,
+                                                  UTVM_PLAN_STEP_INPLACE, NULL};
 
 const utvm_op_emit_t utvm_op_emit_add_s16 = {"utvm_add_params_t",
     "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "

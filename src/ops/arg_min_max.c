@@ -155,7 +155,8 @@ static utvm_err_t arg_run(const utvm_op_params_t *p, void *const *data, void *sc
   return utvm_arg_min_max_s8(&p->p.arg, (const int8_t *)data[0], (int32_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_arg_min_max_s8 = {arg_walk, arg_check, NULL, arg_run};
+const utvm_op_kind_info_t utvm_op_kind_arg_min_max_s8 = {arg_walk, arg_check, NULL, arg_run,
+                                                         UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t arg_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_INPUT, 0u},
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

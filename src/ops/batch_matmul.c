@@ -200,7 +200,8 @@ static utvm_err_t bmm_run(const utvm_op_params_t *p, void *const *data, void *sc
   return utvm_batch_matmul(&p->p.bmm, data[0], data[1], data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_batch_matmul = {bmm_walk, bmm_check, NULL, bmm_run};
+const utvm_op_kind_info_t utvm_op_kind_batch_matmul = {bmm_walk, bmm_check, NULL, bmm_run,
+                                                       UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t bmm_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_INPUT, 0u},
     {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

@@ -212,7 +212,8 @@ static utvm_err_t concat_run(const utvm_op_params_t *p, void *const *data, void 
 }
 
 const utvm_op_kind_info_t utvm_op_kind_concatenation_s8 = {concat_walk, concat_check, NULL,
-                                                           concat_run};
+                                                           concat_run, UTVM_PLAN_STEP_DEFAULT,
+                                                           NULL};
 
 static const utvm_op_emit_slot_t concatenation_s8_args[] = {{UTVM_EMIT_N_INPUTS, 0u},
     {UTVM_EMIT_INPUTS, 0u}, {UTVM_EMIT_SHAPES, 0u}, {UTVM_EMIT_AXIS, 0u},
@@ -274,7 +275,8 @@ static utvm_err_t concat_any_run(const utvm_op_params_t *p, void *const *data, v
 }
 
 const utvm_op_kind_info_t utvm_op_kind_concatenation = {concat_any_walk, concat_any_check, NULL,
-                                                        concat_any_run};
+                                                        concat_any_run, UTVM_PLAN_STEP_DEFAULT,
+                                                        NULL};
 
 static const utvm_op_emit_slot_t concatenation_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_INPUT_LIST, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

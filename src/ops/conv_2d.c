@@ -169,8 +169,8 @@ static utvm_err_t conv_run(const utvm_op_params_t *p, void *const *data, void *s
 
 static const char *conv_check(utvm_op_params_t *p) { return ops_check_window(p, false); }
 
-const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, conv_check, conv_scratch,
-                                                    conv_run};
+const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, conv_check, conv_scratch, conv_run,
+                                                    UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u},
     {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
@@ -209,8 +209,9 @@ static const char *conv_inplace_check(utvm_op_params_t *p) {
 }
 
 const utvm_op_kind_info_t utvm_op_kind_conv2d_s8_inplace = {conv_walk, conv_inplace_check,
-                                                            conv_inplace_scratch,
-                                                            conv_inplace_run};
+                                                            conv_scratch, conv_inplace_run,
+                                                            UTVM_PLAN_STEP_INPLACE_GROW,
+                                                            conv_inplace_scratch};
 
 static const utvm_op_emit_slot_t conv2d_s8_inplace_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
@@ -240,7 +241,7 @@ static utvm_err_t conv_s16_run(const utvm_op_params_t *p, void *const *data, voi
 }
 
 const utvm_op_kind_info_t utvm_op_kind_conv2d_s16 = {conv_s16_walk, conv_s16_check, NULL,
-                                                     conv_s16_run};
+                                                     conv_s16_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t conv2d_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_ACCUMULATOR, 0u}, {UTVM_EMIT_DIMS, 0u},

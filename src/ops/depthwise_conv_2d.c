@@ -179,8 +179,9 @@ static utvm_err_t depthwise_run(const utvm_op_params_t *p, void *const *data, vo
 
 static const char *depthwise_check(utvm_op_params_t *p) { return ops_check_window(p, false); }
 
-const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {depthwise_walk, depthwise_check,
-                                                              depthwise_scratch, depthwise_run};
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {
+    depthwise_walk, depthwise_check, depthwise_scratch, depthwise_run, UTVM_PLAN_STEP_DEFAULT,
+    NULL};
 
 static const utvm_op_emit_slot_t depthwise_conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},
@@ -220,7 +221,8 @@ static const char *depthwise_inplace_check(utvm_op_params_t *p) {
 }
 
 const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8_inplace = {
-    depthwise_walk, depthwise_inplace_check, depthwise_inplace_scratch, depthwise_inplace_run};
+    depthwise_walk, depthwise_inplace_check, depthwise_scratch, depthwise_inplace_run,
+    UTVM_PLAN_STEP_INPLACE_GROW, depthwise_inplace_scratch};
 
 static const utvm_op_emit_slot_t depthwise_conv2d_s8_inplace_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
@@ -249,9 +251,8 @@ static utvm_err_t depthwise_s16_run(const utvm_op_params_t *p, void *const *data
                                    &p->dims[2], (int16_t *)data[p->n_inputs]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s16 = {depthwise_walk,
-                                                               depthwise_s16_check, NULL,
-                                                               depthwise_s16_run};
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s16 = {
+    depthwise_walk, depthwise_s16_check, NULL, depthwise_s16_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t depthwise_conv2d_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},

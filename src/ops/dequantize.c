@@ -120,11 +120,11 @@ static utvm_err_t dequantize_run(const utvm_op_params_t *p, void *const *data, v
                                 (float *)out);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_dequantize_s16_f32 = {dequantize_walk,
-                                                             dequantize_s16_check, NULL,
-                                                             dequantize_s16_run};
-const utvm_op_kind_info_t utvm_op_kind_dequantize_s8_f32 = {dequantize_walk, dequantize_check,
-                                                            NULL, dequantize_run};
+const utvm_op_kind_info_t utvm_op_kind_dequantize_s16_f32 = {
+    dequantize_walk, dequantize_s16_check, NULL, dequantize_s16_run, UTVM_PLAN_STEP_DEFAULT, NULL};
+const utvm_op_kind_info_t utvm_op_kind_dequantize_s8_f32 = {dequantize_walk, dequantize_check, NULL,
+                                                            dequantize_run, UTVM_PLAN_STEP_DEFAULT,
+                                                            NULL};
 
 static const utvm_op_emit_slot_t dequantize_s8_f32_args[] = {{UTVM_EMIT_SCALE, 0u},
     {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},

@@ -86,7 +86,8 @@ static utvm_err_t div_run(const utvm_op_params_t *p, void *const *data, void *sc
                      (const int8_t *)data[1], &p->shapes[2], (int8_t *)data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_div_s8 = {div_walk, div_check, NULL, div_run};
+const utvm_op_kind_info_t utvm_op_kind_div_s8 = {div_walk, div_check, NULL, div_run,
+                                                 UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t div_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},

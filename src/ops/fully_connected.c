@@ -275,8 +275,8 @@ static utvm_err_t fc_run(const utvm_op_params_t *p, void *const *data, void *scr
                                  (int8_t *)data[p->n_inputs], scratch);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_fully_connected_s8 = {fc_walk, fc_check, fc_scratch,
-                                                             fc_run};
+const utvm_op_kind_info_t utvm_op_kind_fully_connected_s8 = {
+    fc_walk, fc_check, fc_scratch, fc_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t fully_connected_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_BATCHES, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u},
@@ -305,8 +305,8 @@ static utvm_err_t fc_s16_run(const utvm_op_params_t *p, void *const *data, void 
                                   (int16_t *)data[p->n_inputs]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_fully_connected_s16 = {fc_s16_walk, fc_s16_check, NULL,
-                                                              fc_s16_run};
+const utvm_op_kind_info_t utvm_op_kind_fully_connected_s16 = {
+    fc_s16_walk, fc_s16_check, NULL, fc_s16_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t fully_connected_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_ACCUMULATOR, 0u}, {UTVM_EMIT_BATCHES, 0u},

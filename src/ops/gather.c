@@ -203,7 +203,8 @@ static utvm_err_t gather_run(const utvm_op_params_t *p, void *const *data, void 
   return utvm_gather(&p->p.gather, data[0], data[1], data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_gather = {gather_walk, gather_check, NULL, gather_run};
+const utvm_op_kind_info_t utvm_op_kind_gather = {gather_walk, gather_check, NULL, gather_run,
+                                                 UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t gather_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_INPUT, 0u},
     {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

@@ -109,8 +109,8 @@ static utvm_err_t l2norm_run(const utvm_op_params_t *p, void *const *data, void 
                                   (const int8_t *)data[0], (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_l2_normalization_s8 = {l2norm_walk, l2norm_check, NULL,
-                                                              l2norm_run};
+const utvm_op_kind_info_t utvm_op_kind_l2_normalization_s8 = {
+    l2norm_walk, l2norm_check, NULL, l2norm_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t l2norm_args[] = {{UTVM_EMIT_ZERO_POINT, 0u},
     {UTVM_EMIT_ROWS, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},

@@ -103,8 +103,9 @@ static utvm_err_t log_softmax_run(const utvm_op_params_t *p, void *const *data, 
                              (const int8_t *)data[0], (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_log_softmax_s8 = {log_softmax_walk, log_softmax_check,
-                                                         NULL, log_softmax_run};
+const utvm_op_kind_info_t utvm_op_kind_log_softmax_s8 = {log_softmax_walk, log_softmax_check, NULL,
+                                                         log_softmax_run, UTVM_PLAN_STEP_DEFAULT,
+                                                         NULL};
 
 static const utvm_op_emit_slot_t log_softmax_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_ROWS, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},

@@ -159,11 +159,14 @@ static utvm_err_t tanh16_run(const utvm_op_params_t *p, void *const *data, void 
 }
 
 const utvm_op_kind_info_t utvm_op_kind_logistic_s16 = {curve16_walk, curve16_check, NULL,
-                                                       logistic16_run};
-const utvm_op_kind_info_t utvm_op_kind_tanh_s16 = {curve16_walk, curve16_check, NULL, tanh16_run};
-const utvm_op_kind_info_t utvm_op_kind_logistic_s8 = {curve_walk, curve_check, NULL,
-                                                      logistic_run};
-const utvm_op_kind_info_t utvm_op_kind_tanh_s8 = {curve_walk, curve_check, NULL, tanh_run};
+                                                       logistic16_run, UTVM_PLAN_STEP_INPLACE,
+                                                       NULL};
+const utvm_op_kind_info_t utvm_op_kind_tanh_s16 = {curve16_walk, curve16_check, NULL, tanh16_run,
+                                                   UTVM_PLAN_STEP_INPLACE, NULL};
+const utvm_op_kind_info_t utvm_op_kind_logistic_s8 = {curve_walk, curve_check, NULL, logistic_run,
+                                                      UTVM_PLAN_STEP_INPLACE, NULL};
+const utvm_op_kind_info_t utvm_op_kind_tanh_s8 = {curve_walk, curve_check, NULL, tanh_run,
+                                                  UTVM_PLAN_STEP_INPLACE, NULL};
 
 static const utvm_op_emit_slot_t curve_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SIZE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

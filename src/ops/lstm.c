@@ -526,7 +526,8 @@ static utvm_err_t lstm_run(const utvm_op_params_t *p, void *const *data, void *s
                    data[K_OUTPUT], scratch);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_lstm = {lstm_walk, lstm_check, lstm_scratch, lstm_run};
+const utvm_op_kind_info_t utvm_op_kind_lstm = {lstm_walk, lstm_check, lstm_scratch, lstm_run,
+                                               UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t lstm_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_LSTM_WEIGHTS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_STATE, K_HIDDEN},

@@ -96,7 +96,8 @@ static utvm_err_t minmax_run(const utvm_op_params_t *p, void *const *data, void 
                      &p->shapes[2], data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_minmax = {minmax_walk, minmax_check, NULL, minmax_run};
+const utvm_op_kind_info_t utvm_op_kind_minmax = {minmax_walk, minmax_check, NULL, minmax_run,
+                                                 UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t minmax_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},

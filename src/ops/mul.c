@@ -94,7 +94,8 @@ static utvm_err_t mul_run(const utvm_op_params_t *p, void *const *data, void *sc
                      (const int8_t *)data[1], &p->shapes[2], (int8_t *)data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_mul_s8 = {mul_walk, ops_check_binary, NULL, mul_run};
+const utvm_op_kind_info_t utvm_op_kind_mul_s8 = {mul_walk, ops_check_binary, NULL, mul_run,
+                                                 UTVM_PLAN_STEP_INPLACE, NULL};
 
 static const utvm_op_emit_slot_t mul_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},
@@ -116,7 +117,8 @@ static utvm_err_t mul_s16_run(const utvm_op_params_t *p, void *const *data, void
                       (const int16_t *)data[1], &p->shapes[2], (int16_t *)data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_mul_s16 = {mul_walk, mul_s16_check, NULL, mul_s16_run};
+const utvm_op_kind_info_t utvm_op_kind_mul_s16 = {mul_walk, mul_s16_check, NULL, mul_s16_run,
+                                                  UTVM_PLAN_STEP_INPLACE, NULL};
 
 const utvm_op_emit_t utvm_op_emit_mul_s16 = {"utvm_mul_params_t",
     "input1_offset input2_offset output_offset output_multiplier output_shift act_min act_max",

@@ -269,7 +269,8 @@ static utvm_err_t pad_run(const utvm_op_params_t *p, void *const *data, void *sc
   return utvm_pad_s8(&p->p.pad, &p->dims[0], (const int8_t *)data[0], (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_pad_s8 = {pad_walk, pad_check, NULL, pad_run};
+const utvm_op_kind_info_t utvm_op_kind_pad_s8 = {pad_walk, pad_check, NULL, pad_run,
+                                                 UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t pad_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
@@ -329,7 +330,8 @@ static utvm_err_t pad_any_run(const utvm_op_params_t *p, void *const *data, void
   return utvm_pad(&p->p.pad_any, &p->dims[0], data[0], data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_pad = {pad_any_walk, pad_any_check, NULL, pad_any_run};
+const utvm_op_kind_info_t utvm_op_kind_pad = {pad_any_walk, pad_any_check, NULL, pad_any_run,
+                                              UTVM_PLAN_STEP_DEFAULT, NULL};
 
 const utvm_op_emit_t utvm_op_emit_pad = {"utvm_pad_any_params_t",
     "element_size mode before[4] after[4] pad_value", pad_args};

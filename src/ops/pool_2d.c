@@ -195,13 +195,15 @@ static utvm_err_t max_run_s16(const utvm_op_params_t *p, void *const *data, void
 }
 
 const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_s16 = {pool_walk, pool_check_s16, NULL,
-                                                         average_run_s16};
+                                                         average_run_s16, UTVM_PLAN_STEP_DEFAULT,
+                                                         NULL};
 const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s16 = {pool_walk, pool_check_s16, NULL,
-                                                         max_run_s16};
+                                                         max_run_s16, UTVM_PLAN_STEP_DEFAULT, NULL};
 
-const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_s8 = {pool_walk, pool_check, NULL,
-                                                        average_run};
-const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s8 = {pool_walk, pool_check, NULL, max_run};
+const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_s8 = {pool_walk, pool_check, NULL, average_run,
+                                                        UTVM_PLAN_STEP_DEFAULT, NULL};
+const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s8 = {pool_walk, pool_check, NULL, max_run,
+                                                        UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t pool_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

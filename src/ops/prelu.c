@@ -140,10 +140,10 @@ static utvm_err_t prelu_s16_run(const utvm_op_params_t *p, void *const *data, vo
                         (const int8_t *)data[1], &p->shapes[2], (int16_t *)out);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_prelu_s8 = {prelu_walk, prelu_s8_check, NULL,
-                                                   prelu_s8_run};
+const utvm_op_kind_info_t utvm_op_kind_prelu_s8 = {prelu_walk, prelu_s8_check, NULL, prelu_s8_run,
+                                                   UTVM_PLAN_STEP_DEFAULT, NULL};
 const utvm_op_kind_info_t utvm_op_kind_prelu_s16 = {prelu_walk, prelu_s16_check, NULL,
-                                                    prelu_s16_run};
+                                                    prelu_s16_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t prelu_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},

@@ -220,14 +220,18 @@ static utvm_err_t requantize_q_run(const utvm_op_params_t *p, void *const *data,
   return utvm_requantize_q(&p->p.requantize_q, p->size, data[0], data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_quantize_f32_s16 = {quantize_walk, quantize_s16_check,
-                                                           NULL, quantize_s16_run};
-const utvm_op_kind_info_t utvm_op_kind_requantize_q = {requantize_q_walk, requantize_q_check,
-                                                       NULL, requantize_q_run};
+const utvm_op_kind_info_t utvm_op_kind_quantize_f32_s16 = {quantize_walk, quantize_s16_check, NULL,
+                                                           quantize_s16_run, UTVM_PLAN_STEP_DEFAULT,
+                                                           NULL};
+const utvm_op_kind_info_t utvm_op_kind_requantize_q = {requantize_q_walk, requantize_q_check, NULL,
+                                                       requantize_q_run, UTVM_PLAN_STEP_INPLACE,
+                                                       NULL};
 const utvm_op_kind_info_t utvm_op_kind_quantize_f32_s8 = {quantize_walk, quantize_check, NULL,
-                                                          quantize_run};
+                                                          quantize_run, UTVM_PLAN_STEP_DEFAULT,
+                                                          NULL};
 const utvm_op_kind_info_t utvm_op_kind_requantize_s8 = {requantize_walk, requantize_check, NULL,
-                                                        requantize_run};
+                                                        requantize_run, UTVM_PLAN_STEP_INPLACE,
+                                                        NULL};
 
 static const utvm_op_emit_slot_t quantize_f32_s8_args[] = {{UTVM_EMIT_SCALE, 0u},
     {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},

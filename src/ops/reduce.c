@@ -252,7 +252,8 @@ static utvm_err_t mean_run(const utvm_op_params_t *p, void *const *data, void *s
                       (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_mean_s8 = {mean_walk, mean_check, NULL, mean_run};
+const utvm_op_kind_info_t utvm_op_kind_mean_s8 = {mean_walk, mean_check, NULL, mean_run,
+                                                  UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t mean_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_AXES, 0u}, {UTVM_EMIT_N_AXES, 0u}, {UTVM_EMIT_OUTPUT, 0u},
@@ -285,7 +286,8 @@ static utvm_err_t reduce_run(const utvm_op_params_t *p, void *const *data, void 
   return utvm_reduce(&p->p.reduce, &p->shapes[0], data[0], p->axes, p->n_axes, data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_reduce = {reduce_walk, reduce_check, NULL, reduce_run};
+const utvm_op_kind_info_t utvm_op_kind_reduce = {reduce_walk, reduce_check, NULL, reduce_run,
+                                                 UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t reduce_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_AXES, 0u}, {UTVM_EMIT_N_AXES, 0u}, {UTVM_EMIT_OUTPUT, 0u},

@@ -162,8 +162,9 @@ static utvm_err_t reshape_run(const utvm_op_params_t *p, void *const *data, void
   return utvm_reshape(data[0], data[1], (size_t)p->bytes);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_reshape = {reshape_walk, reshape_check, NULL,
-                                                  reshape_run};
+/* ALIAS: utvm_reshape skips the copy when input and output are the same bytes. */
+const utvm_op_kind_info_t utvm_op_kind_reshape = {reshape_walk, reshape_check, NULL, reshape_run,
+                                                  UTVM_PLAN_STEP_ALIAS, NULL};
 
 static const utvm_op_emit_slot_t reshape_args[] = {{UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_BYTES, 0u}, {UTVM_EMIT_END, 0u}};

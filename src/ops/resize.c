@@ -217,9 +217,9 @@ static utvm_err_t bilinear_run(const utvm_op_params_t *p, void *const *data, voi
 }
 
 const utvm_op_kind_info_t utvm_op_kind_resize_nearest = {resize_walk, nearest_check, NULL,
-                                                         nearest_run};
-const utvm_op_kind_info_t utvm_op_kind_resize_bilinear_s8 = {resize_walk, bilinear_check, NULL,
-                                                             bilinear_run};
+                                                         nearest_run, UTVM_PLAN_STEP_DEFAULT, NULL};
+const utvm_op_kind_info_t utvm_op_kind_resize_bilinear_s8 = {
+    resize_walk, bilinear_check, NULL, bilinear_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t resize_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

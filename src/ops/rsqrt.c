@@ -89,7 +89,8 @@ static utvm_err_t rsqrt_run(const utvm_op_params_t *p, void *const *data, void *
                        (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_rsqrt_s8 = {rsqrt_walk, rsqrt_check, NULL, rsqrt_run};
+const utvm_op_kind_info_t utvm_op_kind_rsqrt_s8 = {rsqrt_walk, rsqrt_check, NULL, rsqrt_run,
+                                                   UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t rsqrt_args[] = {{UTVM_EMIT_TABLE, 0u},
     {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u},

@@ -184,12 +184,14 @@ static utvm_err_t softmax_run(const utvm_op_params_t *p, void *const *data, void
                          (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_softmax_s8_s16 = {softmax_walk, softmax_s8_s16_check,
-                                                         NULL, softmax_s8_s16_run};
+const utvm_op_kind_info_t utvm_op_kind_softmax_s8_s16 = {softmax_walk, softmax_s8_s16_check, NULL,
+                                                         softmax_s8_s16_run, UTVM_PLAN_STEP_DEFAULT,
+                                                         NULL};
 const utvm_op_kind_info_t utvm_op_kind_softmax_s16 = {softmax_walk, softmax_s16_check, NULL,
-                                                      softmax_s16_run};
-const utvm_op_kind_info_t utvm_op_kind_softmax_s8 = {softmax_walk, softmax_check, NULL,
-                                                     softmax_run};
+                                                      softmax_s16_run, UTVM_PLAN_STEP_DEFAULT,
+                                                      NULL};
+const utvm_op_kind_info_t utvm_op_kind_softmax_s8 = {softmax_walk, softmax_check, NULL, softmax_run,
+                                                     UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t softmax_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_ROWS, 0u},
     {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

@@ -227,7 +227,8 @@ static utvm_err_t space_batch_run(const utvm_op_params_t *p, void *const *data, 
 }
 
 const utvm_op_kind_info_t utvm_op_kind_space_batch = {space_batch_walk, space_batch_check, NULL,
-                                                      space_batch_run};
+                                                      space_batch_run, UTVM_PLAN_STEP_DEFAULT,
+                                                      NULL};
 
 static const utvm_op_emit_slot_t space_batch_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},

@@ -306,7 +306,8 @@ static utvm_err_t split_run(const utvm_op_params_t *p, void *const *data, void *
   return utvm_split(&p->p.split, data[0], data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_split = {split_walk, split_check, NULL, split_run};
+const utvm_op_kind_info_t utvm_op_kind_split = {split_walk, split_check, NULL, split_run,
+                                                UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t split_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_INPUT, 0u},
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

@@ -108,9 +108,11 @@ static utvm_err_t squared_difference_s16_run(const utvm_op_params_t *p, void *co
 }
 
 const utvm_op_kind_info_t utvm_op_kind_squared_difference_s8 = {
-    squared_difference_walk, squared_difference_s8_check, NULL, squared_difference_s8_run};
+    squared_difference_walk, squared_difference_s8_check, NULL, squared_difference_s8_run,
+    UTVM_PLAN_STEP_DEFAULT, NULL};
 const utvm_op_kind_info_t utvm_op_kind_squared_difference_s16 = {
-    squared_difference_walk, squared_difference_s16_check, NULL, squared_difference_s16_run};
+    squared_difference_walk, squared_difference_s16_check, NULL, squared_difference_s16_run,
+    UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t squared_difference_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_SHAPE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u},

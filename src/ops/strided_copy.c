@@ -116,7 +116,8 @@ static utvm_err_t copy_run(const utvm_op_params_t *p, void *const *data, void *s
   return utvm_strided_copy(&p->p.copy, data[0], data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_strided_copy = {copy_walk, copy_check, NULL, copy_run};
+const utvm_op_kind_info_t utvm_op_kind_strided_copy = {copy_walk, copy_check, NULL, copy_run,
+                                                       UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t strided_copy_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

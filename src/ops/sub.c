@@ -99,8 +99,10 @@ static utvm_err_t sub_s16_run(const utvm_op_params_t *p, void *const *data, void
                       (const int16_t *)data[1], &p->shapes[2], (int16_t *)data[2]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_sub_s8 = {sub_walk, ops_check_binary, NULL, sub_s8_run};
-const utvm_op_kind_info_t utvm_op_kind_sub_s16 = {sub_walk, sub_s16_check, NULL, sub_s16_run};
+const utvm_op_kind_info_t utvm_op_kind_sub_s8 = {sub_walk, ops_check_binary, NULL, sub_s8_run,
+                                                 UTVM_PLAN_STEP_INPLACE, NULL};
+const utvm_op_kind_info_t utvm_op_kind_sub_s16 = {sub_walk, sub_s16_check, NULL, sub_s16_run,
+                                                  UTVM_PLAN_STEP_INPLACE, NULL};
 
 static const utvm_op_emit_slot_t sub_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},

@@ -299,8 +299,8 @@ static utvm_err_t svdf_run(const utvm_op_params_t *p, void *const *data, void *s
                       (int8_t *)data[N_INPUTS], scratch);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_svdf_s8 = {svdf_walk, svdf_check, svdf_scratch,
-                                                  svdf_run};
+const utvm_op_kind_info_t utvm_op_kind_svdf_s8 = {svdf_walk, svdf_check, svdf_scratch, svdf_run,
+                                                  UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t svdf_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_INPUT, 2u}, {UTVM_EMIT_INPUT, 3u},

@@ -288,7 +288,7 @@ static utvm_err_t tconv_run(const utvm_op_params_t *p, void *const *data, void *
 }
 
 const utvm_op_kind_info_t utvm_op_kind_transpose_conv = {tconv_walk, tconv_check, tconv_scratch,
-                                                         tconv_run};
+                                                         tconv_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t tconv_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u},
     {UTVM_EMIT_ELEMENT_SIZE, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 1u},

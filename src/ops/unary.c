@@ -90,7 +90,8 @@ static utvm_err_t lut_run(const utvm_op_params_t *p, void *const *data, void *sc
   return utvm_lut_s8(p->table, p->size, (const int8_t *)data[0], (int8_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_lut_s8 = {lut_walk, lut_check, NULL, lut_run};
+const utvm_op_kind_info_t utvm_op_kind_lut_s8 = {lut_walk, lut_check, NULL, lut_run,
+                                                 UTVM_PLAN_STEP_INPLACE, NULL};
 
 static const utvm_op_emit_slot_t lut_args[] = {{UTVM_EMIT_TABLE, 0u}, {UTVM_EMIT_SIZE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
@@ -114,7 +115,8 @@ static utvm_err_t pwl_run(const utvm_op_params_t *p, void *const *data, void *sc
   return utvm_pwl_s16(&p->p.pwl, p->size, (const int16_t *)data[0], (int16_t *)data[1]);
 }
 
-const utvm_op_kind_info_t utvm_op_kind_pwl_s16 = {pwl_walk, pwl_check, NULL, pwl_run};
+const utvm_op_kind_info_t utvm_op_kind_pwl_s16 = {pwl_walk, pwl_check, NULL, pwl_run,
+                                                  UTVM_PLAN_STEP_INPLACE, NULL};
 
 static const utvm_op_emit_slot_t pwl_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SIZE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};

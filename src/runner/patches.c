@@ -79,8 +79,8 @@ static uint32_t stage_chain(const utvm_model_t *m, const runner_ops_t *ops,
 
 /* The stage of n layers from operator first with patches into *stage; false when they cannot
  * run so. */
-static bool stage_sized(const runner_ops_t *ops, const utvm_stage_shape_t *shapes, uint32_t first,
-                        uint32_t n, uint32_t patches, utvm_model_stage_t *stage) {
+static bool stage_sized(const utvm_stage_shape_t *shapes, uint32_t first, uint32_t n,
+                        uint32_t patches, utvm_model_stage_t *stage) {
   size_t whole = 0u;
   size_t inplace = 0u;
   if ((utvm_stage_s8_scratch_size(shapes, n, patches, false, &whole) != UTVM_OK) ||
@@ -93,8 +93,7 @@ static bool stage_sized(const runner_ops_t *ops, const utvm_stage_shape_t *shape
   stage->scratch = (uint32_t)whole;
   stage->inplace_scratch = (uint32_t)whole;
   stage->kind = UTVM_PLAN_STEP_DEFAULT;
-  if (!ops->no_inplace &&
-      (utvm_stage_s8_scratch_size(shapes, n, patches, true, &inplace) == UTVM_OK) &&
+  if ((utvm_stage_s8_scratch_size(shapes, n, patches, true, &inplace) == UTVM_OK) &&
       (inplace <= (size_t)UINT32_MAX)) {
     stage->inplace_scratch = (uint32_t)inplace;
     stage->kind = UTVM_PLAN_STEP_INPLACE_GROW;
@@ -144,7 +143,7 @@ utvm_err_t runner_stage_choose(utvm_model_t *m, runner_ops_t *ops, uint32_t plan
   uint32_t count = automatic ? stage_rows(shapes, n) : patches;
   /* the layers: the count whose arena is smallest (the fewest among equals) */
   for (uint32_t k = 1u; (k <= n) && (err == UTVM_OK); k++) {
-    if (stage_sized(ops, shapes, first, k, count, &candidate)) {
+    if (stage_sized(shapes, first, k, count, &candidate)) {
       err = stage_plan(m, ops, plan_options, l, &candidate, &arena);
       if ((err == UTVM_OK) && (arena < best)) {
         best = arena;
@@ -157,7 +156,7 @@ utvm_err_t runner_stage_choose(utvm_model_t *m, runner_ops_t *ops, uint32_t plan
     const uint32_t most = count;
     bool found = false;
     for (uint32_t p = 1u; (p < most) && !found && (err == UTVM_OK); p *= 2u) {
-      if (stage_sized(ops, shapes, first, stage->count, p, &candidate)) {
+      if (stage_sized(shapes, first, stage->count, p, &candidate)) {
         err = stage_plan(m, ops, plan_options, l, &candidate, &arena);
         found = (err == UTVM_OK) && (arena <= best);
         count = found ? p : count;

@@ -106,10 +106,6 @@ utvm_err_t runner_scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
   if ((d != NULL) && (d->plan_kind != NULL)) {
     *kind = d->plan_kind(m, index, op);
   }
-  if (ops->no_inplace &&
-      ((*kind == UTVM_PLAN_STEP_INPLACE) || (*kind == UTVM_PLAN_STEP_INPLACE_GROW))) {
-    *kind = UTVM_PLAN_STEP_DEFAULT;
-  }
   if ((d != NULL) && (d->inplace_scratch_size != NULL)) {
     *inplace_bytes = d->inplace_scratch_size(ops->core, m, op);
   }
@@ -195,7 +191,6 @@ utvm_err_t utvm_runner_init_with(utvm_runner_t *r, utvm_model_t *m, void *worksp
   }
   ops.core = options->core;
   ops.resolver = options->resolver;
-  ops.no_inplace = options->no_inplace;
   plan_options = options->io_separate ? UTVM_MODEL_PLAN_IO_SEPARATE : 0u;
   const size_t needed = workspace_bytes(m, ops.resolver);
   if (needed == SIZE_MAX) {

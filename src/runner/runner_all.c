@@ -13,7 +13,7 @@ size_t utvm_runner_workspace_size(const utvm_model_t *m) {
 
 utvm_err_t utvm_runner_init(utvm_runner_t *r, utvm_model_t *m, void *workspace,
                             size_t workspace_size, void *arena, size_t arena_size) {
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, false,
-                                     UTVM_RUNNER_PATCHES_OFF};
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all,
+                                         UTVM_RUNNER_PATCHES_OFF};
   return utvm_runner_init_with(r, m, workspace, workspace_size, arena, arena_size, &options);
 }

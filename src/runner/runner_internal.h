@@ -28,7 +28,6 @@ typedef struct {
 typedef struct {
   utvm_kernels_core_t core;
   const utvm_op_resolver_t *resolver;
-  bool no_inplace;
 } runner_ops_t;
 
 /* The planner's callback (utvm_model_scratch_fn): the kernels' scratch bytes and the step kind

@@ -40,7 +40,7 @@ static void prepare_all(utvm_model_t *m) {
   }
   void *workspace = malloc(ws + 1u);
   FUZZ_CHECK(workspace != NULL);
-  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all, false,
+  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all,
                                    UTVM_RUNNER_PATCHES_OFF};
   for (uint32_t pass = 0u; pass < 2u; pass++) {
     options.patches = (pass == 0u) ? UTVM_RUNNER_PATCHES_OFF : UTVM_RUNNER_PATCHES_AUTO;

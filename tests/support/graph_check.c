@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "utvm/model.h"
+
 static uint64_t entry_bytes(const DLTensor *t) {
   uint64_t n = ((uint64_t)t->dtype.bits * t->dtype.lanes + 7u) / 8u;
   for (int32_t d = 0; d < t->ndim; d++) {
@@ -65,7 +67,8 @@ int graph_check_layout(const utvm_graph_t *g, const void *memory, size_t memory_
         last[e] = (int64_t)k;
       }
     }
-    if (g->ops_[k].alias && (op.num_inputs >= 1u) && (op.num_outputs == 1u)) {
+    if ((g->ops_[k].plan_kind == (uint8_t)UTVM_PLAN_STEP_ALIAS) && (op.num_inputs >= 1u) &&
+        (op.num_outputs == 1u)) {
       const DLTensor *a = NULL;
       const DLTensor *b = NULL;
       uint32_t sid = 0u;
@@ -107,11 +110,14 @@ int graph_check_layout(const utvm_graph_t *g, const void *memory, size_t memory_
       const int overlap = (na > 0u) && (nb > 0u) && (pa < &pb[nb]) && (pb < &pa[na]);
       const int alias = (find(parent, a) == find(parent, b)) && (pa == pb);
       /* in place: same start, together only at the step that writes the later one, where the
-       * earlier one dies, and that step is an element-wise in-place node */
+       * earlier one dies, and that step is an in-place node (element-wise, or a convolution
+       * whose output may be larger) */
       const int64_t later = (first[a] > first[b]) ? first[a] : first[b];
       const int64_t end_earlier = (first[a] > first[b]) ? last[b] : last[a];
       const int inplace = (pa == pb) && (later >= 0) && (later == end_earlier) &&
-                          (later < (int64_t)g->num_ops) && g->ops_[later].inplace;
+                          (later < (int64_t)g->num_ops) &&
+                          ((g->ops_[later].plan_kind == (uint8_t)UTVM_PLAN_STEP_INPLACE) ||
+                           (g->ops_[later].plan_kind == (uint8_t)UTVM_PLAN_STEP_INPLACE_GROW));
       if (live_together && overlap && !alias && !inplace) {
         (void)snprintf(err, err_cap,
                        "entries %u (steps %lld..%lld) and %u (steps %lld..%lld) overlap", a,

@@ -153,8 +153,51 @@ typedef struct {
   uint8_t *memory;
   size_t graph_bytes; /* shared part + model inputs + state tensors (see the file comment) */
   unsigned aliases;
+  unsigned grown;     /* in-place convolutions (kinds 59, 60) the executor's plan put over input 0 */
+  unsigned not_grown; /* those it did not (the plain kernel runs: the input is apart, ...) */
   int stateful;
 } device_t;
+
+/* Counts d's in-place convolution nodes (planned INPLACE_GROW) by whether the plan applied
+ * it: the output's data at input 0's. */
+static void count_grown(device_t *d) {
+  for (uint32_t k = 0u; k < d->g.num_ops; k++) {
+    utvm_graph_op_info_t op;
+    const DLTensor *in = NULL;
+    const DLTensor *out = NULL;
+    uint32_t sid = 0u;
+    assert_int_equal(utvm_graph_op(&d->g, k, &op), UTVM_OK);
+    if (d->g.ops_[k].plan_kind == (uint8_t)UTVM_PLAN_STEP_INPLACE_GROW) {
+      assert_int_equal(utvm_graph_entry(&d->g, op.entries[0], &in, &sid), UTVM_OK);
+      assert_int_equal(utvm_graph_entry(&d->g, op.entries[op.num_inputs], &out, &sid), UTVM_OK);
+      if (in->data == out->data) {
+        d->grown++;
+      } else {
+        d->not_grown++;
+      }
+    }
+  }
+}
+
+/* Nodes of g calling an in-place convolution (utvm_k_*_inplace). */
+static unsigned inplace_nodes(const utvm_compiled_graph_t *g) {
+  unsigned n = 0u;
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    const char *f = g->ops[k].func_name;
+    const size_t len = strlen(f);
+    n += ((len > 8u) && (strcmp(&f[len - 8u], "_inplace") == 0)) ? 1u : 0u;
+  }
+  return n;
+}
+
+/* Over every model run: in-place convolution nodes compiled, and those the device executor ran
+ * in place and not in place (the host-driven path runs them all with buffers of their own). */
+static unsigned g_inplace_nodes;
+static unsigned g_grown;
+static unsigned g_not_grown;
+
+/* How run_model compiles (NULL: utvm_host_compile_generic's defaults). */
+static const utvm_host_compile_options_t *g_compile_options;
 
 static void device_init(device_t *d, const utvm_compiled_graph_t *cg, const char *model_file) {
   char err[256];
@@ -186,6 +229,7 @@ static void device_init(device_t *d, const utvm_compiled_graph_t *cg, const char
   if (graph_check_layout(&d->g, d->memory, size, &d->aliases, err, sizeof(err)) != 0) {
     fail_msg("%s: graph layout: %s", model_file, err);
   }
+  count_grown(d);
   uint64_t bytes = d->g.io_offset;
   for (uint32_t i = 0u; i < cg->n_inputs; i++) {
     bytes += round_storage(&d->g, cg->entries[cg->input_entries[i]].bytes);
@@ -240,7 +284,8 @@ static int run_model(const char *model_file, const char *const *inputs,
   if (data == NULL) {
     fail_msg("cannot read %s", model_file);
   }
-  const utvm_err_t rc = utvm_host_compile_generic(data, size, &g, err, sizeof(err));
+  const utvm_err_t rc =
+      utvm_host_compile_generic_with(data, size, g_compile_options, &g, err, sizeof(err));
   if (rc != UTVM_OK) {
     fail_msg("%s: compile: %s: %s", model_file, utvm_strerror(rc), err);
   }
@@ -250,10 +295,10 @@ static int run_model(const char *model_file, const char *const *inputs,
   assert_int_equal(rt_setup(&r, data, size, (size_t)16u << 20, &stage), UTVM_OK);
   const size_t arena_shared = r.runner.arena_size;
   utvm_runner_t separate;
-  /* the runner's plan for the kernels a graph calls: no convolution in place (the graph export
-   * asks for no_inplace; the graph executor plans the element-wise ones in place itself) */
-  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, true, &utvm_op_resolver_all, true,
-                                     UTVM_RUNNER_PATCHES_OFF};
+  /* the runner's plan with the inputs and outputs apart, in place as the runner plans it
+   * (element-wise operators and convolutions): the graph executor plans the same kinds */
+  const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, true, &utvm_op_resolver_all,
+                                         UTVM_RUNNER_PATCHES_OFF};
   assert_int_equal(utvm_runner_init_with(&separate, &r.model, r.workspace,
                                          utvm_runner_workspace_size(&r.model), NULL, 0u,
                                          &options),
@@ -263,12 +308,18 @@ static int run_model(const char *model_file, const char *const *inputs,
   device_t dev;
   device_init(&dev, &g, model_file);
   const double ratio = (double)dev.graph_bytes / (double)arena_separate;
+  const unsigned n_inplace = inplace_nodes(&g);
+  assert_int_equal(dev.grown + dev.not_grown, n_inplace);
+  g_inplace_nodes += n_inplace;
+  g_grown += dev.grown;
+  g_not_grown += dev.not_grown;
   (void)printf("%-45s %3u ops %4u entries: per storage id %8llu B, graph %8zu B, runner arena "
-               "io sep %8zu B (%5.3f), shared %8zu B; executor memory %8zu B, %u aliases\n",
+               "io sep %8zu B (%5.3f), shared %8zu B; executor memory %8zu B, %u aliases, "
+               "in-place convolutions %u/%u\n",
                model_file, g.n_ops, g.n_entries, (unsigned long long)g.activation_bytes,
                dev.graph_bytes, arena_separate, ratio, arena_shared, dev.g.memory_size,
-               dev.aliases);
-  if ((strchr(model_file, '/') == NULL) &&
+               dev.aliases, dev.grown, n_inplace);
+  if ((strchr(model_file, '/') == NULL) && (g_compile_options == NULL) &&
       ((double)dev.graph_bytes > (1.05 * (double)arena_separate))) {
     (void)printf("ABOVE 5 %%: %s: graph storage %zu B, runner arena %zu B\n", model_file,
                  dev.graph_bytes, arena_separate);
@@ -312,6 +363,9 @@ static void test_refdata_models(void **state) {
   (void)state;
   int pairs = 0;
   int exact = 0;
+  g_inplace_nodes = 0u;
+  g_grown = 0u;
+  g_not_grown = 0u;
   for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
     int n = 0;
     while ((n < 4) && (ref_models[m].inputs[n] != NULL)) {
@@ -320,9 +374,40 @@ static void test_refdata_models(void **state) {
     exact += run_model(ref_models[m].model, ref_models[m].inputs, ref_models[m].outputs, n);
     pairs += n;
   }
-  (void)printf("refdata through the kernel functions: %d/%d pairs bit-exact\n", exact, pairs);
+  (void)printf("refdata through the kernel functions: %d/%d pairs bit-exact; in-place "
+               "convolution nodes %u: %u run in place by the device executor, %u not (input "
+               "apart), all %u with buffers of their own on the host-driven path\n",
+               exact, pairs, g_inplace_nodes, g_grown, g_not_grown, g_inplace_nodes);
   assert_int_equal(over_bound, 0);
+  /* the graphs carry in-place kinds; the executor runs some in place and falls back on the
+   * plain kernel for others (person_detect's and VWW's first layer over their input) */
+  assert_true(g_grown > 0u);
+  assert_true(g_not_grown > 0u);
   assert_int_equal(pairs, 16);
+  assert_int_equal(exact, pairs);
+}
+
+/* The refdata models with convolutions compiled with plain_convolutions (for a firmware without
+ * kinds 59, 60, as `utvm run` does for one): no in-place node, bit-exact on both paths. */
+static void test_plain_convolutions(void **state) {
+  (void)state;
+  const utvm_host_compile_options_t plain = {true};
+  int pairs = 0;
+  int exact = 0;
+  g_compile_options = &plain;
+  g_inplace_nodes = 0u;
+  for (size_t m = 0u; m < sizeof(ref_models) / sizeof(ref_models[0]); m++) {
+    int n = 0;
+    while ((n < 4) && (ref_models[m].inputs[n] != NULL)) {
+      n++;
+    }
+    exact += run_model(ref_models[m].model, ref_models[m].inputs, ref_models[m].outputs, n);
+    pairs += n;
+  }
+  g_compile_options = NULL;
+  (void)printf("refdata with plain convolutions: %d/%d pairs bit-exact, %u in-place nodes\n",
+               exact, pairs, g_inplace_nodes);
+  assert_int_equal(g_inplace_nodes, 0u);
   assert_int_equal(exact, pairs);
 }
 
@@ -381,6 +466,7 @@ static void test_op_case_models(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_refdata_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_plain_convolutions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ops_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_op_case_models, setup, teardown),
   };

@@ -78,7 +78,7 @@ static utvm_err_t rt_setup(rt_instance_t *in, const uint8_t *data, size_t size, 
   }
   *stage = "init (query)";
   const utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &utvm_op_resolver_all,
-                                         false, rt_patches};
+                                         rt_patches};
   err = utvm_runner_init_with(&in->runner, &in->model, in->workspace, ws, NULL, 0u, &options);
   if (err != UTVM_ERR_RUNNER_ARENA) {
     return (err == UTVM_OK) ? UTVM_ERR_RUNNER_ARGUMENT : err;

@@ -347,8 +347,8 @@ static void test_resolver(void **state) {
   assert_int_equal(utvm_runner_workspace_size_with(&m, NULL), SIZE_MAX);
   uint8_t *ws = (uint8_t *)malloc(ws_size);
   assert_non_null(ws);
-  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &kws_ops, false,
-                                     UTVM_RUNNER_PATCHES_OFF};
+  utvm_runner_options_t options = {UTVM_KERNELS_NATIVE, false, &kws_ops,
+                                   UTVM_RUNNER_PATCHES_OFF};
   assert_int_equal(utvm_runner_init_with(&r, &m, ws, ws_size, NULL, 0u, &options),
                    UTVM_ERR_RUNNER_ARENA);
   const size_t arena_size = r.arena_size;
