@@ -18,6 +18,7 @@
 
 #include "shape.h"
 #include "utvm/kernels.h"
+#include "window_rows.h"
 
 /* The kernel's own scratch comes first, then the band and the ring at a multiple of this. */
 #define WINDOW_RING_ALIGN 4u
@@ -129,21 +130,9 @@ static void window_band_input(const window_rows_t *g, int32_t y, int32_t n, int3
   *rows = (int32_t)(end - *row0);
 }
 
-/* Which kernel the ring runs. */
-typedef struct {
-  const utvm_conv2d_params_t *conv;           /* or NULL */
-  const utvm_depthwise_conv2d_params_t *depthwise;
-  const utvm_per_channel_quant_t *quant;
-  const utvm_dims_t *input_dims;
-  const utvm_dims_t *filter_dims;
-  const int8_t *filter;
-  const int32_t *bias;
-  const utvm_dims_t *output_dims;
-} window_call_t;
-
-/* Output rows y..y+n-1 of call into out_rows, reading the buffer data. */
-static utvm_err_t window_run_band(const window_call_t *call, const window_rows_t *g, int32_t y,
-                                  int32_t n, const int8_t *data, int8_t *out_rows,
+/* Output rows y..y+n-1 of layer into out_rows, reading the buffer data. */
+static utvm_err_t window_run_band(const utvm_stage_layer_s8_t *layer, const window_rows_t *g,
+                                  int32_t y, int32_t n, const int8_t *data, int8_t *out_rows,
                                   void *kernel_scratch) {
   int32_t row0;
   int32_t rows;
@@ -152,29 +141,14 @@ static utvm_err_t window_run_band(const window_call_t *call, const window_rows_t
   if (rows < 1) {
     return UTVM_ERR_KERNEL_BAD_SHAPE; /* windows wholly in the padding: TFLite pads less */
   }
-  utvm_dims_t in = *call->input_dims;
-  utvm_dims_t out = *call->output_dims;
-  in.h = rows;
-  out.h = n;
-  const int8_t *input = &data[(int64_t)row0 * g->row_in];
-  utvm_err_t err;
-  if (call->conv != NULL) {
-    utvm_conv2d_params_t p = *call->conv;
-    p.pad_top = pad_top;
-    err = utvm_conv2d_s8(&p, call->quant, &in, input, call->filter_dims, call->filter,
-                         call->bias, &out, out_rows, kernel_scratch);
-  } else {
-    utvm_depthwise_conv2d_params_t p = *call->depthwise;
-    p.pad_top = pad_top;
-    err = utvm_depthwise_conv2d_s8(&p, call->quant, &in, input, call->filter_dims, call->filter,
-                                   call->bias, &out, out_rows, kernel_scratch);
-  }
-  return err;
+  return utvm_window_rows_s8(layer, &data[(int64_t)row0 * g->row_in], rows, pad_top, out_rows, n,
+                             kernel_scratch);
 }
 
 /* Every output row, a band per kernel call (after kernel_bytes of the kernel's scratch: the
  * band, then the ring of ring_rows waiting rows). */
-static utvm_err_t window_run(const window_call_t *call, const window_rows_t *g, int32_t ring_rows,
+static utvm_err_t window_run(const utvm_stage_layer_s8_t *layer, const window_rows_t *g,
+                             int32_t ring_rows,
                              size_t kernel_bytes, int8_t *data, void *scratch) {
   uint8_t *bytes = (uint8_t *)scratch;
   const size_t row_out = (size_t)g->row_out;
@@ -186,7 +160,7 @@ static utvm_err_t window_run(const window_call_t *call, const window_rows_t *g, 
   for (int32_t i = 0; (i < g->out_h) && (err == UTVM_OK); i += g->band) {
     const int32_t end = ((g->out_h - i) > g->band) ? (i + g->band) : g->out_h;
     const int32_t y0 = g->reverse ? (g->out_h - end) : i; /* the band's first row */
-    err = window_run_band(call, g, y0, end - i, data, band, kernel_scratch);
+    err = window_run_band(layer, g, y0, end - i, data, band, kernel_scratch);
     for (int32_t j = first_pending; (j < end) && (err == UTVM_OK); ++j) {
       const size_t z = (size_t)window_row_at(g, j);
       const int8_t *row = (j < i) ? &ring[(z % (size_t)ring_rows) * row_out]
@@ -218,20 +192,33 @@ static size_t window_scratch(const utvm_dims_t *input_dims, const utvm_dims_t *f
   return window_ring_offset(kernel_bytes) + (((size_t)pending + (size_t)g.band) * (size_t)g.row_out);
 }
 
-/* Runs call in place over data (its vertical window: stride_h, dilation_h, pad_top). */
-static utvm_err_t window_inplace(const window_call_t *call, int32_t stride_h, int32_t dilation_h,
-                                 int32_t pad_top, size_t kernel_bytes, int8_t *data,
-                                 void *scratch) {
+/* Runs the layer of these operands in place over data (its vertical window: stride_h,
+ * dilation_h, pad_top). */
+static utvm_err_t window_inplace(const utvm_conv2d_params_t *conv,
+                                 const utvm_depthwise_conv2d_params_t *depthwise,
+                                 const utvm_per_channel_quant_t *quant,
+                                 const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                 const int8_t *filter, const int32_t *bias,
+                                 const utvm_dims_t *output_dims, int8_t *data, void *scratch) {
   window_rows_t g;
   int32_t pending = 0;
-  if ((call->filter_dims == NULL) || (data == NULL) || (scratch == NULL)) {
+  if ((input_dims == NULL) || (filter_dims == NULL) || (output_dims == NULL) || (data == NULL) ||
+      (scratch == NULL)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-  if (!window_rows_init(&g, call->input_dims, call->output_dims, call->filter_dims->h, stride_h,
-                        dilation_h, pad_top, &pending)) {
+  const int32_t stride_h = (conv != NULL) ? conv->stride_h : depthwise->stride_h;
+  const int32_t dilation_h = (conv != NULL) ? conv->dilation_h : depthwise->dilation_h;
+  const int32_t pad_top = (conv != NULL) ? conv->pad_top : depthwise->pad_top;
+  if (!window_rows_init(&g, input_dims, output_dims, filter_dims->h, stride_h, dilation_h,
+                        pad_top, &pending)) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
-  return window_run(call, &g, pending, kernel_bytes, data, scratch);
+  const utvm_dims_t dims[3] = {*input_dims, *filter_dims, *output_dims};
+  const utvm_stage_layer_s8_t layer = {conv, depthwise, quant, dims, filter, bias, NULL};
+  const size_t kernel_bytes =
+      (conv != NULL) ? utvm_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims)
+                     : utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims);
+  return window_run(&layer, &g, pending, kernel_bytes, data, scratch);
 }
 
 size_t utvm_conv2d_s8_inplace_scratch_size_for(utvm_kernels_core_t core,
@@ -255,11 +242,8 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
   if (params == NULL) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-  const window_call_t call = {params, NULL, quant, input_dims, filter_dims, filter, bias,
-                              output_dims};
-  return window_inplace(&call, params->stride_h, params->dilation_h, params->pad_top,
-                        utvm_conv2d_s8_scratch_size(input_dims, filter_dims, output_dims), data,
-                        scratch);
+  return window_inplace(params, NULL, quant, input_dims, filter_dims, filter, bias, output_dims,
+                        data, scratch);
 }
 
 size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
@@ -283,10 +267,6 @@ utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t
   if (params == NULL) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
-  const window_call_t call = {NULL, params, quant, input_dims, filter_dims, filter, bias,
-                              output_dims};
-  return window_inplace(&call, params->stride_h, params->dilation_h, params->pad_top,
-                        utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims,
-                                                              output_dims),
+  return window_inplace(NULL, params, quant, input_dims, filter_dims, filter, bias, output_dims,
                         data, scratch);
 }

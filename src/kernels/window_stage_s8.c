@@ -23,6 +23,7 @@
 #include "mac_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
+#include "window_rows.h"
 
 /* Line buffers start at multiples of this after the kernels' scratch. */
 #define STAGE_ALIGN 4u
@@ -128,24 +129,7 @@ static utvm_err_t stage_call(const stage_t *st, stage_run_t *run, uint32_t l, in
   int8_t *out = (((l + 1u) == st->n) && !st->tail)
                     ? &run->output[(size_t)y0 * g->row_out]
                     : &run->buffers[l][(size_t)(y0 - st->base[l]) * g->row_out];
-  utvm_dims_t in_dims = layer->dims[0];
-  utvm_dims_t out_dims = layer->dims[2];
-  in_dims.h = end - row0;
-  out_dims.h = y1 - y0;
-  utvm_err_t err;
-  if (layer->conv != NULL) {
-    utvm_conv2d_params_t p = *layer->conv;
-    p.pad_top = pad_top;
-    err = utvm_conv2d_s8(&p, layer->quant, &in_dims, in, &layer->dims[1], layer->filter,
-                         layer->bias, &out_dims, out, run->kernel_scratch);
-  } else {
-    utvm_depthwise_conv2d_params_t p = *layer->depthwise;
-    p.pad_top = pad_top;
-    err = utvm_depthwise_conv2d_s8(&p, layer->quant, &in_dims, in, &layer->dims[1],
-                                   layer->filter, layer->bias, &out_dims, out,
-                                   run->kernel_scratch);
-  }
-  return err;
+  return utvm_window_rows_s8(layer, in, end - row0, pad_top, out, y1 - y0, run->kernel_scratch);
 }
 
 /* The tail takes the last window layer's rows y0..y1-1 (in its band buffer) into its
