@@ -13,7 +13,9 @@
 #    cortex-m4 (+ DSP) or cortex-m55 (+ MVE) preset passes its budget (measured 61380, 69864,
 #    70468 B with issue 25's operators, UNIDIRECTIONAL_SEQUENCE_LSTM the last (the int8 ones
 #    alone were 23336, 31756, 32204 B), + about 5 %: each new operator raises it on purpose, in
-#    the commit that adds it; bench/size/kernel_flash.sh lists the objects),
+#    the commit that adds it; bench/size/kernel_flash.sh lists the objects; then 67576, 75948,
+#    76700 B with issue 29's in-place convolutions (window_inplace_s8.c, about 2.3 KB) and the
+#    patch-by-patch stage (window_stage_s8.c and window_rows_s8.c, 3.8 to 3.9 KB), + about 2 %),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -33,9 +35,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-11980}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-9020}
-declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-64450}
-                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-73360}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-73990})
+declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-68930}
+                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-77470}
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-78240})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-60892}
 work=build/size-budget
 mkdir -p "$work"
