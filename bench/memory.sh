@@ -17,9 +17,8 @@ declare -A TFLM=([hello_world]=1184 [micro_speech]=7312 [kws_dscnn]=24000 [ad_au
 lines=""
 for elf in "$BUILD/$BOARD/bin/utvm-model-test.elf" "$BUILD/$BOARD/bin/utvm-model-test-ad.elf"; do
   [ -f "$elf" ] || continue
-  lines+=$(timeout 900 qemu-system-arm -M "$BOARD" -nographic -monitor none -serial stdio \
-             -icount shift=0 -kernel "$elf" </dev/null 2>/dev/null |
-           sed -u '/^models done/q' | grep '^model ' || true)
+  # the QEMU run of tests/qemu (stopped at "models done"; it also checks every run bit-exact)
+  lines+=$(python3 tests/qemu/test_qemu_models.py "$BOARD" "$elf" 1 | grep '^model ' || true)
   lines+=$'\n'
 done
 echo "| model | TFLM arena (B) | whole (B) | with patches (B) | ratio to TFLM | stage | instructions whole | with patches | change |"
