@@ -103,7 +103,7 @@ static bool stage_sized(const utvm_stage_shape_t *shapes, uint32_t first, uint32
 
 /* The arena of m planned with stage (NULL: none) into *arena. */
 static utvm_err_t stage_plan(utvm_model_t *m, runner_ops_t *ops, uint32_t plan_options,
-                             const runner_layout_t *l, const utvm_model_stage_t *stage,
+                             runner_layout_t *l, const utvm_model_stage_t *stage,
                              size_t *arena) {
   utvm_plan_t plan;
   plan.offsets = l->offsets;
@@ -125,7 +125,7 @@ static uint32_t stage_rows(const utvm_stage_shape_t *shapes, uint32_t n) {
 }
 
 utvm_err_t runner_stage_choose(utvm_model_t *m, runner_ops_t *ops, uint32_t plan_options,
-                               uint32_t patches, const runner_layout_t *l,
+                               uint32_t patches, runner_layout_t *l,
                                utvm_model_stage_t *stage, uint32_t *chosen) {
   utvm_stage_shape_t shapes[UTVM_KERNELS_STAGE_MAX_LAYERS];
   utvm_model_stage_t candidate;

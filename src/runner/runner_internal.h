@@ -40,7 +40,7 @@ utvm_err_t runner_scratch_size(void *ctx, const utvm_model_t *m, uint32_t index,
  * planning candidates in l's region: *stage (count 0: none) and its patches into *chosen.
  * Errors: the planner's (m->error written). */
 utvm_err_t runner_stage_choose(utvm_model_t *m, runner_ops_t *ops, uint32_t plan_options,
-                               uint32_t patches, const runner_layout_t *l,
+                               uint32_t patches, runner_layout_t *l,
                                utvm_model_stage_t *stage, uint32_t *chosen);
 
 /* Whether the planned stage's output starts at its input's offset. */
