@@ -13,6 +13,9 @@
  *        killed by its caller keeps them):
  *          region K instructions N cycles C taken T not_taken U alu N dsp N ... other N
  *        (default: QEMU's log, qemu_plugin_outs)
+ * profile file rewritten at the end of every region with the instructions and cycles each
+ *        address has executed inside regions so far, one "ADDR INSTRUCTIONS CYCLES" line per
+ *        address (hex, decimal, decimal): bench/qemu/profile.py sums them per function
  * A region counts the instructions from the begin marker (included) to the end marker
  * (excluded). A branch's taken or not-taken cost is charged when the next instruction runs.
  *
@@ -63,6 +66,8 @@ typedef struct {
   uint32_t encoding;
   uint8_t used;
   thumb_insn_t insn;
+  uint64_t executed; /* inside regions */
+  uint64_t cycles;   /* inside regions */
 } entry_t;
 
 typedef struct {
@@ -75,10 +80,11 @@ static cortex_core_t core = CORE_M4;
 static uint32_t begin_addr, end_addr;
 static int have_markers;
 static FILE *out;
+static const char *profile_path;
 static int counting;
 static unsigned regions;
 static counts_t region;
-static const entry_t *pending;  /* the previous instruction, charged when the next one runs */
+static entry_t *pending;  /* the previous instruction, charged when the next one runs */
 static int pending_counted;      /* whether it ran inside a region */
 static thumb_class_t before_pending = THUMB_CLASS_COUNT;
 
@@ -89,6 +95,25 @@ static void emit(const char *line) {
   } else {
     qemu_plugin_outs(line);
   }
+}
+
+/* Rewrites the profile file with every address executed inside regions. */
+static void write_profile(void) {
+  if (profile_path == NULL) {
+    return;
+  }
+  FILE *f = fopen(profile_path, "w");
+  if (f == NULL) {
+    fprintf(stderr, "insn_plugin: cannot write %s\n", profile_path);
+    return;
+  }
+  for (uint32_t i = 0; i < TABLE_SIZE; i++) {
+    if (table[i].used && table[i].executed != 0u) {
+      fprintf(f, "%08" PRIx32 " %" PRIu64 " %" PRIu64 "\n", table[i].vaddr, table[i].executed,
+              table[i].cycles);
+    }
+  }
+  (void)fclose(f);
 }
 
 static void report_region(void) {
@@ -107,6 +132,7 @@ static void report_region(void) {
     line[used + 1] = '\0';
   }
   emit(line);
+  write_profile();
   regions++;
   memset(&region, 0, sizeof(region));
 }
@@ -118,7 +144,9 @@ static void charge_pending(uint32_t next_vaddr) {
   }
   int taken = next_vaddr != pending->vaddr + pending->insn.size;
   if (pending_counted) {
-    region.cycles += cortex_cycles(core, &pending->insn, before_pending, taken);
+    uint32_t cycles = cortex_cycles(core, &pending->insn, before_pending, taken);
+    region.cycles += cycles;
+    pending->cycles += cycles;
     if (pending->insn.cls == THUMB_BRANCH) {
       if (taken) {
         region.taken++;
@@ -132,7 +160,7 @@ static void charge_pending(uint32_t next_vaddr) {
 
 static void on_insn(unsigned int vcpu_index, void *userdata) {
   (void)vcpu_index;
-  const entry_t *e = userdata;
+  entry_t *e = userdata;
   charge_pending(e->vaddr);
   if (have_markers) {
     if (e->vaddr == begin_addr && e->vaddr == end_addr) {
@@ -150,6 +178,7 @@ static void on_insn(unsigned int vcpu_index, void *userdata) {
   if (counting) {
     region.instructions++;
     region.classes[e->insn.cls]++;
+    e->executed++;
   }
   pending = e;
   pending_counted = counting;
@@ -234,6 +263,8 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *in
     } else if (strncmp(arg, "end=", 4) == 0) {
       bad = parse_address(arg + 4, &end_addr);
       have_end = 1;
+    } else if (strncmp(arg, "profile=", 8) == 0) {
+      profile_path = arg + 8;
     } else if (strncmp(arg, "out=", 4) == 0) {
       out = fopen(arg + 4, "w");
       bad = out == NULL ? -1 : 0;
@@ -242,7 +273,7 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *in
     }
     if (bad != 0) {
       fprintf(stderr, "insn_plugin: bad argument '%s' (core=m3|m4|m55, begin=ADDR, end=ADDR, "
-                      "out=FILE)\n", arg);
+                      "out=FILE, profile=FILE)\n", arg);
       return -1;
     }
   }
