@@ -22,7 +22,11 @@
 #    not grow it (measured 58412 B, 16 B over the 58396 B before issue 25: the ai_ runtime's
 #    reset_state hook for models with state; the kernels KWS links are byte for byte the same;
 #    60892 B with issue 29, which runs KWS's convolutions in place: window_inplace_s8.c's band
-#    and ring around the same kernels, and the network's in-place calls),
+#    and ring around the same kernels, and the network's in-place calls; 61500 B with issue
+#    28's depthwise layers of one input channel run as convolutions (the dispatcher's transposed
+#    filter and scratch query, +332 B) and the DSP im2col widening filter rows of whole words
+#    straight from the input (+232 B), which KWS's kernels carry though only its first
+#    convolution takes the new rows path),
 #  - the runner image utvm-model-test.elf of mps2-an386 links the operator table or an operator
 #    its models do not use (its resolver lists the 7 they use: 1201856 B of flash, 66092 B less
 #    than with every operator linked),
@@ -38,7 +42,7 @@ UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-9020}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-68930}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-77470}
                            [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-78240})
-UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-60892}
+UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-61520}
 work=build/size-budget
 mkdir -p "$work"
 failed=0

@@ -487,8 +487,8 @@ static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_op
                                                                   &p.dims[1], &p.dims[2]);
     } else if (c->plain_convolutions && (p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE)) {
       p.kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
-      p.scratch_bytes =
-          (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&p.dims[0], &p.dims[1], &p.dims[2]);
+      p.scratch_bytes = (uint32_t)utvm_depthwise_conv2d_s8_scratch_size_for(
+          UTVM_KERNELS_NATIVE, &p.dims[0], &p.dims[1], &p.dims[2]);
     } else {
       /* the runner's kind */
     }

@@ -189,13 +189,24 @@ typedef struct {
   int32_t act_max;
 } utvm_depthwise_conv2d_params_t;
 
-/* Bytes of scratch utvm_depthwise_conv2d_s8 needs (0 for the portable kernel). */
+/* Bytes of scratch utvm_depthwise_conv2d_s8 needs on this build's core (UTVM_KERNELS_NATIVE):
+ * 0 but for one input channel (Ci = 1, M > 1) on cores with the DSP extension or MVE, which
+ * run the layer as utvm_conv2d_s8 with the filter transposed into scratch: the filter's bytes
+ * rounded up to 4, then utvm_conv2d_s8_scratch_size of the convolution. */
 size_t utvm_depthwise_conv2d_s8_scratch_size(const utvm_dims_t *input_dims,
                                              const utvm_dims_t *filter_dims,
                                              const utvm_dims_t *output_dims);
 
+/* The same for the kernels of another core (0 for invalid shapes or an unknown core). */
+size_t utvm_depthwise_conv2d_s8_scratch_size_for(utvm_kernels_core_t core,
+                                                 const utvm_dims_t *input_dims,
+                                                 const utvm_dims_t *filter_dims,
+                                                 const utvm_dims_t *output_dims);
+
 /* DEPTHWISE_CONV_2D: input [N,H,W,Ci], filter [1,KH,KW,Ci*M], bias [Ci*M] or NULL, output
- * [N,OH,OW,Ci*M]; output channel ci*M+m reads input channel ci. */
+ * [N,OH,OW,Ci*M]; output channel ci*M+m reads input channel ci. scratch:
+ * utvm_depthwise_conv2d_s8_scratch_size bytes, word-aligned (may be NULL: the depthwise loops
+ * run, with the same result). */
 utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params,
                                     const utvm_per_channel_quant_t *quant,
                                     const utvm_dims_t *input_dims, const int8_t *input,
@@ -237,12 +248,17 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
                                   const int8_t *filter, const int32_t *bias,
                                   const utvm_dims_t *output_dims, int8_t *data, void *scratch);
 
-/* Bytes of scratch utvm_depthwise_conv2d_s8_inplace needs (the ring: the kernel has none on any
- * core); 0 when these shapes cannot run in place. */
+/* Bytes of scratch utvm_depthwise_conv2d_s8_inplace needs on this build's core: the kernel's
+ * scratch rounded up to 4, then the ring; 0 when these shapes cannot run in place. */
 size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
                                                      const utvm_dims_t *input_dims,
                                                      const utvm_dims_t *filter_dims,
                                                      const utvm_dims_t *output_dims);
+
+/* The same for the kernels of another core. */
+size_t utvm_depthwise_conv2d_s8_inplace_scratch_size_for(
+    utvm_kernels_core_t core, const utvm_depthwise_conv2d_params_t *params,
+    const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims, const utvm_dims_t *output_dims);
 
 /* DEPTHWISE_CONV_2D (as utvm_depthwise_conv2d_s8) in place over data; errors as
  * utvm_conv2d_s8_inplace. */

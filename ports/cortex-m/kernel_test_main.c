@@ -37,7 +37,9 @@ int main(void) {
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_pointwise);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_cases);
-  utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise, ");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise (");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_as_conv);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " as convolutions), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.add_cases);

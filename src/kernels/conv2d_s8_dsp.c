@@ -6,8 +6,10 @@
  * word-aligned hands the call to utvm_conv2d_s8_blocked.
  * im2col + a matrix multiply blocked two weight rows (output channels) by two columns (output
  * positions): each column holds the window's input values widened to int16 with the input
- * offset added (straight from the input for a whole window of whole-word channel counts,
- * gathered as bytes on the stack first for few channels, run by run otherwise), stored so that
+ * offset added (straight from the input row by row when a filter row is whole words, filter
+ * width times input channels a multiple of 4, with the rows an edge cuts gathered on the stack
+ * first; otherwise all gathered as bytes on the stack for small windows, run by run for
+ * larger ones), stored so that
  * one step of the inner loop (unrolled four deep) loads 4 int8 weights per row as one word,
  * splits it into even and odd halfword pairs (SXTB16) and accumulates 16 products with 8 SMLAD,
  * reading the column words in pairs from the word-aligned scratch. The columns of a position
@@ -246,6 +248,59 @@ static void dsp_conv_column_staged(const utvm_conv2d_params_t *params,
   }
 }
 
+/* Widens the row_words words of one filter row (the input offset added) into groups of a
+ * column from group on; returns the group after them. */
+static int8_t *dsp_widen_row(const int8_t *src, int32_t row_words, int32_t offset_pair,
+                             int8_t *group) {
+  int8_t *g = group;
+  for (int32_t w = 0; w < row_words; ++w) {
+    const int32_t word = utvm_dsp_load4(&src[4 * w]);
+    utvm_dsp_store4(g, utvm_dsp_sxtab16(offset_pair, word));
+    utvm_dsp_store4(&g[4], utvm_dsp_sxtab16_ror8(offset_pair, word));
+    g = &g[16];
+  }
+  return g;
+}
+
+/* dsp_conv_column with dilation 1 along x and filter rows of whole words (filter width times
+ * input channels a multiple of 4), so that each filter row fills whole groups: rows inside the
+ * input are widened straight from it, rows above or below are zeros, and rows cut by the left
+ * or right edge are gathered first into a row on the stack (padding as the byte that is 0 once
+ * the offset is added). group: the column's first group. */
+static void dsp_conv_column_rows(const utvm_conv2d_params_t *params,
+                                 const utvm_dims_t *input_dims, const int8_t *batch_input,
+                                 const utvm_dims_t *filter_dims, int32_t in_y_origin,
+                                 int32_t in_x_origin, const int32_t xs[2], int8_t *group) {
+  const int32_t in_c = input_dims->c;
+  const int32_t row_bytes = filter_dims->w * in_c;
+  const int32_t row_words = row_bytes / 4;
+  const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
+  const int32_t before = xs[0] * in_c;
+  const int32_t inside = (xs[1] - xs[0]) * in_c;
+  const int8_t pad = (int8_t)(-params->input_offset);
+  int8_t row[UTVM_KERNELS_DSP_IM2COL_STAGE];
+  int8_t *g = group;
+  for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
+    const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
+    if ((in_y < 0) || (in_y >= input_dims->h)) {
+      for (int32_t w = 0; w < row_words; ++w) {
+        utvm_dsp_store4(g, 0);
+        utvm_dsp_store4(&g[4], 0);
+        g = &g[16];
+      }
+    } else {
+      const int8_t *src = &batch_input[(in_y * input_dims->w + in_x_origin + xs[0]) * in_c];
+      if (inside != row_bytes) {
+        for (int32_t i = 0; i < row_bytes; ++i) {
+          row[i] = ((i >= before) && (i < before + inside)) ? src[i - before] : pad;
+        }
+        src = row;
+      }
+      g = dsp_widen_row(src, row_words, offset_pair, g);
+    }
+  }
+}
+
 /* The im2col column of output position `position` as int16 values with the input offset added
  * (0 for padding), stored as column `column` of the pair in buffer (dsp_column_slot). With
  * dilation 1 along x, the taps of a filter row inside the input are one run of bytes. */
@@ -261,25 +316,12 @@ static void dsp_conv_column(const utvm_conv2d_params_t *params, const utvm_dims_
   const int8_t *batch_input = &input[(position / plane) * input_dims->h * input_dims->w * in_c];
   int32_t xs[2];
   utvm_taps_inside(in_x_origin, params->dilation_w, filter_dims->w, input_dims->w, &xs[0], &xs[1]);
-  const bool rows_inside =
-      (in_y_origin >= 0) &&
-      (in_y_origin + (filter_dims->h - 1) * params->dilation_h < input_dims->h);
-  if (((in_c % 4) == 0) && (params->dilation_w == 1) && rows_inside && (xs[0] == 0) &&
-      (xs[1] == filter_dims->w)) {
-    /* The whole window inside, each filter row one run of whole words (1x1 convolutions). */
-    const int32_t offset_pair = utvm_dsp_pair(params->input_offset);
-    const int32_t row_words = filter_dims->w * in_c / 4;
-    int8_t *group = &buffer[8 * column];
-    for (int32_t filter_y = 0; filter_y < filter_dims->h; ++filter_y) {
-      const int32_t in_y = in_y_origin + params->dilation_h * filter_y;
-      const int8_t *src = &batch_input[(in_y * input_dims->w + in_x_origin) * in_c];
-      for (int32_t w = 0; w < row_words; ++w) {
-        const int32_t word = utvm_dsp_load4(&src[4 * w]);
-        utvm_dsp_store4(group, utvm_dsp_sxtab16(offset_pair, word));
-        utvm_dsp_store4(&group[4], utvm_dsp_sxtab16_ror8(offset_pair, word));
-        group = &group[16];
-      }
-    }
+  const int32_t row_bytes = filter_dims->w * in_c;
+  const bool row_whole = (xs[0] == 0) && (xs[1] == filter_dims->w);
+  if ((params->dilation_w == 1) && ((row_bytes % 4) == 0) &&
+      (row_whole || (row_bytes <= UTVM_KERNELS_DSP_IM2COL_STAGE))) {
+    dsp_conv_column_rows(params, input_dims, batch_input, filter_dims, in_y_origin, in_x_origin,
+                         xs, &buffer[8 * column]);
     return;
   }
   if (((in_c % 4) != 0) &&

@@ -5,13 +5,77 @@
 #include "shape.h"
 #include "utvm/kernels.h"
 
+/* A depthwise convolution of one input channel is a convolution with one filter per output
+ * channel. On the cores whose convolution multiplies im2col columns (DSP, MVE) it runs as
+ * utvm_conv2d_s8 with the filter transposed into scratch, [1,KH,KW,Co] to [Co,KH,KW,1]: the
+ * same products summed in the same 32-bit wrapping arithmetic, the same per-channel
+ * requantization (micro_speech's first layer: a multiplier of 8 over 10x8 windows). */
+
+/* The transposed filter's bytes, rounded up to a word (the convolution's scratch follows). */
+static size_t depthwise_conv_filter_bytes(const utvm_dims_t *filter_dims) {
+  const size_t bytes = (size_t)filter_dims->h * (size_t)filter_dims->w * (size_t)filter_dims->c;
+  return (bytes + 3u) & ~(size_t)3u;
+}
+
+static utvm_dims_t depthwise_conv_filter_dims(const utvm_dims_t *filter_dims) {
+  const utvm_dims_t dims = {filter_dims->c, filter_dims->h, filter_dims->w, 1};
+  return dims;
+}
+
+/* Whether core runs a depthwise layer of these (valid) shapes as a convolution. */
+static bool depthwise_runs_as_conv(utvm_kernels_core_t core, const utvm_dims_t *input_dims,
+                                   const utvm_dims_t *output_dims) {
+  return ((core == UTVM_KERNELS_DSP) || (core == UTVM_KERNELS_MVE)) && (input_dims->c == 1) &&
+         (output_dims->c > 1);
+}
+
+size_t utvm_depthwise_conv2d_s8_scratch_size_for(utvm_kernels_core_t core,
+                                                 const utvm_dims_t *input_dims,
+                                                 const utvm_dims_t *filter_dims,
+                                                 const utvm_dims_t *output_dims) {
+  size_t bytes = 0u;
+  if ((input_dims != NULL) && (filter_dims != NULL) && (output_dims != NULL) &&
+      (filter_dims->n == 1) && (filter_dims->c == output_dims->c) &&
+      depthwise_runs_as_conv(core, input_dims, output_dims)) {
+    /* the convolution's query checks the shapes (0 when invalid) */
+    const utvm_dims_t conv_filter = depthwise_conv_filter_dims(filter_dims);
+    const size_t conv = utvm_conv2d_s8_scratch_size_for(core, input_dims, &conv_filter,
+                                                        output_dims);
+    bytes = (conv > 0u) ? (depthwise_conv_filter_bytes(filter_dims) + conv) : 0u;
+  }
+  return bytes;
+}
+
 size_t utvm_depthwise_conv2d_s8_scratch_size(const utvm_dims_t *input_dims,
                                              const utvm_dims_t *filter_dims,
                                              const utvm_dims_t *output_dims) {
-  (void)input_dims;
-  (void)filter_dims;
-  (void)output_dims;
-  return 0u;
+  return utvm_depthwise_conv2d_s8_scratch_size_for(UTVM_KERNELS_NATIVE, input_dims, filter_dims,
+                                                   output_dims);
+}
+
+/* The layer as a convolution (shapes from utvm_depthwise_conv2d_s8_scratch_size > 0). */
+static utvm_err_t depthwise_as_conv(const utvm_depthwise_conv2d_params_t *params,
+                                    const utvm_per_channel_quant_t *quant,
+                                    const utvm_dims_t *input_dims, const int8_t *input,
+                                    const utvm_dims_t *filter_dims, const int8_t *filter,
+                                    const int32_t *bias, const utvm_dims_t *output_dims,
+                                    int8_t *output, int8_t *scratch) {
+  const int32_t taps = filter_dims->h * filter_dims->w;
+  const int32_t channels = filter_dims->c;
+  for (int32_t c = 0; c < channels; ++c) {
+    for (int32_t t = 0; t < taps; ++t) {
+      scratch[c * taps + t] = filter[t * channels + c];
+    }
+  }
+  const utvm_conv2d_params_t conv = {params->stride_h,      params->stride_w,
+                                     params->dilation_h,    params->dilation_w,
+                                     params->pad_top,       params->pad_left,
+                                     params->input_offset,  params->output_offset,
+                                     params->act_min,       params->act_max};
+  const utvm_dims_t conv_filter = depthwise_conv_filter_dims(filter_dims);
+  return utvm_conv2d_s8(&conv, quant, input_dims, input, &conv_filter, scratch, bias,
+                        output_dims, output,
+                        &scratch[depthwise_conv_filter_bytes(filter_dims)]);
 }
 
 static bool depthwise_params_valid(const utvm_depthwise_conv2d_params_t *params) {
@@ -67,7 +131,6 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
                                     const utvm_dims_t *filter_dims, const int8_t *filter,
                                     const int32_t *bias, const utvm_dims_t *output_dims,
                                     int8_t *output, void *scratch) {
-  (void)scratch;
   if (params == NULL || input == NULL || filter == NULL || output == NULL ||
       !depthwise_params_valid(params)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
@@ -81,6 +144,11 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
                          params->pad_left) ||
       !utvm_per_channel_quant_valid(quant, output_dims->c)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  /* (the convolution of valid depthwise shapes needs its scratch on these cores) */
+  if ((scratch != NULL) && depthwise_runs_as_conv(UTVM_KERNELS_NATIVE, input_dims, output_dims)) {
+    return depthwise_as_conv(params, quant, input_dims, input, filter_dims, filter, bias,
+                             output_dims, output, (int8_t *)scratch);
   }
 #if defined(__ARM_FEATURE_MVE)
   if (utvm_depthwise_conv2d_s8_mve_applies(input_dims->c)) {

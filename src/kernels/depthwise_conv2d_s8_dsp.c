@@ -3,7 +3,8 @@
  * dsp_s8.h, requant_s8_dsp.h). utvm_depthwise_conv2d_s8 takes it on cores with the DSP
  * extension but not MVE (Cortex-M4/M7/M33; the host tests with emulated intrinsics) when the
  * depth multiplier is 1 or a multiple of 4 (utvm_depthwise_conv2d_s8_dsp_applies); other
- * multipliers take utvm_depthwise_conv2d_s8_blocked.
+ * multipliers take utvm_depthwise_conv2d_s8_blocked, and one input channel given its scratch
+ * runs as a convolution (depthwise_conv2d_s8.c).
  * Four output channels per word; filters of up to UTVM_KERNELS_DSP_DW_TAPS taps are widened once
  * per channel block into a stack buffer (larger ones per tap). A 3x3 window inside the input
  * (multiplier 1) is unrolled; other windows go through a pointer per tap (to padding bytes for

@@ -2,7 +2,8 @@
  * DEPTHWISE_CONV_2D on MVE: utvm_depthwise_conv2d_s8_mve (see fast_s8.h, mve_s8.h).
  * utvm_depthwise_conv2d_s8 takes it on cores with the M-profile Vector Extension
  * (Cortex-M55/M85) for up to 65535 input channels (utvm_depthwise_conv2d_s8_mve_applies: its
- * gathers take 16-bit channel offsets); more take the portable loops there.
+ * gathers take 16-bit channel offsets); more take the portable loops there, and one input
+ * channel given its scratch runs as a convolution (depthwise_conv2d_s8.c).
  * Lane-wise, input and filter widened to int16, even and odd lanes multiplied into int32
  * (VMULLB/VMULLT): a 3x3 filter reads its nine taps through offsets from the window (or a patch
  * padded with -io at the borders), the input offset folded into the terms, 16 channels per step

@@ -246,16 +246,23 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
                         data, scratch);
 }
 
-size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
-                                                     const utvm_dims_t *input_dims,
-                                                     const utvm_dims_t *filter_dims,
-                                                     const utvm_dims_t *output_dims) {
+size_t utvm_depthwise_conv2d_s8_inplace_scratch_size_for(
+    utvm_kernels_core_t core, const utvm_depthwise_conv2d_params_t *params,
+    const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims, const utvm_dims_t *output_dims) {
   return (params == NULL)
              ? 0u
              : window_scratch(input_dims, filter_dims, output_dims, params->stride_h,
                               params->dilation_h, params->pad_top,
-                              utvm_depthwise_conv2d_s8_scratch_size(input_dims, filter_dims,
-                                                                    output_dims));
+                              utvm_depthwise_conv2d_s8_scratch_size_for(core, input_dims,
+                                                                        filter_dims, output_dims));
+}
+
+size_t utvm_depthwise_conv2d_s8_inplace_scratch_size(const utvm_depthwise_conv2d_params_t *params,
+                                                     const utvm_dims_t *input_dims,
+                                                     const utvm_dims_t *filter_dims,
+                                                     const utvm_dims_t *output_dims) {
+  return utvm_depthwise_conv2d_s8_inplace_scratch_size_for(UTVM_KERNELS_NATIVE, params,
+                                                           input_dims, filter_dims, output_dims);
 }
 
 utvm_err_t utvm_depthwise_conv2d_s8_inplace(const utvm_depthwise_conv2d_params_t *params,

@@ -324,9 +324,7 @@ utvm_err_t utvm_stage_s8_shape(utvm_kernels_core_t core, const utvm_stage_layer_
     shape->stride_h = layer->depthwise->stride_h;
     shape->dilation_h = layer->depthwise->dilation_h;
     shape->pad_top = layer->depthwise->pad_top;
-    shape->kernel_scratch = (core == UTVM_KERNELS_NATIVE)
-                                ? utvm_depthwise_conv2d_s8_scratch_size(&d[0], &d[1], &d[2])
-                                : 0u;
+    shape->kernel_scratch = utvm_depthwise_conv2d_s8_scratch_size_for(core, &d[0], &d[1], &d[2]);
   }
   return UTVM_OK;
 }

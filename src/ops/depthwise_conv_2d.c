@@ -33,25 +33,23 @@ static size_t depthwise_scratch_size(utvm_kernels_core_t core, const utvm_model_
   const bool s8 = (op->n_inputs > 0u) && (op->inputs[0] >= 0) &&
                   (utvm_model_tensor(m, (uint32_t)op->inputs[0], &in) == UTVM_OK) &&
                   (in.type == UTVM_MODEL_INT8);
-  (void)core;
   return (s8 && ops_window_dims(m, op, d))
-             ? utvm_depthwise_conv2d_s8_scratch_size(&d[0], &d[1], &d[2])
+             ? utvm_depthwise_conv2d_s8_scratch_size_for(core, &d[0], &d[1], &d[2])
              : 0u;
 }
 
-/* Scratch of the in-place kernel (0: op cannot run in place); the same on every core. */
+/* Scratch of the in-place kernel on core (0: op cannot run in place). */
 static size_t depthwise_inplace_scratch_size(utvm_kernels_core_t core, const utvm_model_t *m,
                                              const utvm_model_operator_t *op) {
   utvm_dims_t d[3];
   ops_window_t w;
   int32_t o[N_OPTIONS];
   size_t bytes = 0u;
-  (void)core;
   if (ops_window_plan(m, op, depthwise_conv_2d_options, N_OPTIONS, o, d, &w)) {
     const utvm_depthwise_conv2d_params_t p = {w.stride_h, w.stride_w, w.dilation_h, w.dilation_w,
                                               w.pad_top,  w.pad_left, 1,            0,
                                               0,          -128,       127};
-    bytes = utvm_depthwise_conv2d_s8_inplace_scratch_size(&p, &d[0], &d[1], &d[2]);
+    bytes = utvm_depthwise_conv2d_s8_inplace_scratch_size_for(core, &p, &d[0], &d[1], &d[2]);
   }
   return bytes;
 }
@@ -120,19 +118,18 @@ static utvm_err_t depthwise_execute(const void *record, uint8_t *arena) {
 static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   const depthwise_record_t *r = (const depthwise_record_t *)record;
   const ops_conv_t *c = &r->conv;
-  (void)core;
   ops_conv_export(c, p);
   p->p.depthwise = r->params;
   if (c->s16) {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S16;
   } else if (c->inplace) {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE;
-    p->scratch_bytes = (uint32_t)utvm_depthwise_conv2d_s8_inplace_scratch_size(
-        &r->params, &c->dims[0], &c->dims[1], &c->dims[2]);
+    p->scratch_bytes = (uint32_t)utvm_depthwise_conv2d_s8_inplace_scratch_size_for(
+        core, &r->params, &c->dims[0], &c->dims[1], &c->dims[2]);
   } else {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8;
-    p->scratch_bytes =
-        (uint32_t)utvm_depthwise_conv2d_s8_scratch_size(&c->dims[0], &c->dims[1], &c->dims[2]);
+    p->scratch_bytes = (uint32_t)utvm_depthwise_conv2d_s8_scratch_size_for(
+        core, &c->dims[0], &c->dims[1], &c->dims[2]);
   }
 }
 

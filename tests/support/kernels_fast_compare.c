@@ -263,6 +263,18 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
                                &out_dims, g_out_fast);
   same = same && same_bytes(out_count, result);
 #endif
+  /* The dispatcher with its scratch: one input channel runs as a convolution on DSP and MVE. */
+  const size_t scratch =
+      utvm_depthwise_conv2d_s8_scratch_size(&in_dims, &filter_dims, &out_dims);
+  if ((scratch > 0u) && (scratch <= sizeof g_scratch.bytes)) {
+    (void)memset(g_out_fast, 0x5a, sizeof g_out_fast);
+    (void)memset(g_scratch.bytes, 0x77, sizeof g_scratch.bytes);
+    same = same && (utvm_depthwise_conv2d_s8(&params, &quant, &in_dims, g_input, &filter_dims,
+                                             g_filter, bias, &out_dims, g_out_fast,
+                                             g_scratch.bytes) == UTVM_OK) &&
+           same_bytes(out_count, result);
+    result->depthwise_as_conv += 1;
+  }
   result->depthwise_cases += 1;
   result->depthwise_shared += (params.depth_multiplier > 1) ? 1 : 0;
   return same;

@@ -15,6 +15,8 @@ typedef struct {
   int32_t conv_pointwise;      /* of which 1x1 */
   int32_t depthwise_cases;     /* depthwise convolutions compared */
   int32_t depthwise_shared;    /* of which with a multiplier above 1 */
+  int32_t depthwise_as_conv;   /* of which run by utvm_depthwise_conv2d_s8 as a convolution
+                                  (one input channel on a DSP or MVE core) */
   int32_t fc_cases;            /* fully connected layers compared */
   int32_t add_cases;           /* element-wise ADDs compared */
   int32_t inplace_cases;       /* element-wise kernels run in place and compared with their

@@ -227,6 +227,9 @@ static void test_random_layers_bit_exact(void **state) {
   assert_int_equal(result.conv_cases, 3000);
   assert_int_equal(result.depthwise_cases, 3000);
   assert_true(result.depthwise_shared > 1000);
+  /* The library's dispatcher is the host's portable one (only this test emulates the DSP):
+   * depthwise layers as convolutions run on the boards (tests/qemu/test_qemu_kernels.py). */
+  assert_int_equal(result.depthwise_as_conv, 0);
   assert_int_equal(result.fc_cases, 3000);
   assert_int_equal(result.add_cases, 3000);
   assert_true(result.inplace_cases > 2500); /* the rest: parameters TFLite refuses */
