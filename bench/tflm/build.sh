@@ -127,7 +127,7 @@ for c in $CONFIGS; do
     V=MICROLITE_KERNEL_OBJS; kern=$(var "$@" | tr ' ' '\n' |
       grep -E "/kernels/tensorflow/lite/micro/kernels/(cmsis_nn/)?($(words_re "$KERNELS"))\.o$")
     V=MICROLITE_THIRD_PARTY_KERNEL_OBJS; third=$(var "$@" | tr ' ' '\n' | grep '\.o$' || true)
-    echo "== $c: make $* <$(echo $core $kern $third | wc -w) objects>"
+    echo "== $c: make $* <$(echo "$core" "$kern" "$third" | wc -w) objects>"
     # shellcheck disable=SC2086
     make "$@" -j"$JOBS" $core $kern $third
     rm -f "$LIBDIR/libtensorflow-microlite.a"
@@ -157,7 +157,7 @@ for c in $CONFIGS; do
            in=refdata/micro_speech/yes_1000ms_features_int8.bin; out=refdata/micro_speech/yes_1000ms_tflm.out0.bin ;;
     esac
     elf=$W/tflm-$c-$m.elf
-    M=$(echo "$m" | tr a-z A-Z)
+    M=$(echo "$m" | tr "[:lower:]" "[:upper:]")
     # The harness with TFLM's own C++ flags for this configuration (-Os like its framework),
     # utvm's port headers, and the model's files embedded.
     # shellcheck disable=SC2086
