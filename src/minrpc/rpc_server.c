@@ -52,32 +52,20 @@ static utvm_err_t reply_begin(utvm_rpc_server_t *server, uint32_t len) {
   return (err == UTVM_OK) ? utvm_session_message_write(session, seq, sizeof(seq)) : err;
 }
 
-/* Keeps a copy of the reply being sent when the request asked for it (a new sequence number)
- * and it fits the reply cache; otherwise records that none is kept. */
-static void reply_keep(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_len,
-                       const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
-  if ((server->seq_flags & RPC_SEQ_KEEP) == 0u) {
-    return;
-  }
-  server->seq_flags &= (uint8_t)~RPC_SEQ_KEEP;
-  uint32_t len = head_len + mid_len + tail_len;
-  server->cache_len = len;
-  if (len <= server->reply_cache_size) {
-    (void)memcpy(server->reply_cache, head, head_len);
-    if (mid_len > 0u) {
-      (void)memcpy(&server->reply_cache[head_len], mid, mid_len);
+/* Sends one reply message of the three parts (a NULL part has length 0), keeping a copy of it
+ * in the reply cache when keep is true. */
+static void reply_send(utvm_rpc_server_t *server, const uint8_t *const parts[3],
+                       const uint32_t lens[3], bool keep) {
+  uint32_t kept = 0u;
+  utvm_err_t err = reply_begin(server, lens[0] + lens[1] + lens[2]);
+  for (uint32_t i = 0u; i < 3u; i++) {
+    if (keep && (lens[i] > 0u)) {
+      (void)memcpy(&server->reply_cache[kept], parts[i], lens[i]);
+      kept += lens[i];
     }
-    if (tail_len > 0u) {
-      (void)memcpy(&server->reply_cache[head_len + mid_len], tail, tail_len);
+    if (err == UTVM_OK) {
+      err = utvm_session_message_write(&server->session, parts[i], lens[i]);
     }
-  }
-}
-
-/* Sends the kept reply again for a repeated sequence number. */
-static void reply_replay(utvm_rpc_server_t *server) {
-  utvm_err_t err = reply_begin(server, server->cache_len);
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(&server->session, server->reply_cache, server->cache_len);
   }
   if (err == UTVM_OK) {
     err = utvm_session_message_end(&server->session);
@@ -85,31 +73,31 @@ static void reply_replay(utvm_rpc_server_t *server) {
   if (err != UTVM_OK) {
     server->stats.write_errors++;
   }
+}
+
+/* Sends the kept reply again for a repeated sequence number. */
+static void reply_replay(utvm_rpc_server_t *server) {
+  const uint8_t *const parts[3] = {server->reply_cache, NULL, NULL};
+  const uint32_t lens[3] = {server->cache_len, 0u, 0u};
+  reply_send(server, parts, lens, false);
   server->stats.replays++;
 }
 
-
 void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
                      const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
-  utvm_session_t *session = &server->session;
-  rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + mid_len + tail_len);
-  reply_keep(server, head, head_len, mid, mid_len, tail, tail_len);
-  utvm_err_t err = reply_begin(server, head_len + mid_len + tail_len);
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, head, head_len);
+  const uint8_t *const parts[3] = {head, (const uint8_t *)mid, (const uint8_t *)tail};
+  const uint32_t lens[3] = {head_len, mid_len, tail_len};
+  uint32_t len = head_len + mid_len + tail_len;
+  /* A copy is kept when the request asked for it (a new sequence number) and it fits the
+   * reply cache; otherwise cache_len records that none is kept. */
+  bool keep = (server->seq_flags & RPC_SEQ_KEEP) != 0u;
+  rpc_write_u64(head, len - REPLY_PREFIX_SIZE);
+  if (keep) {
+    server->seq_flags &= (uint8_t)~RPC_SEQ_KEEP;
+    server->cache_len = len;
+    keep = len <= server->reply_cache_size;
   }
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, (const uint8_t *)mid, mid_len);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, (const uint8_t *)tail, tail_len);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_session_message_end(session);
-  }
-  if (err != UTVM_OK) {
-    server->stats.write_errors++;
-  }
+  reply_send(server, parts, lens, keep);
 }
 
 /* rpc_reply_parts without mid. */
