@@ -790,10 +790,11 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
                   {UTVM_RPC_SYNC_NAME, rpc_sync},
                   {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size},
                   {UTVM_RPC_SEQUENCE_NAME, rpc_sequence}};
-  const bool wanted[4] = {true, true, config->max_transfer_size > 0u, server->reply_cache != NULL};
+  const uint32_t wanted = 0x3u | ((config->max_transfer_size > 0u) ? 0x4u : 0u) |
+                          ((server->reply_cache != NULL) ? 0x8u : 0u); /* bit i: globals[i] */
   utvm_err_t err = utvm_crt_init(&server->crt, &config->crt);
   for (uint32_t i = 0u; (err == UTVM_OK) && (i < 4u); i++) {
-    if (wanted[i]) {
+    if (((wanted >> i) & 1u) != 0u) {
       err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
     }
   }
