@@ -25,6 +25,10 @@ uint32_t rpc_code_kind(int tc) {
   return ((tc >= 0) && (tc < 16)) ? kCodeKinds[tc] : 0u;
 }
 
+bool rpc_device_is_cpu0(DLDevice dev) {
+  return (dev.device_type == kDLCPU) && (dev.device_id == 0);
+}
+
 #ifdef UTVM_NO_ERROR_TEXTS
 static const char kRpcTexts[] = ""; /* ids are written as tokens */
 #else

@@ -57,9 +57,7 @@ static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
 uint32_t rpc_code_kind(int tc);
 
 /* The only device this server has: CPU 0. */
-static inline bool rpc_device_is_cpu0(DLDevice dev) {
-  return (dev.device_type == kDLCPU) && (dev.device_id == 0);
-}
+bool rpc_device_is_cpu0(DLDevice dev);
 
 /* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
 #define REPLY_PREFIX_SIZE 8u
