@@ -101,8 +101,9 @@ typedef struct {
   int num;
 } rpc_args_t;
 
-/* Takes n bytes from the reader; NULL (and nothing taken) if fewer remain. */
-uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
+/* Takes n bytes from the reader; NULL (nothing taken) with the last error set to
+ * UTVM_TEXT_RPC_TRUNCATED if fewer remain. */
+uint8_t *rpc_reader_take(const utvm_rpc_server_t *server, rpc_reader_t *reader, uint32_t n);
 
 /* Decodes a packed sequence (PROTOCOL.md 3.3) into args; tensors, byte arrays and shapes
  * are placed in the reader's scratch; strings are NUL-terminated in place. Sets the last error and

@@ -191,7 +191,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
  * answered with the last error. */
 
 static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
-  const uint8_t *h = rpc_reader_take(r, 8u);
+  const uint8_t *h = rpc_reader_take(server, r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
     rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
@@ -236,7 +236,7 @@ typedef char rpc_check_version_length[(sizeof(UTVM_RPC_PROTOCOL_VERSION) == 6u) 
 static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
   /* The version string as it is sent: u64 length 5, then its bytes (no NUL). */
   static const char version[] = "\5\0\0\0\0\0\0\0" UTVM_RPC_PROTOCOL_VERSION;
-  const uint8_t *wire = rpc_reader_take(r, sizeof(version) - 1u);
+  const uint8_t *wire = rpc_reader_take(server, r, sizeof(version) - 1u);
   if ((wire == NULL) || (memcmp(wire, version, sizeof(version) - 1u) != 0)) {
     rpc_fail(server, UTVM_TEXT_RPC_VERSION);
     return false;
@@ -418,9 +418,8 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uin
   if (!rpc_decode_tensor(server, r, &tensor)) {
     return NULL;
   }
-  const uint8_t *n = rpc_reader_take(r, 8u);
+  const uint8_t *n = rpc_reader_take(server, r, 8u);
   if (n == NULL) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return NULL;
   }
   if (!rpc_device_is_cpu0(tensor.device)) {
