@@ -255,7 +255,7 @@ typedef struct {
 
 /* Takes a free module slot for module with hooks (may be NULL) and context, and returns its
  * handle. UTVM_ERR_REGISTRY_FULL when every slot is taken (last error "module table full: held
- * by graph executor 0x8001; free one (FreeHandle, type 9) or raise UTVM_CRT_MAX_MODULES"),
+ * by graph executor 0x8001; free one (FreeHandle) or raise UTVM_CRT_MAX_MODULES"),
  * UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL module/registry/out, UTVM_ERR_PLATFORM_CHECK_FAILURE
  * without an active runtime. module, hooks and context must stay valid until released. */
 utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module_hooks_t *hooks,

@@ -75,7 +75,7 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_TE_BAD_ARGUMENT, "bad argument \0")                                          \
   UTVM_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK, "platform hook error \0")                                 \
   UTVM_TEXT(UTVM_TEXT_MODULES_HELD_BY, ": held by \0")                                             \
-  UTVM_TEXT(UTVM_TEXT_MODULES_FREE_HINT, "; free one (FreeHandle, type 9) or raise UTVM_CRT_MAX_MODULES\0")
+  UTVM_TEXT(UTVM_TEXT_MODULES_FREE_HINT, "; free one (FreeHandle) or raise UTVM_CRT_MAX_MODULES\0")
 
 /* The RPC server's texts: the request names in RPC code order 0..21 (so a request's name is
  * UTVM_TEXT_RPC + code), "RPC" standing for the codes that are no request; then the problems
@@ -124,7 +124,7 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_RPC_ARENA_NEEDS, "over request buffer, needs\0")                            \
   UTVM_TEXT(UTVM_TEXT_RPC_ARENA_BYTES, " bytes of the tensor arena,\0")                           \
   UTVM_TEXT(UTVM_TEXT_RPC_ARENA_FREE, " free\0")                                                  \
-  UTVM_TEXT(UTVM_TEXT_RPC_NOT_KEPT, "repeated; ran once, reply over the reply cache\0")
+  UTVM_TEXT(UTVM_TEXT_RPC_NOT_KEPT, "repeated; ran once, reply not kept\0")
 
 /* One enumerator per entry of the two lists, in their order; the RPC server's from
  * UTVM_TEXT_RPC_FIRST_ID. */

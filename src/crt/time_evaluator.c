@@ -38,27 +38,37 @@ static int fail_hex(utvm_text_id_t id, uint32_t value) {
   return -1;
 }
 
-/* Accepted values of the Int arguments 2 to 9, [low, low + span]: device_type (the CPU),
- * device_id (any int32, as in DLDevice), number (0 gives NaN results, as TVM's), repeat,
- * min_repeat_ms, limit_zero_time_iterations, cooldown_interval_ms (> 0 needs the runtime's
- * sleep hook) and repeats_to_cooldown (0 counts as 1). */
-#define FIRST_RANGED_ARG 2u
+/* Accepted values of the Int arguments 2 to 9: device_type the CPU, device_id any int32 (as
+ * in DLDevice), then each of number (0 gives NaN results, as TVM's), repeat, min_repeat_ms,
+ * limit_zero_time_iterations, cooldown_interval_ms (> 0 needs the runtime's sleep hook) and
+ * repeats_to_cooldown (0 counts as 1) in [0, kMaxValues[i - FIRST_MAX_ARG]]. */
+#define DEVICE_TYPE_ARG 2u
+#define DEVICE_ID_ARG 3u
+#define FIRST_MAX_ARG 4u
 #define COOLDOWN_ARG 8u
-#define LAST_RANGED_ARG 9u
-typedef struct {
-  int32_t low;
-  uint32_t span;
-} int_range_t;
-static const int_range_t kIntRanges[LAST_RANGED_ARG - FIRST_RANGED_ARG + 1u] = {
-    {(int32_t)kDLCPU, 0u},
-    {INT32_MIN, UINT32_MAX},
-    {0, UTVM_CRT_TIME_EVAL_MAX_NUMBER},
-    {0, UTVM_CRT_TIME_EVAL_MAX_REPEAT},
-    {0, UINT32_MAX},
-    {0, UINT32_MAX},
-    {0, UINT32_MAX},
-    {0, UINT32_MAX},
-};
+#define LAST_MAX_ARG 9u
+static const uint32_t kMaxValues[LAST_MAX_ARG - FIRST_MAX_ARG + 1u] = {
+    UTVM_CRT_TIME_EVAL_MAX_NUMBER, UTVM_CRT_TIME_EVAL_MAX_REPEAT, UINT32_MAX, UINT32_MAX,
+    UINT32_MAX, UINT32_MAX};
+
+/* The first of the Int arguments 2 to 9 outside its accepted values, or 0 if none is. */
+static uint32_t first_bad_int(const TVMValue *args) {
+  uint32_t bad = 0u;
+  if (args[DEVICE_TYPE_ARG].v_int64 != (int64_t)kDLCPU) {
+    bad = DEVICE_TYPE_ARG;
+  } else if ((args[DEVICE_ID_ARG].v_int64 < INT32_MIN) ||
+             (args[DEVICE_ID_ARG].v_int64 > INT32_MAX)) {
+    bad = DEVICE_ID_ARG;
+  } else {
+    for (uint32_t i = FIRST_MAX_ARG; (bad == 0u) && (i <= LAST_MAX_ARG); i++) {
+      /* Unsigned: negative values wrap past every maximum. */
+      if ((uint64_t)args[i].v_int64 > kMaxValues[i - FIRST_MAX_ARG]) {
+        bad = i;
+      }
+    }
+  }
+  return bad;
+}
 
 int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
                                    int *ret_type_code, void *resource_handle) {
@@ -77,12 +87,9 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
       return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
     }
   }
-  for (i = FIRST_RANGED_ARG; i <= LAST_RANGED_ARG; i++) {
-    const int_range_t *range = &kIntRanges[i - FIRST_RANGED_ARG];
-    /* value - low in unsigned arithmetic: values below low wrap past every span. */
-    if (((uint64_t)args[i].v_int64 - (uint64_t)(int64_t)range->low) > (uint64_t)range->span) {
-      return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
-    }
+  i = first_bad_int(args);
+  if (i != 0u) {
+    return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
   }
   /* Also fails without a runtime (crt == NULL). */
   module_index = utvm_crt_decode_module(crt, args[0].v_handle);
@@ -110,7 +117,7 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
       te->min_repeat_ms = (uint32_t)args[6].v_int64;
       te->limit_zero_time_iterations = (uint32_t)args[7].v_int64;
       te->cooldown_ms = (uint32_t)args[COOLDOWN_ARG].v_int64;
-      te->repeats_to_cooldown = (uint32_t)args[LAST_RANGED_ARG].v_int64;
+      te->repeats_to_cooldown = (uint32_t)args[LAST_MAX_ARG].v_int64;
       ret->v_handle = utvm_crt_function_handle(UTVM_CRT_TIME_EVAL_MODULE_INDEX, (uint16_t)i);
       *ret_type_code = kTVMPackedFuncHandle;
       return 0;

@@ -26,14 +26,8 @@ static utvm_err_t framer_emit_escaped(utvm_framer_t *framer, const uint8_t *data
   while ((i < n) && (err == UTVM_OK)) {
     bool ff_run = (data[i] == UTVM_FRAMING_ESCAPE);
     size_t run_end = i + 1u;
-    if (ff_run) {
-      while ((run_end < n) && (data[run_end] == UTVM_FRAMING_ESCAPE)) {
-        run_end++;
-      }
-    } else {
-      while ((run_end < n) && (data[run_end] != UTVM_FRAMING_ESCAPE)) {
-        run_end++;
-      }
+    while ((run_end < n) && ((data[run_end] == UTVM_FRAMING_ESCAPE) == ff_run)) {
+      run_end++;
     }
     err = framer_emit(framer, &data[i], run_end - i, in_crc);
     if ((err == UTVM_OK) && ff_run) {

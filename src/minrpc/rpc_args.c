@@ -25,6 +25,10 @@ uint32_t rpc_code_kind(int tc) {
   return ((tc >= 0) && (tc < 16)) ? kCodeKinds[tc] : 0u;
 }
 
+bool rpc_device_is_cpu0(DLDevice dev) {
+  return (dev.device_type == kDLCPU) && (dev.device_id == 0);
+}
+
 #ifdef UTVM_NO_ERROR_TEXTS
 static const char kRpcTexts[] = ""; /* ids are written as tokens */
 #else
@@ -58,8 +62,9 @@ void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t a
   utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_FREE, kRpcTexts, sizeof(kRpcTexts));
 }
 
-uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n) {
+uint8_t *rpc_reader_take(const utvm_rpc_server_t *server, rpc_reader_t *reader, uint32_t n) {
   if (n > reader->left) {
+    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return NULL;
   }
   uint8_t *p = reader->pos;
@@ -81,9 +86,8 @@ static void *scratch_alloc(const utvm_rpc_server_t *server, rpc_scratch_t *scrat
 }
 
 bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DLTensor *tensor) {
-  const uint8_t *h = rpc_reader_take(reader, RPC_TENSOR_HEADER_SIZE - 8u);
+  const uint8_t *h = rpc_reader_take(server, reader, RPC_TENSOR_HEADER_SIZE - 8u);
   if (h == NULL) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
   uint64_t data = rpc_read_u64(h);
@@ -100,10 +104,10 @@ bool rpc_decode_tensor(const utvm_rpc_server_t *server, rpc_reader_t *reader, DL
     return false;
   }
   tensor->ndim = ndim;
-  const uint8_t *shape_bytes = rpc_reader_take(reader, 8u * (uint32_t)ndim);
-  const uint8_t *offset_bytes = (shape_bytes != NULL) ? rpc_reader_take(reader, 8u) : NULL;
+  const uint8_t *shape_bytes = rpc_reader_take(server, reader, 8u * (uint32_t)ndim);
+  const uint8_t *offset_bytes =
+      (shape_bytes != NULL) ? rpc_reader_take(server, reader, 8u) : NULL;
   if (offset_bytes == NULL) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
   tensor->byte_offset = rpc_read_u64(offset_bytes);
@@ -187,9 +191,12 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     rpc_fail_hex(server, UTVM_TEXT_RPC_TYPE_CODE, (uint64_t)(uint32_t)tc);
     return false;
   }
-  uint8_t *p = rpc_reader_take(reader, 8u);
-  uint64_t u = (p != NULL) ? rpc_read_u64(p) : 0u;
-  if ((p == NULL) || (!fixed && (u > reader->left))) {
+  uint8_t *p = rpc_reader_take(server, reader, 8u);
+  if (p == NULL) {
+    return false;
+  }
+  uint64_t u = rpc_read_u64(p);
+  if (!fixed && (u > reader->left)) {
     rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return false;
   }
@@ -202,7 +209,7 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return true;
   }
   /* Str or Bytes: move the text back over the last length byte to make room for a NUL. */
-  uint8_t *bytes = rpc_reader_take(reader, (uint32_t)u);
+  uint8_t *bytes = rpc_reader_take(server, reader, (uint32_t)u);
   uint8_t *text = &p[7];
   (void)memmove(text, bytes, (size_t)u);
   text[u] = 0u;
@@ -221,15 +228,17 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
 }
 
 bool rpc_decode_args(const utvm_rpc_server_t *server, rpc_reader_t *reader, rpc_args_t *args) {
-  const uint8_t *p = rpc_reader_take(reader, 4u);
-  int32_t num = (p != NULL) ? (int32_t)rpc_read_u32(p) : 0;
+  const uint8_t *p = rpc_reader_take(server, reader, 4u);
+  if (p == NULL) {
+    return false;
+  }
+  int32_t num = (int32_t)rpc_read_u32(p);
   if ((num < 0) || ((uint32_t)num > UTVM_RPC_MAX_ARGS)) {
     rpc_fail_hex(server, UTVM_TEXT_RPC_ARGUMENTS, (uint64_t)(uint32_t)num);
     return false;
   }
-  const uint8_t *codes = rpc_reader_take(reader, 4u * (uint32_t)num);
-  if ((p == NULL) || (codes == NULL)) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
+  const uint8_t *codes = rpc_reader_take(server, reader, 4u * (uint32_t)num);
+  if (codes == NULL) {
     return false;
   }
   /* One block: num values, then num codes (8-aligned after the 8-byte values). */

@@ -57,9 +57,7 @@ static inline void rpc_write_u64(uint8_t *p, uint64_t v) {
 uint32_t rpc_code_kind(int tc);
 
 /* The only device this server has: CPU 0. */
-static inline bool rpc_device_is_cpu0(DLDevice dev) {
-  return (dev.device_type == kDLCPU) && (dev.device_id == 0);
-}
+bool rpc_device_is_cpu0(DLDevice dev);
 
 /* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
 #define REPLY_PREFIX_SIZE 8u
@@ -103,8 +101,9 @@ typedef struct {
   int num;
 } rpc_args_t;
 
-/* Takes n bytes from the reader; NULL (and nothing taken) if fewer remain. */
-uint8_t *rpc_reader_take(rpc_reader_t *reader, uint32_t n);
+/* Takes n bytes from the reader; NULL (nothing taken) with the last error set to
+ * UTVM_TEXT_RPC_TRUNCATED if fewer remain. */
+uint8_t *rpc_reader_take(const utvm_rpc_server_t *server, rpc_reader_t *reader, uint32_t n);
 
 /* Decodes a packed sequence (PROTOCOL.md 3.3) into args; tensors, byte arrays and shapes
  * are placed in the reader's scratch; strings are NUL-terminated in place. Sets the last error and

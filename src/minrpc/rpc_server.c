@@ -52,32 +52,20 @@ static utvm_err_t reply_begin(utvm_rpc_server_t *server, uint32_t len) {
   return (err == UTVM_OK) ? utvm_session_message_write(session, seq, sizeof(seq)) : err;
 }
 
-/* Keeps a copy of the reply being sent when the request asked for it (a new sequence number)
- * and it fits the reply cache; otherwise records that none is kept. */
-static void reply_keep(utvm_rpc_server_t *server, const uint8_t *head, uint32_t head_len,
-                       const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
-  if ((server->seq_flags & RPC_SEQ_KEEP) == 0u) {
-    return;
-  }
-  server->seq_flags &= (uint8_t)~RPC_SEQ_KEEP;
-  uint32_t len = head_len + mid_len + tail_len;
-  server->cache_len = len;
-  if (len <= server->reply_cache_size) {
-    (void)memcpy(server->reply_cache, head, head_len);
-    if (mid_len > 0u) {
-      (void)memcpy(&server->reply_cache[head_len], mid, mid_len);
+/* Sends one reply message of the three parts (a NULL part has length 0), keeping a copy of it
+ * in the reply cache when keep is true. */
+static void reply_send(utvm_rpc_server_t *server, const uint8_t *const parts[3],
+                       const uint32_t lens[3], bool keep) {
+  uint32_t kept = 0u;
+  utvm_err_t err = reply_begin(server, lens[0] + lens[1] + lens[2]);
+  for (uint32_t i = 0u; i < 3u; i++) {
+    if (keep && (lens[i] > 0u)) {
+      (void)memcpy(&server->reply_cache[kept], parts[i], lens[i]);
+      kept += lens[i];
     }
-    if (tail_len > 0u) {
-      (void)memcpy(&server->reply_cache[head_len + mid_len], tail, tail_len);
+    if (err == UTVM_OK) {
+      err = utvm_session_message_write(&server->session, parts[i], lens[i]);
     }
-  }
-}
-
-/* Sends the kept reply again for a repeated sequence number. */
-static void reply_replay(utvm_rpc_server_t *server) {
-  utvm_err_t err = reply_begin(server, server->cache_len);
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(&server->session, server->reply_cache, server->cache_len);
   }
   if (err == UTVM_OK) {
     err = utvm_session_message_end(&server->session);
@@ -85,31 +73,31 @@ static void reply_replay(utvm_rpc_server_t *server) {
   if (err != UTVM_OK) {
     server->stats.write_errors++;
   }
+}
+
+/* Sends the kept reply again for a repeated sequence number. */
+static void reply_replay(utvm_rpc_server_t *server) {
+  const uint8_t *const parts[3] = {server->reply_cache, NULL, NULL};
+  const uint32_t lens[3] = {server->cache_len, 0u, 0u};
+  reply_send(server, parts, lens, false);
   server->stats.replays++;
 }
 
-
 void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
                      const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
-  utvm_session_t *session = &server->session;
-  rpc_write_u64(head, head_len - REPLY_PREFIX_SIZE + mid_len + tail_len);
-  reply_keep(server, head, head_len, mid, mid_len, tail, tail_len);
-  utvm_err_t err = reply_begin(server, head_len + mid_len + tail_len);
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, head, head_len);
+  const uint8_t *const parts[3] = {head, (const uint8_t *)mid, (const uint8_t *)tail};
+  const uint32_t lens[3] = {head_len, mid_len, tail_len};
+  uint32_t len = head_len + mid_len + tail_len;
+  /* A copy is kept when the request asked for it (a new sequence number) and it fits the
+   * reply cache; otherwise cache_len records that none is kept. */
+  bool keep = (server->seq_flags & RPC_SEQ_KEEP) != 0u;
+  rpc_write_u64(head, len - REPLY_PREFIX_SIZE);
+  if (keep) {
+    server->seq_flags &= (uint8_t)~RPC_SEQ_KEEP;
+    server->cache_len = len;
+    keep = len <= server->reply_cache_size;
   }
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, (const uint8_t *)mid, mid_len);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_session_message_write(session, (const uint8_t *)tail, tail_len);
-  }
-  if (err == UTVM_OK) {
-    err = utvm_session_message_end(session);
-  }
-  if (err != UTVM_OK) {
-    server->stats.write_errors++;
-  }
+  reply_send(server, parts, lens, keep);
 }
 
 /* rpc_reply_parts without mid. */
@@ -203,7 +191,7 @@ static void reply_call_result(utvm_rpc_server_t *server, int tc, const TVMValue 
  * answered with the last error. */
 
 static bool do_call_func(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
-  const uint8_t *h = rpc_reader_take(r, 8u);
+  const uint8_t *h = rpc_reader_take(server, r, 8u);
   uint64_t handle = (h != NULL) ? rpc_read_u64(h) : 0u;
   if ((h == NULL) || (handle > (uint64_t)UINTPTR_MAX)) {
     rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
@@ -248,7 +236,7 @@ typedef char rpc_check_version_length[(sizeof(UTVM_RPC_PROTOCOL_VERSION) == 6u) 
 static bool do_init_server(utvm_rpc_server_t *server, rpc_reader_t *r, rpc_args_t *args) {
   /* The version string as it is sent: u64 length 5, then its bytes (no NUL). */
   static const char version[] = "\5\0\0\0\0\0\0\0" UTVM_RPC_PROTOCOL_VERSION;
-  const uint8_t *wire = rpc_reader_take(r, sizeof(version) - 1u);
+  const uint8_t *wire = rpc_reader_take(server, r, sizeof(version) - 1u);
   if ((wire == NULL) || (memcmp(wire, version, sizeof(version) - 1u) != 0)) {
     rpc_fail(server, UTVM_TEXT_RPC_VERSION);
     return false;
@@ -430,9 +418,8 @@ static uint8_t *copy_range(const utvm_rpc_server_t *server, rpc_reader_t *r, uin
   if (!rpc_decode_tensor(server, r, &tensor)) {
     return NULL;
   }
-  const uint8_t *n = rpc_reader_take(r, 8u);
+  const uint8_t *n = rpc_reader_take(server, r, 8u);
   if (n == NULL) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
     return NULL;
   }
   if (!rpc_device_is_cpu0(tensor.device)) {
@@ -802,10 +789,11 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
                   {UTVM_RPC_SYNC_NAME, rpc_sync},
                   {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size},
                   {UTVM_RPC_SEQUENCE_NAME, rpc_sequence}};
-  const bool wanted[4] = {true, true, config->max_transfer_size > 0u, server->reply_cache != NULL};
+  const uint32_t wanted = 0x3u | ((config->max_transfer_size > 0u) ? 0x4u : 0u) |
+                          ((server->reply_cache != NULL) ? 0x8u : 0u); /* bit i: globals[i] */
   utvm_err_t err = utvm_crt_init(&server->crt, &config->crt);
   for (uint32_t i = 0u; (err == UTVM_OK) && (i < 4u); i++) {
-    if (wanted[i]) {
+    if (((wanted >> i) & 1u) != 0u) {
       err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
     }
   }

@@ -111,13 +111,14 @@ static void session_handle_control(utvm_session_t *s) {
   uint32_t type = s->rx_header[2];
   bool init_sent = (s->state == UTVM_SESSION_STATE_INIT_SENT);
   bool bad = false;
+  bool terminated = false;
   uint32_t new_sid = 0u;
   if (type == (uint32_t)UTVM_MSG_TERMINATE_SESSION) {
     s->stats.terminates_received++;
     if (s->state == UTVM_SESSION_STATE_ESTABLISHED) {
       s->state = UTVM_SESSION_STATE_NO_SESSION;
       s->session_id = 0u;
-      session_event(s, UTVM_SESSION_EVENT_TERMINATED);
+      terminated = true;
     }
   } else if ((nh == 0u) || (s->rx_header_len != RX_HEADER_WITH_VERSION)) {
     bad = true; /* an init or reply without an initiator nonce or a version */
@@ -147,7 +148,10 @@ static void session_handle_control(utvm_session_t *s) {
     s->session_id = (uint16_t)new_sid;
     s->state = UTVM_SESSION_STATE_ESTABLISHED;
     s->stats.handshakes++;
-    session_event(s, UTVM_SESSION_EVENT_ESTABLISHED);
+  }
+  /* One event at most: a terminate establishes nothing. */
+  if (terminated || (new_sid != 0u)) {
+    session_event(s, terminated ? UTVM_SESSION_EVENT_TERMINATED : UTVM_SESSION_EVENT_ESTABLISHED);
   }
 }
 

@@ -381,7 +381,7 @@ static void test_modules(void **state) {
   assert_int_equal((uintptr_t)mod, 0x8001u);
   assert_int_equal(TVMModCreateFromCModule(&kOther, &full), -1);
   assert_string_equal(test_last_error(),
-                      "module table full: held by module 0x00008001; free one (FreeHandle, type 9) "
+                      "module table full: held by module 0x00008001; free one (FreeHandle) "
                       "or raise UTVM_CRT_MAX_MODULES");
   assert_int_equal(TVMModGetFunction(mod, "other", 0, &f), 0);
   assert_int_equal((uintptr_t)f, 0x80018000u);

@@ -332,7 +332,7 @@ static void test_graph_flow(void **state) {
   expect_method_exception(mod, "share_params", &b, "params: truncated");
   /* A second executor: the table is full, and the text says who holds the slot. */
   (void)create_graph(kGraph, "module table full: held by graph executor 0x00008001; free one "
-                             "(FreeHandle, type 9) or raise UTVM_CRT_MAX_MODULES");
+                             "(FreeHandle) or raise UTVM_CRT_MAX_MODULES");
   rpc_ab_free(&b);
   rpc_ab_init(&b);
   call_method(mod, "run", &b, &reply);

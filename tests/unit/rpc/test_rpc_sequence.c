@@ -213,7 +213,7 @@ static void test_repeat_not_kept(void **state) {
   assert_int_equal(r.code, UTVM_RPC_RETURN);
   seq_call(20u, 0u, &packet, &reply);
   assert_non_null(strstr(rpc_expect_exception(&reply),
-                         "CallFunc: repeated; ran once, reply over the reply cache"));
+                         "CallFunc: repeated; ran once, reply not kept"));
   rpc_ab_free(&b);
   test_bytes_free(&packet);
   test_bytes_free(&reply);
