@@ -91,9 +91,9 @@ ratio() {
 for board in mps2-an385 mps2-an386 mps3-an547; do
   core=${CORE[$board]}
   case $core in
-    m3) ref=ref-m4; target="TFLM reference on M4 / utvm (target >= 3)" ;;
-    m4) ref=cmsis-m4; target="utvm / TFLM + CMSIS-NN (target <= 0.7)" ;;
-    m55) ref=cmsis-m55; target="utvm / TFLM + CMSIS-NN (target <= 0.7)" ;;
+    m3) ref=m4-ref; target="TFLM reference on M4 / utvm (target >= 3)" ;;
+    m4) ref=m4-cmsis; target="utvm / TFLM + CMSIS-NN (target <= 0.7)" ;;
+    m55) ref=m55-cmsis; target="utvm / TFLM + CMSIS-NN (target <= 0.7)" ;;
   esac
   echo "### $board ($core): $target"
   echo
@@ -123,7 +123,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for net in "${NAMES[@]}"; do
   u4=$(flash mps2-an386 "$net")
   u55=$(flash mps3-an547 "$net")
-  t4=$(tflm cmsis-m4 "$net" 5)
-  t55=$(tflm cmsis-m55 "$net" 5)
+  t4=$(tflm m4-cmsis "$net" 5)
+  t55=$(tflm m55-cmsis "$net" 5)
   echo "| $net | $u4 | ${t4:--} | $(ratio "$u4" "$t4") | $u55 | ${t55:--} | $(ratio "$u55" "$t55") |"
 done

@@ -526,8 +526,13 @@ if command -v qemu-system-arm >/dev/null; then
   bash bench/models_rpc.sh build 2>>"$LOG" || fail "bench/models_rpc.sh failed, see $LOG"
   echo
   bash bench/models_ai.sh build 2>>"$LOG" || fail "bench/models_ai.sh failed, see $LOG"
-  # Issue 16's anchor: the fast paths per core against TFLM (reference and CMSIS-NN).
-  build mps2-an385 utvm-server
+  # Issue 28's anchor: instructions and estimated cycles per core against TFLM (reference and
+  # CMSIS-NN, bench/tflm/figures.tsv), graph executor and standalone images.
+  build host insn_plugin
+  for board in mps2-an385 mps2-an386 mps3-an547; do
+    build "$board" utvm-server utvm-ai-kws utvm-ai-vww utvm-ai-ic utvm-ai-ad utvm-ai-person \
+      utvm-ai-speech
+  done
   echo
   echo "## Kernels per core against TensorFlow Lite Micro (bench/anchor.sh)"
   echo
