@@ -14,31 +14,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 : "${W:?set W to the scratch folder of build.sh}" "${PLUGIN:?set PLUGIN to libinsn_plugin.so}"
 PLUGIN=$(realpath "$PLUGIN")
 
-# library_flash <map>: flash bytes of input sections from libtensorflow-microlite.a.
+# library_flash <map>: flash bytes (text + rodata + data) of the input sections from
+# libtensorflow-microlite.a, by the project's map reader.
 library_flash() {
-  python3 - "$1" <<'PY'
-import re, sys
-lines = open(sys.argv[1]).read().split("\n")
-start = next(i for i, l in enumerate(lines) if l.startswith("Linker script and memory map"))
-out, total, pending = None, 0, None
-for l in lines[start:]:
-    m = re.match(r"^(\.[\w.]+)(\s|$)", l)
-    if m:
-        out = m.group(1)
-        continue
-    if out not in (".text", ".ARM.exidx", ".data"):
-        continue
-    m = re.match(r"^ (\S+)\s*$", l)
-    if m:
-        pending = m.group(1)
-        continue
-    m = re.match(r"^ (\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", l)
-    if m:
-        pending = None
-        if "libtensorflow-microlite.a(" in m.group(4):
-            total += int(m.group(3), 16)
-print(total)
-PY
+  python3 bench/size/map_sizes.py "$1" libtensorflow-microlite.a | awk '{ print $2 + $3 + $4 }'
 }
 
 for config in m4-ref m4-cmsis m55-cmsis; do

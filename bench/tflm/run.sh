@@ -15,37 +15,17 @@ set -eu
 CONFIGS=${*:-m4-ref m4-cmsis m55-cmsis}
 MODELS="kws vww ic ad person micro_speech"
 
-# flash_lib <map>: bytes of flash-resident input sections from libtensorflow-microlite.a plus the
-# model's section.
+# flash_lib <elf> <map>: flash bytes of libtensorflow-microlite.a's input sections (the
+# project's map reader, bench/size/map_sizes.py) plus the embedded model (bench_model to
+# bench_model_end).
 flash_lib() {
-  python3 - "$1" <<'PY'
-import re, sys
-lines = open(sys.argv[1]).read().split("\n")
-start = next(i for i, l in enumerate(lines) if l.startswith("Linker script and memory map"))
-flash_out = (".text", ".ARM.exidx", ".data")
-out, total, pending = None, 0, None
-for l in lines[start:]:
-    m = re.match(r"^(\.[\w.]+)\s", l) or re.match(r"^(\.[\w.]+)$", l)
-    if m and not l.startswith(" "):
-        out = m.group(1)
-        continue
-    if out not in flash_out:
-        continue
-    m = re.match(r"^ (\S+)\s*$", l)            # an input section name alone on its line
-    if m:
-        pending = m.group(1)
-        continue
-    m = re.match(r"^ (\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", l)
-    if m:
-        name = m.group(1) or pending
-        pending = None
-        size, src = int(m.group(3), 16), m.group(4)
-        if "libtensorflow-microlite.a(" in src or (name or "").startswith(".rodata.bench_model"):
-            total += size
-print(total)
-PY
+  lib=$(python3 "$(dirname "$0")/../size/map_sizes.py" "$2" libtensorflow-microlite.a |
+        awk '{ print $2 + $3 + $4 }')
+  begin=$(arm-none-eabi-nm "$1" | awk '$3 == "bench_model" { print $1 }')
+  end=$(arm-none-eabi-nm "$1" | awk '$3 == "bench_model_end" { print $1 }')
+  model=$((0x$end - 0x$begin))
+  echo $((lib + model))
 }
-
 echo "| config | board | model | instructions | arena B | bit-exact | flash B (text+data) | of which TFLM+CMSIS-NN+model B |"
 echo "|---|---|---|---:|---:|---|---:|---:|"
 for c in $CONFIGS; do
@@ -87,7 +67,7 @@ PY
     arena=$(echo "$line" | sed -n 's/.*arena \([0-9]*\) B.*/\1/p')
     exact=$(echo "$line" | sed -n 's/.*bit-exact \(yes\|no\).*/\1/p')
     flash=$(arm-none-eabi-size "$elf" | awk 'NR == 2 { print $1 + $2 }')
-    lib=$(flash_lib "$W/tflm-$c-$m.map")
+    lib=$(flash_lib "$elf" "$W/tflm-$c-$m.map")
     echo "| $c | $board | $m | ${instr:-failed: $line} | $arena | ${exact:--} | $flash | $lib |"
   done
 done
