@@ -196,7 +196,8 @@ static utvm_err_t decode_kernel(graph_emit_t *ge, graph_op_t *op) {
   if ((op->p.kind == UTVM_OP_CONV2D_S8) || (op->p.kind == UTVM_OP_CONV2D_S8_INPLACE)) {
     op->scratch = (uint32_t)utvm_conv2d_s8_scratch_size_for(core, &op->p.dims[0], &op->p.dims[1],
                                                             &op->p.dims[2]);
-  } else if (op->p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8) {
+  } else if ((op->p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8) ||
+             (op->p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE)) {
     op->scratch = (uint32_t)utvm_depthwise_conv2d_s8_scratch_size_for(
         core, &op->p.dims[0], &op->p.dims[1], &op->p.dims[2]);
   } else {
@@ -206,8 +207,6 @@ static utvm_err_t decode_kernel(graph_emit_t *ge, graph_op_t *op) {
     op->inplace_scratch = (uint32_t)utvm_conv2d_s8_inplace_scratch_size_for(
         core, &op->p.p.conv, &op->p.dims[0], &op->p.dims[1], &op->p.dims[2]);
   } else if (op->p.kind == UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE) {
-    op->scratch = (uint32_t)utvm_depthwise_conv2d_s8_scratch_size_for(
-        core, &op->p.dims[0], &op->p.dims[1], &op->p.dims[2]);
     op->inplace_scratch = (uint32_t)utvm_depthwise_conv2d_s8_inplace_scratch_size_for(
         core, &op->p.p.depthwise, &op->p.dims[0], &op->p.dims[1], &op->p.dims[2]);
   } else {
