@@ -80,6 +80,8 @@ typedef struct {
   bool builtin_activations;
   bool io_in_activations;
   uint32_t patches;   /* --patches: UTVM_RUNNER_PATCHES_OFF (default), _AUTO or a count */
+  bool weights_tflite; /* --weights tflite: constants in TFLite's layout (default core: laid
+                          out for the --cpu's kernels) */
   const char *date;
   const char *cpu;
   const char *sizes;

@@ -41,6 +41,7 @@ typedef struct {
   bool builtin_activations;
   bool io_in_activations;
   uint32_t patches;     /* --patches (utvm_runner_options_t.patches) */
+  bool lay_out;         /* not --weights tflite (utvm_emit_options_t.lay_out) */
   bool json;
 } cli_emit_options_t;
 
@@ -416,12 +417,13 @@ static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report
   (void)printf(", \"cpu\": \"%s\", \"kernel_paths\": \"%s\", \"activations_bytes\": %zu, "
                "\"io_in_activations\": %s, \"io_bytes\": %zu, \"io_aligned_bytes\": %zu, "
                "\"activations_io_shared_bytes\": %zu, \"activations_io_separate_bytes\": %zu, "
-               "\"params_bytes\": %zu, \"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
+               "\"params_bytes\": %zu, \"laid_out_bytes\": %zu, \"laid_out_from_bytes\": %zu, "
+               "\"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
                "\"inputs\": %u, \"outputs\": %u, ",
                e->cpu, paths, r->activations_bytes, e->io_in_activations ? "true" : "false",
                r->io_bytes, r->io_aligned_bytes, r->activations_io_shared_bytes,
-               r->activations_io_separate_bytes, r->params_bytes, r->scratch_bytes, flash,
-               r->n_inputs, r->n_outputs);
+               r->activations_io_separate_bytes, r->params_bytes, r->laid_out_bytes,
+               r->laid_out_from_bytes, r->scratch_bytes, flash, r->n_inputs, r->n_outputs);
   patches_json(r);
   for (uint32_t k = 0u; k < r->n_layers; k++) {
     char offset[16] = "null";
@@ -493,6 +495,14 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
                r->activations_io_shared_bytes);
   patches_text(r);
   (void)printf("params             %zu bytes\n", r->params_bytes);
+  if (r->laid_out_bytes > 0u) {
+    (void)printf("  laid out         %zu bytes for the %s kernels (%zu bytes in TFLite's layout; "
+                 "--weights tflite keeps it)\n", r->laid_out_bytes, e->cpu,
+                 r->laid_out_from_bytes);
+  } else {
+    (void)printf("  laid out         none (TFLite's layout%s)\n",
+                 e->lay_out ? ": no constant reads faster otherwise on this core" : ", --weights tflite");
+  }
   (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
   if (m->measured) {
     const cli_sz_row_t *rows[4] = {&m->kernels, &m->network, &m->weights, &m->runtime};
@@ -669,6 +679,7 @@ static int emit_files(const cli_emit_options_t *e) {
   o.builtin_activations = e->builtin_activations;
   o.io_in_activations = e->io_in_activations;
   o.patches = e->patches;
+  o.lay_out = e->lay_out;
   static const char *const emitted_files[] = {".h", ".c", "_data.c"};
   bool created = false;
   if ((e->out_dir != NULL) && !make_out_dir(e->out_dir, &created, msg, sizeof(msg))) {
@@ -721,9 +732,10 @@ static int emit_files(const cli_emit_options_t *e) {
 static const char compile_help[] =
     "usage: utvm compile MODEL -o DIR --name NET --cpu CPU [--builtin-activations]\n"
     "                     [--io-in-activations] [--patches auto|N|off] [--date DATE]\n"
-    "                     [--params GRAPH.params]\n"
+    "                     [--params GRAPH.params] [--weights core|tflite]\n"
     "       utvm [--json] compile MODEL.tflite --report --cpu CPU [--sizes TABLE]\n"
     "                     [--io-in-activations] [--patches auto|N|off]\n"
+    "                     [--weights core|tflite]\n"
     "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
     "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
     "                     [--name NAME]\n\n"
@@ -748,7 +760,11 @@ static const char compile_help[] =
     "buffers, so the tensors between those layers are never whole. The planner picks\n"
     "how many layers (the smallest activations); auto also picks N and uses patches\n"
     "only where they lower the activations. Bit-exact; the report gives the\n"
-    "activations with and without patches and the extra kernel calls and copies.\n\n"
+    "activations with and without patches and the extra kernel calls and copies.\n"
+    "--weights core (default) lays constants out for the --cpu's kernels where they\n"
+    "read a faster layout: on the DSP cores each CONV_2D filter widened to int16 in\n"
+    "the order of the dot loops (twice its bytes; layers of a patch stage excepted);\n"
+    "--weights tflite keeps TFLite's layout. The report gives the bytes either way.\n\n"
     "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
     "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
     "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
@@ -786,6 +802,7 @@ static int compile_main(const cli_options_t *o) {
     e.builtin_activations = o->builtin_activations;
     e.io_in_activations = o->io_in_activations;
     e.patches = o->patches;
+    e.lay_out = !o->weights_tflite;
     e.cpu = o->cpu;
     e.sizes = o->sizes;
     e.params = o->params;

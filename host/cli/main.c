@@ -202,6 +202,9 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
           ok = parse_int(v, &count) && (count > 0) && (count <= UTVM_KERNELS_INPLACE_MAX_ROWS);
           o->patches = ok ? (uint32_t)count : UTVM_RUNNER_PATCHES_OFF;
         }
+      } else if (strcmp(a, "--weights") == 0) {
+        o->weights_tflite = strcmp(v, "tflite") == 0;
+        ok = o->weights_tflite || (strcmp(v, "core") == 0);
       } else if (strcmp(a, "--params") == 0) {
         o->params = v;
       } else if (strcmp(a, "--executor") == 0) {

@@ -166,11 +166,13 @@ static utvm_err_t emit_open(emit_t *e, const uint8_t *tflite, size_t size) {
   if (err != UTVM_OK) {
     return emit_fail(e, err, "%s", e->runner.error);
   }
-  e->const_offsets = (uint32_t *)malloc(((size_t)e->model.n_tensors + 1u) * sizeof(uint32_t));
+  /* ids 0..n-1: the tensors as TFLite lays them out; n..2n-1: laid out for the core */
+  const size_t ids = 2u * (size_t)e->model.n_tensors;
+  e->const_offsets = (uint32_t *)malloc((ids + 1u) * sizeof(uint32_t));
   if (e->const_offsets == NULL) {
     return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory");
   }
-  for (uint32_t t = 0u; t < e->model.n_tensors; t++) {
+  for (size_t t = 0u; t < ids; t++) {
     e->const_offsets[t] = UINT32_MAX;
   }
   return emit_io_map(e);
@@ -253,8 +255,14 @@ uint32_t emit_constant(emit_t *e, uint32_t id, const void *data, size_t bytes) {
   }
   e->params_bytes += pad;
   const uint32_t offset = (uint32_t)e->params_bytes;
-  host_text_printf(&e->data, "\n/* %s %u at %u: %zu bytes */\n", e->constant_kind, id, offset,
-                   bytes);
+  const uint32_t n = e->model.n_tensors; /* 0 in the graph back end */
+  if ((n > 0u) && (id >= n)) {
+    host_text_printf(&e->data, "\n/* %s %u laid out for the core at %u: %zu bytes */\n",
+                     e->constant_kind, id - n, offset, bytes);
+  } else {
+    host_text_printf(&e->data, "\n/* %s %u at %u: %zu bytes */\n", e->constant_kind, id, offset,
+                     bytes);
+  }
   for (i = 0u; i < bytes; i++) {
     host_text_printf(&e->data, "%u,%s", b[i], (((i + 1u) % 24u) == 0u) ? "\n" : "");
   }
@@ -461,9 +469,49 @@ static utvm_err_t emit_states(emit_t *e) {
   return err;
 }
 
+/* With o->lay_out, a constant input of call p laid out for the target core's kernels
+ * (utvm_op_emit_t.lay_out): p's layout field set, *laid_input (UINT32_MAX: none) the input
+ * and in[*laid_input] the laid-out copy's expression. */
+static utvm_err_t emit_lay_out(emit_t *e, uint32_t k, utvm_op_params_t *p,
+                               const utvm_op_operands_t *o, char (*in)[EMIT_EXPR_SIZE],
+                               uint32_t *laid_input) {
+  const utvm_op_emit_t *how = utvm_op_kind_emit(p->kind);
+  utvm_op_params_t laid = *p;
+  uint32_t input = UINT32_MAX;
+  size_t bytes = 0u;
+  utvm_runner_tensor_t t;
+  *laid_input = UINT32_MAX;
+  if (!e->o->lay_out || (how == NULL) || (how->lay_out == NULL) ||
+      !how->lay_out(&laid, e->o->core, NULL, NULL, 0u, &input, &bytes) ||
+      (input >= o->n_inputs) || (utvm_runner_tensor(&e->runner, o->inputs[input], &t) != UTVM_OK) ||
+      (t.data != NULL) || (t.tensor >= e->model.n_tensors)) {
+    return UTVM_OK; /* TFLite's layout */
+  }
+  void *copy = malloc(bytes);
+  if (copy == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for operator %u's constants", k);
+  }
+  if (!how->lay_out(p, e->o->core, t.const_data, copy, bytes, &input, &bytes)) {
+    free(copy);
+    return emit_fail(e, UTVM_ERR_EMIT_ARGUMENT, "operator %u: input %u cannot be laid out", k,
+                     input);
+  }
+  const uint32_t id = e->model.n_tensors + t.tensor;
+  if (e->const_offsets[id] == UINT32_MAX) {
+    e->laid_out_bytes += bytes;
+    e->laid_out_from_bytes += t.bytes;
+  }
+  (void)snprintf(in[input], EMIT_EXPR_SIZE, "w(%uu)", emit_constant(e, id, copy, bytes));
+  free(copy);
+  *laid_input = input;
+  return UTVM_OK;
+}
+
 /* The kernel call of operator k (tflite back end): operands from the runner's plan. */
-static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_params_t *p,
+static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_params_t *plain,
                             const utvm_op_operands_t *o, utvm_emit_layer_t *layer) {
+  utvm_op_params_t laid = *plain;
+  const utvm_op_params_t *p = &laid;
   char in[UTVM_OP_PARAMS_MAX_INPUTS][EMIT_EXPR_SIZE];
   char out[EMIT_EXPR_SIZE];
   char scratch[EMIT_EXPR_SIZE] = "NULL";
@@ -471,8 +519,15 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_par
   utvm_runner_tensor_t ot;
   uint32_t i;
   utvm_err_t err = UTVM_OK;
+  uint32_t laid_input = UINT32_MAX;
+  err = emit_lay_out(e, k, &laid, o, in, &laid_input);
+  if (err != UTVM_OK) {
+    return err;
+  }
   for (i = 0u; (err == UTVM_OK) && (i < o->n_inputs); i++) {
-    err = operand(e, o->inputs[i], in[i], sizeof(in[i]));
+    if (i != laid_input) {
+      err = operand(e, o->inputs[i], in[i], sizeof(in[i]));
+    }
   }
   if (err == UTVM_OK) {
     err = utvm_runner_tensor(&e->runner, o->output, &ot);
@@ -980,6 +1035,8 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.activations_io_separate_bytes = e.separate_bytes;
     r.activations_without_patches_bytes = e.whole_bytes;
     r.params_bytes = e.params_bytes;
+    r.laid_out_bytes = e.laid_out_bytes;
+    r.laid_out_from_bytes = e.laid_out_from_bytes;
   }
   rc = emit_finish(&e, rc, dir, &r, io);
   emit_close(&e);

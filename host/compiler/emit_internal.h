@@ -49,6 +49,8 @@ typedef struct {
   const char *constant_kind; /* what a constant id numbers, for comments ("tensor") */
   uint32_t *const_offsets;   /* per constant id: offset in the weights blob, or UINT32_MAX */
   size_t params_bytes;
+  size_t laid_out_bytes;     /* constants laid out for the core (options lay_out): their bytes, */
+  size_t laid_out_from_bytes; /* and the same constants' bytes in TFLite's layout */
   host_text_t data;          /* NET_data.c's blob body */
   host_text_t defs;          /* NET.c's parameter structs */
   host_text_t body;          /* NET.c's network */

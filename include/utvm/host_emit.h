@@ -58,6 +58,10 @@ typedef struct {
   utvm_kernels_core_t core;  /* the target's kernels, whose scratch is planned */
   uint32_t patches;          /* utvm_runner_options_t.patches: UTVM_RUNNER_PATCHES_OFF (0),
                                 _AUTO or a count; a stage becomes one utvm_stage_s8 call */
+  bool lay_out;              /* constants laid out for core's kernels where they read a faster
+                                layout (utvm_op_emit_t.lay_out: CONV_2D filters widened to
+                                int16 for the DSP kernels, twice the bytes); the operators of a
+                                patch-by-patch stage keep TFLite's */
 } utvm_emit_options_t;
 
 /* One operator of the report. */
@@ -77,6 +81,8 @@ typedef struct {
   size_t io_bytes;           /* bytes of the inputs and outputs together */
   size_t io_aligned_bytes;   /* the same, each rounded up to 16 bytes (UTVM_AI_ALIGNED) */
   size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
+  size_t laid_out_bytes;     /* of which constants laid out for the core (options lay_out), */
+  size_t laid_out_from_bytes; /* which take this many bytes in TFLite's layout */
   size_t scratch_bytes;      /* largest kernel scratch of one operator (or stage) */
   size_t activations_without_patches_bytes; /* activations_bytes planned without patches */
   uint32_t stage_first;      /* the patch-by-patch stage: its first operator, */

@@ -150,7 +150,29 @@ typedef struct {
   int32_t output_offset; /* output zero point, -128..127 */
   int32_t act_min;
   int32_t act_max;
+  int32_t filter_layout; /* utvm_filter_layout_t: how the filter's bytes are laid out */
 } utvm_conv2d_params_t;
+
+/* How a CONV_2D filter's bytes are laid out (utvm_conv2d_params_t.filter_layout), chosen at
+ * compile time for the target core's kernels:
+ * PLAIN: TFLite's, int8 [Co][KH][KW][Ci]; every core reads it (filters loaded from a .tflite).
+ * DSP_S16: for the DSP kernels (utvm_conv2d_s8_pack_filter): the values widened to int16,
+ *   the output channels in pairs (a last odd one paired with zeros); per pair, each group of 4
+ *   of the KH*KW*Ci values as the first channel's values 0, 2, 1, 3 (the order of SXTB16's
+ *   halves) then the second's, and the last (KH*KW*Ci) % 4 values one pair at a time; the
+ *   filter word-aligned. Only a build with the DSP kernels runs it, on a convolution that is
+ *   not grouped, with its scratch, word-aligned (else UTVM_ERR_KERNEL_BAD_PARAM). */
+typedef enum { UTVM_FILTER_PLAIN = 0, UTVM_FILTER_DSP_S16 = 1 } utvm_filter_layout_t;
+
+/* Bytes of a filter of filter_dims {Co, KH, KW, Ci} laid out as layout (0 for an unknown
+ * layout or invalid dims). */
+size_t utvm_conv2d_s8_filter_size(utvm_filter_layout_t layout, const utvm_dims_t *filter_dims);
+
+/* Writes TFLite's int8 filter (filter_dims) laid out as layout into dst (cap bytes, at least
+ * utvm_conv2d_s8_filter_size; the caller owns both). UTVM_ERR_KERNEL_BAD_PARAM for an unknown
+ * layout or a dst too small, UTVM_ERR_KERNEL_BAD_SHAPE for invalid dims. */
+utvm_err_t utvm_conv2d_s8_pack_filter(utvm_filter_layout_t layout, const utvm_dims_t *filter_dims,
+                                      const int8_t *filter, void *dst, size_t cap);
 
 /* Bytes of scratch utvm_conv2d_s8 needs for these shapes on this build's core
  * (UTVM_KERNELS_NATIVE): 0 for the portable kernel; on cores with the DSP extension
@@ -165,9 +187,10 @@ size_t utvm_conv2d_s8_scratch_size_for(utvm_kernels_core_t core, const utvm_dims
                                        const utvm_dims_t *filter_dims,
                                        const utvm_dims_t *output_dims);
 
-/* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c), bias [Co]
- * or NULL, output [N,OH,OW,Co]. scratch: utvm_conv2d_s8_scratch_size bytes (may be NULL if 0;
- * a DSP or MVE build given NULL runs the portable loops, with the same result). */
+/* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c) laid out
+ * as params->filter_layout, bias [Co] or NULL, output [N,OH,OW,Co]. scratch:
+ * utvm_conv2d_s8_scratch_size bytes (may be NULL if 0; a DSP or MVE build given NULL runs the
+ * portable loops, with the same result, for a PLAIN filter). */
 utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                           const utvm_dims_t *input_dims, const int8_t *input,
                           const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,

@@ -43,8 +43,11 @@ extern "C" {
  * encodes them (utvm_runner_op_params + utvm_op_params_encode) and the kernel functions
  * (utvm/kfuncs.h) decode them; decode validates everything against the word count. */
 
-/* Magic and version of the format (word 0). */
-#define UTVM_OP_PARAMS_MAGIC 0x504B0001
+/* Magic and version of the format (word 0). Version 2 added utvm_conv2d_params_t's
+ * filter_layout to the CONV_2D and TRANSPOSE_CONV bodies; version 1 (their bodies without it:
+ * TFLite's layout) still decodes, and encodes again as it was (utvm_op_params_t.version). */
+#define UTVM_OP_PARAMS_MAGIC 0x504B0002
+#define UTVM_OP_PARAMS_MAGIC_V1 0x504B0001
 /* Words of the header. */
 #define UTVM_OP_PARAMS_HEADER_WORDS 5u
 /* Most input operand tensors of one kernel call (UNIDIRECTIONAL_SEQUENCE_LSTM: 15). With the
@@ -158,6 +161,8 @@ typedef struct {
  * runner, into its records). */
 typedef struct {
   utvm_op_kind_t kind;
+  uint32_t version;           /* the format version decode read (1 or 2); 0 (the current) for
+                                 params built to encode: encode writes this version */
   uint32_t n_inputs;          /* input operand tensors (the op-params tensor not counted) */
   uint32_t scratch_bytes;     /* kernel scratch planned (for the runner's core, see
                                  utvm_runner_options_t; another core may need more) */
@@ -431,6 +436,12 @@ typedef struct {
                                    array of n */
   const utvm_op_emit_slot_t *args; /* in call order, then UTVM_EMIT_END (at most
                                    UTVM_OP_EMIT_MAX_ARGS in all) */
+  /* Lays out a constant input for core's kernels at compile time (NULL: the kind's inputs keep
+   * TFLite's layout): false when p's shapes or the core keep it; else sets p's layout field,
+   * *input (which input) and *bytes (its size laid out), and when dst is not NULL writes it
+   * there (cap bytes) from src, the input's bytes in TFLite's layout. */
+  bool (*lay_out)(utvm_op_params_t *p, utvm_kernels_core_t core, const void *src, void *dst,
+                  size_t cap, uint32_t *input, size_t *bytes);
 } utvm_op_emit_t;
 
 /* How to emit kind's call, or NULL if unknown (host tools; device code does not link it). */

@@ -35,7 +35,9 @@ int main(void) {
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " conv (");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_pointwise);
-  utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1), ");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_dsp_s16);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " int16 filters), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise (");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_as_conv);

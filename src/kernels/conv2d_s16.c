@@ -10,7 +10,8 @@ utvm_err_t utvm_conv2d_s16(const utvm_conv2d_params_t *params,
                            const utvm_dims_t *filter_dims, const int8_t *filter, const void *bias,
                            const utvm_dims_t *output_dims, int16_t *output) {
   if ((params == NULL) || (input == NULL) || (filter == NULL) || (output == NULL) ||
-      (params->input_offset != 0) || (params->output_offset != 0) ||
+      (params->filter_layout != (int32_t)UTVM_FILTER_PLAIN) || (params->input_offset != 0) ||
+      (params->output_offset != 0) ||
       !utvm_act_range_s16_valid(params->act_min, params->act_max)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }

@@ -421,22 +421,88 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
   return s;
 }
 
-/* The sums of the block's count channels (rows of length weights from weights) with a column
- * pair: acc[2k] column 0, acc[2k + 1] column 1. An odd last row is multiplied as a pair with
- * itself. */
+/* One group of 4 values of a pair of filter rows already widened (UTVM_FILTER_DSP_S16: 16
+ * bytes at w, row 0's values 0 and 2, 1 and 3, then row 1's) by the 16 bytes of a column pair
+ * at col. */
+static inline void dsp_mac_2x2_wide(dsp_sums_t *s, const int8_t *w, const int8_t *col) {
+  const int32_t c0_even = utvm_dsp_load4(col);
+  const int32_t c0_odd = utvm_dsp_load4(&col[4]);
+  const int32_t c1_even = utvm_dsp_load4(&col[8]);
+  const int32_t c1_odd = utvm_dsp_load4(&col[12]);
+  const int32_t r0_even = utvm_dsp_load4(w);
+  const int32_t r0_odd = utvm_dsp_load4(&w[4]);
+  s->s00 = utvm_dsp_smlad(r0_even, c0_even, s->s00);
+  s->s00 = utvm_dsp_smlad(r0_odd, c0_odd, s->s00);
+  s->s01 = utvm_dsp_smlad(r0_even, c1_even, s->s01);
+  s->s01 = utvm_dsp_smlad(r0_odd, c1_odd, s->s01);
+  const int32_t r1_even = utvm_dsp_load4(&w[8]);
+  const int32_t r1_odd = utvm_dsp_load4(&w[12]);
+  s->s10 = utvm_dsp_smlad(r1_even, c0_even, s->s10);
+  s->s10 = utvm_dsp_smlad(r1_odd, c0_odd, s->s10);
+  s->s11 = utvm_dsp_smlad(r1_even, c1_even, s->s11);
+  s->s11 = utvm_dsp_smlad(r1_odd, c1_odd, s->s11);
+}
+
+/* dsp_dot_2x2_s16 for a pair of rows widened and interleaved (UTVM_FILTER_DSP_S16, at pair,
+ * word-aligned): whole groups of 16 bytes, then the last length % 4 values as int16 pairs
+ * (row 0's, row 1's). */
+static inline dsp_sums_t dsp_dot_2x2_wide(const int8_t *pair, const int8_t *columns,
+                                          int32_t length, int32_t b0, int32_t b1) {
+  dsp_sums_t s = {b0, b0, b1, b1};
+  const int32_t blocks = length / 4;
+  const int8_t *w = utvm_dsp_aligned4(pair);
+  const int8_t *col = columns;
+  const int8_t *const col_fours_end = &col[64 * (blocks / 4)];
+  while (col != col_fours_end) {
+    dsp_mac_2x2_wide(&s, w, col);
+    dsp_mac_2x2_wide(&s, &w[16], &col[16]);
+    dsp_mac_2x2_wide(&s, &w[32], &col[32]);
+    dsp_mac_2x2_wide(&s, &w[48], &col[48]);
+    w = &w[64];
+    col = &col[64];
+  }
+  for (int32_t b = 0; b < blocks % 4; ++b) {
+    dsp_mac_2x2_wide(&s, w, col);
+    w = &w[16];
+    col = &col[16];
+  }
+  for (int32_t i = 4 * blocks; i < length; ++i) {
+    const int32_t v0 = utvm_dsp_load2(w);
+    const int32_t v1 = utvm_dsp_load2(&w[2]);
+    const int32_t x0 = utvm_dsp_load2(col);
+    const int32_t x1 = utvm_dsp_load2(&col[2]);
+    s.s00 = utvm_wrap_add(s.s00, v0 * x0);
+    s.s01 = utvm_wrap_add(s.s01, v0 * x1);
+    s.s10 = utvm_wrap_add(s.s10, v1 * x0);
+    s.s11 = utvm_wrap_add(s.s11, v1 * x1);
+    w = &w[4];
+    col = &col[4];
+  }
+  return s;
+}
+
+/* Channels come in pairs in a DSP_S16 filter: a block starts on a pair. */
+typedef char dsp_block_is_even[((UTVM_KERNELS_CHANNEL_BLOCK % 2) == 0) ? 1 : -1];
+
+/* The sums of the block's count channels with a column pair: acc[2k] column 0, acc[2k + 1]
+ * column 1. weights: the block's rows of length int8 values, or (wide) its row pairs widened
+ * and interleaved, 4 * length bytes each (a last odd row paired with zeros). An odd last row
+ * of int8 values is multiplied as a pair with itself. */
 static void dsp_conv_block(const int8_t *weights, int32_t count, const int8_t *columns,
-                           int32_t length, const int32_t *bias, int32_t *acc) {
+                           int32_t length, bool wide, const int32_t *bias, int32_t *acc) {
   /* The caller's columns are word-aligned: their words are read in pairs. */
   const int8_t *aligned = utvm_dsp_aligned4(columns);
   for (int32_t k = 0; k < count; k += 2) {
     const int32_t k1 = ((k + 1) < count) ? (k + 1) : k;
     const dsp_sums_t s =
-        dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned, length, bias[k],
-                        bias[k1]);
-    acc[2 * k] = s.s00;
-    acc[2 * k + 1] = s.s01;
+        wide ? dsp_dot_2x2_wide(&weights[2 * k * length], aligned, length, bias[k], bias[k1])
+             : dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned, length,
+                               bias[k], bias[k1]);
+    /* k's sums last: an odd last row's are the pair's first (its second is zeros when wide) */
     acc[2 * k1] = s.s10;
     acc[2 * k1 + 1] = s.s11;
+    acc[2 * k] = s.s00;
+    acc[2 * k + 1] = s.s01;
   }
 }
 
@@ -446,9 +512,12 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
                         const int32_t *bias, const utvm_dims_t *output_dims, int8_t *output,
                         int8_t *scratch) {
   const int32_t length = filter_dims->h * filter_dims->w * filter_dims->c;
+  const bool wide = params->filter_layout == (int32_t)UTVM_FILTER_DSP_S16;
+  /* bytes per channel: int8 values, or int16 ones (the rows in pairs) */
+  const int32_t row_bytes = wide ? (2 * length) : length;
   const int32_t out_c = output_dims->c;
   const int32_t positions = output_dims->n * output_dims->h * output_dims->w;
-  if (((uintptr_t)(const void *)scratch & 3u) != 0u) {
+  if (!wide && (((uintptr_t)(const void *)scratch & 3u) != 0u)) {
     utvm_conv2d_s8_blocked(params, quant, input_dims, input, filter_dims, filter, bias,
                            output_dims, output);
     return;
@@ -466,7 +535,8 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
       const int32_t p1 = ((p + 1) < positions) ? (p + 1) : p;
       dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
       dsp_conv_column(params, input_dims, input, filter_dims, p1, output_dims, 1, scratch);
-      dsp_conv_block(&filter[first * length], count, columns, length, bias_block, acc);
+      dsp_conv_block(&filter[first * row_bytes], count, columns, length, wide, bias_block,
+                     acc);
       dsp_requant_pairs(&block, acc, count, &output[p * out_c + first],
                         &output[p1 * out_c + first]);
     }

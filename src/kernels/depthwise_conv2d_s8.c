@@ -71,7 +71,8 @@ static utvm_err_t depthwise_as_conv(const utvm_depthwise_conv2d_params_t *params
                                      params->dilation_h,    params->dilation_w,
                                      params->pad_top,       params->pad_left,
                                      params->input_offset,  params->output_offset,
-                                     params->act_min,       params->act_max};
+                                     params->act_min,       params->act_max,
+                                     (int32_t)UTVM_FILTER_PLAIN};
   const utvm_dims_t conv_filter = depthwise_conv_filter_dims(filter_dims);
   return utvm_conv2d_s8(&conv, quant, input_dims, input, &conv_filter, scratch, bias,
                         output_dims, output,

@@ -97,7 +97,8 @@ void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
 #if defined(UTVM_KERNELS_DSP_PATHS)
 /* utvm_conv2d_s8 as im2col + a 2x2-blocked matrix multiply with dual 16-bit MACs (checked
  * arguments; scratch: utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, ...) bytes, which must
- * be > 0; word-aligned, as workspaces are, else it runs utvm_conv2d_s8_blocked). */
+ * be > 0; word-aligned, as workspaces are, else a PLAIN filter runs utvm_conv2d_s8_blocked; a
+ * DSP_S16 filter needs an aligned scratch and a word-aligned filter: the caller checks). */
 void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                         const utvm_dims_t *input_dims, const int8_t *input,
                         const utvm_dims_t *filter_dims, const int8_t *filter,

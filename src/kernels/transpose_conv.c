@@ -16,6 +16,7 @@ static bool tconv_valid(const utvm_conv2d_params_t *p, int32_t element_size,
             (in->n == out->n) && (in->c == f->c) && (out->c == f->n) && (p->stride_h >= 1) &&
             (p->stride_w >= 1) && (p->pad_top >= 0) && (p->pad_left >= 0) &&
             (p->dilation_h == 1) && (p->dilation_w == 1) &&
+            (p->filter_layout == (int32_t)UTVM_FILTER_PLAIN) &&
             utvm_per_channel_quant_valid(quant, out->c) &&
             (((int64_t)(in->h - 1) * p->stride_h) + f->h <= INT32_MAX) &&
             (((int64_t)(in->w - 1) * p->stride_w) + f->w <= INT32_MAX);

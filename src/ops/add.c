@@ -101,7 +101,7 @@ static const utvm_op_emit_slot_t add_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
 const utvm_op_emit_t utvm_op_emit_add_s8 = {"utvm_add_params_t",
     "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
     "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
-    add_s8_args};
+    add_s8_args, NULL};
 
 /* ---- The kernel function utvm_k_add_s16 (ADD_S8's body) ---- */
 
@@ -121,4 +121,4 @@ const utvm_op_kind_info_t utvm_op_kind_add_s16 = {add_walk, add_s16_check, NULL,
 const utvm_op_emit_t utvm_op_emit_add_s16 = {"utvm_add_params_t",
     "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
     "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
-    add_s8_args};
+    add_s8_args, NULL};

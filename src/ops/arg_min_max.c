@@ -162,4 +162,4 @@ static const utvm_op_emit_slot_t arg_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMI
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_arg_min_max_s8 = {"utvm_arg_min_max_params_t",
-    "outer axis_size inner is_max", arg_args};
+    "outer axis_size inner is_max", arg_args, NULL};

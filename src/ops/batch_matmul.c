@@ -209,4 +209,4 @@ static const utvm_op_emit_slot_t bmm_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMI
 const utvm_op_emit_t utvm_op_emit_batch_matmul = {"utvm_batch_matmul_params_t",
     "batch[3] lhs_batch[3] rhs_batch[3] rows depth cols adj_x adj_y element_size lhs_offset "
     "rhs_offset output_offset multiplier shift",
-    bmm_args};
+    bmm_args, NULL};

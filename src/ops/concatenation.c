@@ -219,7 +219,7 @@ static const utvm_op_emit_slot_t concatenation_s8_args[] = {{UTVM_EMIT_N_INPUTS,
     {UTVM_EMIT_INPUTS, 0u}, {UTVM_EMIT_SHAPES, 0u}, {UTVM_EMIT_AXIS, 0u},
     {UTVM_EMIT_OUTPUT_SHAPE, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
-const utvm_op_emit_t utvm_op_emit_concatenation_s8 = {NULL, NULL, concatenation_s8_args};
+const utvm_op_emit_t utvm_op_emit_concatenation_s8 = {NULL, NULL, concatenation_s8_args, NULL};
 
 /* ---- The kernel function utvm_k_concatenation ---- */
 
@@ -282,4 +282,4 @@ static const utvm_op_emit_slot_t concatenation_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_INPUT_LIST, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_concatenation = {"utvm_concat_params_t",
-    "element_size n_inputs outer inner axis_sizes[8]", concatenation_args};
+    "element_size n_inputs outer inner axis_sizes[8]", concatenation_args, NULL};

@@ -48,7 +48,8 @@ static size_t conv_inplace_scratch_size(utvm_kernels_core_t core, const utvm_mod
   if (ops_window_plan(m, op, conv_2d_options, N_OPTIONS, o, d, &w)) {
     const utvm_conv2d_params_t p = {w.stride_h, w.stride_w, w.dilation_h, w.dilation_w,
                                     w.pad_top,  w.pad_left, 0,           0,
-                                    -128,       127};
+                                    -128,       127,
+                                    (int32_t)UTVM_FILTER_PLAIN};
     bytes = utvm_conv2d_s8_inplace_scratch_size_for(core, &p, &d[0], &d[1], &d[2]);
   }
   return bytes;
@@ -85,6 +86,7 @@ static utvm_err_t conv_prepare(const utvm_op_context_t *c, void *record, size_t 
     p->output_offset = out.t.quant.zero_point;
     p->act_min = w.act_min;
     p->act_max = w.act_max;
+    p->filter_layout = (int32_t)UTVM_FILTER_PLAIN;
     ops_conv_inplace(&rec->conv);
   }
   return err;
@@ -147,11 +149,12 @@ const utvm_op_t utvm_op_conv_2d = {
 
 /* ---- The kernel function utvm_k_conv2d_s8 ---- */
 
-typedef char conv_check_params[(sizeof(utvm_conv2d_params_t) == 40u) ? 1 : -1];
+typedef char conv_check_params[(sizeof(utvm_conv2d_params_t) == 44u) ? 1 : -1];
 
 static void conv_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_block(w, p->dims, sizeof(p->dims));
-  ops_walk_block(w, &p->p.conv, sizeof(p->p.conv));
+  ops_walk_laid_out(w, &p->p.conv, offsetof(utvm_conv2d_params_t, filter_layout),
+                    &p->p.conv.filter_layout);
   ops_walk_u32(w, &p->has_bias);
   ops_walk_quant(w, &p->quant);
 }
@@ -167,7 +170,26 @@ static utvm_err_t conv_run(const utvm_op_params_t *p, void *const *data, void *s
                         (int8_t *)data[p->n_inputs], scratch);
 }
 
-static const char *conv_check(utvm_op_params_t *p) { return ops_check_window(p, false); }
+/* ops_check_window, and the filter operand as params.filter_layout lays it out (a DSP_S16
+ * filter: int16 values, utvm_conv2d_s8_filter_size bytes). */
+static const char *conv_check_laid_out(utvm_op_params_t *p, bool s16) {
+  const char *why = ops_check_window(p, s16);
+  const int32_t layout = p->p.conv.filter_layout;
+  if ((why == NULL) && (layout == (int32_t)UTVM_FILTER_DSP_S16) && !s16) {
+    const size_t bytes = utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, &p->dims[1]);
+    if ((bytes == 0u) || !ops_set_operand(p, 1u, UTVM_OP_TYPE_INT16, (uint64_t)bytes / 2u)) {
+      why = "a tensor is too large";
+    }
+  } else if ((why == NULL) && (layout != (int32_t)UTVM_FILTER_PLAIN)) {
+    why = s16 ? "filter layout not plain (int16 activations read TFLite's filter)"
+              : "unknown filter layout";
+  } else {
+    /* checked */
+  }
+  return why;
+}
+
+static const char *conv_check(utvm_op_params_t *p) { return conv_check_laid_out(p, false); }
 
 const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, conv_check, conv_scratch, conv_run,
                                                     UTVM_PLAN_STEP_DEFAULT, NULL};
@@ -177,10 +199,32 @@ static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UT
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
     {UTVM_EMIT_END, 0u}};
 
+/* The filter (input 1) laid out for core's kernels: DSP_S16 (int16, in SXTB16's order) on a
+ * core with the DSP extension for a convolution its kernel takes (not grouped). */
+static bool conv_lay_out(utvm_op_params_t *p, utvm_kernels_core_t core, const void *src,
+                         void *dst, size_t cap, uint32_t *input, size_t *bytes) {
+  const utvm_dims_t *filter = &p->dims[1];
+  const size_t n = utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, filter);
+  bool laid_out = (core == UTVM_KERNELS_DSP) && (n > 0u) &&
+                  (p->p.conv.filter_layout == (int32_t)UTVM_FILTER_PLAIN) &&
+                  (utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &p->dims[0], filter,
+                                                   &p->dims[2]) > 0u);
+  if (laid_out && (dst != NULL)) {
+    laid_out = utvm_conv2d_s8_pack_filter(UTVM_FILTER_DSP_S16, filter, (const int8_t *)src, dst,
+                                          cap) == UTVM_OK;
+  }
+  if (laid_out) {
+    p->p.conv.filter_layout = (int32_t)UTVM_FILTER_DSP_S16;
+    *input = 1u;
+    *bytes = n;
+  }
+  return laid_out;
+}
+
 const utvm_op_emit_t utvm_op_emit_conv2d_s8 = {"utvm_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
-    "act_min act_max",
-    conv2d_s8_args};
+    "act_min act_max filter_layout",
+    conv2d_s8_args, conv_lay_out};
 
 /* ---- The kernel function utvm_k_conv2d_s8_inplace ---- */
 
@@ -201,7 +245,7 @@ static utvm_err_t conv_inplace_run(const utvm_op_params_t *p, void *const *data,
 }
 
 static const char *conv_inplace_check(utvm_op_params_t *p) {
-  const char *why = ops_check_window(p, false);
+  const char *why = conv_check_laid_out(p, false);
   if ((why == NULL) && (conv_inplace_scratch(p) == 0u)) {
     why = "shapes that cannot run in place";
   }
@@ -220,8 +264,8 @@ static const utvm_op_emit_slot_t conv2d_s8_inplace_args[] = {{UTVM_EMIT_PARAMS, 
 
 const utvm_op_emit_t utvm_op_emit_conv2d_s8_inplace = {"utvm_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
-    "act_min act_max",
-    conv2d_s8_inplace_args};
+    "act_min act_max filter_layout",
+    conv2d_s8_inplace_args, conv_lay_out};
 
 /* ---- The kernel function utvm_k_conv2d_s16 ---- */
 
@@ -230,7 +274,7 @@ static void conv_s16_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_i32(w, &p->accumulator);
 }
 
-static const char *conv_s16_check(utvm_op_params_t *p) { return ops_check_window(p, true); }
+static const char *conv_s16_check(utvm_op_params_t *p) { return conv_check_laid_out(p, true); }
 
 static utvm_err_t conv_s16_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
   (void)scratch;
@@ -250,5 +294,5 @@ static const utvm_op_emit_slot_t conv2d_s16_args[] = {{UTVM_EMIT_PARAMS, 0u},
 
 const utvm_op_emit_t utvm_op_emit_conv2d_s16 = {"utvm_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
-    "act_min act_max",
-    conv2d_s16_args};
+    "act_min act_max filter_layout",
+    conv2d_s16_args, NULL};

@@ -188,7 +188,7 @@ static const utvm_op_emit_slot_t depthwise_conv2d_s8_args[] = {{UTVM_EMIT_PARAMS
 const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8 = {"utvm_depthwise_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
-    depthwise_conv2d_s8_args};
+    depthwise_conv2d_s8_args, NULL};
 
 /* ---- The kernel function utvm_k_depthwise_conv2d_s8_inplace ---- */
 
@@ -230,7 +230,7 @@ const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s8_inplace = {
     "utvm_depthwise_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
-    depthwise_conv2d_s8_inplace_args};
+    depthwise_conv2d_s8_inplace_args, NULL};
 
 /* ---- The kernel function utvm_k_depthwise_conv2d_s16 ---- */
 
@@ -259,4 +259,4 @@ static const utvm_op_emit_slot_t depthwise_conv2d_s16_args[] = {{UTVM_EMIT_PARAM
 const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s16 = {"utvm_depthwise_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
-    depthwise_conv2d_s16_args};
+    depthwise_conv2d_s16_args, NULL};

@@ -130,6 +130,6 @@ static const utvm_op_emit_slot_t dequantize_s8_f32_args[] = {{UTVM_EMIT_SCALE, 0
     {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_END, 0u}};
 
-const utvm_op_emit_t utvm_op_emit_dequantize_s8_f32 = {NULL, NULL, dequantize_s8_f32_args};
+const utvm_op_emit_t utvm_op_emit_dequantize_s8_f32 = {NULL, NULL, dequantize_s8_f32_args, NULL};
 
-const utvm_op_emit_t utvm_op_emit_dequantize_s16_f32 = {NULL, NULL, dequantize_s8_f32_args};
+const utvm_op_emit_t utvm_op_emit_dequantize_s16_f32 = {NULL, NULL, dequantize_s8_f32_args, NULL};

@@ -93,4 +93,4 @@ static const utvm_op_emit_slot_t div_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMI
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 const utvm_op_emit_t utvm_op_emit_div_s8 = {"utvm_div_params_t",
-    "input1_offset input2_offset output_offset multiplier shift act_min act_max", div_args};
+    "input1_offset input2_offset output_offset multiplier shift act_min act_max", div_args, NULL};

@@ -284,7 +284,7 @@ static const utvm_op_emit_slot_t fully_connected_s8_args[] = {{UTVM_EMIT_PARAMS,
     {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_fully_connected_s8 = {"utvm_fully_connected_params_t",
-    "input_offset filter_offset output_offset act_min act_max", fully_connected_s8_args};
+    "input_offset filter_offset output_offset act_min act_max", fully_connected_s8_args, NULL};
 
 /* ---- The kernel function utvm_k_fully_connected_s16 ---- */
 
@@ -314,4 +314,4 @@ static const utvm_op_emit_slot_t fully_connected_s16_args[] = {{UTVM_EMIT_PARAMS
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_fully_connected_s16 = {"utvm_fully_connected_params_t",
-    "input_offset filter_offset output_offset act_min act_max", fully_connected_s16_args};
+    "input_offset filter_offset output_offset act_min act_max", fully_connected_s16_args, NULL};

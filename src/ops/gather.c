@@ -210,4 +210,4 @@ static const utvm_op_emit_slot_t gather_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
     {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_gather = {"utvm_gather_params_t",
-    "element_size index_size batch outer axis_size coords inner", gather_args};
+    "element_size index_size batch outer axis_size coords inner", gather_args, NULL};

@@ -115,4 +115,4 @@ const utvm_op_kind_info_t utvm_op_kind_l2_normalization_s8 = {
 static const utvm_op_emit_slot_t l2norm_args[] = {{UTVM_EMIT_ZERO_POINT, 0u},
     {UTVM_EMIT_ROWS, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_END, 0u}};
-const utvm_op_emit_t utvm_op_emit_l2_normalization_s8 = {NULL, NULL, l2norm_args};
+const utvm_op_emit_t utvm_op_emit_l2_normalization_s8 = {NULL, NULL, l2norm_args, NULL};

@@ -112,4 +112,4 @@ static const utvm_op_emit_slot_t log_softmax_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_END, 0u}};
 const utvm_op_emit_t utvm_op_emit_log_softmax_s8 = {"utvm_log_softmax_params_t",
     "input_multiplier input_left_shift reverse_scaling_divisor reverse_scaling_shift diff_min",
-    log_softmax_args};
+    log_softmax_args, NULL};

@@ -171,10 +171,10 @@ const utvm_op_kind_info_t utvm_op_kind_tanh_s8 = {curve_walk, curve_check, NULL,
 static const utvm_op_emit_slot_t curve_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SIZE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 const utvm_op_emit_t utvm_op_emit_logistic_s8 = {"utvm_logistic_params_t",
-    "input_zero_point input_range_radius input_multiplier input_left_shift", curve_args};
+    "input_zero_point input_range_radius input_multiplier input_left_shift", curve_args, NULL};
 const utvm_op_emit_t utvm_op_emit_tanh_s8 = {"utvm_logistic_params_t",
-    "input_zero_point input_range_radius input_multiplier input_left_shift", curve_args};
+    "input_zero_point input_range_radius input_multiplier input_left_shift", curve_args, NULL};
 const utvm_op_emit_t utvm_op_emit_logistic_s16 = {"utvm_sigmoid_s16_params_t",
-    "input_multiplier input_left_shift", curve_args};
+    "input_multiplier input_left_shift", curve_args, NULL};
 const utvm_op_emit_t utvm_op_emit_tanh_s16 = {"utvm_sigmoid_s16_params_t",
-    "input_multiplier input_left_shift", curve_args};
+    "input_multiplier input_left_shift", curve_args, NULL};

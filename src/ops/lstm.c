@@ -539,4 +539,4 @@ const utvm_op_emit_t utvm_op_emit_lstm = {"utvm_lstm_params_t",
     "hidden_zero_point input_multiplier[4] input_shift[4] recurrent_multiplier[4] "
     "recurrent_shift[4] forget_multiplier forget_shift update_multiplier update_shift "
     "output_multiplier output_shift cell_clip cell_tanh_multiplier cell_tanh_shift",
-    lstm_args};
+    lstm_args, NULL};

@@ -103,4 +103,4 @@ static const utvm_op_emit_slot_t minmax_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 const utvm_op_emit_t utvm_op_emit_minmax = {"utvm_minmax_params_t", "maximum element_bytes",
-                                            minmax_args};
+                                            minmax_args, NULL};

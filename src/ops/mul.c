@@ -103,7 +103,7 @@ static const utvm_op_emit_slot_t mul_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
 
 const utvm_op_emit_t utvm_op_emit_mul_s8 = {"utvm_mul_params_t",
     "input1_offset input2_offset output_offset output_multiplier output_shift act_min act_max",
-    mul_s8_args};
+    mul_s8_args, NULL};
 
 /* ---- The kernel function utvm_k_mul_s16 (MUL_S8's body) ---- */
 
@@ -122,4 +122,4 @@ const utvm_op_kind_info_t utvm_op_kind_mul_s16 = {mul_walk, mul_s16_check, NULL,
 
 const utvm_op_emit_t utvm_op_emit_mul_s16 = {"utvm_mul_params_t",
     "input1_offset input2_offset output_offset output_multiplier output_shift act_min act_max",
-    mul_s8_args};
+    mul_s8_args, NULL};

@@ -117,11 +117,25 @@ void ops_walk_quant(utvm_op_walk_t *w, utvm_per_channel_quant_t *q) {
   w->at += count + shift_words;
 }
 
+void ops_walk_laid_out(utvm_op_walk_t *w, void *params, size_t fields_bytes, int32_t *layout) {
+  ops_walk_block(w, params, fields_bytes);
+  if (w->version >= 2u) {
+    ops_walk_i32(w, layout);
+  } else if (w->in != NULL) {
+    *layout = 0;
+  } else if (*layout != 0) {
+    w->ok = false; /* version 1 has TFLite's layout only */
+  } else {
+    /* version 1: no layout word */
+  }
+}
+
 /* The header (magic, kind, word count, inputs, scratch) then the kind's body; *in_body tells
  * whether the header was accepted. */
 static void walk_all(utvm_op_walk_t *w, utvm_op_params_t *p, uint32_t *total, bool *in_body) {
-  int32_t magic = UTVM_OP_PARAMS_MAGIC;
+  int32_t magic = (p->version == 1u) ? UTVM_OP_PARAMS_MAGIC_V1 : UTVM_OP_PARAMS_MAGIC;
   int32_t kind = (int32_t)p->kind;
+  w->version = (uint32_t)magic & 0xFFFFu;
   ops_walk_i32(w, &magic);
   ops_walk_i32(w, &kind);
   ops_walk_u32(w, total);
@@ -129,11 +143,13 @@ static void walk_all(utvm_op_walk_t *w, utvm_op_params_t *p, uint32_t *total, bo
   ops_walk_u32(w, &p->scratch_bytes);
   const utvm_op_kind_info_t *info = utvm_op_kind_info((utvm_op_kind_t)kind);
   if (w->ok && (w->in != NULL)) {
-    if ((magic != UTVM_OP_PARAMS_MAGIC) || (info == NULL) || (p->n_inputs == 0u) ||
-        (p->n_inputs > UTVM_OP_PARAMS_MAX_INPUTS)) {
+    if (((magic != UTVM_OP_PARAMS_MAGIC) && (magic != UTVM_OP_PARAMS_MAGIC_V1)) ||
+        (info == NULL) || (p->n_inputs == 0u) || (p->n_inputs > UTVM_OP_PARAMS_MAX_INPUTS)) {
       w->ok = false;
     } else {
       p->kind = (utvm_op_kind_t)kind;
+      w->version = (uint32_t)magic & 0xFFFFu;
+      p->version = w->version;
     }
   }
   if (w->ok && (info == NULL)) {
@@ -253,6 +269,7 @@ static utvm_op_walk_t walk_start(int32_t *out, const int32_t *in, uint32_t n) {
   w.n = n;
   w.at = 0u;
   w.ok = true;
+  w.version = (uint32_t)UTVM_OP_PARAMS_MAGIC & 0xFFFFu; /* walk_all sets the one walked */
   return w;
 }
 

@@ -276,7 +276,7 @@ static const utvm_op_emit_slot_t pad_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMI
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_pad_s8 = {"utvm_pad_params_t", "before[4] after[4] pad_value",
-    pad_args};
+    pad_args, NULL};
 
 /* ---- The kernel function utvm_k_pad (any element size, any border) ---- */
 
@@ -334,4 +334,4 @@ const utvm_op_kind_info_t utvm_op_kind_pad = {pad_any_walk, pad_any_check, NULL,
                                               UTVM_PLAN_STEP_DEFAULT, NULL};
 
 const utvm_op_emit_t utvm_op_emit_pad = {"utvm_pad_any_params_t",
-    "element_size mode before[4] after[4] pad_value", pad_args};
+    "element_size mode before[4] after[4] pad_value", pad_args, NULL};

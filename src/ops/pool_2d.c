@@ -208,10 +208,10 @@ const utvm_op_kind_info_t utvm_op_kind_max_pool2d_s8 = {pool_walk, pool_check, N
 static const utvm_op_emit_slot_t pool_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_DIMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 const utvm_op_emit_t utvm_op_emit_avg_pool2d_s8 = {"utvm_pool2d_params_t",
-    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args, NULL};
 const utvm_op_emit_t utvm_op_emit_max_pool2d_s8 = {"utvm_pool2d_params_t",
-    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args, NULL};
 const utvm_op_emit_t utvm_op_emit_avg_pool2d_s16 = {"utvm_pool2d_params_t",
-    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args, NULL};
 const utvm_op_emit_t utvm_op_emit_max_pool2d_s16 = {"utvm_pool2d_params_t",
-    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args};
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args, NULL};

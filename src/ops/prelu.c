@@ -151,7 +151,7 @@ static const utvm_op_emit_slot_t prelu_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_E
 
 const utvm_op_emit_t utvm_op_emit_prelu_s8 = {"utvm_prelu_params_t",
     "input_offset alpha_offset output_offset multiplier_1 shift_1 multiplier_2 shift_2",
-    prelu_args};
+    prelu_args, NULL};
 const utvm_op_emit_t utvm_op_emit_prelu_s16 = {"utvm_prelu_params_t",
     "input_offset alpha_offset output_offset multiplier_1 shift_1 multiplier_2 shift_2",
-    prelu_args};
+    prelu_args, NULL};

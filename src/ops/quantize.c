@@ -237,14 +237,14 @@ static const utvm_op_emit_slot_t quantize_f32_s8_args[] = {{UTVM_EMIT_SCALE, 0u}
     {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_END, 0u}};
 
-const utvm_op_emit_t utvm_op_emit_quantize_f32_s8 = {NULL, NULL, quantize_f32_s8_args};
+const utvm_op_emit_t utvm_op_emit_quantize_f32_s8 = {NULL, NULL, quantize_f32_s8_args, NULL};
 static const utvm_op_emit_slot_t requantize_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_requantize_s8 = {"utvm_requantize_params_t",
-    "input_zero_point output_zero_point multiplier shift", requantize_s8_args};
+    "input_zero_point output_zero_point multiplier shift", requantize_s8_args, NULL};
 
-const utvm_op_emit_t utvm_op_emit_quantize_f32_s16 = {NULL, NULL, quantize_f32_s8_args};
+const utvm_op_emit_t utvm_op_emit_quantize_f32_s16 = {NULL, NULL, quantize_f32_s8_args, NULL};
 const utvm_op_emit_t utvm_op_emit_requantize_q = {"utvm_requantize_q_params_t",
     "input_zero_point output_zero_point multiplier shift input_size output_size",
-    requantize_s8_args};
+    requantize_s8_args, NULL};

@@ -260,7 +260,7 @@ static const utvm_op_emit_slot_t mean_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM
     {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_mean_s8 = {"utvm_mean_params_t",
-    "input_zero_point output_zero_point multiplier shift", mean_s8_args};
+    "input_zero_point output_zero_point multiplier shift", mean_s8_args, NULL};
 
 /* ---- The kernel function utvm_k_reduce ---- */
 
@@ -294,4 +294,4 @@ static const utvm_op_emit_slot_t reduce_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
     {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_reduce = {"utvm_reduce_params_t",
-    "op element_size input_zero_point output_zero_point multiplier shift", reduce_args};
+    "op element_size input_zero_point output_zero_point multiplier shift", reduce_args, NULL};

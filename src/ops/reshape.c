@@ -169,4 +169,4 @@ const utvm_op_kind_info_t utvm_op_kind_reshape = {reshape_walk, reshape_check, N
 static const utvm_op_emit_slot_t reshape_args[] = {{UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_BYTES, 0u}, {UTVM_EMIT_END, 0u}};
 
-const utvm_op_emit_t utvm_op_emit_reshape = {NULL, NULL, reshape_args};
+const utvm_op_emit_t utvm_op_emit_reshape = {NULL, NULL, reshape_args, NULL};

@@ -225,6 +225,6 @@ static const utvm_op_emit_slot_t resize_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_resize_nearest = {"utvm_resize_params_t",
-    "element_size align_corners half_pixel_centers", resize_args};
+    "element_size align_corners half_pixel_centers", resize_args, NULL};
 const utvm_op_emit_t utvm_op_emit_resize_bilinear_s8 = {"utvm_resize_params_t",
-    "element_size align_corners half_pixel_centers", resize_args};
+    "element_size align_corners half_pixel_centers", resize_args, NULL};

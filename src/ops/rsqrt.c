@@ -95,4 +95,4 @@ const utvm_op_kind_info_t utvm_op_kind_rsqrt_s8 = {rsqrt_walk, rsqrt_check, NULL
 static const utvm_op_emit_slot_t rsqrt_args[] = {{UTVM_EMIT_TABLE, 0u},
     {UTVM_EMIT_ZERO_POINT, 0u}, {UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u},
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
-const utvm_op_emit_t utvm_op_emit_rsqrt_s8 = {NULL, NULL, rsqrt_args};
+const utvm_op_emit_t utvm_op_emit_rsqrt_s8 = {NULL, NULL, rsqrt_args, NULL};

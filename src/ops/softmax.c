@@ -197,9 +197,9 @@ static const utvm_op_emit_slot_t softmax_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {U
     {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_softmax_s8 = {"utvm_softmax_params_t",
-    "input_multiplier input_left_shift diff_min", softmax_s8_args};
+    "input_multiplier input_left_shift diff_min", softmax_s8_args, NULL};
 
 const utvm_op_emit_t utvm_op_emit_softmax_s8_s16 = {"utvm_softmax_params_t",
-    "input_multiplier input_left_shift diff_min", softmax_s8_args};
+    "input_multiplier input_left_shift diff_min", softmax_s8_args, NULL};
 const utvm_op_emit_t utvm_op_emit_softmax_s16 = {"utvm_softmax_params_t",
-    "input_multiplier input_left_shift diff_min", softmax_s8_args};
+    "input_multiplier input_left_shift diff_min", softmax_s8_args, NULL};

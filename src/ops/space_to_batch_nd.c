@@ -235,4 +235,4 @@ static const utvm_op_emit_slot_t space_batch_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_space_batch = {"utvm_space_batch_params_t",
-    "element_size to_batch block[2] before[2] pad_value", space_batch_args};
+    "element_size to_batch block[2] before[2] pad_value", space_batch_args, NULL};

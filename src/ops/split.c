@@ -313,4 +313,4 @@ static const utvm_op_emit_slot_t split_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_E
     {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_split = {"utvm_split_params_t",
-    "outer input_len output_len begin inner element_size", split_args};
+    "outer input_len output_len begin inner element_size", split_args, NULL};

@@ -121,8 +121,8 @@ static const utvm_op_emit_slot_t squared_difference_args[] = {{UTVM_EMIT_PARAMS,
 const utvm_op_emit_t utvm_op_emit_squared_difference_s8 = {"utvm_add_params_t",
     "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
     "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
-    squared_difference_args};
+    squared_difference_args, NULL};
 const utvm_op_emit_t utvm_op_emit_squared_difference_s16 = {"utvm_add_params_t",
     "input1_offset input2_offset output_offset left_shift input1_multiplier input1_shift "
     "input2_multiplier input2_shift output_multiplier output_shift act_min act_max",
-    squared_difference_args};
+    squared_difference_args, NULL};

@@ -123,4 +123,4 @@ static const utvm_op_emit_slot_t strided_copy_args[] = {{UTVM_EMIT_PARAMS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_strided_copy = {"utvm_strided_copy_params_t",
-    "element_size input_elements start rank dims[6] strides[6]", strided_copy_args};
+    "element_size input_elements start rank dims[6] strides[6]", strided_copy_args, NULL};

@@ -309,4 +309,4 @@ static const utvm_op_emit_slot_t svdf_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
 const utvm_op_emit_t utvm_op_emit_svdf_s8 = {"utvm_svdf_params_t",
     "batches input_size filters rank memory_size state_bits input_offset state_zero_point "
     "output_offset multiplier_1 shift_1 multiplier_2 shift_2",
-    svdf_s8_args};
+    svdf_s8_args, NULL};

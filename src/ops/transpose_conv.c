@@ -122,6 +122,7 @@ static utvm_err_t tconv_window(const utvm_op_context_t *c, const int32_t *o,
   p->dilation_w = 1;
   p->pad_top = pad.pad_top;
   p->pad_left = pad.pad_left;
+  p->filter_layout = (int32_t)UTVM_FILTER_PLAIN;
   return err;
 }
 
@@ -239,7 +240,8 @@ const utvm_op_t utvm_op_transpose_conv = {(int32_t)UTVM_MODEL_OP_TRANSPOSE_CONV,
 
 static void tconv_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_block(w, p->dims, sizeof(p->dims));
-  ops_walk_block(w, &p->p.conv, sizeof(p->p.conv));
+  ops_walk_laid_out(w, &p->p.conv, offsetof(utvm_conv2d_params_t, filter_layout),
+                    &p->p.conv.filter_layout);
   ops_walk_i32(w, &p->type);
   ops_walk_u32(w, &p->has_bias);
   ops_walk_quant(w, &p->quant);
@@ -298,4 +300,4 @@ static const utvm_op_emit_slot_t tconv_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_E
 const utvm_op_emit_t utvm_op_emit_transpose_conv = {"utvm_conv2d_params_t",
     "stride_h stride_w dilation_h dilation_w pad_top pad_left input_offset output_offset "
     "act_min act_max",
-    tconv_args};
+    tconv_args, NULL};

@@ -95,7 +95,7 @@ const utvm_op_kind_info_t utvm_op_kind_lut_s8 = {lut_walk, lut_check, NULL, lut_
 
 static const utvm_op_emit_slot_t lut_args[] = {{UTVM_EMIT_TABLE, 0u}, {UTVM_EMIT_SIZE, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
-const utvm_op_emit_t utvm_op_emit_lut_s8 = {NULL, NULL, lut_args};
+const utvm_op_emit_t utvm_op_emit_lut_s8 = {NULL, NULL, lut_args, NULL};
 
 /* ---- The kernel function utvm_k_pwl_s16 ---- */
 
@@ -123,4 +123,4 @@ static const utvm_op_emit_slot_t pwl_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMI
 const utvm_op_emit_t utvm_op_emit_pwl_s16 = {"utvm_pwl_params_t",
     "input_zero_point output_zero_point positive_multiplier positive_shift negative_multiplier "
     "negative_shift negative_mode act_min act_max",
-    pwl_args};
+    pwl_args, NULL};

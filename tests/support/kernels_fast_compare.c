@@ -35,6 +35,13 @@ static union {
   int32_t words[COMPARE_MAX_BYTES / 4];
   int8_t bytes[COMPARE_MAX_BYTES];
 } g_scratch;
+#if COMPARE_DSP
+/* A filter laid out as UTVM_FILTER_DSP_S16: word-aligned, as the compiler places constants. */
+static union {
+  int32_t words[(2 * COMPARE_MAX_BYTES + 4 * COMPARE_MAX_CHANNELS) / 4];
+  int8_t bytes[2 * COMPARE_MAX_BYTES + 4 * COMPARE_MAX_CHANNELS];
+} g_packed;
+#endif
 static int32_t g_bias[COMPARE_MAX_CHANNELS];
 static int32_t g_multiplier[COMPARE_MAX_CHANNELS];
 static int8_t g_shift[COMPARE_MAX_CHANNELS];
@@ -121,6 +128,45 @@ static bool same_bytes(int32_t count, utvm_fast_compare_result_t *result) {
 static void clear_fast(void) { (void)memset(g_out_fast, 0x5a, sizeof g_out_fast); }
 #endif
 
+#if COMPARE_DSP
+/* The convolution again with its filter laid out as DSP_S16 (g_out_portable holds the portable
+ * result): the DSP kernel, then the dispatcher, which runs it on a DSP build (not MVE) and
+ * refuses it on any other. */
+static bool conv_dsp_s16_case(const utvm_conv2d_params_t *plain,
+                              const utvm_per_channel_quant_t *quant, const utvm_dims_t *in_dims,
+                              const utvm_dims_t *filter_dims, const int32_t *bias,
+                              const utvm_dims_t *out_dims, int32_t out_count,
+                              utvm_fast_compare_result_t *result) {
+  utvm_conv2d_params_t params = *plain;
+  params.filter_layout = (int32_t)UTVM_FILTER_DSP_S16;
+  bool same = utvm_conv2d_s8_pack_filter(UTVM_FILTER_DSP_S16, filter_dims, g_filter,
+                                         g_packed.bytes, sizeof g_packed.bytes) == UTVM_OK;
+  if (same) {
+    clear_fast();
+    utvm_conv2d_s8_dsp(&params, quant, in_dims, g_input, filter_dims, g_packed.bytes, bias,
+                       out_dims, g_out_fast, g_scratch.bytes);
+    same = same_bytes(out_count, result);
+  }
+  if (same) {
+    clear_fast();
+    const utvm_err_t err = utvm_conv2d_s8(&params, quant, in_dims, g_input, filter_dims,
+                                          g_packed.bytes, bias, out_dims, g_out_fast,
+                                          g_scratch.bytes);
+#if defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE)
+    same = (err == UTVM_OK) && same_bytes(out_count, result) &&
+           (utvm_conv2d_s8(&params, quant, in_dims, g_input, filter_dims, g_packed.bytes, bias,
+                           out_dims, g_out_fast, &g_scratch.bytes[2]) == UTVM_ERR_KERNEL_BAD_PARAM) &&
+           (utvm_conv2d_s8(&params, quant, in_dims, g_input, filter_dims, &g_packed.bytes[2], bias,
+                           out_dims, g_out_fast, g_scratch.bytes) == UTVM_ERR_KERNEL_BAD_PARAM);
+#else
+    same = err == UTVM_ERR_KERNEL_BAD_PARAM;
+#endif
+  }
+  result->conv_dsp_s16 += same ? 1 : 0;
+  return same;
+}
+#endif
+
 static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_conv2d_params_t params;
   utvm_dims_t in_dims;
@@ -152,6 +198,7 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   params.pad_left = pointwise ? 0 : random_in(state, 0, 2);
   random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
                  &params.act_max);
+  params.filter_layout = (int32_t)UTVM_FILTER_PLAIN;
   out_dims.n = in_dims.n;
   out_dims.h = window_out(state, in_dims.h, filter_dims.h, params.stride_h, params.dilation_h,
                           params.pad_top);
@@ -180,6 +227,8 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   same = same && same_bytes(out_count, result) &&
          ((utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in_dims, &filter_dims, &out_dims) +
            3u) <= sizeof g_scratch.bytes);
+  same = same && conv_dsp_s16_case(&params, &quant, &in_dims, &filter_dims, bias, &out_dims,
+                                   out_count, result);
 #endif
 #if COMPARE_MVE
   clear_fast();
@@ -566,7 +615,8 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
     int32_t act_max;
     random_offsets(state, &input_offset, &output_offset, &act_min, &act_max);
     utvm_conv2d_params_t conv = {stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left,
-                                 input_offset, output_offset, act_min, act_max};
+                                 input_offset, output_offset, act_min, act_max,
+                                 (int32_t)UTVM_FILTER_PLAIN};
     utvm_depthwise_conv2d_params_t dw = {stride_h, stride_w, dilation_h, dilation_w, pad_top,
                                          pad_left, multiplier, input_offset, output_offset,
                                          act_min, act_max};
@@ -677,7 +727,8 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
       int32_t act_max;
       random_offsets(state, &input_offset, &output_offset, &act_min, &act_max);
       const utvm_conv2d_params_t cp = {stride_h, stride_w, dilation_h, dilation_w, pad_top,
-                                       pad_left, input_offset, output_offset, act_min, act_max};
+                                       pad_left, input_offset, output_offset, act_min, act_max,
+                                       (int32_t)UTVM_FILTER_PLAIN};
       const utvm_depthwise_conv2d_params_t dp = {stride_h, stride_w, dilation_h, dilation_w,
                                                  pad_top, pad_left, multiplier, input_offset,
                                                  output_offset, act_min, act_max};

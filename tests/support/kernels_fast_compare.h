@@ -13,6 +13,8 @@
 typedef struct {
   int32_t conv_cases;          /* convolutions compared */
   int32_t conv_pointwise;      /* of which 1x1 */
+  int32_t conv_dsp_s16;        /* of which also run with the filter laid out as DSP_S16 (the
+                                  DSP kernel; and the dispatcher where the build runs it) */
   int32_t depthwise_cases;     /* depthwise convolutions compared */
   int32_t depthwise_shared;    /* of which with a multiplier above 1 */
   int32_t depthwise_as_conv;   /* of which run by utvm_depthwise_conv2d_s8 as a convolution

@@ -24,7 +24,8 @@ static const utvm_per_channel_quant_t unit_quant = {one_multiplier, one_shift, 1
 
 static utvm_conv2d_params_t conv_params(int32_t stride, int32_t dilation, int32_t pad) {
   const utvm_conv2d_params_t params = {stride, stride, dilation, dilation, pad, pad,
-                                       0,      0,      INT8_MIN, INT8_MAX};
+                                       0,      0,      INT8_MIN, INT8_MAX,
+                                       (int32_t)UTVM_FILTER_PLAIN};
   return params;
 }
 
@@ -929,7 +930,8 @@ static void test_s16_weighted(void **state) {
   const utvm_dims_t in_dims = {1, 1, 1, 2};
   const utvm_dims_t f_dims = {1, 1, 1, 2};
   const utvm_dims_t out_dims = {1, 1, 1, 1};
-  utvm_conv2d_params_t cp = {1, 1, 1, 1, 0, 0, 0, 0, INT16_MIN, INT16_MAX};
+  utvm_conv2d_params_t cp = {1, 1, 1, 1, 0, 0, 0, 0, INT16_MIN, INT16_MAX,
+                             (int32_t)UTVM_FILTER_PLAIN};
   utvm_fully_connected_params_t fp = {0, 0, 0, INT16_MIN, INT16_MAX};
   int16_t out[2] = {0, 0};
   (void)state;

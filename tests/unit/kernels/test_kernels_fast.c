@@ -239,6 +239,9 @@ static void test_random_layers_bit_exact(void **state) {
   assert_true(result.stage_inplace > 300);
   assert_true(result.stage_tails > 300);
   assert_true(result.conv_pointwise > 500);
+  /* every convolution also with its filter laid out as DSP_S16 (the dispatcher of the host's
+   * portable library refusing it) */
+  assert_int_equal(result.conv_dsp_s16, 3000);
   assert_true(result.compared_bytes > 100000);
 }
 

@@ -99,6 +99,7 @@ static void test_conv2d_vectors(void **state) {
     params.pad_left = v->pad_left;
     params.input_offset = -v->input_zero_point;
     params.output_offset = v->output_zero_point;
+    params.filter_layout = (int32_t)UTVM_FILTER_PLAIN;
     int8_t narrow[64];
     narrow_shifts(shifts, narrow, v->scale_count);
     const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};

@@ -132,10 +132,28 @@ static void test_truncations_and_corruptions(void **state) {
   assert_int_equal(utvm_op_params_decode(one_channel, 31u, &d, &why), UTVM_OK);
   assert_int_equal(utvm_op_params_encode(&d, again, 31u, &n_again, &why), UTVM_OK);
   assert_memory_equal(again, one_channel, sizeof(again));
+  /* Version 1 (above) reads TFLite's filter layout and cannot carry another. */
+  assert_int_equal(d.version, 1u);
+  assert_int_equal(d.p.conv.filter_layout, (int32_t)UTVM_FILTER_PLAIN);
+  d.p.conv.filter_layout = (int32_t)UTVM_FILTER_DSP_S16;
+  assert_int_equal(utvm_op_params_encode(&d, again, 31u, &n_again, &why), UTVM_ERR_KFUNC_PARAMS);
+  /* Version 2: the layout word after act_max; a DSP_S16 filter is int16 values, the channels
+   * in pairs; an unknown layout is refused. */
+  int32_t laid[512];
+  (void)memcpy(laid, fx.words, (size_t)fx.n * 4u);
+  laid[5 + 12 + 10] = (int32_t)UTVM_FILTER_DSP_S16;
+  assert_int_equal(utvm_op_params_decode(laid, fx.n, &d, &why), UTVM_OK);
+  assert_int_equal(d.version, 2u);
+  assert_int_equal(d.operands[1].type, UTVM_OP_TYPE_INT16);
+  assert_int_equal(d.operands[1].bytes,
+                   (uint32_t)utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, &d.dims[1]));
+  laid[5 + 12 + 10] = 7;
+  assert_int_equal(utvm_op_params_decode(laid, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "unknown filter layout");
   /* Specific texts. */
   int32_t bad[512];
   (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
-  bad[0] = 0x504B0002;
+  bad[0] = 0x504B0003;
   assert_int_equal(utvm_op_params_decode(bad, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
   assert_string_equal(why, "truncated or bad header");
   (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
