@@ -173,6 +173,11 @@ int cli_upload_args(const cli_options_t *o, utvm_host_t *host, utvm_host_value_t
 /* Frees the device memory of the uploaded tensor arguments. */
 void cli_free_device_args(utvm_host_t *host, cli_arg_t *args, int n);
 
+/* The device's kernels (utvm_k_kernels of its system library: UTVM_KERNELS_INFO of its build)
+ * into *info; false when it has no such function (older or TVM firmware) or does not answer
+ * an int. */
+bool cli_device_kernels(utvm_host_t *host, int64_t *info);
+
 /* run MODEL (on this host, or with --connect on the device) and, with time_only, time MODEL on
  * the device; returns the exit code. */
 int cli_run_model(const cli_options_t *o, bool time_only);

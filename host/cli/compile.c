@@ -26,6 +26,7 @@ typedef struct {
   const char *mlf;      /* --mlf OUT.tar: a Model Library Format archive, or NULL */
   bool aot;             /* --executor aot (else graph) */
   const char *name;     /* --name: the MLF module name ("default") */
+  utvm_host_compile_options_t compile; /* --cpu (laid out for its kernels) and --weights */
   bool json;
 } cli_compile_options_t;
 
@@ -128,6 +129,8 @@ static void remove_out_dir(const char *dir, bool created, const char *stem,
   }
 }
 
+static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core);
+
 /* utvm compile --generic / --mlf: writes the files of c for its model; returns the exit code
  * (0 ok, 2 usage or files, 4 a model refused). */
 static int compile_files(const cli_compile_options_t *c) {
@@ -142,7 +145,8 @@ static int compile_files(const cli_compile_options_t *c) {
   if (data == NULL) {
     return compile_error(json, CLI_EXIT_USAGE, "usage", msg);
   }
-  const utvm_err_t rc = utvm_host_compile_generic(data, size, &g, err, sizeof(err));
+  const utvm_err_t rc =
+      utvm_host_compile_generic_with(data, size, &c->compile, &g, err, sizeof(err));
   free(data);
   if (rc != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "%s: %s: %s", model, utvm_strerror(rc), err);
@@ -736,9 +740,9 @@ static const char compile_help[] =
     "       utvm [--json] compile MODEL.tflite --report --cpu CPU [--sizes TABLE]\n"
     "                     [--io-in-activations] [--patches auto|N|off]\n"
     "                     [--weights core|tflite]\n"
-    "       utvm [--json] compile MODEL.tflite --generic -o DIR\n"
+    "       utvm [--json] compile MODEL.tflite --generic -o DIR [--cpu CPU]\n"
     "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
-    "                     [--name NAME]\n\n"
+    "                     [--name NAME] [--cpu CPU]\n\n"
     "-o DIR --name NET (no --generic) emits standalone C for the ai_ API (docs/AI.md)\n"
     "from MODEL: a .tflite, a TVM graph JSON (with --params its parameter blob) or a\n"
     "graph-executor Model Library Format archive (.tar):\n"
@@ -776,7 +780,11 @@ static const char compile_help[] =
     "executor JSON) and DIR/params.bin (TVM parameter blob: weights, biases and each\n"
     "operator's op params); DIR is created if needed. Prints the operators, entries,\n"
     "storage and parameter bytes (--json: one object). The model goes through the\n"
-    "runner's checks.\n\n"
+    "runner's checks. With --cpu (and --weights core, the default) constants are laid\n"
+    "out for that core's kernels as for standalone C, each a parameter of its own call\n"
+    "(op<k>_w<input>): only a firmware with those kernels runs the graph (utvm info\n"
+    "shows a device's kernels); without --cpu, TFLite's layout, which every firmware\n"
+    "reads. The same holds for --mlf.\n\n"
     "A failed compile removes the DIR it created (a DIR that existed stays). Exit\n"
     "codes: 0 ok, 2 usage (bad option, unreadable model, unwritable DIR), 4 a model\n"
     "the reader, the runner or the compiler refuses.\n";
@@ -824,6 +832,12 @@ static int compile_main(const cli_options_t *o) {
   c.aot = (o->executor != NULL) && (strcmp(o->executor, "aot") == 0);
   c.name = (o->mlf_name != NULL) ? o->mlf_name : "default";
   c.json = o->json;
+  if (!cli_kernels_core(o->cpu, &c.compile.core)) {
+    return cli_usage_error(o, "--cpu %s: give one of host, cortex-m0, cortex-m0plus, cortex-m3, "
+                           "cortex-m4, cortex-m7, cortex-m33, cortex-m35p, cortex-m55, cortex-m85",
+                           o->cpu);
+  }
+  c.compile.lay_out = (o->cpu != NULL) && !o->weights_tflite;
   return compile_files(&c);
 }
 

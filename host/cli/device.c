@@ -230,3 +230,22 @@ int cli_on_device(const cli_options_t *o, bool typed_args, utvm_host_log_fn log,
   free_parsed_args(&with_args);
   return exit_code;
 }
+
+bool cli_device_kernels(utvm_host_t *host, int64_t *info) {
+  uint64_t lib = 0u;
+  uint64_t f = 0u;
+  bool answered = false;
+  if ((utvm_host_system_lib(host, &lib) != UTVM_HOST_OK) ||
+      (utvm_host_module_get_function(host, lib, "utvm_k_kernels", &f) != UTVM_HOST_OK) ||
+      (f == 0u)) {
+    return false;
+  }
+  utvm_host_value_t ret;
+  if ((utvm_host_call(host, f, NULL, 0u, &ret) == UTVM_HOST_OK) &&
+      (ret.type_code == UTVM_TC_INT)) {
+    *info = ret.v.i;
+    answered = true;
+  }
+  (void)utvm_host_free_handle(host, f, UTVM_TC_FUNCTION);
+  return answered;
+}

@@ -11,8 +11,10 @@
 static const char info_help[] =
     "usage: utvm [--connect T] [--json] info\n\n"
     "Prints the session, packet limits, the device's global functions and the functions\n"
-    "of its system library (when the device lists them: utvm.crt.FunctionName), tensor\n"
-    "memory and link statistics.\n";
+    "of its system library (when the device lists them: utvm.crt.FunctionName), its\n"
+    "kernels (utvm_k_kernels: the core's fast paths and the constant layouts they read,\n"
+    "which utvm run and compile --cpu lay constants out for), tensor memory and link\n"
+    "statistics.\n";
 
 /* Most names listed per function table. */
 #define CLI_MAX_LISTED_FUNCTIONS 256
@@ -125,6 +127,12 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
     function_lists_free(&lists);
     return cli_report(o, rc, utvm_host_last_error(host));
   }
+  int64_t kernels = 0;
+  const bool kernels_known = cli_device_kernels(host, &kernels);
+  static const char *const core_names[3] = {"portable", "dsp", "mve"};
+  const int64_t core = UTVM_KERNELS_INFO_CORE(kernels);
+  const char *core_name = ((core >= 0) && (core <= 2)) ? core_names[core] : "unknown";
+  const bool dsp_s16 = (UTVM_KERNELS_INFO_LAYOUTS(kernels) & (1 << UTVM_FILTER_DSP_S16)) != 0;
   static const char *const table_names[2] = {"system_lib", "globals"};
   utvm_host_stats_t s;
   utvm_host_get_stats(host, &s);
@@ -148,7 +156,14 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
       (void)printf("%s\"%s\": %s", (i > 0u) ? ", " : "", globals[i],
                    present[i] ? "true" : "false");
     }
-    (void)printf("}, \"functions\": ");
+    (void)printf("}, \"kernels\": ");
+    if (kernels_known) {
+      (void)printf("{\"core\": \"%s\", \"filter_layouts\": [\"plain\"%s]}", core_name,
+                   dsp_s16 ? ", \"dsp_s16\"" : "");
+    } else {
+      (void)printf("null");
+    }
+    (void)printf(", \"functions\": ");
     if (lists.listed) {
       for (size_t t = 0u; t < 2u; t++) {
         (void)printf("%s\"%s\": [", (t == 0u) ? "{" : ", ", table_names[t]);
@@ -187,6 +202,12 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
     (void)printf("max transfer       %lld bytes%s\n", (long long)sizes[1],
                  present[3] ? "" : " (not offered: TVM-compatible chunking)");
     (void)printf("copy packet used   %llu bytes\n", (unsigned long long)max_packet);
+    if (kernels_known) {
+      (void)printf("kernels            %s (filter layouts: plain%s; utvm run lays constants out "
+                   "for them)\n", core_name, dsp_s16 ? ", dsp_s16" : "");
+    } else {
+      (void)printf("kernels            not told (no utvm_k_kernels: TFLite's layouts)\n");
+    }
     (void)printf("globals:\n");
     for (size_t i = 0u; i < sizeof(globals) / sizeof(globals[0]); i++) {
       (void)printf("  %-36s %s\n", globals[i], present[i] ? "yes" : "no");

@@ -30,6 +30,7 @@ typedef struct {
   int (*connect)(void *ctx, utvm_host_t **host);
   void *connect_ctx;
   bool host_driven;  /* walk the graph on the host, one call per operator */
+  bool weights_tflite; /* --weights tflite: TFLite's constant layout whatever the device reads */
   const char *aot;   /* --executor aot: the firmware's AOT model of this name, or NULL */
   bool time_only;    /* utvm time MODEL: inputs optional (zeros), outputs not printed */
   int number;        /* time evaluator parameters */
@@ -550,8 +551,24 @@ static bool device_lacks_inplace(utvm_host_t *host, const utvm_compiled_graph_t 
   return lacks;
 }
 
+/* The compile options for the device's kernels: its utvm_k_kernels (core and filter layouts)
+ * when it has that function and reads a layout other than TFLite's, else TFLite's layout. */
+static utvm_host_compile_options_t device_layout(utvm_host_t *host) {
+  utvm_host_compile_options_t opts = {false, false, UTVM_KERNELS_PORTABLE};
+  int64_t info = 0;
+  if (cli_device_kernels(host, &info)) {
+    const int64_t core = UTVM_KERNELS_INFO_CORE(info);
+    const int64_t layouts = UTVM_KERNELS_INFO_LAYOUTS(info);
+    opts.lay_out = ((layouts & ~(int64_t)(1u << UTVM_FILTER_PLAIN)) != 0) &&
+                   (core >= (int64_t)UTVM_KERNELS_PORTABLE) && (core <= (int64_t)UTVM_KERNELS_MVE);
+    opts.core = opts.lay_out ? (utvm_kernels_core_t)core : UTVM_KERNELS_PORTABLE;
+  }
+  return opts;
+}
+
 /* Runs the model on the device behind o->host: compiled for the generic kernel functions (the
- * in-place convolutions as plain ones when the device lacks their functions), inputs from the
+ * in-place convolutions as plain ones when the device lacks their functions; constants laid
+ * out for the device's kernels when it reads such layouts, unless --weights tflite), inputs from the
  * host runner's input tensors, outputs into its output tensors. */
 static int run_on_device(run_t *run, double *seconds) {
   const cli_run_options_t *o = run->o;
@@ -591,10 +608,13 @@ static int run_on_device(run_t *run, double *seconds) {
   if (code >= 0) {
     return code;
   }
-  if (device_lacks_inplace(run->host, &run->graph)) {
-    const utvm_host_compile_options_t plain = {true};
+  utvm_host_compile_options_t opts =
+      o->weights_tflite ? (utvm_host_compile_options_t){false, false, UTVM_KERNELS_PORTABLE}
+                        : device_layout(run->host);
+  opts.plain_convolutions = device_lacks_inplace(run->host, &run->graph);
+  if (opts.plain_convolutions || opts.lay_out) {
     utvm_host_graph_free(&run->graph);
-    err = utvm_host_compile_generic_with(run->model_bytes, run->model_size, &plain, &run->graph,
+    err = utvm_host_compile_generic_with(run->model_bytes, run->model_size, &opts, &run->graph,
                                          why, sizeof(why));
     if (err != UTVM_OK) {
       (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, why);
@@ -853,6 +873,7 @@ int cli_run_model(const cli_options_t *o, bool time_only) {
   r.connect = connect_for_model;
   r.connect_ctx = &c;
   r.host_driven = o->host_driven;
+  r.weights_tflite = o->weights_tflite;
   r.aot = ((o->executor != NULL) && (strcmp(o->executor, "aot") == 0))
               ? ((o->mlf_name != NULL) ? o->mlf_name : "default") : NULL;
   r.labels = o->labels;

@@ -93,8 +93,15 @@ typedef struct {
   uint32_t *op_n_words;
   uint32_t *op_params_entry;
   uint32_t *param_tensor;   /* [n_params] tensor index, or NO_ENTRY for op params */
-  uint32_t *param_op;       /* [n_params] call of op params */
+  uint32_t *param_op;       /* [n_params] call of op params or of a laid-out constant */
+  bool *param_laid;         /* [n_params] the laid-out constant of call param_op */
+  uint32_t *laid_input;     /* [n_calls] the input laid out for the core, or NO_ENTRY */
+  uint8_t **laid_data;      /* [n_calls] its bytes (laid_bytes), malloc'd */
+  size_t *laid_bytes;
+  uint32_t *laid_entry;     /* [n_calls] its entry */
   bool plain_convolutions;  /* utvm_host_compile_options_t */
+  bool lay_out;
+  utvm_kernels_core_t core;
   char *err;
   size_t err_cap;
 } compiler_t;
@@ -292,7 +299,9 @@ static utvm_err_t build_blob(compiler_t *c, utvm_compiled_graph_t *g) {
     }
     cbuf_u64(&b, e->bytes);
     at[i] = b.len;
-    if (c->param_tensor[i] != NO_ENTRY) {
+    if (c->param_laid[i]) {
+      cbuf_put(&b, c->laid_data[c->param_op[i]], c->laid_bytes[c->param_op[i]]);
+    } else if (c->param_tensor[i] != NO_ENTRY) {
       utvm_model_tensor_t mt;
       (void)utvm_model_tensor(&c->model, c->param_tensor[i], &mt);
       if (mt.variable) {
@@ -470,6 +479,76 @@ static void call_name(const compiler_t *c, uint32_t k, char *name, size_t cap) {
   }
 }
 
+/* With c->lay_out, call k's constant input laid out for c->core (utvm_op_emit_t.lay_out): p's
+ * layout field set and the bytes kept in c->laid_*[k]. */
+static utvm_err_t lay_out_call(compiler_t *c, uint32_t k, utvm_op_params_t *p,
+                               const utvm_op_operands_t *o) {
+  const utvm_op_emit_t *how = utvm_op_kind_emit(p->kind);
+  utvm_op_params_t trial = *p;
+  uint32_t input = NO_ENTRY;
+  size_t bytes = 0u;
+  utvm_model_tensor_t mt;
+  c->laid_input[k] = NO_ENTRY;
+  if (!c->lay_out || (how == NULL) || (how->lay_out == NULL) ||
+      !how->lay_out(&trial, c->core, NULL, NULL, 0u, &input, &bytes) || (input >= o->n_inputs) ||
+      (utvm_model_tensor(&c->model, o->inputs[input], &mt) != UTVM_OK) || (mt.data == NULL) ||
+      mt.variable) {
+    return UTVM_OK; /* TFLite's layout */
+  }
+  c->laid_data[k] = (uint8_t *)malloc(bytes);
+  if (c->laid_data[k] == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  if (!how->lay_out(p, c->core, mt.data, c->laid_data[k], bytes, &input, &bytes)) {
+    return fail(c, UTVM_ERR_COMPILE_ARGUMENT, "operator %u: input %u cannot be laid out",
+                c->call_op[k], input);
+  }
+  c->laid_input[k] = input;
+  c->laid_bytes[k] = bytes;
+  return UTVM_OK;
+}
+
+/* Call k's laid-out constant as a parameter of its own (the dtype and size its op params
+ * check gives the input). */
+static utvm_err_t add_laid_param(compiler_t *c, utvm_compiled_graph_t *g, uint32_t k,
+                                 const char *name) {
+  utvm_op_params_t p;
+  const char *why = "";
+  if (utvm_op_params_decode(c->op_words[k], c->op_n_words[k], &p, &why) != UTVM_OK) {
+    return fail(c, UTVM_ERR_COMPILE_ARGUMENT, "operator %u: op params: %s", c->call_op[k], why);
+  }
+  const utvm_op_operand_t *operand = &p.operands[c->laid_input[k]];
+  utvm_compiled_param_t *param = &g->params[g->n_params];
+  utvm_compiled_entry_t *e = &g->entries[g->n_entries];
+  const uint32_t size = (operand->type == UTVM_OP_TYPE_INT16) ? 2u : 1u;
+  if ((operand->bytes != c->laid_bytes[k]) || ((operand->type != UTVM_OP_TYPE_INT16) &&
+                                              (operand->type != UTVM_OP_TYPE_INT8))) {
+    return fail(c, UTVM_ERR_COMPILE_ARGUMENT, "operator %u: laid-out input of %zu bytes",
+                c->call_op[k], c->laid_bytes[k]);
+  }
+  param->state = false;
+  param->name = dup_text(name);
+  if (param->name == NULL) {
+    return fail(c, UTVM_ERR_COMPILE_MEMORY, "out of memory");
+  }
+  param->entry = g->n_entries;
+  param->bytes = c->laid_bytes[k];
+  c->param_tensor[g->n_params] = NO_ENTRY;
+  c->param_op[g->n_params] = k;
+  c->param_laid[g->n_params] = true;
+  g->n_params++;
+  (void)memset(e, 0, sizeof(*e));
+  e->ndim = 1u;
+  e->shape[0] = (int64_t)(c->laid_bytes[k] / size);
+  e->dtype.code = (uint8_t)kDLInt;
+  e->dtype.bits = (uint8_t)(8u * size);
+  e->dtype.lanes = 1u;
+  e->bytes = (uint64_t)c->laid_bytes[k];
+  c->laid_entry[k] = g->n_entries;
+  g->n_entries++;
+  return UTVM_OK;
+}
+
 /* Exports every call's op params and adds the input and parameter entries. */
 static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_operands_t *operands) {
   for (uint32_t k = 0u; k < c->n_calls; k++) {
@@ -491,6 +570,10 @@ static utvm_err_t export_ops(compiler_t *c, utvm_compiled_graph_t *g, utvm_op_op
           UTVM_KERNELS_NATIVE, &p.dims[0], &p.dims[1], &p.dims[2]);
     } else {
       /* the runner's kind */
+    }
+    err = lay_out_call(c, k, &p, &operands[k]);
+    if (err != UTVM_OK) {
+      return err;
     }
     const uint32_t words = utvm_op_params_words(&p);
     c->op_words[k] = (int32_t *)malloc((size_t)words * sizeof(int32_t));
@@ -554,14 +637,19 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
   const uint32_t n_ops = c->n_calls;
   utvm_op_operands_t *operands = (utvm_op_operands_t *)calloc((size_t)n_ops + 1u,
                                                               sizeof(utvm_op_operands_t));
-  /* at most: every tensor, one op params per call */
-  const size_t max_entries = (size_t)n_tensors + (size_t)n_ops + 1u;
+  /* at most: every tensor, one op params and one laid-out constant per call */
+  const size_t max_entries = (size_t)n_tensors + (2u * (size_t)n_ops) + 1u;
   c->tensor_entry = (uint32_t *)malloc(((size_t)n_tensors + 1u) * sizeof(uint32_t));
   c->op_words = (int32_t **)calloc((size_t)n_ops + 1u, sizeof(int32_t *));
   c->op_n_words = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
   c->op_params_entry = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
   c->param_tensor = (uint32_t *)calloc(max_entries, sizeof(uint32_t));
   c->param_op = (uint32_t *)calloc(max_entries, sizeof(uint32_t));
+  c->param_laid = (bool *)calloc(max_entries, sizeof(bool));
+  c->laid_input = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
+  c->laid_data = (uint8_t **)calloc((size_t)n_ops + 1u, sizeof(uint8_t *));
+  c->laid_bytes = (size_t *)calloc((size_t)n_ops + 1u, sizeof(size_t));
+  c->laid_entry = (uint32_t *)calloc((size_t)n_ops + 1u, sizeof(uint32_t));
   g->entries = (utvm_compiled_entry_t *)calloc(max_entries, sizeof(utvm_compiled_entry_t));
   g->ops = (utvm_compiled_op_t *)calloc((size_t)n_ops + 1u, sizeof(utvm_compiled_op_t));
   g->params = (utvm_compiled_param_t *)calloc(max_entries, sizeof(utvm_compiled_param_t));
@@ -570,7 +658,9 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
   g->output_entries = (uint32_t *)calloc((size_t)c->model.n_outputs + 1u, sizeof(uint32_t));
   if ((operands == NULL) || (c->tensor_entry == NULL) || (c->op_words == NULL) ||
       (c->op_n_words == NULL) || (c->op_params_entry == NULL) || (c->param_tensor == NULL) ||
-      (c->param_op == NULL) || (g->entries == NULL) || (g->ops == NULL) ||
+      (c->param_op == NULL) || (c->param_laid == NULL) || (c->laid_input == NULL) ||
+      (c->laid_data == NULL) || (c->laid_bytes == NULL) || (c->laid_entry == NULL) ||
+      (g->entries == NULL) || (g->ops == NULL) ||
       (g->params == NULL) || (g->input_entries == NULL) || (g->input_names == NULL) ||
       (g->output_entries == NULL)) {
     free(operands);
@@ -603,7 +693,11 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
     for (uint32_t i = 0u; (err == UTVM_OK) && (i < operands[k].n_inputs); i++) {
       const uint32_t t = operands[k].inputs[i];
       utvm_model_tensor_t mt;
-      if ((utvm_model_tensor(&c->model, t, &mt) == UTVM_OK) &&
+      if (c->laid_input[k] == i) {
+        call_name(c, k, call, sizeof(call));
+        (void)snprintf(name, sizeof(name), "%s_w%u", call, i);
+        err = add_laid_param(c, g, k, name);
+      } else if ((utvm_model_tensor(&c->model, t, &mt) == UTVM_OK) &&
           ((mt.data != NULL) || mt.variable) && (c->tensor_entry[t] == NO_ENTRY)) {
         (void)snprintf(name, sizeof(name), mt.variable ? "state%u" : "p%u", t);
         err = add_param(c, g, name, t, 0u, mt.variable);
@@ -620,7 +714,8 @@ static utvm_err_t build_graph(compiler_t *c, utvm_compiled_graph_t *g) {
   for (uint32_t k = 0u; (err == UTVM_OK) && (k < n_ops); k++) {
     utvm_compiled_op_t *op = &g->ops[k];
     for (uint32_t i = 0u; i < operands[k].n_inputs; i++) {
-      const uint32_t e = c->tensor_entry[operands[k].inputs[i]];
+      const uint32_t e = (c->laid_input[k] == i) ? c->laid_entry[k]
+                                                 : c->tensor_entry[operands[k].inputs[i]];
       if (e == NO_ENTRY) {
         err = fail(c, UTVM_ERR_MODEL_BAD_GRAPH, "operator %u reads tensor %u before it is written",
                    c->call_op[k], operands[k].inputs[i]);
@@ -679,6 +774,16 @@ static void compiler_free(compiler_t *c) {
     }
   }
   free(c->op_words);
+  if (c->laid_data != NULL) {
+    for (uint32_t k = 0u; k < c->n_calls; k++) {
+      free(c->laid_data[k]);
+    }
+  }
+  free(c->laid_data);
+  free(c->laid_input);
+  free(c->laid_bytes);
+  free(c->laid_entry);
+  free(c->param_laid);
   free(c->call_op);
   free(c->call_output);
   free(c->op_n_words);
@@ -702,6 +807,8 @@ utvm_err_t utvm_host_compile_generic_with(const uint8_t *tflite, size_t size,
   compiler_t c;
   (void)memset(&c, 0, sizeof(c));
   c.plain_convolutions = (o != NULL) && o->plain_convolutions;
+  c.lay_out = (o != NULL) && o->lay_out;
+  c.core = (o != NULL) ? o->core : UTVM_KERNELS_PORTABLE;
   c.err = err;
   c.err_cap = err_cap;
   if ((err != NULL) && (err_cap > 0u)) {

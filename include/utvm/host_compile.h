@@ -23,6 +23,7 @@
 
 #include "tvm/runtime/c_runtime_api.h"
 #include "utvm/error.h"
+#include "utvm/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,6 +95,12 @@ typedef struct {
    * utvm_k_depthwise_conv2d_s8: the same op-params body, the plain kernel's scratch), for a
    * firmware whose kernel functions predate kinds 59 and 60. */
   bool plain_convolutions;
+  /* Constants laid out for core's kernels where they read a faster layout (utvm_op_emit_t's
+   * lay_out: CONV_2D filters widened for the DSP kernels): each becomes a parameter of its own
+   * call, op<k>_w<input>; only a firmware with those kernels runs the graph (utvm_k_kernels
+   * tells). false: TFLite's layout, which every firmware reads. */
+  bool lay_out;
+  utvm_kernels_core_t core;
 } utvm_host_compile_options_t;
 
 /* utvm_host_compile_generic with options o (NULL: the defaults, all false). */

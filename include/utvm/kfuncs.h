@@ -28,14 +28,21 @@
 extern "C" {
 #endif
 
-/* Number of kernel functions (UTVM_KFUNCS_LIST); their names are utvm_op_kind_function(kind)
- * for kinds 1..UTVM_OP_KIND_MAX. */
-#define UTVM_KFUNCS_COUNT ((uint32_t)UTVM_OP_KIND_MAX)
+/* Number of kernel functions (UTVM_KFUNCS_LIST): utvm_op_kind_function(kind) for kinds
+ * 1..UTVM_OP_KIND_MAX, then utvm_k_kernels. */
+#define UTVM_KFUNCS_COUNT ((uint32_t)UTVM_OP_KIND_MAX + 1u)
 
-/* The kernel functions as an X-macro list, one per utvm_op_kind_t in its order: a firmware adds
- * them to its system library with UTVM_KFUNCS_LIST(X) inside its own list (utvm/syslib.h). */
+/* The kernel functions as an X-macro list, one per utvm_op_kind_t in its order, then
+ * utvm_k_kernels: a firmware adds them to its system library with UTVM_KFUNCS_LIST(X) inside its
+ * own list (utvm/syslib.h). */
 #define UTVM_KFUNCS_PICK_(X, kind, name) X(utvm_k_##name)
-#define UTVM_KFUNCS_LIST(X) UTVM_OP_KIND_LIST(UTVM_KFUNCS_PICK_, X)
+#define UTVM_KFUNCS_LIST(X) UTVM_OP_KIND_LIST(UTVM_KFUNCS_PICK_, X) X(utvm_k_kernels)
+
+/* utvm_k_kernels(): which kernels this firmware was built with, for a host that lays constants
+ * out for them (utvm_host_compile_options_t): the int UTVM_KERNELS_INFO (utvm/kernels.h); no
+ * arguments. */
+TVM_DLL int32_t utvm_k_kernels(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
+                               int *out_type_code, void *resource_handle);
 
 /* The kernel functions (arguments above; 0 or -1), utvm_k_<name> for every entry of
  * UTVM_OP_KIND_LIST, in its order. */

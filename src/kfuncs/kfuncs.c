@@ -14,8 +14,8 @@
 /* Most tensors of a call: inputs, the op-params tensor, the output. */
 #define KF_MAX_ARGS (UTVM_OP_PARAMS_MAX_INPUTS + 2u)
 
-/* One function per kind. */
-typedef char kf_check_count[(UTVM_KFUNCS_COUNT == (uint32_t)UTVM_OP_KIND_MAX) ? 1 : -1];
+/* One function per kind, and utvm_k_kernels. */
+typedef char kf_check_count[(UTVM_KFUNCS_COUNT == ((uint32_t)UTVM_OP_KIND_MAX + 1u)) ? 1 : -1];
 
 /* The call being made. */
 typedef struct {
@@ -287,3 +287,17 @@ static int32_t kf_call(utvm_op_kind_t kind, TVMValue *args, const int *codes, in
     return kf_call(UTVM_OP_##kind, args, type_codes, num_args);                                    \
   }
 UTVM_OP_KIND_LIST(KF_DEFINE, 0)
+
+int32_t utvm_k_kernels(TVMValue *args, int *type_codes, int num_args, TVMValue *out_value,
+                       int *out_type_code, void *resource_handle) {
+  (void)args;
+  (void)type_codes;
+  (void)resource_handle;
+  if ((num_args != 0) || (out_value == NULL) || (out_type_code == NULL)) {
+    TVMAPISetLastError("utvm_k_kernels: takes no arguments");
+    return -1;
+  }
+  out_value->v_int64 = UTVM_KERNELS_INFO;
+  *out_type_code = (int)kTVMArgInt;
+  return 0;
+}

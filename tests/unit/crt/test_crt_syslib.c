@@ -79,12 +79,13 @@ static void test_registry_lists_the_functions(void **state) {
                                               &at), UTVM_OK);
     assert_int_equal(at, 4 + k);
   }
-  /* Then the AOT test model (replay of vectors/e2e_session.json). */
-  assert_string_equal(utvm_crt_registry_name(registry, 5 + UTVM_OP_KIND_MAX),
-                      "tvmgen_default_run");
+  /* utvm_k_kernels, then the AOT test model (replay of vectors/e2e_session.json). */
+  assert_string_equal(utvm_crt_registry_name(registry, 5 + UTVM_OP_KIND_MAX), "utvm_k_kernels");
   assert_string_equal(utvm_crt_registry_name(registry, 6 + UTVM_OP_KIND_MAX),
+                      "tvmgen_default_run");
+  assert_string_equal(utvm_crt_registry_name(registry, 7 + UTVM_OP_KIND_MAX),
                       "tvmgen_default_get_c_metadata");
-  assert_null(utvm_crt_registry_name(registry, 7 + UTVM_OP_KIND_MAX));
+  assert_null(utvm_crt_registry_name(registry, 8 + UTVM_OP_KIND_MAX));
   assert_null(utvm_crt_registry_name(registry, -1));
   assert_null(utvm_crt_registry_name(NULL, 0));
 }

@@ -407,12 +407,31 @@ static void test_layout2_checks(void **state) {
   expect_op_check(&p, NULL);
 }
 
+/* utvm_k_kernels answers this build's kernels (the host's: portable, TFLite's layout only) and
+ * takes no arguments. */
+static void test_kernels_info(void **state) {
+  (void)state;
+  TVMValue args[1];
+  int codes[1] = {(int)kTVMArgInt};
+  TVMValue ret;
+  int ret_code = 0;
+  args[0].v_int64 = 1;
+  assert_int_equal(utvm_k_kernels(args, codes, 0, &ret, &ret_code, NULL), 0);
+  assert_int_equal(ret_code, (int)kTVMArgInt);
+  assert_int_equal(ret.v_int64, UTVM_KERNELS_INFO);
+  assert_int_equal(UTVM_KERNELS_INFO_CORE(ret.v_int64), (int64_t)UTVM_KERNELS_PORTABLE);
+  assert_int_equal(UTVM_KERNELS_INFO_LAYOUTS(ret.v_int64), 1);
+  assert_int_equal(utvm_k_kernels(args, codes, 1, &ret, &ret_code, NULL), -1);
+  assert_true(contains(test_last_error(), "utvm_k_kernels: takes no arguments"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_truncations_and_corruptions),
       cmocka_unit_test(test_hostile_calls),
       cmocka_unit_test(test_layout2_checks),
+      cmocka_unit_test(test_kernels_info),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

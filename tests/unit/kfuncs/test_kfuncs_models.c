@@ -391,7 +391,7 @@ static void test_refdata_models(void **state) {
  * kinds 59, 60, as `utvm run` does for one): no in-place node, bit-exact on both paths. */
 static void test_plain_convolutions(void **state) {
   (void)state;
-  const utvm_host_compile_options_t plain = {true};
+  const utvm_host_compile_options_t plain = {true, false, UTVM_KERNELS_PORTABLE};
   int pairs = 0;
   int exact = 0;
   g_compile_options = &plain;
@@ -409,6 +409,45 @@ static void test_plain_convolutions(void **state) {
                exact, pairs, g_inplace_nodes);
   assert_int_equal(g_inplace_nodes, 0u);
   assert_int_equal(exact, pairs);
+}
+
+/* KWS compiled with its filters laid out for the DSP kernels: each convolution reads an int16
+ * parameter of its own (op<k>_w1, utvm_conv2d_s8_filter_size bytes) instead of the plain
+ * filter, and this host's portable kernel functions refuse the graph with a text naming the
+ * function (the M4 board runs it: qemu_device_run_mps2-an386). */
+static void test_laid_out_graph(void **state) {
+  (void)state;
+  const utvm_host_compile_options_t dsp = {false, true, UTVM_KERNELS_DSP};
+  size_t size = 0u;
+  uint8_t *data = rt_load("mlperf_tiny_kws_dscnn_int8.tflite", &size);
+  assert_non_null(data);
+  utvm_compiled_graph_t g;
+  char err[256];
+  assert_int_equal(utvm_host_compile_generic_with(data, size, &dsp, &g, err, sizeof(err)), UTVM_OK);
+  unsigned laid = 0u;
+  unsigned convolutions = 0u;
+  for (uint32_t i = 0u; i < g.n_params; i++) {
+    const char *name = g.params[i].name;
+    const utvm_compiled_entry_t *e = &g.entries[g.params[i].entry];
+    if (strstr(name, "_w1") != NULL) {
+      assert_int_equal(e->dtype.bits, 16u);
+      assert_int_equal(e->ndim, 1u);
+      assert_int_equal(e->bytes, (uint64_t)e->shape[0] * 2u);
+      laid++;
+    }
+  }
+  for (uint32_t k = 0u; k < g.n_ops; k++) {
+    convolutions += (strncmp(g.ops[k].func_name, "utvm_k_conv2d_s8", 16u) == 0) ? 1u : 0u;
+  }
+  assert_int_equal(laid, convolutions);
+  assert_int_equal(convolutions, 5u);
+  device_t d;
+  device_init(&d, &g, "mlperf_tiny_kws_dscnn_int8.tflite");
+  assert_int_not_equal(utvm_graph_run(&d.g), UTVM_OK);
+  assert_non_null(strstr(d.g.error, "utvm_k_conv2d_s8"));
+  free(d.memory);
+  utvm_host_graph_free(&g);
+  free(data);
 }
 
 /* Every pair of pairs[0..n) bit-exact, or (a case of its set's pending list) refused by the
@@ -467,6 +506,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_refdata_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_plain_convolutions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_laid_out_graph, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ops_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_op_case_models, setup, teardown),
   };
