@@ -9,7 +9,8 @@
 #    11738 and 8844 B with issue 27's sequence extension: numbered requests, the reply cache,
 #    the CopyToRemote header check, 636 and 584 B, + about 2 %),
 #  - the kernel library (text + data of libutvm_kernels.a, every object of every operator: what
-#    a model links is far less, --gc-sections) of the cortex-m3 (reference + blocked C),
+#    a model links is far less, --gc-sections; cortex-m4 78012 B with issue 28's filters laid
+#    out for the DSP kernels, +542 B) of the cortex-m3 (reference + blocked C),
 #    cortex-m4 (+ DSP) or cortex-m55 (+ MVE) preset passes its budget (measured 61380, 69864,
 #    70468 B with issue 25's operators, UNIDIRECTIONAL_SEQUENCE_LSTM the last (the int8 ones
 #    alone were 23336, 31756, 32204 B), + about 5 %: each new operator raises it on purpose, in
@@ -26,7 +27,11 @@
 #    28's depthwise layers of one input channel run as convolutions (the dispatcher's transposed
 #    filter and scratch query, +332 B) and the DSP im2col widening filter rows of whole words
 #    straight from the input (+232 B), which KWS's kernels carry though only its first
-#    convolution takes the new rows path),
+#    convolution takes the new rows path; since issue 28's filters laid out at compile time the
+#    figure leaves the weights blob out (ai_kws_params: 24368 B in TFLite's layout, 43312 B
+#    with the convolutions' filters widened for the DSP kernels, a per-build choice that
+#    `utvm compile --report` prints): 37132 B before, 37804 B with the DSP kernel's loops over
+#    widened filters (+672 B)),
 #  - the runner image utvm-model-test.elf of mps2-an386 links the operator table or an operator
 #    its models do not use (its resolver lists the 7 they use: 1201856 B of flash, 66092 B less
 #    than with every operator linked),
@@ -40,9 +45,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-11980}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-9020}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-68930}
-                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-77470}
+                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-78100}
                            [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-78240})
-UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-61520}
+UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-37830}
 work=build/size-budget
 mkdir -p "$work"
 failed=0
@@ -86,9 +91,11 @@ done
 kws=build/mps2-an386/bin/utvm-ai-kws.elf
 kws_bytes=""
 if [[ -f $kws ]]; then
-  kws_bytes=$(arm-none-eabi-size "$kws" | awk 'NR == 2 { print $1 + $2 }')
+  weights_hex=$(arm-none-eabi-nm -S "$kws" | awk '$4 == "ai_kws_params" { print $2 }')
+  kws_bytes=$(arm-none-eabi-size "$kws" |
+              awk -v w="$((16#${weights_hex:-0}))" 'NR == 2 { print $1 + $2 - w }')
 fi
-check "KWS standalone image, mps2-an386" "$kws_bytes" "$UTVM_KWS_IMAGE_BUDGET"
+check "KWS standalone image without weights, mps2-an386" "$kws_bytes" "$UTVM_KWS_IMAGE_BUDGET"
 
 runner_image=build/mps2-an386/bin/utvm-model-test.elf
 unused=""
