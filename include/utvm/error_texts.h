@@ -5,9 +5,10 @@
  * Two lists, one per library, so that an image holds only the texts of the libraries it
  * links: UTVM_CRT_TEXT_LIST (ids from 0) and UTVM_RPC_TEXT_LIST (ids from
  * UTVM_TEXT_RPC_FIRST_ID). Each expands UTVM_TEXT(id, text) once per text, with the UTVM_TEXT
- * of the place that expands it: below they make utvm_text_id_t; src/crt/last_error.c,
- * src/minrpc/rpc_args.c and host/link/error_texts.c make tables of the texts. The device composes
- * an error from ids, names and hex values (e.g. "CallFunc" ": " "bad handle"). Built with
+ * of the place that expands it: below they make utvm_text_id_t; src/crt/last_error.c makes one
+ * object per text (utvm/crt.h's UTVM_CRT_TEXT: an image keeps the texts of the functions it
+ * links), src/minrpc/rpc_args.c and host/link/error_texts.c tables of the texts. The device
+ * composes an error from ids, names and hex values (e.g. "CallFunc" ": " "bad handle"). Built with
  * UTVM_ERROR_TEXTS=ON (default) it writes the texts; built with UTVM_ERROR_TEXTS=OFF (compile
  * definition UTVM_NO_ERROR_TEXTS) it writes each id as the token '#' followed by
  * UTVM_TEXT_TOKEN_DIGITS decimal digits ("#103: #129 0x00000063" for "CallFunc: unsupported

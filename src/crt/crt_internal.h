@@ -21,8 +21,8 @@ typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -
 /* The active runtime (the one global, see utvm/crt.h), or NULL before utvm_crt_init. */
 utvm_crt_t *utvm_crt_active(void);
 
-/* Appends the C runtime text id (UTVM_CRT_TEXT_LIST) to the last error. */
-void utvm_crt_error_append_text(utvm_text_id_t id);
+/* Appends the C runtime text (UTVM_CRT_TEXT) to the last error. */
+void utvm_crt_error_append_text(utvm_crt_text_t text);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
 
