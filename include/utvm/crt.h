@@ -349,27 +349,12 @@ void utvm_crt_error_append_hex(uint64_t value);
  * UTVM_NO_ERROR_TEXTS, writes the id's "#<id>" token instead and does not read texts. */
 void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size);
 
-/* A text of UTVM_CRT_TEXT_LIST as the C runtime's error functions take it, named by
- * UTVM_CRT_TEXT(id): the text itself, each one its own object utvm_crt_text_<id> (so that an
- * image linked with --gc-sections keeps only the texts of the functions it links), or with
- * UTVM_NO_ERROR_TEXTS its id. */
-#ifdef UTVM_NO_ERROR_TEXTS
-typedef utvm_text_id_t utvm_crt_text_t;
-#define UTVM_CRT_TEXT(id) (id)
-#else
-typedef const char *utvm_crt_text_t;
-#define UTVM_CRT_TEXT(id) (utvm_crt_text_##id)
-#define UTVM_TEXT(id, text) extern const char utvm_crt_text_##id[];
-UTVM_CRT_TEXT_LIST
-#undef UTVM_TEXT
-#endif
-
-/* Set the active runtime's last error to the C runtime text (UTVM_CRT_TEXT), to it followed
- * by name, or to it followed by "0x" and value in hex (as utvm_crt_error_append_hex); each
- * returns -1 (TVM's failure code). */
-int utvm_crt_fail(utvm_crt_text_t text);
-int utvm_crt_fail_name(utvm_crt_text_t text, const char *name);
-int utvm_crt_fail_hex(utvm_crt_text_t text, uint64_t value);
+/* Set the active runtime's last error to the C runtime text id (UTVM_CRT_TEXT_LIST), to it
+ * followed by name, or to it followed by "0x" and value in hex (as utvm_crt_error_append_hex);
+ * each returns -1 (TVM's failure code). */
+int utvm_crt_fail(utvm_text_id_t id);
+int utvm_crt_fail_name(utvm_text_id_t id, const char *name);
+int utvm_crt_fail_hex(utvm_text_id_t id, uint64_t value);
 
 #ifdef __cplusplus
 }

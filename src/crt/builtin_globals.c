@@ -15,7 +15,7 @@ int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TV
   (void)num_args; /* ignored, as TVM does */
   (void)resource_handle;
   if (crt == NULL || crt->modules[0] == NULL) {
-    return utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NO_SYSTEM_LIB));
+    return utvm_crt_fail(UTVM_TEXT_NO_SYSTEM_LIB);
   }
   ret->v_handle = utvm_crt_module_handle(0u);
   *ret_type_code = kTVMModuleHandle;
@@ -30,7 +30,7 @@ int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num
   (void)resource_handle;
   if (num_args != 3 || type_codes[0] != kTVMModuleHandle || type_codes[1] != kTVMStr ||
       (type_codes[2] != kTVMArgInt && type_codes[2] != kTVMArgBool) || args[1].v_str == NULL) {
-    return utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_GET_FUNCTION_ARGS));
+    return utvm_crt_fail(UTVM_TEXT_GET_FUNCTION_ARGS);
   }
   crt = utvm_crt_active();
   module_index = utvm_crt_decode_module(crt, args[0].v_handle);

@@ -15,8 +15,7 @@
 
 static int check_cpu(DLDevice dev) {
   if (dev.device_type != kDLCPU) {
-    return utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_DEVICE_TYPE),
-                             (uint64_t)(uint32_t)dev.device_type);
+    return utvm_crt_fail_hex(UTVM_TEXT_DEVICE_TYPE, (uint64_t)(uint32_t)dev.device_type);
   }
   return 0;
 }
@@ -26,13 +25,13 @@ static int tensor_nbytes(int ndim, const int64_t *shape, DLDataType dtype, size_
   size_t total = ((size_t)dtype.bits * dtype.lanes + 7u) / 8u;
   int i;
   if (ndim < 0 || (ndim > 0 && shape == NULL)) {
-    return utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_INVALID_SHAPE));
+    return utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
   }
   for (i = 0; i < ndim; i++) {
     size_t extent = (size_t)shape[i];
     if (shape[i] < 0 || (int64_t)extent != shape[i] ||
         (extent != 0u && total > SIZE_MAX / extent)) {
-      return utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_INVALID_SHAPE));
+      return utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
     }
     total *= extent;
   }
@@ -42,8 +41,8 @@ static int tensor_nbytes(int ndim, const int64_t *shape, DLDataType dtype, size_
 
 static int allocate_tensor_memory(utvm_crt_t *crt, size_t nbytes, size_t alignment, void **out) {
   if (utvm_page_alloc(&crt->tensors, nbytes, alignment, out) != UTVM_OK) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TENSOR_ARENA_FULL), (uint64_t)nbytes);
-    utvm_crt_error_append_text(UTVM_CRT_TEXT(UTVM_TEXT_LARGEST_FREE));
+    (void)utvm_crt_fail_hex(UTVM_TEXT_TENSOR_ARENA_FULL, (uint64_t)nbytes);
+    utvm_crt_error_append_text(UTVM_TEXT_LARGEST_FREE);
     utvm_crt_error_append_hex((uint64_t)utvm_page_largest_free_block(&crt->tensors));
     return -1;
   }
@@ -56,13 +55,13 @@ static int tensor_span(const DLTensor *tensor, size_t nbytes, uint8_t **start) {
   size_t size;
   size_t position;
   if (utvm_crt_data_range(tensor->data, &base, &size) != UTVM_OK) {
-    return utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_NOT_IN_ARENA),
-                             (uint64_t)(uintptr_t)tensor->data);
+    return utvm_crt_fail_own_hex(UTVM_CRT_OWN(UTVM_TEXT_NOT_IN_ARENA),
+                                 (uint64_t)(uintptr_t)tensor->data);
   }
   position = (size_t)((uintptr_t)tensor->data - (uintptr_t)base);
   if (tensor->byte_offset > size - position || nbytes > size - position - tensor->byte_offset) {
-    return utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_COPY_OUT_OF_BOUNDS),
-                             (uint64_t)(uintptr_t)tensor->data);
+    return utvm_crt_fail_own_hex(UTVM_CRT_OWN(UTVM_TEXT_COPY_OUT_OF_BOUNDS),
+                                 (uint64_t)(uintptr_t)tensor->data);
   }
   *start = (uint8_t *)tensor->data + (size_t)tensor->byte_offset;
   return 0;
@@ -77,12 +76,12 @@ int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out) {
     *out = NULL;
   }
   if (crt == NULL || name == NULL || out == NULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
   index = utvm_crt_global_index(crt, name);
   if (index >= UTVM_CRT_MAX_GLOBAL_FUNCS) {
-    (void)utvm_crt_fail_name(UTVM_CRT_TEXT(UTVM_TEXT_FUNCTION_NOT_FOUND), name);
+    (void)utvm_crt_fail_name(UTVM_TEXT_FUNCTION_NOT_FOUND, name);
     return -1;
   }
   *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, (uint16_t)index);
@@ -97,7 +96,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   int result;
   if (ret_val == NULL || ret_type_code == NULL || num_args < 0 ||
       (num_args > 0 && (arg_values == NULL || type_codes == NULL))) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
   /* Also fails without a runtime (crt == NULL). */
@@ -111,7 +110,7 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
   result = function(arg_values, type_codes, num_args, ret_val, ret_type_code, resource_handle);
   if (result != 0) {
     if (utvm_crt_error_is_empty() != 0) { /* the callee said nothing: report its code */
-      (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_FUNCTION_FAILED), (uint64_t)(uint32_t)result);
+      (void)utvm_crt_fail_hex(UTVM_TEXT_FUNCTION_FAILED, (uint64_t)(uint32_t)result);
     }
     return -1;
   }
@@ -135,11 +134,11 @@ int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int overrid
   /* Without an active runtime the error cannot be recorded; -1 all the same. */
   utvm_err_t err = utvm_crt_global_set(name, f, NULL, override != 0);
   if (err == UTVM_ERR_FUNC_ALREADY_DEFINED) {
-    (void)utvm_crt_fail_name(UTVM_CRT_TEXT(UTVM_TEXT_FUNCTION_DEFINED), name);
+    (void)utvm_crt_fail_own_name(UTVM_CRT_OWN(UTVM_TEXT_FUNCTION_DEFINED), name);
   } else if (err == UTVM_ERR_REGISTRY_FULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_GLOBALS_FULL));
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_GLOBALS_FULL));
   } else if (err != UTVM_OK) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
   }
   return (err == UTVM_OK) ? 0 : -1;
 }
@@ -153,7 +152,7 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
     *out = NULL;
   }
   if (crt == NULL || func_name == NULL || out == NULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
   module_index = utvm_crt_decode_module(crt, mod);
@@ -162,7 +161,7 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
   }
   *out = utvm_crt_module_lookup(crt, module_index, func_name);
   if (*out == NULL) {
-    (void)utvm_crt_fail_name(UTVM_CRT_TEXT(UTVM_TEXT_FUNCTION_NOT_FOUND), func_name);
+    (void)utvm_crt_fail_name(UTVM_TEXT_FUNCTION_NOT_FOUND, func_name);
     return -1;
   }
   return 0;
@@ -190,7 +189,7 @@ int utvm_crt_ndarray_free(void *nd) {
     return -1;
   }
   if (crt->free_ndarray == NULL) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_UNALLOCATED_FREE), (uint64_t)(uintptr_t)nd);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)nd);
     return -1;
   }
   return crt->free_ndarray(crt, nd);
@@ -213,11 +212,11 @@ int TVMDeviceAllocDataSpace(DLDevice dev, size_t nbytes, size_t alignment, DLDat
     alignment = 1u;
   }
   if ((alignment & (alignment - 1u)) != 0u) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_BAD_ALIGNMENT), (uint64_t)alignment);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_BAD_ALIGNMENT, (uint64_t)alignment);
     return -1;
   }
   if (nbytes > SIZE_MAX - (alignment - 1u)) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TENSOR_ARENA_FULL), (uint64_t)nbytes);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_TENSOR_ARENA_FULL, (uint64_t)nbytes);
     return -1;
   }
   nbytes = (nbytes + alignment - 1u) & ~(alignment - 1u);
@@ -238,7 +237,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t *shap
     return -1;
   }
   if (nbytes > SIZE_MAX - (TENSOR_ALIGNMENT - 1u)) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_INVALID_SHAPE));
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
     return -1;
   }
   nbytes = (nbytes + TENSOR_ALIGNMENT - 1u) & ~(size_t)(TENSOR_ALIGNMENT - 1u);
@@ -251,7 +250,7 @@ int TVMDeviceFreeDataSpace(DLDevice dev, void *ptr) {
     return -1;
   }
   if (utvm_page_free(&crt->tensors, ptr) != UTVM_OK) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_UNALLOCATED_FREE), (uint64_t)(uintptr_t)ptr);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)ptr);
     return -1;
   }
   return 0;
@@ -267,7 +266,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (from == NULL || to == NULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
   if (check_cpu(from->device) != 0 ||
@@ -275,7 +274,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (from->strides != NULL || to->strides != NULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_COPY_STRIDED));
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_COPY_STRIDED));
     return -1;
   }
   if (tensor_nbytes(from->ndim, from->shape, from->dtype, &nbytes) != 0 ||
@@ -283,7 +282,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (nbytes != to_nbytes) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_COPY_SIZES));
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_COPY_SIZES));
     return -1;
   }
   if (tensor_span(from, nbytes, &source) != 0 || tensor_span(to, nbytes, &destination) != 0) {
@@ -309,7 +308,7 @@ int TVMArrayAlloc(const tvm_index_t *shape, int ndim, int dtype_code, int dtype_
   if (ndim < 0 || (ndim > 0 && shape == NULL) || (size_t)ndim > SIZE_MAX / 16u ||
       dtype_code < 0 || dtype_code > 0xFF || dtype_bits < 0 || dtype_bits > 0xFF ||
       dtype_lanes < 0 || dtype_lanes > 0xFFFF) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_INVALID_SHAPE));
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
     return -1;
   }
   dev.device_type = (DLDeviceType)device_type;
@@ -346,7 +345,7 @@ static int starts_allocation(utvm_crt_t *crt, const void *ptr) {
   uint8_t *base;
   size_t size;
   if (utvm_page_find(&crt->tensors, ptr, &base, &size) != UTVM_OK || (const void *)base != ptr) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_UNALLOCATED_FREE), (uint64_t)(uintptr_t)ptr);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)ptr);
     return 0;
   }
   return 1;
@@ -371,8 +370,7 @@ int TVMByteArrayFree(TVMByteArray *arr) {
   }
   if ((arr->data != NULL) &&
       (utvm_page_free(&crt->tensors, (void *)(uintptr_t)arr->data) != UTVM_OK)) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_UNALLOCATED_FREE),
-                            (uint64_t)(uintptr_t)arr->data);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_UNALLOCATED_FREE, (uint64_t)(uintptr_t)arr->data);
     return -1;
   }
   (void)utvm_page_free(&crt->tensors, arr);
@@ -389,7 +387,7 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
     *out = NULL;
   }
   if (crt == NULL || func_name == NULL || out == NULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
   if (crt->modules[0] != NULL && crt->modules[0]->registry != NULL) {
@@ -403,7 +401,7 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
     *out = utvm_crt_function_handle(UTVM_CRT_GLOBALS_MODULE_INDEX, (uint16_t)index);
     return 0;
   }
-  (void)utvm_crt_fail_name(UTVM_CRT_TEXT(UTVM_TEXT_FUNCTION_NOT_FOUND), func_name);
+  (void)utvm_crt_fail_name(UTVM_TEXT_FUNCTION_NOT_FOUND, func_name);
   return -1;
 }
 
@@ -420,7 +418,7 @@ void *TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
   }
   if ((uint64_t)(size_t)nbytes != nbytes ||
       utvm_stack_alloc(&crt->workspace, (size_t)nbytes, &ptr) != UTVM_OK) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_WORKSPACE_FULL), nbytes);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_WORKSPACE_FULL, nbytes);
     return NULL;
   }
   return ptr;
@@ -434,7 +432,7 @@ int TVMBackendFreeWorkspace(int device_type, int device_id, void *ptr) {
     return -1;
   }
   if (utvm_stack_free(&crt->workspace, ptr) != UTVM_OK) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_WORKSPACE_ORDER), (uint64_t)(uintptr_t)ptr);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_WORKSPACE_ORDER, (uint64_t)(uintptr_t)ptr);
     return -1;
   }
   return 0;
@@ -444,7 +442,7 @@ int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void *cdata, int num_ta
   TVMParallelGroupEnv env;
   (void)num_task;
   if (flambda == NULL) {
-    (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_NULL_ARGUMENT));
+    (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
     return -1;
   }
   env.sync_handle = NULL;

@@ -21,7 +21,7 @@ uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle) {
   /* Wraps around for values below the tag, which the range check then rejects. */
   uintptr_t index = (uintptr_t)handle - UTVM_CRT_HANDLE_TAG;
   if (crt == NULL || live_registry(crt, index) == NULL) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_INVALID_MODULE), (uint64_t)(uintptr_t)handle);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_MODULE, (uint64_t)(uintptr_t)handle);
     return UTVM_CRT_MAX_MODULES;
   }
   return (uint32_t)index;
@@ -60,7 +60,7 @@ TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandl
     }
   }
   if (func == NULL) {
-    (void)utvm_crt_fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_INVALID_FUNCTION), (uint64_t)raw);
+    (void)utvm_crt_fail_hex(UTVM_TEXT_INVALID_FUNCTION, (uint64_t)raw);
   }
   return func;
 }

@@ -30,20 +30,30 @@ static void write_text(const char *text, int append) {
 
 #ifdef UTVM_NO_ERROR_TEXTS
 /* Texts are not kept: ids are written as tokens. */
+static const char kCrtTexts[] = "";
 static const char kNotInitialised[] = "#000";
 typedef char check_not_initialised_id[(UTVM_TEXT_NOT_INITIALISED == 0) ? 1 : -1];
 #else
-/* The texts of UTVM_CRT_TEXT_LIST, one object each (without the list's second NUL). */
-#define UTVM_TEXT(id, text) const char utvm_crt_text_##id[sizeof(text) - 1u] = text;
+/* The texts of UTVM_CRT_TEXT_LIST, each NUL-terminated, in id order, a UTVM_TEXT_OWN entry's
+ * as an empty string. The first is UTVM_TEXT_NOT_INITIALISED. */
+#define UTVM_TEXT(id, text) text
+#define UTVM_TEXT_OWN(id, text) "\0"
+static const char kCrtTexts[] = UTVM_CRT_TEXT_LIST;
+static const char *const kNotInitialised = kCrtTexts;
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
+/* The texts of the UTVM_TEXT_OWN entries, one object each (without the list's second NUL). */
+#define UTVM_TEXT(id, text)
+#define UTVM_TEXT_OWN(id, text) const char utvm_crt_text_##id[sizeof(text) - 1u] = text;
 UTVM_CRT_TEXT_LIST
 #undef UTVM_TEXT
-static const char *const kNotInitialised = utvm_crt_text_UTVM_TEXT_NOT_INITIALISED;
+#undef UTVM_TEXT_OWN
 #endif
 
+/* Writes the text of id (texts as for utvm_crt_error_append_id) into the last error, after
+ * its current text when append != 0 and replacing it otherwise. */
+static void write_id_text(utvm_text_id_t id, const char *texts, size_t texts_size, int append) {
 #ifdef UTVM_NO_ERROR_TEXTS
-/* Writes the "#<id>" token of a text into the last error, after its current text when
- * append != 0 and replacing it otherwise. */
-static void write_crt_text(utvm_text_id_t id, int append) {
   uint32_t value = (uint32_t)id;
   char token[UTVM_TEXT_TOKEN_DIGITS + 2];
   token[0] = '#';
@@ -52,20 +62,10 @@ static void write_crt_text(utvm_text_id_t id, int append) {
     value /= 10u;
   }
   token[UTVM_TEXT_TOKEN_DIGITS + 1] = '\0';
-  write_text(token, append);
-}
-
-void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size) {
   (void)texts;
   (void)texts_size;
-  write_crt_text(id, 1);
-}
+  write_text(token, append);
 #else
-/* Writes a C runtime text into the last error, after its current text when append != 0 and
- * replacing it otherwise. */
-static void write_crt_text(utvm_crt_text_t text, int append) { write_text(text, append); }
-
-void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size) {
   /* The index-th string of texts, counted from the first id of id's library. */
   uint32_t index = (uint32_t)id;
   uint32_t pos = 0u;
@@ -79,11 +79,17 @@ void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts
       pos = (uint32_t)i + 1u;
     }
   }
-  write_text((pos < texts_size) ? &texts[pos] : NULL, 1);
-}
+  write_text((pos < texts_size) ? &texts[pos] : NULL, append);
 #endif
+}
 
-void utvm_crt_error_append_text(utvm_crt_text_t text) { write_crt_text(text, 1); }
+void utvm_crt_error_append_id(utvm_text_id_t id, const char *texts, size_t texts_size) {
+  write_id_text(id, texts, texts_size, 1);
+}
+
+void utvm_crt_error_append_text(utvm_text_id_t id) {
+  write_id_text(id, kCrtTexts, sizeof(kCrtTexts), 1);
+}
 
 void utvm_crt_error_append(const char *text) { write_text(text, 1); }
 
@@ -103,19 +109,19 @@ void utvm_crt_error_append_hex(uint64_t value) {
   write_text(text, 1);
 }
 
-int utvm_crt_fail(utvm_crt_text_t text) {
-  write_crt_text(text, 0);
+int utvm_crt_fail(utvm_text_id_t id) {
+  write_id_text(id, kCrtTexts, sizeof(kCrtTexts), 0);
   return -1;
 }
 
-int utvm_crt_fail_name(utvm_crt_text_t text, const char *name) {
-  (void)utvm_crt_fail(text);
+int utvm_crt_fail_name(utvm_text_id_t id, const char *name) {
+  (void)utvm_crt_fail(id);
   write_text(name, 1);
   return -1;
 }
 
-int utvm_crt_fail_hex(utvm_crt_text_t text, uint64_t value) {
-  (void)utvm_crt_fail(text);
+int utvm_crt_fail_hex(utvm_text_id_t id, uint64_t value) {
+  (void)utvm_crt_fail(id);
   utvm_crt_error_append_hex(value);
   return -1;
 }
@@ -135,3 +141,32 @@ const char *TVMGetLastError(void) {
   utvm_crt_t *crt = utvm_crt_active();
   return (crt == NULL) ? kNotInitialised : crt->last_error;
 }
+
+/* Writes the text of a UTVM_TEXT_OWN entry into the last error, after its current text when
+ * append != 0 and replacing it otherwise. */
+static void write_own_text(utvm_crt_own_text_t text, int append) {
+#ifdef UTVM_NO_ERROR_TEXTS
+  write_id_text(text, kCrtTexts, sizeof(kCrtTexts), append);
+#else
+  write_text(text, append);
+#endif
+}
+
+int utvm_crt_fail_own(utvm_crt_own_text_t text) {
+  write_own_text(text, 0);
+  return -1;
+}
+
+int utvm_crt_fail_own_name(utvm_crt_own_text_t text, const char *name) {
+  write_own_text(text, 0);
+  write_text(name, 1);
+  return -1;
+}
+
+int utvm_crt_fail_own_hex(utvm_crt_own_text_t text, uint64_t value) {
+  write_own_text(text, 0);
+  utvm_crt_error_append_hex(value);
+  return -1;
+}
+
+void utvm_crt_error_append_own(utvm_crt_own_text_t text) { write_own_text(text, 1); }

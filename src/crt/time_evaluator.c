@@ -24,16 +24,16 @@ static const uint8_t kArgTypes[NUM_ARGS] = {
     kTVMModuleHandle, kTVMStr,    kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt,
     kTVMArgInt,       kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMArgInt, kTVMStr};
 
-/* Sets the last error to "RPCTimeEvaluator: " and text; returns -1. */
-static int fail(utvm_crt_text_t text) {
-  (void)utvm_crt_fail(UTVM_CRT_TEXT(UTVM_TEXT_TIME_EVALUATOR));
-  utvm_crt_error_append_text(text);
+/* Sets the last error to "RPCTimeEvaluator: " and the text of id; returns -1. */
+static int fail(utvm_text_id_t id) {
+  (void)utvm_crt_fail(UTVM_TEXT_TIME_EVALUATOR);
+  utvm_crt_error_append_text(id);
   return -1;
 }
 
 /* As fail, followed by value in hex. */
-static int fail_hex(utvm_crt_text_t text, uint32_t value) {
-  (void)fail(text);
+static int fail_hex(utvm_text_id_t id, uint32_t value) {
+  (void)fail(id);
   utvm_crt_error_append_hex(value);
   return -1;
 }
@@ -80,16 +80,16 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
   uint32_t i;
   (void)resource_handle;
   if (num_args != NUM_ARGS) {
-    return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_ARGUMENT_COUNT));
+    return fail(UTVM_TEXT_TE_ARGUMENT_COUNT);
   }
   for (i = 0u; i < NUM_ARGS; i++) {
     if (type_codes[i] != kArgTypes[i]) {
-      return fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TE_BAD_ARGUMENT), i);
+      return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
     }
   }
   i = first_bad_int(args);
   if (i != 0u) {
-    return fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TE_BAD_ARGUMENT), i);
+    return fail_hex(UTVM_TEXT_TE_BAD_ARGUMENT, i);
   }
   /* Also fails without a runtime (crt == NULL). */
   module_index = utvm_crt_decode_module(crt, args[0].v_handle);
@@ -102,10 +102,10 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
     function = utvm_crt_decode_function(crt, target, &target_resource);
   }
   if (function == NULL) {
-    return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_NOT_FOUND));
+    return fail(UTVM_TEXT_TE_NOT_FOUND);
   }
   if (args[COOLDOWN_ARG].v_int64 != 0 && crt->sleep_ms == NULL) {
-    return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_COOLDOWN));
+    return fail(UTVM_TEXT_TE_COOLDOWN);
   }
   for (i = 0u; i < UTVM_CRT_MAX_TIME_EVALUATORS; i++) {
     utvm_crt_time_evaluator_t *te = &crt->time_evaluators[i];
@@ -123,7 +123,7 @@ int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args
       return 0;
     }
   }
-  return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_NO_SLOT));
+  return fail(UTVM_TEXT_TE_NO_SLOT);
 }
 
 /* One evaluation: the evaluator, its timed function (read once, so that the function may even
@@ -155,7 +155,7 @@ static int call_timed(const evaluation_t *ev, uint32_t count) {
     if (ev->func(ev->args, ev->type_codes, ev->num_args, &value, &type_code,
                  ev->te->resource_handle) != 0) {
       if (utvm_crt_error_is_empty()) {
-        (void)fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_CALL_FAILED));
+        (void)fail(UTVM_TEXT_TE_CALL_FAILED);
       }
       return -1;
     }
@@ -274,7 +274,7 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
         next = scaled;
       }
       if (next > UTVM_CRT_TIME_EVAL_MAX_NUMBER) {
-        return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_NUMBER_OVERFLOW));
+        return fail(UTVM_TEXT_TE_NUMBER_OVERFLOW);
       }
       te->number = next;
     }
@@ -295,10 +295,10 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
       }
     }
     if (err == UTVM_ERR_TIME_EVAL_TIMER_OVERFLOW) {
-      return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_TIMER_OVERFLOW));
+      return fail(UTVM_TEXT_TE_TIMER_OVERFLOW);
     }
     if (err != UTVM_OK) {
-      return fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK), (uint32_t)err);
+      return fail_hex(UTVM_TEXT_TE_PLATFORM_HOOK, (uint32_t)err);
     }
     if (elapsed_ns == 0u) {
       zero_readings++;
@@ -307,14 +307,13 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
       /* A timer that reads 0 ns for calls that ran is not running: an error, not a result
        * (the host reads the code as "timer not running"). */
       if (elapsed_ns == 0u) {
-        return fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK),
-                        UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING);
+        return fail_hex(UTVM_TEXT_TE_PLATFORM_HOOK, UTVM_ERR_PLATFORM_TIMER_NOT_RUNNING);
       }
       *mean_bits = utvm_crt_ratio_to_binary64(elapsed_ns, (uint64_t)te->number * NS_PER_S);
       return 0;
     }
   }
-  return fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_ROUND_LIMIT));
+  return fail(UTVM_TEXT_TE_ROUND_LIMIT);
 }
 
 int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
@@ -329,7 +328,7 @@ int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, 
       (TVMPlatformMemoryAllocate(sizeof(TVMByteArray), kCpu, &array_memory) != UTVM_OK ||
        TVMPlatformMemoryAllocate((size_t)ev.te->repeat * sizeof(uint64_t), kCpu, &data) !=
            UTVM_OK)) {
-    rc = fail(UTVM_CRT_TEXT(UTVM_TEXT_TE_NO_MEMORY));
+    rc = fail(UTVM_TEXT_TE_NO_MEMORY);
   }
   /* The arena's blocks are 64-byte aligned (tvm/runtime/crt/platform.h). */
   for (r = 0u; rc == 0 && r < ev.te->repeat; r++) {
@@ -339,7 +338,7 @@ int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, 
       /* The evaluator lives in the active runtime, whose sleep hook it was created with. */
       utvm_err_t err = utvm_crt_active()->sleep_ms(ev.te->cooldown_ms);
       if (err != UTVM_OK) {
-        rc = fail_hex(UTVM_CRT_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK), (uint32_t)err);
+        rc = fail_hex(UTVM_TEXT_TE_PLATFORM_HOOK, (uint32_t)err);
       }
     }
     if (rc == 0) {
