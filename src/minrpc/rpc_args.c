@@ -196,10 +196,6 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return false;
   }
   uint64_t u = rpc_read_u64(p);
-  if (!fixed && (u > reader->left)) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
-    return false;
-  }
   if (fixed) {
     if (((kind & RPC_KIND_ARG_HANDLE) != 0u) && (u > (uint64_t)UINTPTR_MAX)) {
       rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
@@ -208,8 +204,12 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     (void)memcpy(value, p, sizeof(*value));
     return true;
   }
-  /* Str or Bytes: move the text back over the last length byte to make room for a NUL. */
-  uint8_t *bytes = rpc_reader_take(server, reader, (uint32_t)u);
+  /* Str or Bytes: move the text back over the last length byte to make room for a NUL. A
+   * length beyond 32 bits is clamped to one beyond what the reader holds. */
+  uint8_t *bytes = rpc_reader_take(server, reader, rpc_clamp_u32(u));
+  if (bytes == NULL) {
+    return false;
+  }
   uint8_t *text = &p[7];
   (void)memmove(text, bytes, (size_t)u);
   text[u] = 0u;
