@@ -37,15 +37,20 @@ static const char kRpcTexts[] = ""; /* ids are written as tokens */
 static const char kRpcTexts[] = UTVM_RPC_TEXT_LIST;
 #endif
 
+/* Appends the text of id (UTVM_RPC_TEXT_LIST) to the last error. */
+static void append_text(utvm_text_id_t id) {
+  utvm_crt_error_append_id(id, kRpcTexts, sizeof(kRpcTexts));
+}
+
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem) {
   /* Request names are UTVM_TEXT_RPC + code for codes 0..21; other codes say "RPC". */
   uint32_t code = (uint32_t)server->code;
   uint32_t name = (uint32_t)UTVM_TEXT_RPC +
                   ((code <= (uint32_t)UTVM_RPC_DEV_GET_CURRENT_STREAM) ? code : 0u);
   TVMAPISetLastError("");
-  utvm_crt_error_append_id((utvm_text_id_t)name, kRpcTexts, sizeof(kRpcTexts));
+  append_text((utvm_text_id_t)name);
   utvm_crt_error_append(": ");
-  utvm_crt_error_append_id(problem, kRpcTexts, sizeof(kRpcTexts));
+  append_text(problem);
 }
 
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value) {
@@ -56,10 +61,10 @@ void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint6
 
 void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t available) {
   rpc_fail_hex(server, UTVM_TEXT_RPC_ARENA_NEEDS, needed);
-  utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_BYTES, kRpcTexts, sizeof(kRpcTexts));
+  append_text(UTVM_TEXT_RPC_ARENA_BYTES);
   utvm_crt_error_append(" ");
   utvm_crt_error_append_hex(available);
-  utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_FREE, kRpcTexts, sizeof(kRpcTexts));
+  append_text(UTVM_TEXT_RPC_ARENA_FREE);
 }
 
 uint8_t *rpc_reader_take(const utvm_rpc_server_t *server, rpc_reader_t *reader, uint32_t n) {
