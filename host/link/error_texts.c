@@ -10,6 +10,7 @@
 
 /* The texts by id of each library (each string ends at the "\0" of its entry). */
 #define UTVM_TEXT(id, text) text,
+#define UTVM_TEXT_OWN(id, text) text,
 static const char *const kCrtTexts[] = {UTVM_CRT_TEXT_LIST};
 static const char *const kRpcTexts[] = {UTVM_RPC_TEXT_LIST};
 #define CRT_COUNT (sizeof(kCrtTexts) / sizeof(kCrtTexts[0]))

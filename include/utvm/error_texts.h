@@ -6,7 +6,8 @@
  * links: UTVM_CRT_TEXT_LIST (ids from 0) and UTVM_RPC_TEXT_LIST (ids from
  * UTVM_TEXT_RPC_FIRST_ID). Each expands UTVM_TEXT(id, text) once per text, with the UTVM_TEXT
  * of the place that expands it: below they make utvm_text_id_t; src/crt/last_error.c,
- * src/minrpc/rpc_args.c and host/link/error_texts.c make tables of the texts. The device composes
+ * src/minrpc/rpc_args.c and host/link/error_texts.c make tables of the texts (and
+ * src/crt/last_error.c the objects of UTVM_TEXT_OWN entries, see below). The device composes
  * an error from ids, names and hex values (e.g. "CallFunc" ": " "bad handle"). Built with
  * UTVM_ERROR_TEXTS=ON (default) it writes the texts; built with UTVM_ERROR_TEXTS=OFF (compile
  * definition UTVM_NO_ERROR_TEXTS) it writes each id as the token '#' followed by
@@ -37,26 +38,31 @@ extern "C" {
  * that a hex value or a name follows ends with its separator. */
 
 /* The C runtime's texts. The first is returned without an active runtime; the time
- * evaluator's texts follow UTVM_TEXT_TIME_EVALUATOR, their common prefix. */
+ * evaluator's texts follow UTVM_TEXT_TIME_EVALUATOR, their common prefix. The texts of
+ * functions an RPC server image seldom links (TVMFuncRegisterGlobal, module creation, tensor
+ * allocation and copies) are UTVM_TEXT_OWN entries, which the device keeps in an object of
+ * their own each (src/crt/crt_internal.h's UTVM_CRT_OWN), so that an image without the function
+ * drops its texts; the others are UTVM_TEXT entries, kept in one table and named by their id. A
+ * place that expands a list defines both macros. */
 #define UTVM_CRT_TEXT_LIST                                                                         \
   UTVM_TEXT(UTVM_TEXT_NOT_INITIALISED, "utvm_crt: runtime not initialised\0")                      \
   UTVM_TEXT(UTVM_TEXT_NULL_ARGUMENT, "NULL argument\0")                                            \
-  UTVM_TEXT(UTVM_TEXT_INVALID_SHAPE, "invalid tensor shape\0")                                     \
+  UTVM_TEXT_OWN(UTVM_TEXT_INVALID_SHAPE, "invalid tensor shape\0")                                 \
   UTVM_TEXT(UTVM_TEXT_FUNCTION_NOT_FOUND, "function not found: \0")                                \
-  UTVM_TEXT(UTVM_TEXT_FUNCTION_DEFINED, "function already defined: \0")                            \
+  UTVM_TEXT_OWN(UTVM_TEXT_FUNCTION_DEFINED, "function already defined: \0")                        \
   UTVM_TEXT(UTVM_TEXT_FUNCTION_FAILED, "function failed, code \0")                                 \
-  UTVM_TEXT(UTVM_TEXT_GLOBALS_FULL, "global function table full\0")                                \
-  UTVM_TEXT(UTVM_TEXT_MODULES_FULL, "module table full\0")                                         \
+  UTVM_TEXT_OWN(UTVM_TEXT_GLOBALS_FULL, "global function table full\0")                            \
+  UTVM_TEXT_OWN(UTVM_TEXT_MODULES_FULL, "module table full\0")                                     \
   UTVM_TEXT(UTVM_TEXT_INVALID_MODULE, "invalid module handle \0")                                  \
   UTVM_TEXT(UTVM_TEXT_INVALID_FUNCTION, "invalid function handle \0")                              \
   UTVM_TEXT(UTVM_TEXT_DEVICE_TYPE, "unsupported device type \0")                                   \
   UTVM_TEXT(UTVM_TEXT_BAD_ALIGNMENT, "bad alignment \0")                                           \
   UTVM_TEXT(UTVM_TEXT_TENSOR_ARENA_FULL, "tensor arena full, bytes \0")                            \
   UTVM_TEXT(UTVM_TEXT_LARGEST_FREE, ", largest free \0")                                           \
-  UTVM_TEXT(UTVM_TEXT_NOT_IN_ARENA, "tensor data not in arena: \0")                                \
-  UTVM_TEXT(UTVM_TEXT_COPY_OUT_OF_BOUNDS, "copy out of bounds: \0")                                \
-  UTVM_TEXT(UTVM_TEXT_COPY_STRIDED, "copy: strided tensors unsupported\0")                         \
-  UTVM_TEXT(UTVM_TEXT_COPY_SIZES, "copy: tensor sizes differ\0")                                   \
+  UTVM_TEXT_OWN(UTVM_TEXT_NOT_IN_ARENA, "tensor data not in arena: \0")                            \
+  UTVM_TEXT_OWN(UTVM_TEXT_COPY_OUT_OF_BOUNDS, "copy out of bounds: \0")                            \
+  UTVM_TEXT_OWN(UTVM_TEXT_COPY_STRIDED, "copy: strided tensors unsupported\0")                     \
+  UTVM_TEXT_OWN(UTVM_TEXT_COPY_SIZES, "copy: tensor sizes differ\0")                               \
   UTVM_TEXT(UTVM_TEXT_UNALLOCATED_FREE, "free of unallocated \0")                                  \
   UTVM_TEXT(UTVM_TEXT_WORKSPACE_FULL, "workspace arena full, bytes \0")                            \
   UTVM_TEXT(UTVM_TEXT_WORKSPACE_ORDER, "workspace free out of order: \0")                          \
@@ -74,8 +80,8 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_TE_ROUND_LIMIT, "round limit reached\0")                                     \
   UTVM_TEXT(UTVM_TEXT_TE_BAD_ARGUMENT, "bad argument \0")                                          \
   UTVM_TEXT(UTVM_TEXT_TE_PLATFORM_HOOK, "platform hook error \0")                                 \
-  UTVM_TEXT(UTVM_TEXT_MODULES_HELD_BY, ": held by \0")                                             \
-  UTVM_TEXT(UTVM_TEXT_MODULES_FREE_HINT, "; free one (FreeHandle) or raise UTVM_CRT_MAX_MODULES\0")
+  UTVM_TEXT_OWN(UTVM_TEXT_MODULES_HELD_BY, ": held by \0")                                         \
+  UTVM_TEXT_OWN(UTVM_TEXT_MODULES_FREE_HINT, "; free one (FreeHandle) or raise UTVM_CRT_MAX_MODULES\0")
 
 /* The RPC server's texts: the request names in RPC code order 0..21 (so a request's name is
  * UTVM_TEXT_RPC + code), "RPC" standing for the codes that are no request; then the problems
@@ -129,6 +135,7 @@ extern "C" {
 /* One enumerator per entry of the two lists, in their order; the RPC server's from
  * UTVM_TEXT_RPC_FIRST_ID. */
 #define UTVM_TEXT(id, text) id,
+#define UTVM_TEXT_OWN(id, text) id,
 typedef enum {
   UTVM_CRT_TEXT_LIST
   UTVM_TEXT_CRT_END,
@@ -137,6 +144,7 @@ typedef enum {
   UTVM_TEXT_RPC_END
 } utvm_text_id_t;
 #undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
 
 /* Request names are UTVM_TEXT_RPC + code for codes 0..21; the C runtime's ids stay below the
  * RPC server's; the tokens hold every id. */

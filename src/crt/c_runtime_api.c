@@ -25,13 +25,13 @@ static int tensor_nbytes(int ndim, const int64_t *shape, DLDataType dtype, size_
   size_t total = ((size_t)dtype.bits * dtype.lanes + 7u) / 8u;
   int i;
   if (ndim < 0 || (ndim > 0 && shape == NULL)) {
-    return utvm_crt_fail(UTVM_TEXT_INVALID_SHAPE);
+    return utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
   }
   for (i = 0; i < ndim; i++) {
     size_t extent = (size_t)shape[i];
     if (shape[i] < 0 || (int64_t)extent != shape[i] ||
         (extent != 0u && total > SIZE_MAX / extent)) {
-      return utvm_crt_fail(UTVM_TEXT_INVALID_SHAPE);
+      return utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
     }
     total *= extent;
   }
@@ -55,11 +55,13 @@ static int tensor_span(const DLTensor *tensor, size_t nbytes, uint8_t **start) {
   size_t size;
   size_t position;
   if (utvm_crt_data_range(tensor->data, &base, &size) != UTVM_OK) {
-    return utvm_crt_fail_hex(UTVM_TEXT_NOT_IN_ARENA, (uint64_t)(uintptr_t)tensor->data);
+    return utvm_crt_fail_own_hex(UTVM_CRT_OWN(UTVM_TEXT_NOT_IN_ARENA),
+                                 (uint64_t)(uintptr_t)tensor->data);
   }
   position = (size_t)((uintptr_t)tensor->data - (uintptr_t)base);
   if (tensor->byte_offset > size - position || nbytes > size - position - tensor->byte_offset) {
-    return utvm_crt_fail_hex(UTVM_TEXT_COPY_OUT_OF_BOUNDS, (uint64_t)(uintptr_t)tensor->data);
+    return utvm_crt_fail_own_hex(UTVM_CRT_OWN(UTVM_TEXT_COPY_OUT_OF_BOUNDS),
+                                 (uint64_t)(uintptr_t)tensor->data);
   }
   *start = (uint8_t *)tensor->data + (size_t)tensor->byte_offset;
   return 0;
@@ -132,9 +134,9 @@ int TVMFuncRegisterGlobal(const char *name, TVMBackendPackedCFunc f, int overrid
   /* Without an active runtime the error cannot be recorded; -1 all the same. */
   utvm_err_t err = utvm_crt_global_set(name, f, NULL, override != 0);
   if (err == UTVM_ERR_FUNC_ALREADY_DEFINED) {
-    (void)utvm_crt_fail_name(UTVM_TEXT_FUNCTION_DEFINED, name);
+    (void)utvm_crt_fail_own_name(UTVM_CRT_OWN(UTVM_TEXT_FUNCTION_DEFINED), name);
   } else if (err == UTVM_ERR_REGISTRY_FULL) {
-    (void)utvm_crt_fail(UTVM_TEXT_GLOBALS_FULL);
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_GLOBALS_FULL));
   } else if (err != UTVM_OK) {
     (void)utvm_crt_fail(UTVM_TEXT_NULL_ARGUMENT);
   }
@@ -235,7 +237,7 @@ int TVMDeviceAllocDataSpaceWithScope(DLDevice dev, int ndim, const int64_t *shap
     return -1;
   }
   if (nbytes > SIZE_MAX - (TENSOR_ALIGNMENT - 1u)) {
-    (void)utvm_crt_fail(UTVM_TEXT_INVALID_SHAPE);
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
     return -1;
   }
   nbytes = (nbytes + TENSOR_ALIGNMENT - 1u) & ~(size_t)(TENSOR_ALIGNMENT - 1u);
@@ -272,7 +274,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (from->strides != NULL || to->strides != NULL) {
-    (void)utvm_crt_fail(UTVM_TEXT_COPY_STRIDED);
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_COPY_STRIDED));
     return -1;
   }
   if (tensor_nbytes(from->ndim, from->shape, from->dtype, &nbytes) != 0 ||
@@ -280,7 +282,7 @@ int TVMDeviceCopyDataFromTo(DLTensor *from, DLTensor *to, TVMStreamHandle stream
     return -1;
   }
   if (nbytes != to_nbytes) {
-    (void)utvm_crt_fail(UTVM_TEXT_COPY_SIZES);
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_COPY_SIZES));
     return -1;
   }
   if (tensor_span(from, nbytes, &source) != 0 || tensor_span(to, nbytes, &destination) != 0) {
@@ -306,7 +308,7 @@ int TVMArrayAlloc(const tvm_index_t *shape, int ndim, int dtype_code, int dtype_
   if (ndim < 0 || (ndim > 0 && shape == NULL) || (size_t)ndim > SIZE_MAX / 16u ||
       dtype_code < 0 || dtype_code > 0xFF || dtype_bits < 0 || dtype_bits > 0xFF ||
       dtype_lanes < 0 || dtype_lanes > 0xFFFF) {
-    (void)utvm_crt_fail(UTVM_TEXT_INVALID_SHAPE);
+    (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_INVALID_SHAPE));
     return -1;
   }
   dev.device_type = (DLDeviceType)device_type;

@@ -23,6 +23,29 @@ utvm_crt_t *utvm_crt_active(void);
 
 /* Appends the C runtime text id (UTVM_CRT_TEXT_LIST) to the last error. */
 void utvm_crt_error_append_text(utvm_text_id_t id);
+
+/* A C runtime text of a UTVM_TEXT_OWN entry (utvm/error_texts.h), named by UTVM_CRT_OWN(id):
+ * the text itself, in an object of its own (utvm_crt_text_<id>, which --gc-sections drops
+ * with the functions that report it), or with UTVM_NO_ERROR_TEXTS its id. */
+#ifdef UTVM_NO_ERROR_TEXTS
+typedef utvm_text_id_t utvm_crt_own_text_t;
+#define UTVM_CRT_OWN(id) (id)
+#else
+typedef const char *utvm_crt_own_text_t;
+#define UTVM_CRT_OWN(id) (utvm_crt_text_##id)
+#define UTVM_TEXT(id, text)
+#define UTVM_TEXT_OWN(id, text) extern const char utvm_crt_text_##id[sizeof(text) - 1u];
+UTVM_CRT_TEXT_LIST
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
+#endif
+
+/* utvm_crt_fail, utvm_crt_fail_name, utvm_crt_fail_hex and utvm_crt_error_append_text for a
+ * text of a UTVM_TEXT_OWN entry. */
+int utvm_crt_fail_own(utvm_crt_own_text_t text);
+int utvm_crt_fail_own_name(utvm_crt_own_text_t text, const char *name);
+int utvm_crt_fail_own_hex(utvm_crt_own_text_t text, uint64_t value);
+void utvm_crt_error_append_own(utvm_crt_own_text_t text);
 /* True when the last-error text is empty. */
 int utvm_crt_error_is_empty(void);
 

@@ -34,11 +34,20 @@ static const char kCrtTexts[] = "";
 static const char kNotInitialised[] = "#000";
 typedef char check_not_initialised_id[(UTVM_TEXT_NOT_INITIALISED == 0) ? 1 : -1];
 #else
-/* The texts of UTVM_CRT_TEXT_LIST, each NUL-terminated, in id order. The first is
- * UTVM_TEXT_NOT_INITIALISED. */
+/* The texts of UTVM_CRT_TEXT_LIST, each NUL-terminated, in id order, a UTVM_TEXT_OWN entry's
+ * as an empty string. The first is UTVM_TEXT_NOT_INITIALISED. */
 #define UTVM_TEXT(id, text) text
+#define UTVM_TEXT_OWN(id, text) "\0"
 static const char kCrtTexts[] = UTVM_CRT_TEXT_LIST;
 static const char *const kNotInitialised = kCrtTexts;
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
+/* The texts of the UTVM_TEXT_OWN entries, one object each (without the list's second NUL). */
+#define UTVM_TEXT(id, text)
+#define UTVM_TEXT_OWN(id, text) const char utvm_crt_text_##id[sizeof(text) - 1u] = text;
+UTVM_CRT_TEXT_LIST
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
 #endif
 
 /* Writes the text of id (texts as for utvm_crt_error_append_id) into the last error, after
@@ -132,3 +141,32 @@ const char *TVMGetLastError(void) {
   utvm_crt_t *crt = utvm_crt_active();
   return (crt == NULL) ? kNotInitialised : crt->last_error;
 }
+
+/* Writes the text of a UTVM_TEXT_OWN entry into the last error, after its current text when
+ * append != 0 and replacing it otherwise. */
+static void write_own_text(utvm_crt_own_text_t text, int append) {
+#ifdef UTVM_NO_ERROR_TEXTS
+  write_id_text(text, kCrtTexts, sizeof(kCrtTexts), append);
+#else
+  write_text(text, append);
+#endif
+}
+
+int utvm_crt_fail_own(utvm_crt_own_text_t text) {
+  write_own_text(text, 0);
+  return -1;
+}
+
+int utvm_crt_fail_own_name(utvm_crt_own_text_t text, const char *name) {
+  write_own_text(text, 0);
+  write_text(name, 1);
+  return -1;
+}
+
+int utvm_crt_fail_own_hex(utvm_crt_own_text_t text, uint64_t value) {
+  write_own_text(text, 0);
+  utvm_crt_error_append_hex(value);
+  return -1;
+}
+
+void utvm_crt_error_append_own(utvm_crt_own_text_t text) { write_own_text(text, 1); }

@@ -69,8 +69,8 @@ utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module
     }
   }
   /* Say who holds the slots and how to free one. */
-  (void)utvm_crt_fail(UTVM_TEXT_MODULES_FULL);
-  utvm_crt_error_append_text(UTVM_TEXT_MODULES_HELD_BY);
+  (void)utvm_crt_fail_own(UTVM_CRT_OWN(UTVM_TEXT_MODULES_FULL));
+  utvm_crt_error_append_own(UTVM_CRT_OWN(UTVM_TEXT_MODULES_HELD_BY));
   for (i = 1u; i < UTVM_CRT_MAX_MODULES; i++) {
     const utvm_crt_module_hooks_t *holder = crt->module_hooks[i];
     utvm_crt_error_append((i > 1u) ? ", " : "");
@@ -78,7 +78,7 @@ utvm_err_t utvm_crt_module_create(const TVMModule *module, const utvm_crt_module
     utvm_crt_error_append(" ");
     utvm_crt_error_append_hex((uint64_t)(uintptr_t)utvm_crt_module_handle(i));
   }
-  utvm_crt_error_append_text(UTVM_TEXT_MODULES_FREE_HINT);
+  utvm_crt_error_append_own(UTVM_CRT_OWN(UTVM_TEXT_MODULES_FREE_HINT));
   return UTVM_ERR_REGISTRY_FULL;
 }
 

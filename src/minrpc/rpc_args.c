@@ -37,15 +37,20 @@ static const char kRpcTexts[] = ""; /* ids are written as tokens */
 static const char kRpcTexts[] = UTVM_RPC_TEXT_LIST;
 #endif
 
+/* Appends the text of id (UTVM_RPC_TEXT_LIST) to the last error. */
+static void append_text(utvm_text_id_t id) {
+  utvm_crt_error_append_id(id, kRpcTexts, sizeof(kRpcTexts));
+}
+
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem) {
   /* Request names are UTVM_TEXT_RPC + code for codes 0..21; other codes say "RPC". */
   uint32_t code = (uint32_t)server->code;
   uint32_t name = (uint32_t)UTVM_TEXT_RPC +
                   ((code <= (uint32_t)UTVM_RPC_DEV_GET_CURRENT_STREAM) ? code : 0u);
   TVMAPISetLastError("");
-  utvm_crt_error_append_id((utvm_text_id_t)name, kRpcTexts, sizeof(kRpcTexts));
+  append_text((utvm_text_id_t)name);
   utvm_crt_error_append(": ");
-  utvm_crt_error_append_id(problem, kRpcTexts, sizeof(kRpcTexts));
+  append_text(problem);
 }
 
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value) {
@@ -56,10 +61,10 @@ void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint6
 
 void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t available) {
   rpc_fail_hex(server, UTVM_TEXT_RPC_ARENA_NEEDS, needed);
-  utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_BYTES, kRpcTexts, sizeof(kRpcTexts));
+  append_text(UTVM_TEXT_RPC_ARENA_BYTES);
   utvm_crt_error_append(" ");
   utvm_crt_error_append_hex(available);
-  utvm_crt_error_append_id(UTVM_TEXT_RPC_ARENA_FREE, kRpcTexts, sizeof(kRpcTexts));
+  append_text(UTVM_TEXT_RPC_ARENA_FREE);
 }
 
 uint8_t *rpc_reader_take(const utvm_rpc_server_t *server, rpc_reader_t *reader, uint32_t n) {
@@ -196,10 +201,6 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     return false;
   }
   uint64_t u = rpc_read_u64(p);
-  if (!fixed && (u > reader->left)) {
-    rpc_fail(server, UTVM_TEXT_RPC_TRUNCATED);
-    return false;
-  }
   if (fixed) {
     if (((kind & RPC_KIND_ARG_HANDLE) != 0u) && (u > (uint64_t)UINTPTR_MAX)) {
       rpc_fail(server, UTVM_TEXT_RPC_HANDLE);
@@ -208,8 +209,12 @@ static bool decode_value(const utvm_rpc_server_t *server, rpc_reader_t *reader,
     (void)memcpy(value, p, sizeof(*value));
     return true;
   }
-  /* Str or Bytes: move the text back over the last length byte to make room for a NUL. */
-  uint8_t *bytes = rpc_reader_take(server, reader, (uint32_t)u);
+  /* Str or Bytes: move the text back over the last length byte to make room for a NUL. A
+   * length beyond 32 bits is clamped to one beyond what the reader holds. */
+  uint8_t *bytes = rpc_reader_take(server, reader, rpc_clamp_u32(u));
+  if (bytes == NULL) {
+    return false;
+  }
   uint8_t *text = &p[7];
   (void)memmove(text, bytes, (size_t)u);
   text[u] = 0u;
