@@ -166,17 +166,19 @@ typedef enum { UTVM_FILTER_PLAIN = 0, UTVM_FILTER_DSP_S16 = 1 } utvm_filter_layo
 
 /* The filter layouts this build's utvm_conv2d_s8 reads: bit (1 << utvm_filter_layout_t). */
 #if defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE)
-#define UTVM_KERNELS_FILTER_LAYOUTS ((1u << UTVM_FILTER_PLAIN) | (1u << UTVM_FILTER_DSP_S16))
+#define UTVM_KERNELS_FILTER_LAYOUTS \
+  ((1u << (uint32_t)UTVM_FILTER_PLAIN) | (1u << (uint32_t)UTVM_FILTER_DSP_S16))
 #else
-#define UTVM_KERNELS_FILTER_LAYOUTS (1u << UTVM_FILTER_PLAIN)
+#define UTVM_KERNELS_FILTER_LAYOUTS (1u << (uint32_t)UTVM_FILTER_PLAIN)
 #endif
 
 /* This build's kernels as one int (what the kernel function utvm_k_kernels answers a host):
  * UTVM_KERNELS_NATIVE in bits 0..7, UTVM_KERNELS_FILTER_LAYOUTS in bits 8..15; and the two
  * read back from such a value. */
-#define UTVM_KERNELS_INFO ((int64_t)UTVM_KERNELS_NATIVE | ((int64_t)UTVM_KERNELS_FILTER_LAYOUTS << 8))
-#define UTVM_KERNELS_INFO_CORE(value) ((int64_t)(value) & 0xFF)
-#define UTVM_KERNELS_INFO_LAYOUTS(value) (((int64_t)(value) >> 8) & 0xFF)
+#define UTVM_KERNELS_INFO \
+  ((int64_t)(((uint32_t)UTVM_KERNELS_FILTER_LAYOUTS << 8u) | (uint32_t)UTVM_KERNELS_NATIVE))
+#define UTVM_KERNELS_INFO_CORE(value) ((int64_t)((uint64_t)(value) & 0xFFu))
+#define UTVM_KERNELS_INFO_LAYOUTS(value) ((int64_t)(((uint64_t)(value) >> 8u) & 0xFFu))
 
 /* Bytes of a filter of filter_dims {Co, KH, KW, Ci} laid out as layout (0 for an unknown
  * layout or invalid dims). */

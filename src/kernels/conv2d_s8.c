@@ -61,7 +61,9 @@ static utvm_err_t conv2d_s8_laid_out(const utvm_conv2d_params_t *params,
                                      const int32_t *bias, const utvm_dims_t *output_dims,
                                      int8_t *output, void *scratch) {
 #if defined(UTVM_KERNELS_DSP_PATHS) && !defined(__ARM_FEATURE_MVE)
-  const bool aligned = ((((uintptr_t)scratch) | ((uintptr_t)(const void *)filter)) & 3u) == 0u;
+  const int8_t *scratch_bytes = (const int8_t *)scratch;
+  const bool aligned =
+      ((((uintptr_t)(const void *)scratch_bytes) | ((uintptr_t)(const void *)filter)) & 3u) == 0u;
   if ((params->filter_layout == (int32_t)UTVM_FILTER_DSP_S16) && (scratch != NULL) && aligned &&
       (utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims, output_dims) >
        0u)) {

@@ -31,10 +31,12 @@ size_t utvm_conv2d_s8_filter_size(utvm_filter_layout_t layout, const utvm_dims_t
   return bytes;
 }
 
-/* Stores value (int16) at dst + 2 * index. */
+/* Stores value (-128..127) as a little-endian int16 at dst + 2 * index (the byte order of the
+ * Cortex-M cores whose kernels read it, whatever the host's). */
 static void put_s16(uint8_t *dst, int64_t index, int32_t value) {
-  const int16_t half = (int16_t)value;
-  (void)memcpy(&dst[2 * index], &half, sizeof half);
+  const uint32_t half = (uint32_t)value & 0xFFFFu;
+  dst[2 * index] = (uint8_t)(half & 0xFFu);
+  dst[(2 * index) + 1] = (uint8_t)(half >> 8u);
 }
 
 utvm_err_t utvm_conv2d_s8_pack_filter(utvm_filter_layout_t layout, const utvm_dims_t *filter_dims,
