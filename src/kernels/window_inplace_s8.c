@@ -10,6 +10,16 @@
  * (window_pending_rows), so the scratch size is known before the call; the result is the plain
  * kernel's, byte for byte, since every output value is computed from the same input values and
  * the same padding.
+ *
+ * A 1x1 convolution of stride 1 without padding whose output has no more channels than its
+ * input (output position p's bytes then start at or before input position p's) runs instead as
+ * one call of utvm_conv2d_s8 with the output over the input, on the cores whose kernel reads
+ * every input byte of a block of positions (into its im2col columns in scratch, or registers)
+ * before it writes that block's outputs, over all output channels, and takes the positions in
+ * order: the DSP and MVE paths when the output channels fit one channel block of both
+ * (window_pointwise_direct). The portable loops write a position's channels while they still
+ * read its input, and the blocked ones take channel blocks outside positions: those cores keep
+ * the bands.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +35,29 @@
 /* Output bytes one kernel call computes, about (a row at least): fewer calls, less of each
  * call's set-up, for a larger band in scratch. */
 #define WINDOW_BAND_BYTES 2048
+
+/* Output channels the DSP and MVE paths of CONV_2D compute in one pass over the positions:
+ * the smaller of their channel blocks (code planned for either core runs on the other). */
+#define WINDOW_ONE_PASS_CHANNELS                                         \
+  ((UTVM_KERNELS_CHANNEL_BLOCK < UTVM_KERNELS_MVE_CHANNEL_BLOCK) ? UTVM_KERNELS_CHANNEL_BLOCK \
+                                                                 : UTVM_KERNELS_MVE_CHANNEL_BLOCK)
+
+/* True when utvm_conv2d_s8 on core computes this convolution exactly with its output over its
+ * input (see the top of this file): a DSP or MVE core, batch 1, a 1x1 filter that is not
+ * grouped, stride 1, no padding, and at most as many output channels as input channels and
+ * WINDOW_ONE_PASS_CHANNELS. */
+static bool window_pointwise_direct(utvm_kernels_core_t core, const utvm_conv2d_params_t *params,
+                                    const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
+                                    const utvm_dims_t *output_dims) {
+  return ((core == UTVM_KERNELS_DSP) || (core == UTVM_KERNELS_MVE)) && (params != NULL) &&
+         utvm_dims_valid(input_dims) && utvm_dims_valid(filter_dims) &&
+         utvm_dims_valid(output_dims) && (input_dims->n == 1) && (output_dims->n == 1) &&
+         (filter_dims->h == 1) && (filter_dims->w == 1) && (filter_dims->c == input_dims->c) &&
+         (filter_dims->n == output_dims->c) && (params->stride_h == 1) &&
+         (params->stride_w == 1) && (params->pad_top == 0) && (params->pad_left == 0) &&
+         (output_dims->h == input_dims->h) && (output_dims->w == input_dims->w) &&
+         (output_dims->c <= input_dims->c) && (output_dims->c <= WINDOW_ONE_PASS_CHANNELS);
+}
 
 /* The vertical geometry of a window operator. */
 typedef struct {
@@ -226,12 +259,26 @@ size_t utvm_conv2d_s8_inplace_scratch_size_for(utvm_kernels_core_t core,
                                                const utvm_dims_t *input_dims,
                                                const utvm_dims_t *filter_dims,
                                                const utvm_dims_t *output_dims) {
-  return (params == NULL)
-             ? 0u
-             : window_scratch(input_dims, filter_dims, output_dims, params->stride_h,
-                              params->dilation_h, params->pad_top,
-                              utvm_conv2d_s8_scratch_size_for(core, input_dims, filter_dims,
-                                                              output_dims));
+  size_t bytes = 0u;
+  if (window_pointwise_direct(core, params, input_dims, filter_dims, output_dims)) {
+    bytes = utvm_conv2d_s8_scratch_size_for(core, input_dims, filter_dims, output_dims);
+  } else if (params != NULL) {
+    bytes = window_scratch(input_dims, filter_dims, output_dims, params->stride_h,
+                           params->dilation_h, params->pad_top,
+                           utvm_conv2d_s8_scratch_size_for(core, input_dims, filter_dims,
+                                                           output_dims));
+  } else {
+    /* no parameters: cannot run */
+  }
+  return bytes;
+}
+
+size_t utvm_conv2d_s8_inplace_scratch_size(const utvm_conv2d_params_t *params,
+                                           const utvm_dims_t *input_dims,
+                                           const utvm_dims_t *filter_dims,
+                                           const utvm_dims_t *output_dims) {
+  return utvm_conv2d_s8_inplace_scratch_size_for(UTVM_KERNELS_NATIVE, params, input_dims,
+                                                 filter_dims, output_dims);
 }
 
 utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
@@ -241,6 +288,16 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
                                   const utvm_dims_t *output_dims, int8_t *data, void *scratch) {
   if (params == NULL) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  if (window_pointwise_direct(UTVM_KERNELS_NATIVE, params, input_dims, filter_dims,
+                              output_dims)) {
+    /* The DSP path hands a scratch that is not word-aligned to the blocked loops, which must
+     * not run over their own input; MVE's runs the portable ones without scratch. */
+    if ((data == NULL) || (scratch == NULL) || ((((uintptr_t)scratch) & 3u) != 0u)) {
+      return UTVM_ERR_KERNEL_BAD_PARAM;
+    }
+    return utvm_conv2d_s8(params, quant, input_dims, data, filter_dims, filter, bias, output_dims,
+                          data, scratch);
   }
   return window_inplace(params, NULL, quant, input_dims, filter_dims, filter, bias, output_dims,
                         data, scratch);
