@@ -218,8 +218,9 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
  * The output over its own input in one buffer of max(input, output) bytes, for a planner that
  * places a layer's output over an input that dies there: data holds the input from its start
  * before the call and the output from its start after it. Output rows are computed a band at a
- * time (about 2 KB of output per call, at most a quarter of the rows; from the last row when
- * the output is larger) by utvm_conv2d_s8 / utvm_depthwise_conv2d_s8 into scratch, each row
+ * time (about 2 KB of output per call, at most a quarter of the rows, half for a window one row
+ * tall; from the last row when the output is larger) by utvm_conv2d_s8 /
+ * utvm_depthwise_conv2d_s8 into scratch, each row
  * copied into data once no row still to compute reads the input bytes under it (until then it
  * waits in a ring in scratch); the result is the out-of-place kernel's, byte for byte. Shapes
  * that can run in place: batch 1, at most UTVM_KERNELS_INPLACE_MAX_ROWS rows, and the band and

@@ -152,9 +152,13 @@ static bool window_rows_init(window_rows_t *g, const utvm_dims_t *input_dims,
   g->row_in = input_dims->w * input_dims->c;
   g->row_out = output_dims->w * output_dims->c;
   g->reverse = ((int64_t)g->row_out * g->out_h) > ((int64_t)g->row_in * g->in_h);
-  /* rows per call: about WINDOW_BAND_BYTES of output, at most a quarter of the rows */
+  /* rows per call: about WINDOW_BAND_BYTES of output, at most a quarter of the rows, or half
+   * of them for a window one row tall (whose rows seldom wait: fewer calls, each setting up its
+   * channels again, in scratch that stays under the model's largest; a third or half for every
+   * window raises micro_speech's arena) */
   int32_t band = WINDOW_BAND_BYTES / g->row_out;
-  band = (band > (g->out_h / 4)) ? (g->out_h / 4) : band;
+  const int32_t most = (g->reach == 1) ? (g->out_h / 2) : (g->out_h / 4);
+  band = (band > most) ? most : band;
   g->band = (band < 1) ? 1 : band;
   *pending = window_pending_rows(g);
   return (2 * (*pending + g->band)) <= g->out_h;
