@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fast_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
 #include "window_rows.h"
@@ -57,6 +58,17 @@ static bool window_pointwise_direct(utvm_kernels_core_t core, const utvm_conv2d_
          (params->stride_w == 1) && (params->pad_top == 0) && (params->pad_left == 0) &&
          (output_dims->h == input_dims->h) && (output_dims->w == input_dims->w) &&
          (output_dims->c <= input_dims->c) && (output_dims->c <= WINDOW_ONE_PASS_CHANNELS);
+}
+
+/* True when scratch lets utvm_conv2d_s8 take its fast path for a call over its own input:
+ * MVE's runs the portable loops without scratch, and the DSP path hands a scratch that is not
+ * word-aligned to the blocked loops, neither of which may run over their input. */
+static bool window_direct_scratch(const void *scratch) {
+#if defined(UTVM_KERNELS_DSP_PATHS)
+  return (scratch != NULL) && ((((uintptr_t)scratch) & 3u) == 0u);
+#else
+  return scratch != NULL;
+#endif
 }
 
 /* The vertical geometry of a window operator. Every byte offset and row index below fits in
@@ -308,9 +320,7 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
   }
   if (window_pointwise_direct(UTVM_KERNELS_NATIVE, params, input_dims, filter_dims,
                               output_dims)) {
-    /* The DSP path hands a scratch that is not word-aligned to the blocked loops, which must
-     * not run over their own input; MVE's runs the portable ones without scratch. */
-    if ((data == NULL) || (scratch == NULL) || ((((uintptr_t)scratch) & 3u) != 0u)) {
+    if ((data == NULL) || !window_direct_scratch(scratch)) {
       return UTVM_ERR_KERNEL_BAD_PARAM;
     }
     return utvm_conv2d_s8(params, quant, input_dims, data, filter_dims, filter, bias, output_dims,
