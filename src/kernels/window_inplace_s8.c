@@ -63,9 +63,9 @@ static bool window_pointwise_direct(utvm_kernels_core_t core, const utvm_conv2d_
 /* True when scratch lets utvm_conv2d_s8 take its fast path for a call over its own input:
  * MVE's runs the portable loops without scratch, and the DSP path hands a scratch that is not
  * word-aligned to the blocked loops, neither of which may run over their input. */
-static bool window_direct_scratch(const void *scratch) {
+static bool window_direct_scratch(const int8_t *scratch) {
 #if defined(UTVM_KERNELS_DSP_PATHS)
-  return (scratch != NULL) && ((((uintptr_t)scratch) & 3u) == 0u);
+  return (scratch != NULL) && (((uintptr_t)(const void *)scratch & 3u) == 0u);
 #else
   return scratch != NULL;
 #endif
@@ -320,7 +320,7 @@ utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
   }
   if (window_pointwise_direct(UTVM_KERNELS_NATIVE, params, input_dims, filter_dims,
                               output_dims)) {
-    if ((data == NULL) || !window_direct_scratch(scratch)) {
+    if ((data == NULL) || !window_direct_scratch((const int8_t *)scratch)) {
       return UTVM_ERR_KERNEL_BAD_PARAM;
     }
     return utvm_conv2d_s8(params, quant, input_dims, data, filter_dims, filter, bias, output_dims,
