@@ -257,30 +257,49 @@ utvm_err_t utvm_depthwise_conv2d_s8(const utvm_depthwise_conv2d_params_t *params
  * The output over its own input in one buffer of max(input, output) bytes, for a planner that
  * places a layer's output over an input that dies there: data holds the input from its start
  * before the call and the output from its start after it. Output rows are computed a band at a
- * time (about 2 KB of output per call, at most a quarter of the rows; from the last row when
- * the output is larger) by utvm_conv2d_s8 / utvm_depthwise_conv2d_s8 into scratch, each row
+ * time (about 2 KB of output per call, at most a quarter of the rows, half for a window one row
+ * tall; from the last row when the output is larger) by utvm_conv2d_s8 /
+ * utvm_depthwise_conv2d_s8 into scratch, each row
  * copied into data once no row still to compute reads the input bytes under it (until then it
  * waits in a ring in scratch); the result is the out-of-place kernel's, byte for byte. Shapes
  * that can run in place: batch 1, at most UTVM_KERNELS_INPLACE_MAX_ROWS rows, and the band and
  * the waiting rows at most half the output (e.g. 1 waiting row for a 3x3 window of stride 1,
- * none for a 1x1). */
+ * none for a 1x1).
+ * Aliasing: utvm_conv2d_s8 and utvm_depthwise_conv2d_s8 themselves still need an output that
+ * does not overlap the input; the in-place entries decide when a kernel may run over its own
+ * input. utvm_conv2d_s8_inplace runs a 1x1 convolution of stride 1 without padding whose
+ * output channels are at most its input channels and at most the smaller of
+ * UTVM_KERNELS_CHANNEL_BLOCK and UTVM_KERNELS_MVE_CHANNEL_BLOCK as ONE call of utvm_conv2d_s8
+ * with output == input on DSP and MVE cores (their paths read a block of positions' input
+ * bytes, all of them, before they write those positions' outputs, positions in order, every
+ * channel in one pass; output position p's bytes start at or before input position p's); its
+ * scratch is then the kernel's own. Other shapes, and every shape on the portable core, run in
+ * bands as above. */
 
 /* Most output rows of a convolution run in place (the ring's size is worked out row by row). */
 #ifndef UTVM_KERNELS_INPLACE_MAX_ROWS
 #define UTVM_KERNELS_INPLACE_MAX_ROWS 4096
 #endif
 
-/* Bytes of scratch utvm_conv2d_s8_inplace needs on core: the kernel's scratch rounded up to 4,
- * then the ring; 0 when these shapes cannot run in place (or a pointer is NULL). */
+/* Bytes of scratch utvm_conv2d_s8_inplace needs on core: utvm_conv2d_s8_scratch_size_for for
+ * a 1x1 convolution that runs as one call (above), else the kernel's scratch rounded up to 4,
+ * then the band and the ring; 0 when these shapes cannot run in place (or a pointer is NULL). */
 size_t utvm_conv2d_s8_inplace_scratch_size_for(utvm_kernels_core_t core,
                                                const utvm_conv2d_params_t *params,
                                                const utvm_dims_t *input_dims,
                                                const utvm_dims_t *filter_dims,
                                                const utvm_dims_t *output_dims);
 
+/* The same on this build's core (UTVM_KERNELS_NATIVE). */
+size_t utvm_conv2d_s8_inplace_scratch_size(const utvm_conv2d_params_t *params,
+                                           const utvm_dims_t *input_dims,
+                                           const utvm_dims_t *filter_dims,
+                                           const utvm_dims_t *output_dims);
+
 /* CONV_2D (as utvm_conv2d_s8) in place over data. scratch: the size above for this build's
  * core (UTVM_KERNELS_NATIVE), word-aligned. UTVM_ERR_KERNEL_BAD_SHAPE for shapes that cannot
- * run in place, BAD_PARAM for a NULL pointer, else the kernel's error. */
+ * run in place, BAD_PARAM for a NULL pointer or (a 1x1 convolution run as one call) a scratch
+ * that is not word-aligned, else the kernel's error. */
 utvm_err_t utvm_conv2d_s8_inplace(const utvm_conv2d_params_t *params,
                                   const utvm_per_channel_quant_t *quant,
                                   const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,

@@ -531,6 +531,8 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
     dsp_block_bias(&block, count, bias_block);
+    /* Both columns built before the pair's outputs are written, pairs in order: with one block
+     * a 1x1 convolution may run over its own input (utvm_conv2d_s8_inplace relies on it). */
     for (int32_t p = 0; p < positions; p += 2) {
       const int32_t p1 = ((p + 1) < positions) ? (p + 1) : p;
       dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);

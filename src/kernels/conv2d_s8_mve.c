@@ -432,6 +432,9 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
     const int8_t *rows = &filter[chunk * length];
     utvm_mve_row_sums(rows, length, count, terms);
     mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
+    /* The four columns read (into scratch or registers) before their outputs are written,
+     * positions in order: with one chunk a 1x1 convolution may run over its own input
+     * (utvm_conv2d_s8_inplace relies on it). */
     for (int32_t first = 0; first < positions; first += 4) {
       const int32_t columns = ((positions - first) < 4) ? (positions - first) : 4;
       if (in_place) {

@@ -577,17 +577,22 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
   for (int32_t attempt = 0; attempt < 8; ++attempt) {
     const bool depthwise = random_in(state, 0, 1) == 0;
     const bool pointwise = !depthwise && (random_in(state, 0, 2) == 0);
+    /* Half the 1x1 ones of stride 1 over up to COMPARE_MAX_CHANNELS channels: those a DSP or MVE
+     * core runs as one call over their own input (odd counts, fewer output channels than
+     * input channels) and those it bands (more output channels than input channels or than a
+     * channel block). */
+    const bool wide = pointwise && (random_in(state, 0, 1) == 0);
     utvm_dims_t in_dims;
     utvm_dims_t filter_dims;
     utvm_dims_t out_dims;
     in_dims.n = 1;
-    in_dims.h = random_in(state, 1, 14);
-    in_dims.w = random_in(state, 1, 9);
-    in_dims.c = random_in(state, 1, 24);
+    in_dims.h = random_in(state, 1, wide ? 8 : 14);
+    in_dims.w = random_in(state, 1, wide ? 8 : 9);
+    in_dims.c = random_in(state, 1, wide ? COMPARE_MAX_CHANNELS : 24);
     filter_dims.h = pointwise ? 1 : random_in(state, 1, 3);
     filter_dims.w = pointwise ? 1 : random_in(state, 1, 3);
-    const int32_t stride_h = random_in(state, 1, 2);
-    const int32_t stride_w = random_in(state, 1, 2);
+    const int32_t stride_h = wide ? 1 : random_in(state, 1, 2);
+    const int32_t stride_w = wide ? 1 : random_in(state, 1, 2);
     const int32_t dilation_h = random_in(state, 1, 2);
     const int32_t dilation_w = random_in(state, 1, 2);
     const int32_t span_h = (filter_dims.h - 1) * dilation_h + 1;
@@ -599,7 +604,8 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
     out_dims.h = (in_dims.h + 2 * pad_top - span_h) / stride_h + 1;
     out_dims.w = (in_dims.w + 2 * pad_left - span_w) / stride_w + 1;
     const int32_t multiplier = random_in(state, 1, 2);
-    out_dims.c = depthwise ? (in_dims.c * multiplier) : random_in(state, 1, 24);
+    out_dims.c = depthwise ? (in_dims.c * multiplier)
+                           : random_in(state, 1, wide ? COMPARE_MAX_CHANNELS : 24);
     filter_dims.n = depthwise ? 1 : out_dims.c;
     filter_dims.c = depthwise ? out_dims.c : in_dims.c;
     if ((out_dims.h < 1) || (out_dims.w < 1) ||
@@ -623,8 +629,8 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
     const size_t scratch =
         depthwise ? utvm_depthwise_conv2d_s8_inplace_scratch_size(&dw, &in_dims, &filter_dims,
                                                                   &out_dims)
-                  : utvm_conv2d_s8_inplace_scratch_size_for(UTVM_KERNELS_NATIVE, &conv, &in_dims,
-                                                            &filter_dims, &out_dims);
+                  : utvm_conv2d_s8_inplace_scratch_size(&conv, &in_dims, &filter_dims,
+                                                        &out_dims);
     if ((scratch == 0u) || (scratch > sizeof g_scratch.bytes)) {
       continue;
     }
@@ -650,6 +656,9 @@ static bool window_inplace_case(uint32_t *state, utvm_fast_compare_result_t *res
                                            &out_dims, g_out_fast, g_scratch.bytes);
     }
     result->window_inplace_cases += 1;
+    if (pointwise && (stride_h == 1) && (stride_w == 1) && (out_dims.c <= in_dims.c)) {
+      result->window_inplace_pointwise += 1;
+    }
     return (err == UTVM_OK) && (err_inplace == UTVM_OK) && same_bytes(out_count, result);
   }
   return true; /* eight shapes that cannot run in place: nothing compared */

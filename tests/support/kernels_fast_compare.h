@@ -26,6 +26,9 @@ typedef struct {
                                   int16 ADD, SUB, MUL, piecewise-linear) */
   int32_t window_inplace_cases; /* CONV_2D and DEPTHWISE_CONV_2D run in place (the row ring of
                                    utvm_*_inplace) and compared with their out-of-place results */
+  int32_t window_inplace_pointwise; /* of which 1x1 of stride 1 with at most as many output
+                                       channels as input channels (one call on DSP and MVE
+                                       cores when they fit a channel block) */
   int32_t stage_cases;         /* stages of 1..5 windows run patch by patch (utvm_stage_s8) and
                                   compared with the layers run whole */
   int32_t stage_layers;        /* their layers */

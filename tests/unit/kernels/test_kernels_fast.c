@@ -169,6 +169,36 @@ static void test_dsp_conv_pointwise(void **state) {
   check_conv(&in, &filter, 1, 0, false, true, -128, 3u);
 }
 
+/* The DSP path of a 1x1 convolution of stride 1 with its output over its input (as
+ * utvm_conv2d_s8_inplace runs it): the same bytes as the portable loops out of place, for odd
+ * channel counts, fewer output channels than input channels (a channel block at most), an odd
+ * position count (the last pair a position with itself), per-tensor and mixed requantization. */
+static void test_dsp_conv_pointwise_over_input(void **state) {
+  (void)state;
+  const int32_t shapes[][4] = {{3, 5, 7, 7},   {3, 5, 7, 3},  {1, 1, 9, 1},  {2, 7, 64, 64},
+                               {5, 3, 80, 64}, {4, 4, 33, 5}, {1, 7, 16, 16}, {6, 1, 13, 12}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+    const utvm_dims_t in = {1, shapes[i][0], shapes[i][1], shapes[i][2]};
+    const utvm_dims_t filter = {shapes[i][3], 1, 1, in.c};
+    const utvm_dims_t out = {1, in.h, in.w, filter.n};
+    const bool mixed = (i % 2u) == 1u;
+    utvm_per_channel_quant_t quant = path_fill(filter.n, mixed);
+    quant.count = ((i % 3u) == 2u) ? 1 : filter.n;
+    const utvm_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 5, -3, (i == 4u) ? 0 : -128, 127};
+    const int32_t in_count = in.h * in.w * in.c;
+    const int32_t count = out.h * out.w * out.c;
+    assert_true(filter.n <= UTVM_KERNELS_CHANNEL_BLOCK);
+    assert_true(utvm_conv2d_s8_inplace_scratch_size_for(UTVM_KERNELS_DSP, &params, &in, &filter,
+                                                        &out) ==
+                utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &in, &filter, &out));
+    utvm_conv2d_s8_portable(&params, &quant, &in, g_in, &filter, g_filter, g_bias, &out, g_ref);
+    (void)memcpy(g_fast, g_in, (size_t)in_count);
+    utvm_conv2d_s8_dsp(&params, &quant, &in, g_fast, &filter, g_filter, g_bias, &out, g_fast,
+                       (int8_t *)g_scratch_words);
+    assert_memory_equal(g_fast, g_ref, (size_t)count);
+  }
+}
+
 /* 3x3 over 16 channels with padding (columns by runs and padding), mixed requantization blocks
  * (left shifts, a negative multiplier). */
 static void test_dsp_conv_mixed_requant(void **state) {
@@ -234,6 +264,7 @@ static void test_random_layers_bit_exact(void **state) {
   assert_int_equal(result.add_cases, 3000);
   assert_true(result.inplace_cases > 2500); /* the rest: parameters TFLite refuses */
   assert_true(result.window_inplace_cases > 2500); /* the rest: shapes that cannot */
+  assert_true(result.window_inplace_pointwise > 150);
   assert_true(result.stage_cases > 2500);          /* the rest: chains too large */
   assert_true(result.stage_layers > 2 * result.stage_cases);
   assert_true(result.stage_inplace > 300);
@@ -271,16 +302,59 @@ static void test_scratch_size(void **state) {
   assert_int_equal(utvm_conv2d_s8_scratch_size(&input, &filter, &output), 0u);
 }
 
+/* Scratch of a 1x1 convolution run in place: the kernel's own on DSP and MVE cores when it runs
+ * as one call (stride 1, no padding, output channels at most the input's and a channel block),
+ * else (more output channels than input channels or than a block, stride 2, the portable core)
+ * the bands' and the ring's, or none. */
+static void test_inplace_pointwise_scratch(void **state) {
+  (void)state;
+  const utvm_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 0, 0, -128, 127};
+  const utvm_dims_t in = {1, 16, 4, 40};
+  const utvm_dims_t in_wide = {1, 16, 4, 72};
+  const utvm_kernels_core_t cores[2] = {UTVM_KERNELS_DSP, UTVM_KERNELS_MVE};
+  for (int32_t i = 0; i < 2; ++i) {
+    const utvm_kernels_core_t core = cores[i];
+    const int32_t out_c[3] = {40, 17, 1};
+    for (int32_t j = 0; j < 3; ++j) {
+      const utvm_dims_t filter = {out_c[j], 1, 1, 40};
+      const utvm_dims_t out = {1, 16, 4, out_c[j]};
+      assert_int_equal(utvm_conv2d_s8_inplace_scratch_size_for(core, &params, &in, &filter, &out),
+                       4u * 40u);
+    }
+    /* more output channels than input channels: the bands (from the last row) */
+    const utvm_dims_t more = {41, 1, 1, 40};
+    const utvm_dims_t out_more = {1, 16, 4, 41};
+    assert_true(utvm_conv2d_s8_inplace_scratch_size_for(core, &params, &in, &more, &out_more) >
+                4u * 40u);
+    /* more output channels than a block: the bands */
+    const utvm_dims_t block = {UTVM_KERNELS_CHANNEL_BLOCK + 1, 1, 1, 72};
+    const utvm_dims_t out_block = {1, 16, 4, UTVM_KERNELS_CHANNEL_BLOCK + 1};
+    assert_true(utvm_conv2d_s8_inplace_scratch_size_for(core, &params, &in_wide, &block,
+                                                        &out_block) > 4u * 72u);
+    /* stride 2: the bands */
+    const utvm_conv2d_params_t strided = {2, 2, 1, 1, 0, 0, 0, 0, -128, 127};
+    const utvm_dims_t filter = {40, 1, 1, 40};
+    const utvm_dims_t out_half = {1, 8, 2, 40};
+    assert_true(utvm_conv2d_s8_inplace_scratch_size_for(core, &strided, &in, &filter,
+                                                        &out_half) != 4u * 40u);
+  }
+  const utvm_dims_t filter = {40, 1, 1, 40};
+  assert_true(utvm_conv2d_s8_inplace_scratch_size_for(UTVM_KERNELS_PORTABLE, &params, &in,
+                                                      &filter, &in) > 0u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_emulated_intrinsics),
       cmocka_unit_test(test_dsp_conv_few_channels),
       cmocka_unit_test(test_dsp_conv_pointwise),
+      cmocka_unit_test(test_dsp_conv_pointwise_over_input),
       cmocka_unit_test(test_dsp_conv_mixed_requant),
       cmocka_unit_test(test_dsp_depthwise_paths),
       cmocka_unit_test(test_dsp_fully_connected),
       cmocka_unit_test(test_random_layers_bit_exact),
       cmocka_unit_test(test_scratch_size),
+      cmocka_unit_test(test_inplace_pointwise_scratch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
