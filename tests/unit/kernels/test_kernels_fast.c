@@ -184,7 +184,8 @@ static void test_dsp_conv_pointwise_over_input(void **state) {
     const bool mixed = (i % 2u) == 1u;
     utvm_per_channel_quant_t quant = path_fill(filter.n, mixed);
     quant.count = ((i % 3u) == 2u) ? 1 : filter.n;
-    const utvm_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 5, -3, (i == 4u) ? 0 : -128, 127};
+    const utvm_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 5, -3, (i == 4u) ? 0 : -128, 127,
+                                         (int32_t)UTVM_FILTER_PLAIN};
     const int32_t in_count = in.h * in.w * in.c;
     const int32_t count = out.h * out.w * out.c;
     assert_true(filter.n <= UTVM_KERNELS_CHANNEL_BLOCK);
@@ -308,7 +309,8 @@ static void test_scratch_size(void **state) {
  * the bands' and the ring's, or none. */
 static void test_inplace_pointwise_scratch(void **state) {
   (void)state;
-  const utvm_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 0, 0, -128, 127};
+  const utvm_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 0, 0, -128, 127,
+                                       (int32_t)UTVM_FILTER_PLAIN};
   const utvm_dims_t in = {1, 16, 4, 40};
   const utvm_dims_t in_wide = {1, 16, 4, 72};
   const utvm_kernels_core_t cores[2] = {UTVM_KERNELS_DSP, UTVM_KERNELS_MVE};
@@ -332,7 +334,8 @@ static void test_inplace_pointwise_scratch(void **state) {
     assert_true(utvm_conv2d_s8_inplace_scratch_size_for(core, &params, &in_wide, &block,
                                                         &out_block) > 4u * 72u);
     /* stride 2: the bands */
-    const utvm_conv2d_params_t strided = {2, 2, 1, 1, 0, 0, 0, 0, -128, 127};
+    const utvm_conv2d_params_t strided = {2, 2, 1, 1, 0, 0, 0, 0, -128, 127,
+                                           (int32_t)UTVM_FILTER_PLAIN};
     const utvm_dims_t filter = {40, 1, 1, 40};
     const utvm_dims_t out_half = {1, 8, 2, 40};
     assert_true(utvm_conv2d_s8_inplace_scratch_size_for(core, &strided, &in, &filter,
