@@ -381,6 +381,17 @@ static inline void dsp_mac_2x2(dsp_sums_t *s, int32_t wr0, int32_t wr1, const in
   s->s11 = utvm_dsp_smlad(r1_odd, c1_odd, s->s11);
 }
 
+/* One value past the whole groups: weights v0 (row 0) and v1 (row 1) by the column pair's two
+ * int16 values at col, wrapping. */
+static inline void dsp_mac_2x2_one(dsp_sums_t *s, int32_t v0, int32_t v1, const int8_t *col) {
+  const int32_t x0 = utvm_dsp_load2(col);
+  const int32_t x1 = utvm_dsp_load2(&col[2]);
+  s->s00 = utvm_wrap_add(s->s00, v0 * x0);
+  s->s01 = utvm_wrap_add(s->s01, v0 * x1);
+  s->s10 = utvm_wrap_add(s->s10, v1 * x0);
+  s->s11 = utvm_wrap_add(s->s11, v1 * x1);
+}
+
 /* The sums of weight rows r0, r1 with a pair of int16 columns (dsp_column_slot's layout) over
  * length values from b0 (row 0) and b1 (row 1), wrapping. */
 static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
@@ -408,14 +419,7 @@ static inline dsp_sums_t dsp_dot_2x2_s16(const int8_t *r0, const int8_t *r1,
     col = &col[16];
   }
   for (int32_t i = 4 * blocks; i < length; ++i) {
-    const int32_t v0 = r0[i];
-    const int32_t v1 = r1[i];
-    const int32_t x0 = utvm_dsp_load2(col);
-    const int32_t x1 = utvm_dsp_load2(&col[2]);
-    s.s00 = utvm_wrap_add(s.s00, v0 * x0);
-    s.s01 = utvm_wrap_add(s.s01, v0 * x1);
-    s.s10 = utvm_wrap_add(s.s10, v1 * x0);
-    s.s11 = utvm_wrap_add(s.s11, v1 * x1);
+    dsp_mac_2x2_one(&s, r0[i], r1[i], col);
     col = &col[4];
   }
   return s;
@@ -467,14 +471,7 @@ static inline dsp_sums_t dsp_dot_2x2_wide(const int8_t *pair, const int8_t *colu
     col = &col[16];
   }
   for (int32_t i = 4 * blocks; i < length; ++i) {
-    const int32_t v0 = utvm_dsp_load2(w);
-    const int32_t v1 = utvm_dsp_load2(&w[2]);
-    const int32_t x0 = utvm_dsp_load2(col);
-    const int32_t x1 = utvm_dsp_load2(&col[2]);
-    s.s00 = utvm_wrap_add(s.s00, v0 * x0);
-    s.s01 = utvm_wrap_add(s.s01, v0 * x1);
-    s.s10 = utvm_wrap_add(s.s10, v1 * x0);
-    s.s11 = utvm_wrap_add(s.s11, v1 * x1);
+    dsp_mac_2x2_one(&s, utvm_dsp_load2(w), utvm_dsp_load2(&w[2]), col);
     w = &w[4];
     col = &col[4];
   }
