@@ -52,40 +52,6 @@ size_t utvm_conv2d_s8_scratch_size(const utvm_dims_t *input_dims, const utvm_dim
                                          output_dims);
 }
 
-/* utvm_conv2d_s8 for a filter laid out for one core's kernels (checked arguments): only the
- * build with those kernels runs it, and only on the shapes and memory they take. */
-static utvm_err_t conv2d_s8_laid_out(const utvm_conv2d_params_t *params,
-                                     const utvm_per_channel_quant_t *quant,
-                                     const utvm_dims_t *input_dims, const int8_t *input,
-                                     const utvm_dims_t *filter_dims, const int8_t *filter,
-                                     const int32_t *bias, const utvm_dims_t *output_dims,
-                                     int8_t *output, void *scratch) {
-#if defined(UTVM_KERNELS_DSP_PATHS) && !defined(__ARM_FEATURE_MVE)
-  const int8_t *scratch_bytes = (const int8_t *)scratch;
-  const bool aligned =
-      ((((uintptr_t)(const void *)scratch_bytes) | ((uintptr_t)(const void *)filter)) & 3u) == 0u;
-  if ((params->filter_layout == (int32_t)UTVM_FILTER_DSP_S16) && (scratch != NULL) && aligned &&
-      (utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims, output_dims) >
-       0u)) {
-    utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
-                       output, (int8_t *)scratch);
-    return UTVM_OK;
-  }
-#else
-  (void)params;
-  (void)quant;
-  (void)input_dims;
-  (void)filter_dims;
-  (void)input;
-  (void)filter;
-  (void)bias;
-  (void)output_dims;
-  (void)output;
-  (void)scratch;
-#endif
-  return UTVM_ERR_KERNEL_BAD_PARAM;
-}
-
 utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_channel_quant_t *quant,
                           const utvm_dims_t *input_dims, const int8_t *input,
                           const utvm_dims_t *filter_dims, const int8_t *filter, const int32_t *bias,
@@ -102,8 +68,21 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   if (params->filter_layout != (int32_t)UTVM_FILTER_PLAIN) {
-    return conv2d_s8_laid_out(params, quant, input_dims, input, filter_dims, filter, bias,
-                              output_dims, output, scratch);
+    /* A filter laid out for one core's kernels: only the build with them runs it, on the shapes
+     * and word-aligned memory they take (DSP_S16: the DSP kernels). */
+#if defined(UTVM_KERNELS_DSP_PATHS) && !defined(__ARM_FEATURE_MVE)
+    const int8_t *scratch_bytes = (const int8_t *)scratch;
+    const bool aligned = ((((uintptr_t)(const void *)scratch_bytes) |
+                           ((uintptr_t)(const void *)filter)) & 3u) == 0u;
+    if ((scratch != NULL) && aligned &&
+        (utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims,
+                                         output_dims) > 0u)) {
+      utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias,
+                         output_dims, output, (int8_t *)scratch);
+      return UTVM_OK;
+    }
+#endif
+    return UTVM_ERR_KERNEL_BAD_PARAM;
   }
 #if defined(__ARM_FEATURE_MVE)
   if (utvm_conv2d_s8_mve_applies(input_dims, filter_dims, scratch != NULL)) {
