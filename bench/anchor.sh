@@ -20,6 +20,7 @@
 #   bash bench/anchor.sh [BUILD_DIR]   (default build: needs BUILD_DIR/host/bin/utvm,
 #                                       BUILD_DIR/host/bench/libinsn_plugin.so and the
 #                                       mps2-an385, mps2-an386, mps3-an547 images)
+# ANCHOR_MODELS and ANCHOR_BOARDS (space-separated) take a subset of the models and boards.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD=${1:-build}
@@ -88,7 +89,7 @@ ratio() {
   python3 -c "import sys; a, b = sys.argv[1:]; print('-' if '-' in (a, b) or not a or not b else '%.2f' % (float(a) / float(b)))" "$1" "$2"
 }
 
-for board in mps2-an385 mps2-an386 mps3-an547; do
+for board in ${ANCHOR_BOARDS:-mps2-an385 mps2-an386 mps3-an547}; do
   core=${CORE[$board]}
   case $core in
     m3) ref=m4-ref; target="TFLM reference on M4 / utvm (target >= 3)" ;;

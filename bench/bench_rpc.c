@@ -267,7 +267,7 @@ int main(int argc, char **argv) {
       MAX_COPY_BYTES + 64u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL, NULL, 0u};
+      NULL};
   transport.capture = 1;
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {
     die("server init failed");

@@ -18,6 +18,9 @@
 #   REQUIRE_EXACT=1  also fail when a run fails (default: only wrong outputs and empty causes)
 #   QEMU_ELF=PATH    the mps2-an386 utvm-server.elf (default BUILD_DIR/../mps2-an386/bin/...;
 #                    QEMU=0 skips the QEMU part), QEMU_SEEDS (default 3), QEMU_TIMEOUT (default 1)
+#   QEMU_DEADLINE=S  utvm --deadline for the QEMU runs (default: utvm's own, from the bytes to
+#                    send at the link's nominal speed; a loaded machine or a sanitized utvm can
+#                    need more)
 # Exit status: 0 when no run was wrong and every failure named its cause (and, with
 # REQUIRE_EXACT=1, none failed); 1 otherwise.
 set -euo pipefail
@@ -34,6 +37,7 @@ REQUIRE_EXACT=${REQUIRE_EXACT:-0}
 QEMU_ELF=${QEMU_ELF:-$BUILD/../mps2-an386/bin/utvm-server.elf}
 QEMU_SEEDS=${QEMU_SEEDS:-3}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-1}
+QEMU_DEADLINE=${QEMU_DEADLINE:-}
 REF=$SHARED_MODELS/refdata/mlperf_tiny
 declare -A FILE=([kws]=mlperf_tiny_kws_dscnn_int8.tflite [ic]=mlperf_tiny_ic_resnet8_int8.tflite)
 
@@ -50,15 +54,17 @@ SERVER=$(cd "$(dirname "$SERVER")" && pwd)/$(basename "$SERVER")
 bad=0
 failures=()
 
-# cell TRANSPORT_PREFIX LABEL SPEC MODEL SEEDS TIMEOUT: runs one cell, prints its table row.
+# cell TRANSPORT_PREFIX LABEL SPEC MODEL SEEDS TIMEOUT [DEADLINE]: runs one cell, prints its
+# table row.
 cell() {
-  local transport=$1 label=$2 spec=$3 name=$4 seeds=$5 timeout=$6
+  local transport=$1 label=$2 spec=$3 name=$4 seeds=$5 timeout=$6 deadline=()
+  if [[ -n ${7:-} ]]; then deadline=(--deadline "$7"); fi
   local exact=0 failed=0 wrong=0 empty=0 times=()
   for ((seed = 1; seed <= seeds; seed++)); do
     local out=$TMP/out.bin start end rc=0
     rm -f "$out"
     start=$(date +%s.%N)
-    "$UTVM" --connect "fault:seed=$seed,$spec/$transport" --timeout "$timeout" \
+    "$UTVM" --connect "fault:seed=$seed,$spec/$transport" --timeout "$timeout" "${deadline[@]}" \
       run "$SHARED_MODELS/${FILE[$name]}" --input "$REF/${name}_input0_int8.bin" \
       --output "$out" >/dev/null 2>"$TMP/err" || rc=$?
     end=$(date +%s.%N)
@@ -108,7 +114,7 @@ done
 if [[ ${QEMU:-1} != 0 && -f $QEMU_ELF ]] && command -v qemu-system-arm >/dev/null; then
   for spec in "${SPEC_LIST[@]}"; do
     cell "qemu:mps2-an386:$QEMU_ELF" "QEMU mps2-an386 (T $QEMU_TIMEOUT s)" "$spec" kws \
-      "$QEMU_SEEDS" "$QEMU_TIMEOUT"
+      "$QEMU_SEEDS" "$QEMU_TIMEOUT" "$QEMU_DEADLINE"
   done
 elif [[ ${QEMU:-1} == 0 ]]; then
   echo

@@ -281,8 +281,9 @@ Measured by \`bench/size/stack_size.sh\`: \`bench/size/size_stack.c\` (a bare-me
 that calls utvm_rpc_server_init, utvm_rpc_server_log and utvm_rpc_server_feed in its main
 loop) is linked with each preset's flags, newlib-nano and \`-Wl,--gc-sections\` against the
 utvm libraries and the test system library; \`bench/size/map_sizes.py\` sums from the map the
-input sections kept from libutvm_minrpc, libutvm_crt (allocators, registry, time evaluator,
-the workspace calls of generated operators),
+input sections kept from libutvm_minrpc, libutvm_crt (allocators, registry, the workspace calls
+of generated operators; the server's opt-in features, the time evaluator, the sequence extension,
+large calls and NDArray results, are not enabled, so none of their code is linked),
 libutvm_session, libutvm_framing and libutvm_common. Excluded: the application's request
 buffer and arenas, its platform hooks, the test system library, the C library and libgcc
 (libgcc is listed separately: the runtime does integer arithmetic only, so on cortex-m4 and

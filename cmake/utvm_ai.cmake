@@ -8,7 +8,7 @@
 # and NAME_data.c into <target> (in utvm's own tree with the project's warning flags); <dir>
 # (holding NAME.h) becomes an include directory and utvm::ai (the ai_ API) and utvm::kernels are
 # linked. Works in utvm's tree (add_subdirectory) and after find_package(utvm), which installs
-# this file. TOOL defaults to the utvm target of this build, else to UTVM_HOST_TOOL (a host
+# this file. TOOL defaults to the utvm target of a native build, else to UTVM_HOST_TOOL (a host
 # build's bin/utvm; find_package(utvm) looks for it in the package's bin/ and PATH);
 # BUILTIN_ACTIVATIONS makes the generated code carry its activations buffer (section
 # .bss.utvm.activations) and IO buffers (.bss.utvm.io); IO_IN_ACTIVATIONS puts the inputs and
@@ -16,13 +16,13 @@
 # (`utvm compile --patches`, default off). CPU (the core whose kernel paths and scratch to plan; `utvm
 # compile` requires it) defaults to the -mcpu= of UTVM_CPU_FLAGS or CMAKE_C_FLAGS in a cross
 # build, else to the installed core (utvm_CORE) after find_package(utvm), a configure error when
-# there is none; host in a native build.
+# there is none; host in a native build and in a Linux cross build (aarch64-linux).
 function(utvm_add_model target model MODEL_NAME)
   cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS;PATCHES"
                         "DEPENDS" ${ARGN})
   get_filename_component(model ${model} ABSOLUTE)
   if(NOT AI_TOOL)
-    if(TARGET utvm)
+    if(TARGET utvm AND NOT CMAKE_CROSSCOMPILING)
       set(AI_TOOL $<TARGET_FILE:utvm>)
       list(APPEND AI_DEPENDS utvm)
     elseif(UTVM_HOST_TOOL AND EXISTS "${UTVM_HOST_TOOL}")
@@ -46,7 +46,7 @@ function(utvm_add_model target model MODEL_NAME)
   if(AI_PATCHES)
     list(APPEND flags --patches ${AI_PATCHES})
   endif()
-  if(NOT AI_CPU AND NOT CMAKE_CROSSCOMPILING)
+  if(NOT AI_CPU AND NOT (CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_NAME STREQUAL "Generic"))
     set(AI_CPU host)
   elseif(NOT AI_CPU)
     if("${UTVM_CPU_FLAGS} ${CMAKE_C_FLAGS}" MATCHES "-mcpu=([a-z0-9]+-[a-z0-9]+)")

@@ -18,6 +18,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+if(CMAKE_CROSSCOMPILING AND NOT UTVM_BARE_METAL)
+  message(FATAL_ERROR "UTVM_INSTALL: no install rules for a ${CMAKE_SYSTEM_NAME} cross build")
+endif()
 if(CMAKE_CROSSCOMPILING)
   string(REGEX MATCH "-mcpu=([^ ]+)" cpu_flag "${UTVM_CPU_FLAGS}")
   if(NOT cpu_flag)

@@ -4,9 +4,11 @@
 #
 #   bash scripts/test.sh
 #
-# Steps: the host tool (utvm, for the boards' AOT image), every cross preset of
+# Steps: the host tool (utvm, for the boards' AOT image), every Cortex-M preset of
 # CMakePresets.json (warning-free build; before the host tests, so that they
-# can use the firmware images), the size budgets (scripts/size_budget.sh), host build + ctest, host-asan build + ctest, a host build
+# can use the firmware images), the size budgets (scripts/size_budget.sh), the aarch64 Linux
+# port (preset aarch64-linux: warning-free cross build, its test preset's ctest subset under
+# qemu-aarch64), host build + ctest, host-asan build + ctest, a host build
 # without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests and
 # the posix server's reset-at-every-byte and system tests, the libFuzzer targets for
 # UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).
@@ -22,7 +24,10 @@ JOBS=2
 LOGS=build/test-logs
 # make: the presets use the "Unix Makefiles" generator, and cmake only recommends make.
 PACKAGES=(cmake make gcc clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi
-          libcmocka-dev libdlpack-dev python3 python3-numpy qemu-system-arm valgrind cppcheck)
+          libcmocka-dev libdlpack-dev python3 python3-numpy qemu-system-arm valgrind cppcheck
+          gcc-aarch64-linux-gnu qemu-user libcmocka-dev:arm64)
+# The :arm64 packages come from Debian's multiarch: dpkg's foreign architectures.
+FOREIGN_ARCHS=(arm64)
 
 mkdir -p "$LOGS"
 SUMMARY=()
@@ -61,23 +66,31 @@ step() {
 
 # ------------------------------------------------------------------ packages
 install_packages() {
-  local missing=()
+  local missing=() archs=()
+  for arch in "${FOREIGN_ARCHS[@]}"; do
+    dpkg --print-foreign-architectures | grep -qx "$arch" || archs+=("$arch")
+  done
   for pkg in "${PACKAGES[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
       missing+=("$pkg")
     fi
   done
-  if ((${#missing[@]} == 0)); then
+  if ((${#missing[@]} == 0 && ${#archs[@]} == 0)); then
     say "packages: all present"
     return 0
   fi
+  local what="${missing[*]}" add_archs=""
+  for arch in "${archs[@]}"; do
+    what+=" (architecture $arch)"
+    add_archs+="dpkg --add-architecture $arch && "
+  done
   if [[ ${UTVM_SKIP_APT:-0} == 1 || $(id -u) != 0 ]]; then
-    say "packages: missing ${missing[*]} (not root or UTVM_SKIP_APT=1: not installing)"
+    say "packages: missing $what (not root or UTVM_SKIP_APT=1: not installing)"
     return 0
   fi
-  say "packages: installing ${missing[*]}"
+  say "packages: installing $what"
   export DEBIAN_FRONTEND=noninteractive
-  step apt-install bash -c "apt-get update && apt-get install -y ${missing[*]}"
+  step apt-install bash -c "${add_archs}apt-get update && apt-get install -y ${missing[*]}"
 }
 
 # ------------------------------------------------------------------ steps
@@ -85,9 +98,9 @@ configure_build() {
   cmake --preset "$1" && cmake --build --preset "$1" -j "$JOBS"
 }
 
-# Cross (Cortex-M) build from scratch: -Werror already rejects compiler warnings; this also
-# rejects any other "warning:" line (linker, archiver).
-cortex_build() {
+# Cross (Cortex-M or aarch64 Linux) build from scratch: -Werror already rejects compiler
+# warnings; this also rejects any other "warning:" line (linker, archiver).
+cross_build() {
   rm -rf "build/$1"
   local out
   out=$(configure_build "$1" 2>&1)
@@ -98,6 +111,14 @@ cortex_build() {
     echo "test.sh: warnings in the $1 build"
     return 1
   fi
+}
+
+# The aarch64 Linux port (preset aarch64-linux, cmake/aarch64-linux-gnu.cmake): the cross build
+# (it compiles its models with the host tool, build/host/bin/utvm) and its test preset's subset
+# (crt, rpc, session, framing, host link, kernels, models, the CLI and the system test against
+# the aarch64 server, also driven by the host's CLI) under qemu-aarch64.
+aarch64_linux() {
+  cross_build aarch64-linux && ctest --preset aarch64-linux
 }
 
 # The host preset without device error texts: the devices write "#<id>" tokens, the host and
@@ -137,18 +158,20 @@ run_fuzzer() {
 say "utvm test run in $ROOT (fuzz ${FUZZ_SECONDS} s per target)"
 install_packages
 
-cross_presets=$(cmake --list-presets=build 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p' | grep -v '^host')
-if [[ -z $cross_presets ]]; then
-  record cross-presets FAIL "no cross build presets found (cmake --list-presets=build)"
+cortex_presets=$(cmake --list-presets=build 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p' |
+                 grep -v -e '^host' -e '^aarch64-linux$')
+if [[ -z $cortex_presets ]]; then
+  record cortex-presets FAIL "no Cortex-M build presets found (cmake --list-presets=build)"
 fi
 # The host tool first: the board presets compile an AOT model archive with it at build time
 # (utvm-server-aot.elf, UTVM_HOST_TOOL = build/host/bin/utvm).
 step host-tool bash -c "cmake --preset host && cmake --build --preset host -j $JOBS --target utvm"
-for preset in $cross_presets; do
-  step "$preset-build" cortex_build "$preset"
+for preset in $cortex_presets; do
+  step "$preset-build" cross_build "$preset"
 done
 # Flash budgets of the RPC stack and the kernels (scripts/size_budget.sh; log lists each figure).
 step size-budget bash scripts/size_budget.sh
+step aarch64 aarch64_linux
 
 for preset in host host-asan; do
   if step "$preset-build" configure_build "$preset"; then
@@ -189,7 +212,7 @@ printf '%s\n' "${SUMMARY[@]}"
 # Test totals of every ctest run ("N% tests passed, F tests failed out of T"), as one line.
 total=0
 failed=0
-for log in "$LOGS"/*-ctest.log; do
+for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log; do
   [[ -f $log ]] || continue
   line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
   [[ -n $line ]] || continue

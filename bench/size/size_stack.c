@@ -4,7 +4,10 @@
  * what a firmware serving RPC links. The buffers, arenas, server state and platform hooks
  * below are the application's; the test system library's five test functions (in a registry
  * of this program's own, without the kernel functions the firmware's registry also lists) and
- * the workspace calls in main() stand in for generated operators.
+ * the workspace calls in main() stand in for generated operators. It is a bare TVM-compatible
+ * server: the opt-in features are off unless SIZE_ENABLE_<feature> is defined (stack_size.sh's
+ * UTVM_SIZE_FEATURES), SEQUENCE, LARGE_CALLS, NDARRAYS and TIME_EVALUATOR, each calling its
+ * enable function, to measure what the feature costs.
  *
  * Built with -DSIZE_APP_ONLY, main() leaves the device stack out: linked with the application's
  * hooks kept (stack_size.sh names them with -Wl,--undefined), that program is the baseline
@@ -29,6 +32,9 @@ static uint8_t request_buffer[UTVM_RPC_MIN_BUFFER_SIZE] __attribute__((aligned(8
 static uint8_t tensor_arena[1024] __attribute__((aligned(64)));
 static uint8_t workspace_arena[256] __attribute__((aligned(64)));
 static utvm_rpc_server_t server;
+#ifdef SIZE_ENABLE_SEQUENCE
+static uint8_t reply_cache[UTVM_RPC_REPLY_CACHE_MIN];
+#endif
 #endif
 static volatile uint8_t uart_tx;
 static volatile uint32_t ticks;
@@ -103,10 +109,22 @@ int main(void) {
       size_app_uart_write, NULL, size_app_random, NULL, request_buffer, sizeof(request_buffer), 0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL, NULL, 0u};
+      NULL};
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {
     return 1;
   }
+#ifdef SIZE_ENABLE_SEQUENCE
+  (void)utvm_rpc_server_enable_sequence(&server, reply_cache, sizeof(reply_cache));
+#endif
+#ifdef SIZE_ENABLE_LARGE_CALLS
+  utvm_rpc_server_enable_large_calls(&server);
+#endif
+#ifdef SIZE_ENABLE_NDARRAYS
+  utvm_rpc_server_enable_ndarrays(&server);
+#endif
+#ifdef SIZE_ENABLE_TIME_EVALUATOR
+  (void)utvm_crt_enable_time_evaluator();
+#endif
   (void)utvm_rpc_server_log(&server, "boot", 4u);
   /* Generated operators also take scratch memory from the workspace arena. */
   void *scratch = TVMBackendAllocWorkspace(kDLCPU, 0, 64u, 0, 0);

@@ -18,6 +18,10 @@
 #                                                 built with -DSIZE_APP_ONLY: the application's
 #                                                 hooks, the test system library and the C
 #                                                 library's string functions, without the stack)
+# UTVM_SIZE_FEATURES (environment, space-separated: sequence large_calls ndarrays
+# time_evaluator) turns those opt-in features on in the program (default: none, a bare
+# TVM-compatible server), e.g. to measure one:
+#   UTVM_SIZE_FEATURES=sequence bash bench/size/stack_size.sh build/cortex-m4 /tmp/stk
 # With UTVM_LTO=ON in the build, the program is linked with -flto too. Link-time optimisation
 # merges the archives' code into new objects, so the map can no longer tell which archive a
 # byte came from: the lib and stack lines then read 0, and the cost line is the stack's flash.
@@ -32,6 +36,12 @@ mkdir -p "$work"
 cache=$dir/CMakeCache.txt
 read -r -a cflags <<<"$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$cache") -Os"
 read -r -a ldflags <<<"$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$cache")"
+for feature in ${UTVM_SIZE_FEATURES:-}; do
+  case $feature in
+    sequence | large_calls | ndarrays | time_evaluator) cflags+=(-DSIZE_ENABLE_"${feature^^}") ;;
+    *) echo "stack_size.sh: unknown feature '$feature' in UTVM_SIZE_FEATURES" >&2; exit 2 ;;
+  esac
+done
 if grep -qx 'UTVM_LTO:BOOL=ON' "$cache"; then
   cflags+=(-flto)
   ldflags+=(-flto)

@@ -16,7 +16,7 @@ UTVM_SYSTEM_LIB(MY_FUNCS);                     /* TVMSystemLibEntryPoint: my_dot
 static uint8_t tensor_arena[64 * 1024] __attribute__((aligned(64)));
 static uint8_t workspace_arena[16 * 1024] __attribute__((aligned(64)));
 static uint8_t request_buffer[2048] __attribute__((aligned(8)));
-static uint8_t reply_cache[128];
+static uint8_t reply_cache[128];             /* repeats a reply a utvm host lost */
 static utvm_rpc_server_t server;
 
 static utvm_err_t uart_write(void *ctx, const uint8_t *data, size_t n) {
@@ -43,9 +43,10 @@ int main(void) {
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(),                /* the system library above */
        utvm_port_sleep_ms},                     /* time evaluator cooldown (or NULL) */
-      NULL,                                     /* boot log: e.g. the last reset cause */
-      reply_cache, sizeof(reply_cache)};        /* repeats a reply a utvm host lost */
-  if (utvm_rpc_server_init(&server, &config) != UTVM_OK) {
+      NULL};                                    /* boot log: e.g. the last reset cause */
+  if (utvm_rpc_server_init(&server, &config) != UTVM_OK ||
+      utvm_rpc_server_enable_sequence(&server, reply_cache, sizeof(reply_cache)) != UTVM_OK ||
+      utvm_crt_enable_time_evaluator() != UTVM_OK) {   /* TVM's time_evaluator */
     TVMPlatformAbort(kTvmErrorPlatformCheckFailure);
   }
   (void)utvm_crt_register_optional_globals();   /* random_fill, function names for utvm info */

@@ -87,8 +87,10 @@ int main(void) {
       write_stdout, NULL, random_bytes, NULL, request_buffer, sizeof(request_buffer), 16384u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL, reply_cache, sizeof(reply_cache)};
+      NULL};
   if (utvm_rpc_server_init(&server, &config) != UTVM_OK ||
+      utvm_rpc_server_enable_sequence(&server, reply_cache, sizeof(reply_cache)) != UTVM_OK ||
+      utvm_crt_enable_time_evaluator() != UTVM_OK ||
       utvm_crt_register_optional_globals() != UTVM_OK) {
     (void)fprintf(stderr, "dot_server: server init failed\n");
     return 1;

@@ -133,6 +133,8 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
   const int64_t core = UTVM_KERNELS_INFO_CORE(kernels);
   const char *core_name = ((core >= 0) && (core <= 2)) ? core_names[core] : "unknown";
   const bool dsp_s16 = (UTVM_KERNELS_INFO_LAYOUTS(kernels) & (1 << UTVM_FILTER_DSP_S16)) != 0;
+  const bool mve_terms =
+      (UTVM_KERNELS_INFO_LAYOUTS(kernels) & (1 << UTVM_FILTER_MVE_TERMS)) != 0;
   static const char *const table_names[2] = {"system_lib", "globals"};
   utvm_host_stats_t s;
   utvm_host_get_stats(host, &s);
@@ -158,8 +160,8 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
     }
     (void)printf("}, \"kernels\": ");
     if (kernels_known) {
-      (void)printf("{\"core\": \"%s\", \"filter_layouts\": [\"plain\"%s]}", core_name,
-                   dsp_s16 ? ", \"dsp_s16\"" : "");
+      (void)printf("{\"core\": \"%s\", \"filter_layouts\": [\"plain\"%s%s]}", core_name,
+                   dsp_s16 ? ", \"dsp_s16\"" : "", mve_terms ? ", \"mve_terms\"" : "");
     } else {
       (void)printf("null");
     }
@@ -203,8 +205,9 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
                  present[3] ? "" : " (not offered: TVM-compatible chunking)");
     (void)printf("copy packet used   %llu bytes\n", (unsigned long long)max_packet);
     if (kernels_known) {
-      (void)printf("kernels            %s (filter layouts: plain%s; utvm run lays constants out "
-                   "for them)\n", core_name, dsp_s16 ? ", dsp_s16" : "");
+      (void)printf("kernels            %s (filter layouts: plain%s%s; utvm run lays constants "
+                   "out for them)\n", core_name, dsp_s16 ? ", dsp_s16" : "",
+                   mve_terms ? ", mve_terms" : "");
     } else {
       (void)printf("kernels            not told (no utvm_k_kernels: TFLite's layouts)\n");
     }

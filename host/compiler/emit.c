@@ -665,7 +665,20 @@ static utvm_err_t emit_stage_layer(emit_t *e, uint32_t k, const utvm_op_params_t
     e->stage[i].dims[1] = filter;
     e->stage[i].dims[2] = output;
   }
-  err = operand(e, o->inputs[1], e->stage_operands[i][0], sizeof(e->stage_operands[i][0]));
+  /* A window layer's weights laid out for the core as a call of its own would have them (a
+   * FULLY_CONNECTED tail sums its input band by band over TFLite's layout). */
+  char in[UTVM_OP_PARAMS_MAX_INPUTS][EMIT_EXPR_SIZE];
+  uint32_t laid_input = UINT32_MAX;
+  if (p->kind != UTVM_OP_FULLY_CONNECTED_S8) {
+    err = emit_lay_out(e, k, &e->stage[i], o, in, &laid_input);
+  }
+  if (laid_input == 1u) {
+    (void)snprintf(e->stage_operands[i][0], sizeof(e->stage_operands[i][0]), "%s", in[1]);
+  } else if (err == UTVM_OK) {
+    err = operand(e, o->inputs[1], e->stage_operands[i][0], sizeof(e->stage_operands[i][0]));
+  } else {
+    /* failed: reported */
+  }
   (void)snprintf(e->stage_operands[i][1], sizeof(e->stage_operands[i][1]), "NULL");
   if ((err == UTVM_OK) && (p->has_bias != 0u) && (o->n_inputs > 2u)) {
     err = operand(e, o->inputs[2], e->stage_operands[i][1], sizeof(e->stage_operands[i][1]));
@@ -676,7 +689,7 @@ static utvm_err_t emit_stage_layer(emit_t *e, uint32_t k, const utvm_op_params_t
   if (err != UTVM_OK) {
     return err;
   }
-  emit_params(e, id, how, p);
+  emit_params(e, id, how, &e->stage[i]);
   emit_quant(e, id, &p->quant);
   host_text_printf(&e->defs, "static const utvm_dims_t %s_dims[3] = {", id);
   for (uint32_t d = 0u; d < 3u; d++) {

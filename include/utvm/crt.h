@@ -300,6 +300,8 @@ typedef struct {
    * with state (executors) links none of that code. */
   void (*release_module)(void *crt, uint32_t module_index);
   int (*free_ndarray)(void *crt, void *nd);
+  /* Set by utvm_crt_enable_time_evaluator (src/crt/time_evaluator.c): runs a live evaluator. */
+  TVMBackendPackedCFunc time_evaluator_call;
   uint32_t num_globals;
   utvm_crt_sleep_fn sleep_ms;
   utvm_crt_time_evaluator_t time_evaluators[UTVM_CRT_MAX_TIME_EVALUATORS];
@@ -320,10 +322,18 @@ typedef struct {
 } utvm_crt_config_t;
 
 /* Initialises crt, registers the built-in globals (runtime.SystemLib,
- * tvm.rpc.server.ModuleGetFunction, runtime.RPCTimeEvaluator) and makes crt the active
- * runtime. UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL arguments, UTVM_ERR_BUFFER_TOO_SMALL if
- * the tensor arena holds no page; the active runtime is unchanged on error. */
+ * tvm.rpc.server.ModuleGetFunction; runtime.RPCTimeEvaluator's place, empty until
+ * utvm_crt_enable_time_evaluator) and makes crt the active runtime.
+ * UTVM_ERR_FUNC_CALL_INVALID_ARG for NULL arguments, UTVM_ERR_BUFFER_TOO_SMALL if the tensor
+ * arena holds no page; the active runtime is unchanged on error. */
 utvm_err_t utvm_crt_init(utvm_crt_t *crt, const utvm_crt_config_t *config);
+
+/* Turns runtime.RPCTimeEvaluator on in the active runtime (TVM's time_evaluator: timing a
+ * function on the device, PROTOCOL.md 4.1), in the global slot TVM's C runtime gives it, so
+ * that its handle is TVM's. Call after utvm_rpc_server_init / utvm_crt_init; returns
+ * UTVM_ERR_PLATFORM_CHECK_FAILURE before. Without it a lookup of the global answers "function
+ * not found: runtime.RPCTimeEvaluator" and the time evaluator's code is not linked. */
+utvm_err_t utvm_crt_enable_time_evaluator(void);
 
 /* Releases every tensor, workspace block, time evaluator and non-system module (calling the
  * modules' release hooks first), e.g. when a new RPC session starts; keeps the registered

@@ -85,7 +85,9 @@ extern "C" {
 
 /* The RPC server's texts: the request names in RPC code order 0..21 (so a request's name is
  * UTVM_TEXT_RPC + code), "RPC" standing for the codes that are no request; then the problems
- * the server finds in a request. */
+ * the server finds in a request. Those of its opt-in features (large calls, the sequence
+ * extension) are UTVM_TEXT_OWN entries, objects of their own as the C runtime's
+ * (src/minrpc/rpc_internal.h's RPC_OWN). */
 #define UTVM_RPC_TEXT_LIST                                                                         \
   UTVM_TEXT(UTVM_TEXT_RPC, "RPC\0")                                                                \
   UTVM_TEXT(UTVM_TEXT_SHUTDOWN, "Shutdown\0")                                                      \
@@ -127,10 +129,10 @@ extern "C" {
   UTVM_TEXT(UTVM_TEXT_RPC_COPY_CRC, "payload failed its CRC; destination undefined\0")             \
   UTVM_TEXT(UTVM_TEXT_RPC_SHAPE, "bad dtype or shape\0")                                           \
   UTVM_TEXT(UTVM_TEXT_RPC_ALIGNMENT, "bad size or alignment\0")                                   \
-  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_NEEDS, "over request buffer, needs\0")                            \
-  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_BYTES, " bytes of the tensor arena,\0")                           \
-  UTVM_TEXT(UTVM_TEXT_RPC_ARENA_FREE, " free\0")                                                  \
-  UTVM_TEXT(UTVM_TEXT_RPC_NOT_KEPT, "repeated; ran once, reply not kept\0")
+  UTVM_TEXT_OWN(UTVM_TEXT_RPC_ARENA_NEEDS, "over request buffer, needs\0")                        \
+  UTVM_TEXT_OWN(UTVM_TEXT_RPC_ARENA_BYTES, " bytes of the tensor arena,\0")                       \
+  UTVM_TEXT_OWN(UTVM_TEXT_RPC_ARENA_FREE, " free\0")                                              \
+  UTVM_TEXT_OWN(UTVM_TEXT_RPC_NOT_KEPT, "repeated; ran once, reply not kept\0")
 
 /* One enumerator per entry of the two lists, in their order; the RPC server's from
  * UTVM_TEXT_RPC_FIRST_ID. */

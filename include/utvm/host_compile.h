@@ -96,7 +96,8 @@ typedef struct {
    * firmware whose kernel functions predate kinds 59 and 60. */
   bool plain_convolutions;
   /* Constants laid out for core's kernels where they read a faster layout (utvm_op_emit_t's
-   * lay_out: CONV_2D filters widened for the DSP kernels): each becomes a parameter of its own
+   * lay_out: CONV_2D filters widened for the DSP kernels, CONV_2D filters and FULLY_CONNECTED
+   * weights with their rows' terms for the MVE kernels): each becomes a parameter of its own
    * call, op<k>_w<input>; only a firmware with those kernels runs the graph (utvm_k_kernels
    * tells). false: TFLite's layout, which every firmware reads. */
   bool lay_out;

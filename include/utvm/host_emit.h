@@ -60,8 +60,9 @@ typedef struct {
                                 _AUTO or a count; a stage becomes one utvm_stage_s8 call */
   bool lay_out;              /* constants laid out for core's kernels where they read a faster
                                 layout (utvm_op_emit_t.lay_out: CONV_2D filters widened to
-                                int16 for the DSP kernels, twice the bytes); the operators of a
-                                patch-by-patch stage keep TFLite's */
+                                int16 for the DSP kernels, twice the bytes; CONV_2D filters and
+                                FULLY_CONNECTED weights with their rows' terms for the MVE
+                                kernels), in a patch-by-patch stage too */
 } utvm_emit_options_t;
 
 /* One operator of the report. */

@@ -156,16 +156,31 @@ typedef struct {
 /* How a CONV_2D filter's bytes are laid out (utvm_conv2d_params_t.filter_layout), chosen at
  * compile time for the target core's kernels:
  * PLAIN: TFLite's, int8 [Co][KH][KW][Ci]; every core reads it (filters loaded from a .tflite).
- * DSP_S16: for the DSP kernels (utvm_conv2d_s8_pack_filter): the values widened to int16,
+ * DSP_S16: for the DSP kernels (CONV_2D and FULLY_CONNECTED; utvm_conv2d_s8_pack_filter):
+ *   the values widened to int16,
  *   the output channels in pairs (a last odd one paired with zeros); per pair, each group of 4
  *   of the KH*KW*Ci values as the first channel's values 0, 2, 1, 3 (the order of SXTB16's
  *   halves) then the second's, and the last (KH*KW*Ci) % 4 values one pair at a time; the
  *   filter word-aligned. Only a build with the DSP kernels runs it, on a convolution that is
- *   not grouped, with its scratch, word-aligned (else UTVM_ERR_KERNEL_BAD_PARAM). */
-typedef enum { UTVM_FILTER_PLAIN = 0, UTVM_FILTER_DSP_S16 = 1 } utvm_filter_layout_t;
+ *   not grouped, with its scratch, word-aligned (else UTVM_ERR_KERNEL_BAD_PARAM).
+ * MVE_TERMS: for the MVE kernels (CONV_2D and FULLY_CONNECTED): TFLite's int8 values, zeros up
+ *   to a multiple of 4 bytes, then per output channel one little-endian int32, input_offset
+ *   times the sum of the channel's values (modulo 2^32, as the accumulator wraps): the term each
+ *   accumulator starts from, bias aside. Only a build with the MVE kernels runs it, on a
+ *   convolution that is not grouped, with its scratch, word-aligned (else
+ *   UTVM_ERR_KERNEL_BAD_PARAM). */
+typedef enum {
+  UTVM_FILTER_PLAIN = 0,
+  UTVM_FILTER_DSP_S16 = 1,
+  UTVM_FILTER_MVE_TERMS = 2
+} utvm_filter_layout_t;
 
-/* The filter layouts this build's utvm_conv2d_s8 reads: bit (1 << utvm_filter_layout_t). */
-#if defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE)
+/* The filter layouts this build's utvm_conv2d_s8 (and utvm_fully_connected_s8's weights) reads:
+ * bit (1 << utvm_filter_layout_t). */
+#if defined(__ARM_FEATURE_MVE)
+#define UTVM_KERNELS_FILTER_LAYOUTS \
+  ((1u << (uint32_t)UTVM_FILTER_PLAIN) | (1u << (uint32_t)UTVM_FILTER_MVE_TERMS))
+#elif defined(__ARM_FEATURE_DSP)
 #define UTVM_KERNELS_FILTER_LAYOUTS \
   ((1u << (uint32_t)UTVM_FILTER_PLAIN) | (1u << (uint32_t)UTVM_FILTER_DSP_S16))
 #else
@@ -185,10 +200,13 @@ typedef enum { UTVM_FILTER_PLAIN = 0, UTVM_FILTER_DSP_S16 = 1 } utvm_filter_layo
 size_t utvm_conv2d_s8_filter_size(utvm_filter_layout_t layout, const utvm_dims_t *filter_dims);
 
 /* Writes TFLite's int8 filter (filter_dims) laid out as layout into dst (cap bytes, at least
- * utvm_conv2d_s8_filter_size; the caller owns both). UTVM_ERR_KERNEL_BAD_PARAM for an unknown
- * layout or a dst too small, UTVM_ERR_KERNEL_BAD_SHAPE for invalid dims. */
+ * utvm_conv2d_s8_filter_size; the caller owns both); input_offset (-input zero point, -127..128)
+ * is the call's, which MVE_TERMS folds in (the other layouts ignore it). UTVM_ERR_KERNEL_BAD_PARAM
+ * for an unknown layout, an input_offset out of range or a dst too small,
+ * UTVM_ERR_KERNEL_BAD_SHAPE for invalid dims. */
 utvm_err_t utvm_conv2d_s8_pack_filter(utvm_filter_layout_t layout, const utvm_dims_t *filter_dims,
-                                      const int8_t *filter, void *dst, size_t cap);
+                                      int32_t input_offset, const int8_t *filter, void *dst,
+                                      size_t cap);
 
 /* Bytes of scratch utvm_conv2d_s8 needs for these shapes on this build's core
  * (UTVM_KERNELS_NATIVE): 0 for the portable kernel; on cores with the DSP extension
@@ -334,6 +352,9 @@ typedef struct {
   int32_t output_offset;
   int32_t act_min;
   int32_t act_max;
+  int32_t weights_layout; /* utvm_filter_layout_t of the weights {units, 1, 1, depth}: PLAIN,
+                             DSP_S16 (DSP builds) or MVE_TERMS (MVE builds); int8 activations
+                             only */
 } utvm_fully_connected_params_t;
 
 /* ---- A stage of CONV_2D / DEPTHWISE_CONV_2D int8 layers, patch by patch ----
@@ -420,7 +441,9 @@ size_t utvm_fully_connected_s8_scratch_size(int32_t batches, int32_t input_depth
                                             int32_t output_depth);
 
 /* FULLY_CONNECTED: input [batches, input_depth] (any input flattened so), filter
- * [output_depth, input_depth], bias [output_depth] or NULL, output [batches, output_depth]. */
+ * [output_depth, input_depth] laid out as params->weights_layout (DSP_S16 or MVE_TERMS: as
+ * the filter {output_depth, 1, 1, input_depth} of a convolution, word-aligned, on DSP or MVE
+ * builds only; else BAD_PARAM), bias [output_depth] or NULL, output [batches, output_depth]. */
 utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
                                    const utvm_per_channel_quant_t *quant, int32_t batches,
                                    int32_t input_depth, int32_t output_depth, const int8_t *input,
@@ -454,7 +477,8 @@ utvm_err_t utvm_depthwise_conv2d_s16(const utvm_depthwise_conv2d_params_t *param
                                      int16_t *output);
 
 /* FULLY_CONNECTED with int16 input and output (input_offset and output_offset 0), int8
- * weights (filter_offset for per-tensor weights), bias of the accumulator's type or NULL. */
+ * weights in TFLite's layout (weights_layout PLAIN; filter_offset for per-tensor weights), bias
+ * of the accumulator's type or NULL. */
 utvm_err_t utvm_fully_connected_s16(const utvm_fully_connected_params_t *params,
                                     const utvm_per_channel_quant_t *quant,
                                     utvm_accumulator_t acc, int32_t batches, int32_t input_depth,

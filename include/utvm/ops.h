@@ -44,9 +44,12 @@ extern "C" {
  * (utvm/kfuncs.h) decode them; decode validates everything against the word count. */
 
 /* Magic and version of the format (word 0). Version 2 added utvm_conv2d_params_t's
- * filter_layout to the CONV_2D and TRANSPOSE_CONV bodies; version 1 (their bodies without it:
- * TFLite's layout) still decodes, and encodes again as it was (utvm_op_params_t.version). */
-#define UTVM_OP_PARAMS_MAGIC 0x504B0002
+ * filter_layout to the CONV_2D and TRANSPOSE_CONV bodies, version 3
+ * utvm_fully_connected_params_t's weights_layout to the FULLY_CONNECTED bodies; versions 1 and
+ * 2 (bodies without them: TFLite's layout) still decode, and encode again as they were
+ * (utvm_op_params_t.version). */
+#define UTVM_OP_PARAMS_MAGIC 0x504B0003
+#define UTVM_OP_PARAMS_MAGIC_V2 0x504B0002
 #define UTVM_OP_PARAMS_MAGIC_V1 0x504B0001
 /* Words of the header. */
 #define UTVM_OP_PARAMS_HEADER_WORDS 5u
@@ -161,7 +164,7 @@ typedef struct {
  * runner, into its records). */
 typedef struct {
   utvm_op_kind_t kind;
-  uint32_t version;           /* the format version decode read (1 or 2); 0 (the current) for
+  uint32_t version;           /* the format version decode read (1 to 3); 0 (the current) for
                                  params built to encode: encode writes this version */
   uint32_t n_inputs;          /* input operand tensors (the op-params tensor not counted) */
   uint32_t scratch_bytes;     /* kernel scratch planned (for the runner's core, see

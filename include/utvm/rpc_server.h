@@ -68,7 +68,7 @@ extern "C" {
  * kept reply is sent again. The header check of a CopyToRemote is the CRC-16/CCITT-FALSE of the
  * packet's bytes before the payload: the server verifies it before it writes any payload byte,
  * so a damaged header cannot steer a write elsewhere (other requests: 0, not checked).
- * Registered only when the config has a reply cache. */
+ * Registered by utvm_rpc_server_enable_sequence. */
 #define UTVM_RPC_SEQUENCE_NAME "utvm.rpc.server.Sequence"
 /* Bytes of the prefix of a sequence-numbered request or reply, and its tag ("ut"). */
 #define UTVM_RPC_SEQ_PREFIX_SIZE 8u
@@ -83,11 +83,9 @@ typedef struct {
   void *random_ctx;
   /* Request buffer: holds one request except copy payloads (headers and CallFunc
    * arguments, including strings and bytes) and the decoded arguments. 8-byte aligned, at
-   * least UTVM_RPC_MIN_BUFFER_SIZE. A CallFunc larger than the buffer (TVM sends a graph JSON
-   * or a parameter blob as one argument) is received into a temporary allocation of the
-   * tensor arena, freed after the call; without room for it the request is answered "CallFunc:
-   * over request buffer, needs 0x<N> bytes of the tensor arena, 0x<M> free". Other requests
-   * larger than the buffer get an exception reply. */
+   * least UTVM_RPC_MIN_BUFFER_SIZE. A request larger than the buffer gets the exception
+   * "<request>: over request buffer", a CallFunc too unless utvm_rpc_server_enable_large_calls
+   * was called. */
   uint8_t *buffer;
   size_t buffer_size;
   /* Largest copy packet (packet_nbytes) offered to a utvm host through
@@ -99,14 +97,6 @@ typedef struct {
    * TerminateSession, e.g. the cause of the previous reset, so that a host seeing the
    * Terminate already holds the cause. NULL for none; truncated to UTVM_SESSION_LOG_MAX. */
   const char *boot_log;
-  /* Reply cache of the sequence extension: holds the reply to the last sequence-numbered
-   * request, sent again when the host repeats that request because the reply was lost. NULL
-   * (or a size below UTVM_RPC_REPLY_CACHE_MIN) turns the extension off. A larger reply is
-   * not kept: a repeated CopyFromRemote then runs again, any other request is answered with
-   * an exception saying it ran once. 128 bytes keep every reply but copies, strings, bytes and
-   * NDArrays of more than 6 dimensions. Owned by the application. */
-  uint8_t *reply_cache;
-  uint32_t reply_cache_size;
 } utvm_rpc_server_config_t;
 
 /* Request and error counters, cumulative since init. */
@@ -144,6 +134,8 @@ typedef struct {
   uint32_t max_transfer_size;
   utvm_rpc_server_stats_t stats;
   void (*reply_ndarray)(void *server, const DLTensor *t); /* utvm_rpc_server_enable_ndarrays */
+  const struct utvm_rpc_sequence_ops *sequence;           /* utvm_rpc_server_enable_sequence */
+  void (*gather_call)(void *server);                 /* utvm_rpc_server_enable_large_calls */
   utvm_session_t session;
   utvm_crt_t crt;
 } utvm_rpc_server_t;
@@ -164,6 +156,27 @@ void utvm_rpc_server_feed(utvm_rpc_server_t *server, const uint8_t *data, size_t
  * that registers executors (utvm/graph.h, utvm/aot.h). Without it such a result is answered
  * with the exception "unsupported type code 0xd" and the code is not linked. */
 void utvm_rpc_server_enable_ndarrays(utvm_rpc_server_t *server);
+
+/* Turns the sequence extension on (exactly-once requests for a utvm host, docs/RECOVERY.md):
+ * registers UTVM_RPC_SEQUENCE_NAME and keeps the reply to the last numbered request in
+ * reply_cache (owned by the application), sent again when the host repeats that request. A
+ * larger reply is not kept: a repeated CopyFromRemote then runs again, any other request is
+ * answered "<request>: repeated; ran once, reply not kept". 128 bytes keep every reply but
+ * copies, strings, bytes and NDArrays of more than 6 dimensions. Call once, after
+ * utvm_rpc_server_init. Returns UTVM_ERR_SESSION_BAD_ARGUMENT for a NULL server or cache or a
+ * size below UTVM_RPC_REPLY_CACHE_MIN, else the registration's error. Without it the global
+ * does not exist, a utvm host sends plain requests (recovering with UTVM_RPC_SYNC_NAME), a
+ * numbered one is refused ("length mismatch": its prefix is no packet length) and the code is
+ * not linked. */
+utvm_err_t utvm_rpc_server_enable_sequence(utvm_rpc_server_t *server, uint8_t *reply_cache,
+                                           uint32_t reply_cache_size);
+
+/* Lets a CallFunc larger than the request buffer through (TVM sends a graph JSON or a parameter
+ * blob as one argument: firmware with executors calls it): it is received into a temporary
+ * allocation of the tensor arena, freed after the call; without room for it the request is
+ * answered "CallFunc: over request buffer, needs 0x<N> bytes of the tensor arena, 0x<M> free".
+ * Without it such a CallFunc gets "CallFunc: over request buffer" and the code is not linked. */
+void utvm_rpc_server_enable_large_calls(utvm_rpc_server_t *server);
 
 /* Sends a Log message to the host (1..UTVM_SESSION_LOG_MAX bytes, no terminator needed);
  * allowed at any time except while a reply is being written. Errors as

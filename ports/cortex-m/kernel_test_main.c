@@ -4,7 +4,8 @@
  * compared with their reference loops on random layers (tests/support/kernels_fast_compare.c,
  * the host unit test's cases and more), reported on the UART as one line, then the verdict:
  *
- *   kernels: <conv> conv (<1x1> 1x1), <dw> depthwise, <fc> fully connected, <bytes> bytes,
+ *   kernels: <conv> conv (<1x1> 1x1, <n> int16 filters, <n> term filters), <dw> depthwise
+ *     (<n> as convolutions), <fc> fully connected (<n> term weights), ..., <bytes> bytes,
  *     <n> mismatches, blocked|DSP|MVE paths
  *   kernels PASS|FAIL
  */
@@ -25,7 +26,7 @@ static void write_line(char *text, size_t len) {
 }
 
 int main(void) {
-  char text[240];
+  char text[320];
   size_t len = 0u;
   utvm_fast_compare_result_t result;
   utvm_port_timer_init();
@@ -37,13 +38,19 @@ int main(void) {
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_pointwise);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " 1x1, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_dsp_s16);
-  utvm_port_append_str(text, sizeof(text) - 1u, &len, " int16 filters), ");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " int16 filters, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.conv_mve_terms);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " term filters), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " depthwise (");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.depthwise_as_conv);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " as convolutions), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_cases);
-  utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected, ");
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " fully connected (");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_dsp_s16);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " int16 weights, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.fc_mve_terms);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " term weights), ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.add_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " add, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.inplace_cases);
@@ -66,6 +73,8 @@ int main(void) {
   const bool pass = (result.mismatches == 0) && (result.conv_cases == KERNEL_TEST_CASES) &&
                     (result.depthwise_cases == KERNEL_TEST_CASES) &&
                     (result.fc_cases == KERNEL_TEST_CASES) &&
+                    (result.conv_mve_terms == KERNEL_TEST_CASES) &&
+                    (result.fc_mve_terms == KERNEL_TEST_CASES) &&
                     (result.add_cases == KERNEL_TEST_CASES) &&
                     (result.inplace_cases > (KERNEL_TEST_CASES * 5) / 6) &&
                     (result.window_inplace_cases > (KERNEL_TEST_CASES * 3) / 4) &&

@@ -63,7 +63,8 @@ static utvm_err_t random_bytes(void *ctx, uint8_t *buf, size_t n) {
                                                                   : UTVM_ERR_SESSION_NO_RANDOM;
 }
 
-/* Starts the server; boot_log (NULL for none) reaches the host before the boot Terminate. */
+/* Starts the server with the sequence extension, large calls and the time evaluator; boot_log
+ * (NULL for none) reaches the host before the boot Terminate. */
 static utvm_err_t server_start(const char *boot_log) {
   const utvm_rpc_server_config_t config = {
       uart_write,
@@ -75,10 +76,16 @@ static utvm_err_t server_start(const char *boot_log) {
       UTVM_PORT_MAX_TRANSFER_SIZE,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), utvm_port_sleep_ms},
-      boot_log,
-      reply_cache,
-      sizeof(reply_cache)};
-  return utvm_rpc_server_init(&server, &config);
+      boot_log};
+  utvm_err_t err = utvm_rpc_server_init(&server, &config);
+  if (err == UTVM_OK) {
+    err = utvm_rpc_server_enable_sequence(&server, reply_cache, sizeof(reply_cache));
+  }
+  if (err == UTVM_OK) {
+    utvm_rpc_server_enable_large_calls(&server); /* the graph executor's JSON and params */
+    err = utvm_crt_enable_time_evaluator();
+  }
+  return err;
 }
 
 /* UTVM_PORT_BUSY_NS_NAME: busy ticks (ticks - sleep_ticks) as nanoseconds, an Int. */

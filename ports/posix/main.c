@@ -1,7 +1,10 @@
 /*
  * utvm-posix-server: the utvm RPC server and the test system library speaking the
  * microTVM protocol on stdin/stdout. Diagnostics go to stderr only. End of input ends the
- * process with status 0; TVMPlatformAbort reboots it on the same pipes.
+ * process with status 0; TVMPlatformAbort reboots it on the same pipes: the process executes
+ * itself again, or, when the system cannot run its executable directly (an aarch64 server under
+ * qemu-user without binfmt_misc), exits with POSIX_REBOOT_STATUS for its launcher to start it
+ * again (the emulated/ scripts of a cross build, cmake/utvm_emulator.cmake).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -27,12 +30,18 @@
 /* Test global: Count(Int k) adds k to a counter and returns it, so that a host can count how
  * many times its calls ran on the device (tests/reliability/test_soak.c). */
 #define POSIX_COUNT_NAME "utvm.posix.Count"
+/* POSIX_REBOOT_STATUS (from the build, UTVM_POSIX_REBOOT_STATUS): the exit status asking the
+ * launcher to start the server again (a reboot it cannot do itself). */
+#ifndef POSIX_REBOOT_STATUS
+#error "POSIX_REBOOT_STATUS must give the reboot's exit status"
+#endif
 
 static uint8_t tensor_arena[TENSOR_ARENA_MAX] __attribute__((aligned(64)));
 static uint8_t workspace_arena[WORKSPACE_ARENA_SIZE] __attribute__((aligned(64)));
 static uint8_t request_buffer[REQUEST_BUFFER_MAX] __attribute__((aligned(8)));
 static uint8_t output[OUTPUT_BUFFER_SIZE];
-/* The last reply, sent again when a utvm host repeats a request (UTVM_RPC_SEQUENCE_NAME). */
+/* The last reply, sent again when a utvm host repeats a request (UTVM_RPC_SEQUENCE_NAME);
+ * --reply-cache uses a part of it, or none (the sequence extension off). */
 static uint8_t reply_cache[REPLY_CACHE_SIZE];
 static size_t output_len;
 static utvm_rpc_server_t server;
@@ -103,18 +112,28 @@ void posix_port_log(const char *text, size_t len) {
 void posix_port_reboot(void) {
   (void)posix_port_flush();
   (void)execv("/proc/self/exe", saved_argv);
-  (void)fprintf(stderr, "utvm-posix-server: reboot failed: %s\n", strerror(errno));
+  int err = errno;
+  if (err == ENOEXEC) {
+    (void)fprintf(stderr, "utvm-posix-server: cannot execute itself (%s), exit %d to reboot\n",
+                  strerror(err), POSIX_REBOOT_STATUS);
+    _exit(POSIX_REBOOT_STATUS);
+  }
+  (void)fprintf(stderr, "utvm-posix-server: reboot failed: %s\n", strerror(err));
   _exit(70);
 }
 
 static void usage(void) {
   (void)fprintf(stderr,
                 "usage: utvm-posix-server [--arena BYTES] [--buffer BYTES] [--max-transfer BYTES]\n"
+                "                         [--reply-cache BYTES]\n"
                 "  Serves the microTVM RPC protocol on stdin/stdout.\n"
                 "  --arena         tensor arena size (default and max %u)\n"
                 "  --buffer        request buffer size (default and max %u, min %u)\n"
-                "  --max-transfer  copy size offered to utvm hosts (default 262144; 0 = off)\n",
-                TENSOR_ARENA_MAX, REQUEST_BUFFER_MAX, UTVM_RPC_MIN_BUFFER_SIZE);
+                "  --max-transfer  copy size offered to utvm hosts (default 262144; 0 = off)\n"
+                "  --reply-cache   reply cache of the sequence extension (default and max %u,\n"
+                "                  min %u; 0 = off: hosts recover with Sync)\n",
+                TENSOR_ARENA_MAX, REQUEST_BUFFER_MAX, UTVM_RPC_MIN_BUFFER_SIZE, REPLY_CACHE_SIZE,
+                UTVM_RPC_REPLY_CACHE_MIN);
 }
 
 static int parse_size(const char *text, size_t max, size_t *out) {
@@ -132,6 +151,7 @@ int main(int argc, char **argv) {
   size_t arena = TENSOR_ARENA_MAX;
   size_t buffer = REQUEST_BUFFER_MAX;
   size_t max_transfer = 256u * 1024u;
+  size_t reply_cache_size = REPLY_CACHE_SIZE;
   saved_argv = argv;
   for (int i = 1; i < argc; i += 2) {
     size_t *target = NULL;
@@ -145,6 +165,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--max-transfer") == 0) {
       target = &max_transfer;
       max = TENSOR_ARENA_MAX;
+    } else if (strcmp(argv[i], "--reply-cache") == 0) {
+      target = &reply_cache_size;
+      max = REPLY_CACHE_SIZE;
     } else {
       usage();
       return (strcmp(argv[i], "--help") == 0) ? 0 : 2;
@@ -161,12 +184,17 @@ int main(int argc, char **argv) {
       write_stdout, NULL, random_bytes, NULL, request_buffer, buffer, (uint32_t)max_transfer,
       {tensor_arena, arena, workspace_arena, sizeof(workspace_arena), TVMSystemLibEntryPoint(),
        posix_port_sleep_ms},
-      NULL,
-      reply_cache,
-      sizeof(reply_cache)};
+      NULL};
   utvm_err_t err = utvm_rpc_server_init(&server, &config);
+  if ((err == UTVM_OK) && (reply_cache_size > 0u)) {
+    err = utvm_rpc_server_enable_sequence(&server, reply_cache, (uint32_t)reply_cache_size);
+  }
   if (err == UTVM_OK) {
+    utvm_rpc_server_enable_large_calls(&server); /* the graph executor's JSON and params */
     utvm_rpc_server_enable_ndarrays(&server); /* the executors' get_input / get_output */
+    err = utvm_crt_enable_time_evaluator();
+  }
+  if (err == UTVM_OK) {
     err = utvm_crt_register_optional_globals();
   }
   if (err == UTVM_OK) {

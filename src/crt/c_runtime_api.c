@@ -124,7 +124,7 @@ int TVMFuncFree(TVMFunctionHandle func) {
   if (function == NULL) {
     return -1;
   }
-  if (function == utvm_crt_time_evaluator_call) {
+  if (function == crt->time_evaluator_call) {
     ((utvm_crt_time_evaluator_t *)resource_handle)->func = NULL;
   }
   return 0;

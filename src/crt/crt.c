@@ -34,8 +34,8 @@ utvm_err_t utvm_crt_init(utvm_crt_t *crt, const utvm_crt_config_t *config) {
   crt->globals[0].func = utvm_crt_system_lib_global;
   crt->globals[1].name = "tvm.rpc.server.ModuleGetFunction";
   crt->globals[1].func = utvm_crt_module_get_function_global;
-  crt->globals[2].name = "runtime.RPCTimeEvaluator";
-  crt->globals[2].func = utvm_crt_time_evaluator_global;
+  /* runtime.RPCTimeEvaluator: its function comes with utvm_crt_enable_time_evaluator. */
+  crt->globals[UTVM_CRT_TIME_EVAL_GLOBAL].name = UTVM_CRT_TIME_EVAL_NAME;
   crt->num_globals = UTVM_CRT_NUM_BUILTIN_GLOBALS;
   crt->modules[0] = config->system_lib;
   crt->sleep_ms = config->sleep_ms;

@@ -14,6 +14,10 @@
 typedef char utvm_crt_check_max_modules[(UTVM_CRT_MAX_MODULES >= 1u && UTVM_CRT_MAX_MODULES < 0x7FFFu) ? 1 : -1];
 /* runtime.SystemLib, tvm.rpc.server.ModuleGetFunction, runtime.RPCTimeEvaluator. */
 #define UTVM_CRT_NUM_BUILTIN_GLOBALS 3u
+/* The last of them, runtime.RPCTimeEvaluator: its name is set by utvm_crt_init, its function by
+ * utvm_crt_enable_time_evaluator (a global without a function is not found). */
+#define UTVM_CRT_TIME_EVAL_GLOBAL 2u
+#define UTVM_CRT_TIME_EVAL_NAME "runtime.RPCTimeEvaluator"
 
 typedef char utvm_crt_check_max_globals[(UTVM_CRT_MAX_GLOBAL_FUNCS >= UTVM_CRT_NUM_BUILTIN_GLOBALS && UTVM_CRT_MAX_GLOBAL_FUNCS <= 0x7FFFu) ? 1 : -1];
 typedef char utvm_crt_check_last_error[(UTVM_CRT_LAST_ERROR_SIZE >= 32u) ? 1 : -1];
@@ -63,7 +67,7 @@ static inline TVMFunctionHandle utvm_crt_function_handle(uint16_t module_index, 
 /* The slot index of a live module handle; UTVM_CRT_MAX_MODULES for anything else. */
 uint32_t utvm_crt_decode_module(const utvm_crt_t *crt, TVMModuleHandle handle);
 /* The function of a live function handle, with the resource handle to call it with in
- * *resource_handle (for a time evaluator: utvm_crt_time_evaluator_call and its
+ * *resource_handle (for a time evaluator: crt->time_evaluator_call and its
  * utvm_crt_time_evaluator_t); NULL for anything else. */
 TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandle handle,
                                                void **resource_handle);
@@ -79,7 +83,8 @@ static inline uint32_t utvm_crt_registry_declared(const char *names) {
 TVMFunctionHandle utvm_crt_module_lookup(const utvm_crt_t *crt, uint32_t module_index,
                                          const char *name);
 
-/* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent. */
+/* Index of a global function by name; UTVM_CRT_MAX_GLOBAL_FUNCS when absent (or without a
+ * function: runtime.RPCTimeEvaluator before utvm_crt_enable_time_evaluator). */
 uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name);
 
 /* Adds or replaces a global in the active runtime's table (replace only when
@@ -92,17 +97,9 @@ int utvm_crt_system_lib_global(TVMValue *args, int *type_codes, int num_args, TV
                                int *ret_type_code, void *resource_handle);
 int utvm_crt_module_get_function_global(TVMValue *args, int *type_codes, int num_args,
                                         TVMValue *ret, int *ret_type_code, void *resource_handle);
-int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
-                                   int *ret_type_code, void *resource_handle);
 
 /* IEEE-754 binary64 bit pattern of num / den, rounded to nearest-even, by integer code (the
  * time evaluator's float64 results). 0 (+0.0) when num or den is 0. */
 uint64_t utvm_crt_ratio_to_binary64(uint64_t num, uint64_t den);
-
-/* Runs the time evaluator resource_handle (a live utvm_crt_time_evaluator_t) with the timed
- * function's arguments (4.1 of PROTOCOL.md); packed-function signature. On failure (-1) the
- * last error is always set. */
-int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
-                                 int *ret_type_code, void *resource_handle);
 
 #endif /* UTVM_CRT_INTERNAL_H */

@@ -41,7 +41,7 @@ TVMBackendPackedCFunc utvm_crt_decode_function(utvm_crt_t *crt, TVMFunctionHandl
   } else if (module_index == UTVM_CRT_TIME_EVAL_MODULE_INDEX) {
     /* A live evaluator is called as a packed function on its slot. */
     if (index < UTVM_CRT_MAX_TIME_EVALUATORS && crt->time_evaluators[index].func != NULL) {
-      func = utvm_crt_time_evaluator_call;
+      func = crt->time_evaluator_call; /* set: only the time evaluator fills a slot */
       *resource_handle = &crt->time_evaluators[index];
     }
   } else if (module_index == UTVM_CRT_GLOBALS_MODULE_INDEX) {

@@ -115,7 +115,7 @@ static int same_string(const char *a, const char *b) {
 uint32_t utvm_crt_global_index(const utvm_crt_t *crt, const char *name) {
   uint32_t i;
   for (i = 0u; i < crt->num_globals && i < UTVM_CRT_MAX_GLOBAL_FUNCS; i++) {
-    if (same_string(crt->globals[i].name, name)) {
+    if (crt->globals[i].func != NULL && same_string(crt->globals[i].name, name)) {
       return i;
     }
   }

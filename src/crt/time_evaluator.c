@@ -1,6 +1,7 @@
 /*
  * runtime.RPCTimeEvaluator (PROTOCOL.md section 4.1): creation of a time-evaluator function
- * and its measurement loop. Every loop is bounded by UTVM_CRT_TIME_EVAL_MAX_ROUNDS,
+ * and its measurement loop, opt-in with utvm_crt_enable_time_evaluator so that a firmware
+ * without it links none of this file. Every loop is bounded by UTVM_CRT_TIME_EVAL_MAX_ROUNDS,
  * UTVM_CRT_TIME_EVAL_MAX_NUMBER and UTVM_CRT_TIME_EVAL_MAX_REPEAT; timer failures are errors.
  * Integer arithmetic only: the timer reports nanoseconds (TVMPlatformTimerStopNs) and the
  * float64 means are built bit by bit, so no soft-float code is linked.
@@ -70,8 +71,10 @@ static uint32_t first_bad_int(const TVMValue *args) {
   return bad;
 }
 
-int utvm_crt_time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
-                                   int *ret_type_code, void *resource_handle) {
+/* runtime.RPCTimeEvaluator: a time-evaluator function of a module's function (packed-function
+ * signature). */
+static int time_evaluator_global(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                                 int *ret_type_code, void *resource_handle) {
   utvm_crt_t *crt = utvm_crt_active();
   uint32_t module_index;
   TVMFunctionHandle target;
@@ -316,8 +319,11 @@ static int run_repeat(const evaluation_t *ev, uint64_t *mean_bits) {
   return fail(UTVM_TEXT_TE_ROUND_LIMIT);
 }
 
-int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
-                                 int *ret_type_code, void *resource_handle) {
+/* Runs the time evaluator resource_handle (a live utvm_crt_time_evaluator_t) with the timed
+ * function's arguments (4.1 of PROTOCOL.md); packed-function signature. On failure (-1) the
+ * last error is always set. */
+static int time_evaluator_call(TVMValue *args, int *type_codes, int num_args, TVMValue *ret,
+                               int *ret_type_code, void *resource_handle) {
   utvm_crt_time_evaluator_t *te = (utvm_crt_time_evaluator_t *)resource_handle;
   const evaluation_t ev = {te, te->func, args, type_codes, num_args};
   void *array_memory = NULL;
@@ -360,4 +366,14 @@ int utvm_crt_time_evaluator_call(TVMValue *args, int *type_codes, int num_args, 
   ret->v_handle = array_memory;
   *ret_type_code = kTVMBytes;
   return 0;
+}
+
+utvm_err_t utvm_crt_enable_time_evaluator(void) {
+  utvm_crt_t *crt = utvm_crt_active();
+  if (crt == NULL) {
+    return UTVM_ERR_PLATFORM_CHECK_FAILURE;
+  }
+  crt->globals[UTVM_CRT_TIME_EVAL_GLOBAL].func = time_evaluator_global;
+  crt->time_evaluator_call = time_evaluator_call;
+  return UTVM_OK;
 }

@@ -6,7 +6,8 @@
 
 static bool conv2d_params_valid(const utvm_conv2d_params_t *params) {
   return ((params->filter_layout == (int32_t)UTVM_FILTER_PLAIN) ||
-          (params->filter_layout == (int32_t)UTVM_FILTER_DSP_S16)) &&
+          (params->filter_layout == (int32_t)UTVM_FILTER_DSP_S16) ||
+          (params->filter_layout == (int32_t)UTVM_FILTER_MVE_TERMS)) &&
          utvm_input_offset_valid(params->input_offset) &&
          utvm_zero_point_valid(params->output_offset) &&
          utvm_act_range_valid(params->act_min, params->act_max);
@@ -69,16 +70,25 @@ utvm_err_t utvm_conv2d_s8(const utvm_conv2d_params_t *params, const utvm_per_cha
   }
   if (params->filter_layout != (int32_t)UTVM_FILTER_PLAIN) {
     /* A filter laid out for one core's kernels: only the build with them runs it, on the shapes
-     * and word-aligned memory they take (DSP_S16: the DSP kernels). */
+     * and word-aligned memory they take (DSP_S16: the DSP kernels; MVE_TERMS: the MVE kernel). */
 #if defined(UTVM_KERNELS_DSP_PATHS) && !defined(__ARM_FEATURE_MVE)
     const int8_t *scratch_bytes = (const int8_t *)scratch;
     const bool aligned = ((((uintptr_t)(const void *)scratch_bytes) |
                            ((uintptr_t)(const void *)filter)) & 3u) == 0u;
-    if ((scratch != NULL) && aligned &&
+    if ((params->filter_layout == (int32_t)UTVM_FILTER_DSP_S16) && (scratch != NULL) &&
+        aligned &&
         (utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, input_dims, filter_dims,
                                          output_dims) > 0u)) {
       utvm_conv2d_s8_dsp(params, quant, input_dims, input, filter_dims, filter, bias,
                          output_dims, output, (int8_t *)scratch);
+      return UTVM_OK;
+    }
+#elif defined(__ARM_FEATURE_MVE)
+    if ((params->filter_layout == (int32_t)UTVM_FILTER_MVE_TERMS) &&
+        ((((uintptr_t)(const void *)filter) & 3u) == 0u) &&
+        utvm_conv2d_s8_mve_applies(input_dims, filter_dims, scratch != NULL)) {
+      utvm_conv2d_s8_mve(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
+                         output, (int8_t *)scratch);
       return UTVM_OK;
     }
 #endif

@@ -481,25 +481,44 @@ static inline dsp_sums_t dsp_dot_2x2_wide(const int8_t *pair, const int8_t *colu
 /* Channels come in pairs in a DSP_S16 filter: a block starts on a pair. */
 typedef char dsp_block_is_even[((UTVM_KERNELS_CHANNEL_BLOCK % 2) == 0) ? 1 : -1];
 
-/* The sums of the block's count channels with a column pair: acc[2k] column 0, acc[2k + 1]
- * column 1. weights: the block's rows of length int8 values, or (wide) its row pairs widened
- * and interleaved, 4 * length bytes each (a last odd row paired with zeros). An odd last row
- * of int8 values is multiplied as a pair with itself. */
+/* The sums of the block's count channels (int8 rows of length values) with a column pair:
+ * acc[2k] column 0, acc[2k + 1] column 1. An odd last row is multiplied as a pair with itself. */
 static void dsp_conv_block(const int8_t *weights, int32_t count, const int8_t *columns,
-                           int32_t length, bool wide, const int32_t *bias, int32_t *acc) {
+                           int32_t length, const int32_t *bias, int32_t *acc) {
   /* The caller's columns are word-aligned: their words are read in pairs. */
   const int8_t *aligned = utvm_dsp_aligned4(columns);
   for (int32_t k = 0; k < count; k += 2) {
     const int32_t k1 = ((k + 1) < count) ? (k + 1) : k;
-    const dsp_sums_t s =
-        wide ? dsp_dot_2x2_wide(&weights[2 * k * length], aligned, length, bias[k], bias[k1])
-             : dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned, length,
-                               bias[k], bias[k1]);
-    /* k's sums last: an odd last row's are the pair's first (its second is zeros when wide) */
+    const dsp_sums_t s = dsp_dot_2x2_s16(&weights[k * length], &weights[k1 * length], aligned,
+                                         length, bias[k], bias[k1]);
+    /* k's sums last: an odd last row's are the pair's first */
     acc[2 * k1] = s.s10;
     acc[2 * k1 + 1] = s.s11;
     acc[2 * k] = s.s00;
     acc[2 * k + 1] = s.s01;
+  }
+}
+
+/* dsp_conv_block for rows widened and interleaved in pairs (UTVM_FILTER_DSP_S16: 4 * length
+ * bytes per pair, a last odd row paired with zeros): pair k's four sums go to acc[2k..2k+3], an
+ * odd count's last two past acc[2 * count] (acc and bias hold a whole number of pairs). One
+ * pair after the other with nothing else in the loop: the dot loop takes every register. */
+static void dsp_conv_block_wide(const int8_t *weights, int32_t count, const int8_t *columns,
+                                int32_t length, const int32_t *bias, int32_t *acc) {
+  const int8_t *aligned = utvm_dsp_aligned4(columns);
+  const int8_t *pair = weights;
+  const int32_t *b = bias;
+  int32_t *out = acc;
+  int32_t *const end = &acc[2 * (count + (count % 2))];
+  while (out != end) {
+    const dsp_sums_t s = dsp_dot_2x2_wide(pair, aligned, length, b[0], b[1]);
+    out[0] = s.s00;
+    out[1] = s.s01;
+    out[2] = s.s10;
+    out[3] = s.s11;
+    pair = &pair[4 * length];
+    b = &b[2];
+    out = &out[4];
   }
 }
 
@@ -528,14 +547,20 @@ void utvm_conv2d_s8_dsp(const utvm_conv2d_params_t *params, const utvm_per_chann
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
     dsp_block_bias(&block, count, bias_block);
+    if ((count % 2) != 0) {
+      bias_block[count] = 0; /* the zero row pairing an odd last one (count < the block) */
+    }
     /* Both columns built before the pair's outputs are written, pairs in order: with one block
      * a 1x1 convolution may run over its own input (utvm_conv2d_s8_inplace relies on it). */
     for (int32_t p = 0; p < positions; p += 2) {
       const int32_t p1 = ((p + 1) < positions) ? (p + 1) : p;
       dsp_conv_column(params, input_dims, input, filter_dims, p, output_dims, 0, scratch);
       dsp_conv_column(params, input_dims, input, filter_dims, p1, output_dims, 1, scratch);
-      dsp_conv_block(&filter[first * row_bytes], count, columns, length, wide, bias_block,
-                     acc);
+      if (wide) {
+        dsp_conv_block_wide(&filter[first * row_bytes], count, columns, length, bias_block, acc);
+      } else {
+        dsp_conv_block(&filter[first * row_bytes], count, columns, length, bias_block, acc);
+      }
       dsp_requant_pairs(&block, acc, count, &output[p * out_c + first],
                         &output[p1 * out_c + first]);
     }

@@ -6,7 +6,8 @@
  * Raw int8 values are multiplied with VMLADAVA (16 products per instruction) and the offsets
  * added separately: sum (w + fo)(x + io) = sum w*x + io * sum w + fo * sum x + K * fo * io, all
  * modulo 2^32 as the portable int32 accumulator wraps, so every sum is the portable one; the
- * terms (bias + io * sum w) start the accumulators. The int8 im2col columns of four output
+ * terms (bias + io * sum w) start the accumulators (io * sum w read from a filter laid out as
+ * UTVM_FILTER_MVE_TERMS, else summed per call). The int8 im2col columns of four output
  * positions at a time are built in the scratch, interleaved by 16 values so that one pointer
  * reaches all four, with -io where a window lies in the padding (x + io is 0 there; -io is
  * -128..127): windows inside the input are copied row by row (straight into the layout when Ci
@@ -425,13 +426,22 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
                         (params->stride_w == 1) && (params->pad_top == 0) &&
                         (params->pad_left == 0) && (output_dims->h == input_dims->h) &&
                         (output_dims->w == input_dims->w);
+  /* A filter laid out as UTVM_FILTER_MVE_TERMS keeps each row's io * sum w after its values. */
+  const int32_t *laid = (params->filter_layout == (int32_t)UTVM_FILTER_MVE_TERMS)
+                            ? mve_laid_terms(filter, out_c * length)
+                            : NULL;
   int32_t terms[MVE_BLOCK];
   int32_t sums[4 * MVE_BLOCK];
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
     const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
     const int8_t *rows = &filter[chunk * length];
-    utvm_mve_row_sums(rows, length, count, terms);
-    mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset, 0, count);
+    const int32_t *chunk_bias = (bias != NULL) ? &bias[chunk] : NULL;
+    if (laid != NULL) {
+      mve_laid_out_terms(terms, &laid[chunk], chunk_bias, 0, count);
+    } else {
+      utvm_mve_row_sums(rows, length, count, terms);
+      mve_fold_terms(terms, chunk_bias, params->input_offset, 0, count);
+    }
     /* The four columns read (into scratch or registers) before their outputs are written,
      * positions in order: with one chunk a 1x1 convolution may run over its own input
      * (utvm_conv2d_s8_inplace relies on it). */

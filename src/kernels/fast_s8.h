@@ -22,7 +22,8 @@
  * portable loops; <operator>_s8_blocked.c the blocked portable C path (shared: blocked_s8.h);
  * <operator>_s8_dsp.c the DSP path, compiled where UTVM_KERNELS_DSP_PATHS is defined (ACLE
  * intrinsics or their emulation: dsp_s8.h; output step: requant_s8_dsp.h); <operator>_s8_mve.c
- * the MVE path, compiled with __ARM_FEATURE_MVE (shared: mve_s8.h). Each file's comment gives
+ * the MVE path, compiled with __ARM_FEATURE_MVE (shared: mve_s8.h); <operator>_s8_dsp_asm.S an
+ * inner loop of the DSP path in Thumb-2 assembly (UTVM_KERNELS_DSP_ASM). Each file's comment gives
  * its measured stack. Every fast path requantizes through requant_s8.h's tables.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
@@ -40,6 +41,14 @@
 #if (defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE)) || \
     defined(UTVM_KERNELS_DSP_EMULATED)
 #define UTVM_KERNELS_DSP_PATHS 1
+#endif
+
+/* Inner loops in Thumb-2 assembly (*_asm.S beside their C file, each faster than gcc's code of
+ * the C loop by a measured margin) on arm-none-eabi-gcc builds of the DSP paths; the host's
+ * emulated DSP paths keep the C loops. */
+#if defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE) && defined(__thumb2__) && \
+    defined(__GNUC__) && !defined(__clang__) && !defined(UTVM_KERNELS_DSP_EMULATED)
+#define UTVM_KERNELS_DSP_ASM 1
 #endif
 
 /* The filter taps of a window along one axis that fall inside the input: [*first, *end).

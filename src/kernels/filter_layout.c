@@ -1,7 +1,8 @@
 /*
- * CONV_2D filters laid out for a core's kernels at compile time (utvm_filter_layout_t): the
- * sizes and the packing a host tool writes into the target's constants. The kernels that read
- * each layout check it against their build (conv2d_s8.c).
+ * CONV_2D filters (and FULLY_CONNECTED weights) laid out for a core's kernels at compile time
+ * (utvm_filter_layout_t): the sizes and the packing a host tool writes into the target's
+ * constants. The kernels that read each layout check it against their build (conv2d_s8.c,
+ * fully_connected_s8.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,11 @@ size_t utvm_conv2d_s8_filter_size(utvm_filter_layout_t layout, const utvm_dims_t
                               (uint64_t)filter_dims->c;
       const uint64_t wide = 4u * pairs * length;
       bytes = (wide <= (uint64_t)SIZE_MAX) ? (size_t)wide : 0u;
+    } else if (layout == UTVM_FILTER_MVE_TERMS) {
+      /* the values up to a whole word, then one int32 per channel: < 2^32 + 2^33 bytes */
+      const uint64_t total = (((uint64_t)count + 3u) & ~(uint64_t)3u) +
+                             (4u * (uint64_t)filter_dims->n);
+      bytes = (total <= (uint64_t)SIZE_MAX) ? (size_t)total : 0u;
     } else {
       bytes = 0u;
     }
@@ -39,8 +45,35 @@ static void put_s16(uint8_t *dst, int64_t index, int32_t value) {
   dst[(2 * index) + 1] = (uint8_t)(half >> 8u);
 }
 
+/* MVE_TERMS: the values, zeros up to a word, then each channel's input_offset * (sum of its
+ * values) as a little-endian int32, wrapping as the kernels' accumulators do. */
+static void pack_mve_terms(const utvm_dims_t *filter_dims, int32_t input_offset,
+                           const int8_t *filter, uint8_t *out) {
+  const int64_t length = (int64_t)filter_dims->h * filter_dims->w * filter_dims->c;
+  const int64_t count = (int64_t)filter_dims->n * length;
+  const int64_t padded = (count + 3) & ~(int64_t)3;
+  (void)memcpy(out, filter, (size_t)count);
+  for (int64_t i = count; i < padded; ++i) {
+    out[i] = 0u;
+  }
+  for (int32_t k = 0; k < filter_dims->n; ++k) {
+    const int8_t *row = &filter[(int64_t)k * length];
+    uint32_t sum = 0u;
+    for (int64_t i = 0; i < length; ++i) {
+      const uint32_t value = (uint32_t)(int32_t)row[i];
+      sum = sum + value;
+    }
+    const uint32_t term = sum * (uint32_t)input_offset;
+    uint8_t *at = &out[padded + (4 * (int64_t)k)];
+    for (uint32_t b = 0u; b < 4u; ++b) {
+      at[b] = (uint8_t)((term >> (8u * b)) & 0xFFu);
+    }
+  }
+}
+
 utvm_err_t utvm_conv2d_s8_pack_filter(utvm_filter_layout_t layout, const utvm_dims_t *filter_dims,
-                                      const int8_t *filter, void *dst, size_t cap) {
+                                      int32_t input_offset, const int8_t *filter, void *dst,
+                                      size_t cap) {
   if (!utvm_dims_valid(filter_dims)) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
@@ -50,6 +83,13 @@ utvm_err_t utvm_conv2d_s8_pack_filter(utvm_filter_layout_t layout, const utvm_di
   }
   if (layout == UTVM_FILTER_PLAIN) {
     (void)memcpy(dst, filter, bytes);
+    return UTVM_OK;
+  }
+  if (layout == UTVM_FILTER_MVE_TERMS) {
+    if (!utvm_input_offset_valid(input_offset)) {
+      return UTVM_ERR_KERNEL_BAD_PARAM;
+    }
+    pack_mve_terms(filter_dims, input_offset, filter, (uint8_t *)dst);
     return UTVM_OK;
   }
   const int64_t length = (int64_t)filter_dims->h * filter_dims->w * filter_dims->c;

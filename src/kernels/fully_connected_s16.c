@@ -12,6 +12,7 @@ utvm_err_t utvm_fully_connected_s16(const utvm_fully_connected_params_t *params,
                                     const int8_t *filter, const void *bias, int16_t *output) {
   if ((params == NULL) || (input == NULL) || (filter == NULL) || (output == NULL) ||
       (params->input_offset != 0) || (params->output_offset != 0) ||
+      (params->weights_layout != (int32_t)UTVM_FILTER_PLAIN) ||
       !utvm_input_offset_valid(params->filter_offset) ||
       !utvm_act_range_s16_valid(params->act_min, params->act_max)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;

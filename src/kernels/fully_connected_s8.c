@@ -13,6 +13,22 @@ size_t utvm_fully_connected_s8_scratch_size(int32_t batches, int32_t input_depth
   return 0u;
 }
 
+/* The weights' layout this build reads: TFLite's, or word-aligned MVE_TERMS on MVE builds and
+ * DSP_S16 on DSP builds. */
+static bool fully_connected_layout_valid(const utvm_fully_connected_params_t *params,
+                                         const int8_t *filter) {
+#if defined(__ARM_FEATURE_MVE)
+  const int32_t laid_out = (int32_t)UTVM_FILTER_MVE_TERMS;
+#elif defined(UTVM_KERNELS_DSP_PATHS)
+  const int32_t laid_out = (int32_t)UTVM_FILTER_DSP_S16;
+#else
+  const int32_t laid_out = (int32_t)UTVM_FILTER_PLAIN; /* no other */
+#endif
+  const bool aligned = (((uintptr_t)(const void *)filter) & 3u) == 0u;
+  return (params->weights_layout == (int32_t)UTVM_FILTER_PLAIN) ||
+         ((params->weights_layout == laid_out) && aligned);
+}
+
 static bool fully_connected_params_valid(const utvm_fully_connected_params_t *params) {
   return utvm_input_offset_valid(params->input_offset) &&
          utvm_input_offset_valid(params->filter_offset) &&
@@ -27,7 +43,7 @@ utvm_err_t utvm_fully_connected_s8(const utvm_fully_connected_params_t *params,
                                    void *scratch) {
   (void)scratch;
   if (params == NULL || input == NULL || filter == NULL || output == NULL ||
-      !fully_connected_params_valid(params)) {
+      !fully_connected_params_valid(params) || !fully_connected_layout_valid(params, filter)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   if (batches < 1 || input_depth < 1 || output_depth < 1 ||

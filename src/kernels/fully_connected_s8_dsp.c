@@ -10,7 +10,8 @@
  * Stack: the requantization table of a channel block (24 bytes per channel: 1.5 KB by default) and
  * the block's biases, starting values and sums (4 bytes per channel each). Frames by default
  * (arm-none-eabi-gcc 12.2 -fstack-usage on the cortex-m4 preset's flags: -Os with the kernels'
- * -O2): utvm_fully_connected_s8_dsp 2536 bytes, utvm_dsp_requant_row 32: at most 2568 bytes deep.
+ * -O2): utvm_fully_connected_s8_dsp 2584 bytes, then utvm_dsp_requant_row 32 or
+ * utvm_dsp_fc_wide_groups (assembly) 36: at most 2620 bytes deep.
  */
 #include "fast_s8.h"
 #include "requant_s8_dsp.h"
@@ -72,6 +73,90 @@ static inline dsp_sums_t dsp_dot_4x1(const int8_t *w, int32_t length, const int8
   return s;
 }
 
+#if defined(UTVM_KERNELS_DSP_ASM)
+/* dsp_dot_4x1_wide's groups of 4 values in Thumb-2 (fully_connected_s8_dsp_asm.S): sums[0..3]
+ * plus the products of groups groups of x (offset_pair added) with pairs a and b. */
+void utvm_dsp_fc_wide_groups(const int8_t *a, const int8_t *b, const int8_t *x, int32_t groups,
+                             int32_t offset_pair, int32_t *sums);
+#endif
+
+/* dsp_dot_4x1 for two row pairs laid out as UTVM_FILTER_DSP_S16 (pair a's rows into s00 and
+ * s01, pair b's into s10 and s11; 4 * length bytes each, word-aligned): whole groups of 4
+ * values, two SMLAD per row on the input widened once (in assembly where UTVM_KERNELS_DSP_ASM),
+ * then the last length % 4 values. */
+static inline dsp_sums_t dsp_dot_4x1_wide(const int8_t *a, const int8_t *b, int32_t length,
+                                          const int8_t *x, int32_t input_offset,
+                                          const int32_t *start) {
+  const int32_t offset_pair = utvm_dsp_pair(input_offset);
+  dsp_sums_t s = {start[0], start[1], start[2], start[3]};
+  const int8_t *pa = utvm_dsp_aligned4(a);
+  const int8_t *pb = utvm_dsp_aligned4(b);
+#if defined(UTVM_KERNELS_DSP_ASM)
+  int32_t sums[4] = {s.s00, s.s01, s.s10, s.s11};
+  utvm_dsp_fc_wide_groups(pa, pb, x, length / 4, offset_pair, sums);
+  s.s00 = sums[0];
+  s.s01 = sums[1];
+  s.s10 = sums[2];
+  s.s11 = sums[3];
+#else
+  const int8_t *xp = x;
+  const int8_t *const x_end = &x[4 * (length / 4)];
+  while (xp != x_end) {
+    const int32_t word = utvm_dsp_load4(xp);
+    const int32_t x_even = utvm_dsp_sxtab16(offset_pair, word);
+    const int32_t x_odd = utvm_dsp_sxtab16_ror8(offset_pair, word);
+    /* each row's two words loaded together (one LDRD) before they are used */
+    const int32_t a0_even = utvm_dsp_load4(pa);
+    const int32_t a0_odd = utvm_dsp_load4(&pa[4]);
+    s.s00 = utvm_dsp_smlad(a0_even, x_even, s.s00);
+    s.s00 = utvm_dsp_smlad(a0_odd, x_odd, s.s00);
+    const int32_t a1_even = utvm_dsp_load4(&pa[8]);
+    const int32_t a1_odd = utvm_dsp_load4(&pa[12]);
+    s.s01 = utvm_dsp_smlad(a1_even, x_even, s.s01);
+    s.s01 = utvm_dsp_smlad(a1_odd, x_odd, s.s01);
+    const int32_t b0_even = utvm_dsp_load4(pb);
+    const int32_t b0_odd = utvm_dsp_load4(&pb[4]);
+    s.s10 = utvm_dsp_smlad(b0_even, x_even, s.s10);
+    s.s10 = utvm_dsp_smlad(b0_odd, x_odd, s.s10);
+    const int32_t b1_even = utvm_dsp_load4(&pb[8]);
+    const int32_t b1_odd = utvm_dsp_load4(&pb[12]);
+    s.s11 = utvm_dsp_smlad(b1_even, x_even, s.s11);
+    s.s11 = utvm_dsp_smlad(b1_odd, x_odd, s.s11);
+    xp = &xp[4];
+    pa = &pa[16];
+    pb = &pb[16];
+  }
+#endif
+  /* the last values' (row 0, row 1) int16 pairs after the groups, value i's at byte 4 * i
+   * (indexed from a and b: the loop's pointers stay in registers) */
+  for (int32_t i = 4 * (length / 4); i < length; ++i) {
+    const int32_t v = (int32_t)x[i] + input_offset;
+    s.s00 = utvm_wrap_add(s.s00, utvm_dsp_load2(&a[4 * i]) * v);
+    s.s01 = utvm_wrap_add(s.s01, utvm_dsp_load2(&a[4 * i + 2]) * v);
+    s.s10 = utvm_wrap_add(s.s10, utvm_dsp_load2(&b[4 * i]) * v);
+    s.s11 = utvm_wrap_add(s.s11, utvm_dsp_load2(&b[4 * i + 2]) * v);
+  }
+  return s;
+}
+
+/* The sums of a block's count rows laid out as DSP_S16 (pairs, a last odd row paired with
+ * zeros) with input x, from start (entries up to the next multiple of 4 past count
+ * written), into acc (the same entries): two pairs at a time, a last single pair with itself. */
+static void dsp_block_wide(const int8_t *pairs, int32_t count, int32_t length, const int8_t *x,
+                           int32_t input_offset, const int32_t *start, int32_t *acc) {
+  const int32_t n_pairs = (count + 1) / 2;
+  const int32_t pair_bytes = 4 * length;
+  for (int32_t q = 0; q < n_pairs; q += 2) {
+    const int8_t *a = &pairs[q * pair_bytes];
+    const int8_t *b = ((q + 1) < n_pairs) ? &a[pair_bytes] : a;
+    const dsp_sums_t s = dsp_dot_4x1_wide(a, b, length, x, input_offset, &start[2 * q]);
+    acc[2 * q] = s.s00;
+    acc[2 * q + 1] = s.s01;
+    acc[2 * q + 2] = s.s10;
+    acc[2 * q + 3] = s.s11;
+  }
+}
+
 /* The sum of one weight row with input x (input offset added), from start, wrapping. */
 static int32_t dsp_dot_1x1(const int8_t *w, int32_t length, const int8_t *x,
                            int32_t input_offset, int32_t start) {
@@ -108,6 +193,7 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
                                  int32_t input_depth, int32_t output_depth, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, int8_t *output) {
   const int32_t input_offset = params->input_offset;
+  const bool wide = params->weights_layout == (int32_t)UTVM_FILTER_DSP_S16;
   utvm_requant_block_t block;
   int32_t bias_block[UTVM_KERNELS_CHANNEL_BLOCK];
   int32_t start[UTVM_KERNELS_CHANNEL_BLOCK];
@@ -125,18 +211,29 @@ void utvm_fully_connected_s8_dsp(const utvm_fully_connected_params_t *params,
       for (int32_t k = 0; k < count; ++k) {
         start[k] = utvm_wrap_add(bias_block[k], folded);
       }
-      const int32_t fours = count / 4;
-      for (int32_t g = 0; g < fours; ++g) {
-        const int32_t k = 4 * g;
-        const dsp_sums_t s =
-            dsp_dot_4x1(&weights[k * input_depth], input_depth, x, input_offset, &start[k]);
-        acc[k] = s.s00;
-        acc[k + 1] = s.s01;
-        acc[k + 2] = s.s10;
-        acc[k + 3] = s.s11;
-      }
-      for (int32_t k = 4 * fours; k < count; ++k) {
-        acc[k] = dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset, start[k]);
+      if (wide) {
+        /* the pairs' sums come four at a time: the starts past count (at most the block) 0 */
+        const int32_t padded = 4 * (((count + 1) / 2 + 1) / 2);
+        for (int32_t k = count; k < padded; ++k) {
+          start[k] = 0;
+        }
+        dsp_block_wide(&filter[2 * first * input_depth], count, input_depth, x, input_offset,
+                       start, acc);
+      } else {
+        const int32_t fours = count / 4;
+        for (int32_t g = 0; g < fours; ++g) {
+          const int32_t k = 4 * g;
+          const dsp_sums_t s =
+              dsp_dot_4x1(&weights[k * input_depth], input_depth, x, input_offset, &start[k]);
+          acc[k] = s.s00;
+          acc[k + 1] = s.s01;
+          acc[k + 2] = s.s10;
+          acc[k + 3] = s.s11;
+        }
+        for (int32_t k = 4 * fours; k < count; ++k) {
+          acc[k] =
+              dsp_dot_1x1(&weights[k * input_depth], input_depth, x, input_offset, start[k]);
+        }
       }
       utvm_dsp_requant_row(&block, acc, count, &output[batch * output_depth + first]);
     }

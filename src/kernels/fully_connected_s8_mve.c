@@ -5,7 +5,8 @@
  * Raw int8 values are multiplied with VMLADAVA (16 products per instruction), four weight rows
  * per input load (one column per batch), and the offsets added separately:
  * sum (w + fo)(x + io) = sum w*x + io * sum w + fo * sum x + K * fo * io, all modulo 2^32 as the
- * portable int32 accumulator wraps; the terms start from the bias.
+ * portable int32 accumulator wraps; the terms start from the bias (io * sum w read from weights
+ * laid out as UTVM_FILTER_MVE_TERMS, else summed per call).
  *
  * Stack: the terms and sums of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels (8 bytes per
  * channel). Frames by default (arm-none-eabi-gcc 12.2 -fstack-usage on the cortex-m55 preset's
@@ -86,6 +87,10 @@ void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
   const mve_output_t o = {params->output_offset, params->act_min, params->act_max};
   const uint32_t fo = (uint32_t)params->filter_offset;
   const uint32_t k_fo_io = (uint32_t)input_depth * fo * (uint32_t)params->input_offset;
+  /* Weights laid out as UTVM_FILTER_MVE_TERMS keep each row's io * sum w after their values. */
+  const int32_t *laid = (params->weights_layout == (int32_t)UTVM_FILTER_MVE_TERMS)
+                            ? mve_laid_terms(filter, output_depth * input_depth)
+                            : NULL;
   int32_t terms[MVE_BLOCK];
   int32_t sums[MVE_BLOCK];
   for (int32_t batch = 0; batch < batches; ++batch) {
@@ -97,9 +102,13 @@ void utvm_fully_connected_s8_mve(const utvm_fully_connected_params_t *params,
       const int32_t count =
           ((output_depth - chunk) > MVE_BLOCK) ? MVE_BLOCK : (output_depth - chunk);
       const int8_t *rows = &filter[chunk * input_depth];
-      utvm_mve_row_sums(rows, input_depth, count, terms);
-      mve_fold_terms(terms, (bias != NULL) ? &bias[chunk] : NULL, params->input_offset,
-                     constant, count);
+      const int32_t *chunk_bias = (bias != NULL) ? &bias[chunk] : NULL;
+      if (laid != NULL) {
+        mve_laid_out_terms(terms, &laid[chunk], chunk_bias, constant, count);
+      } else {
+        utvm_mve_row_sums(rows, input_depth, count, terms);
+        mve_fold_terms(terms, chunk_bias, params->input_offset, constant, count);
+      }
       mve_gemv(rows, input_depth, count, x, sums);
       utvm_mve_requant_run(sums, terms, count, chunk, quant, &o,
                       &output[batch * output_depth + chunk]);

@@ -2,8 +2,8 @@
  * What the MVE fast paths share (internal, compiled only with __ARM_FEATURE_MVE:
  * Cortex-M55/M85; conv2d_s8_mve.c, depthwise_conv2d_s8_mve.c, fully_connected_s8_mve.c and
  * add_s8_mve.c, the out-of-line helpers in mve_s8.c): the output channel block, TFLite's output
- * step on four lanes at a time, the row sums and offset terms of the dot-product paths and a
- * predicated copy. The sums of up to UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are
+ * step on four lanes at a time, the row sums and offset terms of the dot-product paths (or
+ * the terms a filter laid out as UTVM_FILTER_MVE_TERMS keeps) and a predicated copy. The sums of up to UTVM_KERNELS_MVE_CHANNEL_BLOCK output channels are
  * collected on the stack and then requantized four at a time (mve_requantize).
  *
  * Requantization is utvm_multiply_by_quantized_multiplier per lane: the left shift wraps
@@ -57,6 +57,27 @@ static inline void mve_fold_terms(int32_t *terms, const int32_t *bias, int32_t s
   for (int32_t i = 0; i < count; i += 4) {
     const mve_pred16_t p = vctp32q((uint32_t)(count - i));
     int32x4_t t = vmulq_n_s32(vldrwq_z_s32(&terms[i], p), scale);
+    if (bias != NULL) {
+      t = vaddq_s32(t, vldrwq_z_s32(&bias[i], p));
+    }
+    vstrwq_p_s32(&terms[i], vaddq_n_s32(t, constant), p);
+  }
+}
+
+/* The terms of a filter laid out as UTVM_FILTER_MVE_TERMS (word-aligned): one int32 per
+ * channel after its values values, which are padded to a word. */
+static inline const int32_t *mve_laid_terms(const int8_t *filter, int32_t values) {
+  const void *terms = &filter[(values + 3) & ~3];
+  return (const int32_t *)terms;
+}
+
+/* terms[i] = laid[i] + bias[i] (0 without a bias) + constant for i < count (wrapping): the
+ * accumulators' start from the terms a laid-out filter keeps. */
+static inline void mve_laid_out_terms(int32_t *terms, const int32_t *laid, const int32_t *bias,
+                                      int32_t constant, int32_t count) {
+  for (int32_t i = 0; i < count; i += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - i));
+    int32x4_t t = vldrwq_z_s32(&laid[i], p);
     if (bias != NULL) {
       t = vaddq_s32(t, vldrwq_z_s32(&bias[i], p));
     }

@@ -4,7 +4,7 @@
  * loop is in conv2d_s8_dsp.c.
  *
  * Stack (arm-none-eabi-gcc 12.2 -fstack-usage on the cortex-m4 preset's flags: -Os with the
- * kernels' -O2): utvm_dsp_requant_row 32 bytes.
+ * kernels' -O2): utvm_dsp_requant_row 32 bytes, then utvm_dsp_requant_row_full (assembly) 32.
  */
 #include "fast_s8.h"
 #include "requant_s8_dsp.h"
@@ -40,13 +40,34 @@ static int8_t dsp_output_mixed(const utvm_requant_block_t *block, int32_t k, int
   return out;
 }
 
+#if defined(UTVM_KERNELS_DSP_ASM)
+/* dsp_requant_row_fast's full-range loop in Thumb-2 (requant_s8_dsp_asm.S), count >= 1. */
+void utvm_dsp_requant_row_full(const utvm_requant_entry_t *entry, const int32_t *acc,
+                               int32_t count, int8_t *out, int32_t offset);
+
+/* The assembly reads an entry's fields at these offsets (a negative array size otherwise). */
+typedef char utvm_requant_entry_layout_check
+    [((offsetof(utvm_requant_entry_t, multiplier) == 4u) &&
+      (offsetof(utvm_requant_entry_t, round_lo) == 8u) &&
+      (offsetof(utvm_requant_entry_t, round_hi) == 12u) &&
+      (offsetof(utvm_requant_entry_t, shift) == 16u) && (sizeof(utvm_requant_entry_t) == 24u))
+         ? 1
+         : -1];
+#endif
+
 /* Outputs of count channels with exact table entries entry at one position from acc[k]. */
 static void dsp_requant_row_fast(const utvm_requant_entry_t *entry, dsp_clamp_t c,
                                  const int32_t *acc, int32_t count, int8_t *out) {
   if (c.full_range) {
+#if defined(UTVM_KERNELS_DSP_ASM)
+    if (count > 0) {
+      utvm_dsp_requant_row_full(entry, acc, count, out, c.offset);
+    }
+#else
     for (int32_t k = 0; k < count; ++k) {
       out[k] = (int8_t)dsp_value_full(&entry[k], acc[k], c.offset);
     }
+#endif
   } else {
     for (int32_t k = 0; k < count; ++k) {
       out[k] = (int8_t)dsp_value(&entry[k], acc[k], &c);

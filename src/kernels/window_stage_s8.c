@@ -329,14 +329,15 @@ utvm_err_t utvm_stage_s8_shape(utvm_kernels_core_t core, const utvm_stage_layer_
   return UTVM_OK;
 }
 
-/* The tail's operands: parameters in TFLite's ranges, weights {units, 1, 1, depth} for its one
- * batch of depth inputs, the quantization's channels. */
+/* The tail's operands: parameters in TFLite's ranges, weights {units, 1, 1, depth} in TFLite's
+ * layout for its one batch of depth inputs, the quantization's channels. */
 static utvm_err_t stage_tail_check(const utvm_stage_layer_s8_t *fc, int32_t units) {
   const utvm_fully_connected_params_t *p = fc->fully_connected;
   const utvm_dims_t *in = &fc->dims[0];
   const utvm_dims_t *f = &fc->dims[1];
   const int64_t depth = (int64_t)in->h * in->w * in->c;
-  if ((fc->filter == NULL) || !utvm_input_offset_valid(p->input_offset) ||
+  if ((fc->filter == NULL) || (p->weights_layout != (int32_t)UTVM_FILTER_PLAIN) ||
+      !utvm_input_offset_valid(p->input_offset) ||
       !utvm_input_offset_valid(p->filter_offset) || !utvm_zero_point_valid(p->output_offset) ||
       !utvm_act_range_valid(p->act_min, p->act_max) ||
       !utvm_per_channel_quant_valid(fc->quant, units)) {

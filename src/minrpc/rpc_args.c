@@ -32,9 +32,19 @@ bool rpc_device_is_cpu0(DLDevice dev) {
 #ifdef UTVM_NO_ERROR_TEXTS
 static const char kRpcTexts[] = ""; /* ids are written as tokens */
 #else
-/* The texts of UTVM_RPC_TEXT_LIST, each NUL-terminated, in id order. */
+/* The texts of UTVM_RPC_TEXT_LIST, each NUL-terminated, in id order, a UTVM_TEXT_OWN entry's
+ * as an empty string. */
 #define UTVM_TEXT(id, text) text
+#define UTVM_TEXT_OWN(id, text) "\0"
 static const char kRpcTexts[] = UTVM_RPC_TEXT_LIST;
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
+/* The texts of the UTVM_TEXT_OWN entries, one object each (without the list's second NUL). */
+#define UTVM_TEXT(id, text)
+#define UTVM_TEXT_OWN(id, text) const char utvm_rpc_text_##id[sizeof(text) - 1u] = text;
+UTVM_RPC_TEXT_LIST
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
 #endif
 
 /* Appends the text of id (UTVM_RPC_TEXT_LIST) to the last error. */
@@ -42,7 +52,8 @@ static void append_text(utvm_text_id_t id) {
   utvm_crt_error_append_id(id, kRpcTexts, sizeof(kRpcTexts));
 }
 
-void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem) {
+/* Sets the last error to "<request name>: " for the request being handled. */
+static void fail_request(const utvm_rpc_server_t *server) {
   /* Request names are UTVM_TEXT_RPC + code for codes 0..21; other codes say "RPC". */
   uint32_t code = (uint32_t)server->code;
   uint32_t name = (uint32_t)UTVM_TEXT_RPC +
@@ -50,21 +61,30 @@ void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem) {
   TVMAPISetLastError("");
   append_text((utvm_text_id_t)name);
   utvm_crt_error_append(": ");
+}
+
+void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem) {
+  fail_request(server);
   append_text(problem);
+}
+
+void rpc_fail_own(const utvm_rpc_server_t *server, rpc_own_text_t problem) {
+  fail_request(server);
+  rpc_append_own(problem);
+}
+
+void rpc_append_own(rpc_own_text_t text) {
+#ifdef UTVM_NO_ERROR_TEXTS
+  append_text(text);
+#else
+  utvm_crt_error_append(text);
+#endif
 }
 
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value) {
   rpc_fail(server, problem);
   utvm_crt_error_append(" ");
   utvm_crt_error_append_hex(value);
-}
-
-void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t available) {
-  rpc_fail_hex(server, UTVM_TEXT_RPC_ARENA_NEEDS, needed);
-  append_text(UTVM_TEXT_RPC_ARENA_BYTES);
-  utvm_crt_error_append(" ");
-  utvm_crt_error_append_hex(available);
-  append_text(UTVM_TEXT_RPC_ARENA_FREE);
 }
 
 uint8_t *rpc_reader_take(const utvm_rpc_server_t *server, rpc_reader_t *reader, uint32_t n) {

@@ -62,6 +62,44 @@ bool rpc_device_is_cpu0(DLDevice dev);
 /* Bytes of the u64 packet_nbytes that starts every reply, before the RPC code. */
 #define REPLY_PREFIX_SIZE 8u
 
+/* Receive states of a request (server->rx_state). */
+enum {
+  RX_IDLE = 0,  /* no request in progress, or a message that is no request: no reply */
+  RX_COLLECT,   /* gathering request bytes into the buffer */
+  RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
+  RX_DISCARD,   /* dropping the rest of a rejected request (last error set) */
+  RX_REPLAY,    /* a repeated sequence number: the kept reply goes out again */
+  RX_STALE      /* an older sequence number: dropped without a reply */
+};
+
+/* server->seq_flags: the current request has a sequence number; last_seq is valid in this
+ * session; the next reply is to be kept. */
+#define RPC_SEQ_RX 0x01u
+#define RPC_SEQ_LAST_VALID 0x02u
+#define RPC_SEQ_KEEP 0x04u
+
+/* The sequence extension's part of the receive and reply paths (rpc_sequence.c), which
+ * utvm_rpc_server_enable_sequence installs as server->sequence: without it no request has a
+ * sequence number and none of that code is linked. */
+struct utvm_rpc_sequence_ops {
+  /* Called when the first RPC_PREFIX_SIZE bytes of a request are gathered: true when they
+   * began with a sequence prefix, which was taken out (the packet's first bytes follow);
+   * otherwise, for a numbered request, sets server->code and rx_state for a repeated, stale or
+   * refused number. */
+  bool (*on_header)(utvm_rpc_server_t *server);
+  /* Called when a numbered request ends (status: its frame's): remembers a new number; true
+   * when the request was answered from the reply cache or dropped as stale. */
+  bool (*on_end)(utvm_rpc_server_t *server, utvm_frame_status_t status, uint8_t rx_state);
+  /* Begins a reply message of the three parts (lens[i] bytes each): its sequence prefix if the
+   * request had one, and a copy in the reply cache if the request asked for it. */
+  utvm_err_t (*reply_begin)(utvm_rpc_server_t *server, const uint8_t *const parts[3],
+                            const uint32_t lens[3]);
+};
+
+/* Sends one reply message of the three parts (a NULL part has length 0). */
+void rpc_reply_send(utvm_rpc_server_t *server, const uint8_t *const parts[3],
+                    const uint32_t lens[3]);
+
 /* Sends one reply message: head, whose first REPLY_PREFIX_SIZE bytes are filled in here with
  * packet_nbytes and which holds at least the RPC code after them, then mid, then tail. */
 void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
@@ -75,9 +113,26 @@ void rpc_reply_exception(utvm_rpc_server_t *server);
 void rpc_fail(const utvm_rpc_server_t *server, utvm_text_id_t problem);
 void rpc_fail_hex(const utvm_rpc_server_t *server, utvm_text_id_t problem, uint64_t value);
 
-/* Sets the last error to "<request>: over request buffer, needs 0x<needed> bytes of the tensor
- * arena, 0x<available> free" (a large CallFunc without room in the arena). */
-void rpc_fail_arena(const utvm_rpc_server_t *server, uint64_t needed, uint64_t available);
+/* An RPC text of a UTVM_TEXT_OWN entry (utvm/error_texts.h), named by RPC_OWN(id): the text
+ * itself, in an object of its own (utvm_rpc_text_<id>, defined in rpc_args.c, which
+ * --gc-sections drops with the opt-in feature that reports it), or with UTVM_NO_ERROR_TEXTS its
+ * id. */
+#ifdef UTVM_NO_ERROR_TEXTS
+typedef utvm_text_id_t rpc_own_text_t;
+#define RPC_OWN(id) (id)
+#else
+typedef const char *rpc_own_text_t;
+#define RPC_OWN(id) (utvm_rpc_text_##id)
+#define UTVM_TEXT(id, text)
+#define UTVM_TEXT_OWN(id, text) extern const char utvm_rpc_text_##id[sizeof(text) - 1u];
+UTVM_RPC_TEXT_LIST
+#undef UTVM_TEXT
+#undef UTVM_TEXT_OWN
+#endif
+
+/* rpc_fail for a text of a UTVM_TEXT_OWN entry, and appending one to the last error. */
+void rpc_fail_own(const utvm_rpc_server_t *server, rpc_own_text_t problem);
+void rpc_append_own(rpc_own_text_t text);
 
 /* Bump allocator over the unused tail of the request buffer (parsed arguments); next need
  * not be aligned: each allocation is. */

@@ -3,21 +3,6 @@
 
 #include "rpc_internal.h"
 
-enum {
-  RX_IDLE = 0,  /* no request in progress, or a message that is no request: no reply */
-  RX_COLLECT,   /* gathering request bytes into the buffer */
-  RX_STREAM_IN, /* CopyToRemote payload: written straight to tensor memory */
-  RX_DISCARD,   /* dropping the rest of a rejected request (last error set) */
-  RX_REPLAY,    /* a repeated sequence number: the kept reply goes out again */
-  RX_STALE      /* an older sequence number: dropped without a reply */
-};
-
-/* seq_flags: the current request has a sequence number; last_seq is valid in this session;
- * the next reply is to be kept. */
-#define RPC_SEQ_RX 0x01u
-#define RPC_SEQ_LAST_VALID 0x02u
-#define RPC_SEQ_KEEP 0x04u
-
 /* Bytes of a CopyToRemote/CopyFromRemote request before its shape. */
 #define RPC_COPY_FIXED_HEADER (RPC_PREFIX_SIZE + RPC_TENSOR_HEADER_SIZE - 8u)
 
@@ -38,31 +23,13 @@ static uint32_t reply_limit(const utvm_rpc_server_t *server) {
   return server->session.config.max_tx_payload - UTVM_SESSION_HEADER_SIZE - 8u - seq;
 }
 
-/* Begins a reply message of len packet bytes, after the request's sequence number if it had
- * one. */
-static utvm_err_t reply_begin(utvm_rpc_server_t *server, uint32_t len) {
-  utvm_session_t *session = &server->session;
-  if ((server->seq_flags & RPC_SEQ_RX) == 0u) {
-    return utvm_session_message_begin(session, len);
-  }
-  uint8_t seq[UTVM_RPC_SEQ_PREFIX_SIZE];
-  rpc_write_u32(seq, server->rx_seq);
-  rpc_write_u32(&seq[4], (uint32_t)UTVM_RPC_SEQ_TAG << 16);
-  utvm_err_t err = utvm_session_message_begin(session, len + UTVM_RPC_SEQ_PREFIX_SIZE);
-  return (err == UTVM_OK) ? utvm_session_message_write(session, seq, sizeof(seq)) : err;
-}
-
-/* Sends one reply message of the three parts (a NULL part has length 0), keeping a copy of it
- * in the reply cache when keep is true. */
-static void reply_send(utvm_rpc_server_t *server, const uint8_t *const parts[3],
-                       const uint32_t lens[3], bool keep) {
-  uint32_t kept = 0u;
-  utvm_err_t err = reply_begin(server, lens[0] + lens[1] + lens[2]);
+void rpc_reply_send(utvm_rpc_server_t *server, const uint8_t *const parts[3],
+                    const uint32_t lens[3]) {
+  utvm_err_t err = (server->sequence != NULL)
+                       ? server->sequence->reply_begin(server, parts, lens)
+                       : utvm_session_message_begin(&server->session,
+                                                    lens[0] + lens[1] + lens[2]);
   for (uint32_t i = 0u; i < 3u; i++) {
-    if (keep && (lens[i] > 0u)) {
-      (void)memcpy(&server->reply_cache[kept], parts[i], lens[i]);
-      kept += lens[i];
-    }
     if (err == UTVM_OK) {
       err = utvm_session_message_write(&server->session, parts[i], lens[i]);
     }
@@ -75,29 +42,12 @@ static void reply_send(utvm_rpc_server_t *server, const uint8_t *const parts[3],
   }
 }
 
-/* Sends the kept reply again for a repeated sequence number. */
-static void reply_replay(utvm_rpc_server_t *server) {
-  const uint8_t *const parts[3] = {server->reply_cache, NULL, NULL};
-  const uint32_t lens[3] = {server->cache_len, 0u, 0u};
-  reply_send(server, parts, lens, false);
-  server->stats.replays++;
-}
-
 void rpc_reply_parts(utvm_rpc_server_t *server, uint8_t *head, uint32_t head_len,
                      const void *mid, uint32_t mid_len, const void *tail, uint32_t tail_len) {
   const uint8_t *const parts[3] = {head, (const uint8_t *)mid, (const uint8_t *)tail};
   const uint32_t lens[3] = {head_len, mid_len, tail_len};
-  uint32_t len = head_len + mid_len + tail_len;
-  /* A copy is kept when the request asked for it (a new sequence number) and it fits the
-   * reply cache; otherwise cache_len records that none is kept. */
-  bool keep = (server->seq_flags & RPC_SEQ_KEEP) != 0u;
-  rpc_write_u64(head, len - REPLY_PREFIX_SIZE);
-  if (keep) {
-    server->seq_flags &= (uint8_t)~RPC_SEQ_KEEP;
-    server->cache_len = len;
-    keep = len <= server->reply_cache_size;
-  }
-  reply_send(server, parts, lens, keep);
+  rpc_write_u64(head, (head_len + mid_len + tail_len) - REPLY_PREFIX_SIZE);
+  rpc_reply_send(server, parts, lens);
 }
 
 /* rpc_reply_parts without mid. */
@@ -494,21 +444,6 @@ static void rpc_reject(utvm_rpc_server_t *server, utvm_text_id_t problem) {
   server->rx_state = RX_DISCARD;
 }
 
-/* A CallFunc larger than the request buffer (a graph JSON or parameter blob as one argument):
- * gathered in a temporary allocation of the tensor arena, which rpc_release_rx frees. */
-static void rpc_gather_in_arena(utvm_rpc_server_t *server) {
-  void *memory = NULL;
-  if (utvm_page_alloc(&server->crt.tensors, server->body_len, 8u, &memory) != UTVM_OK) {
-    rpc_fail_arena(server, server->body_len,
-                   utvm_page_largest_free_block(&server->crt.tensors));
-    server->rx_state = RX_DISCARD;
-    return;
-  }
-  server->rx_buffer = (uint8_t *)memory;
-  (void)memcpy(server->rx_buffer, server->buffer, RPC_PREFIX_SIZE);
-  server->collect = server->body_len;
-}
-
 /* Frees the large-CallFunc allocation, if the request had one. */
 static void rpc_release_rx(utvm_rpc_server_t *server) {
   if (server->rx_buffer != server->buffer) {
@@ -517,59 +452,15 @@ static void rpc_release_rx(utvm_rpc_server_t *server) {
   }
 }
 
-/* A message that starts with a sequence prefix (UTVM_RPC_SEQ_PREFIX_SIZE bytes ending in
- * UTVM_RPC_SEQ_TAG): the number and header check are taken out and the packet after them is
- * collected as any other. True when that happened. A plain packet's first 8 bytes are its
- * length, below 2^32; a prefix's are at least 2^48 (the tag): the two cannot be confused. */
-static bool rpc_take_sequence(utvm_rpc_server_t *server) {
-  uint8_t *buf = server->buffer;
-  const uint32_t keep = RPC_PREFIX_SIZE - UTVM_RPC_SEQ_PREFIX_SIZE;
-  if (((server->seq_flags & RPC_SEQ_RX) != 0u) ||
-      (server->body_len < (RPC_PREFIX_SIZE + UTVM_RPC_SEQ_PREFIX_SIZE)) ||
-      ((rpc_read_u32(&buf[4]) >> 16) != UTVM_RPC_SEQ_TAG)) {
-    return false;
-  }
-  server->rx_seq = rpc_read_u32(buf);
-  server->rx_check = (uint16_t)rpc_read_u32(&buf[4]);
-  server->seq_flags |= RPC_SEQ_RX;
-  (void)memmove(buf, &buf[UTVM_RPC_SEQ_PREFIX_SIZE], keep);
-  server->received = keep;
-  server->body_len -= UTVM_RPC_SEQ_PREFIX_SIZE;
-  return true;
-}
-
-/* What a sequence-numbered request whose code is known becomes: a new number runs (its reply
- * is kept when it ends well); the last number again is answered from the reply cache, run
- * again if it is a read whose reply was not kept, and refused otherwise; an older number is
- * dropped. Unsigned differences order numbers across wrap-around. */
-static void rpc_sequence_policy(utvm_rpc_server_t *server) {
-  uint32_t ahead = server->rx_seq - server->last_seq;
-  if (((server->seq_flags & RPC_SEQ_LAST_VALID) == 0u) ||
-      ((ahead != 0u) && (ahead < 0x80000000u))) {
-    return;
-  }
-  if (ahead != 0u) {
-    server->rx_state = RX_STALE;
-  } else if (server->cache_len <= server->reply_cache_size) {
-    server->rx_state = RX_REPLAY;
-  } else if (server->code == UTVM_RPC_COPY_FROM_REMOTE) {
-    server->stats.reruns++;
-  } else {
-    rpc_reject(server, UTVM_TEXT_RPC_NOT_KEPT);
-  }
-}
-
 /* Called each time the buffer holds the `collect` bytes asked for. */
 static void rpc_on_collected(utvm_rpc_server_t *server) {
   uint8_t *buf = server->buffer;
   uint32_t header = server->received;
-  if ((header == RPC_PREFIX_SIZE) && rpc_take_sequence(server)) {
+  if ((header == RPC_PREFIX_SIZE) && (server->sequence != NULL) &&
+      server->sequence->on_header(server)) {
     /* the rest of the prefix follows */
   } else if (header == RPC_PREFIX_SIZE) {
     server->code = (int32_t)rpc_read_u32(&buf[8]);
-    if ((server->seq_flags & RPC_SEQ_RX) != 0u) {
-      rpc_sequence_policy(server);
-    }
     if (server->rx_state != RX_COLLECT) {
       /* repeated, stale or refused: the rest of the request is not looked at */
     } else if (rpc_read_u64(buf) != (uint64_t)(server->body_len - 8u)) {
@@ -578,8 +469,8 @@ static void rpc_on_collected(utvm_rpc_server_t *server) {
       server->collect = RPC_COPY_FIXED_HEADER;
     } else if (server->body_len <= server->buffer_size) {
       server->collect = server->body_len;
-    } else if (server->code == UTVM_RPC_CALL_FUNC) {
-      rpc_gather_in_arena(server);
+    } else if ((server->code == UTVM_RPC_CALL_FUNC) && (server->gather_call != NULL)) {
+      server->gather_call(server);
     } else {
       rpc_reject(server, UTVM_TEXT_RPC_BUFFER);
     }
@@ -659,15 +550,10 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
     return;
   }
   server->stats.requests++;
-  if ((status == UTVM_FRAME_OK) && ((server->seq_flags & RPC_SEQ_RX) != 0u) &&
-      (rx_state != RX_STALE) &&
-      (((server->seq_flags & RPC_SEQ_LAST_VALID) == 0u) || (server->rx_seq != server->last_seq))) {
-    /* A new number: this is the request whose reply a repeat gets. */
-    server->last_seq = server->rx_seq;
-    server->seq_flags |= (uint8_t)(RPC_SEQ_LAST_VALID | RPC_SEQ_KEEP);
-    server->cache_len = UINT32_MAX;
-  }
-  if (status == UTVM_FRAME_BAD_CRC) {
+  if (((server->seq_flags & RPC_SEQ_RX) != 0u) &&
+      server->sequence->on_end(server, status, rx_state)) {
+    /* answered from the reply cache, or dropped as stale */
+  } else if (status == UTVM_FRAME_BAD_CRC) {
     if (rx_state == RX_STREAM_IN) {
       server->stats.copy_crc_errors++;
       rpc_fail(server, UTVM_TEXT_RPC_COPY_CRC);
@@ -675,10 +561,6 @@ static void rpc_on_message_end(void *ctx, utvm_frame_status_t status) {
       rpc_fail(server, UTVM_TEXT_RPC_CRC);
     }
     rpc_reply_exception(server);
-  } else if (rx_state == RX_REPLAY) {
-    reply_replay(server);
-  } else if (rx_state == RX_STALE) {
-    server->stats.stale++;
   } else if (rx_state == RX_DISCARD) {
     rpc_reply_exception(server); /* rejected: the last error says why */
   } else if (rx_state == RX_STREAM_IN) {
@@ -747,22 +629,6 @@ static int rpc_sync(TVMValue *args, int *codes, int num_args, TVMValue *ret, int
   return 0;
 }
 
-/* utvm.rpc.server.Sequence(): the reply cache size; that it exists tells a host it may number
- * its requests (docs/RECOVERY.md). */
-static int rpc_sequence(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
-                        void *resource) {
-  const utvm_rpc_server_t *server = (const utvm_rpc_server_t *)resource;
-  (void)args;
-  (void)codes;
-  if (num_args != 0) {
-    rpc_fail(server, UTVM_TEXT_RPC_ARGUMENTS);
-    return -1;
-  }
-  ret->v_int64 = (int64_t)server->reply_cache_size;
-  *ret_tc = kTVMArgInt;
-  return 0;
-}
-
 /* ---------------------------------------------------------------- public API */
 
 utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server_config_t *config) {
@@ -777,25 +643,17 @@ utvm_err_t utvm_rpc_server_init(utvm_rpc_server_t *server, const utvm_rpc_server
   server->rx_buffer = config->buffer;
   server->buffer_size = (uint32_t)config->buffer_size;
   server->max_transfer_size = config->max_transfer_size;
-  if ((config->reply_cache != NULL) && (config->reply_cache_size >= UTVM_RPC_REPLY_CACHE_MIN)) {
-    server->reply_cache = config->reply_cache;
-    server->reply_cache_size = config->reply_cache_size;
-  }
-  /* The server's globals; the last two only when their feature is configured. */
+  /* The server's globals; the last only when a copy size is configured. */
   static const struct {
     const char *name;
     TVMBackendPackedCFunc func;
-  } globals[4] = {{"tvm.rpc.server.GetCRTMaxPacketSize", rpc_get_crt_max_packet_size},
+  } globals[3] = {{"tvm.rpc.server.GetCRTMaxPacketSize", rpc_get_crt_max_packet_size},
                   {UTVM_RPC_SYNC_NAME, rpc_sync},
-                  {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size},
-                  {UTVM_RPC_SEQUENCE_NAME, rpc_sequence}};
-  const uint32_t wanted = 0x3u | ((config->max_transfer_size > 0u) ? 0x4u : 0u) |
-                          ((server->reply_cache != NULL) ? 0x8u : 0u); /* bit i: globals[i] */
+                  {UTVM_RPC_GET_MAX_TRANSFER_NAME, rpc_get_max_transfer_size}};
+  const uint32_t count = (config->max_transfer_size > 0u) ? 3u : 2u;
   utvm_err_t err = utvm_crt_init(&server->crt, &config->crt);
-  for (uint32_t i = 0u; (err == UTVM_OK) && (i < 4u); i++) {
-    if (((wanted >> i) & 1u) != 0u) {
-      err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
-    }
+  for (uint32_t i = 0u; (err == UTVM_OK) && (i < count); i++) {
+    err = utvm_crt_register_global(globals[i].name, globals[i].func, server);
   }
   if (err == UTVM_OK) {
     const utvm_session_config_t session_config = {

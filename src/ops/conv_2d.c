@@ -154,7 +154,7 @@ typedef char conv_check_params[(sizeof(utvm_conv2d_params_t) == 44u) ? 1 : -1];
 static void conv_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_block(w, p->dims, sizeof(p->dims));
   ops_walk_laid_out(w, &p->p.conv, offsetof(utvm_conv2d_params_t, filter_layout),
-                    &p->p.conv.filter_layout);
+                    &p->p.conv.filter_layout, 2u);
   ops_walk_u32(w, &p->has_bias);
   ops_walk_quant(w, &p->quant);
 }
@@ -171,13 +171,17 @@ static utvm_err_t conv_run(const utvm_op_params_t *p, void *const *data, void *s
 }
 
 /* ops_check_window, and the filter operand as params.filter_layout lays it out (a DSP_S16
- * filter: int16 values, utvm_conv2d_s8_filter_size bytes). */
+ * filter: int16 values, an MVE_TERMS one int8 bytes; utvm_conv2d_s8_filter_size bytes). */
 static const char *conv_check_laid_out(utvm_op_params_t *p, bool s16) {
   const char *why = ops_check_window(p, s16);
   const int32_t layout = p->p.conv.filter_layout;
-  if ((why == NULL) && (layout == (int32_t)UTVM_FILTER_DSP_S16) && !s16) {
-    const size_t bytes = utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, &p->dims[1]);
-    if ((bytes == 0u) || !ops_set_operand(p, 1u, UTVM_OP_TYPE_INT16, (uint64_t)bytes / 2u)) {
+  if ((why == NULL) && !s16 &&
+      ((layout == (int32_t)UTVM_FILTER_DSP_S16) || (layout == (int32_t)UTVM_FILTER_MVE_TERMS))) {
+    const bool wide = layout == (int32_t)UTVM_FILTER_DSP_S16;
+    const size_t bytes = utvm_conv2d_s8_filter_size((utvm_filter_layout_t)layout, &p->dims[1]);
+    if ((bytes == 0u) ||
+        !ops_set_operand(p, 1u, wide ? UTVM_OP_TYPE_INT16 : UTVM_OP_TYPE_INT8,
+                         (uint64_t)bytes / (wide ? 2u : 1u))) {
       why = "a tensor is too large";
     }
   } else if ((why == NULL) && (layout != (int32_t)UTVM_FILTER_PLAIN)) {
@@ -199,22 +203,25 @@ static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UT
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
     {UTVM_EMIT_END, 0u}};
 
-/* The filter (input 1) laid out for core's kernels: DSP_S16 (int16, in SXTB16's order) on a
- * core with the DSP extension for a convolution its kernel takes (not grouped). */
+/* The filter (input 1) laid out for core's kernels, for a convolution their fast kernel takes
+ * (not grouped): DSP_S16 (int16, in SXTB16's order) on a core with the DSP extension,
+ * MVE_TERMS (each row's input_offset * sum after the values) on an MVE core. */
 static bool conv_lay_out(utvm_op_params_t *p, utvm_kernels_core_t core, const void *src,
                          void *dst, size_t cap, uint32_t *input, size_t *bytes) {
   const utvm_dims_t *filter = &p->dims[1];
-  const size_t n = utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, filter);
-  bool laid_out = (core == UTVM_KERNELS_DSP) && (n > 0u) &&
+  const utvm_filter_layout_t layout =
+      (core == UTVM_KERNELS_MVE) ? UTVM_FILTER_MVE_TERMS : UTVM_FILTER_DSP_S16;
+  const size_t n = utvm_conv2d_s8_filter_size(layout, filter);
+  bool laid_out = ((core == UTVM_KERNELS_DSP) || (core == UTVM_KERNELS_MVE)) && (n > 0u) &&
                   (p->p.conv.filter_layout == (int32_t)UTVM_FILTER_PLAIN) &&
-                  (utvm_conv2d_s8_scratch_size_for(UTVM_KERNELS_DSP, &p->dims[0], filter,
-                                                   &p->dims[2]) > 0u);
+                  (utvm_conv2d_s8_scratch_size_for(core, &p->dims[0], filter, &p->dims[2]) >
+                   0u);
   if (laid_out && (dst != NULL)) {
-    laid_out = utvm_conv2d_s8_pack_filter(UTVM_FILTER_DSP_S16, filter, (const int8_t *)src, dst,
-                                          cap) == UTVM_OK;
+    laid_out = utvm_conv2d_s8_pack_filter(layout, filter, p->p.conv.input_offset,
+                                          (const int8_t *)src, dst, cap) == UTVM_OK;
   }
   if (laid_out) {
-    p->p.conv.filter_layout = (int32_t)UTVM_FILTER_DSP_S16;
+    p->p.conv.filter_layout = (int32_t)layout;
     *input = 1u;
     *bytes = n;
   }

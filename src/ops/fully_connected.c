@@ -139,6 +139,7 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
     rec->params.input_offset = -in.t.quant.zero_point;
     rec->params.filter_offset = (f.t.quant.count == 1u) ? -f.t.quant.zero_point : 0;
     rec->params.output_offset = out.t.quant.zero_point;
+    rec->params.weights_layout = (int32_t)UTVM_FILTER_PLAIN;
   }
   return err;
 }
@@ -219,21 +220,24 @@ const utvm_op_t utvm_op_fully_connected = {
 
 /* ---- The kernel function utvm_k_fully_connected_s8 ---- */
 
-typedef char fc_check_params[(sizeof(utvm_fully_connected_params_t) == 20u) ? 1 : -1];
+typedef char fc_check_params[(sizeof(utvm_fully_connected_params_t) == 24u) ? 1 : -1];
 
 static void fc_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_i32(w, &p->batches);
   ops_walk_i32(w, &p->depth);
   ops_walk_i32(w, &p->units);
-  ops_walk_block(w, &p->p.fc, sizeof(p->p.fc));
+  ops_walk_laid_out(w, &p->p.fc, offsetof(utvm_fully_connected_params_t, weights_layout),
+                    &p->p.fc.weights_layout, 3u);
   ops_walk_u32(w, &p->has_bias);
   ops_walk_quant(w, &p->quant);
 }
 
-/* Input, filter, optional bias and output of activations act, the bias of the accumulator's
- * type (int8: int32). */
+/* Input, filter (as weights_layout lays it out: DSP_S16 (int16 values) or MVE_TERMS, int8
+ * activations only, utvm_conv2d_s8_filter_size bytes), optional bias and output of activations act, the bias of
+ * the accumulator's type (int8: int32). */
 static const char *fc_check_types(utvm_op_params_t *p, utvm_op_type_t act) {
   const bool acc32 = p->accumulator == (int32_t)UTVM_ACCUMULATE_32;
+  const int32_t layout = p->p.fc.weights_layout;
   if ((p->accumulator != (int32_t)UTVM_ACCUMULATE_32) &&
       (p->accumulator != (int32_t)UTVM_ACCUMULATE_64)) {
     return "unknown accumulator";
@@ -241,14 +245,29 @@ static const char *fc_check_types(utvm_op_params_t *p, utvm_op_type_t act) {
   if ((p->batches < 1) || (p->depth < 1) || (p->units < 1)) {
     return "a size is < 1";
   }
+  const bool laid_out = (layout == (int32_t)UTVM_FILTER_DSP_S16) ||
+                        (layout == (int32_t)UTVM_FILTER_MVE_TERMS);
+  if ((layout != (int32_t)UTVM_FILTER_PLAIN) && (!laid_out || (act != UTVM_OP_TYPE_INT8))) {
+    return (act == UTVM_OP_TYPE_INT8)
+               ? "unknown weights layout"
+               : "weights layout not plain (int16 activations read TFLite's weights)";
+  }
+  const utvm_dims_t weights = {p->units, 1, 1, p->depth};
+  const uint64_t weight_bytes =
+      laid_out ? (uint64_t)utvm_conv2d_s8_filter_size((utvm_filter_layout_t)layout, &weights)
+               : ((uint64_t)p->units * (uint64_t)p->depth);
+  /* DSP_S16 weights are int16 values */
+  const bool wide = layout == (int32_t)UTVM_FILTER_DSP_S16;
   if ((p->has_bias > 1u) || (p->n_inputs != (2u + p->has_bias))) {
     return "inputs are not input, filter and optional bias";
   }
   if (!ops_quant_fits(p, p->units)) {
     return "channel count or a shift out of range";
   }
-  if (!ops_set_operand(p, 0u, act, (uint64_t)p->batches * (uint64_t)p->depth) ||
-      !ops_set_operand(p, 1u, UTVM_OP_TYPE_INT8, (uint64_t)p->units * (uint64_t)p->depth) ||
+  if ((weight_bytes == 0u) ||
+      !ops_set_operand(p, 0u, act, (uint64_t)p->batches * (uint64_t)p->depth) ||
+      !ops_set_operand(p, 1u, wide ? UTVM_OP_TYPE_INT16 : UTVM_OP_TYPE_INT8,
+                       wide ? (weight_bytes / 2u) : weight_bytes) ||
       !ops_set_operand(p, p->n_inputs, act, (uint64_t)p->batches * (uint64_t)p->units)) {
     return "a tensor is too large";
   }
@@ -283,8 +302,32 @@ static const utvm_op_emit_slot_t fully_connected_s8_args[] = {{UTVM_EMIT_PARAMS,
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}};
 
+/* The weights (input 1) laid out for core's kernels: DSP_S16 (int16 row pairs in SXTB16's
+ * order) on a core with the DSP extension, MVE_TERMS (each row's input_offset * sum after the
+ * values) on an MVE core. */
+static bool fc_lay_out(utvm_op_params_t *p, utvm_kernels_core_t core, const void *src, void *dst,
+                       size_t cap, uint32_t *input, size_t *bytes) {
+  const utvm_dims_t weights = {p->units, 1, 1, p->depth};
+  const utvm_filter_layout_t layout =
+      (core == UTVM_KERNELS_DSP) ? UTVM_FILTER_DSP_S16 : UTVM_FILTER_MVE_TERMS;
+  const size_t n = utvm_conv2d_s8_filter_size(layout, &weights);
+  bool laid_out = ((core == UTVM_KERNELS_DSP) || (core == UTVM_KERNELS_MVE)) && (n > 0u) &&
+                  (p->p.fc.weights_layout == (int32_t)UTVM_FILTER_PLAIN);
+  if (laid_out && (dst != NULL)) {
+    laid_out = utvm_conv2d_s8_pack_filter(layout, &weights, p->p.fc.input_offset,
+                                          (const int8_t *)src, dst, cap) == UTVM_OK;
+  }
+  if (laid_out) {
+    p->p.fc.weights_layout = (int32_t)layout;
+    *input = 1u;
+    *bytes = n;
+  }
+  return laid_out;
+}
+
 const utvm_op_emit_t utvm_op_emit_fully_connected_s8 = {"utvm_fully_connected_params_t",
-    "input_offset filter_offset output_offset act_min act_max", fully_connected_s8_args, NULL};
+    "input_offset filter_offset output_offset act_min act_max weights_layout",
+    fully_connected_s8_args, fc_lay_out};
 
 /* ---- The kernel function utvm_k_fully_connected_s16 ---- */
 
@@ -314,4 +357,5 @@ static const utvm_op_emit_slot_t fully_connected_s16_args[] = {{UTVM_EMIT_PARAMS
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
 
 const utvm_op_emit_t utvm_op_emit_fully_connected_s16 = {"utvm_fully_connected_params_t",
-    "input_offset filter_offset output_offset act_min act_max", fully_connected_s16_args, NULL};
+    "input_offset filter_offset output_offset act_min act_max weights_layout",
+    fully_connected_s16_args, NULL};

@@ -117,23 +117,37 @@ void ops_walk_quant(utvm_op_walk_t *w, utvm_per_channel_quant_t *q) {
   w->at += count + shift_words;
 }
 
-void ops_walk_laid_out(utvm_op_walk_t *w, void *params, size_t fields_bytes, int32_t *layout) {
+void ops_walk_laid_out(utvm_op_walk_t *w, void *params, size_t fields_bytes, int32_t *layout,
+                       uint32_t since) {
   ops_walk_block(w, params, fields_bytes);
-  if (w->version >= 2u) {
+  if (w->version >= since) {
     ops_walk_i32(w, layout);
   } else if (w->in != NULL) {
     *layout = 0;
   } else if (*layout != 0) {
-    w->ok = false; /* version 1 has TFLite's layout only */
+    w->ok = false; /* an older version has TFLite's layout only */
   } else {
-    /* version 1: no layout word */
+    /* an older version: no layout word */
   }
+}
+
+/* Word 0 of version: versions 1 and 2 their own, any other the current one. */
+static int32_t magic_of(uint32_t version) {
+  int32_t magic = UTVM_OP_PARAMS_MAGIC;
+  if (version == 2u) {
+    magic = UTVM_OP_PARAMS_MAGIC_V2;
+  } else if (version == 1u) {
+    magic = UTVM_OP_PARAMS_MAGIC_V1;
+  } else {
+    /* the current version */
+  }
+  return magic;
 }
 
 /* The header (magic, kind, word count, inputs, scratch) then the kind's body; *in_body tells
  * whether the header was accepted. */
 static void walk_all(utvm_op_walk_t *w, utvm_op_params_t *p, uint32_t *total, bool *in_body) {
-  int32_t magic = (p->version == 1u) ? UTVM_OP_PARAMS_MAGIC_V1 : UTVM_OP_PARAMS_MAGIC;
+  int32_t magic = magic_of(p->version);
   int32_t kind = (int32_t)p->kind;
   w->version = (uint32_t)magic & 0xFFFFu;
   ops_walk_i32(w, &magic);
@@ -143,7 +157,7 @@ static void walk_all(utvm_op_walk_t *w, utvm_op_params_t *p, uint32_t *total, bo
   ops_walk_u32(w, &p->scratch_bytes);
   const utvm_op_kind_info_t *info = utvm_op_kind_info((utvm_op_kind_t)kind);
   if (w->ok && (w->in != NULL)) {
-    if (((magic != UTVM_OP_PARAMS_MAGIC) && (magic != UTVM_OP_PARAMS_MAGIC_V1)) ||
+    if ((magic_of((uint32_t)magic & 0xFFFFu) != magic) ||
         (info == NULL) || (p->n_inputs == 0u) || (p->n_inputs > UTVM_OP_PARAMS_MAX_INPUTS)) {
       w->ok = false;
     } else {
@@ -319,6 +333,10 @@ utvm_err_t utvm_op_params_encode(utvm_op_params_t *p, int32_t *words, uint32_t c
     return err;
   }
   uint32_t total = utvm_op_params_words(p);
+  if (total == 0u) {
+    *why = "a layout the format version cannot carry";
+    return UTVM_ERR_KFUNC_PARAMS;
+  }
   if (total > cap) {
     *why = "buffer too small";
     return UTVM_ERR_KFUNC_CAPACITY;

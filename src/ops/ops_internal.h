@@ -528,9 +528,11 @@ struct utvm_op_walk_s {
   uint32_t version;  /* of the format read (UTVM_OP_PARAMS_MAGIC's low half), else the current */
 };
 
-/* A parameter struct of fields_bytes / 4 int32 words followed by its layout word, which format
- * version 1 has not (read as *layout = 0, TFLite's layout; written only when *layout is 0). */
-void ops_walk_laid_out(utvm_op_walk_t *w, void *params, size_t fields_bytes, int32_t *layout);
+/* A parameter struct of fields_bytes / 4 int32 words followed by its layout word, which the
+ * format versions before since have not (read as *layout = 0, TFLite's layout; written only when
+ * *layout is 0). */
+void ops_walk_laid_out(utvm_op_walk_t *w, void *params, size_t fields_bytes, int32_t *layout,
+                       uint32_t since);
 
 void ops_walk_i32(utvm_op_walk_t *w, int32_t *v);
 void ops_walk_u32(utvm_op_walk_t *w, uint32_t *v);

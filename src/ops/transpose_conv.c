@@ -241,7 +241,7 @@ const utvm_op_t utvm_op_transpose_conv = {(int32_t)UTVM_MODEL_OP_TRANSPOSE_CONV,
 static void tconv_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
   ops_walk_block(w, p->dims, sizeof(p->dims));
   ops_walk_laid_out(w, &p->p.conv, offsetof(utvm_conv2d_params_t, filter_layout),
-                    &p->p.conv.filter_layout);
+                    &p->p.conv.filter_layout, 2u);
   ops_walk_i32(w, &p->type);
   ops_walk_u32(w, &p->has_bias);
   ops_walk_quant(w, &p->quant);

@@ -183,9 +183,13 @@ static void start_server(void) {
       0u,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL, reply_cache, sizeof(reply_cache)};
+      NULL};
   timer_running = false;
   FUZZ_CHECK(utvm_rpc_server_init(&server, &config) == UTVM_OK);
+  FUZZ_CHECK(utvm_rpc_server_enable_sequence(&server, reply_cache, sizeof(reply_cache)) ==
+             UTVM_OK);
+  utvm_rpc_server_enable_large_calls(&server);
+  FUZZ_CHECK(utvm_crt_enable_time_evaluator() == UTVM_OK);
   static const uint8_t version = UTVM_SESSION_VERSION;
   static const uint8_t resync = 0xFEu;
   fuzz_bytes_t wire = {NULL, 0u, 0u};

@@ -130,7 +130,7 @@ def check_graph(g, params, label):
                   label + ": param %s dtype/shape" % n["name"])
             if n["name"].endswith("_params"):
                 words = struct.unpack_from("<%di" % (len(data) // 4), data)
-                check(words[0] == 0x504B0002 and words[2] == len(words),
+                check(words[0] == 0x504B0003 and words[2] == len(words),
                       label + ": op params header of %s" % n["name"])
     check(len(g["heads"]) >= 1 and all(h[0] < len(nodes) for h in g["heads"]), label + ": heads")
 

@@ -9,8 +9,10 @@ Usage: test_device_run.py <utvm binary> <shared/models directory> <transport> <s
                whose cases must be refused, and tflm) through the graph executor,
                host-driven on one model, time MODEL (with --per-layer), and the error cases
                (a model too big for the device's memory, a device without kernel functions)
-  set "board": KWS, IC and person detection through the graph executor, time MODEL, and one
-               model host-driven (a QEMU board: slower link, fewer models)
+  set "board": the kernels the firmware tells (utvm info: the M4's read DSP_S16 filters, the
+               M55's MVE_TERMS ones, which utvm run lays the constants out for), KWS, IC,
+               person detection and AD through the graph executor, time MODEL, and one model
+               host-driven (a QEMU board: slower link, fewer models)
   set "aot":   a firmware with KWS built in as an AOT archive (utvm-server-aot): run through
                tvm.aot_executor.create (--executor aot), bit-exact, and timed
 Outputs are compared with TensorFlow Lite Micro's byte for byte. Python standard library only.
@@ -105,6 +107,19 @@ def case_models(names):
         print("ok   %-14s graph executor bit-exact: %.6f s/inference, %d bytes device memory, "
               "%d bytes uploaded" % (name, result["seconds"], d["device_bytes"],
                                      d["upload_bytes"]))
+
+
+def case_kernels():
+    proc = utvm("--json", "info")
+    check(proc.returncode == 0, "info on %s" % TRANSPORT, proc)
+    kernels = json.loads(proc.stdout)["kernels"]
+    expected = {"mps2-an386": {"core": "dsp", "filter_layouts": ["plain", "dsp_s16"]},
+                "mps3-an547": {"core": "mve", "filter_layouts": ["plain", "mve_terms"]}}
+    for board, want in expected.items():
+        if board in TRANSPORT:
+            check(kernels == want, "kernels on %s: %r" % (board, kernels), proc)
+    print("ok   kernels %s, filter layouts %s" % (kernels["core"],
+                                                  ", ".join(kernels["filter_layouts"])))
 
 
 def case_ops():
@@ -209,7 +224,8 @@ def main():
         case_too_big()
         case_device_lacks_function()
     else:
-        case_models(["kws", "ic", "person"])
+        case_kernels()
+        case_models(["kws", "ic", "person", "ad"])
         case_host_driven("ad")
         case_time("ad")
     print("PASS")

@@ -116,6 +116,22 @@ def case_report():
               all(layer["output_offset"] + layer["output_bytes"] <= s["activations_bytes"]
                   for layer in s["layers"]), model + ": IO inside")
         check(s["scratch_bytes"] >= r["scratch_bytes"], model + ": DSP scratch no smaller")
+        # A patch-by-patch stage's window layers have their constants laid out as the others
+        # do; a FULLY_CONNECTED tail, which sums band by band, keeps TFLite's layout.
+        laid = {}
+        for patches in ("auto", "off"):
+            p = run("--json", "compile", os.path.join(MODELS, model), "--report", "--cpu",
+                    "cortex-m4", "--patches", patches)
+            check(p.returncode == 0, "report --patches %s %s" % (patches, model), p)
+            laid[patches] = json.loads(p.stdout)
+        stage = laid["auto"]["patches"]
+        tail = stage is not None and laid["off"]["layers"][
+            stage["first_operator"] + stage["layers"] - 1]["kernel"] == "utvm_fully_connected_s8"
+        check(laid["off"]["patches"] is None and
+              (laid["auto"]["laid_out_bytes"] < laid["off"]["laid_out_bytes"] if tail else
+               laid["auto"]["laid_out_bytes"] == laid["off"]["laid_out_bytes"]),
+              "%s: the same constants laid out with and without patches but a tail's (%s)"
+              % (model, {k: (v["laid_out_bytes"], v["patches"]) for k, v in laid.items()}))
         h = os.path.join(TMP, "r")
         emit(model, h, "net")
         text = read(os.path.join(h, "net.h")).decode()

@@ -650,6 +650,38 @@ static void test_call_timeout_sequenced(void **state) {
   utvm_host_close(host);
 }
 
+/* A device without the sequence extension (--reply-cache 0: no utvm.rpc.server.Sequence): the
+ * host falls back to plain requests and recovers lost replies with Sync. */
+static void test_sync_fallback(void **state) {
+  (void)state;
+  utvm_host_options_t opts;
+  utvm_host_options_default(&opts);
+  opts.call_timeout_ms = 300;
+  utvm_host_t *host = NULL;
+  char err[256];
+  assert_int_equal(utvm_host_open("fault:seed=3,rx.drop=2e-3/exec:" UTVM_POSIX_SERVER
+                                  " --reply-cache 0",
+                                  &opts, &host, err, sizeof(err)),
+                   UTVM_HOST_OK);
+  utvm_host_stats_t stats;
+  utvm_host_get_stats(host, &stats);
+  assert_false(stats.sequenced);
+  assert_true(stats.can_recover);
+  uint64_t echo = syslib_function(host, "test_echo");
+  utvm_host_value_t arg;
+  arg.type_code = UTVM_TC_INT;
+  utvm_host_value_t ret;
+  for (int64_t i = 0; i < 60; i++) {
+    arg.v.i = i;
+    assert_int_equal(utvm_host_call_idempotent(host, echo, &arg, 1u, &ret), UTVM_HOST_OK);
+    assert_int_equal(ret.v.i, i);
+  }
+  utvm_host_get_stats(host, &stats);
+  assert_false(stats.sequenced);
+  assert_true(stats.resyncs >= 1u);
+  utvm_host_close(host);
+}
+
 /* test_abort reboots the device: a distinct error carrying the abort log, then recovery. */
 static void test_device_reset(void **state) {
   (void)state;
@@ -822,6 +854,7 @@ int main(void) {
       cmocka_unit_test(test_handshake_timeout),
       cmocka_unit_test(test_call_timeout),
       cmocka_unit_test(test_call_timeout_sequenced),
+      cmocka_unit_test(test_sync_fallback),
       cmocka_unit_test(test_device_reset),
       cmocka_unit_test(test_transport_specs),
       cmocka_unit_test(test_npy),

@@ -35,13 +35,17 @@ static union {
   int32_t words[COMPARE_MAX_BYTES / 4];
   int8_t bytes[COMPARE_MAX_BYTES];
 } g_scratch;
+/* A filter laid out as UTVM_FILTER_DSP_S16 (DSP builds) or UTVM_FILTER_MVE_TERMS: word-aligned,
+ * as the compiler places constants. */
 #if COMPARE_DSP
-/* A filter laid out as UTVM_FILTER_DSP_S16: word-aligned, as the compiler places constants. */
-static union {
-  int32_t words[(2 * COMPARE_MAX_BYTES + 4 * COMPARE_MAX_CHANNELS) / 4];
-  int8_t bytes[2 * COMPARE_MAX_BYTES + 4 * COMPARE_MAX_CHANNELS];
-} g_packed;
+#define COMPARE_PACKED_BYTES (2 * COMPARE_MAX_BYTES + 4 * COMPARE_MAX_CHANNELS)
+#else
+#define COMPARE_PACKED_BYTES (COMPARE_MAX_BYTES + 4 + 4 * COMPARE_MAX_CHANNELS)
 #endif
+static union {
+  int32_t words[COMPARE_PACKED_BYTES / 4];
+  int8_t bytes[COMPARE_PACKED_BYTES];
+} g_packed;
 static int32_t g_bias[COMPARE_MAX_CHANNELS];
 static int32_t g_multiplier[COMPARE_MAX_CHANNELS];
 static int8_t g_shift[COMPARE_MAX_CHANNELS];
@@ -123,10 +127,8 @@ static bool same_bytes(int32_t count, utvm_fast_compare_result_t *result) {
   return memcmp(g_out_fast, g_out_portable, (size_t)count) == 0;
 }
 
-#if COMPARE_DSP || COMPARE_MVE
 /* Clears the fast path's output before the next path writes it. */
 static void clear_fast(void) { (void)memset(g_out_fast, 0x5a, sizeof g_out_fast); }
-#endif
 
 #if COMPARE_DSP
 /* The convolution again with its filter laid out as DSP_S16 (g_out_portable holds the portable
@@ -139,8 +141,9 @@ static bool conv_dsp_s16_case(const utvm_conv2d_params_t *plain,
                               utvm_fast_compare_result_t *result) {
   utvm_conv2d_params_t params = *plain;
   params.filter_layout = (int32_t)UTVM_FILTER_DSP_S16;
-  bool same = utvm_conv2d_s8_pack_filter(UTVM_FILTER_DSP_S16, filter_dims, g_filter,
-                                         g_packed.bytes, sizeof g_packed.bytes) == UTVM_OK;
+  bool same = utvm_conv2d_s8_pack_filter(UTVM_FILTER_DSP_S16, filter_dims, params.input_offset,
+                                         g_filter, g_packed.bytes,
+                                         sizeof g_packed.bytes) == UTVM_OK;
   if (same) {
     clear_fast();
     utvm_conv2d_s8_dsp(&params, quant, in_dims, g_input, filter_dims, g_packed.bytes, bias,
@@ -166,6 +169,44 @@ static bool conv_dsp_s16_case(const utvm_conv2d_params_t *plain,
   return same;
 }
 #endif
+
+/* The convolution again with its filter laid out as MVE_TERMS (g_out_portable holds the
+ * portable result): on an MVE build the MVE kernel and the dispatcher, which runs it with
+ * scratch and a word-aligned filter and refuses it without either; any other build's dispatcher
+ * refuses it. */
+static bool conv_mve_terms_case(const utvm_conv2d_params_t *plain,
+                                const utvm_per_channel_quant_t *quant,
+                                const utvm_dims_t *in_dims, const utvm_dims_t *filter_dims,
+                                const int32_t *bias, const utvm_dims_t *out_dims,
+                                int32_t out_count, utvm_fast_compare_result_t *result) {
+  utvm_conv2d_params_t params = *plain;
+  params.filter_layout = (int32_t)UTVM_FILTER_MVE_TERMS;
+  bool same = utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, filter_dims,
+                                         params.input_offset, g_filter, g_packed.bytes,
+                                         sizeof g_packed.bytes) == UTVM_OK;
+  const utvm_err_t err = utvm_conv2d_s8(&params, quant, in_dims, g_input, filter_dims,
+                                        g_packed.bytes, bias, out_dims, g_out_fast,
+                                        g_scratch.bytes);
+#if COMPARE_MVE
+  same = same && (err == UTVM_OK) && same_bytes(out_count, result);
+  if (same) {
+    clear_fast();
+    utvm_conv2d_s8_mve(&params, quant, in_dims, g_input, filter_dims, g_packed.bytes, bias,
+                       out_dims, g_out_fast, g_scratch.bytes);
+    same = same_bytes(out_count, result) &&
+           (utvm_conv2d_s8(&params, quant, in_dims, g_input, filter_dims, g_packed.bytes, bias,
+                           out_dims, g_out_fast, NULL) == UTVM_ERR_KERNEL_BAD_PARAM) &&
+           (utvm_conv2d_s8(&params, quant, in_dims, g_input, filter_dims, &g_packed.bytes[2],
+                           bias, out_dims, g_out_fast, g_scratch.bytes) ==
+            UTVM_ERR_KERNEL_BAD_PARAM);
+  }
+#else
+  (void)out_count;
+  same = same && (err == UTVM_ERR_KERNEL_BAD_PARAM);
+#endif
+  result->conv_mve_terms += same ? 1 : 0;
+  return same;
+}
 
 static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_conv2d_params_t params;
@@ -244,6 +285,11 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
     same = same_bytes(out_count, result);
   }
 #endif
+  if (same) {
+    clear_fast();
+    same = conv_mve_terms_case(&params, &quant, &in_dims, &filter_dims, bias, &out_dims,
+                               out_count, result);
+  }
   result->conv_cases += 1;
   result->conv_pointwise += pointwise ? 1 : 0;
   return same;
@@ -329,6 +375,71 @@ static bool depthwise_case(uint32_t *state, utvm_fast_compare_result_t *result) 
   return same;
 }
 
+/* The layer again with its weights laid out as MVE_TERMS (g_out_portable holds the portable
+ * result): an MVE build's utvm_fully_connected_s8 runs them when word-aligned and refuses them
+ * otherwise; any other build refuses them. */
+static bool fc_mve_terms_case(const utvm_fully_connected_params_t *plain,
+                              const utvm_per_channel_quant_t *quant, int32_t batches,
+                              int32_t depth, int32_t units, const int32_t *bias,
+                              utvm_fast_compare_result_t *result) {
+  utvm_fully_connected_params_t params = *plain;
+  const utvm_dims_t weights = {units, 1, 1, depth};
+  params.weights_layout = (int32_t)UTVM_FILTER_MVE_TERMS;
+  bool same = utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, &weights, params.input_offset,
+                                         g_filter, g_packed.bytes,
+                                         sizeof g_packed.bytes) == UTVM_OK;
+  const utvm_err_t err = utvm_fully_connected_s8(&params, quant, batches, depth, units, g_input,
+                                                 g_packed.bytes, bias, g_out_fast, NULL);
+#if COMPARE_MVE
+  same = same && (err == UTVM_OK) && same_bytes(batches * units, result) &&
+         (utvm_fully_connected_s8(&params, quant, batches, depth, units, g_input,
+                                  &g_packed.bytes[1], bias, g_out_fast, NULL) ==
+          UTVM_ERR_KERNEL_BAD_PARAM);
+#else
+  same = same && (err == UTVM_ERR_KERNEL_BAD_PARAM);
+#endif
+  result->fc_mve_terms += same ? 1 : 0;
+  return same;
+}
+
+#if COMPARE_DSP
+/* The layer again with its weights laid out as DSP_S16 (g_out_portable holds the portable
+ * result): the DSP kernel, then the dispatcher, which runs them word-aligned on a DSP build
+ * (not MVE) and refuses them otherwise and on any other build. */
+static bool fc_dsp_s16_case(const utvm_fully_connected_params_t *plain,
+                            const utvm_per_channel_quant_t *quant, int32_t batches, int32_t depth,
+                            int32_t units, const int32_t *bias,
+                            utvm_fast_compare_result_t *result) {
+  utvm_fully_connected_params_t params = *plain;
+  const utvm_dims_t weights = {units, 1, 1, depth};
+  params.weights_layout = (int32_t)UTVM_FILTER_DSP_S16;
+  bool same = utvm_conv2d_s8_pack_filter(UTVM_FILTER_DSP_S16, &weights, params.input_offset,
+                                         g_filter, g_packed.bytes,
+                                         sizeof g_packed.bytes) == UTVM_OK;
+  if (same) {
+    clear_fast();
+    utvm_fully_connected_s8_dsp(&params, quant, batches, depth, units, g_input, g_packed.bytes,
+                                bias, g_out_fast);
+    same = same_bytes(batches * units, result);
+  }
+  if (same) {
+    clear_fast();
+    const utvm_err_t err = utvm_fully_connected_s8(&params, quant, batches, depth, units, g_input,
+                                                   g_packed.bytes, bias, g_out_fast, NULL);
+#if defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE)
+    same = (err == UTVM_OK) && same_bytes(batches * units, result) &&
+           (utvm_fully_connected_s8(&params, quant, batches, depth, units, g_input,
+                                    &g_packed.bytes[2], bias, g_out_fast, NULL) ==
+            UTVM_ERR_KERNEL_BAD_PARAM);
+#else
+    same = err == UTVM_ERR_KERNEL_BAD_PARAM;
+#endif
+  }
+  result->fc_dsp_s16 += same ? 1 : 0;
+  return same;
+}
+#endif
+
 static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   utvm_fully_connected_params_t params;
   const int32_t batches = random_in(state, 1, 3);
@@ -338,6 +449,7 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   random_offsets(state, &params.input_offset, &params.output_offset, &params.act_min,
                  &params.act_max);
   params.filter_offset = (random_in(state, 0, 1) == 0) ? 0 : random_in(state, -127, 128);
+  params.weights_layout = (int32_t)UTVM_FILTER_PLAIN;
   utvm_per_channel_quant_t quant;
   const int32_t *bias = random_quant(state, units, &quant);
   fill_s8(state, g_input, batches * depth);
@@ -353,7 +465,8 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   clear_fast();
   utvm_fully_connected_s8_dsp(&params, &quant, batches, depth, units, g_input, g_filter, bias,
                               g_out_fast);
-  same = same && same_bytes(batches * units, result);
+  same = same && same_bytes(batches * units, result) &&
+         fc_dsp_s16_case(&params, &quant, batches, depth, units, bias, result);
 #endif
 #if COMPARE_MVE
   clear_fast();
@@ -361,6 +474,10 @@ static bool fc_case(uint32_t *state, utvm_fast_compare_result_t *result) {
                               g_out_fast);
   same = same && same_bytes(batches * units, result);
 #endif
+  if (same) {
+    clear_fast();
+    same = fc_mve_terms_case(&params, &quant, batches, depth, units, bias, result);
+  }
   result->fc_cases += 1;
   return same;
 }
@@ -778,6 +895,7 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
       random_offsets(state, &fc.input_offset, &fc.output_offset, &fc.act_min, &fc.act_max);
       random_offsets(state, &filter_offset, &fc.output_offset, &fc.act_min, &fc.act_max);
       fc.filter_offset = (quant[n].count == 1) ? filter_offset : 0;
+      fc.weights_layout = (int32_t)UTVM_FILTER_PLAIN;
       layers[n].conv = NULL;
       layers[n].depthwise = NULL;
       layers[n].fully_connected = &fc;

@@ -15,11 +15,18 @@ typedef struct {
   int32_t conv_pointwise;      /* of which 1x1 */
   int32_t conv_dsp_s16;        /* of which also run with the filter laid out as DSP_S16 (the
                                   DSP kernel; and the dispatcher where the build runs it) */
+  int32_t conv_mve_terms;      /* of which also run with the filter laid out as MVE_TERMS (the
+                                  dispatcher: run and compared on an MVE build, refused on any
+                                  other) */
   int32_t depthwise_cases;     /* depthwise convolutions compared */
   int32_t depthwise_shared;    /* of which with a multiplier above 1 */
   int32_t depthwise_as_conv;   /* of which run by utvm_depthwise_conv2d_s8 as a convolution
                                   (one input channel on a DSP or MVE core) */
   int32_t fc_cases;            /* fully connected layers compared */
+  int32_t fc_dsp_s16;          /* of which also run with the weights laid out as DSP_S16 (as
+                                  conv_dsp_s16) */
+  int32_t fc_mve_terms;        /* of which also run with the weights laid out as MVE_TERMS (as
+                                  conv_mve_terms) */
   int32_t add_cases;           /* element-wise ADDs compared */
   int32_t inplace_cases;       /* element-wise kernels run in place and compared with their
                                   out-of-place results (MUL, SUB, LUT, QUANTIZE, LOGISTIC, TANH;

@@ -253,6 +253,8 @@ def cmake_text(board, utvm, build_type):
             "add_subdirectory(${UTVM_SOURCE_DIR} utvm EXCLUDE_FROM_ALL)\n"
             "set(port ${UTVM_SOURCE_DIR}/ports/posix)\n"
             "add_executable(utvm-project ${port}/main.c ${port}/platform_posix.c)\n"
+            "target_compile_definitions(utvm-project PRIVATE\n"
+            "                           POSIX_REBOOT_STATUS=${UTVM_POSIX_REBOOT_STATUS})\n"
             "set_target_properties(utvm-project PROPERTIES\n"
             "                      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n"
             "target_include_directories(utvm-project PRIVATE ${UTVM_SOURCE_DIR}/tests/syslib)\n"

@@ -117,7 +117,10 @@ utvm_crt_t *test_runtime_start(const TVMModule *system_lib) {
   config.workspace_arena_size = sizeof(g_workspace_arena);
   config.system_lib = system_lib;
   config.sleep_ms = fake_sleep_ms;
-  return (utvm_crt_init(&g_runtime, &config) == UTVM_OK) ? &g_runtime : NULL;
+  return ((utvm_crt_init(&g_runtime, &config) == UTVM_OK) &&
+          (utvm_crt_enable_time_evaluator() == UTVM_OK))
+             ? &g_runtime
+             : NULL;
 }
 
 utvm_crt_t *test_runtime(void) { return &g_runtime; }

@@ -53,7 +53,7 @@ utvm_err_t fake_sleep_ms(uint32_t ms);
 
 /* The fixture runtime: fake_platform_reset(), then utvm_crt_init over static arenas of
  * TEST_TENSOR_ARENA_SIZE / TEST_WORKSPACE_ARENA_SIZE bytes
- * (64-byte aligned). Returns the runtime or NULL. */
+ * (64-byte aligned) and utvm_crt_enable_time_evaluator. Returns the runtime or NULL. */
 utvm_crt_t *test_runtime_start(const TVMModule *system_lib);
 
 /* The fixture runtime object (whether or not it is active). */

@@ -224,6 +224,43 @@ static void test_builtin_globals_and_handles(void **state) {
   assert_int_equal(TVMFuncGetGlobal("runtime.SystemLib", NULL), -1);
 }
 
+static int dummy_global(TVMValue *args, int *codes, int num_args, TVMValue *ret, int *ret_tc,
+                        void *resource) {
+  (void)args;
+  (void)codes;
+  (void)num_args;
+  (void)resource;
+  ret->v_int64 = 7;
+  *ret_tc = kTVMArgInt;
+  return 0;
+}
+
+/* Without utvm_crt_enable_time_evaluator runtime.RPCTimeEvaluator is not found, and its place
+ * stays free: a global registered next comes after it, and enabling it later gives it TVM's
+ * handle. Before utvm_crt_init enabling fails. */
+static void test_time_evaluator_opt_in(void **state) {
+  static uint8_t arena[1024] __attribute__((aligned(64)));
+  TVMFunctionHandle f = handle_of(1u);
+  (void)state;
+  test_runtime_stop();
+  assert_int_equal(utvm_crt_enable_time_evaluator(), UTVM_ERR_PLATFORM_CHECK_FAILURE);
+  utvm_crt_t *crt = test_runtime();
+  utvm_crt_config_t config;
+  memset(&config, 0, sizeof(config));
+  config.tensor_arena = arena;
+  config.tensor_arena_size = sizeof(arena);
+  assert_int_equal(utvm_crt_init(crt, &config), UTVM_OK);
+  assert_int_equal(TVMFuncGetGlobal("runtime.RPCTimeEvaluator", &f), -1);
+  assert_null(f);
+  assert_string_equal(test_last_error(), "function not found: runtime.RPCTimeEvaluator");
+  assert_int_equal(utvm_crt_register_global("test.dummy", dummy_global, NULL), UTVM_OK);
+  assert_int_equal(TVMFuncGetGlobal("test.dummy", &f), 0);
+  assert_int_equal((uintptr_t)f, 0x80028003u);
+  assert_int_equal(utvm_crt_enable_time_evaluator(), UTVM_OK);
+  assert_int_equal(TVMFuncGetGlobal("runtime.RPCTimeEvaluator", &f), 0);
+  assert_int_equal((uintptr_t)f, 0x80028002u);
+}
+
 static void test_system_lib(void **state) {
   TVMFunctionHandle f;
   TVMValue ret;
@@ -753,6 +790,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_last_error_truncates, setup, teardown),
       cmocka_unit_test_setup_teardown(test_last_error_form, setup, teardown),
       cmocka_unit_test_setup_teardown(test_builtin_globals_and_handles, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_time_evaluator_opt_in, setup, teardown),
       cmocka_unit_test_setup_teardown(test_system_lib, setup, teardown),
       cmocka_unit_test_setup_teardown(test_module_get_function_global, setup, teardown),
       cmocka_unit_test_setup_teardown(test_func_call, setup, teardown),

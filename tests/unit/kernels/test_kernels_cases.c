@@ -248,7 +248,8 @@ static void test_fully_connected(void **state) {
    * {-2, 12} and {0, -6}. With filter offset 1: {2*1+1*2+0*3, 3*6} = {4, 18} for row 0. */
   const int8_t input[6] = {1, 2, 3, -1, -1, -1};
   const int8_t filter[6] = {1, 0, -1, 2, 2, 2};
-  utvm_fully_connected_params_t params = {0, 0, 0, INT8_MIN, INT8_MAX};
+  utvm_fully_connected_params_t params = {0, 0, 0, INT8_MIN, INT8_MAX,
+                                          (int32_t)UTVM_FILTER_PLAIN};
   int8_t out[4];
   assert_int_equal(utvm_fully_connected_s8(&params, &unit_quant, 2, 3, 2, input, filter, NULL,
                                            out, NULL),
@@ -932,7 +933,7 @@ static void test_s16_weighted(void **state) {
   const utvm_dims_t out_dims = {1, 1, 1, 1};
   utvm_conv2d_params_t cp = {1, 1, 1, 1, 0, 0, 0, 0, INT16_MIN, INT16_MAX,
                              (int32_t)UTVM_FILTER_PLAIN};
-  utvm_fully_connected_params_t fp = {0, 0, 0, INT16_MIN, INT16_MAX};
+  utvm_fully_connected_params_t fp = {0, 0, 0, INT16_MIN, INT16_MAX, (int32_t)UTVM_FILTER_PLAIN};
   int16_t out[2] = {0, 0};
   (void)state;
   /* 3 * 1000 + 4 * -2000 + 11 = -4989; 64-bit: (-4989 * 2^14 + 2^14) >> 15 = -2494 */
@@ -946,6 +947,11 @@ static void test_s16_weighted(void **state) {
   assert_int_equal(utvm_fully_connected_s16(&fp, &quant, UTVM_ACCUMULATE_64, 1, 2, 1, input,
                                             filter, bias64, out), UTVM_OK);
   assert_int_equal(out[0], -2494);
+  /* the int16 kernel reads TFLite's weights only */
+  fp.weights_layout = (int32_t)UTVM_FILTER_MVE_TERMS;
+  assert_int_equal(utvm_fully_connected_s16(&fp, &quant, UTVM_ACCUMULATE_64, 1, 2, 1, input,
+                                            filter, bias64, out), UTVM_ERR_KERNEL_BAD_PARAM);
+  fp.weights_layout = (int32_t)UTVM_FILTER_PLAIN;
   /* activation range clamps */
   cp.act_max = -3000;
   cp.act_min = -3000;

@@ -271,9 +271,13 @@ static void test_random_layers_bit_exact(void **state) {
   assert_true(result.stage_inplace > 300);
   assert_true(result.stage_tails > 300);
   assert_true(result.conv_pointwise > 500);
-  /* every convolution also with its filter laid out as DSP_S16 (the dispatcher of the host's
-   * portable library refusing it) */
+  /* every convolution also with its filter laid out as DSP_S16 and as MVE_TERMS, every fully
+   * connected layer with its weights as MVE_TERMS (the dispatchers of the host's portable
+   * library refusing them) */
   assert_int_equal(result.conv_dsp_s16, 3000);
+  assert_int_equal(result.conv_mve_terms, 3000);
+  assert_int_equal(result.fc_dsp_s16, 3000);
+  assert_int_equal(result.fc_mve_terms, 3000);
   assert_true(result.compared_bytes > 100000);
 }
 
@@ -301,6 +305,56 @@ static void test_scratch_size(void **state) {
       utvm_conv2d_s8_scratch_size_for((utvm_kernels_core_t)3, &input, &filter, &output), 0u);
   /* The host's kernel library is the portable one (only this test emulates the DSP path). */
   assert_int_equal(utvm_conv2d_s8_scratch_size(&input, &filter, &output), 0u);
+}
+
+/* A filter laid out as MVE_TERMS: TFLite's values, zeros up to a word, then per channel
+ * input_offset * (sum of its values) as a little-endian int32, wrapping; the sizes of every
+ * layout; the packing's refusals. */
+static void test_filter_mve_terms(void **state) {
+  (void)state;
+  const utvm_dims_t dims = {3, 1, 1, 5};
+  const int8_t filter[15] = {1, 2, 3, 4, 5, -128, -128, -128, -128, -128, 127, 0, -1, 0, 0};
+  uint8_t packed[32];
+  assert_int_equal(utvm_conv2d_s8_filter_size(UTVM_FILTER_PLAIN, &dims), 15u);
+  assert_int_equal(utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, &dims), 2u * 2u * 2u * 5u);
+  assert_int_equal(utvm_conv2d_s8_filter_size(UTVM_FILTER_MVE_TERMS, &dims), 16u + 12u);
+  assert_int_equal(utvm_conv2d_s8_filter_size((utvm_filter_layout_t)3, &dims), 0u);
+  (void)memset(packed, 0x5a, sizeof packed);
+  assert_int_equal(utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, &dims, -127, filter, packed,
+                                              28u),
+                   UTVM_OK);
+  assert_memory_equal(packed, filter, 15u);
+  assert_int_equal(packed[15], 0u);
+  const int32_t sums[3] = {15, -640, 126};
+  for (int32_t k = 0; k < 3; ++k) {
+    const uint32_t term = (uint32_t)(sums[k] * -127);
+    for (uint32_t b = 0u; b < 4u; ++b) {
+      assert_int_equal(packed[16 + 4 * k + (int32_t)b], (term >> (8u * b)) & 0xFFu);
+    }
+  }
+  assert_int_equal(packed[28], 0x5au);
+  /* the largest input_offset, 128, on a row of -128s */
+  const utvm_dims_t one = {1, 1, 1, 5};
+  assert_int_equal(utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, &one, 128, &filter[5],
+                                              packed, 8u + 4u),
+                   UTVM_OK);
+  const uint32_t word = (uint32_t)packed[8] | ((uint32_t)packed[9] << 8u) |
+                        ((uint32_t)packed[10] << 16u) | ((uint32_t)packed[11] << 24u);
+  assert_int_equal(word, (uint32_t)(-640 * 128));
+  /* input_offset out of range, a dst too small, an unknown layout, invalid dims */
+  assert_int_equal(utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, &dims, 129, filter, packed,
+                                              sizeof packed),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, &dims, 0, filter, packed,
+                                              27u),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  assert_int_equal(utvm_conv2d_s8_pack_filter((utvm_filter_layout_t)3, &dims, 0, filter, packed,
+                                              sizeof packed),
+                   UTVM_ERR_KERNEL_BAD_PARAM);
+  const utvm_dims_t bad = {0, 1, 1, 5};
+  assert_int_equal(utvm_conv2d_s8_pack_filter(UTVM_FILTER_MVE_TERMS, &bad, 0, filter, packed,
+                                              sizeof packed),
+                   UTVM_ERR_KERNEL_BAD_SHAPE);
 }
 
 /* Scratch of a 1x1 convolution run in place: the kernel's own on DSP and MVE cores when it runs
@@ -357,6 +411,7 @@ int main(void) {
       cmocka_unit_test(test_dsp_fully_connected),
       cmocka_unit_test(test_random_layers_bit_exact),
       cmocka_unit_test(test_scratch_size),
+      cmocka_unit_test(test_filter_mve_terms),
       cmocka_unit_test(test_inplace_pointwise_scratch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

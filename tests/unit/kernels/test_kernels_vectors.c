@@ -169,6 +169,7 @@ static void test_fully_connected_vectors(void **state) {
     params.input_offset = -v->input_zero_point;
     params.filter_offset = -v->filter_zero_point;
     params.output_offset = v->output_zero_point;
+    params.weights_layout = (int32_t)UTVM_FILTER_PLAIN;
     int8_t narrow[64];
     narrow_shifts(shifts, narrow, v->scale_count);
     const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};

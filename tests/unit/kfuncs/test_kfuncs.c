@@ -124,36 +124,48 @@ static void test_truncations_and_corruptions(void **state) {
       0x00000001u, 0x0000004Bu, 0x01000C50u, 0xFF000001u, 0x000026FFu, 0x00000000u, 0x00000000u,
       0x00000001u, 0x01001F00u, 0x00001F00u};
   int32_t one_channel[31];
-  int32_t again[31];
+  int32_t again[512];
   uint32_t n_again = 0u;
   (void)memcpy(one_channel, padded, sizeof(one_channel));
   assert_int_equal(utvm_op_params_decode(one_channel, 31u, &d, &why), UTVM_ERR_KFUNC_PARAMS);
   one_channel[30] = 0;
   assert_int_equal(utvm_op_params_decode(one_channel, 31u, &d, &why), UTVM_OK);
   assert_int_equal(utvm_op_params_encode(&d, again, 31u, &n_again, &why), UTVM_OK);
-  assert_memory_equal(again, one_channel, sizeof(again));
+  assert_memory_equal(again, one_channel, sizeof(one_channel));
   /* Version 1 (above) reads TFLite's filter layout and cannot carry another. */
   assert_int_equal(d.version, 1u);
   assert_int_equal(d.p.conv.filter_layout, (int32_t)UTVM_FILTER_PLAIN);
   d.p.conv.filter_layout = (int32_t)UTVM_FILTER_DSP_S16;
   assert_int_equal(utvm_op_params_encode(&d, again, 31u, &n_again, &why), UTVM_ERR_KFUNC_PARAMS);
-  /* Version 2: the layout word after act_max; a DSP_S16 filter is int16 values, the channels
-   * in pairs; an unknown layout is refused. */
+  /* Versions 2 and 3: the layout word after act_max; a DSP_S16 filter is int16 values, the
+   * channels in pairs, an MVE_TERMS one int8 bytes with the terms; an unknown layout is refused. */
   int32_t laid[512];
   (void)memcpy(laid, fx.words, (size_t)fx.n * 4u);
   laid[5 + 12 + 10] = (int32_t)UTVM_FILTER_DSP_S16;
   assert_int_equal(utvm_op_params_decode(laid, fx.n, &d, &why), UTVM_OK);
-  assert_int_equal(d.version, 2u);
+  assert_int_equal(d.version, 3u);
   assert_int_equal(d.operands[1].type, UTVM_OP_TYPE_INT16);
   assert_int_equal(d.operands[1].bytes,
                    (uint32_t)utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, &d.dims[1]));
+  laid[5 + 12 + 10] = (int32_t)UTVM_FILTER_MVE_TERMS;
+  assert_int_equal(utvm_op_params_decode(laid, fx.n, &d, &why), UTVM_OK);
+  assert_int_equal(d.operands[1].type, UTVM_OP_TYPE_INT8);
+  assert_int_equal(d.operands[1].bytes,
+                   (uint32_t)utvm_conv2d_s8_filter_size(UTVM_FILTER_MVE_TERMS, &d.dims[1]));
+  /* the same body as version 2 (a CONV_2D's did not change) decodes and re-encodes as such */
+  laid[0] = UTVM_OP_PARAMS_MAGIC_V2;
+  assert_int_equal(utvm_op_params_decode(laid, fx.n, &d, &why), UTVM_OK);
+  assert_int_equal(d.version, 2u);
+  assert_int_equal(utvm_op_params_encode(&d, again, 512u, &n_again, &why), UTVM_OK);
+  assert_int_equal(n_again, fx.n);
+  assert_memory_equal(again, laid, (size_t)fx.n * 4u);
   laid[5 + 12 + 10] = 7;
   assert_int_equal(utvm_op_params_decode(laid, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
   assert_string_equal(why, "unknown filter layout");
   /* Specific texts. */
   int32_t bad[512];
   (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
-  bad[0] = 0x504B0003;
+  bad[0] = 0x504B0004;
   assert_int_equal(utvm_op_params_decode(bad, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
   assert_string_equal(why, "truncated or bad header");
   (void)memcpy(bad, fx.words, (size_t)fx.n * 4u);
@@ -164,6 +176,77 @@ static void test_truncations_and_corruptions(void **state) {
   bad[5] = 0; /* input n */
   assert_int_equal(utvm_op_params_decode(bad, fx.n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
   assert_string_equal(why, "a dimension is < 1 or a tensor too large");
+}
+
+/* FULLY_CONNECTED (chain_dscnn's last operator): version 3 carries utvm_fully_connected_params_t's
+ * weights_layout after act_max (MVE_TERMS: the weights int8 bytes with the terms, int8
+ * activations only); versions 1 and 2 have no such word, decode as TFLite's layout, re-encode as
+ * they were and cannot carry another. */
+static void test_fully_connected_layout(void **state) {
+  utvm_op_params_t fc;
+  utvm_op_params_t d;
+  utvm_op_operands_t operands;
+  int32_t words[512];
+  int32_t again[512];
+  uint32_t n = 0u;
+  uint32_t n_again = 0u;
+  const char *why = "";
+  bool found = false;
+  (void)state;
+  for (uint32_t k = 0u; (k < fx.in.runner.n_operators) && !found; k++) {
+    found = (utvm_runner_op_params(&fx.in.runner, k, 0u, &fc, &operands) == UTVM_OK) &&
+            (fc.kind == UTVM_OP_FULLY_CONNECTED_S8);
+  }
+  assert_true(found);
+  assert_int_equal(fc.p.fc.weights_layout, (int32_t)UTVM_FILTER_PLAIN);
+  assert_int_equal(utvm_op_params_encode(&fc, words, 512u, &n, &why), UTVM_OK);
+  /* header, batches, depth, units, then the six parameter words */
+  const uint32_t at = UTVM_OP_PARAMS_HEADER_WORDS + 3u + 5u;
+  assert_int_equal(words[at], (int32_t)UTVM_FILTER_PLAIN);
+  words[at] = (int32_t)UTVM_FILTER_MVE_TERMS;
+  assert_int_equal(utvm_op_params_decode(words, n, &d, &why), UTVM_OK);
+  assert_int_equal(d.version, 3u);
+  assert_int_equal(d.p.fc.weights_layout, (int32_t)UTVM_FILTER_MVE_TERMS);
+  const utvm_dims_t weights = {d.units, 1, 1, d.depth};
+  assert_int_equal(d.operands[1].type, UTVM_OP_TYPE_INT8);
+  assert_int_equal(d.operands[1].bytes,
+                   (uint32_t)utvm_conv2d_s8_filter_size(UTVM_FILTER_MVE_TERMS, &weights));
+  assert_int_equal(utvm_op_params_encode(&d, again, 512u, &n_again, &why), UTVM_OK);
+  assert_int_equal(n_again, n);
+  assert_memory_equal(again, words, (size_t)n * 4u);
+  /* DSP_S16: int16 values, the rows in pairs */
+  words[at] = (int32_t)UTVM_FILTER_DSP_S16;
+  assert_int_equal(utvm_op_params_decode(words, n, &d, &why), UTVM_OK);
+  assert_int_equal(d.operands[1].type, UTVM_OP_TYPE_INT16);
+  assert_int_equal(d.operands[1].bytes,
+                   (uint32_t)utvm_conv2d_s8_filter_size(UTVM_FILTER_DSP_S16, &weights));
+  words[at] = (int32_t)UTVM_FILTER_MVE_TERMS + 1;
+  assert_int_equal(utvm_op_params_decode(words, n, &d, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "unknown weights layout");
+  /* Versions 2 and 1: one word fewer, TFLite's layout, re-encoded unchanged. */
+  for (uint32_t version = 1u; version <= 2u; version++) {
+    words[0] = (version == 1u) ? UTVM_OP_PARAMS_MAGIC_V1 : UTVM_OP_PARAMS_MAGIC_V2;
+    words[2] = (int32_t)n - 1;
+    (void)memmove(&words[at], &words[at + 1u], (size_t)(n - at - 1u) * 4u);
+    assert_int_equal(utvm_op_params_decode(words, n - 1u, &d, &why), UTVM_OK);
+    assert_int_equal(d.version, version);
+    assert_int_equal(d.p.fc.weights_layout, (int32_t)UTVM_FILTER_PLAIN);
+    assert_memory_equal(&d.p.fc, &fc.p.fc, sizeof(d.p.fc));
+    assert_int_equal(utvm_op_params_encode(&d, again, 512u, &n_again, &why), UTVM_OK);
+    assert_int_equal(n_again, n - 1u);
+    assert_memory_equal(again, words, (size_t)(n - 1u) * 4u);
+    d.p.fc.weights_layout = (int32_t)UTVM_FILTER_MVE_TERMS;
+    assert_int_equal(utvm_op_params_encode(&d, again, 512u, &n_again, &why),
+                     UTVM_ERR_KFUNC_PARAMS);
+    /* back to version 3 for the next round */
+    assert_int_equal(utvm_op_params_encode(&fc, words, 512u, &n, &why), UTVM_OK);
+  }
+  /* int16 activations read TFLite's weights only. */
+  fc.kind = UTVM_OP_FULLY_CONNECTED_S16;
+  fc.accumulator = (int32_t)UTVM_ACCUMULATE_64;
+  fc.p.fc.weights_layout = (int32_t)UTVM_FILTER_MVE_TERMS;
+  assert_int_equal(utvm_op_params_check(&fc, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "weights layout not plain (int16 activations read TFLite's weights)");
 }
 
 /* Tensors for a call of utvm_k_conv2d_s8 with fixture's params. */
@@ -429,6 +512,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_truncations_and_corruptions),
+      cmocka_unit_test(test_fully_connected_layout),
       cmocka_unit_test(test_hostile_calls),
       cmocka_unit_test(test_layout2_checks),
       cmocka_unit_test(test_kernels_info),

@@ -411,36 +411,39 @@ static void test_plain_convolutions(void **state) {
   assert_int_equal(exact, pairs);
 }
 
-/* KWS compiled with its filters laid out for the DSP kernels: each convolution reads an int16
- * parameter of its own (op<k>_w1, utvm_conv2d_s8_filter_size bytes) instead of the plain
- * filter, and this host's portable kernel functions refuse the graph with a text naming the
- * function (the M4 board runs it: qemu_device_run_mps2-an386). */
-static void test_laid_out_graph(void **state) {
-  (void)state;
-  const utvm_host_compile_options_t dsp = {false, true, UTVM_KERNELS_DSP};
+/* KWS compiled with its constants laid out for core's kernels: each convolution's filter and
+ * the fully connected layer's weights a parameter of its own (op<k>_w1, bits-bit values,
+ * utvm_conv2d_s8_filter_size bytes) instead of TFLite's, and this host's portable kernel
+ * functions refuse the graph with a text naming the function. */
+static void check_laid_out_graph(utvm_kernels_core_t core, uint32_t bits) {
+  const utvm_host_compile_options_t options = {false, true, core};
   size_t size = 0u;
   uint8_t *data = rt_load("mlperf_tiny_kws_dscnn_int8.tflite", &size);
   assert_non_null(data);
   utvm_compiled_graph_t g;
   char err[256];
-  assert_int_equal(utvm_host_compile_generic_with(data, size, &dsp, &g, err, sizeof(err)), UTVM_OK);
+  assert_int_equal(utvm_host_compile_generic_with(data, size, &options, &g, err, sizeof(err)),
+                   UTVM_OK);
   unsigned laid = 0u;
   unsigned convolutions = 0u;
+  unsigned fully_connected = 0u;
   for (uint32_t i = 0u; i < g.n_params; i++) {
     const char *name = g.params[i].name;
     const utvm_compiled_entry_t *e = &g.entries[g.params[i].entry];
     if (strstr(name, "_w1") != NULL) {
-      assert_int_equal(e->dtype.bits, 16u);
+      assert_int_equal(e->dtype.bits, bits);
       assert_int_equal(e->ndim, 1u);
-      assert_int_equal(e->bytes, (uint64_t)e->shape[0] * 2u);
+      assert_int_equal(e->bytes, (uint64_t)e->shape[0] * (bits / 8u));
       laid++;
     }
   }
   for (uint32_t k = 0u; k < g.n_ops; k++) {
     convolutions += (strncmp(g.ops[k].func_name, "utvm_k_conv2d_s8", 16u) == 0) ? 1u : 0u;
+    fully_connected += (strcmp(g.ops[k].func_name, "utvm_k_fully_connected_s8") == 0) ? 1u : 0u;
   }
-  assert_int_equal(laid, convolutions);
   assert_int_equal(convolutions, 5u);
+  assert_int_equal(fully_connected, 1u);
+  assert_int_equal(laid, convolutions + fully_connected);
   device_t d;
   device_init(&d, &g, "mlperf_tiny_kws_dscnn_int8.tflite");
   assert_int_not_equal(utvm_graph_run(&d.g), UTVM_OK);
@@ -448,6 +451,19 @@ static void test_laid_out_graph(void **state) {
   free(d.memory);
   utvm_host_graph_free(&g);
   free(data);
+}
+
+/* For the DSP kernels: int16 values (the M4 board runs it: qemu_device_run_mps2-an386). */
+static void test_laid_out_graph(void **state) {
+  (void)state;
+  check_laid_out_graph(UTVM_KERNELS_DSP, 16u);
+}
+
+/* For the MVE kernels: int8 values padded to a word, then a term per output channel (the M55
+ * board runs it: qemu_device_run_mps3-an547). */
+static void test_laid_out_graph_mve(void **state) {
+  (void)state;
+  check_laid_out_graph(UTVM_KERNELS_MVE, 8u);
 }
 
 /* Every pair of pairs[0..n) bit-exact, or (a case of its set's pending list) refused by the
@@ -507,6 +523,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_refdata_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_plain_convolutions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_laid_out_graph, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_laid_out_graph_mve, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ops_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_op_case_models, setup, teardown),
   };

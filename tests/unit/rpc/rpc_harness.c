@@ -134,6 +134,10 @@ void rpc_h_take_output(test_bytes_t *out) {
 }
 
 void rpc_h_setup(uint32_t max_transfer) {
+  rpc_h_setup_with(max_transfer, RPC_H_SEQUENCE | RPC_H_LARGE_CALLS | RPC_H_TIME_EVALUATOR);
+}
+
+void rpc_h_setup_with(uint32_t max_transfer, uint32_t features) {
   test_pipe_init(&pipe_out);
   nonce.value = RPC_H_DEVICE_NONCE;
   host_nonce = RPC_H_HOST_NONCE;
@@ -143,8 +147,18 @@ void rpc_h_setup(uint32_t max_transfer) {
       sizeof(request_buffer), max_transfer,
       {tensor_arena, sizeof(tensor_arena), workspace_arena, sizeof(workspace_arena),
        TVMSystemLibEntryPoint(), NULL},
-      NULL, reply_cache, sizeof(reply_cache)};
+      NULL};
   assert_int_equal(utvm_rpc_server_init(&server, &config), UTVM_OK);
+  if ((features & RPC_H_TIME_EVALUATOR) != 0u) {
+    assert_int_equal(utvm_crt_enable_time_evaluator(), UTVM_OK);
+  }
+  if ((features & RPC_H_SEQUENCE) != 0u) {
+    assert_int_equal(utvm_rpc_server_enable_sequence(&server, reply_cache, sizeof(reply_cache)),
+                     UTVM_OK);
+  }
+  if ((features & RPC_H_LARGE_CALLS) != 0u) {
+    utvm_rpc_server_enable_large_calls(&server);
+  }
   test_bytes_t wire;
   test_bytes_init(&wire);
   test_hex_append(&wire, "fefffd030000000000026677");

@@ -24,9 +24,17 @@
 
 /* ---------------------------------------------------------------- server */
 
-/* Initialises the server (max_transfer as in the config) and opens the session; asserts
- * the boot Terminate and the StartSessionReply are byte-exact. */
+/* Opt-in features of the harness server (rpc_h_setup_with): the sequence extension with the
+ * harness's 256-byte reply cache, large calls, the time evaluator. */
+#define RPC_H_SEQUENCE 0x1u
+#define RPC_H_LARGE_CALLS 0x2u
+#define RPC_H_TIME_EVALUATOR 0x4u
+
+/* Initialises the server (max_transfer as in the config) with every feature and opens the
+ * session; asserts the boot Terminate and the StartSessionReply are byte-exact. */
 void rpc_h_setup(uint32_t max_transfer);
+/* rpc_h_setup with the RPC_H_ features given. */
+void rpc_h_setup_with(uint32_t max_transfer, uint32_t features);
 void rpc_h_teardown(void);
 /* Session nonces used by rpc_h_send / expected by rpc_h_replies after the host re-keyed the
  * session with its own StartSessionInit. */
