@@ -221,6 +221,20 @@ for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log; do
   total=$((total + t))
 done
 echo "ctest: $((total - failed)) passed, $failed failed"
+# The last lines of each failed test's output (ctest prints it after the test's result line),
+# so that the end of this log says why.
+for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log; do
+  [[ -f $log ]] || continue
+  awk -v lf="$log" '
+    / Test +#[0-9]+: .*(\*\*\*|Failed|Timeout|Exception)/ { on = 1; n = 0; head = $0; next }
+    on && (/ Test +#[0-9]+: / || /^ *Start +[0-9]+: / || /tests passed, /) {
+      print "---- " lf ": " head; for (i = (n > 40 ? n - 40 : 0); i < n; i++) print buf[i % 40]
+      on = 0
+    }
+    on { buf[n % 40] = $0; n++ }
+    END { if (on) { print "---- " lf ": " head; for (i = (n > 40 ? n - 40 : 0); i < n; i++) print buf[i % 40] } }
+  ' "$log"
+done
 if ((FAILED)); then
   echo "RESULT: FAIL"
   exit 1
