@@ -102,7 +102,17 @@ typedef struct {
 } conv_runs_t;
 
 /* sums[0..3] += w0.a, w0.b, w1.a, w1.b over run values (no offsets): the multiply loop, a
- * function of its own so that its pointers and sums stay in registers. */
+ * function of its own so that its pointers and sums stay in registers; in Thumb-2, four values
+ * per iteration, where UTVM_KERNELS_BLOCKED_ASM (conv2d_s8_blocked_asm.S). */
+#if defined(UTVM_KERNELS_BLOCKED_ASM)
+void utvm_blocked_dot_2x2(const int8_t *a, const int8_t *b, const int8_t *w0, const int8_t *w1,
+                          int32_t run, uint32_t sums[4]);
+
+static inline void dot_2x2(const int8_t *a, const int8_t *b, const int8_t *w0, const int8_t *w1,
+                           int32_t run, uint32_t sums[4]) {
+  utvm_blocked_dot_2x2(a, b, w0, w1, run, sums);
+}
+#else
 static BLOCKED_NOINLINE void dot_2x2(const int8_t *a, const int8_t *b, const int8_t *w0,
                                      const int8_t *w1, int32_t run, uint32_t sums[4]) {
   uint32_t s00 = sums[0];
@@ -129,6 +139,7 @@ static BLOCKED_NOINLINE void dot_2x2(const int8_t *a, const int8_t *b, const int
   sums[2] = s10;
   sums[3] = s11;
 }
+#endif
 
 /* The sums of w * x (no input offset) of filters f0 and f1 over two interior windows whose first
  * taps are at x0 and x1: sums[0] f0.x0, [1] f0.x1, [2] f1.x0, [3] f1.x1. */

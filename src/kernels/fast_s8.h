@@ -23,7 +23,8 @@
  * <operator>_s8_dsp.c the DSP path, compiled where UTVM_KERNELS_DSP_PATHS is defined (ACLE
  * intrinsics or their emulation: dsp_s8.h; output step: requant_s8_dsp.h); <operator>_s8_mve.c
  * the MVE path, compiled with __ARM_FEATURE_MVE (shared: mve_s8.h); <operator>_s8_dsp_asm.S an
- * inner loop of the DSP path in Thumb-2 assembly (UTVM_KERNELS_DSP_ASM). Each file's comment gives
+ * inner loop of the DSP path in Thumb-2 assembly (UTVM_KERNELS_DSP_ASM), <operator>_s8_blocked_asm.S
+ * one of the blocked path (UTVM_KERNELS_BLOCKED_ASM). Each file's comment gives
  * its measured stack. Every fast path requantizes through requant_s8.h's tables.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
@@ -49,6 +50,14 @@
 #if defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE) && defined(__thumb2__) && \
     defined(__GNUC__) && !defined(__clang__) && !defined(UTVM_KERNELS_DSP_EMULATED)
 #define UTVM_KERNELS_DSP_ASM 1
+#endif
+
+/* The blocked paths' inner loop in Thumb-2 assembly (conv2d_s8_blocked_asm.S) on
+ * arm-none-eabi-gcc builds for a Thumb-2 core without the DSP extension (Cortex-M3); hosts and
+ * the other cores keep the C loop. */
+#if defined(__thumb2__) && !defined(__ARM_FEATURE_DSP) && !defined(__ARM_FEATURE_MVE) && \
+    defined(__GNUC__) && !defined(__clang__)
+#define UTVM_KERNELS_BLOCKED_ASM 1
 #endif
 
 /* The filter taps of a window along one axis that fall inside the input: [*first, *end).
