@@ -285,11 +285,7 @@ void utvm_conv2d_s8_blocked(const utvm_conv2d_params_t *params,
     utvm_requant_block_fill(&block, quant, bias, params->output_offset, params->act_min,
                             params->act_max, first, count);
     for (int32_t k = 0; k < count; ++k) {
-      const int8_t *f = &filter[(first + k) * filter_size];
-      int32_t sum = 0;
-      for (int32_t i = 0; i < filter_size; ++i) {
-        sum = utvm_wrap_add(sum, f[i]);
-      }
+      const int32_t sum = blocked_sum_s8(&filter[(first + k) * filter_size], filter_size);
       offset_term[k] = (uint32_t)sum * (uint32_t)params->input_offset;
     }
     /* Positions in raster order; interior ones in pairs (the odd one out alone). */

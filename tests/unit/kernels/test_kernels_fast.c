@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "blocked_s8.h"
 #include "dsp_s8.h"
 #include "fast_s8.h"
 #include "kernels_fast_compare.h"
@@ -400,9 +401,34 @@ static void test_inplace_pointwise_scratch(void **state) {
                                                       &filter, &in) > 0u);
 }
 
+/* blocked_sum_s8 (the blocked CONV_2D's filter sums, four values per word) against a plain
+ * loop: every length 0..1100 (runs of 128 words and the last values) at each alignment, over
+ * the extremes (all -128, all 127) and a mixed pattern. */
+static void test_blocked_sum_s8(void **state) {
+  (void)state;
+  static int8_t values[1104];
+  for (int32_t pattern = 0; pattern < 3; ++pattern) {
+    for (int32_t i = 0; i < 1104; ++i) {
+      values[i] = (pattern == 0) ? (int8_t)-128
+                  : (pattern == 1) ? (int8_t)127
+                                   : (int8_t)(((i * 73) + 19) % 256 - 128);
+    }
+    for (int32_t offset = 0; offset < 4; ++offset) {
+      for (int32_t n = 0; n <= 1100; ++n) {
+        int32_t want = 0;
+        for (int32_t i = 0; i < n; ++i) {
+          want += values[offset + i];
+        }
+        assert_int_equal(blocked_sum_s8(&values[offset], n), want);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_emulated_intrinsics),
+      cmocka_unit_test(test_blocked_sum_s8),
       cmocka_unit_test(test_dsp_conv_few_channels),
       cmocka_unit_test(test_dsp_conv_pointwise),
       cmocka_unit_test(test_dsp_conv_pointwise_over_input),
