@@ -126,13 +126,19 @@ def out_size(size, k, stride, dil, padding):
     return o, pad
 
 
+def pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
 def sim_conv(x, xs, w, ws, b, stride, dil, padding, act, depth_mult=None):
-    """Conv (w [O,KH,KW,I]) or depthwise (w [1,KH,KW,I*M], depth_mult M)."""
+    """Conv (w [O,KH,KW,I]) or depthwise (w [1,KH,KW,I*M], depth_mult M); stride and dil:
+    an int or (h, w)."""
     n, ih, iw, ic = xs
     kh, kw = ws[1], ws[2]
     oc = ws[3] if depth_mult else ws[0]
-    oh, ph = out_size(ih, kh, stride, dil, padding)
-    ow, pw = out_size(iw, kw, stride, dil, padding)
+    (sh, sw), (dh, dw) = pair(stride), pair(dil)
+    oh, ph = out_size(ih, kh, sh, dh, padding)
+    ow, pw = out_size(iw, kw, sw, dw, padding)
     out = []
     for bn in range(n):
         for oy in range(oh):
@@ -140,11 +146,11 @@ def sim_conv(x, xs, w, ws, b, stride, dil, padding, act, depth_mult=None):
                 for o in range(oc):
                     acc = b[o] if b else 0.0
                     for ky in range(kh):
-                        y = oy * stride - ph + ky * dil
+                        y = oy * sh - ph + ky * dh
                         if not 0 <= y < ih:
                             continue
                         for kx in range(kw):
-                            xx = ox * stride - pw + kx * dil
+                            xx = ox * sw - pw + kx * dw
                             if not 0 <= xx < iw:
                                 continue
                             if depth_mult:
@@ -159,17 +165,19 @@ def sim_conv(x, xs, w, ws, b, stride, dil, padding, act, depth_mult=None):
 
 
 def sim_pool(x, xs, k, stride, padding, act, kind):
+    """k and stride: an int or (h, w)."""
     n, ih, iw, c = xs
-    oh, ph = out_size(ih, k, stride, 1, padding)
-    ow, pw = out_size(iw, k, stride, 1, padding)
+    (kh, kw), (sh, sw) = pair(k), pair(stride)
+    oh, ph = out_size(ih, kh, sh, 1, padding)
+    ow, pw = out_size(iw, kw, sw, 1, padding)
     out = []
     for bn in range(n):
         for oy in range(oh):
             for ox in range(ow):
                 for ch in range(c):
                     vals = [x[idx4(xs, bn, y, xx, ch)]
-                            for y in range(oy * stride - ph, oy * stride - ph + k)
-                            for xx in range(ox * stride - pw, ox * stride - pw + k)
+                            for y in range(oy * sh - ph, oy * sh - ph + kh)
+                            for xx in range(ox * sw - pw, ox * sw - pw + kw)
                             if 0 <= y < ih and 0 <= xx < iw]
                     v = max(vals) if kind == "max" else sum(vals) / len(vals)
                     out.append(clamp_act(v, act))
@@ -226,6 +234,47 @@ def transpose(x, xs, perm):
         coords.reverse()
         out.append(x[sum(coords[k] * strides[perm[k]] for k in range(len(perm)))])
     return out
+
+
+def sim_graph(m, x):
+    """float64 evaluation of a whole float32 graph of CONV_2D, DEPTHWISE_CONV_2D,
+    AVERAGE_POOL_2D, MAX_POOL_2D, FULLY_CONNECTED, RESHAPE, SOFTMAX (hello_world, KWS)."""
+    def const(i):
+        d = m.tensors[i]["data"]
+        return g.unpack(d, "float32") if isinstance(d, (bytes, bytearray)) else d
+    vals = {m.inputs[0]: list(x)}
+    for o in m.ops:
+        ins, out, js = o["inputs"], o["outputs"][0], o["options"] or {}
+        xs = m.tensors[ins[0]]["shape"]
+        v = vals[ins[0]]
+        act = js.get("fusedActivationFunction", 0)
+        if o["op"] in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+            ws = m.tensors[ins[1]]["shape"]
+            b = const(ins[2]) if len(ins) > 2 and ins[2] >= 0 else None
+            dm = js["depthMultiplier"] if o["op"] == "DEPTHWISE_CONV_2D" else None
+            r = sim_conv(v, xs, const(ins[1]), ws, b, (js["strideH"], js["strideW"]),
+                         (js.get("dilationHFactor", 1), js.get("dilationWFactor", 1)),
+                         js.get("padding", 0), act, dm)
+        elif o["op"] in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
+            r = sim_pool(v, xs, (js["filterHeight"], js["filterWidth"]),
+                         (js["strideH"], js["strideW"]), js.get("padding", 0), act,
+                         "max" if o["op"] == "MAX_POOL_2D" else "avg")
+        elif o["op"] == "FULLY_CONNECTED":
+            units, n_in = m.tensors[ins[1]]["shape"]
+            w = const(ins[1])
+            b = const(ins[2]) if len(ins) > 2 and ins[2] >= 0 else [0.0] * units
+            r = [clamp_act(b[u] + sum(v[row * n_in + i] * w[u * n_in + i]
+                                      for i in range(n_in)), act)
+                 for row in range(len(v) // n_in) for u in range(units)]
+        elif o["op"] == "RESHAPE":
+            r = list(v)
+        elif o["op"] == "SOFTMAX":
+            r = softmax(v, m.tensors[out]["shape"][-1], js.get("beta", 1.0))
+        else:
+            raise ValueError("no simulation of " + o["op"])
+        assert len(r) == math.prod(m.tensors[out]["shape"]), o["op"]
+        vals[out] = r
+    return vals[m.outputs[0]]
 
 
 # ------------------------------------------------------------------------------------------
@@ -584,10 +633,11 @@ def hello_world_case(mirror):
                           check=True, capture_output=True).stdout
     src = read_model(blob)
     name = "hello_world_float"
-    c = finish(name, model_as_is(src), src["inputs"][0], src["outputs"][0],
+    m = model_as_is(src)
+    c = finish(name, m, src["inputs"][0], src["outputs"][0],
                dict(origin="tflite-micro %s %s (Apache-2.0), copied unchanged" % (
                    TFLM_COMMIT, path), input="x in {0, 1.5708, 4.5}"),
-               inputs=lambda r, n: None)
+               lambda v: sim_graph(m, v), inputs=lambda r, n: None)
     c["blob"] = blob
     c["fixed_inputs"] = [[0.0], [g.f32(1.5708)], [4.5]]
     return c
@@ -612,8 +662,14 @@ def kws_case(shared):
                          "all quantisation dropped, same operators and options",
                   input="in0-in2 uniform [-1, 1]; in3 refdata/mlperf_tiny/kws_input0_int8.bin "
                         "dequantised (scale %r, zero point %d)" % (s, zp))
+    y_src = src["tensors"][src["outputs"][0]]
+    ref_out = open(os.path.join(shared, "refdata", "mlperf_tiny", "kws_input0_int8_tflm.out0.bin"),
+                   "rb").read()
+    params["int8_model_tflm_output_in3"] = [
+        round(y_src["scales"][0] * (v - y_src["zero_points"][0]), 6)
+        for v in struct.unpack("<%db" % len(ref_out), ref_out)]
     c = finish(name, m, src["inputs"][0], src["outputs"][0], params,
-               ops=sorted({o["op"] for o in src["ops"]}))
+               lambda v: sim_graph(m, v), ops=sorted({o["op"] for o in src["ops"]}))
     c["fixed_inputs"] = fixed
     return c
 
@@ -796,8 +852,9 @@ def write_readme(out_dir, doc):
               "Last column: the largest |TFLM - simulation| over the case's outputs, the "
               "simulation being the generator's float64 evaluation of the model from the same "
               "float32 inputs and constants (a check that each model means what `params` says, "
-              "not a tolerance: the goldens are TFLM's bytes). — : no simulation (TFLM's "
-              "hello_world_float, the KWS DS-CNN).", "", "## Cases", ""]
+              "not a tolerance: the goldens are TFLM's bytes); for `hello_world_float` and "
+              "`kws_dscnn_f32` a layer-by-layer float64 evaluation of the whole graph.",
+              "", "## Cases", ""]
     for c in doc["cases"]:
         lines.append("- `%s` (%s, %s): %s" % (c["name"], ", ".join(c["ops"]), c["type"],
                                              json.dumps(c["params"], sort_keys=True)))
@@ -816,7 +873,10 @@ NOTES = """
   DS-CNN, Apache-2.0) rebuilt with the generator's writer: every int8 / int32 tensor with
   quantisation becomes float32 (constants dequantised, scale*(q - zero_point), per channel
   along the tensor's quantized dimension where it is per channel), no quantisation left; same
-  tensors, shapes, operators and options.
+  tensors, shapes, operators and options. Its `in3` is the int8 reference input dequantised;
+  `params.int8_model_tflm_output_in3` is the int8 model's TFLM output for that input
+  (`refdata/mlperf_tiny/kws_input0_int8_tflm.out0.bin`, dequantised): both pick class 5, the
+  float model with probability 1.000, the int8 one 0.996.
 - All other models: written by the generator (random constants from fixed seeds).
 
 ## Conventions
