@@ -61,7 +61,11 @@ CORE=$($MAKE -s print-MICROLITE_CC_SRCS 2>/dev/null | sed -n 's/^MICROLITE_CC_SR
        tr ' ' '\n' | grep '^tensorflow/' | grep -v test_helper)
 KERNELS="activations activations_common broadcast_to elu fully_connected_common kernel_util
   leaky_relu leaky_relu_common lstm_eval lstm_eval_common micro_tensor_utils prelu prelu_common
-  unidirectional_sequence_lstm"
+  unidirectional_sequence_lstm
+  add add_common concatenation conv conv_common depthwise_conv depthwise_conv_common dequantize
+  dequantize_common fully_connected hard_swish hard_swish_common logistic logistic_common mul
+  mul_common pad pad_common pooling pooling_common quantize quantize_common reduce reduce_common
+  reshape reshape_common softmax softmax_common sub sub_common tanh transpose transpose_common"
 OBJS=""
 for s in $CORE; do OBJS="$OBJS $GEN/core/${s%.cc}.o"; done
 for k in $KERNELS; do OBJS="$OBJS $GEN/kernels/tensorflow/lite/micro/kernels/$k.o"; done

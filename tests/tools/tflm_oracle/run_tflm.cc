@@ -55,13 +55,24 @@ bool WriteFile(const char* path, const uint8_t* data, size_t n) {
 
 // The operators of the oracle cases (and their neighbours in the same TFLM sources).
 // Adding one means compiling its kernel source too (README.md).
-using Resolver = tflite::MicroMutableOpResolver<8>;
+using Resolver = tflite::MicroMutableOpResolver<32>;
 
 bool AddOps(Resolver* r) {
   return r->AddUnidirectionalSequenceLSTM() == kTfLiteOk && r->AddElu() == kTfLiteOk &&
          r->AddBroadcastTo() == kTfLiteOk && r->AddPrelu() == kTfLiteOk &&
          r->AddRelu() == kTfLiteOk && r->AddRelu6() == kTfLiteOk &&
-         r->AddLeakyRelu() == kTfLiteOk;
+         r->AddLeakyRelu() == kTfLiteOk &&
+         // the float32 cases of tests/data/tflm_float (and the mixed one's int8 ADD)
+         r->AddConv2D() == kTfLiteOk && r->AddDepthwiseConv2D() == kTfLiteOk &&
+         r->AddFullyConnected() == kTfLiteOk && r->AddAveragePool2D() == kTfLiteOk &&
+         r->AddMaxPool2D() == kTfLiteOk && r->AddAdd() == kTfLiteOk &&
+         r->AddSub() == kTfLiteOk && r->AddMul() == kTfLiteOk &&
+         r->AddSoftmax() == kTfLiteOk && r->AddLogistic() == kTfLiteOk &&
+         r->AddTanh() == kTfLiteOk && r->AddHardSwish() == kTfLiteOk &&
+         r->AddPad() == kTfLiteOk && r->AddConcatenation() == kTfLiteOk &&
+         r->AddMean() == kTfLiteOk && r->AddReshape() == kTfLiteOk &&
+         r->AddTranspose() == kTfLiteOk && r->AddQuantize() == kTfLiteOk &&
+         r->AddDequantize() == kTfLiteOk;
 }
 
 // One inference on a fresh interpreter. Returns false on any TFLM failure.
