@@ -409,9 +409,8 @@ static void test_blocked_sum_s8(void **state) {
   static int8_t values[1104];
   for (int32_t pattern = 0; pattern < 3; ++pattern) {
     for (int32_t i = 0; i < 1104; ++i) {
-      values[i] = (pattern == 0) ? (int8_t)-128
-                  : (pattern == 1) ? (int8_t)127
-                                   : (int8_t)(((i * 73) + 19) % 256 - 128);
+      const int32_t value = (pattern == 0) ? -128 : (pattern == 1) ? 127 : (((i * 73) + 19) % 256) - 128;
+      values[i] = (int8_t)value;
     }
     for (int32_t offset = 0; offset < 4; ++offset) {
       for (int32_t n = 0; n <= 1100; ++n) {
