@@ -184,17 +184,22 @@ def sim_pool(x, xs, k, stride, padding, act, kind):
     return out
 
 
+def coords_of(index, shape):
+    """The coordinates of flat (C order) index in shape."""
+    coords, rest = [], index
+    for d in reversed(shape):
+        coords.append(rest % d)
+        rest //= d
+    coords.reverse()
+    return coords
+
+
 def broadcast_binary(x, xs, c, cs, fn, act):
     full = [1] * (len(xs) - len(cs)) + list(cs)
     out = []
     for i, v in enumerate(x):
-        coords, rest = [], i
-        for d in reversed(xs):
-            coords.append(rest % d)
-            rest //= d
-        coords.reverse()
         k = 0
-        for co, d in zip(coords, full):
+        for co, d in zip(coords_of(i, xs), full):
             k = k * d + (co if d > 1 else 0)
         out.append(clamp_act(fn(v, c[k]), act))
     return out
@@ -428,13 +433,8 @@ def pad_case(name, xs, pads):
     def ref(v):
         out = [0.0] * math.prod(ys)
         for i, a in enumerate(v):
-            coords, rest = [], i
-            for d in reversed(xs):
-                coords.append(rest % d)
-                rest //= d
-            coords.reverse()
             k = 0
-            for co, d, (a0, _) in zip(coords, ys, pads):
+            for co, d, (a0, _) in zip(coords_of(i, xs), ys, pads):
                 k = k * d + co + a0
             out[k] = a
         return out
