@@ -22,6 +22,7 @@
 
 /* NVIC: interrupt set-enable and set-pending registers, 32 interrupts per register. */
 #define UTVM_NVIC_ISER(n) UTVM_REG32(0xE000E100u + (4u * (uint32_t)(n)))
+#define UTVM_NVIC_ICER(n) UTVM_REG32(0xE000E180u + (4u * (uint32_t)(n)))
 #define UTVM_NVIC_ISPR(n) UTVM_REG32(0xE000E200u + (4u * (uint32_t)(n)))
 
 /* System Control Block. */
@@ -62,6 +63,13 @@ static inline void utvm_isb(void) { __asm__ volatile("isb 0xF" ::: "memory"); }
  * exceptions) in the NVIC. */
 static inline void utvm_nvic_enable(uint32_t irq) {
   UTVM_NVIC_ISER(irq / 32u) = 1u << (irq % 32u);
+}
+
+/* Disables external interrupt irq in the NVIC (a pending request waits until it is enabled). */
+static inline void utvm_nvic_disable(uint32_t irq) {
+  UTVM_NVIC_ICER(irq / 32u) = 1u << (irq % 32u);
+  utvm_dsb();
+  utvm_isb();
 }
 
 /* Marks external interrupt irq pending, so that its handler runs again. */

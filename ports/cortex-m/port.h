@@ -52,7 +52,8 @@ void utvm_port_uart_init(void);
 void utvm_port_uart_write(const uint8_t *data, size_t n);
 
 /* RX interrupt handler (installed in the vector table at UTVM_BOARD_UART_IRQ): moves every
- * received byte into the ring with utvm_port_rx_push(). */
+ * received byte into the ring with utvm_port_rx_push(), stopping when
+ * utvm_port_rx_pause_if_full() says the ring is full (the byte stays in the UART). */
 void utvm_port_uart_isr(void);
 
 /* Receive overruns counted by the UART hardware (0 if it has no such flag). */
@@ -63,13 +64,22 @@ uint32_t utvm_port_uart_hw_overruns(void);
 /* Interrupt side: appends one byte, or drops and counts it when the ring is full. */
 void utvm_port_rx_push(uint8_t byte);
 
-/* Main-loop side: moves up to max buffered bytes to dst; returns how many. */
+/* Interrupt side, before reading a byte from the UART: false when the ring has room. When it
+ * is full, masks UTVM_BOARD_UART_IRQ in the NVIC and returns true: the byte stays in the
+ * UART until utvm_port_rx_take() makes room and unmasks it (flow control). A hardware UART
+ * then overruns (counted by the driver); QEMU's UART models hold further input back, so
+ * nothing is lost under emulation. */
+bool utvm_port_rx_pause_if_full(void);
+
+/* Main-loop side: moves up to max buffered bytes to dst; returns how many. Ends a pause of
+ * the UART interrupt (utvm_port_rx_pause_if_full), raising it again for the held byte. */
 size_t utvm_port_rx_take(uint8_t *dst, size_t max);
 
 /* True when no byte is buffered. */
 bool utvm_port_rx_empty(void);
 
-/* Bytes dropped because the ring was full, since boot. */
+/* Bytes dropped because the ring was full, since boot (none from drivers that check
+ * utvm_port_rx_pause_if_full first). */
 uint32_t utvm_port_rx_dropped(void);
 
 /* ---- Timer (timer.c) ----------------------------------------------------------------- */

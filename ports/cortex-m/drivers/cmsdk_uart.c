@@ -54,6 +54,9 @@ void utvm_port_uart_isr(void) {
     if ((UART_STATE & STATE_RX_FULL) == 0u) {
       return;
     }
+    if (utvm_port_rx_pause_if_full()) {
+      return; /* flow control: the byte waits in the holding register */
+    }
     utvm_port_rx_push((uint8_t)UART_DATA);
   }
   /* Bound reached with data still arriving (QEMU refills the holding register as soon as it

@@ -49,6 +49,9 @@ void utvm_port_uart_isr(void) {
     if ((sr & (SR_RXNE | SR_ORE)) == 0u) {
       break;
     }
+    if (utvm_port_rx_pause_if_full()) {
+      break; /* flow control: the byte waits in the data register */
+    }
     utvm_port_rx_push((uint8_t)USART_DR);
   }
 }
