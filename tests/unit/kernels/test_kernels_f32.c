@@ -29,9 +29,6 @@
  * are in [-1, 1]): a few float ulps of 1. */
 #define F32_LIBM_TOLERANCE 1e-6
 
-/* Largest tensor of the single-operator cases, in floats. */
-#define F32_MAX_ELEMENTS 1024
-
 /* The whole file in a heap block of its size (malloc's alignment: 16 bytes on the hosts). */
 static uint8_t *load(const char *name, size_t *size) {
   char path[512];
@@ -93,15 +90,16 @@ static utvm_shape_t shape_of(const utvm_model_tensor_t *t) {
   return s;
 }
 
-/* A case's operator with its operands: the graph input's buffer is `input`. */
+/* One operator of a model with its operands (an absent bias left out). */
 typedef struct {
-  utvm_model_t model;
+  const utvm_model_t *model;
   utvm_model_operator_t op;
   utvm_model_tensor_t operands[3];
-  const float *data[3]; /* each operand's floats: the constant's, or the input */
+  int32_t operand_index[3]; /* the tensors' indices */
   int32_t n_operands;
   utvm_model_tensor_t output;
-} f32_case_t;
+  int32_t output_index;
+} f32_op_t;
 
 static const float *floats(const utvm_model_tensor_t *t) {
   assert_int_equal(t->type, UTVM_MODEL_FLOAT32);
@@ -123,14 +121,10 @@ static void padding(int64_t scheme, int32_t stride_h, int32_t stride_w, int32_t 
   *pad_left = pv.pad_left;
 }
 
-/* Runs c's operator on input into output; the code of the kernel. */
-static utvm_err_t run_case(const f32_case_t *c, const float *input, float *output) {
-  const utvm_model_t *m = &c->model;
+/* Runs c's operator on its operands' floats x[] into output; the code of the kernel. */
+static utvm_err_t run_op(const f32_op_t *c, const float *const *x, float *output) {
+  const utvm_model_t *m = c->model;
   const utvm_model_operator_t *op = &c->op;
-  const float *x[3];
-  for (int32_t i = 0; i < c->n_operands; ++i) {
-    x[i] = (c->data[i] != NULL) ? c->data[i] : input;
-  }
   const int32_t count = (int32_t)c->output.elements;
   switch (op->code) {
     case UTVM_MODEL_OP_CONV_2D: {
@@ -221,6 +215,9 @@ static utvm_err_t run_case(const f32_case_t *c, const float *input, float *outpu
       return utvm_relu6_f32(count, x[0], output);
     case UTVM_MODEL_OP_HARD_SWISH:
       return utvm_hard_swish_f32(count, x[0], output);
+    case UTVM_MODEL_OP_RESHAPE:
+      /* The byte-generic layout kernel (float32: 4-byte elements). */
+      return utvm_reshape(x[0], output, c->output.bytes);
     case UTVM_MODEL_OP_MEAN: {
       const utvm_model_tensor_t *axes = &c->operands[1];
       assert_int_equal(axes->type, UTVM_MODEL_INT32);
@@ -237,12 +234,11 @@ static utvm_err_t run_case(const f32_case_t *c, const float *input, float *outpu
   return UTVM_ERR_KERNEL_BAD_PARAM;
 }
 
-/* Reads the model's single operator and its operands into *c. */
-static void open_case(f32_case_t *c, const uint8_t *model, size_t size) {
+/* Reads operator index of m and its operands into *c. */
+static void open_op(f32_op_t *c, const utvm_model_t *m, uint32_t index) {
   memset(c, 0, sizeof(*c));
-  assert_int_equal(utvm_model_open(&c->model, model, size), UTVM_OK);
-  assert_int_equal(c->model.n_operators, 1u);
-  assert_int_equal(utvm_model_operator(&c->model, 0u, &c->op), UTVM_OK);
+  c->model = m;
+  assert_int_equal(utvm_model_operator(m, index, &c->op), UTVM_OK);
   assert_true(c->op.n_inputs <= 3u);
   c->n_operands = 0;
   for (uint32_t i = 0u; i < c->op.n_inputs; ++i) {
@@ -250,17 +246,79 @@ static void open_case(f32_case_t *c, const uint8_t *model, size_t size) {
       continue; /* an absent bias */
     }
     utvm_model_tensor_t *t = &c->operands[c->n_operands];
-    assert_int_equal(utvm_model_tensor(&c->model, (uint32_t)c->op.inputs[i], t), UTVM_OK);
-    c->data[c->n_operands] =
-        (t->data != NULL && t->type == UTVM_MODEL_FLOAT32) ? floats(t) : NULL;
+    assert_int_equal(utvm_model_tensor(m, (uint32_t)c->op.inputs[i], t), UTVM_OK);
+    c->operand_index[c->n_operands] = c->op.inputs[i];
     ++c->n_operands;
   }
-  assert_int_equal(utvm_model_tensor(&c->model, (uint32_t)c->op.outputs[0], &c->output), UTVM_OK);
+  c->output_index = c->op.outputs[0];
+  assert_int_equal(utvm_model_tensor(m, (uint32_t)c->output_index, &c->output), UTVM_OK);
   assert_int_equal(c->output.type, UTVM_MODEL_FLOAT32);
-  assert_true(c->output.elements <= (size_t)F32_MAX_ELEMENTS);
 }
 
-/* The single-operator cases of tests/data/tflm_float with a float32 kernel. */
+/* A model run operator by operator with the float32 kernels, one heap buffer per computed
+ * tensor (the graph input's is the input file's). */
+typedef struct {
+  utvm_model_t model;
+  uint8_t *bytes;
+  float **buffers; /* per tensor: NULL for constants */
+  uint32_t input;
+  uint32_t output;
+} f32_graph_t;
+
+static void graph_open(f32_graph_t *g, const char *name) {
+  char file[256];
+  size_t size = 0u;
+  (void)snprintf(file, sizeof(file), "%s.tflite", name);
+  g->bytes = load(file, &size);
+  assert_int_equal(utvm_model_open(&g->model, g->bytes, size), UTVM_OK);
+  assert_int_equal(g->model.n_inputs, 1u);
+  assert_int_equal(g->model.n_outputs, 1u);
+  assert_int_equal(utvm_model_input(&g->model, 0u, &g->input), UTVM_OK);
+  assert_int_equal(utvm_model_output(&g->model, 0u, &g->output), UTVM_OK);
+  g->buffers = (float **)calloc(g->model.n_tensors, sizeof(float *));
+  assert_non_null(g->buffers);
+  for (uint32_t i = 0u; i < g->model.n_tensors; ++i) {
+    utvm_model_tensor_t t;
+    assert_int_equal(utvm_model_tensor(&g->model, i, &t), UTVM_OK);
+    if (t.data == NULL && t.type == UTVM_MODEL_FLOAT32) {
+      g->buffers[i] = (float *)calloc(t.elements, sizeof(float));
+      assert_non_null(g->buffers[i]);
+    }
+  }
+}
+
+static void graph_close(f32_graph_t *g) {
+  for (uint32_t i = 0u; i < g->model.n_tensors; ++i) {
+    free(g->buffers[i]);
+  }
+  free((void *)g->buffers);
+  free(g->bytes);
+}
+
+/* Runs the graph on input (the graph input's floats); returns the graph output's buffer. */
+static const float *graph_run(f32_graph_t *g, const uint8_t *input, size_t input_size) {
+  utvm_model_tensor_t in;
+  assert_int_equal(utvm_model_tensor(&g->model, g->input, &in), UTVM_OK);
+  assert_int_equal(input_size, in.bytes);
+  memcpy(g->buffers[g->input], input, input_size);
+  for (uint32_t k = 0u; k < g->model.n_operators; ++k) {
+    f32_op_t c;
+    open_op(&c, &g->model, k);
+    const float *x[3] = {NULL, NULL, NULL};
+    for (int32_t i = 0; i < c.n_operands; ++i) {
+      const utvm_model_tensor_t *t = &c.operands[i];
+      if (t->data != NULL) {
+        x[i] = (t->type == UTVM_MODEL_FLOAT32) ? floats(t) : NULL; /* RESHAPE's shape, axes */
+      } else {
+        x[i] = g->buffers[c.operand_index[i]];
+      }
+    }
+    assert_int_equal(run_op(&c, x, g->buffers[c.output_index]), UTVM_OK);
+  }
+  return g->buffers[g->output];
+}
+
+/* The single-operator cases of tests/data/tflm_float with a float32 kernel (and RESHAPE). */
 static const char *const f32_cases[] = {
     "conv_3x3_same_s1_f32",       "conv_3x3_valid_s2_relu_f32",   "conv_1x1_relu6_f32",
     "conv_3x3_dil2_same_f32",     "dwconv_m1_3x3_same_f32",       "dwconv_m2_3x3_valid_s2_f32",
@@ -271,61 +329,92 @@ static const char *const f32_cases[] = {
     "mul_same_f32",               "mul_bcast_relu6_f32",          "softmax_beta1_f32",
     "softmax_beta05_f32",         "logistic_f32",                 "tanh_f32",
     "relu_f32",                   "relu6_f32",                    "hard_swish_f32",
-    "mean_hw_keep_f32",           "mean_hw_f32"};
+    "mean_hw_keep_f32",           "mean_hw_f32",
+    "reshape_f32"}; /* RESHAPE: the byte-generic utvm_reshape */
 
-static bool uses_libm(utvm_model_op_t code) {
-  return (code == UTVM_MODEL_OP_LOGISTIC) || (code == UTVM_MODEL_OP_TANH) ||
-         (code == UTVM_MODEL_OP_SOFTMAX);
+/* Runs case name's pairs; prints and returns whether it passes (bit-exact, or within the
+ * tolerance where libm decides). */
+static bool check_case(const char *name, int32_t pairs, bool libm) {
+  f32_graph_t g;
+  graph_open(&g, name);
+  utvm_model_tensor_t out;
+  assert_int_equal(utvm_model_tensor(&g.model, g.output, &out), UTVM_OK);
+  bool bit_exact = true;
+  double max_err = 0.0;
+  for (int32_t pair = 0; pair < pairs; ++pair) {
+    char file[256];
+    size_t in_size = 0u;
+    size_t out_size = 0u;
+    (void)snprintf(file, sizeof(file), "%s_in%d.bin", name, (int)pair);
+    uint8_t *in_bytes = load(file, &in_size);
+    (void)snprintf(file, sizeof(file), "%s_out%d.tflm.bin", name, (int)pair);
+    uint8_t *want_bytes = load(file, &out_size);
+    assert_int_equal(out_size, out.bytes);
+    const float *got = graph_run(&g, in_bytes, in_size);
+    if (memcmp(got, want_bytes, out_size) != 0) {
+      bit_exact = false;
+    }
+    for (size_t i = 0u; i < out.elements; ++i) {
+      float want;
+      memcpy(&want, &want_bytes[i * sizeof(float)], sizeof(want));
+      const double err = fabs((double)got[i] - (double)want);
+      if (!(err <= max_err)) {
+        max_err = err; /* NaN (a mismatch of NaN and number) keeps it */
+      }
+    }
+    free(want_bytes);
+    free(in_bytes);
+  }
+  const bool ok = libm ? (max_err <= F32_LIBM_TOLERANCE) : bit_exact;
+  utvm_model_operator_t op;
+  assert_int_equal(utvm_model_operator(&g.model, 0u, &op), UTVM_OK);
+  print_message("%-30s %-18s bit-exact %-3s max abs err %.3g%s\n", name,
+                g.model.n_operators == 1u ? utvm_model_op_name((int32_t)op.code) : "(graph)",
+                bit_exact ? "yes" : "no", max_err, ok ? "" : "  FAIL");
+  graph_close(&g);
+  return ok;
+}
+
+static bool uses_libm(const char *name) {
+  utvm_model_t m;
+  size_t size = 0u;
+  char file[256];
+  (void)snprintf(file, sizeof(file), "%s.tflite", name);
+  uint8_t *bytes = load(file, &size);
+  assert_int_equal(utvm_model_open(&m, bytes, size), UTVM_OK);
+  bool libm = false;
+  for (uint32_t k = 0u; k < m.n_operators; ++k) {
+    utvm_model_operator_t op;
+    assert_int_equal(utvm_model_operator(&m, k, &op), UTVM_OK);
+    libm = libm || (op.code == UTVM_MODEL_OP_LOGISTIC) || (op.code == UTVM_MODEL_OP_TANH) ||
+           (op.code == UTVM_MODEL_OP_SOFTMAX);
+  }
+  free(bytes);
+  return libm;
 }
 
 static void test_f32_tflm_cases(void **state) {
   (void)state;
   int32_t failures = 0;
   for (size_t k = 0u; k < sizeof(f32_cases) / sizeof(f32_cases[0]); ++k) {
-    const char *name = f32_cases[k];
-    char file[256];
-    size_t size = 0u;
-    (void)snprintf(file, sizeof(file), "%s.tflite", name);
-    uint8_t *model = load(file, &size);
-    f32_case_t c;
-    open_case(&c, model, size);
-    const size_t count = c.output.elements;
-    bool bit_exact = true;
-    double max_err = 0.0;
-    for (int32_t pair = 0; pair < 3; ++pair) {
-      size_t in_size = 0u;
-      size_t out_size = 0u;
-      (void)snprintf(file, sizeof(file), "%s_in%d.bin", name, (int)pair);
-      uint8_t *in_bytes = load(file, &in_size);
-      (void)snprintf(file, sizeof(file), "%s_out%d.tflm.bin", name, (int)pair);
-      uint8_t *want_bytes = load(file, &out_size);
-      assert_int_equal(out_size, count * sizeof(float));
-      float got[F32_MAX_ELEMENTS];
-      float want[F32_MAX_ELEMENTS];
-      memcpy(want, want_bytes, out_size);
-      memset(got, 0xA5, sizeof(got));
-      assert_int_equal(run_case(&c, (const float *)(const void *)in_bytes, got), UTVM_OK);
-      if (memcmp(got, want, out_size) != 0) {
-        bit_exact = false;
-      }
-      for (size_t i = 0u; i < count; ++i) {
-        const double err = fabs((double)got[i] - (double)want[i]);
-        if (!(err <= max_err)) {
-          max_err = err; /* NaN (a mismatch of NaN and number) keeps it */
-        }
-      }
-      free(want_bytes);
-      free(in_bytes);
-    }
-    const bool libm = uses_libm(c.op.code);
-    const bool ok = libm ? (max_err <= F32_LIBM_TOLERANCE) : bit_exact;
-    print_message("%-30s %-18s bit-exact %-3s max abs err %.3g%s\n", name,
-                  utvm_model_op_name((int32_t)c.op.code), bit_exact ? "yes" : "no", max_err,
-                  ok ? "" : "  FAIL");
-    if (!ok) {
+    if (!check_case(f32_cases[k], 3, uses_libm(f32_cases[k]))) {
       ++failures;
     }
-    free(model);
+  }
+  assert_int_equal(failures, 0);
+}
+
+/* The two whole float models of the set, layer by layer with the float32 kernels:
+ * hello_world_float (3 FULLY_CONNECTED), kws_dscnn_f32 (CONV_2D, 4 x DEPTHWISE_CONV_2D +
+ * CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX). */
+static void test_f32_tflm_models(void **state) {
+  (void)state;
+  int32_t failures = 0;
+  if (!check_case("hello_world_float", 3, false)) {
+    ++failures;
+  }
+  if (!check_case("kws_dscnn_f32", 4, true)) {
+    ++failures;
   }
   assert_int_equal(failures, 0);
 }
@@ -608,6 +697,7 @@ static void test_f32_activation_range(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_tflm_cases),
+      cmocka_unit_test(test_f32_tflm_models),
       cmocka_unit_test(test_f32_errors_conv),
       cmocka_unit_test(test_f32_errors_depthwise),
       cmocka_unit_test(test_f32_errors_fully_connected),
