@@ -215,9 +215,75 @@ static utvm_err_t run_op(const f32_op_t *c, const float *const *x, float *output
       return utvm_relu6_f32(count, x[0], output);
     case UTVM_MODEL_OP_HARD_SWISH:
       return utvm_hard_swish_f32(count, x[0], output);
+    /* The layout operators: the byte-generic kernels with 4-byte elements. */
     case UTVM_MODEL_OP_RESHAPE:
-      /* The byte-generic layout kernel (float32: 4-byte elements). */
       return utvm_reshape(x[0], output, c->output.bytes);
+    case UTVM_MODEL_OP_PAD: {
+      const utvm_model_tensor_t *pads = &c->operands[1];
+      assert_int_equal(pads->type, UTVM_MODEL_INT32);
+      assert_int_equal(pads->elements, 8u);
+      int32_t pad_values[8];
+      memcpy(pad_values, pads->data, sizeof(pad_values));
+      utvm_pad_any_params_t p;
+      memset(&p, 0, sizeof(p));
+      p.element_size = 4;
+      p.mode = (int32_t)UTVM_PAD_CONSTANT;
+      p.pad_value = 0; /* the bits of 0.0f */
+      for (int32_t d = 0; d < 4; ++d) {
+        p.before[d] = pad_values[2 * d];
+        p.after[d] = pad_values[(2 * d) + 1];
+      }
+      const utvm_dims_t in = dims4(&c->operands[0]);
+      return utvm_pad(&p, &in, x[0], output);
+    }
+    case UTVM_MODEL_OP_CONCATENATION: {
+      utvm_concat_params_t p;
+      memset(&p, 0, sizeof(p));
+      const int32_t rank = (int32_t)c->output.rank;
+      int32_t axis = (int32_t)option_int(m, op, 0u, 4u, 0u);
+      axis = (axis < 0) ? axis + rank : axis;
+      p.element_size = 4;
+      p.n_inputs = c->n_operands;
+      p.outer = 1;
+      p.inner = 1;
+      for (int32_t d = 0; d < rank; ++d) {
+        if (d < axis) {
+          p.outer *= c->output.dims[d];
+        } else if (d > axis) {
+          p.inner *= c->output.dims[d];
+        }
+      }
+      for (int32_t i = 0; i < c->n_operands; ++i) {
+        p.axis_sizes[i] = c->operands[i].dims[axis];
+      }
+      const void *inputs[3] = {x[0], x[1], x[2]};
+      return utvm_concatenation(&p, inputs, output);
+    }
+    case UTVM_MODEL_OP_TRANSPOSE: {
+      const utvm_model_tensor_t *in = &c->operands[0];
+      const utvm_model_tensor_t *perm = &c->operands[1];
+      assert_int_equal(perm->type, UTVM_MODEL_INT32);
+      assert_int_equal(perm->elements, in->rank);
+      int32_t perm_values[UTVM_STRIDED_COPY_MAX_RANK];
+      memcpy(perm_values, perm->data, perm->bytes);
+      int32_t in_strides[UTVM_STRIDED_COPY_MAX_RANK];
+      int32_t stride = 1;
+      for (int32_t d = (int32_t)in->rank - 1; d >= 0; --d) {
+        in_strides[d] = stride;
+        stride *= in->dims[d];
+      }
+      utvm_strided_copy_params_t p;
+      memset(&p, 0, sizeof(p));
+      p.element_size = 4;
+      p.input_elements = (int32_t)in->elements;
+      p.start = 0;
+      p.rank = (int32_t)in->rank;
+      for (int32_t d = 0; d < p.rank; ++d) {
+        p.dims[d] = c->output.dims[d];
+        p.strides[d] = in_strides[perm_values[d]];
+      }
+      return utvm_strided_copy(&p, x[0], output);
+    }
     case UTVM_MODEL_OP_MEAN: {
       const utvm_model_tensor_t *axes = &c->operands[1];
       assert_int_equal(axes->type, UTVM_MODEL_INT32);
@@ -318,7 +384,8 @@ static const float *graph_run(f32_graph_t *g, const uint8_t *input, size_t input
   return g->buffers[g->output];
 }
 
-/* The single-operator cases of tests/data/tflm_float with a float32 kernel (and RESHAPE). */
+/* The single-operator cases of tests/data/tflm_float with a float32 kernel, and the layout
+ * operators' (the byte-generic kernels, element size 4). */
 static const char *const f32_cases[] = {
     "conv_3x3_same_s1_f32",       "conv_3x3_valid_s2_relu_f32",   "conv_1x1_relu6_f32",
     "conv_3x3_dil2_same_f32",     "dwconv_m1_3x3_same_f32",       "dwconv_m2_3x3_valid_s2_f32",
@@ -330,7 +397,8 @@ static const char *const f32_cases[] = {
     "softmax_beta05_f32",         "logistic_f32",                 "tanh_f32",
     "relu_f32",                   "relu6_f32",                    "hard_swish_f32",
     "mean_hw_keep_f32",           "mean_hw_f32",
-    "reshape_f32"}; /* RESHAPE: the byte-generic utvm_reshape */
+    /* The layout operators, through the byte-generic kernels. */
+    "reshape_f32", "pad_f32", "concat_axis3_f32", "transpose_0312_f32"};
 
 /* Runs case name's pairs; prints and returns whether it passes (bit-exact, or within the
  * tolerance where libm decides). */
