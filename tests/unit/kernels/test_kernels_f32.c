@@ -528,6 +528,31 @@ static void test_f32_errors_conv(void **state) {
                    UTVM_ERR_KERNEL_BAD_PARAM);
 }
 
+/* A grouped convolution (2 groups of 2 input channels), the bias after the sum, and the clamp
+ * of TFLite (NaN passes through, as std::min/std::max's comparisons let it). */
+static void test_f32_conv_grouped_clamp(void **state) {
+  (void)state;
+  const utvm_dims_t in = {1, 1, 1, 4};
+  const utvm_dims_t filter = {2, 1, 1, 2};
+  const utvm_dims_t out = {1, 1, 1, 2};
+  const float x[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  const float w[4] = {0.5f, 0.25f, -1.0f, 2.0f};
+  const float b[2] = {0.125f, 1.0f};
+  float y[2];
+  utvm_conv2d_f32_params_t p = {1, 1, 1, 1, 0, 0, -FLT_MAX, FLT_MAX};
+  assert_int_equal(utvm_conv2d_f32(&p, &in, x, &filter, w, b, &out, y), UTVM_OK);
+  assert_true(y[0] == 1.125f); /* 1*0.5 + 2*0.25 + 0.125 */
+  assert_true(y[1] == 6.0f);   /* 3*-1 + 4*2 + 1 */
+  p.act_min = 0.0f;
+  p.act_max = 5.0f;
+  assert_int_equal(utvm_conv2d_f32(&p, &in, x, &filter, w, b, &out, y), UTVM_OK);
+  assert_true(y[1] == 5.0f);
+  const float nan_x[4] = {NAN, 0.0f, 0.0f, 0.0f};
+  assert_int_equal(utvm_conv2d_f32(&p, &in, nan_x, &filter, w, b, &out, y), UTVM_OK);
+  assert_true(isnan(y[0]));
+  assert_true(y[1] == 1.0f);
+}
+
 static void test_f32_errors_depthwise(void **state) {
   (void)state;
   const utvm_dims_t in = {1, 3, 3, 2};
@@ -767,6 +792,7 @@ int main(void) {
       cmocka_unit_test(test_f32_tflm_cases),
       cmocka_unit_test(test_f32_tflm_models),
       cmocka_unit_test(test_f32_errors_conv),
+      cmocka_unit_test(test_f32_conv_grouped_clamp),
       cmocka_unit_test(test_f32_errors_depthwise),
       cmocka_unit_test(test_f32_errors_fully_connected),
       cmocka_unit_test(test_f32_errors_pools),
