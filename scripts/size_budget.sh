@@ -32,7 +32,10 @@
 #    (requant_s8_dsp_asm.S) to 78840 B (+28 B); the M3's blocked CONV_2D dot loop in Thumb-2
 #    assembly (conv2d_s8_blocked_asm.S) and its filter sums four values per word raised
 #    cortex-m3 to 68620 B (+120 B); the filter sums per word raised cortex-m4 to 78972 B
-#    (+132 B) and cortex-m55 (which links the blocked paths for its tests) to 78816 B (+172 B),
+#    (+132 B) and cortex-m55 (which links the blocked paths for its tests) to 78816 B (+172 B);
+#    issue 30's float32 kernels (16 objects *_f32.c, libm and the soft-float helpers not
+#    counted: cortex-m3 +9032 B, cortex-m4 +8464 B, cortex-m55 +8724 B; CONV_2D 1068-1232 B,
+#    ADD/SUB/MUL 904-932 B each) raised them to 77652, 87436 and 87540 B,
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -64,9 +67,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
-declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-68930}
-                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-79130}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-78976})
+declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-77962}
+                           [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-87594}
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-87700})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38260}
 work=build/size-budget
 mkdir -p "$work"

@@ -1370,6 +1370,133 @@ utvm_err_t utvm_l2_normalization_s8(int32_t input_zero_point, int32_t rows, int3
 utvm_err_t utvm_elu_table_s8(float input_scale, int32_t input_zero_point, float output_scale,
                              int32_t output_zero_point, int8_t *table);
 
+/* ---- float32 (issue 30) ----
+ * The operators of float32 TFLite models, with the arithmetic of TensorFlow Lite Micro's float
+ * reference kernels: the same products summed in the same order from 0.0f, the bias added after
+ * the sum, the fused activation as min(max(x, act_min), act_max) (ActivationFunctionWithMinMax),
+ * every operation in float (the library is compiled without fused multiply-add), so results
+ * are bit-exact where the C library is not involved (LOGISTIC, TANH and SOFTMAX call expf or
+ * tanhf: docs/TFLITE.md gives their tolerance). Layout as above (NHWC; filters OHWI,
+ * 1HWO, [output_depth, input_depth]); tensors are caller memory, nothing is allocated and no
+ * kernel needs scratch. Errors as the int8 kernels: UTVM_ERR_KERNEL_BAD_PARAM (a NULL pointer,
+ * a parameter out of range, an empty or NaN activation range), UTVM_ERR_KERNEL_BAD_SHAPE, both
+ * before anything is written. The layout operators (RESHAPE, TRANSPOSE, PAD, CONCATENATION)
+ * are the byte-generic kernels above with element size 4. */
+
+/* Clamp range of a fused activation on a float output (CalculateActivationRange): NONE
+ * -FLT_MAX..FLT_MAX, RELU 0..FLT_MAX, RELU_N1_TO_1 -1..1, RELU6 0..6; UNSUPPORTED for others. */
+utvm_err_t utvm_activation_range_f32(int32_t activation, float *act_min, float *act_max);
+
+typedef struct {
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t dilation_h;
+  int32_t dilation_w;
+  int32_t pad_top; /* utvm_compute_padding's, as the int8 kernels */
+  int32_t pad_left;
+  float act_min;
+  float act_max;
+} utvm_conv2d_f32_params_t;
+
+/* CONV_2D: input [N,H,W,Ci], filter [Co,KH,KW,Ci/groups] (grouped when Ci > filter c), bias
+ * [Co] or NULL, output [N,OH,OW,Co]; per output, taps (row, column, channel) in order,
+ * out-of-image taps skipped. */
+utvm_err_t utvm_conv2d_f32(const utvm_conv2d_f32_params_t *params, const utvm_dims_t *input_dims,
+                           const float *input, const utvm_dims_t *filter_dims,
+                           const float *filter, const float *bias,
+                           const utvm_dims_t *output_dims, float *output);
+
+typedef struct {
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t dilation_h;
+  int32_t dilation_w;
+  int32_t pad_top;
+  int32_t pad_left;
+  int32_t depth_multiplier; /* output channels per input channel, >= 1 */
+  float act_min;
+  float act_max;
+} utvm_depthwise_conv2d_f32_params_t;
+
+/* DEPTHWISE_CONV_2D: input [N,H,W,Ci], filter [1,KH,KW,Ci*M], bias [Ci*M] or NULL, output
+ * [N,OH,OW,Ci*M]; output channel ci*M+m reads input channel ci. */
+utvm_err_t utvm_depthwise_conv2d_f32(const utvm_depthwise_conv2d_f32_params_t *params,
+                                     const utvm_dims_t *input_dims, const float *input,
+                                     const utvm_dims_t *filter_dims, const float *filter,
+                                     const float *bias, const utvm_dims_t *output_dims,
+                                     float *output);
+
+/* The fused activation of FULLY_CONNECTED, ADD, SUB and MUL. */
+typedef struct {
+  float act_min;
+  float act_max;
+} utvm_activation_f32_t;
+
+/* FULLY_CONNECTED: input [batches, input_depth], weights [output_depth, input_depth], bias
+ * [output_depth] or NULL, output [batches, output_depth]. BAD_SHAPE for sizes < 1. */
+utvm_err_t utvm_fully_connected_f32(const utvm_activation_f32_t *params, int32_t batches,
+                                    int32_t input_depth, int32_t output_depth,
+                                    const float *input, const float *weights, const float *bias,
+                                    float *output);
+
+typedef struct {
+  int32_t stride_h;
+  int32_t stride_w;
+  int32_t filter_h;
+  int32_t filter_w;
+  int32_t pad_top;
+  int32_t pad_left;
+  float act_min;
+  float act_max;
+} utvm_pool2d_f32_params_t;
+
+/* AVERAGE_POOL_2D: the sum of each window's in-bounds inputs divided by their count;
+ * BAD_SHAPE if a window has no input inside (TFLite's error). */
+utvm_err_t utvm_avg_pool2d_f32(const utvm_pool2d_f32_params_t *params,
+                               const utvm_dims_t *input_dims, const float *input,
+                               const utvm_dims_t *output_dims, float *output);
+
+/* MAX_POOL_2D: the maximum of each window's in-bounds inputs (-FLT_MAX when it has none). */
+utvm_err_t utvm_max_pool2d_f32(const utvm_pool2d_f32_params_t *params,
+                               const utvm_dims_t *input_dims, const float *input,
+                               const utvm_dims_t *output_dims, float *output);
+
+/* ADD, SUB (input1 - input2) and MUL with broadcasting (numpy rules, as utvm_add_s8);
+ * BAD_SHAPE for shapes that do not broadcast to output_shape. The output may be an input of
+ * the output's shape (element by element, in place). */
+utvm_err_t utvm_add_f32(const utvm_activation_f32_t *params, const utvm_shape_t *input1_shape,
+                        const float *input1, const utvm_shape_t *input2_shape,
+                        const float *input2, const utvm_shape_t *output_shape, float *output);
+utvm_err_t utvm_sub_f32(const utvm_activation_f32_t *params, const utvm_shape_t *input1_shape,
+                        const float *input1, const utvm_shape_t *input2_shape,
+                        const float *input2, const utvm_shape_t *output_shape, float *output);
+utvm_err_t utvm_mul_f32(const utvm_activation_f32_t *params, const utvm_shape_t *input1_shape,
+                        const float *input1, const utvm_shape_t *input2_shape,
+                        const float *input2, const utvm_shape_t *output_shape, float *output);
+
+/* Element-wise over count values (output may be input; BAD_SHAPE for count < 0):
+ * RELU x < 0 ? 0 : x; RELU6 x > 6 ? 6 : (x < 0 ? 0 : x) (-0 stays -0, NaN stays NaN);
+ * LOGISTIC 1 above 16.619047, expf(x) below -9, else 1 / (1 + expf(-x)); TANH tanhf;
+ * HARD_SWISH x * min(6, max(0, x + 3)) / 6. */
+utvm_err_t utvm_relu_f32(int32_t count, const float *input, float *output);
+utvm_err_t utvm_relu6_f32(int32_t count, const float *input, float *output);
+utvm_err_t utvm_logistic_f32(int32_t count, const float *input, float *output);
+utvm_err_t utvm_tanh_f32(int32_t count, const float *input, float *output);
+utvm_err_t utvm_hard_swish_f32(int32_t count, const float *input, float *output);
+
+/* SOFTMAX of rows x depth values along depth: expf((x - row max) * beta), each divided by the
+ * row's sum (summed in order). BAD_PARAM for a beta that is not finite, BAD_SHAPE for sizes
+ * < 1. The output must not overlap the input. */
+utvm_err_t utvm_softmax_f32(float beta, int32_t rows, int32_t depth, const float *input,
+                            float *output);
+
+/* MEAN over the given axes (as utvm_mean_s8: negative counts from the end, repeats allowed;
+ * the output holds the kept dimensions in order, whatever keep_dims): each group summed from
+ * 0.0f in input order, divided by its element count. BAD_PARAM for an axis outside the rank,
+ * BAD_SHAPE for an invalid shape. */
+utvm_err_t utvm_mean_f32(const utvm_shape_t *input_shape, const float *input,
+                         const int32_t *axes, int32_t num_axes, float *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,58 +3,9 @@
  * zero point times count, times the input/output scale ratio, MEAN with 1/count folded into the
  * multiplier); MAX and MIN of int8 as ReduceGeneric (the raw extreme, no rescale). */
 #include "fixed_point.h"
+#include "reduce_layout.h"
 #include "shape.h"
 #include "utvm/kernels.h"
-
-/* The reduced and the kept dimensions of a shape, each with its input strides. */
-typedef struct {
-  int32_t reduced_count;
-  int32_t reduced_sizes[UTVM_KERNEL_MAX_RANK];
-  int32_t reduced_strides[UTVM_KERNEL_MAX_RANK];
-  int32_t kept_count;
-  int32_t kept_sizes[UTVM_KERNEL_MAX_RANK];
-  int32_t kept_strides[UTVM_KERNEL_MAX_RANK];
-} mean_layout_t;
-
-/* Splits the dimensions by the axes, both in their order in the shape; false if an axis is
- * out of range. */
-static bool mean_layout(const utvm_shape_t *shape, const int32_t *axes, int32_t num_axes,
-                        mean_layout_t *layout) {
-  bool reduced[UTVM_KERNEL_MAX_RANK] = {false};
-  for (int32_t i = 0; i < num_axes; ++i) {
-    const int32_t axis = axes[i] < 0 ? axes[i] + shape->rank : axes[i];
-    if (axis < 0 || axis >= shape->rank) {
-      return false;
-    }
-    reduced[axis] = true;
-  }
-  int32_t strides[UTVM_KERNEL_MAX_RANK];
-  int32_t stride = 1;
-  for (int32_t d = shape->rank - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= shape->dims[d];
-  }
-  layout->reduced_count = 0;
-  layout->kept_count = 0;
-  for (int32_t d = 0; d < shape->rank; ++d) {
-    if (reduced[d]) {
-      layout->reduced_sizes[layout->reduced_count] = shape->dims[d];
-      layout->reduced_strides[layout->reduced_count++] = strides[d];
-    } else {
-      layout->kept_sizes[layout->kept_count] = shape->dims[d];
-      layout->kept_strides[layout->kept_count++] = strides[d];
-    }
-  }
-  return true;
-}
-
-static int32_t product(const int32_t *sizes, int32_t count) {
-  int32_t result = 1;
-  for (int32_t i = 0; i < count; ++i) {
-    result *= sizes[i];
-  }
-  return result;
-}
 
 /* Element i of an int8 or int16 input. */
 static int32_t reduce_at(const utvm_reduce_params_t *p, const void *input, int32_t i) {
@@ -96,13 +47,13 @@ utvm_err_t utvm_reduce(const utvm_reduce_params_t *params, const utvm_shape_t *i
   if (!utvm_shape_valid(input_shape)) {
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
-  mean_layout_t layout;
-  if (!mean_layout(input_shape, axes, num_axes, &layout)) {
+  utvm_reduce_layout_t layout;
+  if (!utvm_reduce_layout(input_shape, axes, num_axes, &layout)) {
     return UTVM_ERR_KERNEL_BAD_PARAM;
   }
   const utvm_reduce_params_t *p = params;
-  const int32_t group = product(layout.reduced_sizes, layout.reduced_count);
-  const int32_t outputs = product(layout.kept_sizes, layout.kept_count);
+  const int32_t group = utvm_reduce_product(layout.reduced_sizes, layout.reduced_count);
+  const int32_t outputs = utvm_reduce_product(layout.kept_sizes, layout.kept_count);
   const int32_t lo = (p->element_size == 2) ? INT16_MIN : INT8_MIN;
   const int32_t hi = (p->element_size == 2) ? INT16_MAX : INT8_MAX;
   int32_t multiplier = p->multiplier;

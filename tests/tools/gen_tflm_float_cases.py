@@ -820,9 +820,11 @@ def write_readme(out_dir, doc):
         "`tests/tools/tflm_oracle/run_tflm` (see its README for building it against TFLM). CI "
         "never regenerates them; ctest `tflm_float_cases` (`tests/tools/check_cases.py`) checks "
         "every file against `cases.json` (size, sha256) and that each model parses with "
-        "float32 graph input and output. utvm has no float32 kernels yet, so no test runs "
-        "them (they are not in `tests/tools/op_cases.py`). The cases' %d files (models, inputs, "
-        "outputs) hold %d bytes, `kws_dscnn_f32.tflite` %d of them; `cases.json` %d bytes." % (
+        "float32 graph input and output. ctest `test_kernels_f32` runs utvm's float32 kernels "
+        "on every single-operator case with a float32 kernel (29 cases); the runner does not "
+        "run them yet (they are not in `tests/tools/op_cases.py`). The cases' %d files (models, "
+        "inputs, outputs) hold %d bytes, `kws_dscnn_f32.tflite` %d of them; `cases.json` %d "
+        "bytes." % (
             len(doc["cases"]), sum(len(c["files"]) for c in doc["cases"]), total,
             os.path.getsize(os.path.join(out_dir, "kws_dscnn_f32.tflite")),
             os.path.getsize(os.path.join(out_dir, "cases.json"))),
