@@ -1,6 +1,7 @@
 /* SOFTMAX over the last dimension: int8 -> int8 (output 1/256 and -128, kind SOFTMAX_S8), int8
  * -> int16 (1/65536 and -32768, SOFTMAX_S8_S16), int16 -> int16 (zero points 0, output
- * 1/32768, SOFTMAX_S16), float32 -> float32 (SOFTMAX_F32): options, prepare, run, op params, emit. */
+ * 1/32768, SOFTMAX_S16), float32 -> float32 (SOFTMAX_F32): options, prepare, run, op params,
+ * emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

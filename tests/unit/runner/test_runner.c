@@ -589,7 +589,7 @@ static void test_views_split_then_concatenation(void **state) {
   free(data);
 }
 
-/* ---- float32 operators (issue 30): a FULLY_CONNECTED built here, then one defect at a time ---- */
+/* ---- float32 operators (issue 30): a FULLY_CONNECTED built here, one defect at a time ---- */
 
 static const float fc_weights[8] = {1.0f, 2.0f, 3.0f, 4.0f, -1.0f, -2.0f, -3.0f, -4.0f};
 static const float fc_bias[2] = {0.5f, 0.25f};
