@@ -133,6 +133,8 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
     /* the text is written */
   }
   if ((err == UTVM_OK) && rec->f32) {
+    rec->params.act_min = 0; /* the int8 fields are not used */
+    rec->params.act_max = 0;
     err = utvm_activation_range_f32(o[ACTIVATION], &rec->params_f32.act_min,
                                     &rec->params_f32.act_max);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
@@ -206,6 +208,8 @@ static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_para
   } else if (!r->s16) {
     p->scratch_bytes =
         (uint32_t)utvm_fully_connected_s8_scratch_size(r->batches, r->depth, r->units);
+  } else {
+    /* int16: no scratch */
   }
 }
 

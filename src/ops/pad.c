@@ -87,7 +87,10 @@ static utvm_err_t pad_value(const utvm_op_context_t *c, const ops_operand_t *in,
                    "pad value is not quantized as the input");
   }
   if ((err == UTVM_OK) && (in->t.type == UTVM_MODEL_FLOAT32)) {
-    (void)memcpy(&rec->params.pad_value, v.t.data, sizeof(rec->params.pad_value)); /* its bits */
+    const uint8_t *b = v.t.data; /* the float's bits, little-endian */
+    const uint32_t bits = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+                          ((uint32_t)b[3] << 24);
+    rec->params.pad_value = (int32_t)bits;
   } else if (err == UTVM_OK) {
     const uint8_t *b = v.t.data;
     rec->params.pad_value = (in->t.type == UTVM_MODEL_INT16)

@@ -111,6 +111,8 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
     } else {
       err = UTVM_OK;
     }
+  } else {
+    /* the text is written */
   }
   if (err == UTVM_OK) {
     err = ops_places(c, &in, &rec->input, &out, &rec->output);

@@ -90,7 +90,10 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
   utvm_err_t err = ops_options(c, mean_options, N_OPTIONS, &keep_dims);
   bool out_s16 = false;
   const bool f32 = (c->op->code == UTVM_MODEL_OP_MEAN) && ops_input_is_f32(c);
-  rec->f32 = f32 ? 1 : 0;
+  rec->f32 = 0;
+  if (f32) {
+    rec->f32 = 1;
+  }
   if ((err == UTVM_OK) && f32) {
     err = ops_load_f32(c, false, &in, &out);
   } else if (err == UTVM_OK) {

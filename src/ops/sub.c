@@ -49,7 +49,10 @@ static utvm_err_t sub_prepare(const utvm_op_context_t *c, void *record, size_t s
                           activation, int16 ? 15 : 20, &rec->params);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "quantization");
   }
-  rec->f32 = f32 ? 1 : 0;
+  rec->f32 = 0;
+  if (f32) {
+    rec->f32 = 1;
+  }
   rec->int16 = 0;
   if (int16) {
     rec->int16 = 1;

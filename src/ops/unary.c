@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -43,6 +44,8 @@ utvm_err_t ops_unary_load_f32(const utvm_op_context_t *c, ops_unary_t *u, utvm_o
                                                 float *output)) {
   ops_operand_t in;
   ops_operand_t out;
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
   utvm_err_t err = ops_load_f32(c, true, &in, &out);
   if (err == UTVM_OK) {
     err = ops_places(c, &in, &u->input, &out, &u->output);

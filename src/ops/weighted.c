@@ -332,6 +332,10 @@ utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const in
   w->dilation_h = options[OPS_WINDOW_DILATION_H];
   w->dilation_w = options[OPS_WINDOW_DILATION_W];
   w->activation = options[OPS_WINDOW_ACTIVATION];
+  w->act_min = 0; /* set by window_output for its type */
+  w->act_max = 0;
+  w->act_min_f32 = 0.0f;
+  w->act_max_f32 = 0.0f;
   utvm_err_t err = load_window(c, depthwise, in, &f, out);
   if (err == UTVM_OK) {
     err = window_fits(c, depthwise, multiplier, in, &f, out);

@@ -722,6 +722,44 @@ static void test_float_operands(void **state) {
   float_refused(&s, "(RELU): output [1,2] does not fit input [1,4]");
 }
 
+/* PADV2 of float32 with a constant pad value: its bits fill the border. */
+static void test_float_padv2(void **state) {
+  (void)state;
+  static const int32_t paddings[4] = {0, 0, 1, 2};
+  static const float value = 2.5f;
+  static const float input[2] = {-1.0f, 3.0f};
+  const float expected[5] = {2.5f, -1.0f, 3.0f, 2.5f, 2.5f};
+  tb_spec_t s;
+  rt_instance_t in;
+  utvm_runner_tensor_t t;
+  uint8_t *data = NULL;
+  const char *text = "";
+  float_fc_spec(&s);
+  s.deprecated[0] = 60;
+  s.builtin[0] = 60;
+  s.t[1] = (tb_tensor_t){2u, {2, 2}, 2, 1u, "paddings", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.buffer_len[1] = (uint32_t)sizeof(paddings);
+  s.buffer_data[1] = paddings;
+  s.t[2] = (tb_tensor_t){1u, {1}, 0, 2u, "value", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.buffer_len[2] = (uint32_t)sizeof(value);
+  s.buffer_data[2] = &value;
+  s.t[0] = (tb_tensor_t){2u, {1, 2}, 0, 0u, "in", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.t[3] = (tb_tensor_t){2u, {1, 5}, 0, 0u, "out", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.op[0] = (tb_op_t){0u, 3u, {0, 1, 2}, 1u, {3}, 0u, 0u, {{0u, 0u, 0u}}};
+  const utvm_err_t err = float_setup(&s, &in, &data, &text);
+  if (err != UTVM_OK) {
+    fail_msg("float32 PADV2: %s: '%s'", utvm_strerror(err), text);
+  }
+  assert_int_equal(utvm_runner_input(&in.runner, 0u, &t), UTVM_OK);
+  (void)memcpy(t.data, input, sizeof(input));
+  assert_int_equal(utvm_runner_invoke(&in.runner), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&in.runner, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, sizeof(expected));
+  assert_memory_equal(t.const_data, expected, sizeof(expected));
+  rt_teardown(&in);
+  free(data);
+}
+
 /* The op params of a float32 kind: checked (operands float32, their bytes), refused with a text
  * for a wrong input count or size, and the float fields survive encode and decode. */
 static void test_float_op_params(void **state) {
@@ -875,6 +913,7 @@ int main(void) {
       cmocka_unit_test(test_views_concatenation),
       cmocka_unit_test(test_views_split_then_concatenation),
       cmocka_unit_test(test_float_operands),
+      cmocka_unit_test(test_float_padv2),
       cmocka_unit_test(test_float_op_params),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
