@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tvm/runtime/c_runtime_api.h"
 
@@ -18,6 +19,20 @@ static inline size_t mlf_read_file(const char *path, uint8_t *buf, size_t cap) {
   size_t n = fread(buf, 1u, cap, f);
   (void)fclose(f);
   return n;
+}
+
+/* t as a CPU tensor of ndim dimensions (shape) of one-lane elements of DLPack type code and
+ * bits over data. */
+static inline void mlf_set_tensor(DLTensor *t, void *data, int64_t *shape, int32_t ndim,
+                                  uint8_t code, uint8_t bits) {
+  (void)memset(t, 0, sizeof(*t));
+  t->data = data;
+  t->device.device_type = kDLCPU;
+  t->ndim = ndim;
+  t->dtype.code = code;
+  t->dtype.bits = bits;
+  t->dtype.lanes = 1;
+  t->shape = shape;
 }
 
 /* The linked archive's system library (runtime.SystemLib). */

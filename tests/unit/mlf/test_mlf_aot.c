@@ -62,17 +62,6 @@ static void test_metadata_describes_kws(void **state) {
   assert_int_equal(m->outputs[0].shape[m->outputs[0].num_shape - 1], 12);
 }
 
-static void set_tensor(DLTensor *t, void *data, int64_t *shape, int32_t ndim) {
-  (void)memset(t, 0, sizeof(*t));
-  t->data = data;
-  t->device.device_type = kDLCPU;
-  t->ndim = ndim;
-  t->dtype.code = kDLInt;
-  t->dtype.bits = 8;
-  t->dtype.lanes = 1;
-  t->shape = shape;
-}
-
 static void test_run_is_bit_exact(void **state) {
   (void)state;
   static uint8_t input[KWS_INPUT_BYTES];
@@ -83,8 +72,8 @@ static void test_run_is_bit_exact(void **state) {
   int64_t in_shape[4] = {1, 49, 10, 1};
   int64_t out_shape[2] = {1, 12};
   DLTensor tensors[2];
-  set_tensor(&tensors[0], input, in_shape, 4);
-  set_tensor(&tensors[1], output, out_shape, 2);
+  mlf_set_tensor(&tensors[0], input, in_shape, 4, kDLInt, 8);
+  mlf_set_tensor(&tensors[1], output, out_shape, 2, kDLInt, 8);
   TVMValue args[2] = {{.v_handle = &tensors[0]}, {.v_handle = &tensors[1]}};
   int codes[2] = {kTVMDLTensorHandle, kTVMNDArrayHandle};
   TVMValue ret;
@@ -103,7 +92,7 @@ static void test_bad_calls_fail_with_a_message(void **state) {
   uint8_t data[KWS_INPUT_BYTES];
   int64_t shape[1] = {KWS_INPUT_BYTES};
   DLTensor t;
-  set_tensor(&t, data, shape, 1);
+  mlf_set_tensor(&t, data, shape, 1, kDLInt, 8);
   TVMValue args[2] = {{.v_handle = &t}, {.v_int64 = 3}};
   int codes[2] = {kTVMDLTensorHandle, kDLInt};
   TVMValue ret;

@@ -55,17 +55,6 @@ static void test_metadata_is_float32(void **state) {
   assert_int_equal(m->outputs[0].shape[m->outputs[0].num_shape - 1], 12);
 }
 
-static void set_tensor(DLTensor *t, void *data, int64_t *shape, int32_t ndim) {
-  (void)memset(t, 0, sizeof(*t));
-  t->data = data;
-  t->device.device_type = kDLCPU;
-  t->ndim = ndim;
-  t->dtype.code = kDLFloat;
-  t->dtype.bits = 32;
-  t->dtype.lanes = 1;
-  t->shape = shape;
-}
-
 static void test_runs_are_bit_exact(void **state) {
   (void)state;
   static float input[KWS_F32_INPUT_BYTES / 4u];
@@ -74,8 +63,8 @@ static void test_runs_are_bit_exact(void **state) {
   int64_t in_shape[4] = {1, 49, 10, 1};
   int64_t out_shape[2] = {1, 12};
   DLTensor tensors[2];
-  set_tensor(&tensors[0], input, in_shape, 4);
-  set_tensor(&tensors[1], output, out_shape, 2);
+  mlf_set_tensor(&tensors[0], input, in_shape, 4, kDLFloat, 32);
+  mlf_set_tensor(&tensors[1], output, out_shape, 2, kDLFloat, 32);
   TVMValue args[2] = {{.v_handle = &tensors[0]}, {.v_handle = &tensors[1]}};
   int codes[2] = {kTVMDLTensorHandle, kTVMNDArrayHandle};
   TVMValue ret;

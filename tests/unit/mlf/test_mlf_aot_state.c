@@ -39,17 +39,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void set_tensor(DLTensor *t, void *data, int64_t *shape) {
-  (void)memset(t, 0, sizeof(*t));
-  t->data = data;
-  t->device.device_type = kDLCPU;
-  t->ndim = 3;
-  t->dtype.code = kDLInt;
-  t->dtype.bits = 8;
-  t->dtype.lanes = 1;
-  t->shape = shape;
-}
-
 static void test_state_carries_over(void **state) {
   (void)state;
   uint8_t input[INPUT_BYTES];
@@ -66,11 +55,11 @@ static void test_state_carries_over(void **state) {
   TVMValue ret;
   int code = 0;
   TVMFunctionHandle run = mlf_function("tvmgen_lstm_run");
-  set_tensor(&tensors[0], input, in_shape);
-  set_tensor(&tensors[1], first, out_shape);
+  mlf_set_tensor(&tensors[0], input, in_shape, 3, kDLInt, 8);
+  mlf_set_tensor(&tensors[1], first, out_shape, 3, kDLInt, 8);
   assert_int_equal(TVMFuncCall(run, args, codes, 2, &ret, &code), 0);
   assert_memory_equal(first, expected, OUTPUT_BYTES);
-  set_tensor(&tensors[1], second, out_shape);
+  mlf_set_tensor(&tensors[1], second, out_shape, 3, kDLInt, 8);
   assert_int_equal(TVMFuncCall(run, args, codes, 2, &ret, &code), 0);
   assert_memory_not_equal(second, expected, OUTPUT_BYTES); /* started from the first's state */
 }
