@@ -313,7 +313,7 @@ static void emit_quant(emit_t *e, const char *id, const utvm_per_channel_quant_t
     host_text_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 16) == 0) ? ",\n    " : ", ", q->shift[i]);
   }
   host_text_printf(&e->defs,
-            "};\nstatic const utvm_per_channel_quant_t %s_q = {%s_mult, %s_shift, %d};\n",
+            "};\nstatic const utvm_per_channel_quant_t %s_q = {%s_mult, %s_shift, %d, NULL};\n",
             id, id, id, q->count);
 }
 
