@@ -422,12 +422,13 @@ static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report
                "\"io_in_activations\": %s, \"io_bytes\": %zu, \"io_aligned_bytes\": %zu, "
                "\"activations_io_shared_bytes\": %zu, \"activations_io_separate_bytes\": %zu, "
                "\"params_bytes\": %zu, \"laid_out_bytes\": %zu, \"laid_out_from_bytes\": %zu, "
-               "\"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
+               "\"requant_table_bytes\": %zu, \"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
                "\"inputs\": %u, \"outputs\": %u, ",
                e->cpu, paths, r->activations_bytes, e->io_in_activations ? "true" : "false",
                r->io_bytes, r->io_aligned_bytes, r->activations_io_shared_bytes,
                r->activations_io_separate_bytes, r->params_bytes, r->laid_out_bytes,
-               r->laid_out_from_bytes, r->scratch_bytes, flash, r->n_inputs, r->n_outputs);
+               r->laid_out_from_bytes, r->requant_table_bytes, r->scratch_bytes, flash, r->n_inputs,
+               r->n_outputs);
   patches_json(r);
   for (uint32_t k = 0u; k < r->n_layers; k++) {
     char offset[16] = "null";
@@ -506,6 +507,11 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
   } else {
     (void)printf("  laid out         none (TFLite's layout%s)\n",
                  e->lay_out ? ": no constant reads faster otherwise on this core" : ", --weights tflite");
+  }
+  if (r->requant_table_bytes > 0u) {
+    (void)printf("requant tables     %zu bytes in the network code (made for the %s kernels "
+                 "once, not per call; --weights tflite keeps them per call)\n",
+                 r->requant_table_bytes, e->cpu);
   }
   (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
   if (m->measured) {

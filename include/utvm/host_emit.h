@@ -84,6 +84,10 @@ typedef struct {
   size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
   size_t laid_out_bytes;     /* of which constants laid out for the core (options lay_out), */
   size_t laid_out_from_bytes; /* which take this many bytes in TFLite's layout */
+  size_t requant_table_bytes; /* requantization tables made for the core (options lay_out:
+                                 24 bytes per output channel of CONV_2D, DEPTHWISE_CONV_2D and
+                                 FULLY_CONNECTED on DSP and portable cores), in NET.c's
+                                 constants, not in the weights blob */
   size_t scratch_bytes;      /* largest kernel scratch of one operator (or stage) */
   size_t activations_without_patches_bytes; /* activations_bytes planned without patches */
   uint32_t stage_first;      /* the patch-by-patch stage: its first operator, */
