@@ -346,9 +346,10 @@ static bool emit_reads_table(const utvm_op_emit_t *how) {
   return reads;
 }
 
-/* With o->lay_out on a DSP or portable core, call p's requantization table made once here
- * (utvm_requant_table_fill: every channel shifting right) into e->table and
- * e->table_channels, the channels of the output tensor; none (e->table_channels 0) otherwise.
+/* With o->lay_out and o->requant_tables on a DSP or portable core, call p's requantization
+ * table made once here (utvm_requant_table_fill) into e->table and e->table_channels, the
+ * channels of the output tensor; none (e->table_channels 0) otherwise. Counts the table's
+ * bytes in requant_table_option_bytes even without the option (the report's choice).
  * emit_table_done frees it after the call is emitted. */
 static utvm_err_t emit_table_make(emit_t *e, uint32_t k, const utvm_op_params_t *p,
                                   const utvm_op_operands_t *o) {
@@ -377,6 +378,11 @@ static utvm_err_t emit_table_make(emit_t *e, uint32_t k, const utvm_op_params_t 
   }
   if (utvm_requant_table_fill(&p->quant, bias_values, channels, table) != UTVM_OK) {
     free(table); /* a channel the table form cannot hold: computed per call */
+    return UTVM_OK;
+  }
+  e->requant_table_option_bytes += (size_t)channels * sizeof(*table);
+  if (!e->o->requant_tables) {
+    free(table);
     return UTVM_OK;
   }
   e->table = table;
@@ -1135,6 +1141,7 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.laid_out_bytes = e.laid_out_bytes;
     r.laid_out_from_bytes = e.laid_out_from_bytes;
     r.requant_table_bytes = e.requant_table_bytes;
+    r.requant_table_option_bytes = e.requant_table_option_bytes;
   }
   rc = emit_finish(&e, rc, dir, &r, io);
   emit_close(&e);
