@@ -3,12 +3,33 @@
 # set with cases utvm does not run yet, a pending list (one case name per line):
 #   ops2: ${UTVM_SHARED_DIR}/models/ops2 less tests/data/ops2_pending.txt (issue 25);
 #   tflm: tests/data/tflm, TFLM-oracle cases generated in the repository
-#         (tests/tools/gen_tflm_cases.py).
+#         (tests/tools/gen_tflm_cases.py);
+#   tflm_float: tests/data/tflm_float less tests/data/tflm_float_pending.txt, the float32
+#         TFLM-oracle cases (tests/tools/gen_tflm_float_cases.py; issue 30).
 # UTVM_OP_CASE_SETS lists them as "<set>|<folder>|<pending list or empty>". Read at configure
 # time; the files re-run the configure step when they change.
 set(UTVM_OP_CASE_SETS
     "ops2|${UTVM_SHARED_DIR}/models/ops2|${PROJECT_SOURCE_DIR}/tests/data/ops2_pending.txt"
-    "tflm|${PROJECT_SOURCE_DIR}/tests/data/tflm|")
+    "tflm|${PROJECT_SOURCE_DIR}/tests/data/tflm|"
+    "tflm_float|${PROJECT_SOURCE_DIR}/tests/data/tflm_float|${PROJECT_SOURCE_DIR}/tests/data/tflm_float_pending.txt")
+
+# The sets that run on the host only, not yet in the boards' utvm-ops-test.elf (qemu_op_cases):
+# tflm_float (issue 30 runs float32 on the host first; LOGISTIC, TANH and SOFTMAX call the C
+# library's expf/tanhf, whose bits newlib may round otherwise).
+set(UTVM_OP_CASE_HOST_ONLY_SETS tflm_float)
+
+# utvm_op_case_board_sets(<var>): sets <var> to UTVM_OP_CASE_SETS less the host-only sets.
+function(utvm_op_case_board_sets var)
+  set(sets "")
+  foreach(entry IN LISTS UTVM_OP_CASE_SETS)
+    string(REPLACE "|" ";" f "${entry}")
+    list(GET f 0 set_name)
+    if(NOT set_name IN_LIST UTVM_OP_CASE_HOST_ONLY_SETS)
+      list(APPEND sets "${entry}")
+    endif()
+  endforeach()
+  set(${var} "${sets}" PARENT_SCOPE)
+endfunction()
 
 # utvm_op_case_pairs(<var>): sets <var> to a list of "<set>|<folder>|<case index>|<name>|<model>|
 # <pair index>|<input>|<output>" (file names relative to <folder>), every pair of every set of

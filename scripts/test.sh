@@ -8,6 +8,7 @@
 # CMakePresets.json (warning-free build; before the host tests, so that they
 # can use the firmware images), the size budgets (scripts/size_budget.sh), the aarch64 Linux
 # port (preset aarch64-linux: warning-free cross build, its test preset's ctest subset under
+# qemu-aarch64), the Arm Compute Library backend (preset aarch64-linux-acl: test_acl under
 # qemu-aarch64), host build + ctest, host-asan build + ctest, a host build
 # without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests and
 # the posix server's reset-at-every-byte and system tests, the libFuzzer targets for
@@ -25,7 +26,8 @@ LOGS=build/test-logs
 # make: the presets use the "Unix Makefiles" generator, and cmake only recommends make.
 PACKAGES=(cmake make gcc clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi
           libcmocka-dev libdlpack-dev python3 python3-numpy qemu-system-arm valgrind cppcheck
-          gcc-aarch64-linux-gnu qemu-user libcmocka-dev:arm64)
+          gcc-aarch64-linux-gnu qemu-user libcmocka-dev:arm64 g++-aarch64-linux-gnu
+          libarm-compute-dev:arm64)
 # The :arm64 packages come from Debian's multiarch: dpkg's foreign architectures.
 FOREIGN_ARCHS=(arm64)
 
@@ -121,6 +123,24 @@ aarch64_linux() {
   cross_build aarch64-linux && ctest --preset aarch64-linux
 }
 
+# The Arm Compute Library backend (preset aarch64-linux-acl: UTVM_WITH_ACL against Debian's
+# ACL 20.08, libarm-compute-dev:arm64): its library and test_acl, warning-free, under
+# qemu-aarch64.
+aarch64_acl() {
+  local out
+  cmake --preset aarch64-linux-acl || return 1
+  out=$(cmake --build --preset aarch64-linux-acl -j "$JOBS" --target test_acl 2>&1) || {
+    echo "$out"
+    return 1
+  }
+  echo "$out"
+  if grep -qi 'warning:' <<<"$out"; then
+    echo "test.sh: warnings in the aarch64-linux-acl build"
+    return 1
+  fi
+  ctest --preset aarch64-linux-acl
+}
+
 # The host preset without device error texts: the devices write "#<id>" tokens, the host and
 # the tests expand them (include/utvm/error_texts.h). Built in build/host-no-texts.
 NO_TEXTS_DIR=build/host-no-texts
@@ -159,7 +179,7 @@ say "utvm test run in $ROOT (fuzz ${FUZZ_SECONDS} s per target)"
 install_packages
 
 cortex_presets=$(cmake --list-presets=build 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p' |
-                 grep -v -e '^host' -e '^aarch64-linux$')
+                 grep -v -e '^host' -e '^aarch64-linux')
 if [[ -z $cortex_presets ]]; then
   record cortex-presets FAIL "no Cortex-M build presets found (cmake --list-presets=build)"
 fi
@@ -172,6 +192,7 @@ done
 # Flash budgets of the RPC stack and the kernels (scripts/size_budget.sh; log lists each figure).
 step size-budget bash scripts/size_budget.sh
 step aarch64 aarch64_linux
+step aarch64-acl aarch64_acl
 
 for preset in host host-asan; do
   if step "$preset-build" configure_build "$preset"; then
@@ -212,7 +233,7 @@ printf '%s\n' "${SUMMARY[@]}"
 # Test totals of every ctest run ("N% tests passed, F tests failed out of T"), as one line.
 total=0
 failed=0
-for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log; do
+for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log "$LOGS"/aarch64-acl.log; do
   [[ -f $log ]] || continue
   line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
   [[ -n $line ]] || continue
@@ -223,7 +244,7 @@ done
 echo "ctest: $((total - failed)) passed, $failed failed"
 # The last lines of each failed test's output (ctest prints it after the test's result line),
 # so that the end of this log says why.
-for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log; do
+for log in "$LOGS"/*-ctest.log "$LOGS"/aarch64.log "$LOGS"/aarch64-acl.log; do
   [[ -f $log ]] || continue
   awk -v lf="$log" '
     / Test +#[0-9]+: .*(\*\*\*|Failed|Timeout|Exception)/ { on = 1; n = 0; head = $0; next }

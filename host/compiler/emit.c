@@ -398,7 +398,8 @@ static void emit_table_done(emit_t *e) {
 }
 
 /* The parameter struct of call id: "static const <type> op<k>_p = {.field = value, ...};"
- * from the kind's field list (every field an int32, "name[n]" an array). */
+ * from the kind's field list (every field an int32 word, "name[n]" an array, "name:f" a float
+ * written as an exact hexadecimal literal). */
 static void emit_params(emit_t *e, const char *id, const utvm_op_emit_t *how, const utvm_op_params_t *p) {
   host_text_t *s = &e->defs;
   int32_t words[sizeof(p->p) / sizeof(int32_t)];
@@ -407,11 +408,18 @@ static void emit_params(emit_t *e, const char *id, const utvm_op_emit_t *how, co
   (void)memcpy(words, &p->p, sizeof(words));
   host_text_printf(s, "static const %s %s_p = {", how->params_type, id);
   while ((f != NULL) && (*f != '\0') && (at < (sizeof(words) / sizeof(words[0])))) {
-    const size_t len = strcspn(f, " [");
+    const size_t len = strcspn(f, " [:");
     unsigned long count = 1u;
     host_text_printf(s, "%s.%.*s = ", (at == 0u) ? "" : ", ", (int)len, f);
     f += len;
-    if (*f == '[') {
+    if ((f[0] == ':') && (f[1] == 'f')) {
+      float v = 0.0f;
+      (void)memcpy(&v, &words[at], sizeof(v));
+      emit_float(s, v);
+      at++;
+      f += 2;
+      count = 0u;
+    } else if (*f == '[') {
       count = strtoul(f + 1, NULL, 10);
       f += strcspn(f, "]") + 1u;
       host_text_printf(s, "{");

@@ -125,7 +125,22 @@ extern "C" {
   X(A, L2_NORMALIZATION_S8, l2_normalization_s8)                                                   \
   X(A, LSTM, lstm)                                                                                 \
   X(A, CONV2D_S8_INPLACE, conv2d_s8_inplace)                                                       \
-  X(A, DEPTHWISE_CONV2D_S8_INPLACE, depthwise_conv2d_s8_inplace)
+  X(A, DEPTHWISE_CONV2D_S8_INPLACE, depthwise_conv2d_s8_inplace)                                   \
+  X(A, CONV2D_F32, conv2d_f32)                                                                     \
+  X(A, DEPTHWISE_CONV2D_F32, depthwise_conv2d_f32)                                                 \
+  X(A, FULLY_CONNECTED_F32, fully_connected_f32)                                                   \
+  X(A, AVG_POOL2D_F32, avg_pool2d_f32)                                                             \
+  X(A, MAX_POOL2D_F32, max_pool2d_f32)                                                             \
+  X(A, ADD_F32, add_f32)                                                                           \
+  X(A, SUB_F32, sub_f32)                                                                           \
+  X(A, MUL_F32, mul_f32)                                                                           \
+  X(A, RELU_F32, relu_f32)                                                                         \
+  X(A, RELU6_F32, relu6_f32)                                                                       \
+  X(A, LOGISTIC_F32, logistic_f32)                                                                 \
+  X(A, TANH_F32, tanh_f32)                                                                         \
+  X(A, HARD_SWISH_F32, hard_swish_f32)                                                             \
+  X(A, SOFTMAX_F32, softmax_f32)                                                                   \
+  X(A, MEAN_F32, mean_f32)
 
 /* What a kernel function computes (word 1): UTVM_OP_<KIND> of UTVM_OP_KIND_LIST, from 1. */
 #define UTVM_OP_KIND_ENUM_(A, kind, name) UTVM_OP_##kind,
@@ -178,7 +193,7 @@ typedef struct {
   int32_t units;              /* FULLY_CONNECTED */
   int32_t size;               /* element-wise operators: elements; SOFTMAX: rows x depth */
   uint32_t bytes;             /* RESHAPE */
-  float scale;                /* QUANTIZE_F32 (output), DEQUANTIZE (input) */
+  float scale;                /* QUANTIZE_F32 (output), DEQUANTIZE (input); SOFTMAX_F32: beta */
   int32_t zero_point;
   int32_t axis;               /* CONCATENATION */
   int32_t n_axes;             /* MEAN */
@@ -218,6 +233,10 @@ typedef struct {
     utvm_div_params_t div;
     utvm_log_softmax_params_t log_softmax;
     utvm_lstm_params_t lstm;
+    utvm_conv2d_f32_params_t conv_f32;
+    utvm_depthwise_conv2d_f32_params_t depthwise_f32;
+    utvm_pool2d_f32_params_t pool_f32;
+    utvm_activation_f32_t act_f32; /* FULLY_CONNECTED_F32, ADD_F32, SUB_F32, MUL_F32 */
   } p;
   const int8_t *table;        /* LUT_S8: 256 entries (into the decoded words, or the runner's
                                  record) */
@@ -438,8 +457,8 @@ typedef struct {
 /* How the emitter writes one kind's call: utvm_<name>(args...). */
 typedef struct {
   const char *params_type;      /* the parameter struct's type, NULL when the call has none */
-  const char *params_fields;    /* its int32 fields in order, space separated; "name[n]" for an
-                                   array of n */
+  const char *params_fields;    /* its fields in order, space separated, each an int32 word:
+                                   "name[n]" for an array of n, "name:f" for a float */
   const utvm_op_emit_slot_t *args; /* in call order, then UTVM_EMIT_END (at most
                                    UTVM_OP_EMIT_MAX_ARGS in all) */
   /* Lays out a constant input for core's kernels at compile time (NULL: the kind's inputs keep

@@ -39,6 +39,11 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_KERNEL_BAD_PARAM: return "kernel: bad parameter";
     case UTVM_ERR_KERNEL_BAD_SHAPE: return "kernel: bad tensor shape";
     case UTVM_ERR_KERNEL_UNSUPPORTED: return "kernel: unsupported quantization or option";
+#if defined(UTVM_WITH_ACL) /* the backend's texts only where it is built: no device pays */
+    case UTVM_ERR_ACL_UNSUPPORTED: return "ACL: layer not supported by Arm Compute Library";
+    case UTVM_ERR_ACL_MEMORY: return "ACL: the layer's memory could not be allocated";
+    case UTVM_ERR_ACL_FAILED: return "ACL: a library call failed";
+#endif
     case UTVM_ERR_MODEL_ARGUMENT: return "model: bad argument";
     case UTVM_ERR_MODEL_TRUNCATED: return "model: file truncated";
     case UTVM_ERR_MODEL_MALFORMED: return "model: malformed flatbuffer";

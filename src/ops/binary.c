@@ -1,5 +1,5 @@
 /* What the broadcasting binary operators (ADD, MUL, SUB, MINIMUM, MAXIMUM) share: operands,
- * shapes and the check. */
+ * shapes and the check; float32 ADD, SUB and MUL. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +82,34 @@ utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_o
   return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, NULL));
 }
 
+utvm_err_t ops_prepare_binary_f32(const utvm_op_context_t *c, ops_binary_t *b,
+                                  int32_t activation, utvm_activation_f32_t *act) {
+  ops_operand_t in1;
+  ops_operand_t in2;
+  ops_operand_t out;
+  utvm_err_t err = ops_load(c, 0u, &in1);
+  if (err == UTVM_OK) {
+    err = ops_load(c, 1u, &in2);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, &out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, &in1, "input 1", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, &in2, "input 2", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, &out, "output", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = utvm_activation_range_f32(activation, &act->act_min, &act->act_max);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+  }
+  return binary_places(c, b, &in1, &in2, &out, err);
+}
+
 utvm_err_t ops_prepare_binary_q(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
                                 ops_operand_t *in2, ops_operand_t *out, bool *int16) {
   return binary_places(c, b, in1, in2, out, binary_operands(c, in1, in2, out, int16));
@@ -103,8 +131,10 @@ const char *ops_check_binary_as(utvm_op_params_t *p, utvm_op_type_t type) {
   for (i = 0u; (i < 3u) && (why == NULL); i++) {
     if (!ops_shape_elements(&p->shapes[i], &e)) {
       why = "a shape is invalid or too large";
+    } else if (!ops_set_operand(p, i, type, e)) {
+      why = "a tensor is too large";
     } else {
-      (void)ops_set_operand(p, i, type, e);
+      /* operand i set */
     }
   }
   return why;

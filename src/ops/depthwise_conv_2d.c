@@ -1,5 +1,5 @@
 /* DEPTHWISE_CONV_2D (int8, or int16 activations with int8 weights and an int64 bias;
- * per-channel or per-tensor weights): options, prepare, run, op params, emit. */
+ * per-channel or per-tensor weights; float32): options, prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +20,7 @@ static const ops_field_t depthwise_conv_2d_options[N_OPTIONS] = {
 typedef struct {
   ops_conv_t conv; /* first: the per-channel arrays follow the record */
   utvm_depthwise_conv2d_params_t params;
+  utvm_depthwise_conv2d_f32_params_t params_f32; /* conv.f32 */
 } depthwise_record_t;
 
 static size_t depthwise_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -87,6 +88,15 @@ static utvm_err_t depthwise_prepare(const utvm_op_context_t *c, void *record, si
     p->output_offset = out.t.quant.zero_point;
     p->act_min = w.act_min;
     p->act_max = w.act_max;
+    rec->params_f32.stride_h = w.stride_h;
+    rec->params_f32.stride_w = w.stride_w;
+    rec->params_f32.dilation_h = w.dilation_h;
+    rec->params_f32.dilation_w = w.dilation_w;
+    rec->params_f32.pad_top = w.pad_top;
+    rec->params_f32.pad_left = w.pad_left;
+    rec->params_f32.depth_multiplier = p->depth_multiplier;
+    rec->params_f32.act_min = w.act_min_f32;
+    rec->params_f32.act_max = w.act_max_f32;
     ops_conv_inplace(&rec->conv);
   }
   return err;
@@ -96,7 +106,11 @@ static utvm_err_t depthwise_execute(const void *record, uint8_t *arena) {
   const depthwise_record_t *r = (const depthwise_record_t *)record;
   const ops_conv_t *c = &r->conv;
   utvm_err_t err;
-  if (c->s16) {
+  if (c->f32) {
+    err = utvm_depthwise_conv2d_f32(&r->params_f32, &c->dims[0], ops_in_f32(arena, &c->input),
+                                    &c->dims[1], c->filter_f32, (const float *)c->bias,
+                                    &c->dims[2], ops_out_f32(arena, c->output));
+  } else if (c->s16) {
     err = utvm_depthwise_conv2d_s16(&r->params, &c->quant, &c->dims[0],
                                     (const int16_t *)ops_in(arena, &c->input), &c->dims[1],
                                     c->filter, (const int64_t *)c->bias, &c->dims[2],
@@ -120,7 +134,10 @@ static void depthwise_export(const void *record, utvm_kernels_core_t core, utvm_
   const ops_conv_t *c = &r->conv;
   ops_conv_export(c, p);
   p->p.depthwise = r->params;
-  if (c->s16) {
+  if (c->f32) {
+    p->kind = UTVM_OP_DEPTHWISE_CONV2D_F32;
+    p->p.depthwise_f32 = r->params_f32;
+  } else if (c->s16) {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S16;
   } else if (c->inplace) {
     p->kind = UTVM_OP_DEPTHWISE_CONV2D_S8_INPLACE;
@@ -260,3 +277,36 @@ const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_s16 = {"utvm_depthwise_conv2d
     "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier input_offset "
     "output_offset act_min act_max",
     depthwise_conv2d_s16_args, NULL};
+
+/* ---- The kernel function utvm_k_depthwise_conv2d_f32 ---- */
+
+typedef char depthwise_f32_check_params[
+    (sizeof(utvm_depthwise_conv2d_f32_params_t) == 36u) ? 1 : -1];
+
+static void depthwise_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, p->dims, sizeof(p->dims));
+  ops_walk_block(w, &p->p.depthwise_f32, sizeof(p->p.depthwise_f32));
+  ops_walk_u32(w, &p->has_bias);
+}
+
+static utvm_err_t depthwise_f32_run(const utvm_op_params_t *p, void *const *data,
+                                    void *scratch) {
+  (void)scratch;
+  return utvm_depthwise_conv2d_f32(&p->p.depthwise_f32, &p->dims[0], (const float *)data[0],
+                                   &p->dims[1], (const float *)data[1],
+                                   (p->has_bias != 0u) ? (const float *)data[2] : NULL,
+                                   &p->dims[2], (float *)data[p->n_inputs]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_f32 = {
+    depthwise_f32_walk, ops_check_window_f32, NULL, depthwise_f32_run, UTVM_PLAN_STEP_DEFAULT,
+    NULL};
+
+static const utvm_op_emit_slot_t depthwise_conv2d_f32_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
+    {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_depthwise_conv2d_f32 = {"utvm_depthwise_conv2d_f32_params_t",
+    "stride_h stride_w dilation_h dilation_w pad_top pad_left depth_multiplier act_min:f "
+    "act_max:f",
+    depthwise_conv2d_f32_args, NULL};

@@ -1,5 +1,5 @@
 /* FULLY_CONNECTED (int8, or int16 activations with int8 weights; per-tensor weights with any
- * zero point, or per-channel symmetric): options, prepare, run, op params, emit. */
+ * zero point, or per-channel symmetric; float32): options, prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +22,9 @@ typedef struct {
   const void *bias;        /* int32 (int64 for int16 with the 64-bit accumulator), or NULL */
   utvm_accumulator_t acc;  /* int16 activations: the accumulator */
   bool s16;                /* int16 activations */
+  bool f32;                /* float32 operands: filter_f32, a float bias, params_f32 */
+  const float *filter_f32;
+  utvm_activation_f32_t params_f32;
   utvm_per_channel_quant_t quant; /* arrays follow the record */
   uint32_t output;
   uint32_t scratch;
@@ -97,25 +100,45 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
   int32_t o[N_OPTIONS];
   utvm_err_t err = ops_options(c, fully_connected_options, N_OPTIONS, o);
   if (err == UTVM_OK) {
+    err = ops_load(c, 0u, &in);
+  }
+  rec->f32 = (err == UTVM_OK) && (in.t.type == UTVM_MODEL_FLOAT32);
+  if (rec->f32) {
+    err = ops_load_weighted_f32(c, &in, &f, &out);
+  } else if (err == UTVM_OK) {
     err = ops_load_weighted(c, &in, &f, &out);
+  } else {
+    /* the text is written */
   }
   if (err == UTVM_OK) {
     err = ops_check_rank(c, &f, "filter", 2u);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !rec->f32) {
     err = ops_check_filter(c, &f, 0, f.t.dims[0]);
   }
-  if ((err == UTVM_OK) && (f.t.quant.count > 1u)) {
+  if ((err == UTVM_OK) && !rec->f32 && (f.t.quant.count > 1u)) {
     err = ops_check_filter_zero_points(c, &f);
   }
   if (err == UTVM_OK) {
     err = fc_shapes(c, &in, &f, &out, rec);
   }
   rec->s16 = (err == UTVM_OK) && (in.t.type == UTVM_MODEL_INT16);
-  if (err == UTVM_OK) {
+  rec->acc = UTVM_ACCUMULATE_32;
+  (void)memset(&rec->quant, 0, sizeof(rec->quant));
+  if ((err == UTVM_OK) && rec->f32) {
+    err = ops_load_bias_f32(c, rec->units, &rec->bias);
+  } else if (err == UTVM_OK) {
     err = ops_load_bias(c, rec->s16, true, o[BIAS_TYPE], rec->units, &rec->bias, &rec->acc);
+  } else {
+    /* the text is written */
   }
-  if ((err == UTVM_OK) && rec->s16) {
+  if ((err == UTVM_OK) && rec->f32) {
+    rec->params.act_min = 0; /* the int8 fields are not used */
+    rec->params.act_max = 0;
+    err = utvm_activation_range_f32(o[ACTIVATION], &rec->params_f32.act_min,
+                                    &rec->params_f32.act_max);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+  } else if ((err == UTVM_OK) && rec->s16) {
     err = utvm_activation_range_s16(o[ACTIVATION], out.t.quant.scale, out.t.quant.zero_point,
                                     &rec->params.act_min, &rec->params.act_max);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
@@ -126,7 +149,7 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
   } else {
     /* the text is written */
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !rec->f32) {
     err = ops_channel_quant(c, rec, sizeof(*rec), size, &in, &f, &out, true, &rec->quant);
   }
   if (err == UTVM_OK) {
@@ -135,6 +158,7 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
   if (err == UTVM_OK) {
     const void *filter = f.t.data;
     rec->filter = (const int8_t *)filter;
+    rec->filter_f32 = rec->f32 ? (const float *)filter : NULL;
     rec->scratch = c->scratch;
     rec->params.input_offset = -in.t.quant.zero_point;
     rec->params.filter_offset = (f.t.quant.count == 1u) ? -f.t.quant.zero_point : 0;
@@ -147,7 +171,11 @@ static utvm_err_t fc_prepare(const utvm_op_context_t *c, void *record, size_t si
 static utvm_err_t fc_execute(const void *record, uint8_t *arena) {
   const fc_record_t *r = (const fc_record_t *)record;
   utvm_err_t err;
-  if (r->s16) {
+  if (r->f32) {
+    err = utvm_fully_connected_f32(&r->params_f32, r->batches, r->depth, r->units,
+                                   ops_in_f32(arena, &r->input), r->filter_f32,
+                                   (const float *)r->bias, ops_out_f32(arena, r->output));
+  } else if (r->s16) {
     err = utvm_fully_connected_s16(&r->params, &r->quant, r->acc, r->batches, r->depth,
                                    r->units, (const int16_t *)ops_in(arena, &r->input), r->filter,
                                    r->bias, ops_out_s16(arena, r->output));
@@ -174,9 +202,14 @@ static void fc_export(const void *record, utvm_kernels_core_t core, utvm_op_para
     p->has_bias = 1u;
   }
   p->quant = r->quant;
-  if (!r->s16) {
+  if (r->f32) {
+    p->kind = UTVM_OP_FULLY_CONNECTED_F32;
+    p->p.act_f32 = r->params_f32;
+  } else if (!r->s16) {
     p->scratch_bytes =
         (uint32_t)utvm_fully_connected_s8_scratch_size(r->batches, r->depth, r->units);
+  } else {
+    /* int16: no scratch */
   }
 }
 
@@ -359,3 +392,56 @@ static const utvm_op_emit_slot_t fully_connected_s16_args[] = {{UTVM_EMIT_PARAMS
 const utvm_op_emit_t utvm_op_emit_fully_connected_s16 = {"utvm_fully_connected_params_t",
     "input_offset filter_offset output_offset act_min act_max weights_layout",
     fully_connected_s16_args, NULL};
+
+/* ---- The kernel function utvm_k_fully_connected_f32 ---- */
+
+typedef char fc_f32_check_params[(sizeof(utvm_activation_f32_t) == 8u) ? 1 : -1];
+
+static void fc_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_i32(w, &p->batches);
+  ops_walk_i32(w, &p->depth);
+  ops_walk_i32(w, &p->units);
+  ops_walk_block(w, &p->p.act_f32, sizeof(p->p.act_f32));
+  ops_walk_u32(w, &p->has_bias);
+}
+
+/* Input [batches, depth], weights [units, depth], optional bias [units], output [batches,
+ * units], all float32. */
+static const char *fc_f32_check(utvm_op_params_t *p) {
+  const char *why = NULL;
+  if ((p->batches < 1) || (p->depth < 1) || (p->units < 1)) {
+    why = "a size is < 1";
+  } else if ((p->has_bias > 1u) || (p->n_inputs != (2u + p->has_bias))) {
+    why = "inputs are not input, filter and optional bias";
+  } else if (!ops_set_operand(p, 0u, UTVM_OP_TYPE_FLOAT32,
+                              (uint64_t)p->batches * (uint64_t)p->depth) ||
+             !ops_set_operand(p, 1u, UTVM_OP_TYPE_FLOAT32,
+                              (uint64_t)p->units * (uint64_t)p->depth) ||
+             ((p->has_bias != 0u) &&
+              !ops_set_operand(p, 2u, UTVM_OP_TYPE_FLOAT32, (uint64_t)p->units)) ||
+             !ops_set_operand(p, p->n_inputs, UTVM_OP_TYPE_FLOAT32,
+                              (uint64_t)p->batches * (uint64_t)p->units)) {
+    why = "a tensor is too large";
+  } else {
+    p->accumulator = (int32_t)UTVM_ACCUMULATE_32; /* unused by the float kernel */
+  }
+  return why;
+}
+
+static utvm_err_t fc_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_fully_connected_f32(&p->p.act_f32, p->batches, p->depth, p->units,
+                                  (const float *)data[0], (const float *)data[1],
+                                  (p->has_bias != 0u) ? (const float *)data[2] : NULL,
+                                  (float *)data[p->n_inputs]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_fully_connected_f32 = {
+    fc_f32_walk, fc_f32_check, NULL, fc_f32_run, UTVM_PLAN_STEP_DEFAULT, NULL};
+
+static const utvm_op_emit_slot_t fully_connected_f32_args[] = {{UTVM_EMIT_PARAMS, 0u},
+    {UTVM_EMIT_BATCHES, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u}, {UTVM_EMIT_INPUT, 0u},
+    {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_fully_connected_f32 = {"utvm_activation_f32_t",
+    "act_min:f act_max:f", fully_connected_f32_args, NULL};

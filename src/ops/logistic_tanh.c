@@ -1,6 +1,6 @@
-/* LOGISTIC and TANH (int8 and int16, element-wise, fixed output quantization): the two
- * fixed-point sigmoid curves share their parameters, prepare and op params (kinds *_S8, and
- * *_S16 for int16). Prepare, run, op params, emit. */
+/* LOGISTIC and TANH (int8 and int16, element-wise, fixed output quantization; float32): the
+ * two fixed-point sigmoid curves share their parameters, prepare and op params (kinds *_S8,
+ * *_S16 for int16, *_F32 for float32). Prepare, run, op params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@ typedef struct {
   uint32_t output;
   int32_t size;
   int32_t int16;                     /* 1: the int16 kernels */
+  int32_t f32;                       /* 1: the float32 kernels */
   utvm_logistic_params_t params;     /* int8 */
   utvm_sigmoid_s16_params_t params16; /* int16 */
 } curve_record_t;
@@ -29,12 +30,19 @@ static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t
   ops_operand_t out;
   (void)size;
   bool int16 = false;
-  utvm_err_t err = ops_load_unary_q(c, &in, &out, &int16);
+  const bool f32 = ops_input_is_f32(c);
+  utvm_err_t err = f32 ? ops_load_f32(c, true, &in, &out) : ops_load_unary_q(c, &in, &out, &int16);
+  rec->f32 = 0;
+  if (f32) {
+    rec->f32 = 1;
+  }
   rec->int16 = 0;
   if (int16) {
     rec->int16 = 1;
   }
-  if ((err == UTVM_OK) && int16) {
+  if ((err == UTVM_OK) && f32) {
+    /* no parameters */
+  } else if ((err == UTVM_OK) && int16) {
     err = utvm_sigmoid_params_s16(in.t.quant.scale, out.t.quant.scale, logistic ? 0 : 1,
                                   &rec->params16);
     err = (err == UTVM_OK) ? UTVM_OK
@@ -45,7 +53,7 @@ static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t
   } else {
     /* err set */
   }
-  if ((err == UTVM_OK) && !int16) {
+  if ((err == UTVM_OK) && !int16 && !f32) {
     err = logistic ? utvm_logistic_params_s8(in.t.quant.scale, in.t.quant.zero_point,
                                              out.t.quant.zero_point, &rec->params)
                    : utvm_tanh_params_s8(in.t.quant.scale, in.t.quant.zero_point, &rec->params);
@@ -60,6 +68,9 @@ static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t
 
 static utvm_err_t logistic_execute(const void *record, uint8_t *arena) {
   const curve_record_t *r = (const curve_record_t *)record;
+  if (r->f32 != 0) {
+    return utvm_logistic_f32(r->size, ops_in_f32(arena, &r->input), ops_out_f32(arena, r->output));
+  }
   if (r->int16 != 0) {
     return utvm_logistic_s16(&r->params16, r->size, (const int16_t *)ops_in(arena, &r->input),
                              ops_out_s16(arena, r->output));
@@ -70,6 +81,9 @@ static utvm_err_t logistic_execute(const void *record, uint8_t *arena) {
 
 static utvm_err_t tanh_execute(const void *record, uint8_t *arena) {
   const curve_record_t *r = (const curve_record_t *)record;
+  if (r->f32 != 0) {
+    return utvm_tanh_f32(r->size, ops_in_f32(arena, &r->input), ops_out_f32(arena, r->output));
+  }
   if (r->int16 != 0) {
     return utvm_tanh_s16(&r->params16, r->size, (const int16_t *)ops_in(arena, &r->input),
                          ops_out_s16(arena, r->output));
@@ -79,9 +93,11 @@ static utvm_err_t tanh_execute(const void *record, uint8_t *arena) {
 }
 
 static void curve_export(const curve_record_t *r, utvm_op_kind_t kind, utvm_op_kind_t kind16,
-                         utvm_op_params_t *p) {
+                         utvm_op_kind_t kind_f32, utvm_op_params_t *p) {
   p->size = r->size;
-  if (r->int16 != 0) {
+  if (r->f32 != 0) {
+    p->kind = kind_f32;
+  } else if (r->int16 != 0) {
     p->kind = kind16;
     p->p.sigmoid = r->params16;
   } else {
@@ -92,12 +108,14 @@ static void curve_export(const curve_record_t *r, utvm_op_kind_t kind, utvm_op_k
 
 static void logistic_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   (void)core;
-  curve_export((const curve_record_t *)record, UTVM_OP_LOGISTIC_S8, UTVM_OP_LOGISTIC_S16, p);
+  curve_export((const curve_record_t *)record, UTVM_OP_LOGISTIC_S8, UTVM_OP_LOGISTIC_S16,
+               UTVM_OP_LOGISTIC_F32, p);
 }
 
 static void tanh_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   (void)core;
-  curve_export((const curve_record_t *)record, UTVM_OP_TANH_S8, UTVM_OP_TANH_S16, p);
+  curve_export((const curve_record_t *)record, UTVM_OP_TANH_S8, UTVM_OP_TANH_S16,
+               UTVM_OP_TANH_F32, p);
 }
 
 /* Neither has options. */
@@ -178,3 +196,26 @@ const utvm_op_emit_t utvm_op_emit_logistic_s16 = {"utvm_sigmoid_s16_params_t",
     "input_multiplier input_left_shift", curve_args, NULL};
 const utvm_op_emit_t utvm_op_emit_tanh_s16 = {"utvm_sigmoid_s16_params_t",
     "input_multiplier input_left_shift", curve_args, NULL};
+
+/* ---- The kernel functions utvm_k_logistic_f32 and utvm_k_tanh_f32 ---- */
+
+static utvm_err_t logistic_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_logistic_f32(p->size, (const float *)data[0], (float *)data[1]);
+}
+
+static utvm_err_t tanh_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_tanh_f32(p->size, (const float *)data[0], (float *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_logistic_f32 = {ops_unary_f32_walk, ops_unary_f32_check,
+                                                       NULL, logistic_f32_run,
+                                                       UTVM_PLAN_STEP_INPLACE, NULL};
+const utvm_op_kind_info_t utvm_op_kind_tanh_f32 = {ops_unary_f32_walk, ops_unary_f32_check, NULL,
+                                                   tanh_f32_run, UTVM_PLAN_STEP_INPLACE, NULL};
+
+static const utvm_op_emit_slot_t curve_f32_args[] = {{UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u},
+    {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+const utvm_op_emit_t utvm_op_emit_logistic_f32 = {NULL, NULL, curve_f32_args, NULL};
+const utvm_op_emit_t utvm_op_emit_tanh_f32 = {NULL, NULL, curve_f32_args, NULL};

@@ -1,4 +1,5 @@
-/* MUL (int8 and int16, broadcasting up to 6-D): options, prepare, run, op params, emit. */
+/* MUL (int8, int16 and float32, broadcasting up to 6-D): options, prepare, run, op params,
+ * emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,8 @@ typedef struct {
   ops_binary_t b;
   utvm_mul_params_t params;
   int32_t int16; /* 1: MUL_S16 */
+  int32_t f32;   /* 1: MUL_F32, params_f32 */
+  utvm_activation_f32_t params_f32;
 } mul_record_t;
 
 static size_t mul_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -29,11 +32,16 @@ static utvm_err_t mul_prepare(const utvm_op_context_t *c, void *record, size_t s
   int32_t activation = 0;
   (void)size;
   bool int16 = false;
+  const bool f32 = ops_input_is_f32(c);
   utvm_err_t err = ops_options(c, mul_options, 1u, &activation);
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && f32) {
+    err = ops_prepare_binary_f32(c, &rec->b, activation, &rec->params_f32);
+  } else if (err == UTVM_OK) {
     err = ops_prepare_binary_q(c, &rec->b, &a, &b, &out, &int16);
+  } else {
+    /* the text is written */
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     err = int16 ? utvm_mul_params_s16(a.t.quant.scale, b.t.quant.scale, out.t.quant.scale,
                                       activation, &rec->params)
                 : utvm_mul_params_s8(a.t.quant.scale, a.t.quant.zero_point, b.t.quant.scale,
@@ -41,11 +49,15 @@ static utvm_err_t mul_prepare(const utvm_op_context_t *c, void *record, size_t s
                                      out.t.quant.zero_point, activation, &rec->params);
     err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "quantization");
   }
+  rec->f32 = 0;
+  if (f32) {
+    rec->f32 = 1;
+  }
   rec->int16 = 0;
   if (int16) {
     rec->int16 = 1;
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     err = ops_check_shift(c, rec->params.output_shift);
   }
   return err;
@@ -53,6 +65,11 @@ static utvm_err_t mul_prepare(const utvm_op_context_t *c, void *record, size_t s
 
 static utvm_err_t mul_execute(const void *record, uint8_t *arena) {
   const mul_record_t *r = (const mul_record_t *)record;
+  if (r->f32 != 0) {
+    return utvm_mul_f32(&r->params_f32, &r->b.shapes[0], ops_in_f32(arena, &r->b.input1),
+                        &r->b.shapes[1], ops_in_f32(arena, &r->b.input2), &r->b.shapes[2],
+                        ops_out_f32(arena, r->b.output));
+  }
   if (r->int16 != 0) {
     const void *in1 = ops_in(arena, &r->b.input1);
     const void *in2 = ops_in(arena, &r->b.input2);
@@ -73,6 +90,10 @@ static void mul_export(const void *record, utvm_kernels_core_t core, utvm_op_par
   p->shapes[1] = r->b.shapes[1];
   p->shapes[2] = r->b.shapes[2];
   p->p.mul = r->params;
+  if (r->f32 != 0) {
+    p->kind = UTVM_OP_MUL_F32;
+    p->p.act_f32 = r->params_f32;
+  }
 }
 
 const utvm_op_t utvm_op_mul = {(int32_t)UTVM_MODEL_OP_MUL, 2u, 2u, 21u, mul_record_size, NULL,
@@ -123,3 +144,30 @@ const utvm_op_kind_info_t utvm_op_kind_mul_s16 = {mul_walk, mul_s16_check, NULL,
 const utvm_op_emit_t utvm_op_emit_mul_s16 = {"utvm_mul_params_t",
     "input1_offset input2_offset output_offset output_multiplier output_shift act_min act_max",
     mul_s8_args, NULL};
+
+/* ---- The kernel function utvm_k_mul_f32 ---- */
+
+static void mul_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, p->shapes, 3u * sizeof(p->shapes[0]));
+  ops_walk_block(w, &p->p.act_f32, sizeof(p->p.act_f32));
+}
+
+static const char *mul_f32_check(utvm_op_params_t *p) {
+  return ops_check_binary_as(p, UTVM_OP_TYPE_FLOAT32);
+}
+
+static utvm_err_t mul_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_mul_f32(&p->p.act_f32, &p->shapes[0], (const float *)data[0], &p->shapes[1],
+                      (const float *)data[1], &p->shapes[2], (float *)data[2]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_mul_f32 = {mul_f32_walk, mul_f32_check, NULL, mul_f32_run,
+                                                 UTVM_PLAN_STEP_INPLACE, NULL};
+
+static const utvm_op_emit_slot_t mul_f32_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_SHAPE, 0u},
+    {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_SHAPE, 1u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_SHAPE, 2u},
+    {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_mul_f32 = {"utvm_activation_f32_t", "act_min:f act_max:f",
+                                            mul_f32_args, NULL};

@@ -125,6 +125,14 @@ utvm_err_t ops_check_fixed_output(const utvm_op_context_t *c, const ops_operand_
 #define OPS_SCALE_1_32768 3.0517578125e-05f
 #define OPS_SCALE_1_65536 1.52587890625e-05f
 
+/* float32: input 0 and the output, both float32, every dimension >= 1 (a mixed operator is
+ * refused naming the operand that is not float32); same_size: of as many elements. */
+utvm_err_t ops_load_f32(const utvm_op_context_t *c, bool same_size, ops_operand_t *in,
+                        ops_operand_t *out);
+
+/* Whether input 0 of the operator is float32 (false when it cannot be decoded). */
+bool ops_input_is_f32(const utvm_op_context_t *c);
+
 /* Input 0 and the output, both int8 per tensor. */
 utvm_err_t ops_load_q8(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out);
 
@@ -226,6 +234,15 @@ size_t ops_weighted_record_size(const utvm_model_t *m, const utvm_model_operator
 utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *f,
                              ops_operand_t *out);
 
+/* float32: input 0, the filter (input 1, constant) and the output, each float32 (a mixed
+ * operator is refused naming the operand that is not). */
+utvm_err_t ops_load_weighted_f32(const utvm_op_context_t *c, ops_operand_t *in,
+                                 ops_operand_t *f, ops_operand_t *out);
+
+/* float32: the optional bias (input 2), a float32 constant of `channels` elements; *bias NULL
+ * when absent. */
+utvm_err_t ops_load_bias_f32(const utvm_op_context_t *c, int32_t channels, const void **bias);
+
 /* Constant int8 weights quantized per tensor or per channel along qdim with `channels`. */
 utvm_err_t ops_check_filter(const utvm_op_context_t *c, const ops_operand_t *f, int32_t qdim,
                             int32_t channels);
@@ -274,6 +291,8 @@ typedef struct {
   int32_t pad_left; /* out */
   int32_t act_min;  /* out */
   int32_t act_max;  /* out */
+  float act_min_f32; /* out, float32 outputs */
+  float act_max_f32; /* out, float32 outputs */
 } ops_window_t;
 
 /* What the records of CONV_2D and DEPTHWISE_CONV_2D start with. */
@@ -283,6 +302,8 @@ typedef struct {
   const void *bias;        /* int32 (int64 for int16 with the 64-bit accumulator), or NULL */
   utvm_accumulator_t acc;  /* int16 activations: the accumulator */
   bool s16;                /* int16 activations */
+  bool f32;                /* float32 operands (filter_f32, a float bias, no quant) */
+  const float *filter_f32; /* float32: the filter, else NULL */
   uint32_t output;
   uint32_t scratch;        /* arena offset, or UTVM_PLAN_NO_OFFSET */
   bool inplace;            /* int8 with the output over the input (the planner applied
@@ -317,6 +338,9 @@ void ops_conv_inplace(ops_conv_t *conv);
  * activations and the accumulator's bias type when s16; int8 sets the 32-bit accumulator). */
 const char *ops_check_window(utvm_op_params_t *p, bool s16);
 
+/* The same for the float32 kinds: every operand float32, no per-channel arrays. */
+const char *ops_check_window_f32(utvm_op_params_t *p);
+
 /* ---- Broadcasting binary operators (ADD, MUL) ---- */
 
 typedef struct {
@@ -329,6 +353,12 @@ typedef struct {
 /* Loads both int8 inputs and the output, checks that they broadcast and fills b. */
 utvm_err_t ops_prepare_binary(const utvm_op_context_t *c, ops_binary_t *b, ops_operand_t *in1,
                               ops_operand_t *in2, ops_operand_t *out);
+
+/* Loads both inputs and the output of a float32 ADD, SUB or MUL (each float32: a mixed
+ * operator is refused naming the operand), checks that they broadcast, fills b and the fused
+ * activation's range. */
+utvm_err_t ops_prepare_binary_f32(const utvm_op_context_t *c, ops_binary_t *b,
+                                  int32_t activation, utvm_activation_f32_t *act);
 
 /* The op-params check of a binary kind: two inputs of shapes[0..1], output shapes[2]. */
 const char *ops_check_binary(utvm_op_params_t *p);
@@ -371,6 +401,8 @@ typedef struct {
   uint32_t output;
   int32_t size;
   int32_t int16;            /* 1: PWL_S16, 0: LUT_S8 */
+  int32_t f32_kind;         /* float32: the kind (RELU_F32, ...), else 0 */
+  utvm_err_t (*run_f32)(int32_t count, const float *input, float *output); /* float32 */
   utvm_pwl_params_t pwl;    /* int16 */
   int8_t table[256];        /* int8 */
 } ops_unary_t;
@@ -381,6 +413,16 @@ size_t ops_unary_record_size(const utvm_model_t *m, const utvm_model_operator_t 
 /* Loads input 0 and the output (ops_load_unary_q) into u's places, size and type. */
 utvm_err_t ops_unary_load(const utvm_op_context_t *c, ops_unary_t *u, ops_operand_t *in,
                           ops_operand_t *out);
+
+/* float32: loads input 0 and the output (ops_load_f32, as many elements) into u's places and
+ * size, and sets its kind and kernel (run by ops_unary_execute, exported as kind). */
+utvm_err_t ops_unary_load_f32(const utvm_op_context_t *c, ops_unary_t *u, utvm_op_kind_t kind,
+                              utvm_err_t (*run)(int32_t count, const float *input,
+                                                float *output));
+
+/* The op-params body and check of the float32 element-wise kinds: size, float32 in and out. */
+void ops_unary_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p);
+const char *ops_unary_f32_check(utvm_op_params_t *p);
 
 /* Fills u's table (int8) from u->pwl, or checks u->pwl for the int16 kernel. */
 utvm_err_t ops_unary_pwl(const utvm_op_context_t *c, ops_unary_t *u);
@@ -499,6 +541,15 @@ static inline int8_t *ops_out_s8(uint8_t *arena, uint32_t offset) {
 static inline int16_t *ops_out_s16(uint8_t *arena, uint32_t offset) {
   void *p = &arena[offset];
   return (int16_t *)p;
+}
+
+static inline float *ops_out_f32(uint8_t *arena, uint32_t offset) {
+  void *p = &arena[offset];
+  return (float *)p;
+}
+
+static inline const float *ops_in_f32(uint8_t *arena, const ops_ref_t *ref) {
+  return (const float *)ops_in(arena, ref);
 }
 
 static inline void *ops_scratch(uint8_t *arena, uint32_t offset) {

@@ -1,7 +1,7 @@
-/* PAD and PADV2 (int8, int16; 1-D to 4-D; constant paddings; the output zero point or a
- * constant pad value quantized like the input) and MIRROR_PAD (int8; REFLECT, SYMMETRIC):
- * prepare, run, op params, emit. int8 with a constant border is the kind PAD_S8, the rest the
- * byte-generic kind PAD. */
+/* PAD and PADV2 (int8, int16, float32; 1-D to 4-D; constant paddings; the output zero point
+ * (float32: 0.0f) or a constant pad value quantized like the input) and MIRROR_PAD (int8,
+ * float32; REFLECT, SYMMETRIC): prepare, run, op params, emit. int8 with a constant border is
+ * the kind PAD_S8, the rest the byte-generic kind PAD. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,25 +81,33 @@ static utvm_err_t pad_value(const utvm_op_context_t *c, const ops_operand_t *in,
   if ((err == UTVM_OK) && (v.t.elements != 1u)) {
     err = ops_fail_shape(c, "pad value", &v, " is not one element");
   }
-  if ((err == UTVM_OK) && ((v.t.quant.count != 1u) || !ops_same_quant(&v, in))) {
+  if ((err == UTVM_OK) && (in->t.type != UTVM_MODEL_FLOAT32) &&
+      ((v.t.quant.count != 1u) || !ops_same_quant(&v, in))) {
     err = ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
                    "pad value is not quantized as the input");
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && (in->t.type == UTVM_MODEL_FLOAT32)) {
+    const uint8_t *b = v.t.data; /* the float's bits, little-endian */
+    const uint32_t bits = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+                          ((uint32_t)b[3] << 24);
+    rec->params.pad_value = (int32_t)bits;
+  } else if (err == UTVM_OK) {
     const uint8_t *b = v.t.data;
     rec->params.pad_value = (in->t.type == UTVM_MODEL_INT16)
                                 ? (int32_t)(int16_t)(uint16_t)((uint32_t)b[0] |
                                                                ((uint32_t)b[1] << 8))
                                 : (int32_t)(int8_t)b[0];
+  } else {
+    /* the text is written */
   }
   return err;
 }
 
-/* Input 0 and the output: both int8 or both int16 (zero point 0), one quantization, of
- * one rank 1 to 4. */
-static utvm_err_t pad_load(const utvm_op_context_t *c, ops_operand_t *in, ops_operand_t *out,
-                           bool *int16) {
-  utvm_err_t err = ops_load_layout_q(c, in, out, int16);
+/* Input 0 and the output: both int8 or both int16 (zero point 0), one quantization, or both
+ * float32 (f32), of one rank 1 to 4. */
+static utvm_err_t pad_load(const utvm_op_context_t *c, bool f32, ops_operand_t *in,
+                           ops_operand_t *out, bool *int16) {
+  utvm_err_t err = f32 ? ops_load_f32(c, false, in, out) : ops_load_layout_q(c, in, out, int16);
   if ((err == UTVM_OK) && ((in->t.rank < 1u) || (in->t.rank > 4u))) {
     err = ops_fail_shape(c, "input", in, " is not 1-D to 4-D");
   }
@@ -118,7 +126,8 @@ static utvm_err_t pad_common(const utvm_op_context_t *c, pad_record_t *rec, int3
   (void)memset(&in, 0, sizeof(in));
   (void)memset(&out, 0, sizeof(out));
   rec->params.mode = mode;
-  utvm_err_t err = pad_load(c, &in, &out, &int16);
+  const bool f32 = ops_input_is_f32(c);
+  utvm_err_t err = pad_load(c, f32, &in, &out, &int16);
   if ((err == UTVM_OK) && (mode != (int32_t)UTVM_PAD_CONSTANT)) {
     err = ops_refuse_int16(c, &in, "int8 and float32");
   }
@@ -131,7 +140,12 @@ static utvm_err_t pad_common(const utvm_op_context_t *c, pad_record_t *rec, int3
     rec->type = (int32_t)UTVM_OP_TYPE_INT16;
     rec->params.element_size = 2;
   }
-  rec->params.pad_value = out.t.quant.zero_point; /* int16: 0, as TFLM pads */
+  if (f32) {
+    rec->type = (int32_t)UTVM_OP_TYPE_FLOAT32;
+    rec->params.element_size = 4;
+  }
+  /* as TFLM pads: the output zero point (int16: 0), float32 0.0f (bits 0) */
+  rec->params.pad_value = f32 ? 0 : out.t.quant.zero_point;
   if ((err == UTVM_OK) && ops_present(c->op, 2u)) {
     err = pad_value(c, &in, rec);
   }

@@ -1,5 +1,5 @@
-/* AVERAGE_POOL_2D and MAX_POOL_2D (int8; int16 with zero point 0): one window, two kernels
- * per type. Options, prepare, run, op
+/* AVERAGE_POOL_2D and MAX_POOL_2D (int8; int16 with zero point 0; float32): one window, two
+ * kernels per type. Options, prepare, run, op
  * params, emit. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,12 +24,41 @@ typedef struct {
   utvm_dims_t dims[2]; /* input, output */
   utvm_pool2d_params_t params;
   bool int16;
+  bool f32;
+  utvm_pool2d_f32_params_t params_f32; /* f32 */
 } pool_record_t;
 
 static size_t pool_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
   (void)m;
   (void)op;
   return ops_record_bytes(sizeof(pool_record_t));
+}
+
+/* The float32 window: padding and output size (as utvm_pool2d_params_s8), the fused
+ * activation's float range. */
+static utvm_err_t pool_params_f32(const utvm_op_context_t *c, const int32_t *o,
+                                  const ops_operand_t *in, const ops_operand_t *out,
+                                  utvm_pool2d_f32_params_t *p) {
+  utvm_padding_values_t pad;
+  (void)memset(&pad, 0, sizeof(pad));
+  utvm_err_t err = utvm_compute_padding(ops_padding(o[PADDING]), o[STRIDE_H], o[STRIDE_W], 1, 1,
+                                        in->t.dims[1], in->t.dims[2], o[FILTER_H], o[FILTER_W],
+                                        &pad);
+  if (err != UTVM_OK) {
+    err = ops_fail_kernel(c, err, "window");
+  } else if ((pad.out_h != out->t.dims[1]) || (pad.out_w != out->t.dims[2])) {
+    err = ops_fail_output_size(c, out, pad.out_h, pad.out_w);
+  } else {
+    err = utvm_activation_range_f32(o[ACTIVATION], &p->act_min, &p->act_max);
+    err = (err == UTVM_OK) ? UTVM_OK : ops_fail_kernel(c, err, "activation");
+  }
+  p->stride_h = o[STRIDE_H];
+  p->stride_w = o[STRIDE_W];
+  p->filter_h = o[FILTER_H];
+  p->filter_w = o[FILTER_W];
+  p->pad_top = pad.pad_top;
+  p->pad_left = pad.pad_left;
+  return err;
 }
 
 static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t size) {
@@ -43,9 +72,14 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   (void)memset(&in, 0, sizeof(in));
   (void)memset(&out, 0, sizeof(out));
   rec->int16 = false;
+  rec->f32 = ops_input_is_f32(c);
   utvm_err_t err = ops_options(c, pool_2d_options, N_OPTIONS, o);
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && rec->f32) {
+    err = ops_load_f32(c, false, &in, &out);
+  } else if (err == UTVM_OK) {
     err = ops_load_layout_q(c, &in, &out, &rec->int16);
+  } else {
+    /* the text is written */
   }
   if (err == UTVM_OK) {
     err = ops_check_rank(c, &in, "input", 4u);
@@ -56,7 +90,9 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   if ((err == UTVM_OK) && ((in.t.dims[0] != out.t.dims[0]) || (in.t.dims[3] != out.t.dims[3]))) {
     err = ops_fail_fit(c, "output", &out, "input", &in);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && rec->f32) {
+    err = pool_params_f32(c, o, &in, &out, &rec->params_f32);
+  } else if (err == UTVM_OK) {
     if (rec->int16) {
       err = utvm_pool2d_params_s16(ops_padding(o[PADDING]), o[STRIDE_H], o[STRIDE_W],
                                    o[FILTER_H], o[FILTER_W], in.t.dims[1], in.t.dims[2],
@@ -75,6 +111,8 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
     } else {
       err = UTVM_OK;
     }
+  } else {
+    /* the text is written */
   }
   if (err == UTVM_OK) {
     err = ops_places(c, &in, &rec->input, &out, &rec->output);
@@ -89,7 +127,10 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
 static utvm_err_t average_execute(const void *record, uint8_t *arena) {
   const pool_record_t *r = (const pool_record_t *)record;
   utvm_err_t err;
-  if (r->int16) {
+  if (r->f32) {
+    err = utvm_avg_pool2d_f32(&r->params_f32, &r->dims[0], ops_in_f32(arena, &r->input),
+                              &r->dims[1], ops_out_f32(arena, r->output));
+  } else if (r->int16) {
     err = utvm_avg_pool2d_s16(&r->params, &r->dims[0], (const int16_t *)ops_in(arena, &r->input),
                               &r->dims[1], ops_out_s16(arena, r->output));
   } else {
@@ -102,7 +143,10 @@ static utvm_err_t average_execute(const void *record, uint8_t *arena) {
 static utvm_err_t max_execute(const void *record, uint8_t *arena) {
   const pool_record_t *r = (const pool_record_t *)record;
   utvm_err_t err;
-  if (r->int16) {
+  if (r->f32) {
+    err = utvm_max_pool2d_f32(&r->params_f32, &r->dims[0], ops_in_f32(arena, &r->input),
+                              &r->dims[1], ops_out_f32(arena, r->output));
+  } else if (r->int16) {
     err = utvm_max_pool2d_s16(&r->params, &r->dims[0], (const int16_t *)ops_in(arena, &r->input),
                               &r->dims[1], ops_out_s16(arena, r->output));
   } else {
@@ -116,19 +160,25 @@ static void pool_export(const pool_record_t *r, utvm_op_kind_t kind, utvm_op_par
   p->kind = kind;
   p->dims[0] = r->dims[0];
   p->dims[1] = r->dims[1];
-  p->p.pool = r->params;
+  if (r->f32) {
+    p->p.pool_f32 = r->params_f32;
+  } else {
+    p->p.pool = r->params;
+  }
 }
 
 static void average_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   (void)core;
   const pool_record_t *r = (const pool_record_t *)record;
-  pool_export(r, r->int16 ? UTVM_OP_AVG_POOL2D_S16 : UTVM_OP_AVG_POOL2D_S8, p);
+  utvm_op_kind_t kind = r->int16 ? UTVM_OP_AVG_POOL2D_S16 : UTVM_OP_AVG_POOL2D_S8;
+  pool_export(r, r->f32 ? UTVM_OP_AVG_POOL2D_F32 : kind, p);
 }
 
 static void max_export(const void *record, utvm_kernels_core_t core, utvm_op_params_t *p) {
   (void)core;
   const pool_record_t *r = (const pool_record_t *)record;
-  pool_export(r, r->int16 ? UTVM_OP_MAX_POOL2D_S16 : UTVM_OP_MAX_POOL2D_S8, p);
+  utvm_op_kind_t kind = r->int16 ? UTVM_OP_MAX_POOL2D_S16 : UTVM_OP_MAX_POOL2D_S8;
+  pool_export(r, r->f32 ? UTVM_OP_MAX_POOL2D_F32 : kind, p);
 }
 
 const utvm_op_t utvm_op_average_pool_2d = {
@@ -215,3 +265,40 @@ const utvm_op_emit_t utvm_op_emit_avg_pool2d_s16 = {"utvm_pool2d_params_t",
     "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args, NULL};
 const utvm_op_emit_t utvm_op_emit_max_pool2d_s16 = {"utvm_pool2d_params_t",
     "stride_h stride_w filter_h filter_w pad_top pad_left act_min act_max", pool_args, NULL};
+
+/* ---- The kernel functions utvm_k_avg_pool2d_f32 and utvm_k_max_pool2d_f32 ---- */
+
+typedef char pool_f32_check_params[(sizeof(utvm_pool2d_f32_params_t) == 32u) ? 1 : -1];
+
+static void pool_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, &p->dims[0], sizeof(p->dims[0]));
+  ops_walk_block(w, &p->dims[1], sizeof(p->dims[1]));
+  ops_walk_block(w, &p->p.pool_f32, sizeof(p->p.pool_f32));
+}
+
+static const char *pool_check_f32(utvm_op_params_t *p) {
+  return pool_check_as(p, UTVM_OP_TYPE_FLOAT32);
+}
+
+static utvm_err_t average_run_f32(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_avg_pool2d_f32(&p->p.pool_f32, &p->dims[0], (const float *)data[0], &p->dims[1],
+                             (float *)data[1]);
+}
+
+static utvm_err_t max_run_f32(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_max_pool2d_f32(&p->p.pool_f32, &p->dims[0], (const float *)data[0], &p->dims[1],
+                             (float *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_avg_pool2d_f32 = {pool_f32_walk, pool_check_f32, NULL,
+                                                         average_run_f32, UTVM_PLAN_STEP_DEFAULT,
+                                                         NULL};
+const utvm_op_kind_info_t utvm_op_kind_max_pool2d_f32 = {pool_f32_walk, pool_check_f32, NULL,
+                                                         max_run_f32, UTVM_PLAN_STEP_DEFAULT, NULL};
+
+const utvm_op_emit_t utvm_op_emit_avg_pool2d_f32 = {"utvm_pool2d_f32_params_t",
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min:f act_max:f", pool_args, NULL};
+const utvm_op_emit_t utvm_op_emit_max_pool2d_f32 = {"utvm_pool2d_f32_params_t",
+    "stride_h stride_w filter_h filter_w pad_top pad_left act_min:f act_max:f", pool_args, NULL};

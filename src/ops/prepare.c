@@ -153,6 +153,31 @@ utvm_err_t ops_check_type(const utvm_op_context_t *c, const ops_operand_t *o, co
   return ops_check_nonempty(c, o, role);
 }
 
+utvm_err_t ops_load_f32(const utvm_op_context_t *c, bool same_size, ops_operand_t *in,
+                        ops_operand_t *out) {
+  utvm_err_t err = ops_load(c, 0u, in);
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, in, "input", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, out, "output", UTVM_MODEL_FLOAT32);
+  }
+  if ((err == UTVM_OK) && same_size && (in->t.elements != out->t.elements)) {
+    err = ops_fail_fit(c, "output", out, "input", in);
+  }
+  return err;
+}
+
+bool ops_input_is_f32(const utvm_op_context_t *c) {
+  utvm_model_tensor_t t;
+  return ops_present(c->op, 0u) &&
+         (utvm_model_tensor(c->model, (uint32_t)c->op->inputs[0], &t) == UTVM_OK) &&
+         (t.type == UTVM_MODEL_FLOAT32);
+}
+
 utvm_err_t ops_check_q8(const utvm_op_context_t *c, const ops_operand_t *o, const char *role) {
   utvm_err_t err = ops_check_type(c, o, role, UTVM_MODEL_INT8);
   if ((err == UTVM_OK) && (o->t.quant.count != 1u)) {

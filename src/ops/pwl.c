@@ -1,4 +1,5 @@
-/* RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU and ABS (int8 and int16, element-wise): TFLite's
+/* RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU and ABS (int8 and int16, element-wise; RELU and RELU6
+ * also float32, kinds RELU_F32 and RELU6_F32 here, run from unary.c's record): TFLite's
  * quantized forms are one piecewise-linear map (utvm_pwl_params_t) from different scales and
  * clamps; int8 runs it as a 256-entry table built at prepare (utvm_k_lut_s8), int16 directly
  * (utvm_k_pwl_s16). Options and prepare here; record, run and op params in unary.c. */
@@ -44,11 +45,13 @@ static utvm_err_t relu_prepare(const utvm_op_context_t *c, void *record, size_t 
   int32_t act_min = 0;
   int32_t act_max = 0;
   (void)size;
-  utvm_err_t err = ops_unary_load(c, u, &in, &out);
-  if (err == UTVM_OK) {
+  const bool f32 = (c->op->code == UTVM_MODEL_OP_RELU) && ops_input_is_f32(c);
+  utvm_err_t err = f32 ? ops_unary_load_f32(c, u, UTVM_OP_RELU_F32, utvm_relu_f32)
+                       : ops_unary_load(c, u, &in, &out);
+  if ((err == UTVM_OK) && !f32) {
     err = pwl_activation_range(c, u, &out, activation, &act_min, &act_max);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     const double real = (double)(in.t.quant.scale / out.t.quant.scale);
     err = pwl_finish(c, u, real, real, UTVM_PWL_SCALE, &in, &out, act_min, act_max);
   }
@@ -64,14 +67,16 @@ static utvm_err_t relu6_prepare(const utvm_op_context_t *c, void *record, size_t
   int32_t act_min = 0;
   int32_t act_max = 0;
   (void)size;
-  utvm_err_t err = ops_unary_load(c, u, &in, &out);
-  if (err == UTVM_OK) {
+  const bool f32 = ops_input_is_f32(c);
+  utvm_err_t err = f32 ? ops_unary_load_f32(c, u, UTVM_OP_RELU6_F32, utvm_relu6_f32)
+                       : ops_unary_load(c, u, &in, &out);
+  if ((err == UTVM_OK) && !f32) {
     err = ops_check_same_quant(c, &in, &out);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     err = pwl_activation_range(c, u, &in, (int32_t)UTVM_ACT_RELU6, &act_min, &act_max);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     err = pwl_finish(c, u, PWL_IDENTITY, PWL_IDENTITY, UTVM_PWL_SCALE, &in, &out, act_min,
                      act_max);
   }
@@ -147,3 +152,26 @@ const utvm_op_t utvm_op_leaky_relu = {(int32_t)UTVM_MODEL_OP_LEAKY_RELU, 1u, 1u,
 const utvm_op_t utvm_op_abs = {(int32_t)UTVM_MODEL_OP_ABS, 1u, 1u, 78u, ops_unary_record_size,
                                NULL, abs_prepare, ops_unary_execute, ops_unary_export,
                                ops_inputs_1, 0u, 0u, NULL, ops_elementwise_kind, NULL, NULL, NULL};
+
+/* ---- The kernel functions utvm_k_relu_f32 and utvm_k_relu6_f32 (float32 RELU, RELU6) ---- */
+
+static utvm_err_t relu_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_relu_f32(p->size, (const float *)data[0], (float *)data[1]);
+}
+
+static utvm_err_t relu6_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_relu6_f32(p->size, (const float *)data[0], (float *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_relu_f32 = {ops_unary_f32_walk, ops_unary_f32_check, NULL,
+                                                   relu_f32_run, UTVM_PLAN_STEP_INPLACE, NULL};
+const utvm_op_kind_info_t utvm_op_kind_relu6_f32 = {ops_unary_f32_walk, ops_unary_f32_check,
+                                                    NULL, relu6_f32_run, UTVM_PLAN_STEP_INPLACE,
+                                                    NULL};
+
+static const utvm_op_emit_slot_t relu_f32_args[] = {{UTVM_EMIT_SIZE, 0u}, {UTVM_EMIT_INPUT, 0u},
+    {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+const utvm_op_emit_t utvm_op_emit_relu_f32 = {NULL, NULL, relu_f32_args, NULL};
+const utvm_op_emit_t utvm_op_emit_relu6_f32 = {NULL, NULL, relu_f32_args, NULL};

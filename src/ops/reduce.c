@@ -1,6 +1,7 @@
 /* MEAN, SUM (int8, int16), REDUCE_MAX and REDUCE_MIN (int8; TFLM has no int16 for them) over
- * constant axes, keep_dims: options, prepare, run, op params, emit. An int8 MEAN keeps its kernel
- * function (utvm_k_mean_s8); the others call utvm_k_reduce. */
+ * constant axes, keep_dims, and float32 MEAN: options, prepare, run, op params, emit. An int8
+ * MEAN keeps its kernel function (utvm_k_mean_s8), a float32 one has utvm_k_mean_f32; the
+ * others call utvm_k_reduce. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@ typedef struct {
   int32_t n_axes;
   int32_t axes[UTVM_KERNEL_MAX_RANK];
   utvm_reduce_params_t params;
+  int32_t f32; /* 1: float32 MEAN (utvm_mean_f32) */
 } mean_record_t;
 
 static size_t mean_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -87,17 +89,26 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
   bool s16 = false;
   utvm_err_t err = ops_options(c, mean_options, N_OPTIONS, &keep_dims);
   bool out_s16 = false;
-  if (err == UTVM_OK) {
+  const bool f32 = (c->op->code == UTVM_MODEL_OP_MEAN) && ops_input_is_f32(c);
+  rec->f32 = 0;
+  if (f32) {
+    rec->f32 = 1;
+  }
+  if ((err == UTVM_OK) && f32) {
+    err = ops_load_f32(c, false, &in, &out);
+  } else if (err == UTVM_OK) {
     err = ops_load(c, 0u, &in);
-  }
-  if (err == UTVM_OK) {
-    err = ops_load(c, OPS_OUTPUT, &out);
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_q8_q16(c, &in, "input", &s16);
-  }
-  if (err == UTVM_OK) {
-    err = ops_check_q8_q16(c, &out, "output", &out_s16);
+    if (err == UTVM_OK) {
+      err = ops_load(c, OPS_OUTPUT, &out);
+    }
+    if (err == UTVM_OK) {
+      err = ops_check_q8_q16(c, &in, "input", &s16);
+    }
+    if (err == UTVM_OK) {
+      err = ops_check_q8_q16(c, &out, "output", &out_s16);
+    }
+  } else {
+    /* the text is written */
   }
   if ((err == UTVM_OK) && (s16 != out_s16)) {
     err = ops_check_type(c, &out, "output", in.t.type);
@@ -135,7 +146,7 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
   rec->params.output_zero_point = out.t.quant.zero_point;
   rec->params.multiplier = 0;
   rec->params.shift = 0;
-  if ((err == UTVM_OK) && !extreme) {
+  if ((err == UTVM_OK) && !extreme && !f32) {
     err = utvm_quantize_multiplier((double)in.t.quant.scale / (double)out.t.quant.scale,
                                    &rec->params.multiplier, &rec->params.shift);
     err = (err == UTVM_OK) ? ops_check_shift(c, rec->params.shift)
@@ -150,6 +161,10 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
 
 static utvm_err_t mean_execute(const void *record, uint8_t *arena) {
   const mean_record_t *r = (const mean_record_t *)record;
+  if (r->f32 != 0) {
+    return utvm_mean_f32(&r->input_shape, ops_in_f32(arena, &r->input), r->axes, r->n_axes,
+                         ops_out_f32(arena, r->output));
+  }
   return utvm_reduce(&r->params, &r->input_shape, ops_in(arena, &r->input), r->axes, r->n_axes,
                      &arena[r->output]);
 }
@@ -163,7 +178,9 @@ static void mean_export(const void *record, utvm_kernels_core_t core, utvm_op_pa
   for (i = 0; i < UTVM_KERNEL_MAX_RANK; i++) {
     p->axes[i] = r->axes[i];
   }
-  if ((r->params.op == (int32_t)UTVM_REDUCE_MEAN) && (r->params.element_size == 1)) {
+  if (r->f32 != 0) {
+    p->kind = UTVM_OP_MEAN_F32;
+  } else if ((r->params.op == (int32_t)UTVM_REDUCE_MEAN) && (r->params.element_size == 1)) {
     p->kind = UTVM_OP_MEAN_S8;
     p->p.mean.input_zero_point = r->params.input_zero_point;
     p->p.mean.output_zero_point = r->params.output_zero_point;
@@ -237,9 +254,9 @@ static const char *reduce_check_as(utvm_op_params_t *p, utvm_op_type_t type) {
   for (i = 0; i < rank; i++) {
     out *= reduced[i] ? 1u : (uint64_t)p->shapes[0].dims[i];
   }
-  (void)ops_set_operand(p, 0u, type, e);
-  (void)ops_set_operand(p, 1u, type, out);
-  return NULL;
+  return (ops_set_operand(p, 0u, type, e) && ops_set_operand(p, 1u, type, out))
+             ? NULL
+             : "a tensor is too large";
 }
 
 static const char *mean_check(utvm_op_params_t *p) {
@@ -295,3 +312,29 @@ static const utvm_op_emit_slot_t reduce_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_
 
 const utvm_op_emit_t utvm_op_emit_reduce = {"utvm_reduce_params_t",
     "op element_size input_zero_point output_zero_point multiplier shift", reduce_args, NULL};
+
+/* ---- The kernel function utvm_k_mean_f32 ---- */
+
+static void mean_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_block(w, &p->shapes[0], sizeof(p->shapes[0]));
+  ops_walk_i32(w, &p->n_axes);
+  ops_walk_block(w, p->axes, sizeof(p->axes));
+}
+
+static const char *mean_f32_check(utvm_op_params_t *p) {
+  return reduce_check_as(p, UTVM_OP_TYPE_FLOAT32);
+}
+
+static utvm_err_t mean_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_mean_f32(&p->shapes[0], (const float *)data[0], p->axes, p->n_axes,
+                       (float *)data[1]);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_mean_f32 = {mean_f32_walk, mean_f32_check, NULL,
+                                                   mean_f32_run, UTVM_PLAN_STEP_DEFAULT, NULL};
+
+static const utvm_op_emit_slot_t mean_f32_args[] = {{UTVM_EMIT_SHAPE, 0u}, {UTVM_EMIT_INPUT, 0u},
+    {UTVM_EMIT_AXES, 0u}, {UTVM_EMIT_N_AXES, 0u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_mean_f32 = {NULL, NULL, mean_f32_args, NULL};

@@ -1,6 +1,7 @@
 /* SOFTMAX over the last dimension: int8 -> int8 (output 1/256 and -128, kind SOFTMAX_S8), int8
  * -> int16 (1/65536 and -32768, SOFTMAX_S8_S16), int16 -> int16 (zero points 0, output
- * 1/32768, SOFTMAX_S16): options, prepare, run, op params, emit. */
+ * 1/32768, SOFTMAX_S16), float32 -> float32 (SOFTMAX_F32): options, prepare, run, op params,
+ * emit. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@ typedef struct {
   int32_t depth; /* the last dimension */
   int32_t kind;  /* utvm_op_kind_t */
   utvm_softmax_params_t params;
+  float beta;    /* SOFTMAX_F32 */
 } softmax_record_t;
 
 static size_t softmax_record_size(const utvm_model_t *m, const utvm_model_operator_t *op) {
@@ -29,7 +31,11 @@ static size_t softmax_record_size(const utvm_model_t *m, const utvm_model_operat
 static utvm_err_t softmax_types(const utvm_op_context_t *c, const ops_operand_t *in,
                                 const ops_operand_t *out, float beta, softmax_record_t *rec) {
   utvm_err_t err;
-  if (in->t.type == UTVM_MODEL_INT16) {
+  rec->beta = beta;
+  if (in->t.type == UTVM_MODEL_FLOAT32) {
+    rec->kind = (int32_t)UTVM_OP_SOFTMAX_F32;
+    err = ops_check_type(c, out, "output", UTVM_MODEL_FLOAT32);
+  } else if (in->t.type == UTVM_MODEL_INT16) {
     rec->kind = (int32_t)UTVM_OP_SOFTMAX_S16;
     err = ops_check_q16(c, in, "input");
     if (err == UTVM_OK) {
@@ -100,7 +106,10 @@ static utvm_err_t softmax_prepare(const utvm_op_context_t *c, void *record, size
 static utvm_err_t softmax_execute(const void *record, uint8_t *arena) {
   const softmax_record_t *r = (const softmax_record_t *)record;
   utvm_err_t err;
-  if (r->kind == (int32_t)UTVM_OP_SOFTMAX_S16) {
+  if (r->kind == (int32_t)UTVM_OP_SOFTMAX_F32) {
+    err = utvm_softmax_f32(r->beta, r->rows, r->depth, ops_in_f32(arena, &r->input),
+                           ops_out_f32(arena, r->output));
+  } else if (r->kind == (int32_t)UTVM_OP_SOFTMAX_S16) {
     err = utvm_softmax_s16(&r->params, r->rows, r->depth,
                            (const int16_t *)ops_in(arena, &r->input),
                            ops_out_s16(arena, r->output));
@@ -121,6 +130,7 @@ static void softmax_export(const void *record, utvm_kernels_core_t core, utvm_op
   p->size = r->rows * r->depth;
   p->depth = r->depth;
   p->p.softmax = r->params;
+  p->scale = r->beta;
 }
 
 const utvm_op_t utvm_op_softmax = {(int32_t)UTVM_MODEL_OP_SOFTMAX, 1u, 1u, 9u,
@@ -203,3 +213,31 @@ const utvm_op_emit_t utvm_op_emit_softmax_s8_s16 = {"utvm_softmax_params_t",
     "input_multiplier input_left_shift diff_min", softmax_s8_args, NULL};
 const utvm_op_emit_t utvm_op_emit_softmax_s16 = {"utvm_softmax_params_t",
     "input_multiplier input_left_shift diff_min", softmax_s8_args, NULL};
+
+/* ---- The kernel function utvm_k_softmax_f32 ---- */
+
+static void softmax_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) {
+  ops_walk_i32(w, &p->size);
+  ops_walk_i32(w, &p->depth);
+  ops_walk_float(w, &p->scale);
+}
+
+static utvm_err_t softmax_f32_run(const utvm_op_params_t *p, void *const *data, void *scratch) {
+  (void)scratch;
+  return utvm_softmax_f32(p->scale, p->size / p->depth, p->depth, (const float *)data[0],
+                          (float *)data[1]);
+}
+
+static const char *softmax_f32_check(utvm_op_params_t *p) {
+  return softmax_check_as(p, UTVM_OP_TYPE_FLOAT32, UTVM_OP_TYPE_FLOAT32);
+}
+
+const utvm_op_kind_info_t utvm_op_kind_softmax_f32 = {softmax_f32_walk, softmax_f32_check, NULL,
+                                                      softmax_f32_run, UTVM_PLAN_STEP_DEFAULT,
+                                                      NULL};
+
+static const utvm_op_emit_slot_t softmax_f32_args[] = {{UTVM_EMIT_SCALE, 0u},
+    {UTVM_EMIT_ROWS, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_OUTPUT, 0u},
+    {UTVM_EMIT_END, 0u}};
+
+const utvm_op_emit_t utvm_op_emit_softmax_f32 = {NULL, NULL, softmax_f32_args, NULL};

@@ -1,10 +1,12 @@
 /* What the element-wise unary operators of int8 and int16 share (RELU, RELU6, RELU_N1_TO_1,
- * LEAKY_RELU, ABS): the record, its run and export, and the kernel functions utvm_k_lut_s8
- * (int8 through a 256-entry table built at prepare) and utvm_k_pwl_s16 (int16, the
- * piecewise-linear map). */
+ * LEAKY_RELU, ABS, HARD_SWISH): the record, its run and export, and the kernel functions
+ * utvm_k_lut_s8 (int8 through a 256-entry table built at prepare) and utvm_k_pwl_s16 (int16,
+ * the piecewise-linear map); float32 RELU, RELU6 and HARD_SWISH run their float kernel from
+ * the same record (their kinds are in pwl.c and hard_swish.c). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ops_internal.h"
 
@@ -32,7 +34,33 @@ utvm_err_t ops_unary_load(const utvm_op_context_t *c, ops_unary_t *u, ops_operan
   if (int16) {
     u->int16 = 1;
   }
+  u->f32_kind = 0;
+  u->run_f32 = NULL;
   return err;
+}
+
+utvm_err_t ops_unary_load_f32(const utvm_op_context_t *c, ops_unary_t *u, utvm_op_kind_t kind,
+                              utvm_err_t (*run)(int32_t count, const float *input,
+                                                float *output)) {
+  ops_operand_t in;
+  ops_operand_t out;
+  (void)memset(&in, 0, sizeof(in));
+  (void)memset(&out, 0, sizeof(out));
+  utvm_err_t err = ops_load_f32(c, true, &in, &out);
+  if (err == UTVM_OK) {
+    err = ops_places(c, &in, &u->input, &out, &u->output);
+  }
+  u->size = (int32_t)in.t.elements;
+  u->int16 = 0;
+  u->f32_kind = (int32_t)kind;
+  u->run_f32 = run;
+  return err;
+}
+
+void ops_unary_f32_walk(utvm_op_walk_t *w, utvm_op_params_t *p) { ops_walk_i32(w, &p->size); }
+
+const char *ops_unary_f32_check(utvm_op_params_t *p) {
+  return ops_check_elementwise(p, UTVM_OP_TYPE_FLOAT32, UTVM_OP_TYPE_FLOAT32);
 }
 
 utvm_err_t ops_unary_pwl(const utvm_op_context_t *c, ops_unary_t *u) {
@@ -50,7 +78,9 @@ utvm_err_t ops_unary_pwl(const utvm_op_context_t *c, ops_unary_t *u) {
 utvm_err_t ops_unary_execute(const void *record, uint8_t *arena) {
   const ops_unary_t *r = (const ops_unary_t *)record;
   utvm_err_t err;
-  if (r->int16 != 0) {
+  if (r->run_f32 != NULL) {
+    err = r->run_f32(r->size, ops_in_f32(arena, &r->input), ops_out_f32(arena, r->output));
+  } else if (r->int16 != 0) {
     const void *in = ops_in(arena, &r->input);
     void *out = &arena[r->output];
     err = utvm_pwl_s16(&r->pwl, r->size, (const int16_t *)in, (int16_t *)out);
@@ -65,7 +95,9 @@ void ops_unary_export(const void *record, utvm_kernels_core_t core, utvm_op_para
   const ops_unary_t *r = (const ops_unary_t *)record;
   (void)core;
   p->size = r->size;
-  if (r->int16 != 0) {
+  if (r->f32_kind != 0) {
+    p->kind = (utvm_op_kind_t)r->f32_kind;
+  } else if (r->int16 != 0) {
     p->kind = UTVM_OP_PWL_S16;
     p->p.pwl = r->pwl;
   } else {

@@ -49,6 +49,27 @@ utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_
   return (err == UTVM_OK) ? ops_load(c, 1u, f) : err;
 }
 
+utvm_err_t ops_load_weighted_f32(const utvm_op_context_t *c, ops_operand_t *in,
+                                 ops_operand_t *f, ops_operand_t *out) {
+  utvm_err_t err = ops_load(c, 0u, in);
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, in, "input", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, OPS_OUTPUT, out);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, out, "output", UTVM_MODEL_FLOAT32);
+  }
+  if (err == UTVM_OK) {
+    err = ops_load(c, 1u, f);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, f, "filter", UTVM_MODEL_FLOAT32);
+  }
+  return (err == UTVM_OK) ? ops_check_constant(c, f, "filter") : err;
+}
+
 utvm_err_t ops_check_filter_zero_points(const utvm_op_context_t *c, const ops_operand_t *f) {
   uint32_t ch;
   const uint32_t count = (f->t.quant.count > 1u) ? f->t.quant.count : 1u;
@@ -118,9 +139,33 @@ static utvm_err_t s16_bias_type(const utvm_op_context_t *c, bool allow_int32, in
   return err;
 }
 
+/* The bias (input 2, present): a constant of type and `channels` elements. */
+static utvm_err_t load_bias_of(const utvm_op_context_t *c, utvm_model_type_t type,
+                               int32_t channels, const void **bias) {
+  ops_operand_t b;
+  utvm_err_t err = ops_load(c, 2u, &b);
+  if (err == UTVM_OK) {
+    err = ops_check_type(c, &b, "bias", type);
+  }
+  if (err == UTVM_OK) {
+    err = ops_check_constant(c, &b, "bias");
+  }
+  if ((err == UTVM_OK) && (b.t.elements != (size_t)channels)) {
+    utvm_text_t *text = ops_begin(c);
+    utvm_text_str(text, "bias has ");
+    utvm_text_u64(text, (uint64_t)b.t.elements);
+    utvm_text_str(text, " elements, not ");
+    utvm_text_i64(text, channels);
+    err = UTVM_ERR_RUNNER_OPERANDS;
+  }
+  if (err == UTVM_OK) {
+    *bias = b.t.data;
+  }
+  return err;
+}
+
 utvm_err_t ops_load_bias(const utvm_op_context_t *c, bool s16, bool allow_int32, int32_t bias_type,
                          int32_t channels, const void **bias, utvm_accumulator_t *acc) {
-  ops_operand_t b;
   utvm_model_type_t type = UTVM_MODEL_INT32;
   utvm_err_t err = UTVM_OK;
   *bias = NULL;
@@ -134,26 +179,14 @@ utvm_err_t ops_load_bias(const utvm_op_context_t *c, bool s16, bool allow_int32,
     /* int8: an int32 bias */
   }
   if ((err == UTVM_OK) && ops_present(c->op, 2u)) {
-    err = ops_load(c, 2u, &b);
-    if (err == UTVM_OK) {
-      err = ops_check_type(c, &b, "bias", type);
-    }
-    if (err == UTVM_OK) {
-      err = ops_check_constant(c, &b, "bias");
-    }
-    if ((err == UTVM_OK) && (b.t.elements != (size_t)channels)) {
-      utvm_text_t *text = ops_begin(c);
-      utvm_text_str(text, "bias has ");
-      utvm_text_u64(text, (uint64_t)b.t.elements);
-      utvm_text_str(text, " elements, not ");
-      utvm_text_i64(text, channels);
-      err = UTVM_ERR_RUNNER_OPERANDS;
-    }
-    if (err == UTVM_OK) {
-      *bias = b.t.data;
-    }
+    err = load_bias_of(c, type, channels, bias);
   }
   return err;
+}
+
+utvm_err_t ops_load_bias_f32(const utvm_op_context_t *c, int32_t channels, const void **bias) {
+  *bias = NULL;
+  return ops_present(c->op, 2u) ? load_bias_of(c, UTVM_MODEL_FLOAT32, channels, bias) : UTVM_OK;
 }
 
 utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t record_bytes,
@@ -200,7 +233,15 @@ utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t re
 /* The operands of a 2-D convolution, checked. */
 static utvm_err_t load_window(const utvm_op_context_t *c, bool depthwise, ops_operand_t *in,
                               ops_operand_t *f, ops_operand_t *out) {
-  utvm_err_t err = ops_load_weighted(c, in, f, out);
+  utvm_err_t err = ops_load(c, 0u, in);
+  const bool f32 = (err == UTVM_OK) && (in->t.type == UTVM_MODEL_FLOAT32);
+  if (f32) {
+    err = ops_load_weighted_f32(c, in, f, out);
+  } else if (err == UTVM_OK) {
+    err = ops_load_weighted(c, in, f, out);
+  } else {
+    /* the load's text */
+  }
   if (err == UTVM_OK) {
     err = ops_check_rank(c, in, "input", 4u);
   }
@@ -210,10 +251,10 @@ static utvm_err_t load_window(const utvm_op_context_t *c, bool depthwise, ops_op
   if (err == UTVM_OK) {
     err = ops_check_rank(c, out, "output", 4u);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     err = ops_check_filter(c, f, depthwise ? 3 : 0, out->t.dims[3]);
   }
-  if (err == UTVM_OK) {
+  if ((err == UTVM_OK) && !f32) {
     err = ops_check_filter_zero_points(c, f);
   }
   return err;
@@ -269,7 +310,9 @@ static utvm_err_t window_output(const utvm_op_context_t *c, ops_window_t *w,
   }
   w->pad_top = pad.pad_top;
   w->pad_left = pad.pad_left;
-  if (out->t.type == UTVM_MODEL_INT16) {
+  if (out->t.type == UTVM_MODEL_FLOAT32) {
+    err = utvm_activation_range_f32(w->activation, &w->act_min_f32, &w->act_max_f32);
+  } else if (out->t.type == UTVM_MODEL_INT16) {
     err = utvm_activation_range_s16(w->activation, out->t.quant.scale, out->t.quant.zero_point,
                                     &w->act_min, &w->act_max);
   } else {
@@ -290,6 +333,10 @@ utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const in
   w->dilation_h = options[OPS_WINDOW_DILATION_H];
   w->dilation_w = options[OPS_WINDOW_DILATION_W];
   w->activation = options[OPS_WINDOW_ACTIVATION];
+  w->act_min = 0; /* set by window_output for its type */
+  w->act_max = 0;
+  w->act_min_f32 = 0.0f;
+  w->act_max_f32 = 0.0f;
   utvm_err_t err = load_window(c, depthwise, in, &f, out);
   if (err == UTVM_OK) {
     err = window_fits(c, depthwise, multiplier, in, &f, out);
@@ -298,12 +345,19 @@ utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const in
     err = window_output(c, w, in, &f, out);
   }
   conv->s16 = (err == UTVM_OK) && (in->t.type == UTVM_MODEL_INT16);
-  if (err == UTVM_OK) {
+  conv->f32 = (err == UTVM_OK) && (in->t.type == UTVM_MODEL_FLOAT32);
+  conv->acc = UTVM_ACCUMULATE_32;
+  (void)memset(&conv->quant, 0, sizeof(conv->quant));
+  if ((err == UTVM_OK) && conv->f32) {
+    err = ops_load_bias_f32(c, out->t.dims[3], &conv->bias);
+  } else if (err == UTVM_OK) {
     err = ops_load_bias(c, conv->s16, !depthwise, bias_type, out->t.dims[3], &conv->bias,
                         &conv->acc);
-  }
-  if (err == UTVM_OK) {
-    err = ops_channel_quant(c, conv, record_bytes, size, in, &f, out, false, &conv->quant);
+    if (err == UTVM_OK) {
+      err = ops_channel_quant(c, conv, record_bytes, size, in, &f, out, false, &conv->quant);
+    }
+  } else {
+    /* the text is written */
   }
   if (err == UTVM_OK) {
     err = ops_places(c, in, &conv->input, out, &conv->output);
@@ -311,6 +365,7 @@ utvm_err_t ops_prepare_conv(const utvm_op_context_t *c, bool depthwise, const in
   if (err == UTVM_OK) {
     const void *filter = f.t.data;
     conv->filter = (const int8_t *)filter;
+    conv->filter_f32 = conv->f32 ? (const float *)filter : NULL;
     conv->scratch = c->scratch;
     conv->dims[0] = ops_dims(&in->t);
     conv->dims[1] = ops_dims(&f.t);
@@ -349,7 +404,7 @@ bool ops_window_dims(const utvm_model_t *m, const utvm_model_operator_t *op, utv
 }
 
 void ops_conv_inplace(ops_conv_t *conv) {
-  conv->inplace = !conv->s16 && (conv->input.constant == NULL) &&
+  conv->inplace = !conv->s16 && !conv->f32 && (conv->input.constant == NULL) &&
                   (conv->input.offset == conv->output);
 }
 
@@ -413,6 +468,26 @@ const char *ops_check_window(utvm_op_params_t *p, bool s16) {
   }
   (void)ops_set_operand(p, p->n_inputs, act, e[2]);
   return NULL;
+}
+
+const char *ops_check_window_f32(utvm_op_params_t *p) {
+  uint64_t e[3] = {0u, 0u, 0u};
+  uint32_t i;
+  p->accumulator = (int32_t)UTVM_ACCUMULATE_32; /* unused by the float kernels */
+  for (i = 0u; i < 3u; i++) {
+    if (!ops_dims_elements(&p->dims[i], &e[i])) {
+      return "a dimension is < 1 or a tensor too large";
+    }
+  }
+  if ((p->has_bias > 1u) || (p->n_inputs != (2u + p->has_bias))) {
+    return "inputs are not input, filter and optional bias";
+  }
+  const bool fits = ops_set_operand(p, 0u, UTVM_OP_TYPE_FLOAT32, e[0]) &&
+                    ops_set_operand(p, 1u, UTVM_OP_TYPE_FLOAT32, e[1]) &&
+                    ((p->has_bias == 0u) ||
+                     ops_set_operand(p, 2u, UTVM_OP_TYPE_FLOAT32, (uint64_t)p->dims[2].c)) &&
+                    ops_set_operand(p, p->n_inputs, UTVM_OP_TYPE_FLOAT32, e[2]);
+  return fits ? NULL : "a tensor is too large";
 }
 
 bool ops_stage_shape(utvm_kernels_core_t core, const utvm_model_t *m,

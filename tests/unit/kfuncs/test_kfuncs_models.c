@@ -510,12 +510,13 @@ static void test_ops_models(void **state) {
   assert_int_equal(pairs, 64);
 }
 
-/* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs) and tflm (39). */
+/* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs), tflm (39) and
+ * tflm_float (109). */
 static void test_op_case_models(void **state) {
   (void)state;
   const int pairs = (int)(sizeof(runner_op_case_pairs) / sizeof(runner_op_case_pairs[0]));
   run_pair_sets(runner_op_case_pairs, pairs);
-  assert_int_equal(pairs, 279 + 39);
+  assert_int_equal(pairs, 279 + 39 + 109);
 }
 
 int main(void) {

@@ -249,12 +249,13 @@ static void test_ops_pairs_patches(void **state) {
   rt_patches = UTVM_RUNNER_PATCHES_OFF;
 }
 
-/* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs) and tflm (39). */
+/* The operator case sets (cmake/utvm_op_cases.cmake): ops2 (279 pairs), tflm (39) and
+ * tflm_float (109). */
 static void test_op_case_pairs(void **state) {
   (void)state;
   const int pairs = (int)(sizeof(runner_op_case_pairs) / sizeof(runner_op_case_pairs[0]));
   run_pair_sets(runner_op_case_pairs, pairs);
-  assert_int_equal(pairs, 279 + 39);
+  assert_int_equal(pairs, 279 + 39 + 109);
 }
 
 /* A model with state (SVDF): a second run continues from the first one's state, and
@@ -588,6 +589,226 @@ static void test_views_split_then_concatenation(void **state) {
   free(data);
 }
 
+/* ---- float32 operators (issue 30): a FULLY_CONNECTED built here, one defect at a time ---- */
+
+static const float fc_weights[8] = {1.0f, 2.0f, 3.0f, 4.0f, -1.0f, -2.0f, -3.0f, -4.0f};
+static const float fc_bias[2] = {0.5f, 0.25f};
+static const float fc_wide_weights[6] = {1.0f, 2.0f, 3.0f, -1.0f, -2.0f, -3.0f};
+static const int8_t fc_s8_weights[8] = {1, 2, 3, 4, -1, -2, -3, -4};
+
+/* float32 in [1,4] -> FULLY_CONNECTED(weights [2,4], bias [2], RELU) -> out [1,2]. */
+static void float_fc_spec(tb_spec_t *s) {
+  (void)memset(s, 0, sizeof(*s));
+  s->version = 3u;
+  s->n_subgraphs = 1u;
+  s->n_codes = 1u;
+  s->deprecated[0] = 9;
+  s->builtin[0] = 9;
+  s->n_tensors = 4u;
+  s->t[0] = (tb_tensor_t){2u, {1, 4}, 0, 0u, "in", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->t[1] = (tb_tensor_t){2u, {2, 4}, 0, 1u, "weights", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->t[2] = (tb_tensor_t){1u, {2}, 0, 2u, "bias", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->t[3] = (tb_tensor_t){2u, {1, 2}, 0, 0u, "out", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s->n_buffers = 3u;
+  s->buffer_len[1] = (uint32_t)sizeof(fc_weights);
+  s->buffer_data[1] = fc_weights;
+  s->buffer_len[2] = (uint32_t)sizeof(fc_bias);
+  s->buffer_data[2] = fc_bias;
+  s->n_inputs = 1u;
+  s->inputs[0] = 0;
+  s->n_outputs = 1u;
+  s->outputs[0] = 3;
+  s->n_ops = 1u;
+  s->op[0] = (tb_op_t){0u, 3u, {0, 1, 2}, 1u, {3}, 8u, 1u, {{0u, 1u, 1u}}};
+}
+
+/* Builds s and sets it up: the error of rt_setup; *text the model's or the runner's text. */
+static utvm_err_t float_setup(const tb_spec_t *s, rt_instance_t *in, uint8_t **data,
+                              const char **text) {
+  uint8_t buf[4096];
+  const char *stage = "";
+  const uint32_t size = tb_build(s, buf, sizeof(buf), NULL);
+  assert_true((size > 0u) && (size <= sizeof(buf)));
+  *data = (uint8_t *)malloc(size);
+  assert_non_null(*data);
+  (void)memcpy(*data, buf, size);
+  const utvm_err_t err = rt_setup(in, *data, size, (size_t)1u << 20, &stage);
+  *text = (in->model.error[0] != '\0') ? in->model.error : in->runner.error;
+  return err;
+}
+
+/* The spec refused at prepare with a text holding want. */
+static void float_refused(const tb_spec_t *s, const char *want) {
+  rt_instance_t in;
+  uint8_t *data = NULL;
+  const char *text = "";
+  const utvm_err_t err = float_setup(s, &in, &data, &text);
+  if ((err == UTVM_OK) || (strstr(text, want) == NULL)) {
+    fail_msg("expected a refusal with '%s', got %s: '%s'", want, utvm_strerror(err), text);
+  }
+  rt_teardown(&in);
+  free(data);
+}
+
+/* A float32 FULLY_CONNECTED runs (sums, bias and the fused RELU as computed by hand); every
+ * operand of another type is refused naming that operand, and so is a filter of the wrong
+ * depth. */
+static void test_float_operands(void **state) {
+  (void)state;
+  tb_spec_t s;
+  rt_instance_t in;
+  utvm_runner_tensor_t t;
+  uint8_t *data = NULL;
+  const char *text = "";
+  static const float input[4] = {1.0f, 0.5f, -2.0f, 3.0f};
+  const float expected[2] = {8.5f, 0.0f}; /* 1 + 1 - 6 + 12 + 0.5; -8 + 0.25 clamped by RELU */
+  float_fc_spec(&s);
+  const utvm_err_t err = float_setup(&s, &in, &data, &text);
+  if (err != UTVM_OK) {
+    fail_msg("float32 FULLY_CONNECTED: %s: '%s'", utvm_strerror(err), text);
+  }
+  assert_int_equal(utvm_runner_input(&in.runner, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, sizeof(input));
+  (void)memcpy(t.data, input, sizeof(input));
+  assert_int_equal(utvm_runner_invoke(&in.runner), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&in.runner, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, sizeof(expected));
+  assert_memory_equal(t.const_data, expected, sizeof(expected));
+  rt_teardown(&in);
+  free(data);
+
+  /* int8 weights under a float32 input, and float32 weights under an int8 input. */
+  float_fc_spec(&s);
+  s.t[1] = (tb_tensor_t){2u, {2, 4}, 9, 1u, "weights", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  s.buffer_len[1] = (uint32_t)sizeof(fc_s8_weights);
+  s.buffer_data[1] = fc_s8_weights;
+  float_refused(&s, "(FULLY_CONNECTED): filter is int8, not float32");
+  float_fc_spec(&s);
+  s.t[0] = (tb_tensor_t){2u, {1, 4}, 9, 0u, "in", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  s.t[3] = (tb_tensor_t){2u, {1, 2}, 9, 0u, "out", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  float_refused(&s, "filter is float32, not int8");
+  /* An int8 output, an int32 bias. */
+  float_fc_spec(&s);
+  s.t[3] = (tb_tensor_t){2u, {1, 2}, 9, 0u, "out", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  float_refused(&s, "output is int8, not float32");
+  float_fc_spec(&s);
+  s.t[2] = (tb_tensor_t){1u, {2}, 2, 2u, "bias", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  float_refused(&s, "bias is int32, not float32");
+  /* A bias of 3 elements for 2 units; weights of depth 3 for an input of 4. */
+  float_fc_spec(&s);
+  s.t[2] = (tb_tensor_t){1u, {1}, 0, 2u, "bias", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.buffer_len[2] = 4u;
+  float_refused(&s, "bias has 1 elements, not 2");
+  float_fc_spec(&s);
+  s.t[1] = (tb_tensor_t){2u, {2, 3}, 0, 1u, "weights", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.buffer_len[1] = (uint32_t)sizeof(fc_wide_weights);
+  s.buffer_data[1] = fc_wide_weights;
+  float_refused(&s, "input [1,4] is not 1 rows of 3");
+  /* ADD (code 0) of the float32 input and the int8 weights: input 2 named. */
+  float_fc_spec(&s);
+  s.deprecated[0] = 0;
+  s.builtin[0] = 0;
+  s.t[1] = (tb_tensor_t){2u, {1, 4}, 9, 1u, "other", 1u, {0.5f}, 1u, {0}, 0, false, false};
+  s.buffer_len[1] = 4u;
+  s.buffer_data[1] = fc_s8_weights;
+  s.t[3] = (tb_tensor_t){2u, {1, 4}, 0, 0u, "out", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.op[0] = (tb_op_t){0u, 2u, {0, 1}, 1u, {3}, 11u, 1u, {{0u, 1u, 0u}}};
+  float_refused(&s, "(ADD): input 2 is int8, not float32");
+  /* RELU (code 19) of float32 into a float32 output of another size. */
+  float_fc_spec(&s);
+  s.deprecated[0] = 19;
+  s.builtin[0] = 19;
+  s.op[0] = (tb_op_t){0u, 1u, {0}, 1u, {3}, 0u, 0u, {{0u, 0u, 0u}}};
+  float_refused(&s, "(RELU): output [1,2] does not fit input [1,4]");
+}
+
+/* PADV2 of float32 with a constant pad value: its bits fill the border. */
+static void test_float_padv2(void **state) {
+  (void)state;
+  static const int32_t paddings[4] = {0, 0, 1, 2};
+  static const float value = 2.5f;
+  static const float input[2] = {-1.0f, 3.0f};
+  const float expected[5] = {2.5f, -1.0f, 3.0f, 2.5f, 2.5f};
+  tb_spec_t s;
+  rt_instance_t in;
+  utvm_runner_tensor_t t;
+  uint8_t *data = NULL;
+  const char *text = "";
+  float_fc_spec(&s);
+  s.deprecated[0] = 60;
+  s.builtin[0] = 60;
+  s.t[1] = (tb_tensor_t){2u, {2, 2}, 2, 1u, "paddings", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.buffer_len[1] = (uint32_t)sizeof(paddings);
+  s.buffer_data[1] = paddings;
+  s.t[2] = (tb_tensor_t){1u, {1}, 0, 2u, "value", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.buffer_len[2] = (uint32_t)sizeof(value);
+  s.buffer_data[2] = &value;
+  s.t[0] = (tb_tensor_t){2u, {1, 2}, 0, 0u, "in", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.t[3] = (tb_tensor_t){2u, {1, 5}, 0, 0u, "out", 0u, {0.0f}, 0u, {0}, 0, false, false};
+  s.op[0] = (tb_op_t){0u, 3u, {0, 1, 2}, 1u, {3}, 0u, 0u, {{0u, 0u, 0u}}};
+  const utvm_err_t err = float_setup(&s, &in, &data, &text);
+  if (err != UTVM_OK) {
+    fail_msg("float32 PADV2: %s: '%s'", utvm_strerror(err), text);
+  }
+  assert_int_equal(utvm_runner_input(&in.runner, 0u, &t), UTVM_OK);
+  (void)memcpy(t.data, input, sizeof(input));
+  assert_int_equal(utvm_runner_invoke(&in.runner), UTVM_OK);
+  assert_int_equal(utvm_runner_output(&in.runner, 0u, &t), UTVM_OK);
+  assert_int_equal(t.bytes, sizeof(expected));
+  assert_memory_equal(t.const_data, expected, sizeof(expected));
+  rt_teardown(&in);
+  free(data);
+}
+
+/* The op params of a float32 kind: checked (operands float32, their bytes), refused with a text
+ * for a wrong input count or size, and the float fields survive encode and decode. */
+static void test_float_op_params(void **state) {
+  (void)state;
+  utvm_op_params_t p;
+  utvm_op_params_t back;
+  int32_t words[64];
+  uint32_t n = 0u;
+  const char *why = NULL;
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_FULLY_CONNECTED_F32;
+  p.n_inputs = 3u;
+  p.has_bias = 1u;
+  p.batches = 2;
+  p.depth = 4;
+  p.units = 3;
+  p.p.act_f32.act_min = -1.5f;
+  p.p.act_f32.act_max = 6.25f;
+  assert_int_equal(utvm_op_params_check(&p, &why), UTVM_OK);
+  assert_int_equal(p.operands[0].type, UTVM_OP_TYPE_FLOAT32);
+  assert_int_equal(p.operands[1].bytes, 4u * 3u * 4u);
+  assert_int_equal(p.operands[2].bytes, 3u * 4u);
+  assert_int_equal(p.operands[3].bytes, 2u * 3u * 4u);
+  assert_int_equal(utvm_op_params_encode(&p, words, 64u, &n, &why), UTVM_OK);
+  assert_int_equal(utvm_op_params_decode(words, n, &back, &why), UTVM_OK);
+  assert_int_equal(back.kind, UTVM_OP_FULLY_CONNECTED_F32);
+  assert_true(back.p.act_f32.act_min == -1.5f);
+  assert_true(back.p.act_f32.act_max == 6.25f);
+  p.n_inputs = 2u;
+  assert_int_equal(utvm_op_params_check(&p, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "inputs are not input, filter and optional bias");
+  p.n_inputs = 3u;
+  p.units = 0;
+  assert_int_equal(utvm_op_params_check(&p, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "a size is < 1");
+  /* A CONV2D_F32 with a dimension of 0. */
+  (void)memset(&p, 0, sizeof(p));
+  p.kind = UTVM_OP_CONV2D_F32;
+  p.n_inputs = 2u;
+  p.dims[0] = (utvm_dims_t){1, 4, 4, 2};
+  p.dims[1] = (utvm_dims_t){3, 1, 1, 2};
+  p.dims[2] = (utvm_dims_t){1, 4, 0, 3};
+  assert_int_equal(utvm_op_params_check(&p, &why), UTVM_ERR_KFUNC_PARAMS);
+  assert_string_equal(why, "a dimension is < 1 or a tensor too large");
+  p.dims[2].w = 4;
+  assert_int_equal(utvm_op_params_check(&p, &why), UTVM_OK);
+  assert_int_equal(p.operands[2].bytes, 4u * 4u * 3u * 4u);
+}
+
 static void test_argument_errors(void **state) {
   (void)state;
   size_t size = 0u;
@@ -691,6 +912,9 @@ int main(void) {
       cmocka_unit_test(test_views_split),
       cmocka_unit_test(test_views_concatenation),
       cmocka_unit_test(test_views_split_then_concatenation),
+      cmocka_unit_test(test_float_operands),
+      cmocka_unit_test(test_float_padv2),
+      cmocka_unit_test(test_float_op_params),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
