@@ -1,6 +1,7 @@
 # utvm_add_model(<target> <model.tflite> <NAME> [TOOL <utvm>] [BUILTIN_ACTIVATIONS]
 #                [IO_IN_ACTIVATIONS] [CPU <cpu>] [PARAMS <graph.params>]
-#                [PATCHES auto|<N>|off] [DEPENDS <tool target or files>])
+#                [PATCHES auto|<N>|off] [REQUANT call|tables]
+#                [DEPENDS <tool target or files>])
 #
 # Turns a model (a .tflite, a TVM graph JSON with PARAMS its parameter blob, or a graph MLF
 # archive) into a linked standalone model for <target> (docs/AI.md): at build time runs
@@ -13,12 +14,13 @@
 # BUILTIN_ACTIVATIONS makes the generated code carry its activations buffer (section
 # .bss.utvm.activations) and IO buffers (.bss.utvm.io); IO_IN_ACTIVATIONS puts the inputs and
 # outputs inside the activations; PATCHES runs the model's first convolutions patch by patch
-# (`utvm compile --patches`, default off). CPU (the core whose kernel paths and scratch to plan; `utvm
+# (`utvm compile --patches`, default off); REQUANT tables makes the requantization entries at
+# compile time (`utvm compile --requant`, default call). CPU (the core whose kernel paths and scratch to plan; `utvm
 # compile` requires it) defaults to the -mcpu= of UTVM_CPU_FLAGS or CMAKE_C_FLAGS in a cross
 # build, else to the installed core (utvm_CORE) after find_package(utvm), a configure error when
 # there is none; host in a native build and in a Linux cross build (aarch64-linux).
 function(utvm_add_model target model MODEL_NAME)
-  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS;PATCHES"
+  cmake_parse_arguments(AI "BUILTIN_ACTIVATIONS;IO_IN_ACTIVATIONS" "TOOL;CPU;PARAMS;PATCHES;REQUANT"
                         "DEPENDS" ${ARGN})
   get_filename_component(model ${model} ABSOLUTE)
   if(NOT AI_TOOL)
@@ -45,6 +47,9 @@ function(utvm_add_model target model MODEL_NAME)
   endif()
   if(AI_PATCHES)
     list(APPEND flags --patches ${AI_PATCHES})
+  endif()
+  if(AI_REQUANT)
+    list(APPEND flags --requant ${AI_REQUANT})
   endif()
   if(NOT AI_CPU AND NOT (CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_NAME STREQUAL "Generic"))
     set(AI_CPU host)

@@ -82,6 +82,8 @@ typedef struct {
   uint32_t patches;   /* --patches: UTVM_RUNNER_PATCHES_OFF (default), _AUTO or a count */
   bool weights_tflite; /* --weights tflite: constants in TFLite's layout (default core: laid
                           out for the --cpu's kernels) */
+  bool requant_tables; /* --requant tables: requantization entries made at compile time
+                          (default call: made per call) */
   const char *date;
   const char *cpu;
   const char *sizes;

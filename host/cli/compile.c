@@ -43,6 +43,7 @@ typedef struct {
   bool io_in_activations;
   uint32_t patches;     /* --patches (utvm_runner_options_t.patches) */
   bool lay_out;         /* not --weights tflite (utvm_emit_options_t.lay_out) */
+  bool requant_tables;  /* --requant tables (utvm_emit_options_t.requant_tables) */
   bool json;
 } cli_emit_options_t;
 
@@ -422,12 +423,14 @@ static void emit_report_json(const cli_emit_options_t *e, const utvm_emit_report
                "\"io_in_activations\": %s, \"io_bytes\": %zu, \"io_aligned_bytes\": %zu, "
                "\"activations_io_shared_bytes\": %zu, \"activations_io_separate_bytes\": %zu, "
                "\"params_bytes\": %zu, \"laid_out_bytes\": %zu, \"laid_out_from_bytes\": %zu, "
+               "\"requant_table_bytes\": %zu, \"requant_table_option_bytes\": %zu, "
                "\"scratch_bytes\": %zu, \"kernel_flash_bytes\": %s, "
                "\"inputs\": %u, \"outputs\": %u, ",
                e->cpu, paths, r->activations_bytes, e->io_in_activations ? "true" : "false",
                r->io_bytes, r->io_aligned_bytes, r->activations_io_shared_bytes,
                r->activations_io_separate_bytes, r->params_bytes, r->laid_out_bytes,
-               r->laid_out_from_bytes, r->scratch_bytes, flash, r->n_inputs, r->n_outputs);
+               r->laid_out_from_bytes, r->requant_table_bytes, r->requant_table_option_bytes,
+               r->scratch_bytes, flash, r->n_inputs, r->n_outputs);
   patches_json(r);
   for (uint32_t k = 0u; k < r->n_layers; k++) {
     char offset[16] = "null";
@@ -506,6 +509,14 @@ static void emit_report_print(const cli_emit_options_t *e, const utvm_emit_repor
   } else {
     (void)printf("  laid out         none (TFLite's layout%s)\n",
                  e->lay_out ? ": no constant reads faster otherwise on this core" : ", --weights tflite");
+  }
+  if (r->requant_table_bytes > 0u) {
+    (void)printf("requant tables     %zu bytes in the network code (made for the %s kernels "
+                 "once, not per call; --requant call makes them per call)\n",
+                 r->requant_table_bytes, e->cpu);
+  } else if (r->requant_table_option_bytes > 0u) {
+    (void)printf("requant tables     none (made per call; --requant tables: %zu bytes of flash, "
+                 "made once)\n", r->requant_table_option_bytes);
   }
   (void)printf("largest scratch    %zu bytes\n", r->scratch_bytes);
   if (m->measured) {
@@ -684,6 +695,7 @@ static int emit_files(const cli_emit_options_t *e) {
   o.io_in_activations = e->io_in_activations;
   o.patches = e->patches;
   o.lay_out = e->lay_out;
+  o.requant_tables = e->requant_tables;
   static const char *const emitted_files[] = {".h", ".c", "_data.c"};
   bool created = false;
   if ((e->out_dir != NULL) && !make_out_dir(e->out_dir, &created, msg, sizeof(msg))) {
@@ -737,9 +749,10 @@ static const char compile_help[] =
     "usage: utvm compile MODEL -o DIR --name NET --cpu CPU [--builtin-activations]\n"
     "                     [--io-in-activations] [--patches auto|N|off] [--date DATE]\n"
     "                     [--params GRAPH.params] [--weights core|tflite]\n"
+    "                     [--requant call|tables]\n"
     "       utvm [--json] compile MODEL.tflite --report --cpu CPU [--sizes TABLE]\n"
     "                     [--io-in-activations] [--patches auto|N|off]\n"
-    "                     [--weights core|tflite]\n"
+    "                     [--weights core|tflite] [--requant call|tables]\n"
     "       utvm [--json] compile MODEL.tflite --generic -o DIR [--cpu CPU]\n"
     "       utvm [--json] compile MODEL.tflite --mlf OUT.tar [--executor graph|aot]\n"
     "                     [--name NAME] [--cpu CPU]\n\n"
@@ -759,16 +772,16 @@ static const char compile_help[] =
     "network code, the weights and the ai_ runtime take, measured (--json: one\n"
     "object with activations_bytes, params_bytes, memory, ...).\n"
     "--patches (default off) runs the model's first int8 CONV_2D / DEPTHWISE_CONV_2D\n"
-    "layers as one stage patch by patch (utvm_stage_s8): its last output in N bands\n"
-    "of rows, each layer's rows computed as the next one needs them into small line\n"
-    "buffers, so the tensors between those layers are never whole. The planner picks\n"
-    "how many layers (the smallest activations); auto also picks N and uses patches\n"
-    "only where they lower the activations. Bit-exact; the report gives the\n"
-    "activations with and without patches and the extra kernel calls and copies.\n"
+    "layers as one stage patch by patch (utvm_stage_s8, docs/AI.md): bit-exact, in\n"
+    "smaller activations; N bands of rows, or auto: the planner picks N and uses\n"
+    "patches only where they lower the activations. The report gives both.\n"
     "--weights core (default) lays constants out for the --cpu's kernels where they\n"
     "read a faster layout: on the DSP cores each CONV_2D filter widened to int16 in\n"
     "the order of the dot loops (twice its bytes; layers of a patch stage excepted);\n"
-    "--weights tflite keeps TFLite's layout. The report gives the bytes either way.\n\n"
+    "--weights tflite keeps TFLite's layout. The report gives the bytes either way.\n"
+    "--requant tables (DSP and portable cores) makes the requantization entries of\n"
+    "int8 convolutions and FULLY_CONNECTED at compile time, 24 bytes per channel,\n"
+    "instead of per call (call, the default). The report gives the bytes.\n\n"
     "--mlf writes a Model Library Format archive (TVM's layout, PROTOCOL.md 6.3):\n"
     "metadata.json, codegen/host/src/NAME_lib0.c (one packed function per operator\n"
     "calling the kernel functions; AOT: also the constants, tvmgen_NAME_run and\n"
@@ -811,6 +824,7 @@ static int compile_main(const cli_options_t *o) {
     e.io_in_activations = o->io_in_activations;
     e.patches = o->patches;
     e.lay_out = !o->weights_tflite;
+    e.requant_tables = o->requant_tables;
     e.cpu = o->cpu;
     e.sizes = o->sizes;
     e.params = o->params;

@@ -205,6 +205,9 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
       } else if (strcmp(a, "--weights") == 0) {
         o->weights_tflite = strcmp(v, "tflite") == 0;
         ok = o->weights_tflite || (strcmp(v, "core") == 0);
+      } else if (strcmp(a, "--requant") == 0) {
+        o->requant_tables = strcmp(v, "tables") == 0;
+        ok = o->requant_tables || (strcmp(v, "call") == 0);
       } else if (strcmp(a, "--params") == 0) {
         o->params = v;
       } else if (strcmp(a, "--executor") == 0) {

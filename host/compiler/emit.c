@@ -300,7 +300,8 @@ static void sb_shape(host_text_t *s, const utvm_shape_t *sh) {
   host_text_printf(s, "}}");
 }
 
-/* Per-channel multipliers and shifts of operator k. */
+/* Per-channel multipliers and shifts of operator k, and its requantization table when the
+ * call has one (e->table). */
 static void emit_quant(emit_t *e, const char *id, const utvm_per_channel_quant_t *q) {
   int32_t i;
   host_text_printf(&e->defs, "static const int32_t %s_mult[%d] = {", id, q->count);
@@ -312,9 +313,88 @@ static void emit_quant(emit_t *e, const char *id, const utvm_per_channel_quant_t
   for (i = 0; i < q->count; i++) {
     host_text_printf(&e->defs, "%s%d", (i == 0) ? "" : ((i % 16) == 0) ? ",\n    " : ", ", q->shift[i]);
   }
-  host_text_printf(&e->defs,
-            "};\nstatic const utvm_per_channel_quant_t %s_q = {%s_mult, %s_shift, %d};\n",
-            id, id, id, q->count);
+  host_text_printf(&e->defs, "};\n");
+  if (e->table_channels > 0) {
+    host_text_printf(&e->defs, "static const utvm_requant_entry_t %s_rq[%d] = {", id,
+                     e->table_channels);
+    for (i = 0; i < e->table_channels; i++) {
+      const utvm_requant_entry_t *t = &e->table[i];
+      host_text_printf(&e->defs, "%s{%d, %d, %uu, %d, %d, %d}", (i == 0) ? "" : ",\n    ",
+                       t->bias, t->multiplier, t->round_lo, t->round_hi, t->shift, t->left);
+    }
+    host_text_printf(&e->defs, "};\n");
+  }
+  host_text_printf(&e->defs, "static const utvm_per_channel_quant_t %s_q = {%s_mult, %s_shift, %d, ",
+                   id, id, id, q->count);
+  if (e->table_channels > 0) {
+    host_text_printf(&e->defs, "%s_rq};\n", id);
+  } else {
+    host_text_printf(&e->defs, "NULL};\n");
+  }
+}
+
+/* Whether the kind's int8 fast paths read a requantization table ({UTVM_EMIT_QUANT, 1}). */
+static bool emit_reads_table(const utvm_op_emit_t *how) {
+  bool reads = false;
+  for (uint32_t i = 0u; (how != NULL) && (i < UTVM_OP_EMIT_MAX_ARGS) &&
+                        (how->args[i].what != (uint8_t)UTVM_EMIT_END);
+       i++) {
+    if ((how->args[i].what == (uint8_t)UTVM_EMIT_QUANT) && (how->args[i].index == 1u)) {
+      reads = true;
+    }
+  }
+  return reads;
+}
+
+/* With o->lay_out and o->requant_tables on a DSP or portable core, call p's requantization
+ * table made once here (utvm_requant_table_fill) into e->table and e->table_channels, the
+ * channels of the output tensor; none (e->table_channels 0) otherwise. Counts the table's
+ * bytes in requant_table_option_bytes even without the option (the report's choice).
+ * emit_table_done frees it after the call is emitted. */
+static utvm_err_t emit_table_make(emit_t *e, uint32_t k, const utvm_op_params_t *p,
+                                  const utvm_op_operands_t *o) {
+  utvm_runner_tensor_t out;
+  utvm_runner_tensor_t bias;
+  const int32_t *bias_values = NULL;
+  e->table = NULL;
+  e->table_channels = 0;
+  if (!e->o->lay_out || (e->o->core == UTVM_KERNELS_MVE) ||
+      !emit_reads_table(utvm_op_kind_emit(p->kind)) ||
+      (utvm_runner_tensor(&e->runner, o->output, &out) != UTVM_OK) || (out.rank == 0u) ||
+      (out.dims[out.rank - 1u] < 1)) {
+    return UTVM_OK;
+  }
+  const int32_t channels = out.dims[out.rank - 1u];
+  if ((p->has_bias != 0u) && (o->n_inputs > 2u)) {
+    if ((utvm_runner_tensor(&e->runner, o->inputs[2], &bias) != UTVM_OK) ||
+        (bias.data != NULL) || (bias.bytes != ((size_t)channels * sizeof(int32_t)))) {
+      return UTVM_OK; /* not a constant bias of one value per channel: computed per call */
+    }
+    bias_values = (const int32_t *)bias.const_data;
+  }
+  utvm_requant_entry_t *table = (utvm_requant_entry_t *)calloc((size_t)channels, sizeof(*table));
+  if (table == NULL) {
+    return emit_fail(e, UTVM_ERR_EMIT_MEMORY, "out of memory for operator %u's table", k);
+  }
+  if (utvm_requant_table_fill(&p->quant, bias_values, channels, table) != UTVM_OK) {
+    free(table); /* a channel the table form cannot hold: computed per call */
+    return UTVM_OK;
+  }
+  e->requant_table_option_bytes += (size_t)channels * sizeof(*table);
+  if (!e->o->requant_tables) {
+    free(table);
+    return UTVM_OK;
+  }
+  e->table = table;
+  e->table_channels = channels;
+  e->requant_table_bytes += (size_t)channels * sizeof(*table);
+  return UTVM_OK;
+}
+
+static void emit_table_done(emit_t *e) {
+  free(e->table);
+  e->table = NULL;
+  e->table_channels = 0;
 }
 
 /* The parameter struct of call id: "static const <type> op<k>_p = {.field = value, ...};"
@@ -559,7 +639,12 @@ static utvm_err_t emit_call(emit_t *e, uint32_t k, uint32_t j, const utvm_op_par
   layer->output_bytes = (uint32_t)ot.bytes;
   layer->output_offset = own_buffer(e, &ot) ? UINT32_MAX : arena_offset(e, &ot);
   layer->scratch_bytes = p->scratch_bytes;
-  return emit_kernel_call(e, k, j, p, in, o->n_inputs, out, scratch);
+  err = emit_table_make(e, k, p, o);
+  if (err == UTVM_OK) {
+    err = emit_kernel_call(e, k, j, p, in, o->n_inputs, out, scratch);
+  }
+  emit_table_done(e);
+  return err;
 }
 
 /* Layer i of the stage as a kernel takes it, pointing into e->stage[i]. */
@@ -698,7 +783,12 @@ static utvm_err_t emit_stage_layer(emit_t *e, uint32_t k, const utvm_op_params_t
     return err;
   }
   emit_params(e, id, how, &e->stage[i]);
+  err = emit_table_make(e, k, p, o);
+  if (err != UTVM_OK) {
+    return err;
+  }
   emit_quant(e, id, &p->quant);
+  emit_table_done(e);
   host_text_printf(&e->defs, "static const utvm_dims_t %s_dims[3] = {", id);
   for (uint32_t d = 0u; d < 3u; d++) {
     host_text_printf(&e->defs, "%s", (d == 0u) ? "" : ", ");
@@ -1058,6 +1148,8 @@ utvm_err_t utvm_host_emit(const uint8_t *tflite, size_t size, const utvm_emit_op
     r.params_bytes = e.params_bytes;
     r.laid_out_bytes = e.laid_out_bytes;
     r.laid_out_from_bytes = e.laid_out_from_bytes;
+    r.requant_table_bytes = e.requant_table_bytes;
+    r.requant_table_option_bytes = e.requant_table_option_bytes;
   }
   rc = emit_finish(&e, rc, dir, &r, io);
   emit_close(&e);

@@ -51,6 +51,10 @@ typedef struct {
   size_t params_bytes;
   size_t laid_out_bytes;     /* constants laid out for the core (options lay_out): their bytes, */
   size_t laid_out_from_bytes; /* and the same constants' bytes in TFLite's layout */
+  size_t requant_table_bytes; /* requantization tables made (options requant_tables), */
+  size_t requant_table_option_bytes; /* and what they take with the option */
+  utvm_requant_entry_t *table; /* the call being emitted: its requantization table (malloc'd), */
+  int32_t table_channels;    /* of this many entries (0: none) */
   host_text_t data;          /* NET_data.c's blob body */
   host_text_t defs;          /* NET.c's parameter structs */
   host_text_t body;          /* NET.c's network */

@@ -63,6 +63,11 @@ typedef struct {
                                 int16 for the DSP kernels, twice the bytes; CONV_2D filters and
                                 FULLY_CONNECTED weights with their rows' terms for the MVE
                                 kernels), in a patch-by-patch stage too */
+  bool requant_tables;       /* the int8 fast paths' requantization entries made here, once,
+                                for CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED on DSP and
+                                portable cores (24 bytes of flash per output channel) instead
+                                of per call; needs lay_out. A per-build choice: it pays in
+                                instructions where layers have few positions per channel */
 } utvm_emit_options_t;
 
 /* One operator of the report. */
@@ -84,6 +89,9 @@ typedef struct {
   size_t params_bytes;       /* the weights blob (constants, each 16-byte aligned) */
   size_t laid_out_bytes;     /* of which constants laid out for the core (options lay_out), */
   size_t laid_out_from_bytes; /* which take this many bytes in TFLite's layout */
+  size_t requant_table_bytes; /* requantization tables made for the core (options
+                                 requant_tables), in NET.c's constants, not the weights blob; */
+  size_t requant_table_option_bytes; /* what they take, or would take with requant_tables */
   size_t scratch_bytes;      /* largest kernel scratch of one operator (or stage) */
   size_t activations_without_patches_bytes; /* activations_bytes planned without patches */
   uint32_t stage_first;      /* the patch-by-patch stage: its first operator, */

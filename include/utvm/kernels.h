@@ -104,15 +104,39 @@ typedef struct {
   int32_t dims[UTVM_KERNEL_MAX_RANK];
 } utvm_shape_t;
 
+/* One output channel's requantization in the form the blocked and DSP paths of CONV_2D,
+ * DEPTHWISE_CONV_2D and FULLY_CONNECTED read (src/kernels/requant_s8.h proves it exact): the
+ * channel's bias (0 without), its multiplier, the 64-bit rounding constant of a negative value
+ * as two words, and its right shift minus one (left: 0). utvm_requant_table_fill writes it. */
+typedef struct {
+  int32_t bias;
+  int32_t multiplier;
+  uint32_t round_lo;
+  int32_t round_hi;
+  int32_t shift;
+  int32_t left;
+} utvm_requant_entry_t;
+
 /* Output requantization of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: count is 1
  * (per-tensor: entry 0 for every channel) or the number of output channels (per-channel).
  * Shifts are int8_t (their range is -31..31) to keep per-channel tables small; the prepare
- * helpers below produce int32_t shifts, which the caller stores narrowed. */
+ * helpers below produce int32_t shifts, which the caller stores narrowed. table is NULL, or
+ * one entry per output channel that utvm_requant_table_fill made from these multipliers and
+ * shifts and the call's bias, computed once (at compile time) instead of per call: the blocked
+ * and DSP paths read it, the others ignore it. */
 typedef struct {
   const int32_t *multiplier;
   const int8_t *shift;
   int32_t count;
+  const utvm_requant_entry_t *table;
 } utvm_per_channel_quant_t;
+
+/* Fills table[0..channels-1] for quant (table ignored; count 1 or channels) and bias (NULL or
+ * channels values; the caller owns all). UTVM_ERR_KERNEL_BAD_PARAM for NULL pointers, channels
+ * out of 1..INT32_MAX or not matching count, or a channel the table form cannot hold (a
+ * negative multiplier or a shift that is not right: 1..31). */
+utvm_err_t utvm_requant_table_fill(const utvm_per_channel_quant_t *quant, const int32_t *bias,
+                                   int32_t channels, utvm_requant_entry_t *table);
 
 /* TFLite's fused activation functions, numbered as in the schema (ActivationFunctionType). */
 typedef enum {

@@ -411,7 +411,10 @@ const utvm_op_kind_info_t *utvm_op_kind_info(utvm_op_kind_t kind);
 typedef enum {
   UTVM_EMIT_END = 0,
   UTVM_EMIT_PARAMS,             /* &<parameter struct> (utvm_op_emit_t.params_type) */
-  UTVM_EMIT_QUANT,              /* &<per-channel multipliers and shifts> */
+  UTVM_EMIT_QUANT,              /* &<per-channel multipliers and shifts>; index 1: the kind's
+                                   int8 fast paths read a requantization table
+                                   (utvm_per_channel_quant_t.table), which the emitter makes
+                                   when it lays constants out for a DSP or portable core */
   UTVM_EMIT_DIMS,               /* &dims[index] */
   UTVM_EMIT_SHAPE,              /* &shapes[index] */
   UTVM_EMIT_SHAPES,             /* shapes (an array of n_inputs + 1) */

@@ -9,6 +9,33 @@ static void requant_round(uint32_t right, uint32_t *lo, int32_t *hi) {
   *hi = (right <= 1u) ? 0 : (int32_t)((1u << (right - 2u)) - 1u);
 }
 
+/* Entry e of a channel with multiplier m and shift s (its bias set by the caller); false
+ * when the entry is not fast: a left shift (the general form) or, with *reference set, a
+ * negative multiplier. */
+static bool requant_entry_set(utvm_requant_entry_t *e, int32_t m, int32_t s, bool *reference) {
+  bool fast = true;
+  e->multiplier = m;
+  e->left = 0;
+  if (m < 0) {
+    fast = false;
+    *reference = true;
+    e->round_lo = 0u;
+    e->round_hi = 0;
+    e->shift = 0;
+  } else if (s >= 0) {
+    fast = false;
+    e->round_lo = (uint32_t)1u << 30u;
+    e->round_hi = 0;
+    e->shift = -1;
+    e->left = s;
+  } else {
+    const uint32_t right = (uint32_t)-s; /* 1..31 */
+    requant_round(right, &e->round_lo, &e->round_hi);
+    e->shift = (int32_t)right - 1;
+  }
+  return fast;
+}
+
 void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel_quant_t *quant,
                              const int32_t *bias, int32_t output_offset, int32_t act_min,
                              int32_t act_max, int32_t first, int32_t count) {
@@ -18,6 +45,14 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
   block->act_max = act_max;
   block->bias = bias;
   block->quant = quant;
+  if (quant->table != NULL) {
+    /* made by utvm_requant_table_fill: every channel fast */
+    block->entry = &quant->table[first];
+    block->fast = true;
+    block->reference = false;
+    return;
+  }
+  block->entry = block->storage;
   bool fast = true;
   bool reference = false;
   /* A per-tensor quantization (its one entry for every channel) computes the block's first
@@ -29,33 +64,15 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
   const int32_t *channel_bias = (bias != NULL) ? &bias[first] : NULL;
   const int32_t computed = per_tensor ? 1 : count;
   for (int32_t k = 0; k < computed; ++k) {
-    const int32_t m = multiplier[k];
-    const int32_t s = shift[k];
-    utvm_requant_entry_t *e = &block->entry[k];
+    utvm_requant_entry_t *e = &block->storage[k];
     e->bias = (channel_bias != NULL) ? channel_bias[k] : 0;
-    e->multiplier = m;
-    e->left = 0;
-    if (m < 0) {
+    if (!requant_entry_set(e, multiplier[k], shift[k], &reference)) {
       fast = false;
-      reference = true;
-      e->round_lo = 0u;
-      e->round_hi = 0;
-      e->shift = 0;
-    } else if (s >= 0) {
-      fast = false;
-      e->round_lo = (uint32_t)1u << 30u;
-      e->round_hi = 0;
-      e->shift = -1;
-      e->left = s;
-    } else {
-      const uint32_t right = (uint32_t)-s; /* 1..31 */
-      requant_round(right, &e->round_lo, &e->round_hi);
-      e->shift = (int32_t)right - 1;
     }
   }
-  const utvm_requant_entry_t one = block->entry[0];
+  const utvm_requant_entry_t one = block->storage[0];
   for (int32_t k = computed; k < count; ++k) {
-    utvm_requant_entry_t *e = &block->entry[k];
+    utvm_requant_entry_t *e = &block->storage[k];
     e->multiplier = one.multiplier;
     e->round_lo = one.round_lo;
     e->round_hi = one.round_hi;
@@ -65,6 +82,25 @@ void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel
   }
   block->fast = fast;
   block->reference = reference;
+}
+
+utvm_err_t utvm_requant_table_fill(const utvm_per_channel_quant_t *quant, const int32_t *bias,
+                                   int32_t channels, utvm_requant_entry_t *table) {
+  if ((quant == NULL) || (table == NULL) || (quant->multiplier == NULL) ||
+      (quant->shift == NULL) || (channels < 1) ||
+      ((quant->count != 1) && (quant->count != channels))) {
+    return UTVM_ERR_KERNEL_BAD_PARAM;
+  }
+  bool fast = true;
+  bool reference = false;
+  for (int32_t k = 0; k < channels; ++k) {
+    const int32_t q = (quant->count == 1) ? 0 : k;
+    table[k].bias = (bias != NULL) ? bias[k] : 0;
+    if (!requant_entry_set(&table[k], quant->multiplier[q], quant->shift[q], &reference)) {
+      fast = false;
+    }
+  }
+  return fast ? UTVM_OK : UTVM_ERR_KERNEL_BAD_PARAM;
 }
 
 bool utvm_requant_scale_init(utvm_requant_scale_t *scale, int32_t multiplier, int32_t right) {

@@ -29,21 +29,12 @@
 #include "mac_s8.h"
 #include "utvm/kernels.h"
 
-/* One output channel: bias (0 without), multiplier, the rounding constant for a negative
- * value (64 bits as two words) and the right shift minus one; in a block that is not fast,
- * a channel with a left shift has shift -1, left its left shift and round 2^30. */
-typedef struct {
-  int32_t bias;
-  int32_t multiplier;
-  uint32_t round_lo;
-  int32_t round_hi;
-  int32_t shift;
-  int32_t left;
-} utvm_requant_entry_t;
-
 /* The requantization of channels first..first+count-1 (count <= UTVM_KERNELS_CHANNEL_BLOCK):
  * fast when every channel shifts right (the entries' short form), else the entries with left
- * shifts too, or (reference: a negative multiplier) the parameters utvm_mac_output_s8 takes. */
+ * shifts too, or (reference: a negative multiplier) the parameters utvm_mac_output_s8 takes.
+ * entry points into quant's table when it has one (always fast), else into storage, where a
+ * channel of a block that is not fast with a left shift has shift -1, left its left shift and
+ * round 2^30. */
 typedef struct {
   bool fast;
   bool reference;
@@ -53,11 +44,12 @@ typedef struct {
   int32_t act_max;
   const int32_t *bias;
   const utvm_per_channel_quant_t *quant;
-  utvm_requant_entry_t entry[UTVM_KERNELS_CHANNEL_BLOCK];
+  const utvm_requant_entry_t *entry;
+  utvm_requant_entry_t storage[UTVM_KERNELS_CHANNEL_BLOCK];
 } utvm_requant_block_t;
 
 /* Fills block for channels first..first+count-1 (count 1..UTVM_KERNELS_CHANNEL_BLOCK; quant
- * valid for them, bias NULL or one value per channel). */
+ * valid for them, bias NULL or one value per channel; with quant->table, points at it). */
 void utvm_requant_block_fill(utvm_requant_block_t *block, const utvm_per_channel_quant_t *quant,
                              const int32_t *bias, int32_t output_offset, int32_t act_min,
                              int32_t act_max, int32_t first, int32_t count);

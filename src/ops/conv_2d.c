@@ -214,7 +214,7 @@ static const char *conv_check(utvm_op_params_t *p) { return conv_check_laid_out(
 const utvm_op_kind_info_t utvm_op_kind_conv2d_s8 = {conv_walk, conv_check, conv_scratch, conv_run,
                                                     UTVM_PLAN_STEP_DEFAULT, NULL};
 
-static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 0u},
+static const utvm_op_emit_slot_t conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u}, {UTVM_EMIT_QUANT, 1u},
     {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
     {UTVM_EMIT_END, 0u}};
@@ -281,7 +281,7 @@ const utvm_op_kind_info_t utvm_op_kind_conv2d_s8_inplace = {conv_walk, conv_inpl
                                                             conv_inplace_scratch};
 
 static const utvm_op_emit_slot_t conv2d_s8_inplace_args[] = {{UTVM_EMIT_PARAMS, 0u},
-    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
+    {UTVM_EMIT_QUANT, 1u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
     {UTVM_EMIT_END, 0u}};
 

@@ -198,7 +198,7 @@ const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8 = {
     NULL};
 
 static const utvm_op_emit_slot_t depthwise_conv2d_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
-    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},
+    {UTVM_EMIT_QUANT, 1u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_DIMS, 1u},
     {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}};
 
@@ -239,7 +239,7 @@ const utvm_op_kind_info_t utvm_op_kind_depthwise_conv2d_s8_inplace = {
     UTVM_PLAN_STEP_INPLACE_GROW, depthwise_inplace_scratch};
 
 static const utvm_op_emit_slot_t depthwise_conv2d_s8_inplace_args[] = {{UTVM_EMIT_PARAMS, 0u},
-    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
+    {UTVM_EMIT_QUANT, 1u}, {UTVM_EMIT_DIMS, 0u}, {UTVM_EMIT_DIMS, 1u}, {UTVM_EMIT_INPUT, 1u},
     {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_DIMS, 2u}, {UTVM_EMIT_OUTPUT, 0u}, {UTVM_EMIT_SCRATCH, 0u},
     {UTVM_EMIT_END, 0u}};
 

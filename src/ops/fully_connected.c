@@ -331,7 +331,7 @@ const utvm_op_kind_info_t utvm_op_kind_fully_connected_s8 = {
     fc_walk, fc_check, fc_scratch, fc_run, UTVM_PLAN_STEP_DEFAULT, NULL};
 
 static const utvm_op_emit_slot_t fully_connected_s8_args[] = {{UTVM_EMIT_PARAMS, 0u},
-    {UTVM_EMIT_QUANT, 0u}, {UTVM_EMIT_BATCHES, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u},
+    {UTVM_EMIT_QUANT, 1u}, {UTVM_EMIT_BATCHES, 0u}, {UTVM_EMIT_DEPTH, 0u}, {UTVM_EMIT_UNITS, 0u},
     {UTVM_EMIT_INPUT, 0u}, {UTVM_EMIT_INPUT, 1u}, {UTVM_EMIT_BIAS, 0u}, {UTVM_EMIT_OUTPUT, 0u},
     {UTVM_EMIT_SCRATCH, 0u}, {UTVM_EMIT_END, 0u}};
 

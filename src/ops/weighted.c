@@ -209,6 +209,7 @@ utvm_err_t ops_channel_quant(const utvm_op_context_t *c, void *record, size_t re
   quant->multiplier = multipliers;
   quant->shift = shifts;
   quant->count = (int32_t)count;
+  quant->table = NULL;
   for (ch = 0u; (ch < count) && (err == UTVM_OK); ch++) {
     const float scale = utvm_model_quant_scale(&f->t.quant, ch);
     int32_t shift = 0;

@@ -269,6 +269,39 @@ def case_cpu_required():
     check(p.returncode == 2 and "--sizes goes with --report" in p.stderr, "--sizes with -o", p)
 
 
+def case_requant_tables():
+    """--requant tables makes the requantization entries in the compiler (24 bytes per output
+    channel, as constants of NET.c); the default (call) makes none and the report says what the
+    option would take; MVE cores never take them; a bad value is a usage error."""
+    ad = os.path.join(MODELS, MODEL_FILES[5])
+    reports = {}
+    for choice in ("call", "tables"):
+        p = run("--json", "compile", ad, "--report", "--cpu", "cortex-m4", "--requant", choice)
+        check(p.returncode == 0, "report --requant %s" % choice, p)
+        reports[choice] = json.loads(p.stdout)
+    # AD: ten layers, 128 x 8 + 8 + 640 output channels
+    check(reports["call"]["requant_table_bytes"] == 0 and
+          reports["call"]["requant_table_option_bytes"] == 1672 * 24 and
+          reports["tables"]["requant_table_bytes"] == 1672 * 24 and
+          reports["tables"]["requant_table_option_bytes"] == 1672 * 24,
+          "AD's tables: none by default, 1672 channels x 24 bytes with the option (%r)"
+          % {k: (v["requant_table_bytes"], v["requant_table_option_bytes"])
+             for k, v in reports.items()})
+    p = run("compile", ad, "--report", "--cpu", "cortex-m4")
+    check(p.returncode == 0 and "requant tables     none (made per call; --requant tables: "
+          "40128 bytes of flash" in p.stdout, "text report of the choice", p)
+    with_tables = emit(MODEL_FILES[5], os.path.join(TMP, "rq"), "ad", "--cpu", "cortex-m4",
+                       "--requant", "tables")[1].decode()
+    without = emit(MODEL_FILES[5], os.path.join(TMP, "norq"), "ad", "--cpu", "cortex-m4")[1]
+    check(with_tables.count("static const utvm_requant_entry_t op") == 10 and
+          b"utvm_requant_entry_t" not in without, "NET.c: ten tables with the option, none without")
+    p = run("--json", "compile", ad, "--report", "--cpu", "cortex-m55", "--requant", "tables")
+    check(p.returncode == 0 and json.loads(p.stdout)["requant_table_bytes"] == 0,
+          "MVE kernels requantize lane-wise: no tables", p)
+    p = run("compile", ad, "--report", "--cpu", "host", "--requant", "always")
+    check(p.returncode == 2, "--requant always refused", p)
+
+
 def main():
     cases = [(n, f) for n, f in sorted(globals().items()) if n.startswith("case_")]
     failed = 0

@@ -49,6 +49,7 @@ static union {
 static int32_t g_bias[COMPARE_MAX_CHANNELS];
 static int32_t g_multiplier[COMPARE_MAX_CHANNELS];
 static int8_t g_shift[COMPARE_MAX_CHANNELS];
+static utvm_requant_entry_t g_table[COMPARE_MAX_CHANNELS];
 
 /* xorshift32: the same cases on every machine. */
 static uint32_t next_random(uint32_t *state) {
@@ -72,7 +73,8 @@ static void fill_s8(uint32_t *state, int8_t *data, int32_t count) {
 }
 
 /* Per-tensor (count 1) or per-channel quantization with random multipliers, shifts and bias;
- * the bias pointer is NULL one time in four. */
+ * the bias pointer is NULL one time in four; half the time a requantization table made once
+ * (utvm_requant_table_fill, as a compiler does) where every channel's form allows one. */
 static const int32_t *random_quant(uint32_t *state, int32_t channels,
                                    utvm_per_channel_quant_t *quant) {
   /* Mostly TFLite's ranges; one case in eight any multiplier, shift and bias (wrapping, the
@@ -94,7 +96,13 @@ static const int32_t *random_quant(uint32_t *state, int32_t channels,
   for (int32_t i = 0; i < channels; ++i) {
     g_bias[i] = wild ? (int32_t)next_random(state) : random_in(state, -40000, 40000);
   }
-  return (random_in(state, 0, 3) == 0) ? NULL : g_bias;
+  const int32_t *bias = (random_in(state, 0, 3) == 0) ? NULL : g_bias;
+  quant->table = NULL;
+  if ((random_in(state, 0, 1) == 0) &&
+      (utvm_requant_table_fill(quant, bias, channels, g_table) == UTVM_OK)) {
+    quant->table = g_table;
+  }
+  return bias;
 }
 
 /* Input offset -127..128 with the extremes often, output zero point, activation range. */
@@ -847,6 +855,7 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
       }
       quant[l].multiplier = multipliers[l];
       quant[l].shift = shifts[l];
+      quant[l].table = NULL; /* g_table is the next layer's */
       int32_t input_offset;
       int32_t output_offset;
       int32_t act_min;
@@ -891,6 +900,7 @@ static bool stage_case(uint32_t *state, utvm_fast_compare_result_t *result) {
       }
       quant[n].multiplier = multipliers[n];
       quant[n].shift = shifts[n];
+      quant[n].table = NULL; /* g_table is the next layer's */
       int32_t filter_offset;
       random_offsets(state, &fc.input_offset, &fc.output_offset, &fc.act_min, &fc.act_max);
       random_offsets(state, &filter_offset, &fc.output_offset, &fc.act_min, &fc.act_max);

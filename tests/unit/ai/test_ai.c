@@ -20,8 +20,10 @@
 #include <cmocka.h>
 
 #include "ad.h"
+#include "ad_rq.h"
 #include "hello.h"
 #include "ic.h"
+#include "ic_rq.h"
 #include "kws.h"
 #include "kws_shared.h"
 #include "person.h"
@@ -63,6 +65,10 @@ static const ref_pair_t pairs[] = {
      REF "mlperf_tiny/vww_from_no_person_bmp_int8_tflm.out0.bin"},
     {&ai_model_speech_patches, REF "micro_speech/no_1000ms_features_int8.bin",
      REF "micro_speech/no_1000ms_tflm.out0.bin"},
+    {&ai_model_ad_rq, REF "mlperf_tiny/ad_window0_int8.bin",
+     REF "mlperf_tiny/ad_window0_int8_tflm.out0.bin"},
+    {&ai_model_ic_rq, REF "mlperf_tiny/ic_input0_int8.bin",
+     REF "mlperf_tiny/ic_input0_int8_tflm.out0.bin"},
 };
 
 /* Patches lower the activations (the report's figures, utvm compile --patches). */

@@ -20,7 +20,7 @@
 
 static const int32_t one_multiplier[1] = {ONE_M};
 static const int8_t one_shift[1] = {ONE_S};
-static const utvm_per_channel_quant_t unit_quant = {one_multiplier, one_shift, 1};
+static const utvm_per_channel_quant_t unit_quant = {one_multiplier, one_shift, 1, NULL};
 
 static utvm_conv2d_params_t conv_params(int32_t stride, int32_t dilation, int32_t pad) {
   const utvm_conv2d_params_t params = {stride, stride, dilation, dilation, pad, pad,
@@ -74,7 +74,7 @@ static void test_conv2d_same_padding_stride2(void **state) {
   const int8_t input[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   const int8_t filter[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
   const int8_t half_shift[1] = {HALF_S};
-  const utvm_per_channel_quant_t half = {one_multiplier, half_shift, 1};
+  const utvm_per_channel_quant_t half = {one_multiplier, half_shift, 1, NULL};
   int8_t out[4];
   const utvm_conv2d_params_t params = conv_params(2, 1, padding.pad_top);
   assert_int_equal(utvm_conv2d_s8(&params, &half, &in_dims, input, &filter_dims, filter, NULL,
@@ -102,7 +102,7 @@ static void test_conv2d_dilation_per_channel_batch2(void **state) {
   memset(filter + 9, 2, 9);
   const int32_t multipliers[2] = {ONE_M, ONE_M};
   const int8_t shifts[2] = {ONE_S, HALF_S};
-  const utvm_per_channel_quant_t quant = {multipliers, shifts, 2};
+  const utvm_per_channel_quant_t quant = {multipliers, shifts, 2, NULL};
   int8_t out[4];
   const utvm_conv2d_params_t params = conv_params(1, 2, 0);
   assert_int_equal(utvm_conv2d_s8(&params, &quant, &in_dims, input, &filter_dims, filter, NULL,
@@ -156,7 +156,7 @@ static void test_conv2d_checks(void **state) {
   utvm_conv2d_params_t params = conv_params(1, 1, 0);
   const int32_t multipliers[2] = {ONE_M, ONE_M};
   const int8_t shifts[2] = {ONE_S, ONE_S};
-  const utvm_per_channel_quant_t two = {multipliers, shifts, 2}; /* neither 1 nor 3 */
+  const utvm_per_channel_quant_t two = {multipliers, shifts, 2, NULL}; /* neither 1 nor 3 */
   assert_int_equal(utvm_conv2d_s8(&params, &two, &dims, data, &filter_dims, data, NULL,
                                   &out_dims, out, NULL),
                    UTVM_ERR_KERNEL_BAD_PARAM);
@@ -164,7 +164,7 @@ static void test_conv2d_checks(void **state) {
                                   &out_dims, out, NULL),
                    UTVM_ERR_KERNEL_BAD_PARAM);
   const int8_t bad_shift[1] = {32};
-  const utvm_per_channel_quant_t shifted = {one_multiplier, bad_shift, 1};
+  const utvm_per_channel_quant_t shifted = {one_multiplier, bad_shift, 1, NULL};
   assert_int_equal(utvm_conv2d_s8(&params, &shifted, &dims, data, &filter_dims, data, NULL,
                                   &out_dims, out, NULL),
                    UTVM_ERR_KERNEL_BAD_PARAM);
@@ -209,7 +209,7 @@ static void test_depthwise_multiplier2(void **state) {
   const int32_t bias[4] = {1, 1, 1, 1};
   const int32_t multipliers[4] = {ONE_M, ONE_M, ONE_M, ONE_M};
   const int8_t shifts[4] = {ONE_S, ONE_S, ONE_S, HALF_S};
-  const utvm_per_channel_quant_t quant = {multipliers, shifts, 4};
+  const utvm_per_channel_quant_t quant = {multipliers, shifts, 4, NULL};
   const utvm_depthwise_conv2d_params_t params = {1, 1, 1, 1, 0, 0, 2, 0, 0, INT8_MIN, INT8_MAX};
   int8_t out[4];
   assert_int_equal(utvm_depthwise_conv2d_s8(&params, &quant, &in_dims, input, &filter_dims,
@@ -927,7 +927,7 @@ static void test_s16_weighted(void **state) {
   const int32_t bias32[1] = {11};
   const int32_t mult[1] = {1 << 30}; /* 0.5 */
   const int8_t shift[1] = {0};
-  const utvm_per_channel_quant_t quant = {mult, shift, 1};
+  const utvm_per_channel_quant_t quant = {mult, shift, 1, NULL};
   const utvm_dims_t in_dims = {1, 1, 1, 2};
   const utvm_dims_t f_dims = {1, 1, 1, 2};
   const utvm_dims_t out_dims = {1, 1, 1, 1};
@@ -977,7 +977,7 @@ static void test_s16_weighted(void **state) {
                                    filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_PARAM);
   cp.act_max = INT16_MAX;
   const int8_t big_shift[1] = {8};
-  const utvm_per_channel_quant_t bad = {mult, big_shift, 1};
+  const utvm_per_channel_quant_t bad = {mult, big_shift, 1, NULL};
   assert_int_equal(utvm_conv2d_s16(&cp, &bad, UTVM_ACCUMULATE_64, &in_dims, input, &f_dims,
                                    filter, NULL, &out_dims, out), UTVM_ERR_KERNEL_BAD_PARAM);
   assert_int_equal(utvm_conv2d_s16(&cp, &bad, UTVM_ACCUMULATE_32, &in_dims, input, &f_dims,

@@ -84,7 +84,7 @@ static utvm_per_channel_quant_t path_fill(int32_t channels, bool mixed) {
   }
   (void)memset(g_ref, 0x11, sizeof g_ref);
   (void)memset(g_fast, 0x22, sizeof g_fast);
-  const utvm_per_channel_quant_t quant = {g_mult, g_shift, channels};
+  const utvm_per_channel_quant_t quant = {g_mult, g_shift, channels, NULL};
   return quant;
 }
 

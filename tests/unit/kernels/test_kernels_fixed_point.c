@@ -111,7 +111,7 @@ static void test_requant_block_matches_reference(void **state) {
     if ((round % 50) == 9) {
       multiplier[round % CHANNELS] = -5;
     }
-    const utvm_per_channel_quant_t quant = {multiplier, shift, CHANNELS};
+    const utvm_per_channel_quant_t quant = {multiplier, shift, CHANNELS, NULL};
     const int32_t output_offset = (int32_t)(next_random(&x) % 256u) - 128;
     const int32_t act_min = ((round % 2) == 0) ? -128 : (int32_t)(next_random(&x) % 128u) - 128;
     const int32_t act_max = ((round % 3) == 0) ? 127 : act_min + (int32_t)(next_random(&x) % 128u);

@@ -102,7 +102,7 @@ static void test_conv2d_vectors(void **state) {
     params.filter_layout = (int32_t)UTVM_FILTER_PLAIN;
     int8_t narrow[64];
     narrow_shifts(shifts, narrow, v->scale_count);
-    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};
+    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count, NULL};
     const size_t count = dims_count(&v->output_dims);
     assert_true(count <= MAX_OUTPUT);
     assert_int_equal(utvm_conv2d_s8_scratch_size(&v->input_dims, &v->filter_dims, &v->output_dims),
@@ -134,7 +134,7 @@ static void test_depthwise_conv2d_vectors(void **state) {
     params.output_offset = v->output_zero_point;
     int8_t narrow[64];
     narrow_shifts(shifts, narrow, v->scale_count);
-    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};
+    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count, NULL};
     const size_t count = dims_count(&v->output_dims);
     assert_true(count <= MAX_OUTPUT);
     assert_int_equal(
@@ -172,7 +172,7 @@ static void test_fully_connected_vectors(void **state) {
     params.weights_layout = (int32_t)UTVM_FILTER_PLAIN;
     int8_t narrow[64];
     narrow_shifts(shifts, narrow, v->scale_count);
-    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count};
+    const utvm_per_channel_quant_t quant = {multipliers, narrow, v->scale_count, NULL};
     assert_int_equal(utvm_fully_connected_s8_scratch_size(v->batches, v->input_depth,
                                                           v->output_depth),
                      0);
