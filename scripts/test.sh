@@ -124,12 +124,12 @@ aarch64_linux() {
 }
 
 # The Arm Compute Library backend (preset aarch64-linux-acl: UTVM_WITH_ACL against Debian's
-# ACL 20.08, libarm-compute-dev:arm64): its library and test_acl, warning-free, under
-# qemu-aarch64.
+# ACL 20.08, libarm-compute-dev:arm64): its library, test_acl and test_acl_runner (the
+# runner's offload on every tflm_float case), warning-free, under qemu-aarch64.
 aarch64_acl() {
   local out
   cmake --preset aarch64-linux-acl || return 1
-  out=$(cmake --build --preset aarch64-linux-acl -j "$JOBS" --target test_acl 2>&1) || {
+  out=$(cmake --build --preset aarch64-linux-acl -j "$JOBS" --target test_acl test_acl_runner 2>&1) || {
     echo "$out"
     return 1
   }

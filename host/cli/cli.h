@@ -84,6 +84,8 @@ typedef struct {
                           out for the --cpu's kernels) */
   bool requant_tables; /* --requant tables: requantization entries made at compile time
                           (default call: made per call) */
+  bool no_acl;        /* run --no-acl: the runner's kernels only (a build with ACL) */
+  int acl_threads;    /* run --acl-threads N: ACL's scheduler threads (0: one per core) */
   const char *date;
   const char *cpu;
   const char *sizes;

@@ -6,6 +6,9 @@
 
 #include "cli.h"
 #include "utvm/rpc_codes.h"
+#if defined(UTVM_WITH_ACL)
+#include "utvm/acl.h"
+#endif
 
 /* utvm info --help. */
 static const char info_help[] =
@@ -14,7 +17,8 @@ static const char info_help[] =
     "of its system library (when the device lists them: utvm.crt.FunctionName), its\n"
     "kernels (utvm_k_kernels: the core's fast paths and the constant layouts they read,\n"
     "which utvm run and compile --cpu lay constants out for), tensor memory and link\n"
-    "statistics.\n";
+    "statistics. A utvm built with the Arm Compute Library (preset aarch64-linux-acl)\n"
+    "first names it: utvm run on this host gives ACL the float32 layers it takes.\n";
 
 /* Most names listed per function table. */
 #define CLI_MAX_LISTED_FUNCTIONS 256
@@ -238,6 +242,12 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
 }
 
 static int info_main(const cli_options_t *o) {
+#if defined(UTVM_WITH_ACL)
+  if (!o->json) {
+    (void)printf("host backend       ACL %s (Arm Compute Library: utvm run offloads float32 "
+                 "layers; --no-acl)\n", utvm_acl_version());
+  }
+#endif
   return cli_on_device(o, false, cli_log_to_stderr, info_on_device);
 }
 

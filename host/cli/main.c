@@ -165,6 +165,10 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         o->io_in_activations = true;
         continue;
       }
+      if (strcmp(a, "--no-acl") == 0) {
+        o->no_acl = true;
+        continue;
+      }
       if (strcmp(a, "--host-driven") == 0) {
         o->host_driven = true;
         continue;
@@ -225,6 +229,8 @@ static int parse_options(int argc, char **argv, cli_options_t *o) {
         ok = parse_double(v, &o->start_timeout_s) && (o->start_timeout_s > 0.0);
       } else if (strcmp(a, "--retry") == 0) {
         ok = parse_double(v, &o->retry_s);
+      } else if (strcmp(a, "--acl-threads") == 0) {
+        ok = parse_int(v, &o->acl_threads) && (o->acl_threads >= 0);
       } else if (strcmp(a, "--number") == 0) {
         ok = parse_int(v, &o->number) && (o->number > 0);
       } else if (strcmp(a, "--repeat") == 0) {

@@ -13,6 +13,9 @@
 
 #include "cli.h"
 #include "utvm/runner.h"
+#if defined(UTVM_WITH_ACL)
+#include "utvm/acl.h"
+#endif
 
 /* The options of utvm run. */
 typedef struct {
@@ -38,7 +41,12 @@ typedef struct {
   int min_repeat_ms;
   const char *transport; /* the --connect specification */
   double deadline_s; /* --deadline, 0 for the default */
+  bool no_acl;       /* --no-acl: the runner's kernels only */
+  int acl_threads;   /* --acl-threads: ACL's scheduler threads, 0 for ACL's default */
 } cli_run_options_t;
+
+/* Bytes of the workspace ACL's auxiliary memory comes from (a build with ACL). */
+#define RUN_ACL_WORKSPACE_BYTES ((size_t)64u << 20)
 
 /* Largest model file read. */
 #define RUN_MAX_MODEL_BYTES ((size_t)64u << 20)
@@ -53,6 +61,11 @@ typedef struct {
   void *arena;
   utvm_model_t model;
   utvm_runner_t runner;
+#if defined(UTVM_WITH_ACL)
+  utvm_acl_offload_t *acl;      /* the ACL offload (NULL with --no-acl or on a device) */
+  utvm_runner_offload_t offload;
+  void *acl_workspace;
+#endif
   double *layer_seconds;
   utvm_host_t *host;            /* on a device: the client (closed by cli_run_model) */
   utvm_compiled_graph_t graph;           /* on a device: the compiled model */
@@ -145,6 +158,35 @@ static int read_model(run_t *run, size_t *size) {
   return -1;
 }
 
+/* Gives the runner's float32 convolutions, fully connected layers and pools to ACL (a build
+ * with ACL, on this host, without --no-acl); -1, or the exit code of a failure. */
+static int setup_acl(run_t *run) {
+#if defined(UTVM_WITH_ACL)
+  const cli_run_options_t *o = run->o;
+  char msg[1024];
+  if (o->no_acl || o->on_device) {
+    return -1;
+  }
+  run->acl_workspace = malloc(RUN_ACL_WORKSPACE_BYTES);
+  utvm_err_t err = (run->acl_workspace != NULL)
+                       ? utvm_acl_offload_init(&run->acl, run->acl_workspace,
+                                               RUN_ACL_WORKSPACE_BYTES, run->model.n_operators,
+                                               (uint32_t)o->acl_threads, &run->offload)
+                       : UTVM_ERR_ACL_MEMORY;
+  if (err == UTVM_OK) {
+    err = utvm_runner_offload(&run->runner, &run->offload);
+  }
+  if (err != UTVM_OK) {
+    (void)snprintf(msg, sizeof(msg), "model %s: ACL: %s", o->model,
+                   (run->runner.error[0] != '\0') ? run->runner.error : utvm_strerror(err));
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+#else
+  (void)run;
+#endif
+  return -1;
+}
+
 /* Opens the model and sets up the runner with workspace and arena of the sizes it asks for. */
 static int setup(run_t *run) {
   const cli_run_options_t *o = run->o;
@@ -178,7 +220,7 @@ static int setup(run_t *run) {
     (void)snprintf(msg, sizeof(msg), "model %s refused: %s", o->model, run->runner.error);
     return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
   }
-  return -1;
+  return setup_acl(run);
 }
 
 /* The npy dtype of a tensor type. */
@@ -423,6 +465,52 @@ static void print_device_layers(const run_t *run, bool json);
 static void print_device_json(const run_t *run);
 static void print_device_text(const run_t *run);
 
+/* The auxiliary bytes of operator k's ACL layer, -1 when ACL does not run it. */
+static long long acl_layer_bytes(const run_t *run, uint32_t k) {
+#if defined(UTVM_WITH_ACL)
+  if ((run->acl != NULL) && (run->offload.handles[k] != NULL)) {
+    return (long long)utvm_acl_offload_layer_bytes(run->acl, k);
+  }
+#else
+  (void)run;
+  (void)k;
+#endif
+  return -1;
+}
+
+/* "acl": the backend, what it took and its memory (a build with ACL). */
+static void print_acl_json(const run_t *run) {
+#if defined(UTVM_WITH_ACL)
+  if (!run->o->on_device) {
+    (void)printf(", \"acl\": {\"version\": \"%s\", \"enabled\": %s, \"operators\": %u, "
+                 "\"workspace_bytes\": %zu}",
+                 utvm_acl_version(), (run->acl != NULL) ? "true" : "false",
+                 run->runner.n_offloaded, utvm_acl_offload_workspace_used(run->acl));
+  }
+#else
+  (void)run;
+#endif
+}
+
+/* The line saying what ACL took (a build with ACL). */
+static void print_acl_text(const run_t *run) {
+#if defined(UTVM_WITH_ACL)
+  if (run->o->on_device) {
+    return;
+  }
+  if (run->acl == NULL) {
+    (void)printf("acl         ACL %s off (--no-acl): the runner's kernels\n", utvm_acl_version());
+  } else {
+    (void)printf("acl         ACL %s: %u of %u operators, auxiliary memory %zu bytes of a %zu-byte "
+                 "workspace\n",
+                 utvm_acl_version(), run->runner.n_offloaded, run->model.n_operators,
+                 utvm_acl_offload_workspace_used(run->acl), RUN_ACL_WORKSPACE_BYTES);
+  }
+#else
+  (void)run;
+#endif
+}
+
 static void print_json(const run_t *run, double seconds) {
   const cli_run_options_t *o = run->o;
   (void)printf("{\"ok\": true, \"model\": ");
@@ -458,6 +546,7 @@ static void print_json(const run_t *run, double seconds) {
   if (o->on_device) {
     print_device_json(run);
   }
+  print_acl_json(run);
   if (o->per_layer && (o->on_device)) {
     (void)printf(", \"layers\": [");
     print_device_layers(run, true);
@@ -470,7 +559,8 @@ static void print_json(const run_t *run, double seconds) {
       (void)printf("%s{\"index\": %u, \"operator\": \"%s\", \"type\": \"%s\", \"shape\": ",
                    (k > 0u) ? ", " : "", k, name, run_type_name(t.type));
       print_shape_json(stdout, &t);
-      (void)printf(", \"seconds\": %.9f}", run->layer_seconds[k]);
+      (void)printf(", \"acl_bytes\": %lld, \"seconds\": %.9f}", acl_layer_bytes(run, k),
+                   run->layer_seconds[k]);
     }
     (void)printf("]");
   }
@@ -488,6 +578,7 @@ static void print_text(const run_t *run, double seconds) {
   if (o->on_device) {
     print_device_text(run);
   }
+  print_acl_text(run);
   if (o->per_layer && (o->on_device)) {
     (void)printf("layers:\n  %4s  %-28s %-22s %12s\n", "#", "kernel function", "output",
                  "time (us)");
@@ -498,7 +589,12 @@ static void print_text(const run_t *run, double seconds) {
       const char *name = NULL;
       layer_output(run, k, &t, &name);
       tensor_label(&t, label, sizeof(label));
-      (void)printf("  %4u  %-20s %-24s %12.3f\n", k, name, label, run->layer_seconds[k] * 1e6);
+      const long long acl = acl_layer_bytes(run, k);
+      (void)printf("  %4u  %-20s %-24s %12.3f", k, name, label, run->layer_seconds[k] * 1e6);
+      if (acl >= 0) {
+        (void)printf("  ACL, %lld bytes auxiliary", acl);
+      }
+      (void)printf("\n");
     }
   }
   if (o->on_device) {
@@ -744,9 +840,12 @@ static int run_model(run_t *run) {
       seconds += run->layer_seconds[k];
     }
   } else {
+    const int number = (o->number > 0) ? o->number : 1;
     double t0 = run_now();
-    err = utvm_runner_invoke(&run->runner);
-    seconds = run_now() - t0;
+    for (int n = 0; (n < number) && (err == UTVM_OK); n++) {
+      err = utvm_runner_invoke(&run->runner);
+    }
+    seconds = (run_now() - t0) / (double)number;
   }
   if (err != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "model %s failed: %s", o->model, run->runner.error);
@@ -776,6 +875,11 @@ static int run_file(const cli_run_options_t *o) {
   free(run.layer_seconds);
   free(run.remote.layer_seconds);
   utvm_host_graph_free(&run.graph);
+  utvm_runner_deinit(&run.runner);
+#if defined(UTVM_WITH_ACL)
+  utvm_acl_offload_free(run.acl);
+  free(run.acl_workspace);
+#endif
   free(run.arena);
   free(run.workspace);
   free(run.model_bytes);
@@ -786,7 +890,7 @@ static int run_file(const cli_run_options_t *o) {
 static const char run_help[] =
     "usage: utvm [--connect T [--host-driven]] [--json] run MODEL.tflite --input IN\n"
     "                [--input IN2 ...] [--output OUT ...] [--per-layer] [--labels A,B]\n"
-    "                [--deadline S]\n\n"
+    "                [--deadline S] [--number N] [--no-acl] [--acl-threads N]\n\n"
     "Runs MODEL on this host with the model runner (int8, int16 and float32 kernels,\n"
     "bit-exact with TFLite Micro's reference kernels); no device is started. The k-th\n"
     "--input fills graph input k, the k-th --output receives graph output k: IN/OUT ending in\n"
@@ -797,7 +901,16 @@ static const char run_help[] =
     "largest value (JSON: \"answer\"). --json prints one object with arena_bytes,\n"
     "operators, output (values of output 0), outputs and seconds. Models of at most\n"
     "64 MiB. Exit codes: 0 ok, 2 usage (bad option, missing or wrong-size input file),\n"
-    "4 a model the reader or the runner refuses (the text names the operator).\n\n"
+    "4 a model the reader or the runner refuses (the text names the operator).\n"
+    "--number N invokes the model N times (time: per inference).\n\n"
+    "Built with the Arm Compute Library (preset aarch64-linux-acl, UTVM_WITH_ACL), the\n"
+    "runner gives ACL the float32 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and pools\n"
+    "it accepts (layers configured once, auxiliary memory from a 64 MiB workspace) and\n"
+    "runs the rest with its own kernels; the output's \"acl\" line says how many it\n"
+    "took, --per-layer marks each with its auxiliary bytes. ACL sums in its own order:\n"
+    "within 1e-5 of the runner's kernels, not bit-exact (docs/TFLITE.md). --no-acl: the\n"
+    "runner's kernels only, to compare; --acl-threads N: ACL's threads (default: one\n"
+    "per core).\n\n"
     "With --connect T (given on the command line; UTVM_CONNECT is not used here) the\n"
     "model runs on the device with no new firmware: it is compiled for the device's\n"
     "kernel functions (utvm_k_*), the graph JSON goes to tvm.graph_executor.create (as\n"
@@ -883,6 +996,11 @@ int cli_run_model(const cli_options_t *o, bool time_only) {
   r.min_repeat_ms = time_only ? o->min_repeat_ms : 0;
   r.transport = o->connect;
   r.deadline_s = o->deadline_s;
+  r.no_acl = o->no_acl;
+  r.acl_threads = o->acl_threads;
+  if (!on_device) {
+    r.number = o->number;
+  }
   int code = run_file(&r);
   utvm_host_close(c.host);
   return code;

@@ -23,8 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utvm/crt.h"
 #include "utvm/error.h"
 #include "utvm/kernels.h"
+#include "utvm/runner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,6 +83,38 @@ size_t utvm_acl_layer_memory_bytes(const utvm_acl_layer_t *layer);
 
 /* Frees layer and gives its auxiliary memory back (NULL: nothing). */
 void utvm_acl_layer_free(utvm_acl_layer_t *layer);
+
+/* ---- The runner's offload (utvm/runner.h: utvm_runner_offload) -----------------------------
+ *
+ * ACL takes, per operator, the float32 CONV_2D (groups of one), DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED, AVERAGE_POOL_2D and MAX_POOL_2D whose filter and bias are constants and
+ * that its validate accepts; the runner's kernels run every other operator. Each taken layer
+ * is configured once, when utvm_runner_offload offers it, and reused by every invoke. ACL's
+ * auxiliary memory (reshaped weights, im2col and GEMM workspaces, padded copies) comes from a
+ * utvm stack allocator (utvm/crt.h) over the caller's workspace: layers are given back last
+ * first. A workspace too small for a layer fails utvm_runner_offload with
+ * UTVM_ERR_ACL_MEMORY and a text giving the workspace's size and what the layers before used
+ * (no silent fallback: the caller chose ACL). */
+typedef struct utvm_acl_offload utvm_acl_offload_t;
+
+/* Creates the offload for a model of n_operators operators over workspace[workspace_size]
+ * (caller memory, kept until utvm_acl_offload_free) into *acl and fills *offload (to give to
+ * utvm_runner_offload; its handles are the offload's). threads: ACL's scheduler threads, 0 for
+ * its default (one per core); the scheduler is the process's, so the last call sets it.
+ * UTVM_ERR_KERNEL_BAD_PARAM for NULL arguments, UTVM_ERR_ACL_MEMORY when the C++ heap fails. */
+utvm_err_t utvm_acl_offload_init(utvm_acl_offload_t **acl, void *workspace,
+                                 size_t workspace_size, uint32_t n_operators, uint32_t threads,
+                                 utvm_runner_offload_t *offload);
+
+/* Bytes of auxiliary memory the layer of operator index took (0 when ACL did not take it). */
+size_t utvm_acl_offload_layer_bytes(const utvm_acl_offload_t *acl, uint32_t index);
+
+/* Bytes of the workspace in use (alignment included). */
+size_t utvm_acl_offload_workspace_used(const utvm_acl_offload_t *acl);
+
+/* Frees the offload (after utvm_runner_deinit or another utvm_runner_offload gave its layers
+ * back; a layer still held is freed here). NULL: nothing. */
+void utvm_acl_offload_free(utvm_acl_offload_t *acl);
 
 /* The ACL version the backend was built with ("v20.08"), for utvm info. */
 const char *utvm_acl_version(void);

@@ -63,6 +63,7 @@ typedef struct {
   bool stage_inplace;           /* its output is written over its input */
   uint32_t stage_scratch;       /* bytes of its scratch (at utvm_runner_op_scratch of its first
                                    operator) */
+  uint32_t n_offloaded;         /* operators an offload took (utvm_runner_offload) */
   char error[UTVM_RUNNER_ERROR_SIZE]; /* what failed, "" after success */
   /* private */
   const utvm_model_t *model_;
@@ -72,6 +73,7 @@ typedef struct {
   void *ops_;                   /* [n_operators] prepared operators */
   uint8_t *records_;            /* their records */
   utvm_kernels_core_t core_;
+  const struct utvm_runner_offload_s *offload_;
   bool ready_;
 } utvm_runner_t;
 
@@ -115,6 +117,30 @@ typedef struct {
   float scale;                  /* per-tensor scale (channel 0's), 0.0f when not quantized */
   int32_t zero_point;
 } utvm_runner_tensor_t;
+
+/* An offload: another implementation that takes some operators off the runner's kernels, per
+ * operator (e.g. the Arm Compute Library on aarch64 Linux, utvm/acl.h). utvm_runner_offload()
+ * offers it every operator of a ready runner; the ones it declines keep the runner's kernel.
+ * Plain C callbacks and the caller's memory: the runner knows nothing of what is behind them. */
+typedef struct utvm_runner_offload_s {
+  /* Operator index of the model, prepared by the runner: p is its call as op params
+   * (utvm_runner_op_params: kind, shapes, parameters), tensors[0..p->n_inputs] its input
+   * operands then its output (a constant has data NULL and its bytes at const_data; the others'
+   * data stay where they are while the runner is used, so the offload may keep the pointers).
+   * Leaves *handle NULL to decline, sets it to take the operator; any error fails
+   * utvm_runner_offload, the offload appending its reason to text (which already names the
+   * operator). */
+  utvm_err_t (*take)(void *ctx, uint32_t index, const utvm_op_params_t *p,
+                     const utvm_runner_tensor_t *tensors, utvm_text_t *text, void **handle);
+  /* Runs a taken operator on the tensors take was given (an error stops the invocation). */
+  utvm_err_t (*run)(void *ctx, void *handle);
+  /* Gives a taken operator back (utvm_runner_deinit, another utvm_runner_offload, or a failed
+   * utvm_runner_offload); operators are given back last taken first. */
+  void (*release)(void *ctx, void *handle);
+  void *ctx;
+  void **handles;               /* caller memory of n_handles entries, one per operator */
+  uint32_t n_handles;
+} utvm_runner_offload_t;
 
 /* Bytes of workspace utvm_runner_init() needs for m (an opened model), or SIZE_MAX if m is not
  * open or the size overflows. Links every operator (utvm_op_resolver_all). */
@@ -162,6 +188,18 @@ utvm_err_t utvm_runner_reset_state(utvm_runner_t *r);
  * have run. A kernel's error is returned with r->error naming the operator. The stage's first
  * operator runs the whole stage; its other operators do nothing. */
 utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k);
+
+/* Offers every operator of a ready runner to offload (after giving back what a previous offload
+ * took), which must outlive the runner's use: operators of a patch-by-patch stage and
+ * operators of several kernel calls (SPLIT) are not offered. r->n_offloaded counts what it took;
+ * invoke then runs those through offload->run. NULL offload: back to the runner's kernels.
+ * UTVM_ERR_RUNNER_ARGUMENT (runner not ready, no callbacks, fewer handles than operators) or the
+ * error of take, r->error naming the operator and the reason; nothing stays taken then. */
+utvm_err_t utvm_runner_offload(utvm_runner_t *r, const utvm_runner_offload_t *offload);
+
+/* Gives back every operator an offload took; the runner is no longer ready (init it again to
+ * use it). Call it before utvm_runner_init reuses r when an offload took operators. NULL: no-op. */
+void utvm_runner_deinit(utvm_runner_t *r);
 
 /* Runs every operator in order (stops at the first error, as invoke_operator). */
 utvm_err_t utvm_runner_invoke(utvm_runner_t *r);

@@ -326,8 +326,10 @@ utvm_err_t utvm_runner_invoke_operator(utvm_runner_t *r, uint32_t k) {
   }
   const runner_op_t *ops = (const runner_op_t *)r->ops_;
   utvm_err_t err = UTVM_OK;
-  if ((r->stage_count == 0u) || (k < r->stage_first) ||
-      (k >= (r->stage_first + r->stage_count))) {
+  if ((r->offload_ != NULL) && (r->offload_->handles[k] != NULL)) {
+    err = r->offload_->run(r->offload_->ctx, r->offload_->handles[k]);
+  } else if ((r->stage_count == 0u) || (k < r->stage_first) ||
+             (k >= (r->stage_first + r->stage_count))) {
     err = ops[k].op->execute(&r->records_[ops[k].record], r->arena_);
   } else if (k == r->stage_first) {
     err = runner_stage_run(r);
