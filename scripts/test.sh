@@ -8,8 +8,8 @@
 # CMakePresets.json (warning-free build; before the host tests, so that they
 # can use the firmware images), the size budgets (scripts/size_budget.sh), the aarch64 Linux
 # port (preset aarch64-linux: warning-free cross build, its test preset's ctest subset under
-# qemu-aarch64), the Arm Compute Library backend (preset aarch64-linux-acl: test_acl under
-# qemu-aarch64), host build + ctest, host-asan build + ctest, a host build
+# qemu-aarch64), the Arm Compute Library backend (preset aarch64-linux-acl: test_acl and
+# test_acl_runner under qemu-aarch64), host build + ctest, host-asan build + ctest, a host build
 # without device error texts (-DUTVM_ERROR_TEXTS=OFF) + its crt, rpc and host unit tests and
 # the posix server's reset-at-every-byte and system tests, the libFuzzer targets for
 # UTVM_FUZZ_SECONDS each (default 60), the MISRA check (scripts/misra.sh).

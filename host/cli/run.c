@@ -791,6 +791,42 @@ static void print_device_text(const run_t *run) {
                d->upload_seconds);
 }
 
+/* Invokes the model o->number times (the inputs put back before each: the activations may
+ * share their bytes), *seconds the time per inference; -1, or the exit code of a failure. */
+static int invoke_number(run_t *run, utvm_err_t *err, double *seconds) {
+  const cli_run_options_t *o = run->o;
+  const int number = (o->number > 0) ? o->number : 1;
+  size_t total = 0u;
+  utvm_runner_tensor_t t;
+  for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
+    (void)utvm_runner_input(&run->runner, i, &t);
+    total += t.bytes;
+  }
+  uint8_t *saved = (uint8_t *)malloc((total > 0u) ? total : 1u);
+  if (saved == NULL) {
+    return run_error(o, CLI_EXIT_USAGE, "usage", "out of memory");
+  }
+  size_t at = 0u;
+  for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
+    (void)utvm_runner_input(&run->runner, i, &t);
+    (void)memcpy(&saved[at], t.data, t.bytes);
+    at += t.bytes;
+  }
+  double t0 = run_now();
+  for (int n = 0; (n < number) && (*err == UTVM_OK); n++) {
+    at = 0u;
+    for (uint32_t i = 0u; (n > 0) && (i < run->model.n_inputs); i++) {
+      (void)utvm_runner_input(&run->runner, i, &t);
+      (void)memcpy(t.data, &saved[at], t.bytes);
+      at += t.bytes;
+    }
+    *err = utvm_runner_invoke(&run->runner);
+  }
+  *seconds = (run_now() - t0) / (double)number;
+  free(saved);
+  return -1;
+}
+
 static int run_model(run_t *run) {
   const cli_run_options_t *o = run->o;
   char msg[1024];
@@ -840,12 +876,10 @@ static int run_model(run_t *run) {
       seconds += run->layer_seconds[k];
     }
   } else {
-    const int number = (o->number > 0) ? o->number : 1;
-    double t0 = run_now();
-    for (int n = 0; (n < number) && (err == UTVM_OK); n++) {
-      err = utvm_runner_invoke(&run->runner);
+    code = invoke_number(run, &err, &seconds);
+    if (code >= 0) {
+      return code;
     }
-    seconds = (run_now() - t0) / (double)number;
   }
   if (err != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "model %s failed: %s", o->model, run->runner.error);
