@@ -796,35 +796,33 @@ static void print_device_text(const run_t *run) {
 static int invoke_number(run_t *run, utvm_err_t *err, double *seconds) {
   const cli_run_options_t *o = run->o;
   const int number = (o->number > 0) ? o->number : 1;
-  size_t total = 0u;
-  utvm_runner_tensor_t t;
-  for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
-    (void)utvm_runner_input(&run->runner, i, &t);
-    total += t.bytes;
-  }
-  uint8_t *saved = (uint8_t *)malloc((total > 0u) ? total : 1u);
-  if (saved == NULL) {
-    return run_error(o, CLI_EXIT_USAGE, "usage", "out of memory");
-  }
-  size_t at = 0u;
-  for (uint32_t i = 0u; i < run->model.n_inputs; i++) {
-    (void)utvm_runner_input(&run->runner, i, &t);
-    (void)memcpy(&saved[at], t.data, t.bytes);
-    at += t.bytes;
+  const uint32_t n_inputs = run->model.n_inputs;
+  utvm_runner_tensor_t *inputs =
+      (utvm_runner_tensor_t *)calloc((n_inputs > 0u) ? n_inputs : 1u, sizeof(*inputs));
+  uint8_t **saved = (uint8_t **)calloc((n_inputs > 0u) ? n_inputs : 1u, sizeof(*saved));
+  bool ok = (inputs != NULL) && (saved != NULL);
+  for (uint32_t i = 0u; ok && (i < n_inputs); i++) {
+    (void)utvm_runner_input(&run->runner, i, &inputs[i]);
+    saved[i] = (uint8_t *)malloc((inputs[i].bytes > 0u) ? inputs[i].bytes : 1u);
+    ok = saved[i] != NULL;
+    if (ok) {
+      (void)memcpy(saved[i], inputs[i].data, inputs[i].bytes);
+    }
   }
   double t0 = run_now();
-  for (int n = 0; (n < number) && (*err == UTVM_OK); n++) {
-    at = 0u;
-    for (uint32_t i = 0u; (n > 0) && (i < run->model.n_inputs); i++) {
-      (void)utvm_runner_input(&run->runner, i, &t);
-      (void)memcpy(t.data, &saved[at], t.bytes);
-      at += t.bytes;
+  for (int n = 0; ok && (n < number) && (*err == UTVM_OK); n++) {
+    for (uint32_t i = 0u; (n > 0) && (i < n_inputs); i++) {
+      (void)memcpy(inputs[i].data, saved[i], inputs[i].bytes);
     }
     *err = utvm_runner_invoke(&run->runner);
   }
   *seconds = (run_now() - t0) / (double)number;
+  for (uint32_t i = 0u; (saved != NULL) && (i < n_inputs); i++) {
+    free(saved[i]);
+  }
   free(saved);
-  return -1;
+  free(inputs);
+  return ok ? -1 : run_error(o, CLI_EXIT_USAGE, "usage", "out of memory");
 }
 
 static int run_model(run_t *run) {
