@@ -613,8 +613,8 @@ static int run_on_device(run_t *run, double *seconds) {
   if ((f32 != NULL) && cli_device_kernels(run->host, &kernels) &&
       UTVM_KERNELS_INFO_NO_F32(kernels)) {
     (void)snprintf(msg, sizeof(msg), "the device (built without float32 operators: a core "
-                   "without a single-precision FPU) does not run float32 operators: %s; nothing "
-                   "was sent", f32->name);
+                   "without a single-precision FPU) does not run float32 operators: %s (nothing of "
+                   "the model was sent)", f32->name);
     return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
   }
   utvm_host_compile_options_t opts =
