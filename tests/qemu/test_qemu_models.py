@@ -5,12 +5,14 @@ inputs and TFLM's outputs built in; ports/cortex-m/model_test_main.c), reads its
 whole and with patches (utvm_runner_options_t.patches auto: "model NAME patches: ...").
 
 Usage: test_qemu_models.py <board> <utvm-model-test.elf> <minimum number of models> [--whole-only]
-       [--tolerances FILE]
+       [--tolerances FILE | --no-f32]
 (--whole-only: a firmware that runs its models whole only, e.g. the examples'; --tolerances: the
 float32 cases that may differ from TFLM, "<case> <max abs error>" per line, '#' comments
 (tests/data/tflm_float_board_tolerance.txt): a run of such a case passes when the firmware's
 "bit-exact no, max abs error 0x<float bits>" is at most the case's tolerance; every other run
-must be bit-exact. The largest error of each case is printed.)
+must be bit-exact. The largest error of each case is printed. --no-f32: a firmware built without
+float32 operators (UTVM_HAVE_F32 0): every run is bit-exact or refused by the runner with the
+text "float32 operators are not in this build", and some of each.)
 """
 
 import re
@@ -24,6 +26,8 @@ WHOLE_ONLY = "--whole-only" in sys.argv[4:]
 TOLERANCE_FILE = None
 if "--tolerances" in sys.argv[4:]:
     TOLERANCE_FILE = sys.argv[sys.argv.index("--tolerances") + 1]
+NO_F32 = "--no-f32" in sys.argv[4:]
+NO_F32_TEXT = "float32 operators are not in this build"
 TIMEOUT_S = 600
 ERROR_RE = re.compile(r"^model (\S+?)(?:/\d+)?(?: patches)?: .*bit-exact no, max abs error 0x([0-9a-fA-F]{8})$")
 
@@ -81,6 +85,15 @@ def main():
     exact = [l for l in models if l.endswith("bit-exact yes")]
     tolerated = within_tolerance(models, read_tolerances(TOLERANCE_FILE)) if TOLERANCE_FILE \
         else []
+    if NO_F32:
+        refused = [l for l in models if NO_F32_TEXT in l]
+        done = [l for l in lines if l.startswith("models done")]
+        ok = done and done[0].startswith("models done: %d of %d " % (len(exact), len(models))) \
+            and len(exact) + len(refused) == len(models) and exact and refused and \
+            len(models) >= MINIMUM
+        print("%s: %d of %d runs bit-exact, %d refused by the runner (%s)" %
+              ("PASS" if ok else "FAIL", len(exact), len(models), len(refused), NO_F32_TEXT))
+        return 0 if ok else 1
     done = [l for l in lines if l.startswith("models done")]
     if not done:
         print("FAIL: no 'models done' line within %d s" % TIMEOUT_S)
