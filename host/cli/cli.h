@@ -182,6 +182,10 @@ void cli_free_device_args(utvm_host_t *host, cli_arg_t *args, int n);
  * an int. */
 bool cli_device_kernels(utvm_host_t *host, int64_t *info);
 
+/* The first operator of g that calls a float32 arithmetic kernel function (UTVM_OP_KIND_IS_F32:
+ * utvm_k_conv2d_f32 ... utvm_k_mean_f32), or NULL. */
+const utvm_compiled_op_t *cli_first_f32_op(const utvm_compiled_graph_t *g);
+
 /* run MODEL (on this host, or with --connect on the device) and, with time_only, time MODEL on
  * the device; returns the exit code. */
 int cli_run_model(const cli_options_t *o, bool time_only);

@@ -27,6 +27,7 @@ typedef struct {
   bool aot;             /* --executor aot (else graph) */
   const char *name;     /* --name: the MLF module name ("default") */
   utvm_host_compile_options_t compile; /* --cpu (laid out for its kernels) and --weights */
+  const char *cpu;      /* --cpu, or NULL */
   bool json;
 } cli_compile_options_t;
 
@@ -132,6 +133,46 @@ static void remove_out_dir(const char *dir, bool created, const char *stem,
 
 static bool cli_kernels_core(const char *cpu, utvm_kernels_core_t *core);
 
+/* Whether utvm builds its float32 operators for cpu (NULL: the host's): not on the cores
+ * without a single-precision FPU, whose builds have UTVM_HAVE_F32 0 (utvm/kernels.h). */
+static bool cpu_has_f32(const char *cpu) {
+  static const char *const no_fpu[] = {"cortex-m0", "cortex-m0plus", "cortex-m3"};
+  bool has = true;
+  for (size_t i = 0u; (cpu != NULL) && (i < (sizeof(no_fpu) / sizeof(no_fpu[0]))); i++) {
+    has = has && (strcmp(cpu, no_fpu[i]) != 0);
+  }
+  return has;
+}
+
+/* A model with a float32 operator (g, compiled) for a --cpu without float32 operators: false
+ * with the text in msg; true otherwise. */
+static bool cpu_runs_graph(const char *cpu, const char *model, const utvm_compiled_graph_t *g,
+                           char *msg, size_t cap) {
+  const utvm_compiled_op_t *f32 = cpu_has_f32(cpu) ? NULL : cli_first_f32_op(g);
+  if (f32 != NULL) {
+    (void)snprintf(msg, cap, "%s: --cpu %s has no FPU: utvm builds no float32 operators for it "
+                   "(UTVM_HAVE_F32 0), and the model has %s; give a core with an FPU "
+                   "(cortex-m4, cortex-m7, cortex-m33, cortex-m55, ...) or an int8 model",
+                   model, cpu, f32->name);
+  }
+  return f32 == NULL;
+}
+
+/* cpu_runs_graph for a model file's bytes (compiled here for the check); a model the generic
+ * compiler refuses passes (the emitter reports it). */
+static bool cpu_runs_model(const char *cpu, const char *model, const uint8_t *data,
+                           size_t size, char *msg, size_t cap) {
+  char err[512];
+  utvm_compiled_graph_t g;
+  bool runs = true;
+  if (!cpu_has_f32(cpu) &&
+      (utvm_host_compile_generic(data, size, &g, err, sizeof(err)) == UTVM_OK)) {
+    runs = cpu_runs_graph(cpu, model, &g, msg, cap);
+    utvm_host_graph_free(&g);
+  }
+  return runs;
+}
+
 /* utvm compile --generic / --mlf: writes the files of c for its model; returns the exit code
  * (0 ok, 2 usage or files, 4 a model refused). */
 static int compile_files(const cli_compile_options_t *c) {
@@ -151,6 +192,10 @@ static int compile_files(const cli_compile_options_t *c) {
   free(data);
   if (rc != UTVM_OK) {
     (void)snprintf(msg, sizeof(msg), "%s: %s: %s", model, utvm_strerror(rc), err);
+    return compile_error(json, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
+  if (!cpu_runs_graph(c->cpu, model, &g, msg, sizeof(msg))) {
+    utvm_host_graph_free(&g);
     return compile_error(json, CLI_EXIT_DEVICE_ERROR, "model", msg);
   }
   if (c->mlf != NULL) {
@@ -678,6 +723,10 @@ static int emit_files(const cli_emit_options_t *e) {
   if (data == NULL) {
     return compile_error(e->json, CLI_EXIT_USAGE, "usage", msg);
   }
+  if ((e->params == NULL) && !cpu_runs_model(e->cpu, e->model, data, size, msg, sizeof(msg))) {
+    free(data);
+    return compile_error(e->json, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
   uint8_t *params = NULL;
   size_t params_size = 0u;
   if (e->params != NULL) {
@@ -846,6 +895,7 @@ static int compile_main(const cli_options_t *o) {
   c.aot = (o->executor != NULL) && (strcmp(o->executor, "aot") == 0);
   c.name = (o->mlf_name != NULL) ? o->mlf_name : "default";
   c.json = o->json;
+  c.cpu = o->cpu;
   if (!cli_kernels_core(o->cpu, &c.compile.core)) {
     return cli_usage_error(o, "--cpu %s: give one of host, cortex-m0, cortex-m0plus, cortex-m3, "
                            "cortex-m4, cortex-m7, cortex-m33, cortex-m35p, cortex-m55, cortex-m85",

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "utvm/ops.h"
 
 int cli_report(const cli_options_t *o, utvm_host_err_t err, const char *detail) {
   int code = cli_exit_code(err);
@@ -229,6 +230,17 @@ int cli_on_device(const cli_options_t *o, bool typed_args, utvm_host_log_fn log,
   }
   free_parsed_args(&with_args);
   return exit_code;
+}
+
+const utvm_compiled_op_t *cli_first_f32_op(const utvm_compiled_graph_t *g) {
+  for (uint32_t k = 0u; k < g->n_ops; k++) {
+    for (int32_t kind = (int32_t)UTVM_OP_CONV2D_F32; UTVM_OP_KIND_IS_F32(kind); kind++) {
+      if (strcmp(g->ops[k].func_name, utvm_op_kind_function((utvm_op_kind_t)kind)) == 0) {
+        return &g->ops[k];
+      }
+    }
+  }
+  return NULL;
 }
 
 bool cli_device_kernels(utvm_host_t *host, int64_t *info) {

@@ -164,8 +164,9 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
     }
     (void)printf("}, \"kernels\": ");
     if (kernels_known) {
-      (void)printf("{\"core\": \"%s\", \"filter_layouts\": [\"plain\"%s%s]}", core_name,
-                   dsp_s16 ? ", \"dsp_s16\"" : "", mve_terms ? ", \"mve_terms\"" : "");
+      (void)printf("{\"core\": \"%s\", \"filter_layouts\": [\"plain\"%s%s], \"float32\": %s}",
+                   core_name, dsp_s16 ? ", \"dsp_s16\"" : "", mve_terms ? ", \"mve_terms\"" : "",
+                   UTVM_KERNELS_INFO_NO_F32(kernels) ? "false" : "true");
     } else {
       (void)printf("null");
     }
@@ -212,6 +213,9 @@ static int info_on_device(const cli_options_t *o, utvm_host_t *host) {
       (void)printf("kernels            %s (filter layouts: plain%s%s; utvm run lays constants "
                    "out for them)\n", core_name, dsp_s16 ? ", dsp_s16" : "",
                    mve_terms ? ", mve_terms" : "");
+      (void)printf("float32            %s\n", UTVM_KERNELS_INFO_NO_F32(kernels)
+                                                  ? "no (built without: a core without an FPU)"
+                                                  : "yes");
     } else {
       (void)printf("kernels            not told (no utvm_k_kernels: TFLite's layouts)\n");
     }

@@ -704,6 +704,15 @@ static int run_on_device(run_t *run, double *seconds) {
   if (code >= 0) {
     return code;
   }
+  int64_t kernels = 0;
+  const utvm_compiled_op_t *f32 = cli_first_f32_op(&run->graph);
+  if ((f32 != NULL) && cli_device_kernels(run->host, &kernels) &&
+      UTVM_KERNELS_INFO_NO_F32(kernels)) {
+    (void)snprintf(msg, sizeof(msg), "the device (built without float32 operators: a core "
+                   "without a single-precision FPU) does not run float32 operators: %s (nothing of "
+                   "the model was sent)", f32->name);
+    return run_error(o, CLI_EXIT_DEVICE_ERROR, "model", msg);
+  }
   utvm_host_compile_options_t opts =
       o->weights_tflite ? (utvm_host_compile_options_t){false, false, UTVM_KERNELS_PORTABLE}
                         : device_layout(run->host);

@@ -69,6 +69,8 @@ typedef enum {
   UTVM_ERR_KERNEL_BAD_PARAM = 0xA00,   /* utvm: a kernel parameter is out of its range */
   UTVM_ERR_KERNEL_BAD_SHAPE = 0xA01,   /* utvm: tensor shapes that do not fit together */
   UTVM_ERR_KERNEL_UNSUPPORTED = 0xA02, /* utvm: quantization or option TFLite rejects too */
+  UTVM_ERR_KERNEL_NO_F32 = 0xA03,      /* utvm: a float32 kernel in a build without them
+                                          (UTVM_HAVE_F32 0, utvm/kernels.h) */
   /* The Arm Compute Library backend (include/utvm/acl.h, 0xA80..0xAFF). */
   UTVM_ERR_ACL_UNSUPPORTED = 0xA80,    /* utvm: a layer ACL's validate() refuses */
   UTVM_ERR_ACL_MEMORY = 0xA81,         /* utvm: the layer's memory could not be had */

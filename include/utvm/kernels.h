@@ -52,6 +52,27 @@ typedef enum {
 #define UTVM_KERNELS_NATIVE UTVM_KERNELS_PORTABLE
 #endif
 
+/* UTVM_HAVE_F32: whether the float32 operators are built (the kernels utvm_conv2d_f32 ...
+ * utvm_mean_f32 below and the kinds UTVM_OP_CONV2D_F32 ... UTVM_OP_MEAN_F32 of utvm/ops.h that
+ * call them). 1: built. 0: each float32 kernel is a stub that returns UTVM_ERR_KERNEL_NO_F32
+ * (src/kernels/f32_absent.c), the runner refuses a float32 operator when it prepares the
+ * model, and utvm_k_kernels tells a host (UTVM_KERNELS_INFO_NO_F32), which refuses such a
+ * model before it uploads anything; the operators that only convert or move float32 values
+ * (QUANTIZE, DEQUANTIZE, RESHAPE, PAD, CONCATENATION, TRANSPOSE, ...) are not affected.
+ * Default: 1 on hosts and on Arm cores whose FPU has single precision (__ARM_FP bit 2:
+ * Cortex-M4F, M7, M33 with FPU, M55, M85), 0 on Arm cores without (Cortex-M0/M0+/M3, or any
+ * core built with -mfloat-abi=soft), whose software float would run these operators 10 to 100
+ * times slower (the Cortex-M3 image saves the kernels' flash, docs/TFLITE.md "float32 on
+ * boards"). Define it to 0 or 1 (e.g. -DUTVM_HAVE_F32=0) for every file of the build to
+ * choose otherwise. */
+#ifndef UTVM_HAVE_F32
+#if defined(__arm__) && !(defined(__ARM_FP) && ((__ARM_FP & 0x4) != 0))
+#define UTVM_HAVE_F32 0
+#else
+#define UTVM_HAVE_F32 1
+#endif
+#endif
+
 /* Output channels whose requantization table the fast paths of CONV_2D, DEPTHWISE_CONV_2D and
  * FULLY_CONNECTED (blocked portable C and DSP) fill at a time on the stack; a multiple of 4.
  * Stack per channel of a block: 24 bytes of table, plus in the blocked paths 4 (CONV_2D,
@@ -212,12 +233,20 @@ typedef enum {
 #endif
 
 /* This build's kernels as one int (what the kernel function utvm_k_kernels answers a host):
- * UTVM_KERNELS_NATIVE in bits 0..7, UTVM_KERNELS_FILTER_LAYOUTS in bits 8..15; and the two
- * read back from such a value. */
-#define UTVM_KERNELS_INFO \
-  ((int64_t)(((uint32_t)UTVM_KERNELS_FILTER_LAYOUTS << 8u) | (uint32_t)UTVM_KERNELS_NATIVE))
+ * UTVM_KERNELS_NATIVE in bits 0..7, UTVM_KERNELS_FILTER_LAYOUTS in bits 8..15, bit 16 set when
+ * the float32 operators are left out (UTVM_HAVE_F32 0; clear in firmware of before the bit,
+ * which built them everywhere); and the three read back from such a value. */
+#if UTVM_HAVE_F32
+#define UTVM_KERNELS_INFO_F32_BIT_ 0u
+#else
+#define UTVM_KERNELS_INFO_F32_BIT_ (1u << 16u)
+#endif
+#define UTVM_KERNELS_INFO                                                                  \
+  ((int64_t)(((uint32_t)UTVM_KERNELS_FILTER_LAYOUTS << 8u) | (uint32_t)UTVM_KERNELS_NATIVE | \
+             UTVM_KERNELS_INFO_F32_BIT_))
 #define UTVM_KERNELS_INFO_CORE(value) ((int64_t)((uint64_t)(value) & 0xFFu))
 #define UTVM_KERNELS_INFO_LAYOUTS(value) ((int64_t)(((uint64_t)(value) >> 8u) & 0xFFu))
+#define UTVM_KERNELS_INFO_NO_F32(value) ((((uint64_t)(value) >> 16u) & 1u) != 0u)
 
 /* Bytes of a filter of filter_dims {Co, KH, KW, Ci} laid out as layout (0 for an unknown
  * layout or invalid dims). */

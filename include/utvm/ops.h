@@ -154,6 +154,14 @@ typedef enum {
 /* Highest kind. */
 #define UTVM_OP_KIND_MAX ((int32_t)UTVM_OP_KIND_END_ - 1)
 
+/* The float32 arithmetic kinds, UTVM_OP_CONV2D_F32 ... UTVM_OP_MEAN_F32 (61..75): those a
+ * build without UTVM_HAVE_F32 (utvm/kernels.h) refuses; a host does not send them to such a
+ * device (UTVM_KERNELS_INFO_NO_F32). A float32 kind appended later widens the range or adds
+ * a second one here. */
+#define UTVM_OP_KIND_IS_F32(kind)                     \
+  (((int32_t)(kind) >= (int32_t)UTVM_OP_CONV2D_F32) && \
+   ((int32_t)(kind) <= (int32_t)UTVM_OP_MEAN_F32))
+
 /* The kernel function of a kind ("utvm_k_conv2d_s8", utvm/kfuncs.h), or NULL if unknown. */
 const char *utvm_op_kind_function(utvm_op_kind_t kind);
 

@@ -123,6 +123,31 @@ static size_t file_size(const model_case_t *c, uint32_t k) {
 /* Runs one case with patches (utvm_runner_options_t); writes its line ("model NAME: ..." or,
  * patch by patch, "model NAME patches: ..., stage of L layers in P patches, ...") and returns
  * true when the output is bit-exact. */
+/* The largest |out - expected| over n float32 values as its IEEE bits (0x7FC00000 when a
+ * difference is NaN: a NaN on one side only). Read through memcpy: no alignment assumed. */
+static uint32_t max_abs_error_bits(const uint8_t *out, const uint8_t *expected, size_t n) {
+  float worst = 0.0f;
+  bool nan = false;
+  uint32_t bits;
+  size_t i;
+  for (i = 0u; i < n; i++) {
+    float a;
+    float b;
+    (void)memcpy(&a, &out[i * sizeof(float)], sizeof(float));
+    (void)memcpy(&b, &expected[i * sizeof(float)], sizeof(float));
+    const float d = (a > b) ? (a - b) : (b - a);
+    if (d > worst) {
+      worst = d;
+    } else if ((d != d) && !((a != a) && (b != b))) {
+      nan = true;
+    } else {
+      /* equal, or within the worst so far */
+    }
+  }
+  (void)memcpy(&bits, &worst, sizeof(bits));
+  return nan ? 0x7FC00000u : bits;
+}
+
 static bool run_case(const model_case_t *c, uint32_t patches) {
   char text[240];
   size_t len = 0u;
@@ -167,6 +192,12 @@ static bool run_case(const model_case_t *c, uint32_t patches) {
                          (uint32_t)((ticks * 1000000000u) / UTVM_BOARD_CPU_HZ));
     utvm_port_append_str(text, sizeof(text) - 1u, &len, " instructions, bit-exact ");
     utvm_port_append_str(text, sizeof(text) - 1u, &len, exact ? "yes" : "no");
+    if (!exact && (err == UTVM_OK) && (out.type == UTVM_MODEL_FLOAT32) &&
+        (out.bytes == file_size(c, 2u))) {
+      utvm_port_append_str(text, sizeof(text) - 1u, &len, ", max abs error ");
+      utvm_port_append_hex(text, sizeof(text) - 1u, &len,
+                           max_abs_error_bits(out.data, c->files[2][0], out.bytes / sizeof(float)));
+    }
   }
   write_line(text, len);
   return exact;

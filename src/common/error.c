@@ -39,6 +39,8 @@ const char *utvm_strerror(utvm_err_t err) {
     case UTVM_ERR_KERNEL_BAD_PARAM: return "kernel: bad parameter";
     case UTVM_ERR_KERNEL_BAD_SHAPE: return "kernel: bad tensor shape";
     case UTVM_ERR_KERNEL_UNSUPPORTED: return "kernel: unsupported quantization or option";
+    case UTVM_ERR_KERNEL_NO_F32:
+      return "kernel: float32 operators are not in this build (UTVM_HAVE_F32 0: no FPU)";
 #if defined(UTVM_WITH_ACL) /* the backend's texts only where it is built: no device pays */
     case UTVM_ERR_ACL_UNSUPPORTED: return "ACL: layer not supported by Arm Compute Library";
     case UTVM_ERR_ACL_MEMORY: return "ACL: the layer's memory could not be allocated";

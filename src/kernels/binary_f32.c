@@ -4,6 +4,8 @@
 #include "shape.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 typedef enum { BINARY_ADD, BINARY_SUB, BINARY_MUL } binary_op_t;
 
 static inline float binary_apply(binary_op_t op, float a, float b) {
@@ -72,3 +74,9 @@ utvm_err_t utvm_mul_f32(const utvm_activation_f32_t *params, const utvm_shape_t 
   return binary_f32(BINARY_MUL, params, input1_shape, input1, input2_shape, input2, output_shape,
                     output);
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_binary_f32_t;
+#endif

@@ -3,6 +3,8 @@
 #include "shape.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 static bool conv2d_f32_shapes_valid(const utvm_dims_t *input_dims, const utvm_dims_t *filter_dims,
                                     const utvm_dims_t *output_dims) {
   bool ok = utvm_dims_valid(input_dims) && utvm_dims_valid(filter_dims) &&
@@ -75,3 +77,9 @@ utvm_err_t utvm_conv2d_f32(const utvm_conv2d_f32_params_t *params, const utvm_di
   }
   return UTVM_OK;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_conv2d_f32_t;
+#endif

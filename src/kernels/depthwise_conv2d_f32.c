@@ -3,6 +3,8 @@
 #include "shape.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 utvm_err_t utvm_depthwise_conv2d_f32(const utvm_depthwise_conv2d_f32_params_t *params,
                                      const utvm_dims_t *input_dims, const float *input,
                                      const utvm_dims_t *filter_dims, const float *filter,
@@ -59,3 +61,9 @@ utvm_err_t utvm_depthwise_conv2d_f32(const utvm_depthwise_conv2d_f32_params_t *p
   }
   return UTVM_OK;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_depthwise_conv2d_f32_t;
+#endif

@@ -2,6 +2,8 @@
 #include "f32.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 utvm_err_t utvm_fully_connected_f32(const utvm_activation_f32_t *params, int32_t batches,
                                     int32_t input_depth, int32_t output_depth,
                                     const float *input, const float *weights, const float *bias,
@@ -31,3 +33,9 @@ utvm_err_t utvm_fully_connected_f32(const utvm_activation_f32_t *params, int32_t
   }
   return UTVM_OK;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_fully_connected_f32_t;
+#endif

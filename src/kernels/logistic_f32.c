@@ -5,6 +5,8 @@
 #include "f32.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 /* TFLite's cutoffs: above the upper one 1/(1+e^-x) rounds to 1 in float; below the lower one
  * it is e^x to float precision. */
 #define LOGISTIC_F32_UPPER 16.619047164916992188f
@@ -28,3 +30,9 @@ utvm_err_t utvm_logistic_f32(int32_t count, const float *input, float *output) {
   }
   return err;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_logistic_f32_t;
+#endif

@@ -6,6 +6,8 @@
 #include "shape.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 utvm_err_t utvm_mean_f32(const utvm_shape_t *input_shape, const float *input,
                          const int32_t *axes, int32_t num_axes, float *output) {
   if ((input == NULL) || (output == NULL) || (num_axes < 0) ||
@@ -39,3 +41,9 @@ utvm_err_t utvm_mean_f32(const utvm_shape_t *input_shape, const float *input,
   }
   return UTVM_OK;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_mean_f32_t;
+#endif

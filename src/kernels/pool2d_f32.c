@@ -6,6 +6,8 @@
 #include "pool2d.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 typedef enum { POOL_AVERAGE, POOL_MAX } pool_kind_t;
 
 /* True when each of count windows along one axis has an input inside (TFLite fails the whole
@@ -90,3 +92,9 @@ utvm_err_t utvm_max_pool2d_f32(const utvm_pool2d_f32_params_t *params,
                                const utvm_dims_t *output_dims, float *output) {
   return pool2d_f32(POOL_MAX, params, input_dims, input, output_dims, output);
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_pool2d_f32_t;
+#endif

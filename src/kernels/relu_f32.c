@@ -2,6 +2,8 @@
 #include "f32.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 utvm_err_t utvm_relu_f32(int32_t count, const float *input, float *output) {
   const utvm_err_t err = utvm_unary_f32_check(count, input, output);
   if (err == UTVM_OK) {
@@ -12,3 +14,9 @@ utvm_err_t utvm_relu_f32(int32_t count, const float *input, float *output) {
   }
   return err;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_relu_f32_t;
+#endif

@@ -6,6 +6,8 @@
 #include "f32.h"
 #include "utvm/kernels.h"
 
+#if UTVM_HAVE_F32 /* else f32_absent.c: utvm/kernels.h */
+
 utvm_err_t utvm_softmax_f32(float beta, int32_t rows, int32_t depth, const float *input,
                             float *output) {
   if ((input == NULL) || (output == NULL) || !(fabsf(beta) <= FLT_MAX)) {
@@ -33,3 +35,9 @@ utvm_err_t utvm_softmax_f32(float beta, int32_t rows, int32_t depth, const float
   }
   return UTVM_OK;
 }
+
+#else
+/* ISO C needs a declaration in every translation unit; this file has none without
+ * UTVM_HAVE_F32. */
+typedef int utvm_kernels_no_softmax_f32_t;
+#endif

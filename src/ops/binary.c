@@ -87,7 +87,10 @@ utvm_err_t ops_prepare_binary_f32(const utvm_op_context_t *c, ops_binary_t *b,
   ops_operand_t in1;
   ops_operand_t in2;
   ops_operand_t out;
-  utvm_err_t err = ops_load(c, 0u, &in1);
+  utvm_err_t err = ops_check_f32_built(c);
+  if (err == UTVM_OK) {
+    err = ops_load(c, 0u, &in1);
+  }
   if (err == UTVM_OK) {
     err = ops_load(c, 1u, &in2);
   }

@@ -31,7 +31,8 @@ static utvm_err_t curve_prepare(const utvm_op_context_t *c, void *record, size_t
   (void)size;
   bool int16 = false;
   const bool f32 = ops_input_is_f32(c);
-  utvm_err_t err = f32 ? ops_load_f32(c, true, &in, &out) : ops_load_unary_q(c, &in, &out, &int16);
+  utvm_err_t err = f32 ? ops_load_f32_op(c, true, &in, &out)
+                       : ops_load_unary_q(c, &in, &out, &int16);
   rec->f32 = 0;
   if (f32) {
     rec->f32 = 1;

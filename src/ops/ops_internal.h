@@ -130,6 +130,16 @@ utvm_err_t ops_check_fixed_output(const utvm_op_context_t *c, const ops_operand_
 utvm_err_t ops_load_f32(const utvm_op_context_t *c, bool same_size, ops_operand_t *in,
                         ops_operand_t *out);
 
+/* UTVM_OK when this build has the float32 operators (UTVM_HAVE_F32, utvm/kernels.h), else
+ * UTVM_ERR_RUNNER_UNSUPPORTED with the text: the prepare of every float32 arithmetic operator
+ * (kinds CONV2D_F32 ... MEAN_F32) calls it first; the layout operators and QUANTIZE and
+ * DEQUANTIZE, which run without an FPU, do not. */
+utvm_err_t ops_check_f32_built(const utvm_op_context_t *c);
+
+/* ops_load_f32 of a float32 arithmetic operator: ops_check_f32_built first. */
+utvm_err_t ops_load_f32_op(const utvm_op_context_t *c, bool same_size, ops_operand_t *in,
+                           ops_operand_t *out);
+
 /* Whether input 0 of the operator is float32 (false when it cannot be decoded). */
 bool ops_input_is_f32(const utvm_op_context_t *c);
 

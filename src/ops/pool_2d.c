@@ -75,7 +75,7 @@ static utvm_err_t pool_prepare(const utvm_op_context_t *c, void *record, size_t 
   rec->f32 = ops_input_is_f32(c);
   utvm_err_t err = ops_options(c, pool_2d_options, N_OPTIONS, o);
   if ((err == UTVM_OK) && rec->f32) {
-    err = ops_load_f32(c, false, &in, &out);
+    err = ops_load_f32_op(c, false, &in, &out);
   } else if (err == UTVM_OK) {
     err = ops_load_layout_q(c, &in, &out, &rec->int16);
   } else {

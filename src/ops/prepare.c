@@ -171,6 +171,23 @@ utvm_err_t ops_load_f32(const utvm_op_context_t *c, bool same_size, ops_operand_
   return err;
 }
 
+utvm_err_t ops_check_f32_built(const utvm_op_context_t *c) {
+#if UTVM_HAVE_F32
+  (void)c;
+  return UTVM_OK;
+#else
+  return ops_fail(c, UTVM_ERR_RUNNER_UNSUPPORTED,
+                  "float32 operators are not in this build (UTVM_HAVE_F32 0: a core without a "
+                  "single-precision FPU)");
+#endif
+}
+
+utvm_err_t ops_load_f32_op(const utvm_op_context_t *c, bool same_size, ops_operand_t *in,
+                           ops_operand_t *out) {
+  const utvm_err_t err = ops_check_f32_built(c);
+  return (err == UTVM_OK) ? ops_load_f32(c, same_size, in, out) : err;
+}
+
 bool ops_input_is_f32(const utvm_op_context_t *c) {
   utvm_model_tensor_t t;
   return ops_present(c->op, 0u) &&

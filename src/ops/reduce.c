@@ -95,7 +95,7 @@ static utvm_err_t mean_prepare(const utvm_op_context_t *c, void *record, size_t 
     rec->f32 = 1;
   }
   if ((err == UTVM_OK) && f32) {
-    err = ops_load_f32(c, false, &in, &out);
+    err = ops_load_f32_op(c, false, &in, &out);
   } else if (err == UTVM_OK) {
     err = ops_load(c, 0u, &in);
     if (err == UTVM_OK) {

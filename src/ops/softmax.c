@@ -34,7 +34,10 @@ static utvm_err_t softmax_types(const utvm_op_context_t *c, const ops_operand_t 
   rec->beta = beta;
   if (in->t.type == UTVM_MODEL_FLOAT32) {
     rec->kind = (int32_t)UTVM_OP_SOFTMAX_F32;
-    err = ops_check_type(c, out, "output", UTVM_MODEL_FLOAT32);
+    err = ops_check_f32_built(c);
+    if (err == UTVM_OK) {
+      err = ops_check_type(c, out, "output", UTVM_MODEL_FLOAT32);
+    }
   } else if (in->t.type == UTVM_MODEL_INT16) {
     rec->kind = (int32_t)UTVM_OP_SOFTMAX_S16;
     err = ops_check_q16(c, in, "input");

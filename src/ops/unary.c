@@ -46,7 +46,7 @@ utvm_err_t ops_unary_load_f32(const utvm_op_context_t *c, ops_unary_t *u, utvm_o
   ops_operand_t out;
   (void)memset(&in, 0, sizeof(in));
   (void)memset(&out, 0, sizeof(out));
-  utvm_err_t err = ops_load_f32(c, true, &in, &out);
+  utvm_err_t err = ops_load_f32_op(c, true, &in, &out);
   if (err == UTVM_OK) {
     err = ops_places(c, &in, &u->input, &out, &u->output);
   }

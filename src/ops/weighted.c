@@ -51,7 +51,10 @@ utvm_err_t ops_load_weighted(const utvm_op_context_t *c, ops_operand_t *in, ops_
 
 utvm_err_t ops_load_weighted_f32(const utvm_op_context_t *c, ops_operand_t *in,
                                  ops_operand_t *f, ops_operand_t *out) {
-  utvm_err_t err = ops_load(c, 0u, in);
+  utvm_err_t err = ops_check_f32_built(c);
+  if (err == UTVM_OK) {
+    err = ops_load(c, 0u, in);
+  }
   if (err == UTVM_OK) {
     err = ops_check_type(c, in, "input", UTVM_MODEL_FLOAT32);
   }

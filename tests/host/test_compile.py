@@ -270,6 +270,37 @@ def case_failed_compile_leaves_no_dir():
               ["net.c", "net.h", "net_data.c"], "a successful compile writes its files")
 
 
+FLOAT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "tflm_float")
+
+
+def case_float_without_fpu():
+    """A float32 model for a core without an FPU (cortex-m0, cortex-m0plus, cortex-m3: utvm
+    builds no float32 operators there, UTVM_HAVE_F32 0) is refused at build time with a text
+    naming the core and the first float32 operator, and nothing is written, in every mode;
+    the same model compiles for cortex-m4, and a model whose float32 operators only convert
+    (QUANTIZE, DEQUANTIZE) compiles for cortex-m3."""
+    kws = os.path.join(FLOAT_DIR, "kws_dscnn_f32.tflite")
+    with tempfile.TemporaryDirectory() as tmp:
+        for cpu in ("cortex-m0", "cortex-m0plus", "cortex-m3"):
+            for mode in (["--name", "net", "-o", os.path.join(tmp, "c")], ["--report"],
+                         ["--generic", "-o", os.path.join(tmp, "g")],
+                         ["--mlf", os.path.join(tmp, "m.tar")]):
+                p = run("compile", kws, "--cpu", cpu, *mode)
+                check(p.returncode == 4 and ("--cpu %s has no FPU" % cpu) in p.stderr and
+                      "conv2d_f32" in p.stderr and os.listdir(tmp) == [],
+                      "float32 for %s %s refused before writing: exit %d %r %r" %
+                      (cpu, mode[0], p.returncode, p.stderr, os.listdir(tmp)))
+        p = run("--json", "compile", kws, "--cpu", "cortex-m3", "--report")
+        check(p.returncode == 4 and json.loads(p.stdout)["kind"] == "model",
+              "float32 for cortex-m3, --json: %r" % p.stdout)
+        p = run("compile", kws, "--cpu", "cortex-m4", "--name", "net", "-o",
+                os.path.join(tmp, "m4"))
+        check(p.returncode == 0, "float32 for cortex-m4 compiles: %r" % p.stderr)
+        p = run("compile", os.path.join(FLOAT_DIR, "quant_add_i8_dequant_f32.tflite"), "--cpu",
+                "cortex-m3", "--name", "net", "-o", os.path.join(tmp, "q"))
+        check(p.returncode == 0, "QUANTIZE/DEQUANTIZE for cortex-m3 compiles: %r" % p.stderr)
+
+
 if __name__ == "__main__":
     case_models()
     case_op_cases_pending()
@@ -277,6 +308,7 @@ if __name__ == "__main__":
     case_errors()
     case_help_texts()
     case_failed_compile_leaves_no_dir()
+    case_float_without_fpu()
     if FAILED:
         print("%d failure(s)" % len(FAILED))
         sys.exit(1)

@@ -12,7 +12,8 @@ Usage: test_device_run.py <utvm binary> <shared/models directory> <transport> <s
   set "board": the kernels the firmware tells (utvm info: the M4's read DSP_S16 filters, the
                M55's MVE_TERMS ones, which utvm run lays the constants out for), KWS, IC,
                person detection and AD through the graph executor, time MODEL, and one model
-               host-driven (a QEMU board: slower link, fewer models)
+               host-driven, and the float32 DS-CNN of tests/data/tflm_float (a QEMU board:
+               slower link, fewer models)
   set "aot":   a firmware with KWS built in as an AOT archive (utvm-server-aot): run through
                tvm.aot_executor.create (--executor aot), bit-exact, and timed
 Outputs are compared with TensorFlow Lite Micro's byte for byte. Python standard library only.
@@ -119,13 +120,28 @@ def case_kernels():
     proc = utvm("--json", "info")
     check(proc.returncode == 0, "info on %s" % TRANSPORT, proc)
     kernels = json.loads(proc.stdout)["kernels"]
-    expected = {"mps2-an386": {"core": "dsp", "filter_layouts": ["plain", "dsp_s16"]},
-                "mps3-an547": {"core": "mve", "filter_layouts": ["plain", "mve_terms"]}}
+    expected = {"mps2-an386": {"core": "dsp", "filter_layouts": ["plain", "dsp_s16"],
+                               "float32": True},
+                "mps3-an547": {"core": "mve", "filter_layouts": ["plain", "mve_terms"],
+                               "float32": True}}
     for board, want in expected.items():
         if board in TRANSPORT:
             check(kernels == want, "kernels on %s: %r" % (board, kernels), proc)
-    print("ok   kernels %s, filter layouts %s" % (kernels["core"],
-                                                  ", ".join(kernels["filter_layouts"])))
+    print("ok   kernels %s, filter layouts %s, float32 %s" %
+          (kernels["core"], ", ".join(kernels["filter_layouts"]), kernels["float32"]))
+
+
+def case_float_model():
+    """The float32 DS-CNN (tests/data/tflm_float, pair 2: bit-exact with TFLM on the M4F and the
+    M55; its other pairs differ in SOFTMAX's expf on the M4F, docs/TFLITE.md "float32 on
+    boards") through the graph executor on a board with an FPU."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "tflm_float")
+    result = run_pair(os.path.join(folder, "kws_dscnn_f32.tflite"),
+                      os.path.join(folder, "kws_dscnn_f32_in2.bin"),
+                      os.path.join(folder, "kws_dscnn_f32_out2.tflm.bin"))
+    d = result["device"]
+    print("ok   kws_dscnn_f32  graph executor bit-exact: %.6f s/inference, %d bytes device memory, "
+          "%d bytes uploaded" % (result["seconds"], d["device_bytes"], d["upload_bytes"]))
 
 
 def case_ops():
@@ -232,6 +248,7 @@ def main():
     else:
         case_kernels()
         case_models(["kws", "ic", "person", "ad"])
+        case_float_model()
         case_host_driven("ad")
         case_time("ad")
     print("PASS")

@@ -1,7 +1,10 @@
 """The operator case sets the tests walk (as cmake/utvm_op_cases.cmake's UTVM_OP_CASE_SETS), each
 a folder with a cases.json and, for a set with cases utvm does not run yet, a pending list:
   ops2: shared/models/ops2, less tests/data/ops2_pending.txt;
-  tflm: tests/data/tflm (TFLM-oracle cases generated in the repository).
+  tflm: tests/data/tflm (TFLM-oracle cases generated in the repository);
+  tflm_float: tests/data/tflm_float, less tests/data/tflm_float_pending.txt (the float32
+        TFLM-oracle cases; bit-exact on hosts; on a Cortex-M board the cases of
+        tests/data/tflm_float_board_tolerance.txt compare within their tolerance).
 A test runs every case bit-exact and expects the pending ones refused with a text. Python
 standard library only."""
 
@@ -16,7 +19,9 @@ def sets(models_dir):
     absolute)."""
     return [("ops2", os.path.abspath(os.path.join(models_dir, "ops2")),
              os.path.join(DATA, "ops2_pending.txt")),
-            ("tflm", os.path.abspath(os.path.join(DATA, "tflm")), None)]
+            ("tflm", os.path.abspath(os.path.join(DATA, "tflm")), None),
+            ("tflm_float", os.path.abspath(os.path.join(DATA, "tflm_float")),
+             os.path.join(DATA, "tflm_float_pending.txt"))]
 
 
 def pending_names(pending_file):
