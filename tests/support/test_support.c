@@ -103,6 +103,32 @@ void test_fill_random(uint32_t *state, uint8_t *buf, size_t n) {
 
 uint32_t test_random_below(uint32_t *state, uint32_t bound) { return xorshift32(state) % bound; }
 
+/* ------------------------------------------------------------------ files */
+
+uint8_t *test_load_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  long n = -1;
+  uint8_t *data = NULL;
+  if ((f != NULL) && (fseek(f, 0, SEEK_END) == 0)) {
+    n = ftell(f);
+  }
+  if ((n > 0) && (fseek(f, 0, SEEK_SET) == 0)) {
+    data = (uint8_t *)test_realloc(NULL, (size_t)n);
+    if (fread(data, 1u, (size_t)n, f) != (size_t)n) {
+      n = -1;
+    }
+  }
+  if (f != NULL) {
+    (void)fclose(f);
+  }
+  if (n <= 0) {
+    (void)fprintf(stderr, "test support: cannot read %s\n", path);
+    abort();
+  }
+  *size = (size_t)n;
+  return data;
+}
+
 /* ------------------------------------------------------------------ pipe */
 
 void test_pipe_init(test_pipe_t *pipe) {

@@ -43,6 +43,12 @@ void test_fill_random(uint32_t *state, uint8_t *buf, size_t n);
 /* Next value of the generator, in [0, bound) (bound > 0). */
 uint32_t test_random_below(uint32_t *state, uint32_t bound);
 
+/* ------------------------------------------------------------------ files */
+
+/* The whole file at path in a heap block the caller frees (its bytes in *size); a file that
+ * cannot be read or is empty aborts the test with its path. */
+uint8_t *test_load_file(const char *path, size_t *size);
+
 /* ------------------------------------------------------------------ pipe */
 
 /* Collects everything written through test_pipe_write. The write call with index

@@ -24,6 +24,8 @@
 #include "utvm/acl.h"
 #include "utvm/runner.h"
 
+#include "test_support.h"
+
 #ifndef UTVM_TFLM_FLOAT_DIR
 #error "UTVM_TFLM_FLOAT_DIR must name tests/data/tflm_float"
 #endif
@@ -45,18 +47,7 @@ typedef struct {
 static uint8_t *load(const char *name, size_t *size) {
   char path[512];
   (void)snprintf(path, sizeof(path), "%s/%s", UTVM_TFLM_FLOAT_DIR, name);
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  const long n = ftell(f);
-  assert_true(n > 0);
-  assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-  uint8_t *p = malloc((size_t)n);
-  assert_non_null(p);
-  assert_int_equal(fread(p, 1u, (size_t)n, f), (size_t)n);
-  (void)fclose(f);
-  *size = (size_t)n;
-  return p;
+  return test_load_file(path, size);
 }
 
 /* One model in a runner (and, when acl is not NULL, with the offload). */

@@ -17,6 +17,8 @@
 
 #include "utvm/ai.h"
 
+#include "test_support.h"
+
 typedef struct {
   const char *set; /* the case set: ops2, tflm */
   const char *name;
@@ -26,22 +28,6 @@ typedef struct {
 } op_case_pair_t;
 
 #include "ai_op_cases.h"
-
-/* The file at path in a heap block; *size its bytes. */
-static uint8_t *load(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  const long n = ftell(f);
-  assert_true(n > 0);
-  assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-  uint8_t *data = (uint8_t *)malloc((size_t)n);
-  assert_non_null(data);
-  assert_int_equal(fread(data, 1u, (size_t)n, f), (size_t)n);
-  (void)fclose(f);
-  *size = (size_t)n;
-  return data;
-}
 
 /* A heap block of exactly size bytes (at least 1), 16-byte aligned. */
 static void *exact_block(size_t size) {
@@ -68,8 +54,8 @@ static void test_op_case_pairs_bit_exact(void **state) {
     void *act = exact_block(m->activations_size);
     void *in_buf = exact_block(m->inputs[0].bytes);
     void *out_buf = exact_block(m->outputs[0].bytes);
-    uint8_t *input = load(p->input, &in_size);
-    uint8_t *want = load(p->output, &out_size);
+    uint8_t *input = test_load_file(p->input, &in_size);
+    uint8_t *want = test_load_file(p->output, &out_size);
     assert_int_equal(ai_create(m, act, m->activations_size, &h), UTVM_OK);
     assert_int_equal(ai_set_input(h, 0u, in_buf, m->inputs[0].bytes), UTVM_OK);
     assert_int_equal(ai_set_output(h, 0u, out_buf, m->outputs[0].bytes), UTVM_OK);

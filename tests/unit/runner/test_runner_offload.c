@@ -19,6 +19,8 @@
 
 #include "utvm/runner.h"
 
+#include "test_support.h"
+
 #ifndef UTVM_TFLM_FLOAT_DIR
 #error "UTVM_TFLM_FLOAT_DIR must name tests/data/tflm_float"
 #endif
@@ -97,18 +99,7 @@ static void fake_release(void *ctx, void *handle) {
 static uint8_t *load(const char *name, size_t *size) {
   char path[512];
   (void)snprintf(path, sizeof(path), "%s/%s", UTVM_TFLM_FLOAT_DIR, name);
-  FILE *file = fopen(path, "rb");
-  assert_non_null(file);
-  assert_int_equal(fseek(file, 0, SEEK_END), 0);
-  const long n = ftell(file);
-  assert_true(n > 0);
-  assert_int_equal(fseek(file, 0, SEEK_SET), 0);
-  uint8_t *p = malloc((size_t)n);
-  assert_non_null(p);
-  assert_int_equal(fread(p, 1u, (size_t)n, file), (size_t)n);
-  (void)fclose(file);
-  *size = (size_t)n;
-  return p;
+  return test_load_file(path, size);
 }
 
 typedef struct {
