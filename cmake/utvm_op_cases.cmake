@@ -20,31 +20,22 @@ set(UTVM_OP_CASE_SETS
 # expf/tanhf, which may round otherwise than glibc's; docs/TFLITE.md "float32 on boards").
 set(UTVM_OP_CASE_FLOAT_SETS tflm_float)
 
-# utvm_op_case_board_sets(<var>): sets <var> to UTVM_OP_CASE_SETS less the float32 sets.
-function(utvm_op_case_board_sets var)
-  set(sets "")
-  foreach(entry IN LISTS UTVM_OP_CASE_SETS)
-    string(REPLACE "|" ";" f "${entry}")
-    list(GET f 0 set_name)
-    if(NOT set_name IN_LIST UTVM_OP_CASE_FLOAT_SETS)
-      list(APPEND sets "${entry}")
-    endif()
-  endforeach()
-  set(${var} "${sets}" PARENT_SCOPE)
-endfunction()
-
-# utvm_op_case_float_sets(<var>): sets <var> to the entries of UTVM_OP_CASE_SETS that are
-# float32 sets (UTVM_OP_CASE_FLOAT_SETS).
-function(utvm_op_case_float_sets var)
-  set(sets "")
+# utvm_op_case_split_sets(<int var> <float var>): sets <int var> to UTVM_OP_CASE_SETS less the
+# float32 sets (UTVM_OP_CASE_FLOAT_SETS), <float var> to those float32 sets' entries.
+function(utvm_op_case_split_sets int_var float_var)
+  set(int_sets "")
+  set(float_sets "")
   foreach(entry IN LISTS UTVM_OP_CASE_SETS)
     string(REPLACE "|" ";" f "${entry}")
     list(GET f 0 set_name)
     if(set_name IN_LIST UTVM_OP_CASE_FLOAT_SETS)
-      list(APPEND sets "${entry}")
+      list(APPEND float_sets "${entry}")
+    else()
+      list(APPEND int_sets "${entry}")
     endif()
   endforeach()
-  set(${var} "${sets}" PARENT_SCOPE)
+  set(${int_var} "${int_sets}" PARENT_SCOPE)
+  set(${float_var} "${float_sets}" PARENT_SCOPE)
 endfunction()
 
 # utvm_op_case_pairs(<var>): sets <var> to a list of "<set>|<folder>|<case index>|<name>|<model>|
