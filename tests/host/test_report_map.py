@@ -30,7 +30,7 @@ NETS = {"kws": "mlperf_tiny_kws_dscnn_int8.tflite", "ic": "mlperf_tiny_ic_resnet
 # The compile options each image is built with (ports/cortex-m/CMakeLists.txt, utvm_ai_image).
 PATCHES = ["--patches", "auto"]
 FLAGS = {"kws": [], "ic": [], "person": PATCHES, "hello": [], "speech": PATCHES, "vww": PATCHES,
-         "ad": []}
+         "ad": ["--requant", "tables"]}
 KINDS = ("text", "rodata", "data", "bss")
 ROWS = ("kernels", "network", "weights", "runtime")
 IGNORED = re.compile(r"^\.(comment|ARM\.attributes|debug|note|group|iplt|rel|igot|got|glue|v4_bx|vfp11)")
