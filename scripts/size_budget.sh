@@ -40,7 +40,10 @@
 #    75580, 85460 and 85496 B; UTVM_HAVE_F32 0 on cores without an FPU (issue 30: the M3's
 #    *_f32.c compile to nothing, f32_absent.c's 120 B of stubs instead) brought cortex-m3 to
 #    68936 B (-6644 B; budget 75890 -> 70320 B, + 2 %, so that float32 kernels creeping back
-#    into a core without an FPU fail here); cortex-m4 85556 B, cortex-m55 85512 B,
+#    into a core without an FPU fail here); cortex-m4 85556 B, cortex-m55 85512 B; the MVE 3x3
+#    depthwise over 16-channel groups with its window in assembly (issue 28: KWS, VWW and person
+#    detection -2.4 %, -4.4 %, -4.5 % instructions on M55) raised cortex-m55 to 86988 B
+#    (+1476 B; budget 85810 -> 87300 B),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -75,7 +78,7 @@ UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-85810})
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-87300})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38340}
 work=build/size-budget
 mkdir -p "$work"

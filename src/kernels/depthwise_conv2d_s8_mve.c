@@ -5,17 +5,23 @@
  * gathers take 16-bit channel offsets); more take the portable loops there, and one input
  * channel given its scratch runs as a convolution (depthwise_conv2d_s8.c).
  * Lane-wise, input and filter widened to int16, even and odd lanes multiplied into int32
- * (VMULLB/VMULLT): a 3x3 filter reads its nine taps through offsets from the window (or a patch
- * padded with -io at the borders), the input offset folded into the terms, 16 channels per step
- * with multiplier 1, else 8 with the inputs gathered; other filters sum the taps inside the
- * input, the offset added per tap.
+ * (VMULLB/VMULLT), the input offset folded into the terms. A 3x3 filter with multiplier 1 runs
+ * 16 channels at a time over the whole layer (mve_dw3_group_outputs): their weights and
+ * requantization parameters gathered once into lane order, each window's nine taps summed by
+ * utvm_mve_dw3_sums (in depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; windows at the padding read a pad vector of -io there) and requantized straight from
+ * those lanes, narrowed back into channel order. Its other channels, and 3x3 filters of a
+ * larger multiplier, read the nine taps of 8 channels through offsets from the window (or a
+ * patch padded with -io at the borders), the inputs gathered; other filters sum the taps inside
+ * the input, the offset added per tap.
  *
  * Stack: the sums and terms (or zero biases) of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (4 bytes per channel each); the 3x3 path also its nine-pixel border patch (9 bytes per channel),
- * the input channel of each output channel (2 bytes per channel) and the taps' offsets. Frames by
- * default (arm-none-eabi-gcc 12.2 -fstack-usage on the cortex-m55 preset's flags: -Os with the
- * kernels' -O2): utvm_depthwise_conv2d_s8_mve 1688 bytes (the 3x3 path inlined), mve_depthwise_sums
- * 152, utvm_mve_requant_run 100, mve_dw3_16 80, mve_dw3_8 60: at most 1840 bytes deep.
+ * the input channel of each output channel (2 bytes per channel), the taps' offsets and one
+ * 16-channel group (mve_dw3_group_t, 424 bytes). Frames by default (arm-none-eabi-gcc 12.2
+ * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
+ * utvm_depthwise_conv2d_s8_mve 2152 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
+ * mve_dw3_border 144, mve_dw3_run 112, utvm_mve_requant_run 100, utvm_mve_dw3_sums(_taps) 64,
+ * mve_dw3_8 60, mve_dw3_output 24: at most 2360 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -147,35 +153,6 @@ static MVE_NOINLINE void mve_depthwise_sums(const mve_taps_t *t, int16_t io, int
  * which cancels its io * w in the terms, as the reference skips it. */
 #define MVE_TAPS 9
 
-/* The sums over the nine taps of 16 channels of multiplier 1 from channel g (base + offsets[t]
- * + g) and of the filter (w, tap t at t * step) into sums[0..15]: even and odd lanes are
- * multiplied separately (VMULLB/VMULLT), so they are stored interleaved. */
-static MVE_NOINLINE void mve_dw3_16(const int8_t *base, const int32_t *offsets, int32_t g,
-                                    const int8_t *w, int32_t step, int32_t *sums) {
-  const uint32x4_t even_lanes = vidupq_n_u32(0u, 2);
-  int32x4_t even0 = vdupq_n_s32(0);
-  int32x4_t odd0 = vdupq_n_s32(0);
-  int32x4_t even1 = vdupq_n_s32(0);
-  int32x4_t odd1 = vdupq_n_s32(0);
-  const int8_t *wt = w;
-  for (int32_t t = 0; t < MVE_TAPS; ++t) {
-    const int8_t *x = &base[offsets[t] + g];
-    int16x8_t xs = vldrbq_s16(x);
-    int16x8_t ws = vldrbq_s16(wt);
-    even0 = vaddq_s32(even0, vmullbq_int_s16(xs, ws));
-    odd0 = vaddq_s32(odd0, vmulltq_int_s16(xs, ws));
-    xs = vldrbq_s16(&x[8]);
-    ws = vldrbq_s16(&wt[8]);
-    even1 = vaddq_s32(even1, vmullbq_int_s16(xs, ws));
-    odd1 = vaddq_s32(odd1, vmulltq_int_s16(xs, ws));
-    wt = &wt[step];
-  }
-  vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even0);
-  vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd0);
-  vstrwq_scatter_shifted_offset_s32(&sums[8], even_lanes, even1);
-  vstrwq_scatter_shifted_offset_s32(&sums[9], even_lanes, odd1);
-}
-
 /* The sums over the nine taps of the channels of p (up to 8), their input values at sources
  * from each tap (base + offsets[t]), weights from w, into sums[0..7]. */
 static MVE_NOINLINE void mve_dw3_8(const int8_t *base, const int32_t *offsets,
@@ -205,6 +182,107 @@ static MVE_NOINLINE void mve_dw3_8(const int8_t *base, const int32_t *offsets,
   }
   vstrwq_scatter_shifted_offset_s32(sums, even_lanes, even);
   vstrwq_scatter_shifted_offset_s32(&sums[1], even_lanes, odd);
+}
+
+/* One group of 16 channels of the 3x3 path with multiplier 1: its nine taps' weights (tap t
+ * at 16 * t) and, per accumulator lane, its channel's terms, multiplier and shifts. The
+ * products come out even and odd channels apart (VMULLB/VMULLT), so the lanes are in the
+ * order channel(i) gives; the outputs are narrowed back into channel order (VQMOVNB/VQMOVNT). */
+typedef struct {
+  int8_t weights[MVE_TAPS * 16];
+  int8_t pad[16];       /* -io: an input value in the padding */
+  int32_t terms[16];
+  int32_t multipliers[16];
+  int32_t left_shifts[16];
+  int32_t right_shifts[16];
+  bool left;            /* some channel shifts left */
+  int16_t output_offset;
+  int16_t act_min;
+  int16_t act_max;
+} mve_dw3_group_t;
+
+/* Fills g for the 16 channels from first on (of a chunk whose terms begin at channel chunk).
+ * Accumulator lanes 4k..4k+3 hold channels c, c + 2, c + 4, c + 6 with c = 8 * (k / 2) + k % 2:
+ * even channels of each half of the group, then odd. */
+static void mve_dw3_group(const int8_t *filter, int32_t out_c, int32_t chunk, int32_t first,
+                          const int32_t *terms, const utvm_per_channel_quant_t *quant,
+                          const mve_output_t *o, int8x16_t pad, mve_dw3_group_t *g) {
+  const uint32_t step = (quant->count == 1) ? 0u : 1u;
+  const int32_t *multipliers = &quant->multiplier[(int32_t)step * first];
+  const int8_t *shifts = &quant->shift[(int32_t)step * first];
+  const int32x4_t zero = vdupq_n_s32(0);
+  int32_t left = 0;
+  for (int32_t k = 0; k < 4; ++k) {
+    const uint32x4_t lanes = vidupq_n_u32((uint32_t)(8 * (k / 2) + (k % 2)), 2);
+    const uint32x4_t params = vmulq_n_u32(lanes, step);
+    const int32x4_t shift = vldrbq_gather_offset_s32(shifts, params);
+    vstrwq_s32(&g->terms[4 * k], vldrwq_gather_shifted_offset_s32(&terms[first - chunk], lanes));
+    vstrwq_s32(&g->multipliers[4 * k], vldrwq_gather_shifted_offset_s32(multipliers, params));
+    vstrwq_s32(&g->left_shifts[4 * k], vmaxq_s32(shift, zero));
+    vstrwq_s32(&g->right_shifts[4 * k], vminq_s32(shift, zero));
+    left = vmaxvq_s32(left, shift);
+  }
+  g->left = left > 0;
+  for (int32_t t = 0; t < MVE_TAPS; ++t) {
+    vstrbq_s8(&g->weights[16 * t], vldrbq_s8(&filter[t * out_c + first]));
+  }
+  vstrbq_s8(g->pad, pad);
+  g->output_offset = (int16_t)o->output_offset;
+  g->act_min = (int16_t)o->act_min;
+  g->act_max = (int16_t)o->act_max;
+}
+
+/* The requantized accumulator lanes i..i+3 of a group (utvm_mac_output_s8's order up to the
+ * output offset). */
+static inline int32x4_t mve_dw3_requantize(const mve_dw3_group_t *g, int32x4_t acc, int32_t i) {
+  int32x4_t x = vaddq_s32(acc, vldrwq_s32(&g->terms[i]));
+  if (g->left) {
+    x = vshlq_s32(x, vldrwq_s32(&g->left_shifts[i]));
+  }
+  return mve_rounding_divide(vqrdmulhq_s32(x, vldrwq_s32(&g->multipliers[i])),
+                             vldrwq_s32(&g->right_shifts[i]));
+}
+
+/* Eight outputs in channel order from the even and odd channels' requantized lanes: narrowed
+ * with saturation to int16 (which keeps any value outside int8 outside the clamp), offset
+ * (saturating) and clamped. */
+static inline void mve_dw3_put8(const mve_dw3_group_t *g, int32x4_t even, int32x4_t odd,
+                                int8_t *out) {
+  int16x8_t x = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), even), odd);
+  x = vqaddq_n_s16(x, g->output_offset);
+  x = vminq_s16(vmaxq_s16(x, vdupq_n_s16(g->act_min)), vdupq_n_s16(g->act_max));
+  vstrbq_s16(out, x);
+}
+
+/* The 16 outputs of a group from its window sums (sums[0..15] in lane order). */
+static MVE_NOINLINE void mve_dw3_output(const mve_dw3_group_t *g, const int32_t *sums,
+                                        int8_t *out) {
+  mve_dw3_put8(g, mve_dw3_requantize(g, vldrwq_s32(sums), 0),
+               mve_dw3_requantize(g, vldrwq_s32(&sums[4]), 4), out);
+  mve_dw3_put8(g, mve_dw3_requantize(g, vldrwq_s32(&sums[8]), 8),
+               mve_dw3_requantize(g, vldrwq_s32(&sums[12]), 12), &out[8]);
+}
+
+/* In depthwise_conv2d_s8_mve_asm.S (assembled with the MVE paths on arm-none-eabi-gcc, the
+ * only compiler the M55 presets use). */
+void utvm_mve_dw3_sums(const int8_t *window, int32_t column, int32_t row, const int8_t *weights,
+                       int32_t *sums);
+void utvm_mve_dw3_sums_taps(const int8_t *const *taps, const int8_t *weights, int32_t *sums);
+
+/* n outputs of a group along a row: window j reads tap (ty, tx) at
+ * pixel + j * step + ty * row + tx * column, its 16 outputs go to out + j * out_step. */
+static MVE_NOINLINE void mve_dw3_run(const mve_dw3_group_t *g, const int8_t *pixel,
+                                     int32_t column, int32_t row, int32_t step, int32_t n,
+                                     int8_t *out, int32_t out_step) {
+  int32_t sums[16];
+  const int8_t *window = pixel;
+  int8_t *o = out;
+  for (int32_t j = 0; j < n; ++j) {
+    utvm_mve_dw3_sums(window, column, row, g->weights, sums);
+    mve_dw3_output(g, sums, o);
+    window = &window[step];
+    o = &o[out_step];
+  }
 }
 
 /* True if the 3x3 path takes this layer: a 3x3 filter, multiplier 1 or few enough input
@@ -259,6 +337,73 @@ static const int32_t *mve_dw3_window(const mve_dw3_t *d, const int8_t *batch_inp
   return offsets;
 }
 
+/* The 16 outputs of a group at the window from (in_y_origin, in_x_origin), some of whose taps
+ * lie in the padding: those read the group's pad vector. */
+static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g,
+                           const int8_t *batch_input, int32_t in_y_origin, int32_t in_x_origin,
+                           int8_t *out) {
+  const int8_t *taps[MVE_TAPS];
+  int32_t sums[16];
+  for (int32_t ty = 0; ty < 3; ++ty) {
+    const int32_t in_y = in_y_origin + d->dilation_h * ty;
+    const bool row_inside = (in_y >= 0) && (in_y < d->in_h);
+    const int8_t *row = row_inside ? &batch_input[in_y * d->in_row + d->base] : batch_input;
+    for (int32_t tx = 0; tx < 3; ++tx) {
+      const int32_t in_x = in_x_origin + d->dilation_w * tx;
+      const bool inside = row_inside && (in_x >= 0) && (in_x < d->in_w);
+      taps[3 * ty + tx] = inside ? &row[in_x * d->in_c] : g->pad;
+    }
+  }
+  utvm_mve_dw3_sums_taps(taps, g->weights, sums);
+  mve_dw3_output(g, sums, out);
+}
+
+/* Every output of one group (g, channels first..first + 15) over the layer: the windows inside
+ * the input a row segment at a time, the others one by one (mve_dw3_border; d reads from
+ * channel first on). */
+static void mve_dw3_group_outputs(const mve_dw3_t *d,
+                                  const utvm_depthwise_conv2d_params_t *params,
+                                  const mve_dw3_group_t *g, int32_t first, const int8_t *input,
+                                  const utvm_dims_t *output_dims, int8_t *output) {
+  const int32_t out_h = output_dims->h;
+  const int32_t out_w = output_dims->w;
+  const int32_t out_c = output_dims->c;
+  const int32_t stride_w = params->stride_w;
+  const int32_t pad_left = params->pad_left;
+  /* Output columns lo..hi-1 of a row inside the input have their windows inside. */
+  const int32_t last_x = d->in_w - 1 - 2 * d->dilation_w + pad_left;
+  int32_t lo = (pad_left + stride_w - 1) / stride_w;
+  int32_t hi = (last_x < 0) ? 0 : ((last_x / stride_w) + 1);
+  lo = (lo < out_w) ? lo : out_w;
+  hi = (hi < out_w) ? hi : out_w;
+  hi = (hi > lo) ? hi : lo;
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = &input[batch * d->in_h * d->in_row];
+    for (int32_t out_y = 0; out_y < out_h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      const bool row_inside = (in_y_origin >= 0) && ((in_y_origin + 2 * d->dilation_h) < d->in_h);
+      const int32_t row_lo = row_inside ? lo : out_w;
+      const int32_t row_hi = row_inside ? hi : out_w;
+      int8_t *out_row = &output[((batch * out_h + out_y) * out_w) * out_c + first];
+      for (int32_t out_x = 0; out_x < row_lo; ++out_x) {
+        mve_dw3_border(d, g, batch_input, in_y_origin, out_x * stride_w - pad_left,
+                       &out_row[out_x * out_c]);
+      }
+      if (row_hi > row_lo) {
+        const int8_t *pixel =
+            &batch_input[in_y_origin * d->in_row + (row_lo * stride_w - pad_left) * d->in_c +
+                         first];
+        mve_dw3_run(g, pixel, d->offsets[1], d->offsets[3], stride_w * d->in_c, row_hi - row_lo,
+                    &out_row[row_lo * out_c], out_c);
+      }
+      for (int32_t out_x = row_hi; out_x < out_w; ++out_x) {
+        mve_dw3_border(d, g, batch_input, in_y_origin, out_x * stride_w - pad_left,
+                       &out_row[out_x * out_c]);
+      }
+    }
+  }
+}
+
 /* utvm_depthwise_conv2d_s8_mve for the layers mve_dw3_applies takes. */
 static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
                               const utvm_per_channel_quant_t *quant,
@@ -274,6 +419,7 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
   uint16_t sources[MVE_BLOCK];
   int32_t terms[MVE_BLOCK];
   int32_t sums[MVE_BLOCK];
+  mve_dw3_group_t group;
   const int32_t stride_w = params->stride_w;
   const int32_t pad_left = params->pad_left;
   const int32_t out_h = output_dims->h;
@@ -291,13 +437,6 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
   }
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
     const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
-    /* With multiplier 1 the taps are read from the chunk's channel on, else from channel 0
-     * (one chunk: in_c <= MVE_BLOCK), sources holding each output channel's input channel. */
-    d.base = (multiplier == 1) ? chunk : 0;
-    d.bytes = (multiplier == 1) ? count : in_c;
-    for (int32_t i = 0; i < count; ++i) {
-      sources[i] = (uint16_t)((multiplier == 1) ? i : ((chunk + i) / multiplier));
-    }
     for (int32_t i = 0; i < count; i += 4) {
       const mve_pred16_t p = vctp32q((uint32_t)(count - i));
       const int32x4_t b = (bias != NULL) ? vldrwq_z_s32(&bias[chunk + i], p) : vdupq_n_s32(0);
@@ -307,7 +446,23 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
       }
       vstrwq_p_s32(&terms[i], vmlaq_n_s32(b, w_sum, params->input_offset), p);
     }
-    for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    /* With multiplier 1, whole groups of 16 channels take mve_dw3_run over the layer. */
+    const int32_t first = (multiplier == 1) ? (count - (count % 16)) : 0;
+    d.bytes = 16;
+    for (int32_t g = 0; g < first; g += 16) {
+      mve_dw3_group(filter, out_c, chunk, chunk + g, terms, quant, &o, d.pad, &group);
+      d.base = chunk + g;
+      mve_dw3_group_outputs(&d, params, &group, chunk + g, input, output_dims, output);
+    }
+    /* The other channels, all of them at each output position: with multiplier 1 the taps are
+     * read from channel chunk + first on, else from channel 0 (one chunk: in_c <= MVE_BLOCK),
+     * sources holding each output channel's input channel. */
+    d.base = (multiplier == 1) ? (chunk + first) : 0;
+    d.bytes = (multiplier == 1) ? (count - first) : in_c;
+    for (int32_t i = first; i < count; ++i) {
+      sources[i] = (uint16_t)((multiplier == 1) ? (i - first) : ((chunk + i) / multiplier));
+    }
+    for (int32_t batch = 0; (first < count) && (batch < output_dims->n); ++batch) {
       const int8_t *batch_input = &input[batch * input_dims->h * d.in_row];
       int8_t *out = &output[batch * out_h * out_w * out_c + chunk];
       for (int32_t out_y = 0; out_y < out_h; ++out_y) {
@@ -316,17 +471,12 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
           const int8_t *base;
           const int32_t *offsets = mve_dw3_window(&d, batch_input, in_y_origin,
                                                   out_x * stride_w - pad_left, patch, &base);
-          int32_t g = 0;
-          if (multiplier == 1) {
-            for (; (count - g) >= 16; g += 16) {
-              mve_dw3_16(base, offsets, g, &filter[chunk + g], out_c, &sums[g]);
-            }
-          }
-          for (; g < count; g += 8) {
+          for (int32_t g = first; g < count; g += 8) {
             mve_dw3_8(base, offsets, vld1q_u16(&sources[g]), &filter[chunk + g], out_c,
                       vctp16q((uint32_t)(count - g)), &sums[g]);
           }
-          utvm_mve_requant_run(sums, terms, count, chunk, quant, &o, out);
+          utvm_mve_requant_run(&sums[first], &terms[first], count - first, chunk + first, quant,
+                               &o, &out[first]);
           out = &out[out_c];
         }
       }

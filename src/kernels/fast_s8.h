@@ -24,7 +24,8 @@
  * intrinsics or their emulation: dsp_s8.h; output step: requant_s8_dsp.h); <operator>_s8_mve.c
  * the MVE path, compiled with __ARM_FEATURE_MVE (shared: mve_s8.h); <operator>_s8_dsp_asm.S an
  * inner loop of the DSP path in Thumb-2 assembly (UTVM_KERNELS_DSP_ASM), <operator>_s8_blocked_asm.S
- * one of the blocked path (UTVM_KERNELS_BLOCKED_ASM). Each file's comment gives
+ * one of the blocked path (UTVM_KERNELS_BLOCKED_ASM), <operator>_s8_mve_asm.S one of the MVE
+ * path (always: MVE builds are arm-none-eabi-gcc's). Each file's comment gives
  * its measured stack. Every fast path requantizes through requant_s8.h's tables.
  */
 #ifndef UTVM_KERNELS_FAST_S8_H
