@@ -7,12 +7,12 @@
  * Lane-wise, input and filter widened to int16, even and odd lanes multiplied into int32
  * (VMULLB/VMULLT), the input offset folded into the terms. A 3x3 filter with multiplier 1 runs
  * 16 channels at a time over the whole layer (mve_dw3_group_outputs): their weights and
- * requantization parameters gathered once into lane order, each window's nine taps summed by
- * utvm_mve_dw3_sums (in depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; windows at the padding read a pad vector of -io there) and requantized straight from
- * those lanes, narrowed back into channel order. Its other channels, and 3x3 filters of a
- * larger multiplier, read the nine taps of 8 channels through offsets from the window (or a
- * patch padded with -io at the borders), the inputs gathered; other filters sum the taps inside
- * the input, the offset added per tap.
+ * requantization parameters gathered once into lane order, each window's nine taps summed in
+ * assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; windows at the padding read
+ * a pad vector of -io there) and requantized straight from those lanes, narrowed back into
+ * channel order. Its other channels, and 3x3 filters of a larger multiplier, read the nine taps
+ * of 8 channels through offsets from the window (or a patch padded with -io at the borders),
+ * the inputs gathered; other filters sum the taps inside the input, the offset added per tap.
  *
  * Stack: the sums and terms (or zero biases) of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (4 bytes per channel each); the 3x3 path also its nine-pixel border patch (9 bytes per channel),
