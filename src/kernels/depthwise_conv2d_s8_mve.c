@@ -20,8 +20,8 @@
  * 16-channel group (mve_dw3_group_t, 424 bytes). Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
  * utvm_depthwise_conv2d_s8_mve 2152 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
- * mve_dw3_border 144, mve_dw3_run 112, utvm_mve_requant_run 100, utvm_mve_dw3_sums(_taps) 64,
- * mve_dw3_8 60, mve_dw3_output 24: at most 2360 bytes deep.
+ * mve_dw3_border 168, mve_dw3_run 112, utvm_mve_requant_run 100, utvm_mve_dw3_sums(_taps) 64,
+ * mve_dw3_8 60, mve_dw3_output 24: at most 2384 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -344,32 +344,37 @@ static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g,
                            int8_t *out) {
   const int8_t *taps[MVE_TAPS];
   int32_t sums[16];
+  int32_t columns[3];
+  bool column_inside[3];
+  for (int32_t tx = 0; tx < 3; ++tx) {
+    const int32_t in_x = in_x_origin + d->dilation_w * tx;
+    column_inside[tx] = (in_x >= 0) && (in_x < d->in_w);
+    columns[tx] = in_x * d->in_c;
+  }
   for (int32_t ty = 0; ty < 3; ++ty) {
     const int32_t in_y = in_y_origin + d->dilation_h * ty;
     const bool row_inside = (in_y >= 0) && (in_y < d->in_h);
     const int8_t *row = row_inside ? &batch_input[in_y * d->in_row + d->base] : batch_input;
-    for (int32_t tx = 0; tx < 3; ++tx) {
-      const int32_t in_x = in_x_origin + d->dilation_w * tx;
-      const bool inside = row_inside && (in_x >= 0) && (in_x < d->in_w);
-      taps[3 * ty + tx] = inside ? &row[in_x * d->in_c] : g->pad;
-    }
+    taps[3 * ty] = (row_inside && column_inside[0]) ? &row[columns[0]] : g->pad;
+    taps[3 * ty + 1] = (row_inside && column_inside[1]) ? &row[columns[1]] : g->pad;
+    taps[3 * ty + 2] = (row_inside && column_inside[2]) ? &row[columns[2]] : g->pad;
   }
   utvm_mve_dw3_sums_taps(taps, g->weights, sums);
   mve_dw3_output(g, sums, out);
 }
 
-/* Every output of one group (g, channels first..first + 15) over the layer: the windows inside
- * the input a row segment at a time, the others one by one (mve_dw3_border; d reads from
- * channel first on). */
+/* Every output of one group (g, channels d->base..d->base + 15) over the layer: the windows
+ * inside the input a row segment at a time, the others one by one (mve_dw3_border). */
 static void mve_dw3_group_outputs(const mve_dw3_t *d,
                                   const utvm_depthwise_conv2d_params_t *params,
-                                  const mve_dw3_group_t *g, int32_t first, const int8_t *input,
+                                  const mve_dw3_group_t *g, const int8_t *input,
                                   const utvm_dims_t *output_dims, int8_t *output) {
   const int32_t out_h = output_dims->h;
   const int32_t out_w = output_dims->w;
   const int32_t out_c = output_dims->c;
   const int32_t stride_w = params->stride_w;
   const int32_t pad_left = params->pad_left;
+  const int32_t first = d->base;
   /* Output columns lo..hi-1 of a row inside the input have their windows inside. */
   const int32_t last_x = d->in_w - 1 - 2 * d->dilation_w + pad_left;
   int32_t lo = (pad_left + stride_w - 1) / stride_w;
@@ -448,11 +453,10 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
     }
     /* With multiplier 1, whole groups of 16 channels take mve_dw3_run over the layer. */
     const int32_t first = (multiplier == 1) ? (count - (count % 16)) : 0;
-    d.bytes = 16;
     for (int32_t g = 0; g < first; g += 16) {
       mve_dw3_group(filter, out_c, chunk, chunk + g, terms, quant, &o, d.pad, &group);
       d.base = chunk + g;
-      mve_dw3_group_outputs(&d, params, &group, chunk + g, input, output_dims, output);
+      mve_dw3_group_outputs(&d, params, &group, input, output_dims, output);
     }
     /* The other channels, all of them at each output position: with multiplier 1 the taps are
      * read from channel chunk + first on, else from channel 0 (one chunk: in_c <= MVE_BLOCK),

@@ -14,7 +14,7 @@
  * multiplied into int32 (VMULLB/VMULLT) and summed (wrapping) into sums[0..3] (channels 0, 2,
  * 4, 6), sums[4..7] (1, 3, 5, 7), sums[8..11] (8, 10, ...) and sums[12..15] (9, 11, ...).
  * 13 instructions per tap, loads and arithmetic interleaved; gcc 12 spills the accumulators of
- * the same loop written with intrinsics once it is unrolled, and spends 17 per tap on it
+ * the same loop written with intrinsics once it is unrolled, and spends 18 per tap on it
  * rolled. Registers: q3..q6 the sums, q0..q2 the input, weight and product vectors; r5 the
  * tap's input, r4 its filter row's (or r0 the tap table), r3 the weights, r6 the sums. The two
  * entries share the store of the sums.
