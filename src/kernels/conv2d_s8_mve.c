@@ -14,15 +14,17 @@
  * is a multiple of 16), 1x1 columns are the input pixels, and a 1x1 convolution of stride 1 over
  * up to 16 channels reads them in place. Each weight row is then taken once for the four
  * columns (columns of up to 16 values stay in registers over all rows). VMLADAVA accumulates in
- * even registers only, which limits a dot loop to four accumulators without moves (one row by
- * four columns). The outputs are requantized four columns per parameter load.
+ * even registers only: eight accumulators, two rows by four columns, in assembly
+ * (conv2d_s8_mve_asm.S) for columns of whole 16-value blocks, one row by four in C otherwise.
+ * The outputs are requantized four columns per parameter load.
  *
  * Stack: the terms and the four columns' sums of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (20 bytes per channel: 1280 bytes by default); a column that is not built straight into the
  * layout goes through a MVE_PLAIN_COLUMN-byte buffer. Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2): utvm_conv2d_s8_mve
  * 1616 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136, mve_gemm4
- * 88, mve_put 56, mve_gemm4_short 44, utvm_mve_row_sums 24: at most 2304 bytes deep.
+ * 104, mve_put 56, utvm_mve_gemm4_pairs 56 (conv2d_s8_mve_asm.S), mve_gemm4_short 44,
+ * utvm_mve_row_sums 24: at most 2304 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -361,8 +363,14 @@ static MVE_NOINLINE void mve_gemm4_short(const int8_t *rows, int32_t count, cons
   }
 }
 
+/* In conv2d_s8_mve_asm.S (assembled with the MVE paths on arm-none-eabi-gcc, the only compiler
+ * the M55 presets use): mve_gemm4 without a tail, two rows at a time. */
+void utvm_mve_gemm4_pairs(const int8_t *rows, const int8_t *columns, const int32_t *terms,
+                          int32_t *sums, int32_t pairs, int32_t blocks, int32_t stride);
+
 /* sums[j * MVE_BLOCK + i] = terms[i] + sum over k of rows[i * length + k] * column j's value k,
- * for the four interleaved columns j and i < count (wrapping). */
+ * for the four interleaved columns j and i < count (wrapping); rows in pairs in assembly when
+ * the columns have no tail. */
 static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int32_t *terms,
                                    const mve_columns_t *cols, int32_t *sums) {
   const int32_t blocks = cols->whole / 16;
@@ -371,7 +379,13 @@ static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int3
   const int8_t *base = cols->base;
   const int8_t *tail_columns = &base[4 * cols->whole];
   if (tail == 0) {
-    for (int32_t row = 0; row < count; ++row) {
+    const int32_t pairs = count / 2;
+    if (pairs > 0) {
+      utvm_mve_gemm4_pairs(rows, base, terms, sums, pairs, blocks,
+                           (int32_t)(MVE_BLOCK * sizeof(int32_t)));
+    }
+    if ((count % 2) != 0) {
+      const int32_t row = count - 1;
       mve_row4(&rows[row * length], base, blocks, false, 0, tail_columns, terms[row], &sums[row]);
     }
   } else {

@@ -229,6 +229,11 @@ static bool conv_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   in_dims.w = random_in(state, 1, wide ? 4 : 8);
   /* Channel counts that are multiples of 4 (word-wise columns) a third of the time. */
   in_dims.c = (random_in(state, 0, 2) == 0) ? 4 * random_in(state, 1, 4) : random_in(state, 1, 19);
+  /* A 1x1 convolution over 32, 48 or 64 channels one time in four (the MVE dot loop's rows in
+   * pairs, as in the models' pointwise layers). */
+  if (pointwise && (random_in(state, 0, 3) == 0)) {
+    in_dims.c = 16 * random_in(state, 2, 4);
+  }
   /* Output channels past a few blocks of 4 one time in four. */
   filter_dims.n = (random_in(state, 0, 3) == 0) ? random_in(state, 10, 24) : random_in(state, 1, 9);
   if (wide) {

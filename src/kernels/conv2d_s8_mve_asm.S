@@ -1,0 +1,88 @@
+/*
+ * CONV_2D's MVE dot loop in assembly, two weight rows against four columns (conv2d_s8_mve.c;
+ * on every core with MVE, whose builds are arm-none-eabi-gcc's).
+ *
+ *   void utvm_mve_gemm4_pairs(const int8_t *rows, const int8_t *columns, const int32_t *terms,
+ *                             int32_t *sums, int32_t pairs, int32_t blocks, int32_t stride);
+ *
+ * For rows i < 2 * pairs of 16 * blocks values each (row i at rows + 16 * blocks * i) and the
+ * four columns interleaved by 16 values (16-value block b of column j at
+ * columns + 64 * b + 16 * j): the sum of terms[i] and row i's products with column j
+ * (VMLADAVA, wrapping) is stored at sums + j * stride bytes + 4 * i. blocks is at least 1.
+ * Two rows at a time keep eight accumulators in the eight even registers VMLADAVA writes
+ * (r0 ... r12 and lr), so each column vector loaded serves two rows: 16 instructions per 128
+ * multiply-accumulates, against 20 for one row at a time, and the per-row work halves; gcc 12
+ * runs out of registers for this loop written with intrinsics. Registers: r1 and r3 the rows,
+ * r5 the columns (r9 their start), r7 the block count (r11 blocks); the stack keeps the terms,
+ * sums, stride and pairs. 56 bytes of stack.
+ */
+#if defined(__ARM_FEATURE_MVE) && defined(__thumb2__)
+
+  .syntax unified
+  .thumb
+  .section .text.utvm_mve_gemm4_pairs, "ax", %progbits
+  .global utvm_mve_gemm4_pairs
+  .type utvm_mve_gemm4_pairs, %function
+  .p2align 2
+
+utvm_mve_gemm4_pairs:
+  push {r4, r5, r6, r7, r8, r9, r10, r11, lr}
+  sub sp, sp, #20
+  ldr r4, [sp, #56]
+  ldr r11, [sp, #60]
+  ldr r5, [sp, #64]
+  strd r2, r3, [sp]
+  strd r5, r4, [sp, #8]
+  mov r9, r1
+  mov r1, r0
+  add r3, r0, r11, lsl #4
+1:
+  ldr r5, [sp]
+  ldrd r0, r8, [r5], #8
+  str r5, [sp]
+  mov r2, r0
+  mov r4, r0
+  mov r6, r0
+  mov r10, r8
+  mov r12, r8
+  mov lr, r8
+  mov r5, r9
+  mov r7, r11
+2:
+  vldrb.8 q0, [r1], #16
+  vldrb.8 q2, [r5], #16
+  vldrb.8 q1, [r3], #16
+  vmladava.s8 r0, q0, q2
+  vldrb.8 q3, [r5], #16
+  vmladava.s8 r8, q1, q2
+  vmladava.s8 r2, q0, q3
+  vldrb.8 q2, [r5], #16
+  vmladava.s8 r10, q1, q3
+  vmladava.s8 r4, q0, q2
+  vldrb.8 q3, [r5], #16
+  vmladava.s8 r12, q1, q2
+  vmladava.s8 r6, q0, q3
+  vmladava.s8 lr, q1, q3
+  subs r7, r7, #1
+  bne 2b
+  ldrd r5, r7, [sp, #4]
+  strd r0, r8, [r5], #8
+  str r5, [sp, #4]
+  add r5, r5, r7
+  strd r2, r10, [r5, #-8]
+  add r5, r5, r7
+  strd r4, r12, [r5, #-8]
+  add r5, r5, r7
+  strd r6, lr, [r5, #-8]
+  mov r1, r3
+  add r3, r3, r11, lsl #4
+  ldr r0, [sp, #12]
+  subs r0, r0, #1
+  str r0, [sp, #12]
+  bne 1b
+  add sp, sp, #20
+  pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}
+
+  .size utvm_mve_gemm4_pairs, . - utvm_mve_gemm4_pairs
+
+#endif
