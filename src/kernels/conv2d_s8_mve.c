@@ -15,7 +15,7 @@
  * up to 16 channels reads them in place. Each weight row is then taken once for the four
  * columns (columns of up to 16 values stay in registers over all rows). VMLADAVA accumulates in
  * even registers only: eight accumulators, two rows by four columns, in assembly
- * (conv2d_s8_mve_asm.S) for columns of whole 16-value blocks, one row by four in C otherwise.
+ * (conv2d_s8_mve_asm.S; the last row of an odd count one row by four in C).
  * The outputs are requantized four columns per parameter load.
  *
  * Stack: the terms and the four columns' sums of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
@@ -23,7 +23,7 @@
  * layout goes through a MVE_PLAIN_COLUMN-byte buffer. Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2): utvm_conv2d_s8_mve
  * 1616 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136, mve_gemm4
- * 104, mve_put 56, utvm_mve_gemm4_pairs 56 (conv2d_s8_mve_asm.S), mve_gemm4_short 44,
+ * 72, mve_put 56, utvm_mve_gemm4_pairs 56 (conv2d_s8_mve_asm.S), mve_gemm4_short 44,
  * utvm_mve_row_sums 24: at most 2304 bytes deep.
  */
 #include "fast_s8.h"
@@ -366,33 +366,25 @@ static MVE_NOINLINE void mve_gemm4_short(const int8_t *rows, int32_t count, cons
 /* In conv2d_s8_mve_asm.S (assembled with the MVE paths on arm-none-eabi-gcc, the only compiler
  * the M55 presets use): mve_gemm4 without a tail, two rows at a time. */
 void utvm_mve_gemm4_pairs(const int8_t *rows, const int8_t *columns, const int32_t *terms,
-                          int32_t *sums, int32_t pairs, int32_t blocks, int32_t stride);
+                          int32_t *sums, int32_t pairs, int32_t blocks, int32_t tail,
+                          int32_t stride);
 
 /* sums[j * MVE_BLOCK + i] = terms[i] + sum over k of rows[i * length + k] * column j's value k,
- * for the four interleaved columns j and i < count (wrapping); rows in pairs in assembly when
- * the columns have no tail. */
+ * for the four interleaved columns j and i < count (wrapping); length > 16. The rows go in
+ * pairs through the assembly, the last of an odd count through mve_row4. */
 static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int32_t *terms,
                                    const mve_columns_t *cols, int32_t *sums) {
   const int32_t blocks = cols->whole / 16;
   const int32_t tail = cols->tail;
-  const int32_t length = cols->whole + tail;
-  const int8_t *base = cols->base;
-  const int8_t *tail_columns = &base[4 * cols->whole];
-  if (tail == 0) {
-    const int32_t pairs = count / 2;
-    if (pairs > 0) {
-      utvm_mve_gemm4_pairs(rows, base, terms, sums, pairs, blocks,
-                           (int32_t)(MVE_BLOCK * sizeof(int32_t)));
-    }
-    if ((count % 2) != 0) {
-      const int32_t row = count - 1;
-      mve_row4(&rows[row * length], base, blocks, false, 0, tail_columns, terms[row], &sums[row]);
-    }
-  } else {
-    for (int32_t row = 0; row < count; ++row) {
-      mve_row4(&rows[row * length], base, blocks, true, tail, tail_columns, terms[row],
-               &sums[row]);
-    }
+  const int32_t pairs = count / 2;
+  if (pairs > 0) {
+    utvm_mve_gemm4_pairs(rows, cols->base, terms, sums, pairs, blocks, tail,
+                         (int32_t)(MVE_BLOCK * sizeof(int32_t)));
+  }
+  if ((count % 2) != 0) {
+    const int32_t row = count - 1;
+    mve_row4(&rows[row * (cols->whole + tail)], cols->base, blocks, tail > 0, tail,
+             &cols->base[4 * cols->whole], terms[row], &sums[row]);
   }
 }
 

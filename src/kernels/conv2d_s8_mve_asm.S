@@ -3,18 +3,21 @@
  * on every core with MVE, whose builds are arm-none-eabi-gcc's).
  *
  *   void utvm_mve_gemm4_pairs(const int8_t *rows, const int8_t *columns, const int32_t *terms,
- *                             int32_t *sums, int32_t pairs, int32_t blocks, int32_t stride);
+ *                             int32_t *sums, int32_t pairs, int32_t blocks, int32_t tail,
+ *                             int32_t stride);
  *
- * For rows i < 2 * pairs of 16 * blocks values each (row i at rows + 16 * blocks * i) and the
- * four columns interleaved by 16 values (16-value block b of column j at
- * columns + 64 * b + 16 * j): the sum of terms[i] and row i's products with column j
- * (VMLADAVA, wrapping) is stored at sums + j * stride bytes + 4 * i. blocks is at least 1.
+ * For rows i < 2 * pairs of length = 16 * blocks + tail values each (row i at
+ * rows + length * i) and four columns laid out as mve_gemm4 reads them (16-value block b of
+ * column j at columns + 64 * b + 16 * j, then column j's tail values at
+ * columns + 64 * blocks + tail * j): the sum of terms[i] and row i's products with column j
+ * (VMLADAVA, wrapping) is stored at sums + j * stride bytes + 4 * i. blocks is at least 1 and
+ * tail 0..15; the tails are loaded under a predicate (VCTP), so nothing past them is read.
  * Two rows at a time keep eight accumulators in the eight even registers VMLADAVA writes
  * (r0 ... r12 and lr), so each column vector loaded serves two rows: 16 instructions per 128
  * multiply-accumulates, against 20 for one row at a time, and the per-row work halves; gcc 12
  * runs out of registers for this loop written with intrinsics. Registers: r1 and r3 the rows,
- * r5 the columns (r9 their start), r7 the block count (r11 blocks); the stack keeps the terms,
- * sums, stride and pairs. 56 bytes of stack.
+ * r5 the columns (r9 their start), r7 the block count (r11 blocks), then the tail; the stack
+ * keeps the terms, sums, stride, pairs and length. 56 bytes of stack.
  */
 #if defined(__ARM_FEATURE_MVE) && defined(__thumb2__)
 
@@ -25,17 +28,30 @@
   .type utvm_mve_gemm4_pairs, %function
   .p2align 2
 
+/* The tail of the next column (r5, which moves on by the tail r7) into \q under the tail's
+ * predicate, multiplied with both rows' tails into \a0 (row 0, q0) and \a1 (row 1, q1). */
+.macro TAIL_COLUMN q, a0, a1
+  vpst
+  vldrbt.8 \q, [r5]
+  add r5, r5, r7
+  vmladava.s8 \a0, q0, \q
+  vmladava.s8 \a1, q1, \q
+.endm
+
 utvm_mve_gemm4_pairs:
   push {r4, r5, r6, r7, r8, r9, r10, r11, lr}
   sub sp, sp, #20
   ldr r4, [sp, #56]
   ldr r11, [sp, #60]
-  ldr r5, [sp, #64]
+  ldr r6, [sp, #64]
+  ldr r5, [sp, #68]
   strd r2, r3, [sp]
   strd r5, r4, [sp, #8]
+  add r6, r6, r11, lsl #4
+  str r6, [sp, #16]
   mov r9, r1
   mov r1, r0
-  add r3, r0, r11, lsl #4
+  add r3, r0, r6
 1:
   ldr r5, [sp]
   ldrd r0, r8, [r5], #8
@@ -65,6 +81,20 @@ utvm_mve_gemm4_pairs:
   vmladava.s8 lr, q1, q3
   subs r7, r7, #1
   bne 2b
+  ldr r7, [sp, #16]
+  subs r7, r7, r11, lsl #4
+  beq 3f
+  vctp.8 r7
+  vpstt
+  vldrbt.8 q0, [r1]
+  vldrbt.8 q1, [r3]
+  add r1, r1, r7
+  add r3, r3, r7
+  TAIL_COLUMN q2, r0, r8
+  TAIL_COLUMN q3, r2, r10
+  TAIL_COLUMN q2, r4, r12
+  TAIL_COLUMN q3, r6, lr
+3:
   ldrd r5, r7, [sp, #4]
   strd r0, r8, [r5], #8
   str r5, [sp, #4]
@@ -74,8 +104,9 @@ utvm_mve_gemm4_pairs:
   strd r4, r12, [r5, #-8]
   add r5, r5, r7
   strd r6, lr, [r5, #-8]
+  ldr r0, [sp, #16]
   mov r1, r3
-  add r3, r3, r11, lsl #4
+  add r3, r3, r0
   ldr r0, [sp, #12]
   subs r0, r0, #1
   str r0, [sp, #12]
