@@ -8,9 +8,9 @@
  * (VMULLB/VMULLT), the input offset folded into the terms. A 3x3 filter with multiplier 1 runs
  * 16 channels at a time over the whole layer (mve_dw3_group_outputs): their weights and
  * requantization parameters gathered once into lane order, each window's nine taps summed in
- * assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; windows at the padding read
- * a pad vector of -io there) and requantized straight from those lanes, narrowed back into
- * channel order. Its other channels, and 3x3 filters of a larger multiplier, read the nine taps
+ * assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of windows at the
+ * padding that lie there, told by a mask, read a pad vector of -io) and requantized straight
+ * from those lanes, narrowed back into channel order. Its other channels, and 3x3 filters of a larger multiplier, read the nine taps
  * of 8 channels through offsets from the window (or a patch padded with -io at the borders),
  * the inputs gathered; other filters sum the taps inside the input, the offset added per tap.
  *
@@ -20,8 +20,8 @@
  * 16-channel group (mve_dw3_group_t, 424 bytes). Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
  * utvm_depthwise_conv2d_s8_mve 2152 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
- * mve_dw3_border 168, mve_dw3_run 112, utvm_mve_requant_run 100, utvm_mve_dw3_sums(_taps) 64,
- * mve_dw3_8 60, mve_dw3_output 24: at most 2384 bytes deep.
+ * mve_dw3_run 112, mve_dw3_border 104, utvm_mve_requant_run 100, utvm_mve_dw3_sums(_valid) 72,
+ * mve_dw3_8 60, mve_dw3_output 24: at most 2336 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -267,7 +267,9 @@ static MVE_NOINLINE void mve_dw3_output(const mve_dw3_group_t *g, const int32_t 
  * only compiler the M55 presets use). */
 void utvm_mve_dw3_sums(const int8_t *window, int32_t column, int32_t row, const int8_t *weights,
                        int32_t *sums);
-void utvm_mve_dw3_sums_taps(const int8_t *const *taps, const int8_t *weights, int32_t *sums);
+void utvm_mve_dw3_sums_valid(const int8_t *input, int32_t window, int32_t column, int32_t row,
+                             const int8_t *weights, int32_t *sums, uint32_t valid,
+                             const int8_t *pad);
 
 /* n outputs of a group along a row: window j reads tap (ty, tx) at
  * pixel + j * step + ty * row + tx * column, its 16 outputs go to out + j * out_step. */
@@ -337,29 +339,28 @@ static const int32_t *mve_dw3_window(const mve_dw3_t *d, const int8_t *batch_inp
   return offsets;
 }
 
-/* The 16 outputs of a group at the window from (in_y_origin, in_x_origin), some of whose taps
- * lie in the padding: those read the group's pad vector. */
-static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g,
-                           const int8_t *batch_input, int32_t in_y_origin, int32_t in_x_origin,
+/* The taps of a window from origin along one axis (dilation, size) that lie inside the input:
+ * bit t for tap t. */
+static uint32_t mve_dw3_inside(int32_t origin, int32_t dilation, int32_t size) {
+  uint32_t inside = 0u;
+  for (int32_t t = 0; t < 3; ++t) {
+    const int32_t at = origin + dilation * t;
+    inside |= ((at >= 0) && (at < size)) ? (1u << t) : 0u;
+  }
+  return inside;
+}
+
+/* The 16 outputs of a group at the window from (in_y_origin, in_x_origin) of input (the
+ * group's first channel of the batch), some of whose taps lie in the padding: those read the
+ * group's pad vector. row_taps: the taps in rows inside the input (bits 3 * ty .. 3 * ty + 2). */
+static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g, const int8_t *input,
+                           int32_t in_y_origin, uint32_t row_taps, int32_t in_x_origin,
                            int8_t *out) {
-  const int8_t *taps[MVE_TAPS];
   int32_t sums[16];
-  int32_t columns[3];
-  bool column_inside[3];
-  for (int32_t tx = 0; tx < 3; ++tx) {
-    const int32_t in_x = in_x_origin + d->dilation_w * tx;
-    column_inside[tx] = (in_x >= 0) && (in_x < d->in_w);
-    columns[tx] = in_x * d->in_c;
-  }
-  for (int32_t ty = 0; ty < 3; ++ty) {
-    const int32_t in_y = in_y_origin + d->dilation_h * ty;
-    const bool row_inside = (in_y >= 0) && (in_y < d->in_h);
-    const int8_t *row = row_inside ? &batch_input[in_y * d->in_row + d->base] : batch_input;
-    taps[3 * ty] = (row_inside && column_inside[0]) ? &row[columns[0]] : g->pad;
-    taps[3 * ty + 1] = (row_inside && column_inside[1]) ? &row[columns[1]] : g->pad;
-    taps[3 * ty + 2] = (row_inside && column_inside[2]) ? &row[columns[2]] : g->pad;
-  }
-  utvm_mve_dw3_sums_taps(taps, g->weights, sums);
+  /* bit tx of the columns inside repeated for the three rows (bits tx, tx + 3, tx + 6) */
+  const uint32_t column_taps = mve_dw3_inside(in_x_origin, d->dilation_w, d->in_w) * 0x49u;
+  utvm_mve_dw3_sums_valid(input, in_y_origin * d->in_row + in_x_origin * d->in_c, d->offsets[1],
+                          d->offsets[3], g->weights, sums, row_taps & column_taps, g->pad);
   mve_dw3_output(g, sums, out);
 }
 
@@ -383,26 +384,28 @@ static void mve_dw3_group_outputs(const mve_dw3_t *d,
   hi = (hi < out_w) ? hi : out_w;
   hi = (hi > lo) ? hi : lo;
   for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    const int8_t *batch_input = &input[batch * d->in_h * d->in_row];
+    const int8_t *batch_input = &input[batch * d->in_h * d->in_row + first];
     for (int32_t out_y = 0; out_y < out_h; ++out_y) {
       const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
-      const bool row_inside = (in_y_origin >= 0) && ((in_y_origin + 2 * d->dilation_h) < d->in_h);
-      const int32_t row_lo = row_inside ? lo : out_w;
-      const int32_t row_hi = row_inside ? hi : out_w;
+      const uint32_t rows = mve_dw3_inside(in_y_origin, d->dilation_h, d->in_h);
+      /* bit ty of the rows inside spread to bits 3 * ty .. 3 * ty + 2 */
+      const uint32_t row_taps =
+          ((rows & 1u) * 0x7u) | ((rows & 2u) * 0x1cu) | ((rows & 4u) * 0x70u);
+      const int32_t row_lo = (rows == 7u) ? lo : out_w;
+      const int32_t row_hi = (rows == 7u) ? hi : out_w;
       int8_t *out_row = &output[((batch * out_h + out_y) * out_w) * out_c + first];
       for (int32_t out_x = 0; out_x < row_lo; ++out_x) {
-        mve_dw3_border(d, g, batch_input, in_y_origin, out_x * stride_w - pad_left,
+        mve_dw3_border(d, g, batch_input, in_y_origin, row_taps, out_x * stride_w - pad_left,
                        &out_row[out_x * out_c]);
       }
       if (row_hi > row_lo) {
         const int8_t *pixel =
-            &batch_input[in_y_origin * d->in_row + (row_lo * stride_w - pad_left) * d->in_c +
-                         first];
+            &batch_input[in_y_origin * d->in_row + (row_lo * stride_w - pad_left) * d->in_c];
         mve_dw3_run(g, pixel, d->offsets[1], d->offsets[3], stride_w * d->in_c, row_hi - row_lo,
                     &out_row[row_lo * out_c], out_c);
       }
       for (int32_t out_x = row_hi; out_x < out_w; ++out_x) {
-        mve_dw3_border(d, g, batch_input, in_y_origin, out_x * stride_w - pad_left,
+        mve_dw3_border(d, g, batch_input, in_y_origin, row_taps, out_x * stride_w - pad_left,
                        &out_row[out_x * out_c]);
       }
     }

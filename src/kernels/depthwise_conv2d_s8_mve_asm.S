@@ -4,20 +4,23 @@
  *
  *   void utvm_mve_dw3_sums(const int8_t *window, int32_t column, int32_t row,
  *                          const int8_t *weights, int32_t *sums);
- *   void utvm_mve_dw3_sums_taps(const int8_t *const *taps, const int8_t *weights,
- *                               int32_t *sums);
+ *   void utvm_mve_dw3_sums_valid(const int8_t *input, int32_t window, int32_t column,
+ *                                int32_t row, const int8_t *weights, int32_t *sums,
+ *                                uint32_t valid, const int8_t *pad);
  *
  * The sums over the nine taps of one window of 16 channels: tap (ty, tx) reads 16 input values
- * at window + ty * row + tx * column (utvm_mve_dw3_sums) or at taps[3 * ty + tx]
- * (utvm_mve_dw3_sums_taps: a window at the padding, its taps there reading a pad vector) and 16
- * weights at weights + 16 * (3 * ty + tx); both are widened to int16, the even and odd lanes
- * multiplied into int32 (VMULLB/VMULLT) and summed (wrapping) into sums[0..3] (channels 0, 2,
- * 4, 6), sums[4..7] (1, 3, 5, 7), sums[8..11] (8, 10, ...) and sums[12..15] (9, 11, ...).
- * 13 instructions per tap, loads and arithmetic interleaved; gcc 12 spills the accumulators of
- * the same loop written with intrinsics once it is unrolled, and spends 18 per tap on it
- * rolled. Registers: q3..q6 the sums, q0..q2 the input, weight and product vectors; r5 the
- * tap's input, r4 its filter row's (or r0 the tap table), r3 the weights, r6 the sums. The two
- * entries share the store of the sums.
+ * at window + ty * row + tx * column (utvm_mve_dw3_sums; for utvm_mve_dw3_sums_valid, a window
+ * at the padding, the window is a byte offset from input, which may lie before it, and a tap
+ * whose bit 3 * ty + tx of valid is clear reads the 16-byte pad vector instead, its address
+ * never formed) and 16 weights at weights + 16 * (3 * ty + tx); both are widened to int16, the
+ * even and odd lanes multiplied into int32 (VMULLB/VMULLT) and summed (wrapping) into
+ * sums[0..3] (channels 0, 2, 4, 6), sums[4..7] (1, 3, 5, 7), sums[8..11] (8, 10, ...) and
+ * sums[12..15] (9, 11, ...). 13 instructions per tap, loads and arithmetic interleaved, 4 more
+ * to pick a tap at the padding; gcc 12 spills the accumulators of the same loop written with
+ * intrinsics once it is unrolled, and spends 18 per tap on it rolled. Registers: q3..q6 the
+ * sums, q0..q2 the input, weight and product vectors; r5 the tap's input, r4 its filter row's,
+ * r3 the weights, r6 the sums, r7 the valid taps and r8 the pad. The two entries share the
+ * store of the sums; 72 bytes of stack.
  */
 #if defined(__ARM_FEATURE_MVE) && defined(__thumb2__)
 
@@ -26,8 +29,8 @@
   .section .text.utvm_mve_dw3_sums, "ax", %progbits
   .global utvm_mve_dw3_sums
   .type utvm_mve_dw3_sums, %function
-  .global utvm_mve_dw3_sums_taps
-  .type utvm_mve_dw3_sums_taps, %function
+  .global utvm_mve_dw3_sums_valid
+  .type utvm_mve_dw3_sums_valid, %function
   .p2align 2
 
 /* One tap at r5 (weights at r3, which moves on by 16). */
@@ -54,30 +57,50 @@
   vmov.i32 q6, #0
 .endm
 
-/* r0 the taps' pointers, r3 the weights, r6 the sums. */
-utvm_mve_dw3_sums_taps:
-  push {r4, r5, r6, lr}
+/* r5 for tap tx of the row at r4: r4 + tx * r1 if the next bit of r7 is set, else the pad
+ * vector at r8 (r7 moves on by a bit). */
+.macro PICK tx
+  lsrs r7, r7, #1
+  ite cs
+.if \tx == 0
+  movcs r5, r4
+.elseif \tx == 1
+  addcs r5, r4, r1
+.else
+  addcs r5, r4, r1, lsl #1
+.endif
+  movcc r5, r8
+.endm
+
+/* r4 the filter row's first input, r1 the column step, r2 the row step, r7 the valid taps,
+ * r8 the pad vector, r3 the weights, r6 the sums. */
+utvm_mve_dw3_sums_valid:
+  push {r4, r5, r6, r7, r8, lr}
   vpush {d8-d13}
-  mov r6, r2
-  mov r3, r1
+  add r4, r0, r1
+  mov r1, r2
+  mov r2, r3
+  ldrd r3, r6, [sp, #72]
+  ldrd r7, r8, [sp, #80]
   ZERO
   mov lr, #3
 1:
-  ldr r5, [r0], #4
+  PICK 0
   TAP
-  ldr r5, [r0], #4
+  PICK 1
   TAP
-  ldr r5, [r0], #4
+  PICK 2
   TAP
+  add r4, r4, r2
   subs lr, lr, #1
   bne 1b
   b 3f
 
 /* r4 the filter row's first input, r5 the tap's, r3 the weights, r6 the sums. */
 utvm_mve_dw3_sums:
-  push {r4, r5, r6, lr}
+  push {r4, r5, r6, r7, r8, lr}
   vpush {d8-d13}
-  ldr r6, [sp, #64]
+  ldr r6, [sp, #72]
   ZERO
   mov r4, r0
   mov lr, #3
@@ -97,9 +120,9 @@ utvm_mve_dw3_sums:
   vstrw.32 q5, [r6, #32]
   vstrw.32 q6, [r6, #48]
   vpop {d8-d13}
-  pop {r4, r5, r6, pc}
+  pop {r4, r5, r6, r7, r8, pc}
 
   .size utvm_mve_dw3_sums, . - utvm_mve_dw3_sums
-  .size utvm_mve_dw3_sums_taps, utvm_mve_dw3_sums - utvm_mve_dw3_sums_taps
+  .size utvm_mve_dw3_sums_valid, utvm_mve_dw3_sums - utvm_mve_dw3_sums_valid
 
 #endif
