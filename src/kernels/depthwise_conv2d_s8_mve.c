@@ -10,9 +10,10 @@
  * requantization parameters gathered once into lane order, each window's nine taps summed in
  * assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of windows at the
  * padding that lie there, told by a mask, read a pad vector of -io) and requantized straight
- * from those lanes, narrowed back into channel order. Its other channels, and 3x3 filters of a larger multiplier, read the nine taps
- * of 8 channels through offsets from the window (or a patch padded with -io at the borders),
- * the inputs gathered; other filters sum the taps inside the input, the offset added per tap.
+ * from those lanes, narrowed back into channel order. Its other channels, and 3x3 filters of a
+ * larger multiplier, read the nine taps of 8 channels through offsets from the window (or a
+ * patch padded with -io at the borders), the inputs gathered; other filters sum the taps
+ * inside the input, the offset added per tap.
  *
  * Stack: the sums and terms (or zero biases) of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (4 bytes per channel each); the 3x3 path also its nine-pixel border patch (9 bytes per channel),
