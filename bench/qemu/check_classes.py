@@ -61,6 +61,8 @@ def expected(mnemonic, operands):
             return "mve_mem" if uses_q else "fp_mem"
         if name == "vctp":
             return "other"
+        if re.match(r"^vps?t[te]*$", name):
+            return "mve_alu"  # VPST and VPT with their then/else masks (vpstt, vptte, ...)
         if uses_q or name in ("vpst", "vpt", "vaddv", "vaddva", "vmladav", "vmladava",
                               "vmlav", "vmlava", "vmlaldav", "vmlaldava", "vaddlv", "vaddlva",
                               "vminv", "vmaxv", "vminav", "vmaxav", "vpsel", "vpnot"):
