@@ -7,13 +7,14 @@
  * Lane-wise, input and filter widened to int16, even and odd lanes multiplied into int32
  * (VMULLB/VMULLT), the input offset folded into the terms. A 3x3 filter with multiplier 1 runs
  * 16 channels at a time over the whole layer (mve_dw3_group_outputs): their weights and
- * requantization parameters gathered once into lane order, each window's nine taps summed in
- * assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of windows at the
- * padding that lie there, told by a mask, read a pad vector of -io) and requantized straight
- * from those lanes, narrowed back into channel order. Its other channels, and 3x3 filters of a
- * larger multiplier, read the nine taps of 8 channels through offsets from the window (or a
- * patch padded with -io at the borders), the inputs gathered; other filters sum the taps
- * inside the input, the offset added per tap.
+ * requantization parameters gathered once into lane order, each window's nine taps summed from
+ * the terms in assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of
+ * windows at the padding that lie there, told by a mask, read a pad vector of -io) and
+ * requantized there straight from those lanes, narrowed back into channel order, a row segment
+ * of windows per call. Its other channels, and 3x3 filters of a larger multiplier, read the
+ * nine taps of 8 channels through offsets from the window (or a patch padded with -io at the
+ * borders), the inputs gathered; other filters sum the taps inside the input, the offset added
+ * per tap.
  *
  * Stack: the sums and terms (or zero biases) of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (4 bytes per channel each); the 3x3 path also its nine-pixel border patch (9 bytes per channel),
@@ -21,8 +22,8 @@
  * 16-channel group (mve_dw3_group_t, 424 bytes). Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
  * utvm_depthwise_conv2d_s8_mve 2152 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
- * mve_dw3_run 112, mve_dw3_border 104, utvm_mve_requant_run 100, utvm_mve_dw3_sums(_valid) 72,
- * mve_dw3_8 60, mve_dw3_output 24: at most 2336 bytes deep.
+ * utvm_mve_requant_run 100, utvm_mve_dw3_run and utvm_mve_dw3_window_valid 88 (assembly),
+ * mve_dw3_8 60, mve_dw3_border 32: at most 2304 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -233,60 +234,27 @@ static void mve_dw3_group(const int8_t *filter, int32_t out_c, int32_t chunk, in
   g->act_max = (int16_t)o->act_max;
 }
 
-/* The requantized accumulator lanes i..i+3 of a group (utvm_mac_output_s8's order up to the
- * output offset). */
-static inline int32x4_t mve_dw3_requantize(const mve_dw3_group_t *g, int32x4_t acc, int32_t i) {
-  int32x4_t x = vaddq_s32(acc, vldrwq_s32(&g->terms[i]));
-  if (g->left) {
-    x = vshlq_s32(x, vldrwq_s32(&g->left_shifts[i]));
-  }
-  return mve_rounding_divide(vqrdmulhq_s32(x, vldrwq_s32(&g->multipliers[i])),
-                             vldrwq_s32(&g->right_shifts[i]));
-}
-
-/* Eight outputs in channel order from the even and odd channels' requantized lanes: narrowed
- * with saturation to int16 (which keeps any value outside int8 outside the clamp), offset
- * (saturating) and clamped. */
-static inline void mve_dw3_put8(const mve_dw3_group_t *g, int32x4_t even, int32x4_t odd,
-                                int8_t *out) {
-  int16x8_t x = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), even), odd);
-  x = vqaddq_n_s16(x, g->output_offset);
-  x = vminq_s16(vmaxq_s16(x, vdupq_n_s16(g->act_min)), vdupq_n_s16(g->act_max));
-  vstrbq_s16(out, x);
-}
-
-/* The 16 outputs of a group from its window sums (sums[0..15] in lane order). */
-static MVE_NOINLINE void mve_dw3_output(const mve_dw3_group_t *g, const int32_t *sums,
-                                        int8_t *out) {
-  mve_dw3_put8(g, mve_dw3_requantize(g, vldrwq_s32(sums), 0),
-               mve_dw3_requantize(g, vldrwq_s32(&sums[4]), 4), out);
-  mve_dw3_put8(g, mve_dw3_requantize(g, vldrwq_s32(&sums[8]), 8),
-               mve_dw3_requantize(g, vldrwq_s32(&sums[12]), 12), &out[8]);
-}
+/* depthwise_conv2d_s8_mve_asm.S reads the group at these offsets (its G_* constants). */
+typedef char mve_dw3_group_layout_is_the_assembly_s[
+    ((offsetof(mve_dw3_group_t, pad) == 144) && (offsetof(mve_dw3_group_t, terms) == 160) &&
+     (offsetof(mve_dw3_group_t, multipliers) == 224) &&
+     (offsetof(mve_dw3_group_t, left_shifts) == 288) &&
+     (offsetof(mve_dw3_group_t, right_shifts) == 352) &&
+     (offsetof(mve_dw3_group_t, left) == 416) &&
+     (offsetof(mve_dw3_group_t, output_offset) == 418) &&
+     (offsetof(mve_dw3_group_t, act_min) == 420) && (offsetof(mve_dw3_group_t, act_max) == 422))
+        ? 1
+        : -1];
 
 /* In depthwise_conv2d_s8_mve_asm.S (assembled with the MVE paths on arm-none-eabi-gcc, the
- * only compiler the M55 presets use). */
-void utvm_mve_dw3_sums(const int8_t *window, int32_t column, int32_t row, const int8_t *weights,
-                       int32_t *sums);
-void utvm_mve_dw3_sums_valid(const int8_t *input, int32_t window, int32_t column, int32_t row,
-                             const int8_t *weights, int32_t *sums, uint32_t valid,
-                             const int8_t *pad);
-
-/* n outputs of a group along a row: window j reads tap (ty, tx) at
- * pixel + j * step + ty * row + tx * column, its 16 outputs go to out + j * out_step. */
-static MVE_NOINLINE void mve_dw3_run(const mve_dw3_group_t *g, const int8_t *pixel,
-                                     int32_t column, int32_t row, int32_t step, int32_t n,
-                                     int8_t *out, int32_t out_step) {
-  int32_t sums[16];
-  const int8_t *window = pixel;
-  int8_t *o = out;
-  for (int32_t j = 0; j < n; ++j) {
-    utvm_mve_dw3_sums(window, column, row, g->weights, sums);
-    mve_dw3_output(g, sums, o);
-    window = &window[step];
-    o = &o[out_step];
-  }
-}
+ * only compiler the M55 presets use): the outputs of n >= 1 windows of a group along a row
+ * (window j reads tap (ty, tx) at pixel + j * step + ty * row + tx * column, its 16 outputs go
+ * to out + j * out_step), and of one window at the padding (window bytes from input, the taps
+ * whose bit 3 * ty + tx of valid is clear reading the group's pad vector). */
+void utvm_mve_dw3_run(const int8_t *pixel, int32_t column, int32_t row, const mve_dw3_group_t *g,
+                      int8_t *out, int32_t step, int32_t n, int32_t out_step);
+void utvm_mve_dw3_window_valid(const int8_t *input, int32_t window, int32_t column, int32_t row,
+                               const mve_dw3_group_t *g, int8_t *out, uint32_t valid);
 
 /* True if the 3x3 path takes this layer: a 3x3 filter, multiplier 1 or few enough input
  * channels for a patch pixel (MVE_BLOCK bytes). */
@@ -357,12 +325,10 @@ static uint32_t mve_dw3_inside(int32_t origin, int32_t dilation, int32_t size) {
 static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g, const int8_t *input,
                            int32_t in_y_origin, uint32_t row_taps, int32_t in_x_origin,
                            int8_t *out) {
-  int32_t sums[16];
   /* bit tx of the columns inside repeated for the three rows (bits tx, tx + 3, tx + 6) */
   const uint32_t column_taps = mve_dw3_inside(in_x_origin, d->dilation_w, d->in_w) * 0x49u;
-  utvm_mve_dw3_sums_valid(input, in_y_origin * d->in_row + in_x_origin * d->in_c, d->offsets[1],
-                          d->offsets[3], g->weights, sums, row_taps & column_taps, g->pad);
-  mve_dw3_output(g, sums, out);
+  utvm_mve_dw3_window_valid(input, in_y_origin * d->in_row + in_x_origin * d->in_c,
+                            d->offsets[1], d->offsets[3], g, out, row_taps & column_taps);
 }
 
 /* Every output of one group (g, channels d->base..d->base + 15) over the layer: the windows
@@ -402,8 +368,8 @@ static void mve_dw3_group_outputs(const mve_dw3_t *d,
       if (row_hi > row_lo) {
         const int8_t *pixel =
             &batch_input[in_y_origin * d->in_row + (row_lo * stride_w - pad_left) * d->in_c];
-        mve_dw3_run(g, pixel, d->offsets[1], d->offsets[3], stride_w * d->in_c, row_hi - row_lo,
-                    &out_row[row_lo * out_c], out_c);
+        utvm_mve_dw3_run(pixel, d->offsets[1], d->offsets[3], g, &out_row[row_lo * out_c],
+                         stride_w * d->in_c, row_hi - row_lo, out_c);
       }
       for (int32_t out_x = row_hi; out_x < out_w; ++out_x) {
         mve_dw3_border(d, g, batch_input, in_y_origin, row_taps, out_x * stride_w - pad_left,
@@ -455,7 +421,7 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
       }
       vstrwq_p_s32(&terms[i], vmlaq_n_s32(b, w_sum, params->input_offset), p);
     }
-    /* With multiplier 1, whole groups of 16 channels take mve_dw3_run over the layer. */
+    /* With multiplier 1, whole groups of 16 channels take utvm_mve_dw3_run over the layer. */
     const int32_t first = (multiplier == 1) ? (count - (count % 16)) : 0;
     for (int32_t g = 0; g < first; g += 16) {
       mve_dw3_group(filter, out_c, chunk, chunk + g, terms, quant, &o, d.pad, &group);
