@@ -299,11 +299,11 @@ static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t
 }
 
 /* The sums of weight row w with the four interleaved columns at c over blocks (at least 1)
- * whole 16-value blocks and (has_tail) the tail values at tail_columns (tail each), each started
- * from the row's term t, into sums[j * MVE_BLOCK] for column j. One row at a time keeps the four
- * accumulators in the even registers VMLADAVA needs, the loop state outside in registers too. */
-static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bool has_tail,
-                            int32_t tail, const int8_t *tail_columns, int32_t t, int32_t *sums) {
+ * whole 16-value blocks and the tail values after them (tail each, 0..15), each started from the
+ * row's term t, into sums[j * MVE_BLOCK] for column j: the last row of an odd count (the others
+ * go two at a time through utvm_mve_gemm4_pairs). */
+static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, int32_t tail,
+                            int32_t t, int32_t *sums) {
   int32_t a0 = t;
   int32_t a1 = t;
   int32_t a2 = t;
@@ -327,14 +327,15 @@ static inline void mve_row4(const int8_t *w, const int8_t *c, int32_t blocks, bo
     c3 = &c3[64];
     --b;
   } while (b > 0);
-  if (has_tail) {
-    /* The weights' zeroed lanes make the columns' extra lanes add nothing. */
+  if (tail > 0) {
+    /* The tails follow the whole blocks, where c0 stopped; the weights' zeroed lanes make the
+     * columns' extra lanes add nothing. */
     const mve_pred16_t p = vctp8q((uint32_t)tail);
     const int8x16_t x = vldrbq_z_s8(wp, p);
-    a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(tail_columns, p));
-    a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&tail_columns[tail], p));
-    a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&tail_columns[2 * tail], p));
-    a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&tail_columns[3 * tail], p));
+    a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(c0, p));
+    a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(&c0[tail], p));
+    a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(&c0[2 * tail], p));
+    a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(&c0[3 * tail], p));
   }
   sums[0] = a0;
   sums[MVE_BLOCK] = a1;
@@ -383,8 +384,7 @@ static MVE_NOINLINE void mve_gemm4(const int8_t *rows, int32_t count, const int3
   }
   if ((count % 2) != 0) {
     const int32_t row = count - 1;
-    mve_row4(&rows[row * (cols->whole + tail)], cols->base, blocks, tail > 0, tail,
-             &cols->base[4 * cols->whole], terms[row], &sums[row]);
+    mve_row4(&rows[row * (cols->whole + tail)], cols->base, blocks, tail, terms[row], &sums[row]);
   }
 }
 
