@@ -46,7 +46,10 @@
 #    (+1544 B; budget 85810 -> 87300 B); its convolution's dot loop two rows at a time in
 #    assembly (KWS -9.8 %, IC -16.8 % instructions on M55) brought it to 87224 B; the 3x3
 #    depthwise's border windows picking pad taps by a mask (KWS -2.0 %) to 87236 B, and its
-#    windows requantized in the assembly too (KWS -5.3 %) to 87292 B,
+#    windows requantized in the assembly too (KWS -5.3 %) to 87292 B; the convolution's
+#    outputs requantized 8 channels by 4 columns in assembly (KWS -6.0 %, VWW -5.6 %, IC
+#    -6.1 %, person detection -5.7 % instructions on M55; its loop for the clamp-free range
+#    alone saves 1.0 % on KWS) raised it to 88284 B (+992 B; budget 87300 -> 88400 B),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -81,7 +84,7 @@ UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-87300})
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-88400})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38340}
 work=build/size-budget
 mkdir -p "$work"

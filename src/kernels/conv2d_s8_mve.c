@@ -16,15 +16,16 @@
  * columns (columns of up to 16 values stay in registers over all rows). VMLADAVA accumulates in
  * even registers only: eight accumulators, two rows by four columns, in assembly
  * (conv2d_s8_mve_asm.S; the last row of an odd count one row by four in C).
- * The outputs are requantized four columns per parameter load.
+ * The outputs are requantized four columns per parameter load: 8 channels at a time in
+ * assembly (utvm_mve_requant4) when the parameters are per channel and shift right, else 4 in C.
  *
  * Stack: the terms and the four columns' sums of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (20 bytes per channel: 1280 bytes by default); a column that is not built straight into the
  * layout goes through a MVE_PLAIN_COLUMN-byte buffer. Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2): utvm_conv2d_s8_mve
- * 1616 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136, mve_gemm4
- * 72, mve_put 56, utvm_mve_gemm4_pairs 56 (conv2d_s8_mve_asm.S), mve_gemm4_short 44,
- * utvm_mve_row_sums 24: at most 2304 bytes deep.
+ * 1656 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136,
+ * utvm_mve_requant4 104 (conv2d_s8_mve_asm.S), mve_gemm4 72, mve_put 56, utvm_mve_gemm4_pairs 56
+ * (conv2d_s8_mve_asm.S), mve_gemm4_short 44, utvm_mve_row_sums 24: at most 2344 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -84,6 +85,63 @@ static MVE_NOINLINE void mve_requant_columns(const int32_t *sums, int32_t column
       vstrbq_p_s32(&out[j * out_step + i],
                    vminq_s32(vmaxq_s32(vaddq_n_s32(x, offset), act_min), act_max), p);
     }
+  }
+}
+
+/* What utvm_mve_requant4 (conv2d_s8_mve_asm.S, at the offsets R_* there) reads. */
+typedef struct {
+  const int32_t *multipliers; /* of the chunk's first channel */
+  const int8_t *shifts;       /* of the chunk's first channel, none above 0 */
+  int32_t groups;             /* of 8 channels */
+  int32_t out_step;           /* bytes between the columns' outputs */
+  int32_t sums_step;          /* bytes between the columns' sums */
+  int32_t output_offset;
+  int32_t act_min;
+  int32_t act_max;
+} mve_requant4_t;
+
+typedef char mve_requant4_layout_is_the_assembly_s[
+    ((offsetof(mve_requant4_t, multipliers) == 0) && (offsetof(mve_requant4_t, shifts) == 4) &&
+     (offsetof(mve_requant4_t, groups) == 8) && (offsetof(mve_requant4_t, out_step) == 12) &&
+     (offsetof(mve_requant4_t, sums_step) == 16) &&
+     (offsetof(mve_requant4_t, output_offset) == 20) &&
+     (offsetof(mve_requant4_t, act_min) == 24) && (offsetof(mve_requant4_t, act_max) == 28))
+        ? 1
+        : -1];
+
+/* In conv2d_s8_mve_asm.S: mve_requant_columns for four columns and 8 * r->groups channels
+ * with per-channel parameters and no left shift. */
+void utvm_mve_requant4(const int32_t *sums, int8_t *out, const mve_requant4_t *r);
+
+/* The requantization of a chunk of count channels from channel on: r->groups is the number
+ * of whole groups of 8 channels that utvm_mve_requant4 can take (0 when a parameter is shared
+ * by all channels or a shift is left). */
+static void mve_requant4_prepare(mve_requant4_t *r, const utvm_per_channel_quant_t *quant,
+                                 int32_t channel, int32_t count) {
+  bool right = quant->count != 1;
+  for (int32_t i = 0; right && (i < count); ++i) {
+    right = quant->shift[channel + i] <= 0;
+  }
+  r->multipliers = &quant->multiplier[channel];
+  r->shifts = &quant->shift[channel];
+  r->groups = right ? (count / 8) : 0;
+}
+
+/* The outputs of columns 0..columns-1 of a chunk of count channels from channel on
+ * (mve_requant_columns' arguments): the whole groups of 8 channels of four columns in the
+ * assembly, the rest in C. */
+static void mve_requant_chunk(const int32_t *sums, int32_t columns, int32_t count,
+                              int32_t channel, const utvm_per_channel_quant_t *quant,
+                              const mve_output_t *o, const mve_requant4_t *r, int8_t *out,
+                              int32_t out_step) {
+  int32_t done = 0;
+  if ((columns == 4) && (r->groups > 0)) {
+    utvm_mve_requant4(sums, out, r);
+    done = 8 * r->groups;
+  }
+  if (done < count) {
+    mve_requant_columns(&sums[done], columns, count - done, channel + done, quant, o, &out[done],
+                        out_step);
   }
 }
 
@@ -438,8 +496,17 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
                             : NULL;
   int32_t terms[MVE_BLOCK];
   int32_t sums[4 * MVE_BLOCK];
+  mve_requant4_t requant = {NULL,
+                            NULL,
+                            0,
+                            out_c,
+                            (int32_t)(MVE_BLOCK * sizeof(int32_t)),
+                            params->output_offset,
+                            params->act_min,
+                            params->act_max};
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
     const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
+    mve_requant4_prepare(&requant, quant, chunk, count);
     const int8_t *rows = &filter[chunk * length];
     const int32_t *chunk_bias = (bias != NULL) ? &bias[chunk] : NULL;
     if (laid != NULL) {
@@ -484,8 +551,8 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
           mve_gemm4(rows, count, terms, &cv.cols, sums);
         }
       }
-      mve_requant_columns(sums, columns, count, chunk, quant, &o, &output[first * out_c + chunk],
-                          out_c);
+      mve_requant_chunk(sums, columns, count, chunk, quant, &o, &requant,
+                        &output[first * out_c + chunk], out_c);
     }
   }
 }

@@ -116,4 +116,120 @@ utvm_mve_gemm4_pairs:
 
   .size utvm_mve_gemm4_pairs, . - utvm_mve_gemm4_pairs
 
+/*
+ *   void utvm_mve_requant4(const int32_t *sums, int8_t *out, const mve_requant4_t *r);
+ *
+ * The outputs of four columns, 8 * r->groups channels each: channel i of column j from the sum
+ * at sums + j * r->sums_step bytes + 4 * i, into out + j * r->out_step + i. Each channel's
+ * multiplier is read from r->multipliers[i] and its shift, 0 or less (a right shift), from
+ * r->shifts[i]. The sums and the multipliers of 8 channels are loaded de-interleaved (VLD2:
+ * even channels in one vector, odd ones in the other) and the shifts gathered the same way,
+ * so that the narrowing to int16 (VQMOVNB/VQMOVNT) puts the 8 results back in channel order;
+ * then they are requantized as utvm_mac_output_s8 does (VQRDMULH, then the rounding right
+ * shift with gemmlowp's fixup), offset (saturating) and clamped: by the saturating narrowing
+ * to int8 when the range is -128..127, else against r->act_min and r->act_max. A group's
+ * parameters are loaded once for the four columns. 17 instructions per 8 outputs of a column
+ * (20 with the clamp), and 12 more per group. Registers: r0..r3 the columns' sums, r4..r7
+ * their outputs, r8 the multipliers, r9 the shifts, r12 the output offset, r11 and lr the
+ * clamp's bounds; q4, q5 the multipliers and q6, q7 the shifts of a group; the group count on
+ * the stack. 104 bytes of stack.
+ */
+  .section .text.utvm_mve_requant4, "ax", %progbits
+  .global utvm_mve_requant4
+  .type utvm_mve_requant4, %function
+  .p2align 2
+
+/* mve_requant4_t's layout (conv2d_s8_mve.c). */
+#define R_MULTIPLIERS 0
+#define R_GROUPS 8
+#define R_SUMS_STEP 16
+#define R_OUTPUT_OFFSET 20
+#define R_ACT_MIN 24
+
+/* The next 8 channels' multipliers into q4 (even channels) and q5 (odd), their shifts into
+ * q6 and q7. */
+.macro GROUP
+  mov r10, #0
+  vidup.u32 q2, r10, #2
+  vldrb.s32 q6, [r9, q2]
+  add r10, r9, #1
+  vldrb.s32 q7, [r10, q2]
+  add r9, r9, #8
+  vld20.32 {q4, q5}, [r8]
+  vld21.32 {q4, q5}, [r8]!
+.endm
+
+/* The next 8 outputs of the column whose sums are at \s, stored at \o (both move on). */
+.macro COLUMN s, o, clamp
+  vld20.32 {q0, q1}, [\s]
+  vld21.32 {q0, q1}, [\s]!
+  vqrdmulh.s32 q0, q0, q4
+  vqrdmulh.s32 q1, q1, q5
+  vand q2, q0, q6
+  vand q3, q1, q7
+  vshr.s32 q2, q2, #31
+  vshr.s32 q3, q3, #31
+  vqadd.s32 q0, q0, q2
+  vqadd.s32 q1, q1, q3
+  vrshl.s32 q0, q0, q6
+  vrshl.s32 q1, q1, q7
+  vqmovnb.s32 q2, q0
+  vqmovnt.s32 q2, q1
+  vqadd.s16 q2, q2, r12
+.if \clamp
+  vdup.16 q3, r11
+  vmax.s16 q2, q2, q3
+  vdup.16 q3, lr
+  vmin.s16 q2, q2, q3
+.else
+  vqmovnb.s16 q2, q2
+.endif
+  vstrb.16 q2, [\o], #8
+.endm
+
+.macro GROUPS clamp
+  GROUP
+  COLUMN r0, r4, \clamp
+  COLUMN r1, r5, \clamp
+  COLUMN r2, r6, \clamp
+  COLUMN r3, r7, \clamp
+  ldr r10, [sp]
+  subs r10, r10, #1
+  str r10, [sp]
+.endm
+
+utvm_mve_requant4:
+  push {r4, r5, r6, r7, r8, r9, r10, r11, lr}
+  vpush {d8-d15}
+  sub sp, sp, #4
+  ldrd r8, r9, [r2, #R_MULTIPLIERS]
+  ldrd r10, r11, [r2, #R_GROUPS]
+  str r10, [sp]
+  mov r4, r1
+  add r5, r4, r11
+  add r6, r5, r11
+  add r7, r6, r11
+  ldrd r10, r12, [r2, #R_SUMS_STEP]
+  ldrd r11, lr, [r2, #R_ACT_MIN]
+  add r1, r0, r10
+  add r2, r1, r10
+  add r3, r2, r10
+  cmn r11, #128
+  bne 2f
+  cmp lr, #127
+  bne 2f
+1:
+  GROUPS 0
+  bne 1b
+  b 3f
+2:
+  GROUPS 1
+  bne 2b
+3:
+  add sp, sp, #4
+  vpop {d8-d15}
+  pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}
+
+  .size utvm_mve_requant4, . - utvm_mve_requant4
+
 #endif
