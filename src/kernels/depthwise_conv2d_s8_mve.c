@@ -11,7 +11,9 @@
  * the terms in assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of
  * windows at the padding that lie there, told by a mask, read a pad vector of -io) and
  * requantized there straight from those lanes, narrowed back into channel order, a row segment
- * of windows per call. Its other channels, and 3x3 filters of a larger multiplier, read the
+ * of windows per call. When three rows of windows fit the patch, each output row's input rows
+ * are copied into it between columns of pad vectors (mve_dw3_group_strips), so that one call
+ * takes the whole row, border windows included. Its other channels, and 3x3 filters of a larger multiplier, read the
  * nine taps of 8 channels through offsets from the window (or a patch padded with -io at the
  * borders), the inputs gathered; other filters sum the taps inside the input, the offset added
  * per tap.
@@ -21,9 +23,9 @@
  * the input channel of each output channel (2 bytes per channel), the taps' offsets and one
  * 16-channel group (mve_dw3_group_t, 424 bytes). Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
- * utvm_depthwise_conv2d_s8_mve 2152 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
+ * utvm_depthwise_conv2d_s8_mve 2184 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
  * utvm_mve_requant_run 100, utvm_mve_dw3_run and utvm_mve_dw3_window_valid 88 (assembly),
- * mve_dw3_8 60, mve_dw3_border 32: at most 2304 bytes deep.
+ * mve_dw3_8 60, mve_dw3_border 32: at most 2336 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -331,6 +333,59 @@ static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g, const i
                             d->offsets[1], d->offsets[3], g, out, row_taps & column_taps);
 }
 
+/* The bytes of a strip: three rows of width pixels of 16 channels. */
+#define MVE_DW3_STRIP_BYTES(width) (3 * 16 * (width))
+
+/* Every output of one group (g, channels d->base..d->base + 15) over a layer whose window
+ * rows span width pixels, padding included (MVE_DW3_STRIP_BYTES(width) fit the strip): per
+ * output row its three input rows are copied into the strip, whose pixels outside the input
+ * hold the group's pad vector, and all its windows read from there in one utvm_mve_dw3_run. */
+static void mve_dw3_group_strips(const mve_dw3_t *d,
+                                 const utvm_depthwise_conv2d_params_t *params,
+                                 const mve_dw3_group_t *g, const int8_t *input,
+                                 const utvm_dims_t *output_dims, int8_t *output, int32_t width,
+                                 int8_t *strip) {
+  const int32_t out_h = output_dims->h;
+  const int32_t out_w = output_dims->w;
+  const int32_t out_c = output_dims->c;
+  const int32_t in_c = d->in_c;
+  const int32_t row_bytes = 16 * width;
+  const int8x16_t pad = vldrbq_s8(g->pad);
+  /* Strip pixels lo..hi-1 of a row inside the input are its pixels 0..in_w-1, the others
+   * always pad. */
+  const int32_t lo = (params->pad_left < width) ? params->pad_left : width;
+  const int32_t hi = ((lo + d->in_w) < width) ? (lo + d->in_w) : width;
+  for (int32_t x = 0; x < 3 * width; ++x) {
+    vstrbq_s8(&strip[16 * x], pad);
+  }
+  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
+    const int8_t *batch_input = &input[batch * d->in_h * d->in_row + d->base];
+    for (int32_t out_y = 0; out_y < out_h; ++out_y) {
+      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
+      for (int32_t ty = 0; ty < 3; ++ty) {
+        const int32_t in_y = in_y_origin + d->dilation_h * ty;
+        int8_t *dst = &strip[ty * row_bytes + 16 * lo];
+        if ((in_y >= 0) && (in_y < d->in_h)) {
+          const int8_t *src = &batch_input[in_y * d->in_row];
+          for (int32_t x = lo; x < hi; ++x) {
+            vstrbq_s8(dst, vldrbq_s8(src));
+            dst = &dst[16];
+            src = &src[in_c];
+          }
+        } else {
+          for (int32_t x = lo; x < hi; ++x) {
+            vstrbq_s8(dst, pad);
+            dst = &dst[16];
+          }
+        }
+      }
+      utvm_mve_dw3_run(strip, 16 * d->dilation_w, row_bytes, g,
+                       &output[((batch * out_h + out_y) * out_w) * out_c + d->base],
+                       16 * params->stride_w, out_w, out_c);
+    }
+  }
+}
+
 /* Every output of one group (g, channels d->base..d->base + 15) over the layer: the windows
  * inside the input a row segment at a time, the others one by one (mve_dw3_border). */
 static void mve_dw3_group_outputs(const mve_dw3_t *d,
@@ -399,6 +454,8 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
   const int32_t pad_left = params->pad_left;
   const int32_t out_h = output_dims->h;
   const int32_t out_w = output_dims->w;
+  /* The pixels a row of windows spans, from the first window's first tap. */
+  const int32_t width = (out_w - 1) * stride_w + 2 * params->dilation_w + 1;
   d.in_h = input_dims->h;
   d.in_w = input_dims->w;
   d.in_c = in_c;
@@ -426,7 +483,11 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
     for (int32_t g = 0; g < first; g += 16) {
       mve_dw3_group(filter, out_c, chunk, chunk + g, terms, quant, &o, d.pad, &group);
       d.base = chunk + g;
-      mve_dw3_group_outputs(&d, params, &group, input, output_dims, output);
+      if (MVE_DW3_STRIP_BYTES(width) <= (int32_t)sizeof(patch)) {
+        mve_dw3_group_strips(&d, params, &group, input, output_dims, output, width, patch);
+      } else {
+        mve_dw3_group_outputs(&d, params, &group, input, output_dims, output);
+      }
     }
     /* The other channels, all of them at each output position: with multiplier 1 the taps are
      * read from channel chunk + first on, else from channel 0 (one chunk: in_c <= MVE_BLOCK),
