@@ -50,8 +50,9 @@
 #    outputs requantized 8 channels by 4 columns in assembly (KWS -6.0 %, VWW -5.6 %, IC
 #    -6.1 %, person detection -5.7 % instructions on M55; its loop for the clamp-free range
 #    alone saves 1.0 % on KWS) raised it to 88284 B (+992 B; budget 87300 -> 88400 B), and
-#    the 3x3 depthwise's narrow layers read from padded row strips (KWS -5.1 %) to 88672 B
-#    (budget 88800 B),
+#    the 3x3 depthwise's narrow layers read from padded row strips (KWS -5.1 %) to 88672 B,
+#    and the 1x1 convolutions' columns copied from consecutive pixels (KWS -3.3 %) to 88808 B
+#    (budget 88900 B),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -86,7 +87,7 @@ UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-88800})
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-88900})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38340}
 work=build/size-budget
 mkdir -p "$work"

@@ -11,8 +11,9 @@
  * positions at a time are built in the scratch, interleaved by 16 values so that one pointer
  * reaches all four, with -io where a window lies in the padding (x + io is 0 there; -io is
  * -128..127): windows inside the input are copied row by row (straight into the layout when Ci
- * is a multiple of 16), 1x1 columns are the input pixels, and a 1x1 convolution of stride 1 over
- * up to 16 channels reads them in place. Each weight row is then taken once for the four
+ * is a multiple of 16), 1x1 columns are the input pixels (of a 1x1 convolution of stride 1
+ * without padding, four consecutive ones copied a vector at a time), and such a convolution
+ * over up to 16 channels reads them in place. Each weight row is then taken once for the four
  * columns (columns of up to 16 values stay in registers over all rows). VMLADAVA accumulates in
  * even registers only: eight accumulators, two rows by four columns, in assembly
  * (conv2d_s8_mve_asm.S; the last row of an odd count one row by four in C).
@@ -23,9 +24,10 @@
  * (20 bytes per channel: 1280 bytes by default); a column that is not built straight into the
  * layout goes through a MVE_PLAIN_COLUMN-byte buffer. Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2): utvm_conv2d_s8_mve
- * 1656 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136,
+ * 1672 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136,
  * utvm_mve_requant4 104 (conv2d_s8_mve_asm.S), mve_gemm4 72, mve_put 56, utvm_mve_gemm4_pairs 56
- * (conv2d_s8_mve_asm.S), mve_gemm4_short 44, utvm_mve_row_sums 24: at most 2344 bytes deep.
+ * (conv2d_s8_mve_asm.S), mve_gemm4_short 44, utvm_mve_row_sums 24, mve_pixel_columns 16: at most
+ * 2360 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -356,6 +358,20 @@ static MVE_NOINLINE void mve_pointwise_column(const mve_conv_t *cv, const int8_t
           in->c);
 }
 
+/* Columns 0..columns-1 of a 1x1 convolution over Ci (a multiple of 16) channels from
+ * consecutive input pixels, column j from src + j * Ci. */
+static MVE_NOINLINE void mve_pixel_columns(const mve_columns_t *cols, const int8_t *src,
+                                           int32_t in_c, int32_t columns) {
+  for (int32_t j = 0; j < columns; ++j) {
+    const int8_t *pixel = &src[j * in_c];
+    int8_t *dst = &cols->base[16 * j];
+    for (int32_t k = 0; k < in_c; k += 16) {
+      vstrbq_s8(dst, vldrbq_s8(&pixel[k]));
+      dst = &dst[64];
+    }
+  }
+}
+
 /* The sums of weight row w with the four interleaved columns at c over blocks (at least 1)
  * whole 16-value blocks and the tail values after them (tail each, 0..15), each started from the
  * row's term t, into sums[j * MVE_BLOCK] for column j: the last row of an odd count (the others
@@ -484,12 +500,12 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
   const int32_t last_y = input_dims->h - 1 - params->dilation_h * (filter_dims->h - 1);
   const int32_t last_x = input_dims->w - 1 - params->dilation_w * (filter_dims->w - 1);
   const bool direct = (params->dilation_w == 1) && (cv.aligned || (length <= MVE_PLAIN_COLUMN));
-  /* A 1x1 convolution of stride 1 without padding over the whole input of at most 16 channels
-   * reads position p's column in place, at input + p * Ci. */
-  const bool in_place = pointwise && (length <= 16) && (params->stride_h == 1) &&
-                        (params->stride_w == 1) && (params->pad_top == 0) &&
-                        (params->pad_left == 0) && (output_dims->h == input_dims->h) &&
-                        (output_dims->w == input_dims->w);
+  /* A 1x1 convolution of stride 1 without padding over the whole input reads position p's
+   * column at input + p * Ci: in place for at most 16 channels. */
+  const bool pixels = pointwise && (params->stride_h == 1) && (params->stride_w == 1) &&
+                      (params->pad_top == 0) && (params->pad_left == 0) &&
+                      (output_dims->h == input_dims->h) && (output_dims->w == input_dims->w);
+  const bool in_place = pixels && (length <= 16);
   /* A filter laid out as UTVM_FILTER_MVE_TERMS keeps each row's io * sum w after its values. */
   const int32_t *laid = (params->filter_layout == (int32_t)UTVM_FILTER_MVE_TERMS)
                             ? mve_laid_terms(filter, out_c * length)
@@ -527,6 +543,10 @@ void utvm_conv2d_s8_mve(const utvm_conv2d_params_t *params, const utvm_per_chann
           c[j] = &input[(first + ((j < columns) ? j : (columns - 1))) * length];
         }
         mve_gemm4_short(rows, count, terms, c, length, sums);
+      } else if (pixels && cv.aligned) {
+        /* The same four positions' pixels copied into the layout, a vector at a time. */
+        mve_pixel_columns(&cv.cols, &input[first * length], length, columns);
+        mve_gemm4(rows, count, terms, &cv.cols, sums);
       } else {
         /* Past the last position the columns keep what they held; their sums are not stored. */
         for (int32_t j = 0; j < columns; ++j) {
