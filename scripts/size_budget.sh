@@ -51,8 +51,8 @@
 #    -6.1 %, person detection -5.7 % instructions on M55; its loop for the clamp-free range
 #    alone saves 1.0 % on KWS) raised it to 88284 B (+992 B; budget 87300 -> 88400 B), and
 #    the 3x3 depthwise's narrow layers read from padded row strips (KWS -5.1 %) to 88672 B,
-#    and the 1x1 convolutions' columns copied from consecutive pixels (KWS -3.3 %) to 88808 B
-#    (budget 88900 B),
+#    the 1x1 convolutions' columns copied from consecutive pixels (KWS -3.3 %) to 88808 B,
+#    and AVERAGE_POOL_2D on MVE (KWS -2.8 %) to 89568 B (budget 89700 B),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -72,7 +72,9 @@
 #    and the DSP convolution's loop over widened channel pairs (+480 B), 38076 B with the
 #    FULLY_CONNECTED DSP loop in assembly and the per-tensor requantization copy (+240 B),
 #    38092 B with the DSP requantization loop in assembly (+16 B); 38300 B with the UART
-#    driver's receive flow control, utvm_port_rx_pause_if_full, 56 B),
+#    driver's receive flow control, utvm_port_rx_pause_if_full, 56 B); 38376 B with
+#    AVERAGE_POOL_2D's loops a function of their own, utvm_avg_pool2d_s8_portable, which the
+#    MVE path is compared with (+80 B over the 38296 B measured before; budget 38340 -> 38400 B),
 #  - the runner image utvm-model-test.elf of mps2-an386 links the operator table or an operator
 #    its models do not use (its resolver lists the 7 they use: 1201856 B of flash, 66092 B less
 #    than with every operator linked),
@@ -87,8 +89,8 @@ UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-88900})
-UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38340}
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-89700})
+UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38400}
 work=build/size-budget
 mkdir -p "$work"
 failed=0

@@ -59,6 +59,8 @@ int main(void) {
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " windows in place, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.stage_cases);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " stages, ");
+  utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.avg_pool_cases);
+  utvm_port_append_str(text, sizeof(text) - 1u, &len, " average pools, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.compared_bytes);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, " bytes, ");
   utvm_port_append_dec(text, sizeof(text) - 1u, &len, (uint32_t)result.mismatches);
@@ -79,6 +81,7 @@ int main(void) {
                     (result.inplace_cases > (KERNEL_TEST_CASES * 5) / 6) &&
                     (result.window_inplace_cases > (KERNEL_TEST_CASES * 3) / 4) &&
                     (result.stage_cases > (KERNEL_TEST_CASES * 3) / 4) &&
+                    (result.avg_pool_cases == KERNEL_TEST_CASES) &&
                     (result.fast_core == (int32_t)UTVM_KERNELS_NATIVE);
   utvm_port_append_str(text, sizeof(text) - 1u, &len, pass ? "kernels PASS" : "kernels FAIL");
   write_line(text, len);

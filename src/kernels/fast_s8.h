@@ -17,6 +17,7 @@
  * shape, else the broadcasting loop; (3) inputs of the output's shape take add_s8.c's own loop
  * (requant_s8.h's scales), the others (and negative multipliers) the broadcasting loop.
  * A core with MVE always has the DSP extension too, and runs the MVE paths instead.
+ * AVERAGE_POOL_2D takes its mve path on MVE cores, its portable loops on the others.
  *
  * Files, one algorithm each: <operator>_s8.c holds the checks, the selection above and the
  * portable loops; <operator>_s8_blocked.c the blocked portable C path (shared: blocked_s8.h);
@@ -238,6 +239,19 @@ void utvm_add_s8_portable(const utvm_add_params_t *params, int32_t count, const 
 /* utvm_add_s8_portable four lanes at a time. */
 void utvm_add_s8_mve(const utvm_add_params_t *params, int32_t count, const int8_t *input1,
                      const int8_t *input2, int8_t *output);
+#endif
+
+/* ---- AVERAGE_POOL_2D: avg_pool2d_s8.c, avg_pool2d_s8_mve.c ---- */
+
+/* AVERAGE_POOL_2D over checked arguments whose windows all hold an input pixel. */
+void utvm_avg_pool2d_s8_portable(const utvm_pool2d_params_t *params,
+                                 const utvm_dims_t *input_dims, const int8_t *input,
+                                 const utvm_dims_t *output_dims, int8_t *output);
+
+#if defined(__ARM_FEATURE_MVE)
+/* utvm_avg_pool2d_s8_portable 16 channels at a time. */
+void utvm_avg_pool2d_s8_mve(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                            const int8_t *input, const utvm_dims_t *output_dims, int8_t *output);
 #endif
 
 #endif /* UTVM_KERNELS_FAST_S8_H */

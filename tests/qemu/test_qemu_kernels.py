@@ -39,13 +39,13 @@ def main():
                                     r"\((\d+) as convolutions\), "
                                     r"(\d+) fully connected \((\d+) int16 weights, (\d+) term weights\), (\d+) add, "
                                     r"(\d+) in place, "
-                                    r"(\d+) windows in place, (\d+) stages, "
+                                    r"(\d+) windows in place, (\d+) stages, (\d+) average pools, "
                                     r"(\d+) bytes, (\d+) mismatches", l) for l in lines) if m]
     if not summary or "kernels PASS" not in lines:
         print("FAIL: no passing verdict from %s within %d s" % (ELF, TIMEOUT_S))
         return 1
     conv, pointwise, wide, terms, depthwise, as_conv, fc, fc_wide, fc_terms, add, in_place, windows, \
-        stages, compared, mismatches = (int(g) for g in summary[0].groups())
+        stages, pools, compared, mismatches = (int(g) for g in summary[0].groups())
     # one input channel runs as a convolution on the DSP and MVE cores only
     as_conv_expected = "blocked paths" not in summary[0].string
     # every convolution again with its filter laid out as DSP_S16 where the DSP kernels are
@@ -55,18 +55,18 @@ def main():
     # every convolution and fully connected layer again with MVE_TERMS filters: run and compared
     # on the MVE core, refused by the other cores' dispatchers
     terms_expected = terms == conv and fc_terms == fc
-    if mismatches != 0 or min(conv, depthwise, fc, add, in_place, windows, stages) < 1000 or \
+    if mismatches != 0 or min(conv, depthwise, fc, add, in_place, windows, stages, pools) < 1000 or \
             pointwise < 1 or (as_conv > 0) != as_conv_expected or wide != wide_expected or \
             fc_wide != fc_wide_expected or \
             not terms_expected or \
             compared < 100000:
         print("FAIL: %d mismatches over %d conv, %d depthwise, %d fully connected, %d add and %d "
-              "in-place cases (%d convolutions in place, %d stages patch by patch)"
-              % (mismatches, conv, depthwise, fc, add, in_place, windows, stages))
+              "in-place cases (%d convolutions in place, %d stages patch by patch, %d average "
+              "pools)" % (mismatches, conv, depthwise, fc, add, in_place, windows, stages, pools))
         return 1
     print("PASS: %d conv, %d depthwise, %d fully connected, %d add layers and %d element-wise "
-          "kernels, %d convolutions in place and %d stages patch by patch bit-exact on %s"
-          % (conv, depthwise, fc, add, in_place, windows, stages, BOARD))
+          "kernels, %d convolutions in place, %d stages patch by patch and %d average pools "
+          "bit-exact on %s" % (conv, depthwise, fc, add, in_place, windows, stages, pools, BOARD))
     return 0
 
 

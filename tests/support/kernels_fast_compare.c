@@ -1,5 +1,5 @@
-/* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD
- * with their reference loops, and of element-wise kernels run in place with their results out of
+/* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD
+ * and AVERAGE_POOL_2D with their reference loops, and of element-wise kernels run in place with their results out of
  * place (see the header). */
 #include "kernels_fast_compare.h"
 
@@ -536,6 +536,44 @@ static bool add_case(uint32_t *state, utvm_fast_compare_result_t *result) {
   return (err == UTVM_OK) && same_bytes(count, result);
 }
 
+/* One pooling dimension: a window of 1..size + 1 pixels (the whole input one time in four),
+ * its stride and padding (0..2), and the output size (at most size + 2), every window holding
+ * an input pixel. */
+static void pool_dimension(uint32_t *state, int32_t size, int32_t *filter, int32_t *stride,
+                           int32_t *pad, int32_t *out) {
+  *filter = (random_in(state, 0, 3) == 0) ? size : random_in(state, 1, size + 1);
+  *stride = random_in(state, 1, 3);
+  *pad = random_in(state, 0, (*filter > 3) ? 2 : (*filter - 1));
+  if ((size + 2 * *pad) < *filter) {
+    *pad = *filter - size;
+  }
+  *out = (size + 2 * *pad - *filter) / *stride + 1;
+}
+
+static bool avg_pool_case(uint32_t *state, utvm_fast_compare_result_t *result) {
+  utvm_pool2d_params_t params;
+  utvm_dims_t in;
+  utvm_dims_t out;
+  int32_t unused;
+  random_offsets(state, &unused, &unused, &params.act_min, &params.act_max);
+  in.n = random_in(state, 1, 2);
+  in.h = random_in(state, 1, 10);
+  in.w = random_in(state, 1, 10);
+  in.c = random_in(state, 1, 56); /* 2 * 12 * 12 * 56 output bytes at most */
+  pool_dimension(state, in.h, &params.filter_h, &params.stride_h, &params.pad_top, &out.h);
+  pool_dimension(state, in.w, &params.filter_w, &params.stride_w, &params.pad_left, &out.w);
+  out.n = in.n;
+  out.c = in.c;
+  const int32_t count = out.n * out.h * out.w * out.c;
+  fill_s8(state, g_input, in.n * in.h * in.w * in.c);
+  (void)memset(g_out_portable, 0xa5, sizeof g_out_portable);
+  utvm_avg_pool2d_s8_portable(&params, &in, g_input, &out, g_out_portable);
+  clear_fast();
+  const utvm_err_t err = utvm_avg_pool2d_s8(&params, &in, g_input, &out, g_out_fast);
+  result->avg_pool_cases += 1;
+  return (err == UTVM_OK) && same_bytes(count, result);
+}
+
 /* A random scale in 2^-10 .. 2^-2. */
 static float random_scale(uint32_t *state) {
   return (float)random_in(state, 1, 256) / 1024.0f;
@@ -990,7 +1028,7 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
   result->fast_core = COMPARE_MVE ? (int32_t)UTVM_KERNELS_MVE
                                   : (COMPARE_DSP ? (int32_t)UTVM_KERNELS_DSP
                                                  : (int32_t)UTVM_KERNELS_PORTABLE);
-  for (int32_t i = 0; i < 7 * cases; ++i) {
+  for (int32_t i = 0; i < 8 * cases; ++i) {
     bool same;
     if (i < cases) {
       same = conv_case(&state, result);
@@ -1004,8 +1042,10 @@ void utvm_fast_compare_run(uint32_t seed, int32_t cases, utvm_fast_compare_resul
       same = inplace_case(&state, result);
     } else if (i < 6 * cases) {
       same = window_inplace_case(&state, result);
-    } else {
+    } else if (i < 7 * cases) {
       same = stage_case(&state, result);
+    } else {
+      same = avg_pool_case(&state, result);
     }
     if (!same) {
       if (result->mismatches == 0) {

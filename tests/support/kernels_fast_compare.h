@@ -41,16 +41,19 @@ typedef struct {
   int32_t stage_layers;        /* their layers */
   int32_t stage_inplace;       /* of which with the output over the input */
   int32_t stage_tails;         /* of which ending in a FULLY_CONNECTED tail */
+  int32_t avg_pool_cases;      /* average poolings compared */
   int32_t mismatches;          /* cases whose outputs differ in any byte */
   int32_t first_mismatch;      /* index of the first such case (conv, depthwise, fc, add,
-                                  in place, window in place, stage), or -1 */
+                                  in place, window in place, stage, average
+                                  pool), or -1 */
   int32_t compared_bytes;      /* output bytes compared in all */
   int32_t fast_core;           /* the fastest paths compared: UTVM_KERNELS_PORTABLE (the blocked
                                   C paths only), UTVM_KERNELS_DSP or UTVM_KERNELS_MVE */
 } utvm_fast_compare_result_t;
 
 /* Runs cases random convolutions, depthwise convolutions, fully connected layers, ADDs,
- * element-wise kernels in place, convolutions in place and stages patch by patch each from
+ * element-wise kernels in place, convolutions in place, stages patch by patch and average
+ * poolings each from
  * seed (strides, padding, dilation, odd channel counts, per-tensor and per-channel
  * quantization, shifts -31..31, extreme offsets, multipliers and biases, batches > 1) through
  * every path built and counts the differences into *result. */

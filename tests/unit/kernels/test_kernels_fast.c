@@ -264,6 +264,7 @@ static void test_random_layers_bit_exact(void **state) {
   assert_int_equal(result.depthwise_as_conv, 0);
   assert_int_equal(result.fc_cases, 3000);
   assert_int_equal(result.add_cases, 3000);
+  assert_int_equal(result.avg_pool_cases, 3000);
   assert_true(result.inplace_cases > 2500); /* the rest: parameters TFLite refuses */
   assert_true(result.window_inplace_cases > 2500); /* the rest: shapes that cannot */
   assert_true(result.window_inplace_pointwise > 150);
