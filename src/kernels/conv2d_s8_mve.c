@@ -24,10 +24,10 @@
  * (20 bytes per channel: 1280 bytes by default); a column that is not built straight into the
  * layout goes through a MVE_PLAIN_COLUMN-byte buffer. Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2): utvm_conv2d_s8_mve
- * 1672 bytes, mve_conv_column 632, mve_conv_column_inside 568, mve_requant_columns 136,
+ * 1672 bytes, mve_conv_column 624, mve_conv_column_inside 568, mve_requant_columns 136,
  * utvm_mve_requant4 104 (conv2d_s8_mve_asm.S), mve_gemm4 72, mve_put 56, utvm_mve_gemm4_pairs 56
  * (conv2d_s8_mve_asm.S), mve_gemm4_short 44, utvm_mve_row_sums 24, mve_pixel_columns 16: at most
- * 2360 bytes deep.
+ * 2352 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -215,26 +215,21 @@ typedef struct {
   bool aligned;       /* Ci a multiple of 16: every run starts and ends on a block */
 } mve_conv_t;
 
-/* One filter row of a window: where its taps come from (src_row NULL: all padding, else the
- * input row with taps first..end-1 inside), as runs of length values from dst on. */
-static inline void mve_conv_row(const mve_conv_t *cv, const int8_t *src_row, int32_t in_x_origin,
-                                int32_t first, int32_t end, int8_t *dst) {
+/* The taps first..end-1 of one filter row of a window, inside the input row src_row, into
+ * dst (the row's run of row_length values, whose other taps hold the padding already). */
+static inline void mve_conv_row_inside(const mve_conv_t *cv, const int8_t *src_row,
+                                       int32_t in_x_origin, int32_t first, int32_t end,
+                                       int8_t *dst) {
   const int32_t in_c = cv->input_dims->c;
   const int32_t dilation = cv->params->dilation_w;
-  if (src_row == NULL) {
-    mve_run(dst, NULL, cv->pad, cv->row_length);
+  if (dilation == 1) {
+    mve_run(&dst[first * in_c], &src_row[(in_x_origin + first) * in_c], cv->pad,
+            (end - first) * in_c);
   } else {
-    mve_run(dst, NULL, cv->pad, first * in_c);
-    if (dilation == 1) {
-      mve_run(&dst[first * in_c], &src_row[(in_x_origin + first) * in_c], cv->pad,
-              (end - first) * in_c);
-    } else {
-      for (int32_t filter_x = first; filter_x < end; ++filter_x) {
-        mve_run(&dst[filter_x * in_c], &src_row[(in_x_origin + dilation * filter_x) * in_c],
-                cv->pad, in_c);
-      }
+    for (int32_t filter_x = first; filter_x < end; ++filter_x) {
+      mve_run(&dst[filter_x * in_c], &src_row[(in_x_origin + dilation * filter_x) * in_c],
+              cv->pad, in_c);
     }
-    mve_run(&dst[end * in_c], NULL, cv->pad, (cv->filter_dims->w - end) * in_c);
   }
 }
 
@@ -281,12 +276,15 @@ static MVE_NOINLINE void mve_conv_column(const mve_conv_t *cv, const int8_t *bat
                            end, j, filter_y * cv->row_length);
     }
   } else if (cv->length <= MVE_PLAIN_COLUMN) {
+    /* All padding first, then the taps inside over it. */
     int8_t plain[MVE_PLAIN_COLUMN];
-    for (int32_t filter_y = 0; filter_y < cv->filter_dims->h; ++filter_y) {
+    mve_run(plain, NULL, cv->pad, cv->length);
+    for (int32_t filter_y = 0; (first < end) && (filter_y < cv->filter_dims->h); ++filter_y) {
       const int32_t in_y = in_y_origin + dilation_h * filter_y;
-      const bool inside = (in_y >= 0) && (in_y < in->h) && (first < end);
-      mve_conv_row(cv, inside ? &batch_input[in_y * row_bytes] : NULL, in_x_origin, first, end,
-                   &plain[filter_y * cv->row_length]);
+      if ((in_y >= 0) && (in_y < in->h)) {
+        mve_conv_row_inside(cv, &batch_input[in_y * row_bytes], in_x_origin, first, end,
+                            &plain[filter_y * cv->row_length]);
+      }
     }
     mve_put(&cv->cols, j, 0, plain, cv->pad, cv->length);
   } else {
