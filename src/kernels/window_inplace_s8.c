@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
+#include "copy_s8.h"
 #include "fast_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
@@ -228,9 +228,9 @@ static utvm_err_t window_run(const utvm_stage_layer_s8_t *layer, const window_ro
       const int8_t *row = (j < i) ? &ring[(z % (size_t)ring_rows) * row_out]
                                   : &band[(z - (size_t)y0) * row_out];
       if (j < free_end) {
-        (void)memcpy(&data[z * row_out], row, row_out);
+        utvm_copy_s8(&data[z * row_out], row, row_out);
       } else if (j >= i) { /* waits in the ring */
-        (void)memcpy(&ring[(z % (size_t)ring_rows) * row_out], row, row_out);
+        utvm_copy_s8(&ring[(z % (size_t)ring_rows) * row_out], row, row_out);
       } else {
         /* already waiting */
       }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "copy_s8.h"
 #include "mac_s8.h"
 #include "shape.h"
 #include "utvm/kernels.h"
@@ -164,8 +165,8 @@ static utvm_err_t stage_band(stage_t *st, stage_run_t *run, uint32_t l, int32_t 
     if (keep > st->base[l]) { /* the rows from keep on move to the buffer's front */
       const size_t moved = (size_t)((int64_t)y0 - keep) * g->row_out;
       if ((run->layers != NULL) && (moved > 0u)) {
-        (void)memmove(run->buffers[l],
-                      &run->buffers[l][(size_t)(keep - st->base[l]) * g->row_out], moved);
+        utvm_move_front_s8(run->buffers[l],
+                           &run->buffers[l][(size_t)(keep - st->base[l]) * g->row_out], moved);
       }
       st->stats.copied_bytes += (uint64_t)moved;
       st->base[l] = (int32_t)keep;
