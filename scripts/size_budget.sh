@@ -55,7 +55,8 @@
 #    and AVERAGE_POOL_2D on MVE (KWS -2.8 %) to 89568 B (budget 89700 B); short columns at
 #    the padding built as padding first and the taps inside over it (KWS -2.3 %): 89412 B;
 #    the in-place convolutions' and stages' row copies by vector (copy_s8.h; KWS -1.2 %, VWW
-#    -1.8 %): 89628 B,
+#    -1.8 %): 89628 B; the 3x3 depthwise's 8-channel groups in assembly (VWW and person
+#    detection -7.1 %, their first depthwise layer of 8 channels): 90768 B (budget 90900 B),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -92,7 +93,7 @@ UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-89700})
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-90900})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38400}
 work=build/size-budget
 mkdir -p "$work"

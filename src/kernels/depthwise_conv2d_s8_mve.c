@@ -6,26 +6,27 @@
  * channel given its scratch runs as a convolution (depthwise_conv2d_s8.c).
  * Lane-wise, input and filter widened to int16, even and odd lanes multiplied into int32
  * (VMULLB/VMULLT), the input offset folded into the terms. A 3x3 filter with multiplier 1 runs
- * 16 channels at a time over the whole layer (mve_dw3_group_outputs): their weights and
- * requantization parameters gathered once into lane order, each window's nine taps summed from
- * the terms in assembly (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of
- * windows at the padding that lie there, told by a mask, read a pad vector of -io) and
- * requantized there straight from those lanes, narrowed back into channel order, a row segment
- * of windows per call. When three rows of windows fit the patch, each output row's input rows
- * are copied into it between columns of pad vectors (mve_dw3_group_strips), so that one call
- * takes the whole row, border windows included. Its other channels, and 3x3 filters of a larger multiplier, read the
- * nine taps of 8 channels through offsets from the window (or a patch padded with -io at the
+ * 16 channels at a time over the whole layer (mve_dw3_group_outputs; then 8 of the channels
+ * left if there are as many, taps half as wide): their weights and requantization parameters
+ * gathered once into lane order, each window's nine taps summed from the terms in assembly
+ * (depthwise_conv2d_s8_mve_asm.S, 13 instructions per tap; the taps of windows at the padding
+ * that lie there, told by a mask, read a pad vector of -io) and requantized there straight
+ * from those lanes, narrowed back into channel order, a row segment of windows per call. When
+ * three rows of windows fit the patch, each output row's input rows are copied into it between
+ * columns of pad vectors (mve_dw3_group_strips), so that one call takes the whole row, border
+ * windows included. Its other channels, and 3x3 filters of a larger multiplier, read the nine
+ * taps of 8 channels through offsets from the window (or a patch padded with -io at the
  * borders), the inputs gathered; other filters sum the taps inside the input, the offset added
  * per tap.
  *
  * Stack: the sums and terms (or zero biases) of a block of UTVM_KERNELS_MVE_CHANNEL_BLOCK channels
  * (4 bytes per channel each); the 3x3 path also its nine-pixel border patch (9 bytes per channel),
  * the input channel of each output channel (2 bytes per channel), the taps' offsets and one
- * 16-channel group (mve_dw3_group_t, 424 bytes). Frames by default (arm-none-eabi-gcc 12.2
+ * 16-channel group (mve_dw3_group_t, 428 bytes). Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
- * utvm_depthwise_conv2d_s8_mve 2184 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
- * utvm_mve_requant_run 100, utvm_mve_dw3_run and utvm_mve_dw3_window_valid 88 (assembly),
- * mve_dw3_8 60, mve_dw3_border 32: at most 2336 bytes deep.
+ * utvm_depthwise_conv2d_s8_mve 2160 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
+ * utvm_mve_requant_run 100, utvm_mve_dw3_run, utvm_mve_dw3_window_valid and their 8-channel
+ * twins 88 (assembly), mve_dw3_8 60, mve_dw3_border 32: at most 2312 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -203,20 +204,22 @@ typedef struct {
   int16_t output_offset;
   int16_t act_min;
   int16_t act_max;
+  bool half;            /* 8 channels (the assembly's *8 entries), not 16 */
 } mve_dw3_group_t;
 
-/* Fills g for the 16 channels from first on (of a chunk whose terms begin at channel chunk).
- * Accumulator lanes 4k..4k+3 hold channels c, c + 2, c + 4, c + 6 with c = 8 * (k / 2) + k % 2:
- * even channels of each half of the group, then odd. */
+/* Fills g for the 16 channels from first on, or the 8 with half (of a chunk whose terms begin
+ * at channel chunk). Accumulator lanes 4k..4k+3 hold channels c, c + 2, c + 4, c + 6 with
+ * c = 8 * (k / 2) + k % 2: even channels of each half of the group, then odd; with half only
+ * k 0 and 1 are filled, and only 8 weights of each tap are read. */
 static void mve_dw3_group(const int8_t *filter, int32_t out_c, int32_t chunk, int32_t first,
-                          const int32_t *terms, const utvm_per_channel_quant_t *quant,
+                          bool half, const int32_t *terms, const utvm_per_channel_quant_t *quant,
                           const mve_output_t *o, int8x16_t pad, mve_dw3_group_t *g) {
   const uint32_t step = (quant->count == 1) ? 0u : 1u;
   const int32_t *multipliers = &quant->multiplier[(int32_t)step * first];
   const int8_t *shifts = &quant->shift[(int32_t)step * first];
   const int32x4_t zero = vdupq_n_s32(0);
   int32_t left = 0;
-  for (int32_t k = 0; k < 4; ++k) {
+  for (int32_t k = 0; k < (half ? 2 : 4); ++k) {
     const uint32x4_t lanes = vidupq_n_u32((uint32_t)(8 * (k / 2) + (k % 2)), 2);
     const uint32x4_t params = vmulq_n_u32(lanes, step);
     const int32x4_t shift = vldrbq_gather_offset_s32(shifts, params);
@@ -228,12 +231,14 @@ static void mve_dw3_group(const int8_t *filter, int32_t out_c, int32_t chunk, in
   }
   g->left = left > 0;
   for (int32_t t = 0; t < MVE_TAPS; ++t) {
-    vstrbq_s8(&g->weights[16 * t], vldrbq_s8(&filter[t * out_c + first]));
+    const int8_t *weights = &filter[t * out_c + first];
+    vstrbq_s8(&g->weights[16 * t], half ? vldrbq_z_s8(weights, vctp8q(8u)) : vldrbq_s8(weights));
   }
   vstrbq_s8(g->pad, pad);
   g->output_offset = (int16_t)o->output_offset;
   g->act_min = (int16_t)o->act_min;
   g->act_max = (int16_t)o->act_max;
+  g->half = half;
 }
 
 /* depthwise_conv2d_s8_mve_asm.S reads the group at these offsets (its G_* constants). */
@@ -257,6 +262,12 @@ void utvm_mve_dw3_run(const int8_t *pixel, int32_t column, int32_t row, const mv
                       int8_t *out, int32_t step, int32_t n, int32_t out_step);
 void utvm_mve_dw3_window_valid(const int8_t *input, int32_t window, int32_t column, int32_t row,
                                const mve_dw3_group_t *g, int8_t *out, uint32_t valid);
+/* The same for a group of 8 channels (the group's first 8 lanes of each vector). */
+void utvm_mve_dw3_run8(const int8_t *pixel, int32_t column, int32_t row,
+                       const mve_dw3_group_t *g, int8_t *out, int32_t step, int32_t n,
+                       int32_t out_step);
+void utvm_mve_dw3_window_valid8(const int8_t *input, int32_t window, int32_t column, int32_t row,
+                                const mve_dw3_group_t *g, int8_t *out, uint32_t valid);
 
 /* True if the 3x3 path takes this layer: a 3x3 filter, multiplier 1 or few enough input
  * channels for a patch pixel (MVE_BLOCK bytes). */
@@ -329,22 +340,24 @@ static void mve_dw3_border(const mve_dw3_t *d, const mve_dw3_group_t *g, const i
                            int8_t *out) {
   /* bit tx of the columns inside repeated for the three rows (bits tx, tx + 3, tx + 6) */
   const uint32_t column_taps = mve_dw3_inside(in_x_origin, d->dilation_w, d->in_w) * 0x49u;
-  utvm_mve_dw3_window_valid(input, in_y_origin * d->in_row + in_x_origin * d->in_c,
-                            d->offsets[1], d->offsets[3], g, out, row_taps & column_taps);
+  (g->half ? utvm_mve_dw3_window_valid8 : utvm_mve_dw3_window_valid)(
+      input, in_y_origin * d->in_row + in_x_origin * d->in_c, d->offsets[1], d->offsets[3], g,
+      out, row_taps & column_taps);
 }
 
 /* The bytes of a strip: three rows of width pixels of 16 channels. */
 #define MVE_DW3_STRIP_BYTES(width) (3 * 16 * (width))
 
-/* Every output of one group (g, channels d->base..d->base + 15) over a layer whose window
- * rows span width pixels, padding included (MVE_DW3_STRIP_BYTES(width) fit the strip): per
- * output row its three input rows are copied into the strip, whose pixels outside the input
- * hold the group's pad vector, and all its windows read from there in one utvm_mve_dw3_run. */
-static void mve_dw3_group_strips(const mve_dw3_t *d,
-                                 const utvm_depthwise_conv2d_params_t *params,
-                                 const mve_dw3_group_t *g, const int8_t *input,
-                                 const utvm_dims_t *output_dims, int8_t *output, int32_t width,
-                                 int8_t *strip) {
+/* Every output of one group (g, channels d->base..d->base + 15, or + 7 with half) over a layer
+ * whose window rows span width pixels, padding included (MVE_DW3_STRIP_BYTES(width) fit the
+ * strip): per output row its three input rows are copied into the strip, whose pixels outside
+ * the input hold the group's pad vector, and all its windows read from there in one
+ * utvm_mve_dw3_run (utvm_mve_dw3_run8). */
+static inline void mve_dw3_strips(const mve_dw3_t *d,
+                                  const utvm_depthwise_conv2d_params_t *params,
+                                  const mve_dw3_group_t *g, const int8_t *input,
+                                  const utvm_dims_t *output_dims, int8_t *output, int32_t width,
+                                  int8_t *strip, bool half) {
   const int32_t out_h = output_dims->h;
   const int32_t out_w = output_dims->w;
   const int32_t out_c = output_dims->c;
@@ -367,10 +380,20 @@ static void mve_dw3_group_strips(const mve_dw3_t *d,
         int8_t *dst = &strip[ty * row_bytes + 16 * lo];
         if ((in_y >= 0) && (in_y < d->in_h)) {
           const int8_t *src = &batch_input[in_y * d->in_row];
-          for (int32_t x = lo; x < hi; ++x) {
-            vstrbq_s8(dst, vldrbq_s8(src));
-            dst = &dst[16];
-            src = &src[in_c];
+          if (half) {
+            /* 8 values per pixel: none read past the group's channels */
+            const mve_pred16_t eight = vctp8q(8u);
+            for (int32_t x = lo; x < hi; ++x) {
+              vstrbq_s8(dst, vldrbq_z_s8(src, eight));
+              dst = &dst[16];
+              src = &src[in_c];
+            }
+          } else {
+            for (int32_t x = lo; x < hi; ++x) {
+              vstrbq_s8(dst, vldrbq_s8(src));
+              dst = &dst[16];
+              src = &src[in_c];
+            }
           }
         } else {
           for (int32_t x = lo; x < hi; ++x) {
@@ -379,15 +402,30 @@ static void mve_dw3_group_strips(const mve_dw3_t *d,
           }
         }
       }
-      utvm_mve_dw3_run(strip, 16 * d->dilation_w, row_bytes, g,
-                       &output[((batch * out_h + out_y) * out_w) * out_c + d->base],
-                       16 * params->stride_w, out_w, out_c);
+      (half ? utvm_mve_dw3_run8 : utvm_mve_dw3_run)(
+          strip, 16 * d->dilation_w, row_bytes, g,
+          &output[((batch * out_h + out_y) * out_w) * out_c + d->base], 16 * params->stride_w,
+          out_w, out_c);
     }
   }
 }
 
-/* Every output of one group (g, channels d->base..d->base + 15) over the layer: the windows
- * inside the input a row segment at a time, the others one by one (mve_dw3_border). */
+/* mve_dw3_strips with half constant in each copy of its loops. */
+static void mve_dw3_group_strips(const mve_dw3_t *d,
+                                 const utvm_depthwise_conv2d_params_t *params,
+                                 const mve_dw3_group_t *g, const int8_t *input,
+                                 const utvm_dims_t *output_dims, int8_t *output, int32_t width,
+                                 int8_t *strip) {
+  if (g->half) {
+    mve_dw3_strips(d, params, g, input, output_dims, output, width, strip, true);
+  } else {
+    mve_dw3_strips(d, params, g, input, output_dims, output, width, strip, false);
+  }
+}
+
+/* Every output of one group (g, channels d->base..d->base + 15, or + 7 when g->half) over the
+ * layer: the windows inside the input a row segment at a time, the others one by one
+ * (mve_dw3_border). */
 static void mve_dw3_group_outputs(const mve_dw3_t *d,
                                   const utvm_depthwise_conv2d_params_t *params,
                                   const mve_dw3_group_t *g, const int8_t *input,
@@ -423,8 +461,10 @@ static void mve_dw3_group_outputs(const mve_dw3_t *d,
       if (row_hi > row_lo) {
         const int8_t *pixel =
             &batch_input[in_y_origin * d->in_row + (row_lo * stride_w - pad_left) * d->in_c];
-        utvm_mve_dw3_run(pixel, d->offsets[1], d->offsets[3], g, &out_row[row_lo * out_c],
-                         stride_w * d->in_c, row_hi - row_lo, out_c);
+        (g->half ? utvm_mve_dw3_run8 : utvm_mve_dw3_run)(pixel, d->offsets[1], d->offsets[3], g,
+                                                         &out_row[row_lo * out_c],
+                                                         stride_w * d->in_c, row_hi - row_lo,
+                                                         out_c);
       }
       for (int32_t out_x = row_hi; out_x < out_w; ++out_x) {
         mve_dw3_border(d, g, batch_input, in_y_origin, row_taps, out_x * stride_w - pad_left,
@@ -478,10 +518,13 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
       }
       vstrwq_p_s32(&terms[i], vmlaq_n_s32(b, w_sum, params->input_offset), p);
     }
-    /* With multiplier 1, whole groups of 16 channels take utvm_mve_dw3_run over the layer. */
-    const int32_t first = (multiplier == 1) ? (count - (count % 16)) : 0;
+    /* With multiplier 1, whole groups of 16 channels take utvm_mve_dw3_run over the layer, then
+     * 8 of the channels left if there are as many (utvm_mve_dw3_run8). */
+    const int32_t whole = (multiplier == 1) ? (count - (count % 16)) : 0;
+    const int32_t first = ((multiplier == 1) && ((count - whole) >= 8)) ? (whole + 8) : whole;
     for (int32_t g = 0; g < first; g += 16) {
-      mve_dw3_group(filter, out_c, chunk, chunk + g, terms, quant, &o, d.pad, &group);
+      mve_dw3_group(filter, out_c, chunk, chunk + g, (first - g) == 8, terms, quant, &o, d.pad,
+                    &group);
       d.base = chunk + g;
       if (MVE_DW3_STRIP_BYTES(width) <= (int32_t)sizeof(patch)) {
         mve_dw3_group_strips(&d, params, &group, input, output_dims, output, width, patch);

@@ -1,6 +1,7 @@
 /*
  * DEPTHWISE_CONV_2D's 3x3 MVE windows in assembly (depthwise_conv2d_s8_mve.c; on every core
- * with MVE, whose builds are arm-none-eabi-gcc's), a group of 16 channels at a time.
+ * with MVE, whose builds are arm-none-eabi-gcc's), a group of 16 channels at a time, or of 8
+ * (utvm_mve_dw3_run8, utvm_mve_dw3_window_valid8, the same arguments).
  *
  *   void utvm_mve_dw3_run(const int8_t *pixel, int32_t column, int32_t row,
  *                         const mve_dw3_group_t *g, int8_t *out, int32_t step, int32_t n,
@@ -20,7 +21,9 @@
  * 6; 1, 3, 5, 7; 8, 10, ...; 9, 11, ...); these are requantized as utvm_mac_output_s8 does
  * (VQRDMULH, then the rounding right shift with gemmlowp's fixup), narrowed with saturation to
  * int16 back into channel order (VQMOVNB/VQMOVNT; a value outside int16 stays outside the
- * clamp), offset (saturating), clamped and stored.
+ * clamp), offset (saturating), clamped and stored. The 8-channel entries read, sum and store
+ * only the first 8 values of each (the first two vectors of sums: channels 0, 2, 4, 6 and 1,
+ * 3, 5, 7), 7 instructions per tap.
  * 13 instructions per tap, loads and arithmetic interleaved, 4 more to pick a tap at the
  * padding; gcc 12 spills the accumulators of the same loop written with intrinsics once it is
  * unrolled, and spends 18 per tap on it rolled. The group is read at the offsets G_* below,
@@ -39,6 +42,10 @@
   .type utvm_mve_dw3_run, %function
   .global utvm_mve_dw3_window_valid
   .type utvm_mve_dw3_window_valid, %function
+  .global utvm_mve_dw3_run8
+  .type utvm_mve_dw3_run8, %function
+  .global utvm_mve_dw3_window_valid8
+  .type utvm_mve_dw3_window_valid8, %function
   .p2align 2
 
 /* mve_dw3_group_t's layout (depthwise_conv2d_s8_mve.c). */
@@ -52,8 +59,16 @@
 #define G_ACT_MIN 420
 #define G_ACT_MAX 422
 
-/* One tap at r5 (weights at r3, which moves on by 16). */
-.macro TAP
+/* One tap at r5 (weights at r3, which moves on by 16); with half, its first 8 channels only. */
+.macro TAP half
+.if \half
+  vldrb.s16 q0, [r5]
+  vldrb.s16 q1, [r3], #16
+  vmullb.s16 q2, q0, q1
+  vadd.i32 q3, q3, q2
+  vmullt.s16 q2, q0, q1
+  vadd.i32 q4, q4, q2
+.else
   vldrb.s16 q0, [r5]
   vldrb.s16 q1, [r3], #8
   vmullb.s16 q2, q0, q1
@@ -66,14 +81,18 @@
   vadd.i32 q5, q5, q2
   vmullt.s16 q2, q0, q1
   vadd.i32 q6, q6, q2
+.endif
 .endm
 
-/* The four sums from the group's terms, the weights from the group's first (r3). */
-.macro START
+/* The sums from the group's terms (q3, q4; q5 and q6 too without half), the weights from the
+ * group's first (r3). */
+.macro START half
   vldrw.u32 q3, [r9, #G_TERMS]
   vldrw.u32 q4, [r9, #G_TERMS + 16]
+.if \half == 0
   vldrw.u32 q5, [r9, #G_TERMS + 32]
   vldrw.u32 q6, [r9, #G_TERMS + 48]
+.endif
   mov r3, r9
 .endm
 
@@ -103,45 +122,57 @@
   vrshl.s32 \q, \q, q1
 .endm
 
-/* The 16 outputs of the sums q3..q6 at r6. Clobbers q0..q2, r5, r11, r12 and lr. */
-.macro OUTPUT
+/* The 16 outputs of the sums q3..q6 at r6, or with half the 8 of q3 and q4. Clobbers q0..q2,
+ * r5, r11, r12 and lr. */
+.macro OUTPUT half
   ldrb r5, [r9, #G_LEFT]
   cbz r5, .Lscale\@
   vldrw.u32 q0, [r9, #G_LEFT_SHIFTS]
   vshl.s32 q3, q3, q0
   vldrw.u32 q0, [r9, #G_LEFT_SHIFTS + 16]
   vshl.s32 q4, q4, q0
+.if \half == 0
   vldrw.u32 q0, [r9, #G_LEFT_SHIFTS + 32]
   vshl.s32 q5, q5, q0
   vldrw.u32 q0, [r9, #G_LEFT_SHIFTS + 48]
   vshl.s32 q6, q6, q0
+.endif
 .Lscale\@:
   SCALE q3, 0
   SCALE q4, 16
+.if \half == 0
   SCALE q5, 32
   SCALE q6, 48
+.endif
   ldrsh r11, [r9, #G_OUTPUT_OFFSET]
   ldrsh r12, [r9, #G_ACT_MIN]
   ldrsh lr, [r9, #G_ACT_MAX]
   vqmovnb.s32 q0, q3
   vqmovnt.s32 q0, q4
+  vqadd.s16 q0, q0, r11
+.if \half == 0
   vqmovnb.s32 q1, q5
   vqmovnt.s32 q1, q6
-  vqadd.s16 q0, q0, r11
   vqadd.s16 q1, q1, r11
+.endif
   vdup.16 q2, r12
   vmax.s16 q0, q0, q2
+.if \half == 0
   vmax.s16 q1, q1, q2
+.endif
   vdup.16 q2, lr
   vmin.s16 q0, q0, q2
-  vmin.s16 q1, q1, q2
   vstrb.16 q0, [r6]
+.if \half == 0
+  vmin.s16 q1, q1, q2
   vstrb.16 q1, [r6, #8]
+.endif
 .endm
 
-/* r0 the window, r1 the column step, r2 the row step, r9 the group, r6 the output, r8 and
- * r10 the window's and the output's steps, r7 the windows left. */
-utvm_mve_dw3_run:
+/* The windows of utvm_mve_dw3_run (with half, utvm_mve_dw3_run8). r0 the window, r1 the column
+ * step, r2 the row step, r9 the group, r6 the output, r8 and r10 the window's and the output's
+ * steps, r7 the windows left. */
+.macro RUN half
   push {r4, r5, r6, r7, r8, r9, r10, r11, lr}
   vpush {d8-d13}
   sub sp, sp, #4
@@ -149,32 +180,33 @@ utvm_mve_dw3_run:
   ldrd r7, r10, [sp, #96]
   mov r9, r3
 1:
-  START
+  START \half
   mov r4, r0
   mov lr, #3
 2:
   mov r5, r4
-  TAP
+  TAP \half
   add r5, r5, r1
-  TAP
+  TAP \half
   add r5, r5, r1
-  TAP
+  TAP \half
   add r4, r4, r2
   subs lr, lr, #1
   bne 2b
-  OUTPUT
+  OUTPUT \half
   add r0, r0, r8
   add r6, r6, r10
   subs r7, r7, #1
   bne 1b
-3:
   add sp, sp, #4
   vpop {d8-d13}
   pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}
+.endm
 
-/* r4 the filter row's first input, r1 the column step, r2 the row step, r7 the valid taps,
- * r8 the pad vector, r9 the group, r6 the output. */
-utvm_mve_dw3_window_valid:
+/* The window of utvm_mve_dw3_window_valid (with half, utvm_mve_dw3_window_valid8). r4 the
+ * filter row's first input, r1 the column step, r2 the row step, r7 the valid taps, r8 the pad
+ * vector, r9 the group, r6 the output. */
+.macro VALID half
   push {r4, r5, r6, r7, r8, r9, r10, r11, lr}
   vpush {d8-d13}
   sub sp, sp, #4
@@ -184,22 +216,38 @@ utvm_mve_dw3_window_valid:
   ldrd r9, r6, [sp, #88]
   ldr r7, [sp, #96]
   add r8, r9, #G_PAD
-  START
+  START \half
   mov lr, #3
-4:
+1:
   PICK 0
-  TAP
+  TAP \half
   PICK 1
-  TAP
+  TAP \half
   PICK 2
-  TAP
+  TAP \half
   add r4, r4, r2
   subs lr, lr, #1
-  bne 4b
-  OUTPUT
-  b 3b
+  bne 1b
+  OUTPUT \half
+  add sp, sp, #4
+  vpop {d8-d13}
+  pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}
+.endm
 
-  .size utvm_mve_dw3_run, utvm_mve_dw3_window_valid - utvm_mve_dw3_run
+utvm_mve_dw3_run:
+  RUN 0
+  .size utvm_mve_dw3_run, . - utvm_mve_dw3_run
+
+utvm_mve_dw3_window_valid:
+  VALID 0
   .size utvm_mve_dw3_window_valid, . - utvm_mve_dw3_window_valid
+
+utvm_mve_dw3_run8:
+  RUN 1
+  .size utvm_mve_dw3_run8, . - utvm_mve_dw3_run8
+
+utvm_mve_dw3_window_valid8:
+  VALID 1
+  .size utvm_mve_dw3_window_valid8, . - utvm_mve_dw3_window_valid8
 
 #endif

@@ -1,6 +1,6 @@
 /* Randomized comparison of the fast paths of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD
- * and AVERAGE_POOL_2D with their reference loops, and of element-wise kernels run in place with their results out of
- * place (see the header). */
+ * and AVERAGE_POOL_2D with their reference loops, and of element-wise kernels run in place with
+ * their results out of place (see the header). */
 #include "kernels_fast_compare.h"
 
 #include <stdbool.h>
