@@ -56,7 +56,9 @@
 #    the padding built as padding first and the taps inside over it (KWS -2.3 %): 89412 B;
 #    the in-place convolutions' and stages' row copies by vector (copy_s8.h; KWS -1.2 %, VWW
 #    -1.8 %): 89628 B; the 3x3 depthwise's 8-channel groups in assembly (VWW and person
-#    detection -7.1 %, their first depthwise layer of 8 channels): 90768 B (budget 90900 B),
+#    detection -7.1 %, their first depthwise layer of 8 channels): 90768 B; its filter sums
+#    8 channels per int16 vector (KWS -0.9 %, VWW -1.3 %: once per band of rows): 90972 B
+#    (budget 90900 -> 91100 B),
 #  - the standalone KWS image (utvm-ai-kws.elf of the mps2-an386 preset: startup, UART, ai_
 #    runtime, the kernels KWS calls, its network and weights; text + data) passes
 #    UTVM_KWS_IMAGE_BUDGET: a model pays only for the operators it uses, so new operators must
@@ -93,7 +95,7 @@ UTVM_STACK_BUDGET=${UTVM_STACK_BUDGET:-9720}
 UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
-                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-90900})
+                           [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-91100})
 UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38400}
 work=build/size-budget
 mkdir -p "$work"

@@ -24,9 +24,9 @@
  * the input channel of each output channel (2 bytes per channel), the taps' offsets and one
  * 16-channel group (mve_dw3_group_t, 428 bytes). Frames by default (arm-none-eabi-gcc 12.2
  * -fstack-usage on the cortex-m55 preset's flags: -Os with the kernels' -O2):
- * utvm_depthwise_conv2d_s8_mve 2160 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
+ * utvm_depthwise_conv2d_s8_mve 2176 bytes (the 3x3 path inlined), mve_depthwise_sums 152,
  * utvm_mve_requant_run 100, utvm_mve_dw3_run, utvm_mve_dw3_window_valid and their 8-channel
- * twins 88 (assembly), mve_dw3_8 60, mve_dw3_border 32: at most 2312 bytes deep.
+ * twins 88 (assembly), mve_dw3_8 60, mve_dw3_border 32: at most 2328 bytes deep.
  */
 #include "fast_s8.h"
 
@@ -474,6 +474,34 @@ static void mve_dw3_group_outputs(const mve_dw3_t *d,
   }
 }
 
+/* terms[i] = bias[i] (0 without a bias) + io * the sum of channel i's nine weights (filter
+ * + i, taps out_c bytes apart), for i < count: the weights summed 8 channels at a time in int16
+ * lanes (nine int8 values fit), widened through the stack. */
+static void mve_dw3_terms(const int8_t *filter, int32_t out_c, const int32_t *bias, int32_t io,
+                          int32_t count, int32_t *terms) {
+  int16_t sums[8];
+  for (int32_t i = 0; i < count; i += 8) {
+    int16x8_t w_sum = vdupq_n_s16(0);
+    if ((count - i) >= 8) {
+      for (int32_t tap = 0; tap < MVE_TAPS; ++tap) {
+        w_sum = vaddq_s16(w_sum, vldrbq_s16(&filter[tap * out_c + i]));
+      }
+    } else {
+      const mve_pred16_t p = vctp16q((uint32_t)(count - i));
+      for (int32_t tap = 0; tap < MVE_TAPS; ++tap) {
+        w_sum = vaddq_s16(w_sum, vldrbq_z_s16(&filter[tap * out_c + i], p));
+      }
+    }
+    vst1q_s16(sums, w_sum);
+    for (int32_t h = 0; (h < 8) && ((i + h) < count); h += 4) {
+      const mve_pred16_t p = vctp32q((uint32_t)(count - i - h));
+      const int32x4_t b =
+          (bias != NULL) ? vldrwq_z_s32(&bias[i + h], p) : vdupq_n_s32(0);
+      vstrwq_p_s32(&terms[i + h], vmlaq_n_s32(b, vldrhq_s32(&sums[h]), io), p);
+    }
+  }
+}
+
 /* utvm_depthwise_conv2d_s8_mve for the layers mve_dw3_applies takes. */
 static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
                               const utvm_per_channel_quant_t *quant,
@@ -509,15 +537,8 @@ static void mve_depthwise_3x3(const utvm_depthwise_conv2d_params_t *params,
   }
   for (int32_t chunk = 0; chunk < out_c; chunk += MVE_BLOCK) {
     const int32_t count = ((out_c - chunk) > MVE_BLOCK) ? MVE_BLOCK : (out_c - chunk);
-    for (int32_t i = 0; i < count; i += 4) {
-      const mve_pred16_t p = vctp32q((uint32_t)(count - i));
-      const int32x4_t b = (bias != NULL) ? vldrwq_z_s32(&bias[chunk + i], p) : vdupq_n_s32(0);
-      int32x4_t w_sum = vdupq_n_s32(0);
-      for (int32_t tap = 0; tap < MVE_TAPS; ++tap) {
-        w_sum = vaddq_s32(w_sum, vldrbq_z_s32(&filter[tap * out_c + chunk + i], p));
-      }
-      vstrwq_p_s32(&terms[i], vmlaq_n_s32(b, w_sum, params->input_offset), p);
-    }
+    mve_dw3_terms(&filter[chunk], out_c, (bias != NULL) ? &bias[chunk] : NULL,
+                  params->input_offset, count, terms);
     /* With multiplier 1, whole groups of 16 channels take utvm_mve_dw3_run over the layer, then
      * 8 of the channels left if there are as many (utvm_mve_dw3_run8). */
     const int32_t whole = (multiplier == 1) ? (count - (count % 16)) : 0;
