@@ -80,7 +80,9 @@
 #    38092 B with the DSP requantization loop in assembly (+16 B); 38300 B with the UART
 #    driver's receive flow control, utvm_port_rx_pause_if_full, 56 B); 38376 B with
 #    AVERAGE_POOL_2D's loops a function of their own, utvm_avg_pool2d_s8_portable, which the
-#    MVE path is compared with (+80 B over the 38296 B measured before; budget 38340 -> 38400 B),
+#    MVE path is compared with (+80 B over the 38296 B measured before; budget 38340 -> 38400 B);
+#    38408 B with one walk over the windows for the portable and the MVE averages, the window
+#    passed as a function (+32 B; budget 38440 B),
 #  - the runner image utvm-model-test.elf of mps2-an386 links the operator table or an operator
 #    its models do not use (its resolver lists the 7 they use: 1201856 B of flash, 66092 B less
 #    than with every operator linked),
@@ -96,7 +98,7 @@ UTVM_STACK_SMALL_BUDGET=${UTVM_STACK_SMALL_BUDGET:-7230}
 declare -A KERNELS_BUDGET=([cortex-m3]=${UTVM_KERNELS_M3_BUDGET:-70320}
                            [cortex-m4]=${UTVM_KERNELS_M4_BUDGET:-85770}
                            [cortex-m55]=${UTVM_KERNELS_M55_BUDGET:-91100})
-UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38400}
+UTVM_KWS_IMAGE_BUDGET=${UTVM_KWS_IMAGE_BUDGET:-38440}
 work=build/size-budget
 mkdir -p "$work"
 failed=0

@@ -1,5 +1,5 @@
-/* AVERAGE_POOL_2D, int8 (TFLite's reference_integer_ops::AveragePool; on cores with MVE the
- * windows are summed 16 channels at a time: avg_pool2d_s8_mve.c). */
+/* AVERAGE_POOL_2D, int8 (TFLite's reference_integer_ops::AveragePool; on cores with MVE each
+ * window is averaged 16 channels at a time: avg_pool2d_s8_mve.c). */
 #include "fast_s8.h"
 #include "fixed_point.h"
 #include "pool2d.h"
@@ -17,15 +17,37 @@ static bool avg_pool_has_empty_window(int32_t out, int32_t stride, int32_t filte
   return first_origin + filter <= 0 || last_origin >= size;
 }
 
-void utvm_avg_pool2d_s8_portable(const utvm_pool2d_params_t *params,
-                                 const utvm_dims_t *input_dims, const int8_t *input,
-                                 const utvm_dims_t *output_dims, int8_t *output) {
+/* The outputs of one window (see utvm_avg_pool2d_s8_mve_window), channel by channel. */
+static void avg_pool_window(const utvm_pool2d_params_t *params, const int8_t *first, int32_t row,
+                            int32_t depth, int32_t rows, int32_t columns, int8_t *out) {
+  const int32_t count = rows * columns;
+  for (int32_t channel = 0; channel < depth; ++channel) {
+    int32_t acc = 0;
+    for (int32_t y = 0; y < rows; ++y) {
+      for (int32_t x = 0; x < columns; ++x) {
+        acc += first[y * row + x * depth + channel];
+      }
+    }
+    out[channel] = (int8_t)utvm_clamp_s32(utvm_pool2d_average(acc, count), params->act_min,
+                                          params->act_max);
+  }
+}
+
+typedef void (*avg_pool_window_t)(const utvm_pool2d_params_t *params, const int8_t *first,
+                                  int32_t row, int32_t depth, int32_t rows, int32_t columns,
+                                  int8_t *out);
+
+/* Every output window of the layer, its pixels inside the input averaged by window. */
+static void avg_pool_windows(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
+                             const int8_t *input, const utvm_dims_t *output_dims, int8_t *output,
+                             avg_pool_window_t window) {
   const int32_t in_h = input_dims->h;
   const int32_t in_w = input_dims->w;
   const int32_t depth = input_dims->c;
+  const int32_t row = in_w * depth;
   int8_t *out = output;
   for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    const int8_t *batch_input = input + batch * in_h * in_w * depth;
+    const int8_t *batch_input = &input[batch * in_h * row];
     for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
       const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
       int32_t y_start;
@@ -36,20 +58,19 @@ void utvm_avg_pool2d_s8_portable(const utvm_pool2d_params_t *params,
         int32_t x_start;
         int32_t x_end;
         utvm_pool2d_window(in_x_origin, params->filter_w, in_w, &x_start, &x_end);
-        const int32_t count = (y_end - y_start) * (x_end - x_start);
-        for (int32_t channel = 0; channel < depth; ++channel) {
-          int32_t acc = 0;
-          for (int32_t y = y_start; y < y_end; ++y) {
-            for (int32_t x = x_start; x < x_end; ++x) {
-              acc += batch_input[((in_y_origin + y) * in_w + in_x_origin + x) * depth + channel];
-            }
-          }
-          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          *out++ = (int8_t)utvm_clamp_s32(acc, params->act_min, params->act_max);
-        }
+        window(params,
+               &batch_input[(in_y_origin + y_start) * row + (in_x_origin + x_start) * depth], row,
+               depth, y_end - y_start, x_end - x_start, out);
+        out = &out[depth];
       }
     }
   }
+}
+
+void utvm_avg_pool2d_s8_portable(const utvm_pool2d_params_t *params,
+                                 const utvm_dims_t *input_dims, const int8_t *input,
+                                 const utvm_dims_t *output_dims, int8_t *output) {
+  avg_pool_windows(params, input_dims, input, output_dims, output, avg_pool_window);
 }
 
 utvm_err_t utvm_avg_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
@@ -68,9 +89,10 @@ utvm_err_t utvm_avg_pool2d_s8(const utvm_pool2d_params_t *params, const utvm_dim
     return UTVM_ERR_KERNEL_BAD_SHAPE;
   }
 #if defined(__ARM_FEATURE_MVE)
-  utvm_avg_pool2d_s8_mve(params, input_dims, input, output_dims, output);
+  avg_pool_windows(params, input_dims, input, output_dims, output,
+                   utvm_avg_pool2d_s8_mve_window);
 #else
-  utvm_avg_pool2d_s8_portable(params, input_dims, input, output_dims, output);
+  avg_pool_windows(params, input_dims, input, output_dims, output, avg_pool_window);
 #endif
   return UTVM_OK;
 }

@@ -1,12 +1,12 @@
 /*
- * AVERAGE_POOL_2D on MVE: utvm_avg_pool2d_s8_mve (see fast_s8.h, mve_s8.h). utvm_avg_pool2d_s8
- * takes it on cores with the M-profile Vector Extension (Cortex-M55/M85). Each window's sums
- * are taken 16 channels at a time in four int32 vectors (a pixel's 16 values widened by the
- * loads); the rounded division and the clamp then run per channel exactly as the portable
- * loop does.
+ * AVERAGE_POOL_2D on MVE: utvm_avg_pool2d_s8_mve_window (see fast_s8.h, mve_s8.h), which
+ * utvm_avg_pool2d_s8's walk over the windows calls on cores with the M-profile Vector Extension
+ * (Cortex-M55/M85). Each window's sums are taken 16 channels at a time in four int32 vectors (a
+ * pixel's 16 values widened by the loads); the rounded division and the clamp then run per
+ * channel as the portable loop's (utvm_pool2d_average).
  *
  * Stack (arm-none-eabi-gcc 12.2 -fstack-usage on the cortex-m55 preset's flags: -Os with the
- * kernels' -O2): utvm_avg_pool2d_s8_mve 232 bytes (the window sums inlined).
+ * kernels' -O2): utvm_avg_pool2d_s8_mve_window 184 bytes (the window sums inlined).
  */
 #include "fast_s8.h"
 
@@ -45,41 +45,17 @@ static void mve_avg_window_sums(const int8_t *first, int32_t row, int32_t depth,
   vstrwq_s32(&sums[12], s3);
 }
 
-void utvm_avg_pool2d_s8_mve(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
-                            const int8_t *input, const utvm_dims_t *output_dims, int8_t *output) {
-  const int32_t in_h = input_dims->h;
-  const int32_t in_w = input_dims->w;
-  const int32_t depth = input_dims->c;
-  const int32_t row = in_w * depth;
+void utvm_avg_pool2d_s8_mve_window(const utvm_pool2d_params_t *params, const int8_t *first,
+                                   int32_t row, int32_t depth, int32_t rows, int32_t columns,
+                                   int8_t *out) {
+  const int32_t count = rows * columns;
   int32_t sums[16];
-  int8_t *out = output;
-  for (int32_t batch = 0; batch < output_dims->n; ++batch) {
-    const int8_t *batch_input = &input[batch * in_h * row];
-    for (int32_t out_y = 0; out_y < output_dims->h; ++out_y) {
-      const int32_t in_y_origin = out_y * params->stride_h - params->pad_top;
-      int32_t y_start;
-      int32_t y_end;
-      utvm_pool2d_window(in_y_origin, params->filter_h, in_h, &y_start, &y_end);
-      for (int32_t out_x = 0; out_x < output_dims->w; ++out_x) {
-        const int32_t in_x_origin = out_x * params->stride_w - params->pad_left;
-        int32_t x_start;
-        int32_t x_end;
-        utvm_pool2d_window(in_x_origin, params->filter_w, in_w, &x_start, &x_end);
-        const int32_t count = (y_end - y_start) * (x_end - x_start);
-        const int8_t *first =
-            &batch_input[(in_y_origin + y_start) * row + (in_x_origin + x_start) * depth];
-        for (int32_t channel = 0; channel < depth; channel += 16) {
-          const int32_t n = ((depth - channel) < 16) ? (depth - channel) : 16;
-          mve_avg_window_sums(&first[channel], row, depth, y_end - y_start, x_end - x_start, n,
-                              sums);
-          for (int32_t i = 0; i < n; ++i) {
-            const int32_t acc = (sums[i] > 0) ? ((sums[i] + (count / 2)) / count)
-                                              : ((sums[i] - (count / 2)) / count);
-            out[channel + i] = (int8_t)utvm_clamp_s32(acc, params->act_min, params->act_max);
-          }
-        }
-        out = &out[depth];
-      }
+  for (int32_t channel = 0; channel < depth; channel += 16) {
+    const int32_t n = ((depth - channel) < 16) ? (depth - channel) : 16;
+    mve_avg_window_sums(&first[channel], row, depth, rows, columns, n, sums);
+    for (int32_t i = 0; i < n; ++i) {
+      out[channel + i] = (int8_t)utvm_clamp_s32(utvm_pool2d_average(sums[i], count),
+                                                params->act_min, params->act_max);
     }
   }
 }

@@ -243,15 +243,18 @@ void utvm_add_s8_mve(const utvm_add_params_t *params, int32_t count, const int8_
 
 /* ---- AVERAGE_POOL_2D: avg_pool2d_s8.c, avg_pool2d_s8_mve.c ---- */
 
-/* AVERAGE_POOL_2D over checked arguments whose windows all hold an input pixel. */
+/* AVERAGE_POOL_2D over checked arguments whose windows all hold an input pixel, every window
+ * through the reference loop (utvm_avg_pool2d_s8 takes the MVE one where it is built). */
 void utvm_avg_pool2d_s8_portable(const utvm_pool2d_params_t *params,
                                  const utvm_dims_t *input_dims, const int8_t *input,
                                  const utvm_dims_t *output_dims, int8_t *output);
 
 #if defined(__ARM_FEATURE_MVE)
-/* utvm_avg_pool2d_s8_portable 16 channels at a time. */
-void utvm_avg_pool2d_s8_mve(const utvm_pool2d_params_t *params, const utvm_dims_t *input_dims,
-                            const int8_t *input, const utvm_dims_t *output_dims, int8_t *output);
+/* The depth outputs of one window of rows x columns pixels from first (rows row bytes apart,
+ * pixels depth bytes apart) into out: the reference loop's averages, 16 channels at a time. */
+void utvm_avg_pool2d_s8_mve_window(const utvm_pool2d_params_t *params, const int8_t *first,
+                                   int32_t row, int32_t depth, int32_t rows, int32_t columns,
+                                   int8_t *out);
 #endif
 
 #endif /* UTVM_KERNELS_FAST_S8_H */

@@ -39,4 +39,9 @@ static inline void utvm_pool2d_window(int32_t origin, int32_t filter, int32_t si
   *end = utvm_min_s32(filter, size - origin);
 }
 
+/* TFLite's average of a window of count pixels summing to sum: rounded half away from zero. */
+static inline int32_t utvm_pool2d_average(int32_t sum, int32_t count) {
+  return (sum > 0) ? ((sum + (count / 2)) / count) : ((sum - (count / 2)) / count);
+}
+
 #endif /* UTVM_KERNELS_POOL2D_H */
